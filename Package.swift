@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+//
+// Thrum: plays Core Haptics patterns on real LRA actuators over USB-serial.
+// Layout and layering: see docs/architecture.md. Dependencies point one way:
+// ThrumPattern ← ThrumCompiler ← ThrumEngine → ThrumLink → ThrumWire; ThrumSim hosts the C
+// firmware core behind chip and actuator models and never depends on ThrumEngine.
+import PackageDescription
+
+let package = Package(
+    name: "Thrum",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "thrum", targets: ["thrum"]),
+        .library(
+            name: "Thrum",
+            targets: [
+                "ThrumTime", "ThrumPattern", "ThrumCompiler", "ThrumWire", "ThrumLink", "ThrumEngine",
+                "ThrumSim",
+            ]),
+    ],
+    targets: [
+        // Clocks: the real monotonic clock and a manually advanced one for virtual time.
+        .target(name: "ThrumTime"),
+        // Core Haptics model, AHAP reader and writer, diagnostics, presets.
+        .target(name: "ThrumPattern"),
+        // Actuator profiles, rendering semantics, drive programs.
+        .target(name: "ThrumCompiler", dependencies: ["ThrumPattern"]),
+        // Protocol codec; no Foundation, mirrors the C codec one to one.
+        .target(name: "ThrumWire"),
+        // libserialport, found through pkg-config.
+        .systemLibrary(
+            name: "CSerialPort",
+            pkgConfig: "libserialport",
+            providers: [.apt(["libserialport-dev"])]),
+        // Transports, reliable link, clock sync.
+        .target(name: "ThrumLink", dependencies: ["ThrumWire", "ThrumTime", "CSerialPort"]),
+        // The portable C firmware core, compiled for the host so the virtual device runs it.
+        .target(
+            name: "CThrumFirmware",
+            path: "hardware/firmware",
+            exclude: ["ports/avr", "ports/cortex-m", "tests", "Makefile", "README.md"],
+            sources: ["core", "ports/host-sim"],
+            publicHeadersPath: "include",
+            cSettings: [.unsafeFlags(["-std=c99", "-Wall", "-Wextra"])]),
+        // Virtual device: firmware core + DRV2605L register model + LRA physics + link models.
+        .target(name: "ThrumSim", dependencies: ["ThrumWire", "ThrumTime", "ThrumLink", "CThrumFirmware"]),
+        // Core-Haptics-shaped engine, players, prepare, feedback generators.
+        .target(name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumLink", "ThrumWire", "ThrumTime"]),
+        // The command-line tool.
+        .executableTarget(name: "thrum", dependencies: ["ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern"]),
+
+        .testTarget(name: "ThrumTimeTests", dependencies: ["ThrumTime"]),
+        .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern"]),
+        .testTarget(name: "ThrumCompilerTests", dependencies: ["ThrumCompiler"]),
+        .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware"]),
+        .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink"]),
+        .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim"]),
+        .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ThrumEngine", "ThrumSim"]),
+    ]
+)

@@ -1,0 +1,2 @@
+import XCTest
+final class ThrumCompilerTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }

@@ -1,0 +1,2 @@
+import XCTest
+final class ThrumEngineTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }

@@ -1,0 +1,2 @@
+import XCTest
+final class ThrumLinkTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }

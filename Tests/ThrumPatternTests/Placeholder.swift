@@ -1,0 +1,2 @@
+import XCTest
+final class ThrumPatternTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }

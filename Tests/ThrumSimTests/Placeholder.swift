@@ -1,0 +1,2 @@
+import XCTest
+final class ThrumSimTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }

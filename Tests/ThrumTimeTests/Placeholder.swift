@@ -1,0 +1,2 @@
+import XCTest
+final class ThrumTimeTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }

@@ -1,0 +1,2 @@
+import XCTest
+final class ThrumWireTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }

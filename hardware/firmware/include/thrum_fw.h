@@ -1,0 +1,148 @@
+/*
+ * thrum_fw.h — public API of the portable Thrum firmware core.
+ *
+ * The core is portable C99 with no heap and no global mutable state: everything lives in a
+ * thrum_fw_t that the board port allocates (statically on a microcontroller, inside the Swift
+ * virtual device on the host). The core reaches the hardware only through thrum_hal_t.
+ *
+ * Call pattern of a board port:
+ *   thrum_fw_init(&fw, &hal, &board);          once, after power-up
+ *   thrum_fw_receive(&fw, bytes, n, t_rx);      whenever serial bytes arrive (t_rx = clock at arrival)
+ *   thrum_fw_poll(&fw);                         often (every main-loop pass, or at each timer tick)
+ */
+#ifndef THRUM_FW_H
+#define THRUM_FW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "thrum_protocol.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Capacity of the segment queue. Ports may override at build time (AVR uses a smaller one). */
+#ifndef THRUM_FW_QUEUE_SLOTS
+#define THRUM_FW_QUEUE_SLOTS 32u
+#endif
+
+/* Receive window for the frame decoder: at least one whole frame. */
+#define THRUM_FW_RX_WINDOW THRUM_MAX_FRAME
+
+/**
+ * Hardware abstraction: the only way the core touches the board.
+ * Every function receives `ctx` as its first argument.
+ */
+typedef struct thrum_hal {
+    void *ctx;
+    /** Free-running microsecond clock; wraps at 2^32. */
+    uint32_t (*clock_us)(void *ctx);
+    /** Write `len` bytes to the 7-bit I2C address `addr` (first byte = register). 0 or a negative errno. */
+    int (*i2c_write)(void *ctx, uint8_t addr, const uint8_t *data, uint8_t len);
+    /** Write register `reg`, then read `len` bytes into `out` (repeated start). 0 or a negative errno. */
+    int (*i2c_read)(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8_t len);
+    /** Queue bytes for the serial link to the host (never blocks for long; may drop on overflow). */
+    void (*serial_write)(void *ctx, const uint8_t *data, uint16_t len);
+    /** Busy-wait for at least `us` microseconds (used only during driver set-up). */
+    void (*delay_us)(void *ctx, uint32_t us);
+} thrum_hal_t;
+
+/** Constant board configuration (from the board description, never changed at run time). */
+typedef struct thrum_board {
+    uint32_t device_id;        /**< reported in IDENTIFY_REPLY; 0 when the board has none */
+    uint8_t rated_voltage;     /**< DRV2605L RATED_VOLTAGE default until CONFIGURE_DRIVER */
+    uint8_t od_clamp;          /**< DRV2605L OD_CLAMP default */
+    uint8_t drive_time;        /**< DRV2605L CONTROL1 DRIVE_TIME default (0..31) */
+    uint8_t ol_lra_period;     /**< DRV2605L OL_LRA_PERIOD default (0..127) */
+} thrum_board_t;
+
+/** Counters a port or a test may read; the core only increments them. */
+typedef struct thrum_fw_stats {
+    uint32_t frames_ok;
+    uint32_t bad_frames;       /**< CRC failures and frames that did not parse */
+    uint32_t discarded_bytes;
+    uint32_t duplicates;       /**< valid sequenced frames with SEQ != next_seq */
+    uint32_t flow_violations;
+    uint32_t segments_played;
+    uint32_t segments_trimmed;
+    uint32_t segments_dropped;
+    uint32_t driver_writes;
+    uint32_t bus_errors;
+    uint32_t watchdog_stops;
+} thrum_fw_stats_t;
+
+/** One queued amplitude ramp (PROTOCOL.md §3.1 SEGMENT). */
+typedef struct thrum_segment {
+    uint32_t start;
+    uint32_t duration;
+    uint32_t event;
+    uint8_t from;
+    uint8_t to;
+} thrum_segment_t;
+
+/** Frame decoder state (PROTOCOL.md §1.3). */
+typedef struct thrum_frame_decoder {
+    uint8_t window[THRUM_FW_RX_WINDOW];
+    uint8_t fill;
+    uint8_t expected_mark; /**< THRUM_CTRL_MARK_HOST on the device */
+} thrum_frame_decoder_t;
+
+/** The whole firmware state. Opaque to ports: read it only through the functions below. */
+typedef struct thrum_fw {
+    const thrum_hal_t *hal;
+    thrum_board_t board;
+    thrum_frame_decoder_t decoder;
+
+    /* link */
+    uint8_t next_seq;
+    uint8_t tx_seq;
+    uint8_t last_rx_ctrl;
+    uint8_t last_rx_seq;
+    uint32_t last_rx_time;
+    uint32_t last_host_frame_time;
+    uint8_t host_seen;
+    uint8_t watchdog_tripped;
+
+    /* scheduler */
+    thrum_segment_t queue[THRUM_FW_QUEUE_SLOTS];
+    uint8_t head;   /**< index of the oldest queued segment */
+    uint8_t count;  /**< queued segments, the playing one included */
+    uint8_t playing;          /**< 1 while queue[head] is being driven */
+    uint8_t current_amplitude;
+    uint32_t last_write_time;
+
+    /* driver */
+    uint8_t driver_id;         /**< STATUS[7:5], 0 when absent */
+    uint8_t rated_voltage;
+    uint8_t od_clamp;
+    uint8_t drive_time;
+    uint8_t ol_lra_period;
+
+    /* outgoing telemetry waiting for room in a frame */
+    uint8_t pending[THRUM_MAX_PAYLOAD];
+    uint8_t pending_len;
+
+    thrum_fw_stats_t stats;
+} thrum_fw_t;
+
+/** Initialise the core, probe and set up the driver. */
+void thrum_fw_init(thrum_fw_t *fw, const thrum_hal_t *hal, const thrum_board_t *board);
+
+/** Feed bytes received from the host; `rx_time` is the device clock when they arrived. */
+void thrum_fw_receive(thrum_fw_t *fw, const uint8_t *data, size_t len, uint32_t rx_time);
+
+/** Run due work: start, update and end segments, the watchdog, and flush telemetry. */
+void thrum_fw_poll(thrum_fw_t *fw);
+
+/** Free segment slots (the credits an ACK reports). */
+uint8_t thrum_fw_free_slots(const thrum_fw_t *fw);
+
+/** Read-only access to the counters. */
+const thrum_fw_stats_t *thrum_fw_stats(const thrum_fw_t *fw);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THRUM_FW_H */

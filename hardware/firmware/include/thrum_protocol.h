@@ -1,0 +1,1 @@
+../../../firmware-protocol/thrum_protocol.h

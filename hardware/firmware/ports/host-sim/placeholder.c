@@ -1,0 +1,1 @@
+#include "thrum_fw.h"
