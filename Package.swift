@@ -15,7 +15,7 @@ let package = Package(
             name: "Thrum",
             targets: [
                 "ThrumTime", "ThrumPattern", "ThrumCompiler", "ThrumWire", "ThrumLink", "ThrumEngine",
-                "ThrumSim",
+                "ThrumSim", "ThrumHarness",
             ]),
     ],
     targets: [
@@ -46,8 +46,12 @@ let package = Package(
         .target(name: "ThrumSim", dependencies: ["ThrumWire", "ThrumTime", "ThrumLink", "CThrumFirmware"]),
         // Core-Haptics-shaped engine, players, prepare, feedback generators.
         .target(name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumLink", "ThrumWire", "ThrumTime"]),
+        // Wires the whole stack for the CLI, end-to-end tests and benchmarks.
+        .target(name: "ThrumHarness", dependencies: ["ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern"]),
         // The command-line tool.
-        .executableTarget(name: "thrum", dependencies: ["ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern"]),
+        .executableTarget(
+            name: "thrum",
+            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
 
         .testTarget(name: "ThrumTimeTests", dependencies: ["ThrumTime"]),
         .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern"]),
@@ -56,6 +60,9 @@ let package = Package(
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink"]),
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim"]),
         .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ThrumEngine", "ThrumSim"]),
+        .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
     ]
 )

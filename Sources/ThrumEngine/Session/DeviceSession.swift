@@ -1,0 +1,174 @@
+import ThrumCompiler
+import ThrumLink
+import ThrumTime
+import ThrumWire
+
+/// A connection to one Thrum device: connect and identify, configure the driver, converge the
+/// clock, and play drive programs scheduled in device time.
+///
+/// It runs on any ``LinkPump``: real time over a serial port or pseudo-terminal, or virtual time
+/// against the simulator. It never reads a clock except through the pump.
+public final class DeviceSession {
+    /// Tunables of a session.
+    public struct Configuration: Sendable {
+        /// How long to wait for IDENTIFY_REPLY before giving up.
+        public var connectTimeout: HostDuration = .seconds(1.5)
+        /// How far ahead of its start a program is scheduled.
+        public var leadTime: HostDuration = .milliseconds(60)
+        /// Clock samples gathered (by pings) before the first schedule.
+        public var primeSamples: Int = 8
+        /// Interval between the priming pings.
+        public var primeInterval: HostDuration = .milliseconds(5)
+        /// How long after a program's end to keep waiting for onset reports.
+        public var reportGrace: HostDuration = .milliseconds(300)
+        public init() {}
+    }
+
+    public let pump: any LinkPump
+    public let link: LinkSession
+    public let configuration: Configuration
+    /// What the device said about itself, once connected.
+    public private(set) var identity: DeviceIdentity?
+    /// Faults the device reported, oldest first.
+    public private(set) var faults: [FaultReport] = []
+
+    private var onsets: [UInt32: OnsetReport] = [:]
+    private let endpointName: String
+
+    /// Creates a session over `pump`; `endpointName` names the device in error messages.
+    public init(pump: any LinkPump, endpointName: String, configuration: Configuration = Configuration()) {
+        self.pump = pump
+        self.configuration = configuration
+        self.endpointName = endpointName
+        link = LinkSession(clock: pump.clock)
+    }
+
+    private var now: HostTime { pump.clock.now() }
+
+    /// Connects: sends IDENTIFY until the device answers or the connect timeout passes.
+    @discardableResult
+    public func open() throws(EngineError) -> DeviceIdentity {
+        link.connect()
+        let deadline = now + configuration.connectTimeout
+        try pumpWhile(until: deadline) { self.connectedIdentity == nil && !self.linkFailed }
+        guard let identity = connectedIdentity else {
+            throw .deviceDidNotAnswer(endpoint: endpointName, attempts: link.statistics.identifyRequests)
+        }
+        self.identity = identity
+        return identity
+    }
+
+    /// Sends the driver configuration derived from an actuator profile.
+    public func configureDriver(_ registers: DriverRegisters) {
+        link.send(
+            .configureDriver(
+                DriverConfiguration(
+                    ratedVoltage: registers.ratedVoltage, odClamp: registers.overdriveClamp,
+                    driveTime: registers.driveTime, olLraPeriod: registers.openLoopPeriod)))
+    }
+
+    /// Pings until the clock model has enough samples to schedule in device time.
+    public func synchronizeClock() throws(EngineError) {
+        let deadline = now + configuration.connectTimeout
+        while link.clock.sampleCount < configuration.primeSamples {
+            if now >= deadline { throw .clockDidNotConverge(samples: link.clock.sampleCount) }
+            link.sendImmediately(.ping)
+            try pumpFor(configuration.primeInterval)
+        }
+    }
+
+    /// Plays `program`, starting `leadTime` from now, and waits for every onset report.
+    public func play(_ program: DriveProgram) throws(EngineError) -> PlaybackReport {
+        let sentBefore = link.statistics.bytesSent
+        let receivedBefore = link.statistics.bytesReceived
+        let startHost = now + configuration.leadTime
+        let startDevice = link.clock.deviceTime(at: startHost)
+        for segment in program.segments {
+            let start = Int64(startDevice) + segment.start
+            link.send(
+                .segment(
+                    SegmentCommand(
+                        start: UInt32(truncatingIfNeeded: start), duration: segment.duration, from: segment.from,
+                        to: segment.to, event: segment.eventID)))
+        }
+        let played = Set(program.events.filter(\.played).map(\.id))
+        let end = startHost + .seconds(program.duration) + configuration.reportGrace
+        try pumpWhile(until: end) { !played.isSubset(of: self.onsets.keys) || self.link.pendingCount > 0 }
+
+        let events = program.events.map { event -> PlaybackReport.Event in
+            var entry = PlaybackReport.Event(
+                id: event.id, patternIndex: event.patternIndex, type: event.type, requestedTime: event.requestedTime,
+                onsetTime: nil, driveOnsetTime: nil, status: event.played ? .notReported : .notPlayed)
+            if event.played, let report = onsets[event.id] {
+                let onsetDevice = extend(report.time, near: startDevice)
+                let driveOnset = Double(onsetDevice - Int64(startDevice)) / 1e6
+                entry.driveOnsetTime = driveOnset
+                entry.onsetTime = driveOnset - Double(event.driveOnset) / 1e6 + event.requestedTime
+                switch report.status {
+                case .onTime: entry.status = .onTime
+                case .lateTrimmed: entry.status = .lateTrimmed
+                case .dropped:
+                    entry.status = .dropped
+                    entry.onsetTime = nil
+                    entry.driveOnsetTime = nil
+                }
+            }
+            return entry
+        }
+        return PlaybackReport(
+            events: events, bytesSent: link.statistics.bytesSent - sentBefore,
+            bytesReceived: link.statistics.bytesReceived - receivedBefore, segmentCount: program.segments.count,
+            startDeviceTime: startDevice, duration: program.duration)
+    }
+
+    /// Stops output at once (any-lane STOP) and lets the frame go out.
+    public func stop() throws(EngineError) {
+        link.sendImmediately(.stop)
+        try pumpFor(.milliseconds(2))
+    }
+
+    // MARK: Pumping
+
+    private var connectedIdentity: DeviceIdentity? {
+        if case .connected(let identity) = link.state { return identity }
+        return nil
+    }
+
+    private var linkFailed: Bool {
+        if case .failed = link.state { return true }
+        return false
+    }
+
+    private func pumpFor(_ duration: HostDuration) throws(EngineError) {
+        let deadline = now + duration
+        try pumpWhile(until: deadline) { true }
+    }
+
+    private func pumpWhile(until deadline: HostTime, _ pending: () -> Bool) throws(EngineError) {
+        while pending() && now < deadline {
+            do {
+                try pump.run(link, until: deadline)
+            } catch {
+                throw .transport(error)
+            }
+            drainDeviceEvents()
+            if case .failed(let failure) = link.state { throw .linkFailed(reason: "\(failure)") }
+        }
+    }
+
+    private func drainDeviceEvents() {
+        for event in link.takeDeviceEvents() {
+            switch event {
+            case .onset(let report): onsets[report.event] = report
+            case .fault(let report): faults.append(report)
+            default: break
+            }
+        }
+    }
+
+    /// Extends a 32-bit device time to the 64-bit timeline, choosing the reading nearest `reference`.
+    private func extend(_ time: UInt32, near reference: UInt64) -> Int64 {
+        let delta = Int32(bitPattern: time &- UInt32(truncatingIfNeeded: reference))
+        return Int64(reference) + Int64(delta)
+    }
+}

@@ -1,0 +1,32 @@
+import ThrumLink
+
+/// Why a device session failed. Printed to users as is, so each case says what happened and,
+/// where it helps, what to try.
+public enum EngineError: Error, CustomStringConvertible, Sendable {
+    /// The transport failed (port missing, unplugged, I/O error).
+    case transport(TransportError)
+    /// Nothing answered IDENTIFY at `endpoint` within the connect timeout.
+    case deviceDidNotAnswer(endpoint: String, attempts: Int)
+    /// The link gave up (for example, retransmissions exhausted).
+    case linkFailed(reason: String)
+    /// Not enough clock samples arrived to schedule in device time.
+    case clockDidNotConverge(samples: Int)
+    /// The device reported a fault that stops playback.
+    case deviceFault(code: Int, detail: Int)
+
+    public var description: String {
+        switch self {
+        case .transport(let error):
+            return error.description
+        case .deviceDidNotAnswer(let endpoint, let attempts):
+            return "no Thrum device answered at \(endpoint) (\(attempts) identify requests, no reply); "
+                + "check the port, the baud rate and that the firmware is running"
+        case .linkFailed(let reason):
+            return "the link to the device failed: \(reason)"
+        case .clockDidNotConverge(let samples):
+            return "the device clock could not be synchronised (only \(samples) samples arrived)"
+        case .deviceFault(let code, let detail):
+            return "the device reported fault \(code) (detail \(detail))"
+        }
+    }
+}

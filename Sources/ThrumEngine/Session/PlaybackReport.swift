@@ -1,0 +1,50 @@
+import ThrumCompiler
+import ThrumPattern
+
+/// What happened when a drive program was played: per event, the requested time and the onset
+/// the device reported, plus link figures.
+public struct PlaybackReport: Sendable {
+    /// One event of the pattern and what the device said about it.
+    public struct Event: Sendable {
+        /// The compiler's id for the event (1-based, in time order).
+        public var id: UInt32
+        /// Index of the event in the pattern's event list.
+        public var patternIndex: Int
+        /// The event's type (audio events are listed but not played).
+        public var type: HapticEvent.EventType
+        /// When the pattern asks for the event, in seconds of pattern time.
+        public var requestedTime: Double
+        /// When the event landed, in pattern time: the reported drive onset corrected by the
+        /// compiler's planned pre-shift, so it equals `requestedTime` plus the timing error.
+        /// Nil when no onset was reported (audio events, or a report that never came).
+        public var onsetTime: Double?
+        /// The raw reported drive onset (electrical) in pattern time.
+        public var driveOnsetTime: Double?
+        /// How the device started the event.
+        public var status: OnsetStatus
+    }
+
+    /// How the device started an event.
+    public enum OnsetStatus: String, Sendable {
+        case onTime = "on_time"
+        case lateTrimmed = "late_trimmed"
+        case dropped
+        case notReported = "not_reported"
+        case notPlayed = "not_played"
+    }
+
+    public var events: [Event]
+    /// Bytes the host wrote to the link while playing (frames, retransmissions and pings included).
+    public var bytesSent: Int
+    /// Bytes the device wrote back.
+    public var bytesReceived: Int
+    /// Segments sent.
+    public var segmentCount: Int
+    /// Pattern time zero, as a device clock reading (extended to 64 bits).
+    public var startDeviceTime: UInt64
+    /// Pattern length in seconds.
+    public var duration: Double
+
+    /// Events whose onset was reported.
+    public var reportedCount: Int { events.filter { $0.onsetTime != nil }.count }
+}

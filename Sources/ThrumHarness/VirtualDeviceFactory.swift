@@ -1,0 +1,29 @@
+import ThrumCompiler
+import ThrumSim
+
+/// Builds virtual devices that match an actuator profile: the LRA model gets the profile's
+/// physical parameters and the board defaults get the register values derived from its datasheet
+/// numbers, as a real board built around that actuator would have.
+public enum VirtualDeviceFactory {
+    /// A virtual-device configuration for `profile`.
+    public static func configuration(
+        for profile: ActuatorProfile, crystalErrorPPM: Double = 0, clockStart: UInt32 = 0
+    ) -> VirtualDevice.Configuration {
+        let registers = DriverRegisters.derive(from: profile)
+        return VirtualDevice.Configuration(
+            actuator: lraParameters(for: profile),
+            board: VirtualDevice.BoardDefaults(
+                ratedVoltage: registers.ratedVoltage, overdriveClamp: registers.overdriveClamp,
+                driveTime: registers.driveTime, openLoopPeriod: registers.openLoopPeriod),
+            crystalErrorPPM: crystalErrorPPM, clockStart: clockStart)
+    }
+
+    /// The simulator's physical model of the profile's actuator.
+    public static func lraParameters(for profile: ActuatorProfile) -> LRAParameters {
+        let physics = profile.physics
+        return LRAParameters(
+            resonanceHz: physics.resonanceHz, qualityFactor: physics.mechanicalQ, movingMass: physics.movingMassKg,
+            coilResistance: physics.coilResistanceOhm, coilInductance: physics.coilInductanceH,
+            forceFactor: physics.forceFactorNPerA)
+    }
+}

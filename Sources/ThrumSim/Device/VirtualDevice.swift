@@ -1,0 +1,232 @@
+import CThrumFirmware
+
+/// The virtual device: the real C firmware core, compiled into the package, running against the
+/// DRV2605L register model and the LRA physics model, in simulated time.
+///
+/// Time here is the simulation's *true* time in whole microseconds since the device was created.
+/// The device's own clock (what the firmware reads) is derived from it through a crystal with a
+/// configurable frequency error and an arbitrary starting value, so host-side clock sync has real
+/// work to do. Nothing here reads the wall clock: callers move time with ``advance(to:)``.
+public final class VirtualDevice {
+    /// How the virtual device is built.
+    public struct Configuration: Sendable {
+        /// The actuator's physical parameters.
+        public var actuator: LRAParameters
+        /// Register defaults the firmware starts with (as a board description would give them).
+        public var board: BoardDefaults
+        /// Frequency error of the device's crystal in parts per million (positive runs fast).
+        public var crystalErrorPPM: Double
+        /// The device clock's reading at true time zero (lets tests start near the 32-bit wrap).
+        public var clockStart: UInt32
+        /// How often the firmware's main loop runs, in µs of true time.
+        public var pollInterval: UInt64
+        /// I²C bus clock; a register write of n bytes occupies the bus for 9·(n+1)+2 bit times.
+        public var i2cClockHz: Double
+
+        /// Creates a configuration; the defaults model an ideal 1 MHz clock and a 400 kHz bus.
+        public init(
+            actuator: LRAParameters = .referenceExample, board: BoardDefaults = BoardDefaults(),
+            crystalErrorPPM: Double = 0, clockStart: UInt32 = 0, pollInterval: UInt64 = 50,
+            i2cClockHz: Double = 400_000
+        ) {
+            self.actuator = actuator
+            self.board = board
+            self.crystalErrorPPM = crystalErrorPPM
+            self.clockStart = clockStart
+            self.pollInterval = pollInterval
+            self.i2cClockHz = i2cClockHz
+        }
+    }
+
+    /// DRV2605L register defaults and the device id a board description provides.
+    public struct BoardDefaults: Sendable, Equatable {
+        public var deviceID: UInt32
+        public var ratedVoltage: UInt8
+        public var overdriveClamp: UInt8
+        public var driveTime: UInt8
+        public var openLoopPeriod: UInt8
+        /// Defaults: the DRV2605L's own reset values (tuned for a 205 Hz, 1.5 V LRA) and id 0x7487_0001.
+        public init(
+            deviceID: UInt32 = 0x7487_0001, ratedVoltage: UInt8 = 0x3E, overdriveClamp: UInt8 = 0x8C,
+            driveTime: UInt8 = 19, openLoopPeriod: UInt8 = 0x33
+        ) {
+            self.deviceID = deviceID
+            self.ratedVoltage = ratedVoltage
+            self.overdriveClamp = overdriveClamp
+            self.driveTime = driveTime
+            self.openLoopPeriod = openLoopPeriod
+        }
+    }
+
+    /// The configuration the device was built with.
+    public let configuration: Configuration
+    /// The haptic driver model on the device's I²C bus (and, through it, the actuator).
+    public let chip: DRV2605LModel
+    /// True simulated time, µs since creation.
+    public private(set) var now: UInt64 = 0
+
+    private let firmware: UnsafeMutablePointer<thrum_fw_t>
+    private let hal: UnsafeMutablePointer<thrum_hal_t>
+    private var board = thrum_board_t()
+    private var nextPoll: UInt64 = 0
+    /// Bus time consumed by the firmware during the current main-loop pass.
+    private var busTime: UInt64 = 0
+    private var output: [UInt8] = []
+
+    /// Creates a device and runs the firmware's power-up (driver probe and set-up).
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        chip = DRV2605LModel(actuator: LRAModel(parameters: configuration.actuator))
+        firmware = .allocate(capacity: 1)
+        firmware.initialize(to: thrum_fw_t())
+        hal = .allocate(capacity: 1)
+        board.device_id = configuration.board.deviceID
+        board.rated_voltage = configuration.board.ratedVoltage
+        board.od_clamp = configuration.board.overdriveClamp
+        board.drive_time = configuration.board.driveTime
+        board.ol_lra_period = configuration.board.openLoopPeriod
+        hal.initialize(to: makeHAL())
+        // Power-up: the firmware waits ≥ 250 µs (delay_us moves bus time), probes and sets up the driver.
+        withUnsafePointer(to: &board) { thrum_fw_init(firmware, hal, $0) }
+        now += busTime
+        busTime = 0
+        chip.advance(to: now)
+        nextPoll = now
+    }
+
+    deinit {
+        firmware.deinitialize(count: 1)
+        firmware.deallocate()
+        hal.deinitialize(count: 1)
+        hal.deallocate()
+    }
+
+    // MARK: Time
+
+    /// The device clock's reading at true time `t` (µs), wrapped to 32 bits.
+    public func deviceClock(atTrueTime t: UInt64) -> UInt32 {
+        let scaled = Double(t) * (1 + configuration.crystalErrorPPM * 1e-6)
+        let ticks = UInt64(scaled)
+        return configuration.clockStart &+ UInt32(truncatingIfNeeded: ticks)
+    }
+
+    /// The true time (µs) at which the device clock reads `clock`, taking the reading nearest to
+    /// true time `near` (the clock wraps every 2^32 µs).
+    public func trueTime(ofDeviceClock clock: UInt32, near: UInt64) -> Double {
+        let reference = deviceClock(atTrueTime: near)
+        let delta = Int32(bitPattern: clock &- reference)
+        let rate = 1 + configuration.crystalErrorPPM * 1e-6
+        return Double(near) + Double(delta) / rate
+    }
+
+    /// Runs the firmware, the driver and the actuator until true time `t` (µs).
+    public func advance(to t: UInt64) {
+        while now < t {
+            if nextPoll <= now {
+                runMainLoopPass()
+                continue
+            }
+            let step = min(t, nextPoll)
+            chip.advance(to: step)
+            now = step
+        }
+    }
+
+    // MARK: Serial link
+
+    /// Delivers bytes from the host; they arrive at the current true time.
+    public func receive(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        let arrival = deviceClock(atTrueTime: now)
+        busTime = 0
+        bytes.withUnsafeBufferPointer { thrum_fw_receive(firmware, $0.baseAddress, $0.count, arrival) }
+        settleBusTime()
+    }
+
+    /// Takes the bytes the firmware has written to the host since the last call.
+    public func takeOutput() -> [UInt8] {
+        defer { output.removeAll(keepingCapacity: true) }
+        return output
+    }
+
+    /// The firmware's own counters.
+    public var firmwareStatistics: thrum_fw_stats_t { thrum_fw_stats(firmware).pointee }
+
+    /// Free segment slots, as the firmware would report them.
+    public var freeSlots: Int { Int(thrum_fw_free_slots(firmware)) }
+
+    // MARK: Firmware glue
+
+    private func runMainLoopPass() {
+        busTime = 0
+        thrum_fw_poll(firmware)
+        settleBusTime()
+        nextPoll = max(nextPoll + configuration.pollInterval, now)
+    }
+
+    /// Time the firmware spent on the bus during a call happened on the device's timeline.
+    private func settleBusTime() {
+        if busTime > 0 {
+            now += busTime
+            busTime = 0
+            chip.advance(to: now)
+        }
+    }
+
+    fileprivate var instantNow: UInt64 { now + busTime }
+
+    fileprivate func clockRead() -> UInt32 { deviceClock(atTrueTime: instantNow) }
+
+    fileprivate func busWrite(address: UInt8, bytes: [UInt8]) -> Int32 {
+        busTime += busDuration(bytes: bytes.count)
+        chip.advance(to: instantNow)
+        return chip.i2cWrite(address: address, bytes: bytes, at: instantNow)
+    }
+
+    fileprivate func busRead(address: UInt8, register: UInt8, count: Int) -> (Int32, [UInt8]) {
+        // Address + register, repeated start, address + count bytes.
+        busTime += busDuration(bytes: 1) + busDuration(bytes: count)
+        chip.advance(to: instantNow)
+        return chip.i2cRead(address: address, register: register, count: count, at: instantNow)
+    }
+
+    fileprivate func delay(_ us: UInt32) {
+        busTime += UInt64(us)
+        chip.advance(to: instantNow)
+    }
+
+    fileprivate func serialWrite(_ bytes: UnsafeBufferPointer<UInt8>) {
+        output.append(contentsOf: bytes)
+    }
+
+    private func busDuration(bytes: Int) -> UInt64 {
+        let bits = Double(9 * (bytes + 1) + 2)
+        return UInt64((bits / configuration.i2cClockHz * 1e6).rounded(.up))
+    }
+
+    private func makeHAL() -> thrum_hal_t {
+        var hal = thrum_hal_t()
+        hal.ctx = Unmanaged.passUnretained(self).toOpaque()
+        hal.clock_us = { ctx in VirtualDevice.from(ctx).clockRead() }
+        hal.i2c_write = { ctx, address, data, length in
+            let bytes = Array(UnsafeBufferPointer(start: data, count: Int(length)))
+            return VirtualDevice.from(ctx).busWrite(address: address, bytes: bytes)
+        }
+        hal.i2c_read = { ctx, address, register, out, length in
+            let (status, bytes) = VirtualDevice.from(ctx).busRead(address: address, register: register, count: Int(length))
+            if status == 0, let out {
+                for (i, b) in bytes.prefix(Int(length)).enumerated() { out[i] = b }
+            }
+            return status
+        }
+        hal.serial_write = { ctx, data, length in
+            VirtualDevice.from(ctx).serialWrite(UnsafeBufferPointer(start: data, count: Int(length)))
+        }
+        hal.delay_us = { ctx, us in VirtualDevice.from(ctx).delay(us) }
+        return hal
+    }
+
+    private static func from(_ ctx: UnsafeMutableRawPointer?) -> VirtualDevice {
+        Unmanaged<VirtualDevice>.fromOpaque(ctx!).takeUnretainedValue()
+    }
+}

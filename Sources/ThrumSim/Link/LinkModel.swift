@@ -1,0 +1,39 @@
+/// How bytes cross the link between host and device in the simulation: when each chunk arrives.
+///
+/// A model sees every chunk one side writes, with the true time (µs) of the write, and returns
+/// the true time at which the chunk is delivered to the other side, or nil to lose it.
+/// Models may also corrupt bytes. They are deterministic for a given seed.
+public protocol LinkModel {
+    /// Returns when `bytes`, written at `time`, reach the other side, or nil when they are lost.
+    /// May change `bytes` to model corruption.
+    mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64?
+}
+
+/// Which way a chunk travels.
+public enum LinkDirection: Sendable {
+    case hostToDevice
+    case deviceToHost
+}
+
+/// A link with a fixed one-way latency and serialisation at a byte rate: no jitter, no loss.
+public struct FixedLatencyLink: LinkModel {
+    /// One-way latency in µs, added to every chunk.
+    public var latency: UInt64
+    /// Time to put one byte on the line, in µs (0 for an infinitely fast line).
+    public var byteTime: Double
+    private var busyUntil: [LinkDirection: Double] = [:]
+
+    /// Creates a link with `latency` µs one way and `byteTime` µs per byte.
+    public init(latency: UInt64 = 1_000, byteTime: Double = 0) {
+        self.latency = latency
+        self.byteTime = byteTime
+    }
+
+    public mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64? {
+        // Bytes leave one after another: a chunk cannot start before the previous one has gone.
+        let start = max(Double(time), busyUntil[direction] ?? 0)
+        let end = start + byteTime * Double(bytes.count)
+        busyUntil[direction] = end
+        return UInt64(end.rounded(.up)) + latency
+    }
+}

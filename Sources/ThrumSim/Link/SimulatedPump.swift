@@ -1,0 +1,101 @@
+import ThrumLink
+import ThrumTime
+
+/// A ``LinkPump`` that connects a host ``LinkSession`` to a ``VirtualDevice`` in virtual time.
+///
+/// Host time and the simulation's true time are the same timeline: host nanoseconds / 1000 =
+/// true µs. Each call moves a ``ManualClock`` and the device forward together, delivering bytes
+/// through a ``LinkModel``. Nothing waits on the wall clock, so a run is deterministic and takes
+/// only as long as the arithmetic.
+public final class SimulatedPump: LinkPump {
+    /// The virtual device on the other end.
+    public let device: VirtualDevice
+    /// The virtual clock, moved by this pump.
+    public let manualClock: ManualClock
+    public var clock: any HostClock { manualClock }
+    /// The link between host and device.
+    public var link: any LinkModel
+    /// Bytes the host wrote / the device wrote, since creation.
+    public private(set) var hostBytesWritten = 0
+    public private(set) var deviceBytesWritten = 0
+
+    private struct InFlight {
+        var arrival: UInt64
+        var order: Int
+        var bytes: [UInt8]
+    }
+    private var toDevice: [InFlight] = []
+    private var toHost: [InFlight] = []
+    private var order = 0
+
+    /// Creates a pump; the clock must start at the device's true time zero or later.
+    public init(device: VirtualDevice, clock: ManualClock, link: any LinkModel = FixedLatencyLink()) {
+        self.device = device
+        self.manualClock = clock
+        self.link = link
+    }
+
+    /// Current true time in µs.
+    public var trueTime: UInt64 { UInt64(max(0, manualClock.now().nanoseconds / 1_000)) }
+
+    public func run(_ session: LinkSession, until deadline: HostTime) throws(TransportError) {
+        while true {
+            sendFromHost(session)
+            let now = trueTime
+            let deadlineMicros = UInt64(max(0, (deadline.nanoseconds + 999) / 1_000))
+            if now >= deadlineMicros { return }
+
+            var next = min(deadlineMicros, now + device.configuration.pollInterval)
+            if let t = session.nextDeadline { next = min(next, max(now, UInt64(max(0, t.nanoseconds / 1_000)))) }
+            if let t = toDevice.map(\.arrival).min() { next = min(next, max(now, t)) }
+            if let t = toHost.map(\.arrival).min() { next = min(next, max(now, t)) }
+            if next == now { next = now + 1 }
+
+            device.advance(to: next)
+            manualClock.advance(to: HostTime(nanoseconds: Int64(next) * 1_000))
+            deliverToDevice(upTo: next)
+            collectDeviceOutput(at: next)
+            let delivered = deliverToHost(session, upTo: next)
+            session.poll()
+            if delivered {
+                sendFromHost(session)
+                return
+            }
+        }
+    }
+
+    private func sendFromHost(_ session: LinkSession) {
+        var bytes = session.takeOutgoing()
+        guard !bytes.isEmpty else { return }
+        hostBytesWritten += bytes.count
+        if let arrival = link.deliver(&bytes, writtenAt: trueTime, direction: .hostToDevice) {
+            order += 1
+            toDevice.append(InFlight(arrival: arrival, order: order, bytes: bytes))
+        }
+    }
+
+    private func deliverToDevice(upTo t: UInt64) {
+        let due = toDevice.filter { $0.arrival <= t }.sorted { ($0.arrival, $0.order) < ($1.arrival, $1.order) }
+        guard !due.isEmpty else { return }
+        toDevice.removeAll { $0.arrival <= t }
+        for chunk in due { device.receive(chunk.bytes) }
+    }
+
+    private func collectDeviceOutput(at t: UInt64) {
+        var bytes = device.takeOutput()
+        guard !bytes.isEmpty else { return }
+        deviceBytesWritten += bytes.count
+        if let arrival = link.deliver(&bytes, writtenAt: t, direction: .deviceToHost) {
+            order += 1
+            toHost.append(InFlight(arrival: arrival, order: order, bytes: bytes))
+        }
+    }
+
+    private func deliverToHost(_ session: LinkSession, upTo t: UInt64) -> Bool {
+        let due = toHost.filter { $0.arrival <= t }.sorted { ($0.arrival, $0.order) < ($1.arrival, $1.order) }
+        guard !due.isEmpty else { return false }
+        toHost.removeAll { $0.arrival <= t }
+        for chunk in due { session.receive(chunk.bytes) }
+        return true
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import ThrumCompiler
+import ThrumEngine
+import ThrumWire
+
+/// The text and JSON reports of `thrum play`.
+enum PlayOutput {
+    static func text(
+        file: String, profile: ActuatorProfile, identity: DeviceIdentity, report: PlaybackReport, target: PlaybackTarget
+    ) -> String {
+        var lines: [String] = []
+        lines.append("\(file) on \(target.name)")
+        lines.append(
+            "device: \(DeviceDescription.driverName(identity.driverID)), firmware \(identity.firmwareVersion), "
+                + "protocol \(identity.protocolVersion), id \(DeviceDescription.hex(identity.deviceID))")
+        lines.append("actuator profile: \(profile.name)")
+        let haptic = report.events.filter(\.type.isHaptic).count
+        lines.append(
+            "sent \(haptic) haptic events as \(report.segmentCount) segments, \(report.bytesSent) bytes on the wire "
+                + "(\(report.bytesReceived) bytes back)")
+        lines.append("")
+        lines.append("  #  type               requested     onset        error   status")
+        for event in report.events {
+            let type = event.type.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)
+            let requested = milliseconds(event.requestedTime)
+            let onset = event.onsetTime.map(milliseconds) ?? "—".padding(toLength: 10, withPad: " ", startingAt: 0)
+            let error = event.onsetTime.map { String(format: "%+7.0f µs", ($0 - event.requestedTime) * 1e6) } ?? "          "
+            lines.append(String(format: "%3d", event.patternIndex) + "  \(type)  \(requested)  \(onset)  \(error)  \(event.status.rawValue)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(
+        file: String, profile: ActuatorProfile, identity: DeviceIdentity, report: PlaybackReport, target: PlaybackTarget
+    ) -> [String: Any] {
+        func entry(_ event: PlaybackReport.Event) -> [String: Any] {
+            [
+                "index": event.patternIndex,
+                "type": event.type.rawValue,
+                "requested_s": event.requestedTime,
+                "onset_s": JSONOutput.orNull(event.onsetTime),
+                "drive_onset_s": JSONOutput.orNull(event.driveOnsetTime),
+                "error_us": JSONOutput.orNull(event.onsetTime.map { (($0 - event.requestedTime) * 1e6).rounded() }),
+                "status": event.status.rawValue,
+            ]
+        }
+        // `events` lists the haptic events the actuator plays; audio events are kept apart.
+        let events = report.events.filter(\.type.isHaptic).map(entry)
+        let audio = report.events.filter { !$0.type.isHaptic }.map(entry)
+        return [
+            "audio_events_not_played": audio,
+            "file": file,
+            "target": target.isVirtual ? "virtual" : target.name,
+            "profile": profile.name,
+            "device": DeviceDescription.json(identity),
+            "events": events,
+            "bytes_on_wire": report.bytesSent,
+            "bytes_from_device": report.bytesReceived,
+            "segments": report.segmentCount,
+            "duration_s": report.duration,
+        ]
+    }
+
+    private static func milliseconds(_ seconds: Double) -> String {
+        String(format: "%8.2f ms", seconds * 1000)
+    }
+}
+
+/// How a device's identity is shown.
+enum DeviceDescription {
+    static func driverName(_ id: Int) -> String {
+        switch id {
+        case 7: return "DRV2605L"
+        case 3: return "DRV2605"
+        case 4: return "DRV2604"
+        case 6: return "DRV2604L"
+        case 0: return "no driver"
+        default: return "driver id \(id)"
+        }
+    }
+
+    static func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16, uppercase: true) }
+
+    static func json(_ identity: DeviceIdentity) -> [String: Any] {
+        [
+            "protocol_version": identity.protocolVersion,
+            "firmware_version": identity.firmwareVersion,
+            "device_id": hex(identity.deviceID),
+            "clock_hz": identity.clockHz,
+            "queue_slots": identity.queueSlots,
+            "rx_buffer": identity.rxBuffer,
+            "max_payload": identity.maxPayload,
+            "driver_id": identity.driverID,
+            "driver": driverName(identity.driverID),
+        ]
+    }
+}

@@ -1,0 +1,92 @@
+/// A usage error: the command line does not fit the command. Printed with the command's usage; exit code 2.
+struct UsageError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// The arguments of one subcommand, consumed as the command reads them.
+///
+/// The toolchain ships no argument parser we may depend on, so this is a deliberately small one:
+/// `--flag`, `--option value`, `--option=value`, positionals, and `--` to end options. Every
+/// argument must be consumed; leftovers are reported as unknown.
+struct ArgumentList {
+    private var items: [String?]
+
+    init(_ arguments: some Sequence<String>) { items = arguments.map { $0 } }
+
+    /// Removes `--name` and returns whether it was present.
+    mutating func flag(_ name: String) -> Bool {
+        var found = false
+        for i in items.indices where items[i] == "--\(name)" {
+            items[i] = nil
+            found = true
+        }
+        return found
+    }
+
+    /// Removes `--name value` (or `--name=value`) and returns the value (the last one given).
+    mutating func option(_ name: String) throws(UsageError) -> String? {
+        var value: String?
+        var i = items.startIndex
+        while i < items.endIndex {
+            guard let item = items[i] else {
+                i += 1
+                continue
+            }
+            if item == "--\(name)" {
+                guard i + 1 < items.endIndex, let next = items[i + 1], !next.hasPrefix("--") else {
+                    throw UsageError(message: "--\(name) needs a value")
+                }
+                value = next
+                items[i] = nil
+                items[i + 1] = nil
+                i += 2
+                continue
+            }
+            if item.hasPrefix("--\(name)=") {
+                value = String(item.dropFirst(name.count + 3))
+                items[i] = nil
+            }
+            i += 1
+        }
+        return value
+    }
+
+    /// Like ``option(_:)`` but converts the value, naming the option in the error.
+    mutating func option<T>(_ name: String, as convert: (String) -> T?, expected: String) throws(UsageError) -> T? {
+        guard let text = try option(name) else { return nil }
+        guard let value = convert(text) else {
+            throw UsageError(message: "--\(name) expects \(expected), got '\(text)'")
+        }
+        return value
+    }
+
+    /// Removes and returns the remaining positional arguments (everything not starting with `--`,
+    /// and everything after a bare `--`).
+    mutating func positionals() throws(UsageError) -> [String] {
+        var result: [String] = []
+        var afterTerminator = false
+        for i in items.indices {
+            guard let item = items[i] else { continue }
+            if afterTerminator {
+                result.append(item)
+            } else if item == "--" {
+                afterTerminator = true
+            } else if item.hasPrefix("--") {
+                continue
+            } else {
+                result.append(item)
+            }
+            items[i] = nil
+        }
+        return result
+    }
+
+    /// Fails when an option was given that no one consumed.
+    func finish() throws(UsageError) {
+        let left = items.compactMap { $0 }
+        if let first = left.first {
+            throw UsageError(message: "unknown option '\(first)'")
+        }
+    }
+}

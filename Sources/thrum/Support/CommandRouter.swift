@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A subcommand of `thrum`.
+protocol Subcommand {
+    /// The word that selects it (`play`).
+    static var name: String { get }
+    /// One line for `thrum help`.
+    static var summary: String { get }
+    /// The full usage text for `thrum NAME --help`.
+    static var usage: String { get }
+    /// Runs with the arguments after the subcommand's name; returns the exit code.
+    static func run(_ arguments: inout ArgumentList) throws -> Int32
+}
+
+/// A failure the user should read: printed as `thrum: message`, exit code 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    var message: String
+    var exitCode: Int32 = 1
+    var description: String { message }
+}
+
+/// Picks the subcommand and turns errors into messages and exit codes (never a stack trace).
+enum CommandRouter {
+    static let commands: [any Subcommand.Type] = [
+        PlayCommand.self, SimCommand.self, DevicesCommand.self,
+    ]
+
+    static func run(_ arguments: [String]) -> Int32 {
+        guard let word = arguments.first, word != "help", word != "--help", word != "-h" else {
+            if arguments.count > 1, let command = commands.first(where: { $0.name == arguments[1] }) {
+                print(command.usage)
+            } else {
+                print(overview)
+            }
+            return 0
+        }
+        if word == "--version" {
+            print("thrum \(ThrumVersion.string)")
+            return 0
+        }
+        guard let command = commands.first(where: { $0.name == word }) else {
+            printError("unknown command '\(word)'\n\n\(overview)")
+            return 2
+        }
+        var list = ArgumentList(arguments.dropFirst())
+        if list.flag("help") || arguments.dropFirst().contains("-h") {
+            print(command.usage)
+            return 0
+        }
+        do {
+            return try command.run(&list)
+        } catch let error as UsageError {
+            printError("\(error.message)\n\n\(command.usage)")
+            return 2
+        } catch let error as CommandFailure {
+            printError(error.message)
+            return error.exitCode
+        } catch {
+            printError("\(error)")
+            return 1
+        }
+    }
+
+    static var overview: String {
+        var text = "thrum \(ThrumVersion.string): play Core Haptics patterns on LRA actuators\n\nUsage: thrum <command> [options]\n\nCommands:\n"
+        for command in commands {
+            text += "  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.summary + "\n"
+        }
+        text += "\nRun 'thrum <command> --help' for a command's options."
+        return text
+    }
+}
+
+/// Prints `thrum: message` to standard error.
+func printError(_ message: String) {
+    var stream = StandardError()
+    print("thrum: \(message)", to: &stream)
+}
+
+/// Standard error as a text output stream.
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) { fputs(string, stderr) }
+}
+
+/// Flushes standard output (needed before long-running loops so that pipes see lines at once).
+func flushStandardOutput() { fflush(stdout) }
+
+enum ThrumVersion {
+    static let string = "0.1.0"
+}

@@ -1,0 +1,20 @@
+import Foundation
+
+/// Writes machine-readable output: one JSON document on standard output, keys sorted so that
+/// output is stable from run to run.
+enum JSONOutput {
+    static func print(_ object: Any) {
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]),
+            let text = String(data: data, encoding: .utf8)
+        else {
+            printError("internal error: could not encode JSON output")
+            return
+        }
+        Swift.print(text)
+    }
+
+    /// `value` or JSON null.
+    static func orNull(_ value: Any?) -> Any { value ?? NSNull() }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import XCTest
+
+/// Runs the `thrum` binary the way a user or a CI job would.
+struct ThrumProcess {
+    struct Result {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+    }
+
+    /// Runs `thrum arguments…` to completion and returns its exit status and output.
+    static func run(_ arguments: [String], timeout: TimeInterval = 60) throws -> Result {
+        let process = Process()
+        process.executableURL = try TestPaths.thrumBinary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes to the end before waiting so a chatty child never blocks on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var outData = Data()
+        nonisolated(unsafe) var errData = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            outData = out.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        group.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        if group.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            XCTFail("thrum \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
+        }
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
+            standardError: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A `thrum sim` process serving the virtual device on a pseudo-terminal.
+final class SimulatorProcess {
+    let process = Process()
+    /// The pseudo-terminal path it printed.
+    let ptyPath: String
+    private let output = Pipe()
+
+    /// Starts `thrum sim` and waits for its `pty: PATH` line.
+    init(arguments: [String] = []) throws {
+        process.executableURL = try TestPaths.thrumBinary
+        process.arguments = ["sim"] + arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let handle = output.fileHandleForReading
+        var line = Data()
+        while true {
+            let byte = handle.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data([0x0A]) { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("pty: ") else {
+            process.terminate()
+            throw SimulatorError(message: "thrum sim printed '\(text)' instead of 'pty: PATH'")
+        }
+        ptyPath = String(text.dropFirst(5))
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    deinit { stop() }
+
+    struct SimulatorError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+}

@@ -1,0 +1,76 @@
+import ThrumCompiler
+import ThrumEngine
+import ThrumHarness
+import ThrumPattern
+import ThrumSim
+import XCTest
+
+/// The whole stack in one process and in virtual time: compiler, engine, link session, link
+/// model, and the real C firmware driving the DRV2605L and LRA models.
+final class VirtualTimePlaybackTests: XCTestCase {
+    func metronome(beats: Int = 8, interval: Double = 0.25) -> HapticPattern {
+        HapticPattern(
+            events: (0..<beats).map { k in
+                HapticEvent(
+                    eventType: .hapticTransient,
+                    parameters: [
+                        HapticEventParameter(parameterID: .hapticIntensity, value: 1.0),
+                        HapticEventParameter(parameterID: .hapticSharpness, value: 0.8),
+                    ], relativeTime: Double(k) * interval)
+            }, parameters: [])
+    }
+
+    func testEveryEventIsReportedOnTime() throws {
+        let rig = VirtualRig()
+        let report = try rig.play(metronome())
+        XCTAssertEqual(report.events.count, 8)
+        for event in report.events {
+            let onset = try XCTUnwrap(event.onsetTime, "event \(event.id) has no onset")
+            XCTAssertEqual(onset, event.requestedTime, accuracy: 200e-6)
+            XCTAssertEqual(event.status, .onTime)
+        }
+        XCTAssertGreaterThan(report.bytesSent, 0)
+        XCTAssertEqual(rig.device.firmwareStatistics.bad_frames, 0)
+    }
+
+    func testTheActuatorMovesAtEachEventAndRestsBetween() throws {
+        let rig = VirtualRig()
+        let report = try rig.play(metronome(beats: 4, interval: 0.3))
+        let start = rig.trueStartTime(of: report)
+        let samples = rig.device.chip.trace.samples
+        func peak(from: Double, to: Double) -> Double {
+            samples.filter { Double($0.time) >= start + from * 1e6 && Double($0.time) < start + to * 1e6 }
+                .map { abs($0.acceleration) }.max() ?? 0
+        }
+        let overall = peak(from: -0.05, to: 1.2)
+        XCTAssertGreaterThan(overall, 0.05, "the actuator barely moved")
+        XCTAssertLessThan(peak(from: -0.05, to: -0.01), overall * 0.05, "the actuator moved before the first event")
+        for k in 0..<4 {
+            let t = 0.3 * Double(k)
+            XCTAssertGreaterThan(peak(from: t, to: t + 0.04), overall * 0.5, "no pulse after the event at \(t) s")
+            XCTAssertLessThan(peak(from: t + 0.2, to: t + 0.28), overall * 0.1, "still ringing 200 ms after \(t) s")
+        }
+    }
+
+    func testCrystalDriftAndClockWrapDoNotMoveOnsets() throws {
+        // The device clock starts 0.4 s before its 32-bit wrap and runs 100 ppm fast.
+        let rig = VirtualRig(crystalErrorPPM: 100, clockStart: UInt32.max - 400_000)
+        let report = try rig.play(metronome())
+        for event in report.events {
+            let onset = try XCTUnwrap(event.onsetTime, "event \(event.id) has no onset")
+            XCTAssertEqual(onset, event.requestedTime, accuracy: 300e-6)
+        }
+    }
+
+    func testOverlappingTransientsEachGetAnOnset() throws {
+        // Two transients 13 ms apart, as in Apple's Heartbeats sample.
+        let pattern = HapticPattern(
+            events: [0.0, 0.013, 0.22].map {
+                HapticEvent(
+                    eventType: .hapticTransient,
+                    parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 0.8)], relativeTime: $0)
+            }, parameters: [])
+        let report = try VirtualRig().play(pattern)
+        XCTAssertEqual(report.events.map { $0.onsetTime != nil }, [true, true, true])
+    }
+}
