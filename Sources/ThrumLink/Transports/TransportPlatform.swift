@@ -10,6 +10,14 @@ import Darwin
 /// The platform's `struct termios`, named for what it holds.
 typealias TerminalAttributes = termios
 
+/// Why ``Platform/connectTCP(host:port:timeoutMilliseconds:)`` failed.
+enum TCPConnectFailure: Error {
+    /// `getaddrinfo` failed; its message.
+    case unresolved(String)
+    /// Every address refused or timed out; the last errno.
+    case connect(SystemErrno)
+}
+
 enum Platform {
     /// `open(2)` flags for a terminal: read and write, never become the controlling terminal,
     /// never block (we wait with `poll(2)` instead).
@@ -79,6 +87,20 @@ enum Platform {
         #endif
     }
 
+    /// Whether anything exists at `path` (`lstat(2)`; a dangling symlink counts, so the open
+    /// reports why it fails).
+    static func fileExists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// `realpath(3)`, or `path` itself when it cannot be resolved.
+    static func resolve(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// `SOCK_STREAM`, whose type differs between Glibc (an enum) and Darwin (an int).
     #if canImport(Glibc)
     static let streamSocket = CInt(SOCK_STREAM.rawValue)
@@ -88,6 +110,52 @@ enum Platform {
     static let streamSocket = SOCK_STREAM
     static let sendFlags: CInt = 0
     #endif
+
+    /// Resolves `host` (`getaddrinfo(3)`) and connects a non-blocking TCP socket to the first
+    /// address that answers within `timeoutMilliseconds` (`socket`, `fcntl(O_NONBLOCK)`,
+    /// `connect`, `poll`, `getsockopt(SO_ERROR)`), with TCP_NODELAY set and SIGPIPE suppressed.
+    static func connectTCP(host: String, port: Int, timeoutMilliseconds: CInt) -> Result<CInt, TCPConnectFailure> {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = streamSocket
+        var list: UnsafeMutablePointer<addrinfo>? = nil
+        let rc = getaddrinfo(host, String(port), &hints, &list)
+        if rc != 0 { return .failure(.unresolved(String(cString: gai_strerror(rc)))) }
+        defer { freeaddrinfo(list) }
+        var lastError = SystemErrno.connectionRefused
+        var entry = list
+        while let info = entry?.pointee {
+            entry = info.ai_next
+            let fd = socket(info.ai_family, info.ai_socktype, info.ai_protocol)
+            if fd < 0 {
+                lastError = .current
+                continue
+            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            var one: CInt = 1
+            _ = setsockopt(fd, CInt(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<CInt>.size))
+            suppressSigPipe(fd)
+            var result = connect(fd, info.ai_addr, info.ai_addrlen)
+            if result != 0 && errno == EINPROGRESS {
+                var entry = pollfd(fd: fd, events: pollOut, revents: 0)
+                var ready: CInt
+                repeat { ready = systemPoll(&entry, 1, timeoutMilliseconds) } while ready < 0 && errno == EINTR
+                if ready == 0 {
+                    errno = ETIMEDOUT
+                } else if ready > 0 {
+                    var soError: CInt = 0
+                    var length = socklen_t(MemoryLayout<CInt>.size)
+                    _ = getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length)
+                    if soError == 0 { result = 0 } else { errno = soError }
+                }
+            }
+            if result == 0 { return .success(fd) }
+            lastError = .current
+            _ = systemClose(fd)
+        }
+        return .failure(.connect(lastError))
+    }
 
     /// Darwin has no MSG_NOSIGNAL; the socket option SO_NOSIGPIPE does the same per socket.
     static func suppressSigPipe(_ fd: CInt) {
