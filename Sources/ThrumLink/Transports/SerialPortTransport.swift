@@ -5,9 +5,10 @@ import ThrumTime
 /// A byte transport over a real serial port (a UART, a USB-serial adapter, a Bluetooth serial
 /// port) through libserialport, configured 8N1 at a chosen baud rate with no flow control.
 ///
-/// libserialport cannot open pseudo-terminals: `sp_open` reads the modem lines with the
-/// `TIOCMGET` ioctl, which a pty rejects with ENOTTY, so opening `/dev/pts/N` here fails with
-/// ``TransportError/openFailed(path:reason:)``. Use ``PseudoTerminalTransport`` for ptys, or let
+/// libserialport cannot open pseudo-terminals: `sp_get_port_by_name` looks the device up under
+/// `/sys/class/tty` (a pty has no entry, so it returns SP_ERR_ARG), and `sp_open` would then read
+/// the modem lines with the `TIOCMGET` ioctl, which a pty rejects with ENOTTY. Opening
+/// `/dev/pts/N` here therefore fails with ``TransportError/openFailed(path:reason:)``. Use ``PseudoTerminalTransport`` for ptys, or let
 /// ``openTransport(path:baud:)`` choose.
 ///
 /// Thread safety: one reader and one writer may run at once; ``close()`` may come from any
@@ -45,14 +46,11 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
         guard lookup == SP_OK, let port = found else {
             // SP_ERR_ARG here means libserialport could not describe the device (no realpath or
             // no /sys/class/tty entry); it has no OS message to give.
-            throw .openFailed(path: path, reason: Self.message(for: lookup, call: "sp_get_port_by_name"))
+            throw .openFailed(path: path, reason: Self.explain(Self.message(for: lookup, call: "sp_get_port_by_name"), path))
         }
         let opened = sp_open(port, SP_MODE_READ_WRITE)
         guard opened == SP_OK else {
-            var reason = Self.message(for: opened, call: "sp_open")
-            if Platform.looksLikePseudoTerminal(resolvedPath: Platform.resolve(path), fileExists: Platform.fileExists) {
-                reason += " (a pseudo-terminal: libserialport needs TIOCMGET, which ptys lack; use PseudoTerminalTransport)"
-            }
+            let reason = Self.explain(Self.message(for: opened, call: "sp_open"), path)
             sp_free_port(port)
             throw .openFailed(path: path, reason: reason)
         }
@@ -73,6 +71,15 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
             sp_close(port)
             sp_free_port(port)
         }
+    }
+
+    /// Adds why a pseudo-terminal cannot work here, when `path` is one.
+    private static func explain(_ reason: String, _ path: String) -> String {
+        guard Platform.looksLikePseudoTerminal(resolvedPath: Platform.resolve(path), fileExists: Platform.fileExists)
+        else { return reason }
+        return reason
+            + " (\(path) is a pseudo-terminal: libserialport needs a /sys/class/tty entry and the TIOCMGET ioctl,"
+            + " which ptys lack; use PseudoTerminalTransport)"
     }
 
     /// 8 data bits, no parity, 1 stop bit, no flow control, at `baud`. Returns why it failed.
