@@ -86,7 +86,8 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
         XCTAssertEqual(
             system.calls,
             [
-                .poll(10, events: pollIn, timeoutMilliseconds: 100), .poll(10, events: pollIn, timeoutMilliseconds: 100),
+                .poll(10, events: pollIn, timeoutMilliseconds: 100),
+                .poll(10, events: pollIn, timeoutMilliseconds: 100),
                 .read(10, count: 64),
             ])
     }
@@ -130,7 +131,9 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
         let transport = try open(system)
         system.pollResults = [.success(pollHup)]
         system.readResults = [.failure(.ioError)]
-        assertThrows(.disconnected) { () throws(TransportError) in try transport.read(maxCount: 8, timeout: .milliseconds(10)) }
+        assertThrows(.disconnected) { () throws(TransportError) in
+            try transport.read(maxCount: 8, timeout: .milliseconds(10))
+        }
     }
 
     func testEndOfFileIsDisconnected() throws {
@@ -138,7 +141,9 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
         let transport = try open(system)
         system.pollResults = [.success(pollIn)]
         system.readResults = [.success([])]
-        assertThrows(.disconnected) { () throws(TransportError) in try transport.read(maxCount: 8, timeout: .milliseconds(10)) }
+        assertThrows(.disconnected) { () throws(TransportError) in
+            try transport.read(maxCount: 8, timeout: .milliseconds(10))
+        }
     }
 
     func testHangUpWithNothingToReadIsDisconnected() throws {
@@ -146,7 +151,9 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
         let transport = try open(system)
         system.pollResults = [.success(pollHup)]
         system.readResults = [.failure(.wouldBlock)]
-        assertThrows(.disconnected) { () throws(TransportError) in try transport.read(maxCount: 8, timeout: .milliseconds(10)) }
+        assertThrows(.disconnected) { () throws(TransportError) in
+            try transport.read(maxCount: 8, timeout: .milliseconds(10))
+        }
     }
 
     func testBytesQueuedBeforeAHangUpAreStillDelivered() throws {
@@ -155,7 +162,9 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
         system.pollResults = [.success(pollIn | pollHup), .success(pollHup)]
         system.readResults = [.success([7, 7]), .failure(.ioError)]
         XCTAssertEqual(try transport.read(maxCount: 8, timeout: .milliseconds(10)), [7, 7])
-        assertThrows(.disconnected) { () throws(TransportError) in try transport.read(maxCount: 8, timeout: .milliseconds(10)) }
+        assertThrows(.disconnected) { () throws(TransportError) in
+            try transport.read(maxCount: 8, timeout: .milliseconds(10))
+        }
     }
 
     func testOtherReadErrorsAreIOFailures() throws {
@@ -163,7 +172,8 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
         let transport = try open(system)
         system.pollResults = [.success(pollIn)]
         system.readResults = [.failure(.badDescriptor)]
-        assertThrows(.ioFailed(reason: "read from \(path): \(SystemErrno.badDescriptor)")) { () throws(TransportError) in
+        assertThrows(.ioFailed(reason: "read from \(path): \(SystemErrno.badDescriptor)")) {
+            () throws(TransportError) in
             try transport.read(maxCount: 8, timeout: .milliseconds(10))
         }
     }
@@ -258,7 +268,8 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
         system.unlockResults = [.failure(.permissionDenied)]
         assertThrows(.openFailed(path: "/dev/ptmx", reason: "unlockpt: \(SystemErrno.permissionDenied)")) {
             () throws(TransportError) in
-            try PseudoTerminal(keepsDeviceSideOpen: true, writeTimeout: .seconds(1), system: system, clock: ManualClock())
+            try PseudoTerminal(
+                keepsDeviceSideOpen: true, writeTimeout: .seconds(1), system: system, clock: ManualClock())
         }
         XCTAssertEqual(
             system.calls, [.openMaster(flags: Platform.pseudoTerminalMasterFlags), .grant(10), .unlock(10), .close(10)])
@@ -269,7 +280,8 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
         system.setAttributesResults = [.success(()), .failure(.ioError)]
         assertThrows(.openFailed(path: "/dev/ptmx", reason: "raw mode on master: \(SystemErrno.ioError)")) {
             () throws(TransportError) in
-            try PseudoTerminal(keepsDeviceSideOpen: true, writeTimeout: .seconds(1), system: system, clock: ManualClock())
+            try PseudoTerminal(
+                keepsDeviceSideOpen: true, writeTimeout: .seconds(1), system: system, clock: ManualClock())
         }
         XCTAssertEqual(Array(system.calls.suffix(2)), [.close(11), .close(10)])
     }

@@ -122,7 +122,9 @@ final class PseudoTerminalTransportTests: XCTestCase {
         let client = try PseudoTerminalTransport(path: pty.devicePath)
         client.close()
         client.close()
-        XCTAssertThrowsError(try client.read(maxCount: 1, timeout: .zero)) { XCTAssertEqual($0 as? TransportError, .closed) }
+        XCTAssertThrowsError(try client.read(maxCount: 1, timeout: .zero)) {
+            XCTAssertEqual($0 as? TransportError, .closed)
+        }
         XCTAssertThrowsError(try client.write([1])) { XCTAssertEqual($0 as? TransportError, .closed) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import ThrumLink
 
 /// A `TermiosSystem` that performs nothing: it records every call, in order, and answers from
@@ -70,7 +71,9 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
         lock.unlock()
     }
 
-    private func record<T>(_ call: Call, _ script: ReferenceWritableKeyPath<RecordingTermiosSystem, [T]>, default value: () -> T) -> T {
+    private func record<T>(
+        _ call: Call, _ script: ReferenceWritableKeyPath<RecordingTermiosSystem, [T]>, default value: () -> T
+    ) -> T {
         lock.lock()
         defer { lock.unlock() }
         recorded.append(call)

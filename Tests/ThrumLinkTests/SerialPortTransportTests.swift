@@ -1,8 +1,8 @@
+import CSerialPort
 import Foundation
 import XCTest
 
 @testable import ThrumLink
-import CSerialPort
 
 /// libserialport: error paths that need no hardware, and enumeration on whatever machine runs
 /// the tests (often one with no serial ports at all).

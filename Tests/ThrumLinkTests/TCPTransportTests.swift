@@ -21,7 +21,9 @@ final class TCPTransportTests: XCTestCase {
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             address.sin_port = 0
             let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             guard bound == 0, listen(fd, 1) == 0 else { throw XCTSkip("cannot listen on loopback") }
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -35,7 +37,8 @@ final class TCPTransportTests: XCTestCase {
         func accept() -> DescriptorChannel {
             let client = Glibc.accept(fd, nil, nil)
             return DescriptorChannel(
-                adopting: client, name: "server", system: RealTermiosSystem(), clock: MonotonicClock(), isSocket: true,
+                adopting: client, name: "server", system: RealTermiosSystem(), clock: MonotonicClock(),
+                isSocket: true,
                 writeTimeout: .seconds(5))
         }
 
@@ -82,7 +85,8 @@ final class TCPTransportTests: XCTestCase {
         let listener = try Listener()
         let port = listener.port
         listener.close()
-        XCTAssertThrowsError(try TCPTransport(host: "127.0.0.1", port: port, connectTimeout: .seconds(5))) { error in
+        XCTAssertThrowsError(try TCPTransport(host: "127.0.0.1", port: port, connectTimeout: .seconds(5))) {
+            error in
             guard case .openFailed(let path, let reason) = error as? TransportError else {
                 return XCTFail("unexpected \(error)")
             }

@@ -15,10 +15,13 @@ final class TransportFactoryTests: XCTestCase {
         // A character device with no /sys/class/tty entry is a pty (e.g. a legacy /dev/ttyp0).
         XCTAssertEqual(try kind("/dev/ttyp0", existing: ["/dev/ttyp0"]), .pseudoTerminal)
         // A socat link is judged by what it points at.
-        XCTAssertEqual(try kind("/tmp/ttyV0", existing: ["/tmp/ttyV0", "/dev/pts/9"], links: ["/tmp/ttyV0": "/dev/pts/9"]), .pseudoTerminal)
+        XCTAssertEqual(
+            try kind("/tmp/ttyV0", existing: ["/tmp/ttyV0", "/dev/pts/9"], links: ["/tmp/ttyV0": "/dev/pts/9"]),
+            .pseudoTerminal)
         XCTAssertEqual(
             try kind(
-                "/dev/serial/by-id/usb-Arduino", existing: ["/dev/serial/by-id/usb-Arduino", "/sys/class/tty/ttyACM1"],
+                "/dev/serial/by-id/usb-Arduino",
+                existing: ["/dev/serial/by-id/usb-Arduino", "/sys/class/tty/ttyACM1"],
                 links: ["/dev/serial/by-id/usb-Arduino": "/dev/ttyACM1"]), .serialPort)
         #endif
         XCTAssertEqual(try kind("tcp://127.0.0.1:5555", existing: []), .tcp)

@@ -13,6 +13,8 @@ final class DescriptorChannel: @unchecked Sendable {
     let clock: any HostClock
     let isSocket: Bool
     let writeTimeout: HostDuration
+    /// The most one read asks for, so a huge `maxCount` does not allocate a huge buffer.
+    static let largestRead = 65_536
     /// Name used in error messages.
     let name: String
 
@@ -37,9 +39,6 @@ final class DescriptorChannel: @unchecked Sendable {
     deinit {
         if !released { _ = system.close(fd) }
     }
-
-    /// The descriptor, for tests and for callers that need to hand it to `poll` themselves.
-    var descriptor: CInt { fd }
 
     var isClosed: Bool {
         lock.lock()
@@ -96,7 +95,7 @@ final class DescriptorChannel: @unchecked Sendable {
             if revents == 0 { return [] }
             if revents & Platform.pollNval != 0 { throw .ioFailed(reason: "poll on \(name): descriptor not open") }
             let hungUp = revents & (Platform.pollHup | Platform.pollErr) != 0
-            var bytes = [UInt8](repeating: 0, count: maxCount)
+            var bytes = [UInt8](repeating: 0, count: min(maxCount, Self.largestRead))
             let result = bytes.withUnsafeMutableBytes { system.read(fd, into: $0) }
             switch result {
             case .success(0): throw .disconnected
@@ -128,12 +127,14 @@ final class DescriptorChannel: @unchecked Sendable {
             case .success(let n): offset += n
             case .failure(.interrupted): continue
             case .failure(.wouldBlock):
-                switch system.poll(fd, events: Platform.pollOut, timeoutMilliseconds: pollMilliseconds(until: deadline)) {
+                switch system.poll(fd, events: Platform.pollOut, timeoutMilliseconds: pollMilliseconds(until: deadline))
+                {
                 case .failure(.interrupted): continue
                 case .failure(let e): throw .ioFailed(reason: "poll on \(name): \(e)")
                 case .success(0):
                     throw .ioFailed(
-                        reason: "write to \(name) timed out after \(writeTimeout): \(offset) of \(bytes.count) bytes taken")
+                        reason:
+                            "write to \(name) timed out after \(writeTimeout): \(offset) of \(bytes.count) bytes taken")
                 case .success(let r):
                     if r & Platform.pollOut == 0 && r & (Platform.pollHup | Platform.pollErr) != 0 {
                         throw .disconnected

@@ -23,9 +23,13 @@ public final class InMemoryTransport: ByteTransport, @unchecked Sendable {
     /// Creates two connected ends: what one writes, the other reads.
     /// - Parameter names: The two ends' ``endpointName`` values.
     /// - Returns: The two ends; neither has a special role.
-    public static func makePair(names: (String, String) = ("memory:a", "memory:b")) -> (InMemoryTransport, InMemoryTransport) {
+    public static func makePair(names: (String, String) = ("memory:a", "memory:b")) -> (
+        InMemoryTransport, InMemoryTransport
+    ) {
         let pipe = SharedPipe()
-        return (InMemoryTransport(name: names.0, pipe: pipe, side: 0), InMemoryTransport(name: names.1, pipe: pipe, side: 1))
+        return (
+            InMemoryTransport(name: names.0, pipe: pipe, side: 0), InMemoryTransport(name: names.1, pipe: pipe, side: 1)
+        )
     }
 
     /// Queues `bytes` for the other end and wakes a reader waiting there. Never blocks.

@@ -32,7 +32,9 @@ public final class PseudoTerminal: @unchecked Sendable {
     ///     (see the type's discussion).
     ///   - writeTimeout: How long the master's writes wait for room before failing.
     /// - Throws: ``TransportError/openFailed(path:reason:)`` (path `/dev/ptmx`) when any step fails.
-    public convenience init(keepsDeviceSideOpen: Bool = true, writeTimeout: HostDuration = .seconds(5)) throws(TransportError) {
+    public convenience init(keepsDeviceSideOpen: Bool = true, writeTimeout: HostDuration = .seconds(5))
+        throws(TransportError)
+    {
         try self.init(
             keepsDeviceSideOpen: keepsDeviceSideOpen, writeTimeout: writeTimeout, system: RealTermiosSystem(),
             clock: MonotonicClock())

@@ -29,7 +29,9 @@ public final class PseudoTerminalTransport: ByteTransport, @unchecked Sendable {
         try self.init(path: path, writeTimeout: writeTimeout, system: RealTermiosSystem(), clock: MonotonicClock())
     }
 
-    init(path: String, writeTimeout: HostDuration, system: any TermiosSystem, clock: any HostClock) throws(TransportError) {
+    init(path: String, writeTimeout: HostDuration, system: any TermiosSystem, clock: any HostClock)
+        throws(TransportError)
+    {
         let fd: CInt
         switch system.open(path, flags: Platform.terminalOpenFlags) {
         case .success(let d): fd = d

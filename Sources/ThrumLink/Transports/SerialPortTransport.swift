@@ -46,7 +46,8 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
         guard lookup == SP_OK, let port = found else {
             // SP_ERR_ARG here means libserialport could not describe the device (no realpath or
             // no /sys/class/tty entry); it has no OS message to give.
-            throw .openFailed(path: path, reason: Self.explain(Self.message(for: lookup, call: "sp_get_port_by_name"), path))
+            throw .openFailed(
+                path: path, reason: Self.explain(Self.message(for: lookup, call: "sp_get_port_by_name"), path))
         }
         let opened = sp_open(port, SP_MODE_READ_WRITE)
         guard opened == SP_OK else {
@@ -169,12 +170,15 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
         if result.rawValue < 0 { throw Self.ioError(result, call: "sp_blocking_write") }
         if Int(result.rawValue) < bytes.count {
             throw .ioFailed(
-                reason: "write to \(endpointName) timed out after \(writeTimeout): \(result.rawValue) of \(bytes.count) bytes taken")
+                reason:
+                    "write to \(endpointName) timed out after \(writeTimeout): \(result.rawValue) of \(bytes.count) bytes taken"
+            )
         }
     }
 
     /// Returns what is available now, waiting up to `timeout` for the first byte
-    /// (`sp_nonblocking_read` for a zero timeout, `sp_blocking_read_next` otherwise).
+    /// (`sp_nonblocking_read` for a zero timeout, `sp_blocking_read_next` otherwise: it returns
+    /// as soon as any byte arrives, where `sp_blocking_read` would wait for all `maxCount`).
     /// - Throws: ``TransportError/disconnected`` when the device is gone (an OS error such as EIO,
     ///   or an empty wait after the device node disappeared),
     ///   ``TransportError/ioFailed(reason:)`` on other OS errors, ``TransportError/closed`` after
@@ -183,7 +187,7 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
         try acquire()
         defer { relinquish() }
         if maxCount <= 0 { return [] }
-        var bytes = [UInt8](repeating: 0, count: maxCount)
+        var bytes = [UInt8](repeating: 0, count: min(maxCount, DescriptorChannel.largestRead))
         let ms = Self.milliseconds(timeout)
         let result = bytes.withUnsafeMutableBytes { buffer in
             ms == 0

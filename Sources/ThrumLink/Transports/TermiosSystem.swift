@@ -1,4 +1,5 @@
 import CSerialPort
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -55,8 +56,6 @@ extension TermiosSystem {
 
 /// The C library behind ``TermiosSystem``.
 struct RealTermiosSystem: TermiosSystem {
-    init() {}
-
     func open(_ path: String, flags: CInt) -> Result<CInt, SystemErrno> {
         let fd = path.withCString { systemOpen($0, flags | Platform.closeOnExec) }
         return fd < 0 ? .failure(.current) : .success(fd)

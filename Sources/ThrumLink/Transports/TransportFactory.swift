@@ -31,7 +31,8 @@ func transportKind(forPath path: String, fileExists: (String) -> Bool, resolve: 
     if path.hasPrefix("tcp://") { return .tcp }
     guard fileExists(path) else { throw .notFound(path: path) }
     let resolved = resolve(path)
-    return Platform.looksLikePseudoTerminal(resolvedPath: resolved, fileExists: fileExists) ? .pseudoTerminal : .serialPort
+    return Platform.looksLikePseudoTerminal(resolvedPath: resolved, fileExists: fileExists)
+        ? .pseudoTerminal : .serialPort
 }
 
 /// Splits `tcp://host:port` (IPv6 hosts in brackets: `tcp://[::1]:5555`).

@@ -1,6 +1,7 @@
 // Every difference between Linux (Glibc) and Darwin that the transports care about lives in this
 // file, so the transports themselves read the same on both systems.
 import CSerialPort
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
