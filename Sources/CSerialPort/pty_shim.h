@@ -1,0 +1,31 @@
+#ifndef THRUM_CSERIALPORT_PTY_SHIM_H
+#define THRUM_CSERIALPORT_PTY_SHIM_H
+/*
+ * Pseudo-terminal calls for the termios transports.
+ *
+ * Glibc declares posix_openpt, grantpt, unlockpt and ptsname_r only under _XOPEN_SOURCE or
+ * _GNU_SOURCE, which Swift's prebuilt Glibc module is not built with, so Swift cannot see them.
+ * They are plain libc functions: declare them here with their POSIX prototypes and wrap them.
+ * Darwin's module exposes them already; the wrappers simply forward there.
+ */
+#include <stddef.h>
+
+#if defined(__linux__)
+extern int posix_openpt(int flags);
+extern int grantpt(int fd);
+extern int unlockpt(int fd);
+extern int ptsname_r(int fd, char *buf, size_t buflen);
+#else
+#include <stdlib.h>
+#endif
+
+/** posix_openpt(3). */
+static inline int thrum_posix_openpt(int flags) { return posix_openpt(flags); }
+/** grantpt(3). */
+static inline int thrum_grantpt(int fd) { return grantpt(fd); }
+/** unlockpt(3). */
+static inline int thrum_unlockpt(int fd) { return unlockpt(fd); }
+/** ptsname_r(3): returns 0 or an errno value (glibc) / -1 with errno set (older systems). */
+static inline int thrum_ptsname_r(int fd, char *buf, size_t buflen) { return ptsname_r(fd, buf, buflen); }
+
+#endif

@@ -1,0 +1,118 @@
+import CSerialPort
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The system calls behind the file-descriptor transports (pseudo-terminals and TCP), as one
+/// seam: ``RealTermiosSystem`` calls the C library, and the tests substitute a fake that records
+/// every call and injects errors.
+///
+/// Calls return `Result` and never retry; retrying on EINTR is the caller's decision, made
+/// explicitly in one place (``DescriptorChannel``).
+protocol TermiosSystem: Sendable {
+    /// `open(2)`.
+    func open(_ path: String, flags: CInt) -> Result<CInt, SystemErrno>
+    /// `close(2)`.
+    func close(_ fd: CInt) -> Result<Void, SystemErrno>
+    /// `read(2)` into `buffer`; returns the byte count (0 at end of file).
+    func read(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SystemErrno>
+    /// `write(2)` (or `send(2)` without SIGPIPE when `socket` is true); returns the count taken.
+    func write(_ fd: CInt, from buffer: UnsafeRawBufferPointer, socket: Bool) -> Result<Int, SystemErrno>
+    /// `poll(2)` on one descriptor; returns the returned events (empty on timeout).
+    func poll(_ fd: CInt, events: Int16, timeoutMilliseconds: CInt) -> Result<Int16, SystemErrno>
+    /// `tcgetattr(3)`.
+    func getAttributes(_ fd: CInt) -> Result<TerminalAttributes, SystemErrno>
+    /// `tcsetattr(3)` with `TCSANOW`.
+    func setAttributes(_ fd: CInt, _ attributes: TerminalAttributes) -> Result<Void, SystemErrno>
+    /// `tcflush(3)` with `TCIOFLUSH`: drops bytes queued in either direction.
+    func discardPending(_ fd: CInt) -> Result<Void, SystemErrno>
+    /// `posix_openpt(3)`: a new pty master.
+    func openPseudoTerminalMaster(flags: CInt) -> Result<CInt, SystemErrno>
+    /// `grantpt(3)`.
+    func grantPseudoTerminal(_ fd: CInt) -> Result<Void, SystemErrno>
+    /// `unlockpt(3)`.
+    func unlockPseudoTerminal(_ fd: CInt) -> Result<Void, SystemErrno>
+    /// `ptsname_r(3)`.
+    func pseudoTerminalSlavePath(_ fd: CInt) -> Result<String, SystemErrno>
+}
+
+extension TermiosSystem {
+    /// `cfmakeraw(3)` plus VMIN = 0, VTIME = 0, CLOCAL and CREAD, applied with `tcgetattr` and
+    /// `tcsetattr`. Pure apart from those two calls, so the fake sees exactly them.
+    func makeRaw(_ fd: CInt) -> Result<Void, SystemErrno> {
+        switch getAttributes(fd) {
+        case .failure(let e): return .failure(e)
+        case .success(var attributes):
+            cfmakeraw(&attributes)
+            Platform.enableReceiverIgnoringModem(&attributes)
+            Platform.setNonCanonicalRead(&attributes, minimum: 0, time: 0)
+            return setAttributes(fd, attributes)
+        }
+    }
+}
+
+/// The C library behind ``TermiosSystem``.
+struct RealTermiosSystem: TermiosSystem {
+    func open(_ path: String, flags: CInt) -> Result<CInt, SystemErrno> {
+        let fd = path.withCString { systemOpen($0, flags | Platform.closeOnExec) }
+        return fd < 0 ? .failure(.current) : .success(fd)
+    }
+
+    func close(_ fd: CInt) -> Result<Void, SystemErrno> {
+        systemClose(fd) == 0 ? .success(()) : .failure(.current)
+    }
+
+    func read(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SystemErrno> {
+        let n = systemRead(fd, buffer.baseAddress, buffer.count)
+        return n < 0 ? .failure(.current) : .success(n)
+    }
+
+    func write(_ fd: CInt, from buffer: UnsafeRawBufferPointer, socket: Bool) -> Result<Int, SystemErrno> {
+        let n =
+            socket
+            ? send(fd, buffer.baseAddress, buffer.count, Platform.sendFlags)
+            : systemWrite(fd, buffer.baseAddress, buffer.count)
+        return n < 0 ? .failure(.current) : .success(n)
+    }
+
+    func poll(_ fd: CInt, events: Int16, timeoutMilliseconds: CInt) -> Result<Int16, SystemErrno> {
+        var entry = pollfd(fd: fd, events: events, revents: 0)
+        let n = systemPoll(&entry, 1, timeoutMilliseconds)
+        if n < 0 { return .failure(.current) }
+        return .success(n == 0 ? 0 : entry.revents)
+    }
+
+    func getAttributes(_ fd: CInt) -> Result<TerminalAttributes, SystemErrno> {
+        var attributes = TerminalAttributes()
+        return tcgetattr(fd, &attributes) == 0 ? .success(attributes) : .failure(.current)
+    }
+
+    func setAttributes(_ fd: CInt, _ attributes: TerminalAttributes) -> Result<Void, SystemErrno> {
+        var copy = attributes
+        return tcsetattr(fd, Platform.setNow, &copy) == 0 ? .success(()) : .failure(.current)
+    }
+
+    func discardPending(_ fd: CInt) -> Result<Void, SystemErrno> {
+        tcflush(fd, TCIOFLUSH) == 0 ? .success(()) : .failure(.current)
+    }
+
+    func openPseudoTerminalMaster(flags: CInt) -> Result<CInt, SystemErrno> {
+        let fd = thrum_posix_openpt(flags)
+        return fd < 0 ? .failure(.current) : .success(fd)
+    }
+
+    func grantPseudoTerminal(_ fd: CInt) -> Result<Void, SystemErrno> {
+        thrum_grantpt(fd) == 0 ? .success(()) : .failure(.current)
+    }
+
+    func unlockPseudoTerminal(_ fd: CInt) -> Result<Void, SystemErrno> {
+        thrum_unlockpt(fd) == 0 ? .success(()) : .failure(.current)
+    }
+
+    func pseudoTerminalSlavePath(_ fd: CInt) -> Result<String, SystemErrno> {
+        Platform.slavePath(ofMaster: fd)
+    }
+}

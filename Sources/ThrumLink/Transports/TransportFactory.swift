@@ -1,0 +1,71 @@
+import ThrumTime
+
+/// Which transport a device path needs.
+public enum TransportKind: String, Sendable, Equatable, Codable {
+    /// A real serial port, opened with libserialport (``SerialPortTransport``).
+    case serialPort
+    /// A pseudo-terminal (the virtual device, a socat link), opened as a raw terminal
+    /// (``PseudoTerminalTransport``).
+    case pseudoTerminal
+    /// A `tcp://host:port` address (``TCPTransport``).
+    case tcp
+}
+
+/// Decides which transport `path` needs, without opening it.
+///
+/// `tcp://host:port` is TCP. Otherwise the path (symlinks resolved with `realpath(3)`, so a socat
+/// `link=` path counts as what it points at) is a pseudo-terminal when it lies under `/dev/pts/`
+/// or, on Linux, when it has no `/sys/class/tty/<name>` entry (every UART and USB-serial adapter
+/// has one, no pty does); on Darwin when it is `/dev/ttysNNN`. Anything else is a serial port.
+///
+/// - Parameter path: A device path or `tcp://host:port`.
+/// - Returns: The kind of transport to use.
+/// - Throws: ``TransportError/notFound(path:)`` when nothing exists at `path`.
+public func transportKind(forPath path: String) throws(TransportError) -> TransportKind {
+    try transportKind(forPath: path, fileExists: Platform.fileExists, resolve: Platform.resolve)
+}
+
+func transportKind(forPath path: String, fileExists: (String) -> Bool, resolve: (String) -> String)
+    throws(TransportError) -> TransportKind
+{
+    if path.hasPrefix("tcp://") { return .tcp }
+    guard fileExists(path) else { throw .notFound(path: path) }
+    let resolved = resolve(path)
+    return Platform.looksLikePseudoTerminal(resolvedPath: resolved, fileExists: fileExists)
+        ? .pseudoTerminal : .serialPort
+}
+
+/// Splits `tcp://host:port` (IPv6 hosts in brackets: `tcp://[::1]:5555`).
+func parseTCPAddress(_ path: String) -> (host: String, port: Int)? {
+    guard path.hasPrefix("tcp://") else { return nil }
+    let rest = path.dropFirst("tcp://".count)
+    guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]) else { return nil }
+    var host = String(rest[..<colon])
+    if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    guard !host.isEmpty else { return nil }
+    return (host, port)
+}
+
+/// Opens the right transport for `path`: ``PseudoTerminalTransport`` for pseudo-terminals,
+/// ``SerialPortTransport`` (libserialport) for real ports, ``TCPTransport`` for `tcp://host:port`.
+/// See ``transportKind(forPath:)`` for how the choice is made.
+///
+/// - Parameters:
+///   - path: A device path (`/dev/ttyACM0`, `/dev/pts/3`) or `tcp://host:port`.
+///   - baud: The baud rate for a real serial port; ignored by ptys and TCP, which have none.
+/// - Returns: An open transport.
+/// - Throws: ``TransportError/notFound(path:)`` when nothing exists at `path`, and whatever the
+///   chosen transport's initializer throws.
+public func openTransport(path: String, baud: Int) throws(TransportError) -> any ByteTransport {
+    switch try transportKind(forPath: path) {
+    case .pseudoTerminal:
+        return try PseudoTerminalTransport(path: path)
+    case .serialPort:
+        return try SerialPortTransport(path: path, baud: baud)
+    case .tcp:
+        guard let address = parseTCPAddress(path) else {
+            throw .openFailed(path: path, reason: "expected tcp://host:port")
+        }
+        return try TCPTransport(host: address.host, port: address.port)
+    }
+}

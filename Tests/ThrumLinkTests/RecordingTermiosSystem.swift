@@ -1,0 +1,160 @@
+import Foundation
+
+@testable import ThrumLink
+
+/// A `TermiosSystem` that performs nothing: it records every call, in order, and answers from
+/// scripts the test sets up, so tests assert exact call sequences and inject errno values.
+///
+/// Unscripted calls succeed: `open` hands out descriptors from 10 up, `read` fails with EAGAIN,
+/// `write` takes everything, `poll` times out.
+final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
+    /// One recorded call, with the arguments that matter.
+    enum Call: Equatable, CustomStringConvertible {
+        case open(String, flags: CInt)
+        case close(CInt)
+        case read(CInt, count: Int)
+        case write(CInt, [UInt8], socket: Bool)
+        case poll(CInt, events: Int16, timeoutMilliseconds: CInt)
+        case getAttributes(CInt)
+        /// `raw` is true when the attributes written have ICANON and ECHO clear and VMIN = VTIME = 0.
+        case setAttributes(CInt, raw: Bool)
+        case discardPending(CInt)
+        case openMaster(flags: CInt)
+        case grant(CInt)
+        case unlock(CInt)
+        case slavePath(CInt)
+
+        var description: String {
+            switch self {
+            case .open(let p, let f): return "open(\(p), \(f))"
+            case .close(let fd): return "close(\(fd))"
+            case .read(let fd, let n): return "read(\(fd), \(n))"
+            case .write(let fd, let b, let s): return "write(\(fd), \(b), socket: \(s))"
+            case .poll(let fd, let e, let t): return "poll(\(fd), \(e), \(t)ms)"
+            case .getAttributes(let fd): return "tcgetattr(\(fd))"
+            case .setAttributes(let fd, let raw): return "tcsetattr(\(fd), raw: \(raw))"
+            case .discardPending(let fd): return "tcflush(\(fd))"
+            case .openMaster(let f): return "posix_openpt(\(f))"
+            case .grant(let fd): return "grantpt(\(fd))"
+            case .unlock(let fd): return "unlockpt(\(fd))"
+            case .slavePath(let fd): return "ptsname_r(\(fd))"
+            }
+        }
+    }
+
+    private let lock = NSLock()
+    private var recorded: [Call] = []
+    private var nextDescriptor: CInt = 10
+
+    var openResults: [Result<CInt, SystemErrno>] = []
+    var readResults: [Result<[UInt8], SystemErrno>] = []
+    /// How many bytes each `write` takes (clamped to what was offered), or its error.
+    var writeResults: [Result<Int, SystemErrno>] = []
+    var pollResults: [Result<Int16, SystemErrno>] = []
+    var getAttributesResults: [Result<Void, SystemErrno>] = []
+    var setAttributesResults: [Result<Void, SystemErrno>] = []
+    var masterResults: [Result<CInt, SystemErrno>] = []
+    var unlockResults: [Result<Void, SystemErrno>] = []
+    var slavePath = "/dev/pts/42"
+
+    /// The calls so far.
+    var calls: [Call] {
+        lock.lock()
+        defer { lock.unlock() }
+        return recorded
+    }
+
+    /// Forgets the calls so far (after setting a transport up, to look at one operation).
+    func resetCalls() {
+        lock.lock()
+        recorded.removeAll()
+        lock.unlock()
+    }
+
+    private func record<T>(
+        _ call: Call, _ script: ReferenceWritableKeyPath<RecordingTermiosSystem, [T]>, default value: () -> T
+    ) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        recorded.append(call)
+        if self[keyPath: script].isEmpty { return value() }
+        return self[keyPath: script].removeFirst()
+    }
+
+    private func record(_ call: Call) {
+        lock.lock()
+        recorded.append(call)
+        lock.unlock()
+    }
+
+    private func freshDescriptor() -> CInt {
+        defer { nextDescriptor += 1 }
+        return nextDescriptor
+    }
+
+    func open(_ path: String, flags: CInt) -> Result<CInt, SystemErrno> {
+        record(.open(path, flags: flags), \.openResults) { .success(freshDescriptor()) }
+    }
+
+    func close(_ fd: CInt) -> Result<Void, SystemErrno> {
+        record(.close(fd))
+        return .success(())
+    }
+
+    func read(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SystemErrno> {
+        let result = record(.read(fd, count: buffer.count), \.readResults) { .failure(.wouldBlock) }
+        return result.map { bytes in
+            let n = min(bytes.count, buffer.count)
+            buffer.copyBytes(from: bytes.prefix(n))
+            return n
+        }
+    }
+
+    func write(_ fd: CInt, from buffer: UnsafeRawBufferPointer, socket: Bool) -> Result<Int, SystemErrno> {
+        let result = record(.write(fd, Array(buffer), socket: socket), \.writeResults) { .success(buffer.count) }
+        return result.map { min($0, buffer.count) }
+    }
+
+    func poll(_ fd: CInt, events: Int16, timeoutMilliseconds: CInt) -> Result<Int16, SystemErrno> {
+        record(.poll(fd, events: events, timeoutMilliseconds: timeoutMilliseconds), \.pollResults) { .success(0) }
+    }
+
+    func getAttributes(_ fd: CInt) -> Result<TerminalAttributes, SystemErrno> {
+        record(.getAttributes(fd), \.getAttributesResults) { .success(()) }.map {
+            // A cooked terminal, as a fresh tty is.
+            var attributes = TerminalAttributes()
+            attributes.c_lflag = tcflag_t(ICANON | ECHO | ISIG)
+            Platform.setNonCanonicalRead(&attributes, minimum: 1, time: 0)
+            return attributes
+        }
+    }
+
+    func setAttributes(_ fd: CInt, _ attributes: TerminalAttributes) -> Result<Void, SystemErrno> {
+        let vmin = Platform.nonCanonicalRead(attributes)
+        let raw = !Platform.isCanonicalOrEcho(attributes) && vmin.minimum == 0 && vmin.time == 0
+        return record(.setAttributes(fd, raw: raw), \.setAttributesResults) { .success(()) }
+    }
+
+    func discardPending(_ fd: CInt) -> Result<Void, SystemErrno> {
+        record(.discardPending(fd))
+        return .success(())
+    }
+
+    func openPseudoTerminalMaster(flags: CInt) -> Result<CInt, SystemErrno> {
+        record(.openMaster(flags: flags), \.masterResults) { .success(freshDescriptor()) }
+    }
+
+    func grantPseudoTerminal(_ fd: CInt) -> Result<Void, SystemErrno> {
+        record(.grant(fd))
+        return .success(())
+    }
+
+    func unlockPseudoTerminal(_ fd: CInt) -> Result<Void, SystemErrno> {
+        record(.unlock(fd), \.unlockResults) { .success(()) }
+    }
+
+    func pseudoTerminalSlavePath(_ fd: CInt) -> Result<String, SystemErrno> {
+        record(.slavePath(fd))
+        return .success(slavePath)
+    }
+}
