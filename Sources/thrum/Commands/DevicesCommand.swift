@@ -21,12 +21,12 @@ enum DevicesCommand: Subcommand {
         try arguments.finish()
         let ports: [SerialPortInfo]
         do {
-            ports = try SerialPortEnumeration.list()
+            ports = try SerialPortEnumeration.listPorts()
         } catch {
             throw CommandFailure(message: "cannot list serial ports: \(error)")
         }
         if json {
-            JSONOutput.print(ports.map(\.jsonObject))
+            JSONOutput.print(ports.map(jsonObject))
             return 0
         }
         if ports.isEmpty {
@@ -34,17 +34,30 @@ enum DevicesCommand: Subcommand {
             return 0
         }
         for port in ports {
-            var line = port.name
-            if let usb = port.usb {
-                line += "  USB \(usb.vendorIDHex):\(usb.productIDHex)"
-                if let product = usb.product { line += "  \(product)" }
-                if let manufacturer = usb.manufacturer { line += "  (\(manufacturer))" }
-                if let serial = usb.serialNumber { line += "  serial \(serial)" }
-            } else if let description = port.description {
-                line += "  \(description)"
-            }
+            var line = port.name + "  " + port.kind.rawValue
+            if let id = port.usbID { line += "  \(id)" }
+            if let product = port.product { line += "  \(product)" }
+            if let manufacturer = port.manufacturer { line += "  (\(manufacturer))" }
+            if let serial = port.serialNumber { line += "  serial \(serial)" }
+            if port.kind != .usb, let description = port.description { line += "  \(description)" }
             print(line)
         }
         return 0
+    }
+
+    /// One port as JSON, with null for what the port does not report.
+    static func jsonObject(_ port: SerialPortInfo) -> [String: Any] {
+        [
+            "name": port.name,
+            "kind": port.kind.rawValue,
+            "description": JSONOutput.orNull(port.description),
+            "usb_vid_pid": JSONOutput.orNull(port.usbID),
+            "usb_vendor_id": JSONOutput.orNull(port.usbVendorID),
+            "usb_product_id": JSONOutput.orNull(port.usbProductID),
+            "manufacturer": JSONOutput.orNull(port.manufacturer),
+            "product": JSONOutput.orNull(port.product),
+            "serial_number": JSONOutput.orNull(port.serialNumber),
+            "bluetooth_address": JSONOutput.orNull(port.bluetoothAddress),
+        ]
     }
 }

@@ -36,7 +36,7 @@ enum SimCommand: Subcommand {
         print("pty: \(terminal.devicePath)")
         print("virtual device: \(profile.name), crystal \(drift) ppm; serving until stopped")
         flushStandardOutput()
-        let server = DeviceServer(device: device, transport: terminal.controller)
+        let server = DeviceServer(device: device, transport: terminal.master)
         do {
             try server.serve()
         } catch {
