@@ -1,0 +1,47 @@
+import Foundation
+
+// Dictionaries handed to `HapticPattern(dictionary:)` become position-less JSON trees.
+extension JSONNode {
+    /// Converts Foundation/Swift property-list-like values (`[String: Any]`, `[Any]`, `String`,
+    /// numbers, `Bool`, `NSNull`) to a tree; anything else is `invalidPatternDictionary` (−4814).
+    init(anyValue value: Any, path: String) throws(PatternError) {
+        switch value {
+        case let b as Bool where type(of: value) == Bool.self:
+            self.init(.bool(b))
+        case let s as String:
+            self.init(.string(s))
+        case let d as Double:
+            self.init(.number(d))
+        case let f as Float:
+            self.init(.number(JSONNumberFormat.double(fromFloat: f)))
+        case let i as Int:
+            self.init(.number(Double(i)))
+        case let n as NSNumber:
+            self.init(isBoolean(n) ? .bool(n.boolValue) : .number(n.doubleValue))
+        case is NSNull:
+            self.init(.null)
+        case let dict as [String: Any]:
+            var members: [JSONMember] = []
+            for key in dict.keys.sorted() {
+                let childPath = path.isEmpty ? key : path + "." + key
+                members.append(JSONMember(key: key, value: try JSONNode(anyValue: dict[key]!, path: childPath)))
+            }
+            self.init(.object(members))
+        case let array as [Any]:
+            var elements: [JSONNode] = []
+            for (i, e) in array.enumerated() {
+                elements.append(try JSONNode(anyValue: e, path: "\(path)[\(i)]"))
+            }
+            self.init(.array(elements))
+        default:
+            throw PatternError(
+                code: .invalidPatternDictionary, file: "<dictionary>", line: 0, column: 0, path: path,
+                message: "value of type \(type(of: value)) is not JSON-like: expected a dictionary, array, string, number, Bool or NSNull")
+        }
+    }
+}
+
+/// Whether an `NSNumber` holds a Boolean (its Objective-C type is `char`, as for `NSNumber(value: true)`).
+private func isBoolean(_ n: NSNumber) -> Bool {
+    String(cString: n.objCType) == "c"
+}
