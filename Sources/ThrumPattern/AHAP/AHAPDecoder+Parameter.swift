@@ -90,7 +90,7 @@ extension AHAPDecoder {
         if curveTime > 0, let first = points.first, first.relativeTime == curveTime {
             let t = JSONNumberFormat.text(curveTime)
             warn(
-                .absoluteCurveTimes, items[0].position, path + "[0].Time",
+                .absoluteCurveTimes, items[0]["Time"]?.position ?? items[0].position, path + "[0].Time",
                 "control-point times look absolute: the first point's Time equals the curve's Time (\(t) s); "
                     + "point times are relative to the curve's Time, so this curve starts at \(JSONNumberFormat.text(curveTime * 2)) s"
             )
