@@ -46,8 +46,7 @@ extension AHAPDecoder {
     private mutating func decodeEventTime(_ f: [String: JSONMember], event: JSONNode, path: String)
         throws(PatternError) -> Double
     {
-        if let t = f["Time"], let alias = f["EventTime"] {
-            _ = t
+        if f["Time"] != nil, let alias = f["EventTime"] {
             warn(.ignoredValue, alias.keyPosition, join(path, "EventTime"), "'EventTime' ignored: 'Time' is also given")
         }
         guard let member = f["Time"] ?? f["EventTime"] else {
