@@ -219,7 +219,8 @@ final class SyntheticFixtureTests: XCTestCase {
             "Version": 1,
             "Pattern": [
                 ["Event": ["Time": Float(0.1), "EventType": "HapticContinuous", "EventDuration": NSNumber(value: 0.5),
-                           "EventParameters": [["ParameterID": "HapticIntensity", "ParameterValue": 1]]]],
+                           "EventParameters": [["ParameterID": "HapticIntensity", "ParameterValue": 1],
+                                               ["ParameterID": "HapticSharpness", "ParameterValue": UInt8(0)]]]],
                 ["Event": ["Time": 0.3, "EventType": "AudioCustom", "EventWaveformPath": "/nonexistent/a.wav",
                            "EventWaveformLoopEnabled": true, "EventWaveformUseVolumeEnvelope": NSNumber(value: false)]],
                 ["ParameterCurve": ["ParameterID": "HapticIntensityControl", "Time": 0,
@@ -230,6 +231,7 @@ final class SyntheticFixtureTests: XCTestCase {
         XCTAssertEqual(p.events[0].relativeTime, 0.1)
         XCTAssertEqual(p.events[0].duration, 0.5)
         XCTAssertEqual(p.events[0].value(of: .hapticIntensity), 1)
+        XCTAssertEqual(p.events[0].value(of: .hapticSharpness), 0)
         XCTAssertEqual(p.events[1].waveform, .init(path: "/nonexistent/a.wav", useVolumeEnvelope: false, loopEnabled: true))
         XCTAssertEqual(p.parameterCurves.count, 1)
         let bad = patternError { _ = try HapticPattern(dictionary: ["Pattern": [Date()]]) }

@@ -16,6 +16,10 @@ extension JSONNode {
             self.init(.number(JSONNumberFormat.double(fromFloat: f)))
         case let i as Int:
             self.init(.number(Double(i)))
+        case let i as any BinaryInteger:
+            self.init(.number(Double(i)))
+        case let x as any BinaryFloatingPoint:
+            self.init(.number(Double(x)))
         case let n as NSNumber:
             self.init(isBoolean(n) ? .bool(n.boolValue) : .number(n.doubleValue))
         case is NSNull:
