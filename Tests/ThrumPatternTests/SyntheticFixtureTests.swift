@@ -239,6 +239,23 @@ final class SyntheticFixtureTests: XCTestCase {
         XCTAssertEqual(bad?.path, "Pattern[0]")
     }
 
+    func testKeyTypedDictionaryLikeCoreHapticsCode() throws {
+        let p = try HapticPattern(dictionary: [
+            .version: 1.0,
+            .pattern: [
+                [HapticPattern.Key.event: [
+                    HapticPattern.Key.time: 0.0, .eventType: HapticEvent.EventType.hapticTransient,
+                    .eventParameters: [[HapticPattern.Key.parameterID: HapticEvent.ParameterID.hapticIntensity, .parameterValue: 0.7]],
+                ]],
+                [HapticPattern.Key.parameter: [
+                    HapticPattern.Key.parameterID: HapticDynamicParameter.ID.hapticSharpnessControl, .time: 0.1, .parameterValue: 0.2,
+                ]],
+            ] as [Any],
+        ])
+        XCTAssertEqual(p.events.first?.value(of: .hapticIntensity), 0.7)
+        XCTAssertEqual(p.parameters.first?.parameterID, .hapticSharpnessControl)
+    }
+
     func testWarningDescription() throws {
         let doc = try readAHAP("{\"Pattern\": [{\"Event\": {\"Time\": 0, \"EventType\": \"HapticTransient\", \"X\": 1}}]}")
         XCTAssertEqual(

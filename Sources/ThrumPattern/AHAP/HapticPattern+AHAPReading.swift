@@ -31,4 +31,13 @@ extension HapticPattern {
     public init(dictionary: [String: Any]) throws(PatternError) {
         self = try AHAPReader().read(dictionary: dictionary).pattern
     }
+
+    /// Reads a dictionary keyed by `HapticPattern.Key` (nested dictionaries may use either key
+    /// type; values may be `HapticEvent.EventType`, `HapticEvent.ParameterID` or
+    /// `HapticDynamicParameter.ID`), like Core Haptics code written against `CHHapticPattern.Key`.
+    public init(dictionary: [Key: Any]) throws(PatternError) {
+        var plain: [String: Any] = [:]
+        for (k, v) in dictionary { plain[k.rawValue] = v }
+        try self.init(dictionary: plain)
+    }
 }

@@ -2,14 +2,23 @@ import Foundation
 
 // Dictionaries handed to `HapticPattern(dictionary:)` become position-less JSON trees.
 extension JSONNode {
-    /// Converts Foundation/Swift property-list-like values (`[String: Any]`, `[Any]`, `String`,
-    /// numbers, `Bool`, `NSNull`) to a tree; anything else is `invalidPatternDictionary` (−4814).
+    /// Converts Foundation/Swift property-list-like values (`[String: Any]` or
+    /// `[HapticPattern.Key: Any]`, `[Any]`, `String`, numbers, `Bool`, `NSNull`, and the event
+    /// type / parameter ID types, written as their AHAP strings) to a tree; anything else is `invalidPatternDictionary` (−4814).
     init(anyValue value: Any, path: String) throws(PatternError) {
         switch value {
         case let b as Bool where type(of: value) == Bool.self:
             self.init(.bool(b))
         case let s as String:
             self.init(.string(s))
+        case let t as HapticEvent.EventType:
+            self.init(.string(t.rawValue))
+        case let id as HapticEvent.ParameterID:
+            self.init(.string(id.rawValue))
+        case let id as HapticDynamicParameter.ID:
+            self.init(.string(id.rawValue))
+        case let k as HapticPattern.Key:
+            self.init(.string(k.rawValue))
         case let d as Double:
             self.init(.number(d))
         case let f as Float:
@@ -31,6 +40,10 @@ extension JSONNode {
                 members.append(JSONMember(key: key, value: try JSONNode(anyValue: dict[key]!, path: childPath)))
             }
             self.init(.object(members))
+        case let dict as [HapticPattern.Key: Any]:
+            var plain: [String: Any] = [:]
+            for (k, v) in dict { plain[k.rawValue] = v }
+            try self.init(anyValue: plain, path: path)
         case let array as [Any]:
             var elements: [JSONNode] = []
             for (i, e) in array.enumerated() {
