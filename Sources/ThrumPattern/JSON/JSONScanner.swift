@@ -1,8 +1,8 @@
 /// The parser's cursor and grammar: one instance per parse, never shared.
 struct JSONScanner {
-    private let bytes: [UInt8]
+    let bytes: [UInt8]
     private let options: JSONParser.Options
-    private var index = 0
+    private(set) var index = 0
     private var line = 1
     private var column = 1
     private var path = JSONPath()
@@ -28,10 +28,10 @@ struct JSONScanner {
 
     // MARK: Cursor
 
-    private var position: SourcePosition { SourcePosition(line: line, column: column) }
-    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+    var position: SourcePosition { SourcePosition(line: line, column: column) }
+    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    private mutating func advance() {
+    mutating func advance() {
         let b = bytes[index]
         index += 1
         if b == 0x0A {
@@ -51,12 +51,12 @@ struct JSONScanner {
         while let b = current, b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { advance() }
     }
 
-    private func fail(_ message: String, at where_: SourcePosition? = nil) -> JSONSyntaxError {
+    func fail(_ message: String, at where_: SourcePosition? = nil) -> JSONSyntaxError {
         JSONSyntaxError(position: where_ ?? position, path: path.rendered, message: message)
     }
 
     /// "'x'", "end of input", or the character at the cursor.
-    private func describeCurrent() -> String {
+    func describeCurrent() -> String {
         guard let b = current else { return "end of input" }
         if b < 0x20 { return "control character U+" + hex4(UInt32(b)) }
         if b < 0x80 { return "'" + String(UnicodeScalar(b)) + "'" }
@@ -200,130 +200,11 @@ struct JSONScanner {
         depth -= 1
         return elements
     }
-
-    // MARK: Strings
-
-    private mutating func parseString() throws(JSONSyntaxError) -> String {
-        let start = position
-        advance()  // opening quote
-        var buffer: [UInt8] = []
-        var runStart = index
-        while true {
-            guard let b = current else {
-                throw fail("unterminated string (expected '\"' before end of input)", at: start)
-            }
-            if b == UInt8(ascii: "\"") {
-                buffer.append(contentsOf: bytes[runStart..<index])
-                advance()
-                break
-            }
-            if b < 0x20 {
-                throw fail("expected '\"' or more characters in string, found \(describeCurrent()) (escape it)")
-            }
-            if b == UInt8(ascii: "\\") {
-                buffer.append(contentsOf: bytes[runStart..<index])
-                try parseEscape(into: &buffer)
-                runStart = index
-                continue
-            }
-            advance()
-        }
-        guard let s = String(validating: buffer, as: UTF8.self) else {
-            throw fail("string is not valid UTF-8", at: start)
-        }
-        return s
-    }
-
-    private mutating func parseEscape(into buffer: inout [UInt8]) throws(JSONSyntaxError) {
-        let escapeStart = position
-        advance()  // backslash
-        guard let e = current else { throw fail("unterminated escape sequence") }
-        let simple: [UInt8: UInt8] = [
-            UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5C, UInt8(ascii: "/"): 0x2F,
-            UInt8(ascii: "b"): 0x08, UInt8(ascii: "f"): 0x0C, UInt8(ascii: "n"): 0x0A,
-            UInt8(ascii: "r"): 0x0D, UInt8(ascii: "t"): 0x09,
-        ]
-        if let byte = simple[e] {
-            advance()
-            buffer.append(byte)
-            return
-        }
-        guard e == UInt8(ascii: "u") else {
-            throw fail("invalid escape: expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX", at: escapeStart)
-        }
-        advance()
-        var scalar = try parseHex4()
-        if (0xD800...0xDBFF).contains(scalar) {
-            guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u")
-            else {
-                throw fail("expected a low surrogate \\uDC00–\\uDFFF after high surrogate", at: escapeStart)
-            }
-            advance()
-            advance()
-            let low = try parseHex4()
-            guard (0xDC00...0xDFFF).contains(low) else {
-                throw fail("expected a low surrogate \\uDC00–\\uDFFF after high surrogate", at: escapeStart)
-            }
-            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-        } else if (0xDC00...0xDFFF).contains(scalar) {
-            throw fail("unpaired low surrogate in \\u escape", at: escapeStart)
-        }
-        guard let u = Unicode.Scalar(scalar) else { throw fail("invalid \\u escape", at: escapeStart) }
-        buffer.append(contentsOf: Array(String(Character(u)).utf8))
-    }
-
-    private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let b = current, let digit = hexValue(b) else {
-                throw fail("expected 4 hexadecimal digits after \\u, found \(describeCurrent())")
-            }
-            value = value << 4 | digit
-            advance()
-        }
-        return value
-    }
-
-    // MARK: Numbers
-
-    private mutating func parseNumber() throws(JSONSyntaxError) -> Double {
-        let start = position
-        let startIndex = index
-        if current == UInt8(ascii: "-") { advance() }
-        guard let first = current, isDigit(first) else {
-            throw fail("expected a digit after '-', found \(describeCurrent())")
-        }
-        advance()
-        if first == UInt8(ascii: "0"), let next = current, isDigit(next) {
-            throw fail("leading zeros are not allowed in numbers", at: start)
-        }
-        while let b = current, isDigit(b) { advance() }
-        if current == UInt8(ascii: ".") {
-            advance()
-            guard let b = current, isDigit(b) else {
-                throw fail("expected a digit after '.', found \(describeCurrent())")
-            }
-            while let b = current, isDigit(b) { advance() }
-        }
-        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
-            advance()
-            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { advance() }
-            guard let b = current, isDigit(b) else {
-                throw fail("expected a digit in the exponent, found \(describeCurrent())")
-            }
-            while let b = current, isDigit(b) { advance() }
-        }
-        let text = String(decoding: bytes[startIndex..<index], as: UTF8.self)
-        guard let value = Double(text), value.isFinite else {
-            throw fail("number \(text) is out of range", at: start)
-        }
-        return value
-    }
 }
 
-private func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 
-private func hexValue(_ b: UInt8) -> UInt32? {
+func hexValue(_ b: UInt8) -> UInt32? {
     switch b {
     case 0x30...0x39: return UInt32(b - 0x30)
     case 0x41...0x46: return UInt32(b - 0x41 + 10)
