@@ -1,0 +1,183 @@
+// `Event` elements: type, time, duration, parameters, audio waveform (reference §2).
+extension AHAPDecoder {
+    static let eventKeys = [
+        "Time", "EventTime", "EventType", "EventDuration", "EventParameters", "EventWaveformPath",
+        "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled",
+    ]
+
+    mutating func decodeEvent(_ node: JSONNode, path: String) throws(PatternError) -> HapticEvent {
+        guard node.members != nil else {
+            throw error(.badEventEntry, node.position, path, "'Event' must be an object, found \(article(node.typeName))")
+        }
+        let f = fields(of: node, path: path, allowed: Self.eventKeys, context: "Event")
+        let type = try decodeEventType(f["EventType"], event: node, path: path)
+        let time = try decodeEventTime(f, event: node, path: path)
+        let duration = try decodeEventDuration(f["EventDuration"], type: type, event: node, path: path)
+        let parameters = try decodeEventParameters(f["EventParameters"], path: join(path, "EventParameters"))
+        var event = HapticEvent(eventType: type, parameters: parameters, relativeTime: time, duration: duration)
+        event.waveform = try decodeWaveform(f, type: type, event: node, path: path)
+        return event
+    }
+
+    private func decodeEventType(_ member: JSONMember?, event: JSONNode, path: String) throws(PatternError)
+        -> HapticEvent.EventType
+    {
+        let p = join(path, "EventType")
+        let known = HapticEvent.EventType.allKnown.map(\.rawValue).joined(separator: ", ")
+        guard let member else {
+            throw error(.badEventEntry, event.position, p, "missing 'EventType': expected one of \(known)")
+        }
+        guard let name = member.value.stringValue else {
+            throw error(
+                .invalidEventType, member.value.position, p,
+                "'EventType' is \(article(member.value.typeName)), expected a string: one of \(known)")
+        }
+        let type = HapticEvent.EventType(rawValue: name)
+        guard HapticEvent.EventType.allKnown.contains(type) else {
+            var message = "unknown EventType '\(name)': expected one of \(known)"
+            if let guess = closeMatch(name, among: HapticEvent.EventType.allKnown.map(\.rawValue)) {
+                message += " (did you mean '\(guess)'?)"
+            }
+            throw error(.invalidEventType, member.value.position, p, message)
+        }
+        return type
+    }
+
+    private mutating func decodeEventTime(_ f: [String: JSONMember], event: JSONNode, path: String)
+        throws(PatternError) -> Double
+    {
+        if f["Time"] != nil, let alias = f["EventTime"] {
+            warn(.ignoredValue, alias.keyPosition, join(path, "EventTime"), "'EventTime' ignored: 'Time' is also given")
+        }
+        guard let member = f["Time"] ?? f["EventTime"] else {
+            throw error(
+                .invalidEventTime, event.position, join(path, "Time"),
+                "missing 'Time': expected a number ≥ 0 (seconds from the pattern start)")
+        }
+        let p = join(path, member.key)
+        guard let t = number(member.value) else {
+            throw error(
+                .invalidEventTime, member.value.position, p,
+                "'\(member.key)' is \(article(member.value.typeName)), expected a number ≥ 0 (seconds)")
+        }
+        guard t >= 0 else {
+            throw error(
+                .invalidEventTime, member.value.position, p,
+                "'\(member.key)' is negative (\(JSONNumberFormat.text(t))): expected a number ≥ 0 (seconds)")
+        }
+        return t
+    }
+
+    private mutating func decodeEventDuration(
+        _ member: JSONMember?, type: HapticEvent.EventType, event: JSONNode, path: String
+    ) throws(PatternError) -> Double {
+        let p = join(path, "EventDuration")
+        var duration = 0.0
+        if let member {
+            guard let d = number(member.value) else {
+                throw error(
+                    .invalidEventDuration, member.value.position, p,
+                    "'EventDuration' is \(article(member.value.typeName)), expected a number ≥ 0 (seconds)")
+            }
+            guard d >= 0 else {
+                throw error(
+                    .invalidEventDuration, member.value.position, p,
+                    "'EventDuration' is negative (\(JSONNumberFormat.text(d))): expected a number ≥ 0 (seconds)")
+            }
+            duration = d
+        }
+        let at = member?.value.position ?? event.position
+        if type == .hapticContinuous && duration > 30 {
+            warn(
+                .continuousTooLong, at, p,
+                "HapticContinuous event lasts \(JSONNumberFormat.text(duration)) s; Core Haptics plays continuous events of at most 30 s"
+            )
+        }
+        if (type == .hapticContinuous || type == .audioContinuous) && duration == 0 {
+            warn(.zeroDuration, at, p, "\(type.rawValue) event without a positive 'EventDuration' plays nothing")
+        }
+        return duration
+    }
+
+    private mutating func decodeEventParameters(_ member: JSONMember?, path: String) throws(PatternError)
+        -> [HapticEventParameter]
+    {
+        guard let member else { return [] }
+        guard let items = member.value.elements else {
+            throw error(
+                .badEventEntry, member.value.position, path,
+                "'EventParameters' is \(article(member.value.typeName)), expected an array of {ParameterID, ParameterValue} objects"
+            )
+        }
+        var result: [HapticEventParameter] = []
+        for (i, item) in items.enumerated() {
+            result.append(try decodeEventParameter(item, path: "\(path)[\(i)]"))
+        }
+        return result
+    }
+
+    private mutating func decodeEventParameter(_ node: JSONNode, path: String) throws(PatternError)
+        -> HapticEventParameter
+    {
+        guard node.members != nil else {
+            throw error(
+                .badParameterEntry, node.position, path,
+                "event parameter is \(article(node.typeName)), expected an object with 'ParameterID' and 'ParameterValue'")
+        }
+        let f = fields(of: node, path: path, allowed: ["ParameterID", "ParameterValue"], context: "event parameter")
+        let known = HapticEvent.ParameterID.allKnown.map(\.rawValue)
+        let idName = try requiredString(f["ParameterID"], in: node, path: path, expected: "one of \(known.joined(separator: ", "))")
+        let id = HapticEvent.ParameterID(rawValue: idName)
+        guard HapticEvent.ParameterID.allKnown.contains(id) else {
+            var message = "unknown event parameter '\(idName)': expected one of \(known.joined(separator: ", "))"
+            if idName.hasSuffix("Control") {
+                message += " ('\(idName)' is a dynamic parameter: use it in a Parameter or ParameterCurve element)"
+            }
+            throw error(.invalidParameterType, f["ParameterID"]!.value.position, join(path, "ParameterID"), message)
+        }
+        let value = try requiredNumber(f["ParameterValue"], in: node, path: path, expected: "a number in \(rangeText(id.valueRange))")
+        let v = clamp(value, to: id.valueRange, what: idName, at: f["ParameterValue"]!, path: join(path, "ParameterValue"))
+        return HapticEventParameter(parameterID: id, value: v)
+    }
+
+    private mutating func decodeWaveform(
+        _ f: [String: JSONMember], type: HapticEvent.EventType, event: JSONNode, path: String
+    ) throws(PatternError) -> HapticEvent.Waveform? {
+        let waveformKeys = ["EventWaveformPath", "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled"]
+        guard type == .audioCustom else {
+            for key in waveformKeys {
+                if let m = f[key] {
+                    warn(.ignoredValue, m.keyPosition, join(path, key), "'\(key)' applies only to AudioCustom events; ignored")
+                }
+            }
+            return nil
+        }
+        let p = join(path, "EventWaveformPath")
+        guard let member = f["EventWaveformPath"] else {
+            throw error(.badEventEntry, event.position, p, "AudioCustom event without 'EventWaveformPath': expected the path of an audio file")
+        }
+        guard let file = member.value.stringValue, !file.isEmpty else {
+            throw error(
+                .badEventEntry, member.value.position, p,
+                "'EventWaveformPath' is \(article(member.value.typeName)), expected a non-empty string (an audio file path)")
+        }
+        var waveform = HapticEvent.Waveform(path: file)
+        waveform.useVolumeEnvelope = flag(f["EventWaveformUseVolumeEnvelope"], default: true, path: path)
+        waveform.loopEnabled = flag(f["EventWaveformLoopEnabled"], default: false, path: path)
+        checkAudioFile(file, at: member.value.position, path: p)
+        return waveform
+    }
+
+    private mutating func flag(_ member: JSONMember?, default value: Bool, path: String) -> Bool {
+        guard let member else { return value }
+        switch member.value.kind {
+        case .bool(let b): return b
+        case .number(let d): return d != 0
+        default:
+            warn(
+                .ignoredValue, member.value.position, join(path, member.key),
+                "'\(member.key)' is \(article(member.value.typeName)), expected true or false; default \(value) used")
+            return value
+        }
+    }
+}

@@ -1,0 +1,131 @@
+// `Parameter` (step) and `ParameterCurve` (ramp) elements (reference §3).
+extension AHAPDecoder {
+    mutating func decodeParameter(_ node: JSONNode, path: String) throws(PatternError) -> HapticDynamicParameter {
+        guard node.members != nil else {
+            throw error(.badParameterEntry, node.position, path, "'Parameter' must be an object, found \(article(node.typeName))")
+        }
+        let f = fields(
+            of: node, path: path, allowed: ["ParameterID", "Time", "ParameterTime", "ParameterValue"], context: "Parameter")
+        let id = try decodeDynamicID(f["ParameterID"], in: node, path: path)
+        let time = try decodeElementTime(f, in: node, path: path)
+        guard let valueMember = f["ParameterValue"] else {
+            warn(
+                .missingValue, node.position, join(path, "ParameterValue"),
+                "Parameter without 'ParameterValue': Core Haptics reads 0"
+                    + (id.isMultiplicative ? ", which silences \(id.rawValue)" : ""))
+            return HapticDynamicParameter(parameterID: id, value: 0, relativeTime: time)
+        }
+        let raw = try requiredNumber(valueMember, in: node, path: path, expected: "a number in \(rangeText(id.valueRange))")
+        let value = clamp(raw, to: id.valueRange, what: id.rawValue, at: valueMember, path: join(path, "ParameterValue"))
+        return HapticDynamicParameter(parameterID: id, value: value, relativeTime: time)
+    }
+
+    mutating func decodeCurve(_ node: JSONNode, path: String) throws(PatternError) -> HapticParameterCurve {
+        guard node.members != nil else {
+            throw error(
+                .badParameterEntry, node.position, path, "'ParameterCurve' must be an object, found \(article(node.typeName))")
+        }
+        let f = fields(
+            of: node, path: path, allowed: ["ParameterID", "Time", "ParameterTime", "ParameterCurveControlPoints"],
+            context: "ParameterCurve")
+        let id = try decodeDynamicID(f["ParameterID"], in: node, path: path)
+        let time = try decodeElementTime(f, in: node, path: path)
+        let p = join(path, "ParameterCurveControlPoints")
+        guard let pointsMember = f["ParameterCurveControlPoints"] else {
+            warn(.missingValue, node.position, p, "ParameterCurve without 'ParameterCurveControlPoints' has no effect")
+            return HapticParameterCurve(parameterID: id, controlPoints: [], relativeTime: time)
+        }
+        guard let items = pointsMember.value.elements else {
+            throw error(
+                .badParameterEntry, pointsMember.value.position, p,
+                "'ParameterCurveControlPoints' is \(article(pointsMember.value.typeName)), expected an array of {Time, ParameterValue} objects"
+            )
+        }
+        let points = decodeControlPoints(items, id: id, path: p)
+        checkCurve(points, curveTime: time, items: items, at: pointsMember, path: p)
+        return HapticParameterCurve(parameterID: id, controlPoints: points, relativeTime: time)
+    }
+
+    /// The points, or none when any point lacks `Time` or `ParameterValue` (Core Haptics drops
+    /// the whole list then).
+    private mutating func decodeControlPoints(_ items: [JSONNode], id: HapticDynamicParameter.ID, path: String)
+        -> [HapticParameterCurve.ControlPoint]
+    {
+        var points: [HapticParameterCurve.ControlPoint] = []
+        for (i, item) in items.enumerated() {
+            let ip = "\(path)[\(i)]"
+            let f = fields(of: item, path: ip, allowed: ["Time", "ParameterValue"], context: "control point")
+            guard item.members != nil, let tm = f["Time"], let t = number(tm.value), let vm = f["ParameterValue"],
+                let v = number(vm.value)
+            else {
+                let lacking = item.members == nil ? "is \(article(item.typeName))" : "lacks a numeric 'Time' or 'ParameterValue'"
+                warn(
+                    .controlPointsDropped, item.position, ip,
+                    "control point \(lacking); Core Haptics drops all \(items.count) points of this curve")
+                return []
+            }
+            var time = t
+            if t < 0 {
+                warn(.valueClamped, tm.value.position, ip + ".Time", "control-point Time \(JSONNumberFormat.text(t)) is negative; clamped to 0")
+                time = 0
+            }
+            let value = clamp(v, to: id.valueRange, what: id.rawValue, at: vm, path: ip + ".ParameterValue")
+            points.append(HapticParameterCurve.ControlPoint(relativeTime: time, value: value))
+        }
+        return points
+    }
+
+    private mutating func checkCurve(
+        _ points: [HapticParameterCurve.ControlPoint], curveTime: Double, items: [JSONNode], at member: JSONMember,
+        path: String
+    ) {
+        if points.count > 16 {
+            warn(
+                .tooManyControlPoints, member.value.position, path,
+                "curve has \(points.count) control points; Core Haptics players handle at most 16 (chain several curves instead)")
+        }
+        if zip(points, points.dropFirst()).contains(where: { $1.relativeTime < $0.relativeTime }) {
+            warn(.unsortedControlPoints, member.value.position, path, "control points are not in time order")
+        }
+        if curveTime > 0, let first = points.first, first.relativeTime == curveTime {
+            let t = JSONNumberFormat.text(curveTime)
+            warn(
+                .absoluteCurveTimes, items[0]["Time"]?.position ?? items[0].position, path + "[0].Time",
+                "control-point times look absolute: the first point's Time equals the curve's Time (\(t) s); "
+                    + "point times are relative to the curve's Time, so this curve starts at \(JSONNumberFormat.text(curveTime * 2)) s"
+            )
+        }
+    }
+
+    private func decodeDynamicID(_ member: JSONMember?, in node: JSONNode, path: String) throws(PatternError)
+        -> HapticDynamicParameter.ID
+    {
+        let known = HapticDynamicParameter.ID.allKnown.map(\.rawValue)
+        let name = try requiredString(member, in: node, path: path, expected: "one of \(known.joined(separator: ", "))")
+        let id = HapticDynamicParameter.ID(rawValue: name)
+        guard HapticDynamicParameter.ID.allKnown.contains(id) else {
+            var message = "unknown dynamic parameter '\(name)': expected one of \(known.joined(separator: ", "))"
+            if known.contains(name + "Control") { message += " (did you mean '\(name)Control'?)" }
+            throw error(.invalidParameterType, member!.value.position, join(path, "ParameterID"), message)
+        }
+        return id
+    }
+
+    /// `Time` (or the legacy `ParameterTime`) of a Parameter or ParameterCurve: required, ≥ 0,
+    /// else `badParameterEntry` (−4831).
+    private mutating func decodeElementTime(_ f: [String: JSONMember], in node: JSONNode, path: String)
+        throws(PatternError) -> Double
+    {
+        if f["Time"] != nil, let alias = f["ParameterTime"] {
+            warn(.ignoredValue, alias.keyPosition, join(path, "ParameterTime"), "'ParameterTime' ignored: 'Time' is also given")
+        }
+        let member = f["Time"] ?? f["ParameterTime"]
+        let t = try requiredNumber(member, key: "Time", in: node, path: path, expected: "a number ≥ 0 (seconds)")
+        guard t >= 0 else {
+            throw error(
+                .badParameterEntry, member!.value.position, join(path, member!.key),
+                "'\(member!.key)' is negative (\(JSONNumberFormat.text(t))): expected a number ≥ 0 (seconds)")
+        }
+        return t
+    }
+}

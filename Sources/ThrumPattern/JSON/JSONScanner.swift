@@ -1,0 +1,219 @@
+/// The parser's cursor and grammar: one instance per parse, never shared.
+struct JSONScanner {
+    let bytes: [UInt8]
+    private let options: JSONParser.Options
+    private(set) var index = 0
+    private var line = 1
+    private var column = 1
+    private var path = JSONPath()
+    private var depth = 0
+
+    init(bytes: [UInt8], options: JSONParser.Options) {
+        self.bytes = bytes
+        self.options = options
+    }
+
+    // MARK: Document
+
+    mutating func parseDocument() throws(JSONSyntaxError) -> JSONNode {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        skipWhitespace()
+        let value = try parseValue()
+        skipWhitespace()
+        if index < bytes.count {
+            throw fail("expected end of input after the top-level value, found \(describeCurrent())")
+        }
+        return value
+    }
+
+    // MARK: Cursor
+
+    var position: SourcePosition { SourcePosition(line: line, column: column) }
+    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    mutating func advance() {
+        let b = bytes[index]
+        index += 1
+        if b == 0x0A {
+            line += 1
+            column = 1
+        } else if b == 0x0D {
+            if current != 0x0A {
+                line += 1
+                column = 1
+            }
+        } else if b & 0xC0 != 0x80 {
+            column += 1
+        }
+    }
+
+    private mutating func skipWhitespace() {
+        while let b = current, b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { advance() }
+    }
+
+    func fail(_ message: String, at where_: SourcePosition? = nil) -> JSONSyntaxError {
+        JSONSyntaxError(position: where_ ?? position, path: path.rendered, message: message)
+    }
+
+    /// "'x'", "end of input", or the character at the cursor.
+    func describeCurrent() -> String {
+        guard let b = current else { return "end of input" }
+        if b < 0x20 { return "control character U+" + hex4(UInt32(b)) }
+        if b < 0x80 { return "'" + String(UnicodeScalar(b)) + "'" }
+        var end = index + 1
+        while end < bytes.count, bytes[end] & 0xC0 == 0x80, end - index < 4 { end += 1 }
+        if let s = String(validating: bytes[index..<end], as: UTF8.self) { return "'\(s)'" }
+        return "invalid UTF-8 byte 0x" + String(b, radix: 16, uppercase: true)
+    }
+
+    // MARK: Values
+
+    private mutating func parseValue() throws(JSONSyntaxError) -> JSONNode {
+        let start = position
+        guard let b = current else {
+            throw fail("expected a value, found end of input")
+        }
+        switch b {
+        case UInt8(ascii: "{"): return JSONNode(.object(try parseObject()), at: start)
+        case UInt8(ascii: "["): return JSONNode(.array(try parseArray()), at: start)
+        case UInt8(ascii: "\""): return JSONNode(.string(try parseString()), at: start)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return JSONNode(.number(try parseNumber()), at: start)
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return JSONNode(.bool(true), at: start)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return JSONNode(.bool(false), at: start)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return JSONNode(.null, at: start)
+        default:
+            throw fail(
+                "expected a value (object, array, string, number, true, false or null), found \(describeCurrent())")
+        }
+    }
+
+    private mutating func expectLiteral(_ word: String) throws(JSONSyntaxError) {
+        let start = position
+        for expected in word.utf8 {
+            guard current == expected else {
+                throw fail("invalid literal: expected '\(word)'", at: start)
+            }
+            advance()
+        }
+    }
+
+    private mutating func enter() throws(JSONSyntaxError) {
+        depth += 1
+        if depth > options.maxDepth {
+            throw fail("nesting deeper than \(options.maxDepth) levels")
+        }
+    }
+
+    private mutating func parseObject() throws(JSONSyntaxError) -> [JSONMember] {
+        try enter()
+        advance()  // {
+        var members: [JSONMember] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            advance()
+            depth -= 1
+            return members
+        }
+        while true {
+            guard current == UInt8(ascii: "\"") else {
+                if members.isEmpty {
+                    throw fail("expected a string key or '}' after '{', found \(describeCurrent())")
+                }
+                if current == UInt8(ascii: "}") {
+                    throw fail(
+                        "expected a string key after ',', found '}' (a trailing comma is accepted only by the lenient reader)")
+                }
+                throw fail("expected a string key after ',', found \(describeCurrent())")
+            }
+            let keyPosition = position
+            let key = try parseString()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else {
+                throw fail("expected ':' after object key \"\(key)\", found \(describeCurrent())")
+            }
+            advance()
+            skipWhitespace()
+            path.push(.key(key))
+            let value = try parseValue()
+            path.pop()
+            members.append(JSONMember(key: key, keyPosition: keyPosition, value: value))
+            skipWhitespace()
+            if current == UInt8(ascii: "}") {
+                advance()
+                break
+            }
+            guard current == UInt8(ascii: ",") else {
+                throw fail("expected ',' or '}' after object member, found \(describeCurrent())")
+            }
+            advance()
+            skipWhitespace()
+            if options.allowsTrailingCommas, current == UInt8(ascii: "}") {
+                advance()
+                break
+            }
+        }
+        depth -= 1
+        return members
+    }
+
+    private mutating func parseArray() throws(JSONSyntaxError) -> [JSONNode] {
+        try enter()
+        advance()  // [
+        var elements: [JSONNode] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            advance()
+            depth -= 1
+            return elements
+        }
+        while true {
+            if !elements.isEmpty, current == UInt8(ascii: "]") {
+                throw fail(
+                    "expected a value after ',', found ']' (a trailing comma is accepted only by the lenient reader)")
+            }
+            path.push(.index(elements.count))
+            let value = try parseValue()
+            path.pop()
+            elements.append(value)
+            skipWhitespace()
+            if current == UInt8(ascii: "]") {
+                advance()
+                break
+            }
+            guard current == UInt8(ascii: ",") else {
+                throw fail("expected ',' or ']' after array element, found \(describeCurrent())")
+            }
+            advance()
+            skipWhitespace()
+            if options.allowsTrailingCommas, current == UInt8(ascii: "]") {
+                advance()
+                break
+            }
+        }
+        depth -= 1
+        return elements
+    }
+}
+
+func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+
+func hexValue(_ b: UInt8) -> UInt32? {
+    switch b {
+    case 0x30...0x39: return UInt32(b - 0x30)
+    case 0x41...0x46: return UInt32(b - 0x41 + 10)
+    case 0x61...0x66: return UInt32(b - 0x61 + 10)
+    default: return nil
+    }
+}
+
+func hex4(_ v: UInt32) -> String {
+    let s = String(v, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, 4 - s.count)) + s
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class ThrumPatternTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }
