@@ -33,7 +33,7 @@ public struct ClockModelConfiguration: Sendable {
     /// The most samples the fit uses (the newest ones).
     public var windowSamples: Int = 64
     /// Samples older than this (relative to the newest) leave the fit.
-    public var windowDuration: HostDuration = .seconds(10)
+    public var windowDuration: HostDuration = .seconds(20)
     /// ε in the sample weight 1/(rtt − minRTT + ε)².
     public var weightFloor: HostDuration = .microseconds(20)
     /// Below this host-time span the fit keeps the previous slope (1 at first) and fits the offset only.
