@@ -179,6 +179,27 @@ final class LinkSessionDeliveryTests: XCTestCase {
         XCTAssertEqual(harness.session.pendingCount, 1)
     }
 
+    func testTimeoutsBackOffExponentially() {
+        var configuration = LinkConfiguration()
+        configuration.maxTransmissionsPerFrame = 6
+        let harness = LinkHarness(configuration: configuration)
+        harness.connect()
+        harness.device.silent = true
+        let clock = harness.clock
+        var sequencedTimes: [HostTime] = []
+        harness.hostFrameFate = { frame, _ in
+            if !frame.flags.contains(.unseq) { sequencedTimes.append(clock.now()) }
+            return .deliver
+        }
+        harness.session.send(segments(1)[0])
+        harness.run(for: .seconds(1))
+        let gaps = zip(sequencedTimes.dropFirst(), sequencedTimes).map { ($0 - $1) }
+        // RTO = max(5 ms floor, SRTT + 4·RTTVAR = 3 ms), doubling on every expiry.
+        XCTAssertEqual(gaps, [5, 10, 20, 40, 80].map { HostDuration.milliseconds($0) })
+        XCTAssertEqual(harness.session.state, .failed(.deliveryFailed(seq: 0, transmissions: 6)))
+        XCTAssertEqual(harness.session.statistics.timeouts, 5)
+    }
+
     func testRetransmissionTimeoutFollowsRFC6298() {
         let harness = LinkHarness()
         harness.connect()
