@@ -1,0 +1,48 @@
+import ThrumTime
+
+/// Tunables of a ``LinkSession``.
+public struct LinkConfiguration: Sendable {
+    /// How long to wait for IDENTIFY_REPLY before sending IDENTIFY again.
+    public var identifyRetryInterval: HostDuration = .milliseconds(100)
+    /// How many IDENTIFY frames to send before reporting that the device does not answer.
+    public var identifyAttempts: Int = 5
+    /// Once connected, an UNSEQ PING goes out whenever nothing was sent for this long.
+    public var pingInterval: HostDuration = .milliseconds(250)
+    /// While SEGMENTs wait for credits and no frame is in flight (so no ACK is coming), a PING
+    /// goes out this long after the last frame to learn the device's fresh credits.
+    public var creditProbeInterval: HostDuration = .milliseconds(10)
+    /// Lower bound of the retransmission timeout.
+    public var minimumRetransmissionTimeout: HostDuration = .milliseconds(5)
+    /// Upper bound of the retransmission timeout (also caps exponential backoff).
+    public var maximumRetransmissionTimeout: HostDuration = .seconds(1)
+    /// The retransmission timeout before any round-trip sample (RFC 6298 §2.1).
+    public var initialRetransmissionTimeout: HostDuration = .seconds(1)
+    /// The most sequenced frames sent and not yet acknowledged.
+    public var maxFramesInFlight: Int = 16
+    /// The link fails when one frame has been sent this many times without being acknowledged.
+    public var maxTransmissionsPerFrame: Int = 10
+    /// The clock model's tunables.
+    public var clock: ClockModelConfiguration = .init()
+
+    /// Creates the default configuration.
+    public init() {}
+}
+
+/// Tunables of a ``ClockModel``.
+public struct ClockModelConfiguration: Sendable {
+    /// The most samples the fit uses (the newest ones).
+    public var windowSamples: Int = 64
+    /// Samples older than this (relative to the newest) leave the fit.
+    public var windowDuration: HostDuration = .seconds(20)
+    /// ε in the sample weight 1/(rtt − minRTT + ε)².
+    public var weightFloor: HostDuration = .microseconds(20)
+    /// Below this host-time span the fit keeps the previous slope (1 at first) and fits the offset only.
+    public var minimumFitSpan: HostDuration = .milliseconds(500)
+    /// ``ClockModel/isConverged`` needs at least this many samples...
+    public var convergenceSamples: Int = 8
+    /// ...and an error estimate at most this large.
+    public var convergenceError: HostDuration = .microseconds(100)
+
+    /// Creates the default configuration.
+    public init() {}
+}

@@ -1,0 +1,92 @@
+import ThrumTime
+import ThrumWire
+
+extension LinkSession {
+    /// Takes bytes from the device, received at the clock's current time.
+    public func receive(_ bytes: [UInt8]) {
+        let now = hostClock.now()
+        counters.bytesReceived += bytes.count
+        for frame in decoder.push(bytes) {
+            handle(frame, now: now)
+        }
+    }
+
+    private func handle(_ frame: Frame, now: HostTime) {
+        counters.framesReceived += 1
+        if let last = lastDeviceSeq {
+            let gap = frame.seq &- last &- 1
+            if gap < 128 { counters.lostDeviceFrames += Int(gap) }
+        }
+        lastDeviceSeq = frame.seq
+
+        // §1.3: an invalid payload invalidates the whole frame; §3.2: exactly one ACK, first.
+        guard let messages = try? DeviceMessage.parsePayload(frame.payload),
+            case .ack(let ack) = messages.first,
+            !messages.dropFirst().contains(where: { if case .ack = $0 { true } else { false } })
+        else {
+            counters.badPayloads += 1
+            return
+        }
+        handle(ack, now: now)
+        for message in messages.dropFirst() {
+            switch message {
+            case .ack:
+                break
+            case .identifyReply(let identity):
+                events.append(.identified(identity))
+                if case .connecting = state { becomeConnected(identity, ack: ack, now: now) }
+            case .onset(let onset):
+                events.append(.onset(onset))
+            case .fault(let fault):
+                events.append(.fault(fault))
+            }
+        }
+    }
+
+    private func handle(_ ack: Acknowledgement, now: HostTime) {
+        let record = sentLog.removeValue(forKey: Self.logKey(ctrl: ack.rxCtrl, seq: ack.rxSeq))
+        if let record, ack.rxCtrl != 0, !record.ambiguous {
+            timer.addSample(now - record.time)
+            counters.roundTripSamples += 1
+            clock.addSample(hostSend: record.time, hostReceive: now, deviceReceive: ack.rxTime)
+        }
+        guard case .connected = state else { return }
+        if !lane.started {
+            lane.nextSeq = ack.nextSeq
+            lane.creditBalance = Int(ack.credits)
+            return
+        }
+        guard let acknowledged = lane.acknowledge(upTo: ack.nextSeq) else { return }
+        lane.applyCredits(ack.credits)
+        if acknowledged > 0 {
+            timer.resetBackoff()
+            retransmitDeadline = lane.outstanding.isEmpty ? nil : now + timer.timeout
+            return
+        }
+        // No progress. It is a negative acknowledgement only if the named frame followed the latest
+        // transmission of the oldest outstanding frame on the wire (or is it): the link keeps order,
+        // so that frame was lost or rejected. ACKs naming earlier frames, or repeated in unsolicited
+        // device frames, say nothing about it.
+        guard let base = lane.outstanding.first, let record, record.order >= base.lastOrder else { return }
+        counters.duplicateAcknowledgements += 1
+        let roundTrip = timer.smoothed ?? configuration.initialRetransmissionTimeout
+        if let last = lastFastRetransmit, now - last < roundTrip { return }
+        lastFastRetransmit = now
+        counters.fastRetransmits += 1
+        lane.retransmitPending = true
+    }
+
+    private func becomeConnected(_ identity: DeviceIdentity, ack: Acknowledgement, now: HostTime) {
+        guard identity.protocolVersion == ProtocolConstants.protocolVersion else {
+            fail(.unsupportedProtocol(version: identity.protocolVersion))
+            return
+        }
+        state = .connected(identity)
+        identifyDeadline = nil
+        maxPayload = identity.maxPayload == 0 ? ProtocolConstants.maxPayload
+            : min(ProtocolConstants.maxPayload, Int(identity.maxPayload))
+        lane.nextSeq = ack.nextSeq
+        lane.creditBalance = Int(ack.credits)
+        lastTransmit = now
+    }
+}

@@ -1,0 +1,53 @@
+import ThrumTime
+import ThrumWire
+
+extension LinkSession {
+    /// The bytes to write to the transport now: any-lane frames first, then go-back-N
+    /// retransmissions, then new sequenced frames. Each frame is stamped with the current time.
+    public func takeOutgoing() -> [UInt8] {
+        let now = hostClock.now()
+        var bytes: [UInt8] = []
+        while !immediate.isEmpty {
+            var payload: [UInt8] = []
+            var count = 0
+            for message in immediate where payload.count + message.encodedLength <= maxPayload {
+                message.encode(into: &payload)
+                count += 1
+            }
+            immediate.removeFirst(count)
+            emit(Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: payload), now, &bytes)
+            nextTag &+= 1
+        }
+        guard case .connected = state else { return finish(bytes, now) }
+
+        let retransmissions = lane.takeRetransmissions(now: now)
+        for frame in retransmissions {
+            emit(frame, now, &bytes, retransmission: true)
+        }
+        counters.retransmissions += retransmissions.count
+        if !retransmissions.isEmpty { retransmitDeadline = now + timer.timeout }
+
+        while let frame = lane.makeNewFrame(maxPayload: maxPayload, window: configuration.maxFramesInFlight, now: now) {
+            emit(frame, now, &bytes)
+            if retransmitDeadline == nil { retransmitDeadline = now + timer.timeout }
+        }
+        return finish(bytes, now)
+    }
+
+    private func finish(_ bytes: [UInt8], _ now: HostTime) -> [UInt8] {
+        if !bytes.isEmpty, case .connected = state { lastTransmit = now }
+        counters.bytesSent += bytes.count
+        return bytes
+    }
+
+    private func emit(_ frame: Frame, _ now: HostTime, _ bytes: inout [UInt8], retransmission: Bool = false) {
+        bytes += frame.encode()
+        counters.framesSent += 1
+        emissionCounter += 1
+        sentLog[Self.logKey(ctrl: frame.ctrl, seq: frame.seq)] = SentRecord(
+            time: now, order: emissionCounter, ambiguous: retransmission)
+        if !frame.flags.contains(.unseq) { lane.markSent(seq: frame.seq, order: emissionCounter) }
+    }
+
+    static func logKey(ctrl: UInt8, seq: UInt8) -> UInt16 { UInt16(ctrl) << 8 | UInt16(seq) }
+}

@@ -1,0 +1,173 @@
+import ThrumTime
+import ThrumWire
+
+/// The host end of the reliable link, as a sans-IO state machine (PROTOCOL.md §2).
+///
+/// Feed it the device's bytes with ``receive(_:)``, run its timers with ``poll()`` at
+/// ``nextDeadline``, and after any call write ``takeOutgoing()`` to the transport. It connects
+/// with IDENTIFY, delivers sequenced messages with go-back-N retransmission under an RFC 6298
+/// timer and the device's credits, sends idle pings, and fits the device clock from every ACK.
+public final class LinkSession {
+    /// The clock every timestamp comes from.
+    public let hostClock: any HostClock
+    /// The tunables.
+    public let configuration: LinkConfiguration
+    /// Where the link stands.
+    public internal(set) var state: LinkState = .idle
+    /// The device↔host time mapping.
+    public internal(set) var clock: ClockModel
+    /// Counters and round-trip estimates.
+    public var statistics: LinkStatistics {
+        var s = counters
+        s.badFrames = decoder.badFrames
+        s.discardedBytes = decoder.discardedBytes
+        s.smoothedRoundTrip = timer.smoothed ?? .zero
+        s.roundTripVariation = timer.variation
+        s.retransmissionTimeout = timer.timeout
+        return s
+    }
+
+    var counters = LinkStatistics()
+    var decoder = FrameDecoder(direction: .deviceToHost)
+    var timer: RetransmissionTimer
+    var lane = SequencedLane()
+    var immediate: [HostMessage] = []
+    var events: [DeviceEvent] = []
+    var sentLog: [UInt16: SentRecord] = [:]
+    var nextTag: UInt8 = 0
+    var maxPayload = ProtocolConstants.maxPayload
+    var identifyAttemptsMade = 0
+    var identifyDeadline: HostTime?
+    var retransmitDeadline: HostTime?
+    var lastTransmit: HostTime?
+    var lastFastRetransmit: HostTime?
+    var lastDeviceSeq: UInt8?
+    var emissionCounter: UInt64 = 0
+
+    /// When a host frame went out, and whether an ACK naming it could refer to another transmission.
+    struct SentRecord {
+        var time: HostTime
+        /// Position in the byte stream: frames reach the device in this order.
+        var order: UInt64
+        var ambiguous: Bool
+    }
+
+    /// Creates an idle session reading time from `clock`.
+    public init(clock: any HostClock, configuration: LinkConfiguration = .init()) {
+        self.hostClock = clock
+        self.configuration = configuration
+        self.clock = ClockModel(configuration: configuration.clock)
+        timer = RetransmissionTimer(
+            initial: configuration.initialRetransmissionTimeout, minimum: configuration.minimumRetransmissionTimeout,
+            maximum: configuration.maximumRetransmissionTimeout)
+    }
+
+    /// Sequenced messages not yet acknowledged (queued or in flight).
+    public var pendingCount: Int { lane.pendingCount }
+
+    /// Sequenced frames sent and not yet acknowledged (at most `maxFramesInFlight`).
+    public var framesInFlight: Int { lane.outstanding.count }
+
+    /// Starts (or restarts) connecting: IDENTIFY in an UNSEQ frame now, retried every
+    /// `identifyRetryInterval` up to `identifyAttempts` times. Frames in flight from an earlier
+    /// connection are forgotten; messages not yet sent stay queued.
+    public func connect() {
+        lane.restart()
+        immediate.removeAll()
+        retransmitDeadline = nil
+        lastTransmit = nil
+        lastFastRetransmit = nil
+        state = .connecting
+        identifyAttemptsMade = 0
+        sendIdentify(now: hostClock.now())
+    }
+
+    /// Queues a message on the sequenced lane. It goes out, packed with its neighbours, when the
+    /// link is connected, the window has room and the device has credits for its SEGMENTs.
+    public func send(_ message: HostMessage) { lane.enqueue(message) }
+
+    /// Sends an any-lane message (IDENTIFY, PING, STOP) in an UNSEQ frame at the next
+    /// ``takeOutgoing()``, ahead of sequenced traffic; it is never retransmitted.
+    public func sendImmediately(_ message: HostMessage) {
+        precondition(message.isAnyLane, "only IDENTIFY, PING and STOP may travel in UNSEQ frames")
+        immediate.append(message)
+    }
+
+    /// Device events (identify replies, onsets, faults) since the last call, in arrival order.
+    public func takeDeviceEvents() -> [DeviceEvent] {
+        defer { events.removeAll() }
+        return events
+    }
+
+    /// When ``poll()`` must run next (or now, when ``takeOutgoing()`` has frames to give); nil when
+    /// no timer runs.
+    public var nextDeadline: HostTime? {
+        switch state {
+        case .connecting:
+            return immediate.isEmpty ? identifyDeadline : hostClock.now()
+        case .connected:
+            if !immediate.isEmpty || lane.retransmitPending
+                || lane.canSendNewFrame(window: configuration.maxFramesInFlight)
+            {
+                return hostClock.now()
+            }
+            return [retransmitDeadline, pingDeadline].compactMap { $0 }.min()
+        case .idle, .failed:
+            return nil
+        }
+    }
+
+    /// Runs the timers that are due: IDENTIFY retries, retransmission timeout, idle ping.
+    public func poll() {
+        let now = hostClock.now()
+        switch state {
+        case .connecting:
+            if let deadline = identifyDeadline, now >= deadline {
+                if identifyAttemptsMade >= configuration.identifyAttempts {
+                    fail(.deviceNotResponding(attempts: identifyAttemptsMade))
+                } else {
+                    sendIdentify(now: now)
+                }
+            }
+        case .connected:
+            if lane.outstanding.isEmpty { retransmitDeadline = nil }
+            if let deadline = retransmitDeadline, now >= deadline, let base = lane.outstanding.first {
+                if base.transmissions >= configuration.maxTransmissionsPerFrame {
+                    fail(.deliveryFailed(seq: base.seq, transmissions: base.transmissions))
+                    return
+                }
+                counters.timeouts += 1
+                timer.backOff()
+                lane.retransmitPending = true
+                retransmitDeadline = now + timer.timeout
+            }
+            if let deadline = pingDeadline, now >= deadline {
+                immediate.append(.ping)
+                lastTransmit = now
+            }
+        case .idle, .failed:
+            break
+        }
+    }
+
+    /// When the next PING is due: `pingInterval` after the last frame, or `creditProbeInterval`
+    /// while SEGMENTs wait for credits with nothing in flight.
+    var pingDeadline: HostTime? {
+        guard case .connected = state, let last = lastTransmit else { return nil }
+        return last + (lane.isWaitingForCredits ? configuration.creditProbeInterval : configuration.pingInterval)
+    }
+
+    private func sendIdentify(now: HostTime) {
+        immediate.append(.identify)
+        identifyAttemptsMade += 1
+        identifyDeadline = now + configuration.identifyRetryInterval
+    }
+
+    func fail(_ failure: LinkFailure) {
+        state = .failed(failure)
+        identifyDeadline = nil
+        retransmitDeadline = nil
+        lastTransmit = nil
+        immediate.removeAll()
+    }
+}

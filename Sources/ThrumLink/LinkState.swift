@@ -1,0 +1,33 @@
+import ThrumWire
+
+/// Where a ``LinkSession`` stands.
+public enum LinkState: Sendable, Equatable {
+    /// Not started; call ``LinkSession/connect()``.
+    case idle
+    /// IDENTIFY sent, waiting for IDENTIFY_REPLY.
+    case connecting
+    /// The device identified itself; sequenced traffic flows.
+    case connected(DeviceIdentity)
+    /// The link gave up; ``LinkSession/connect()`` starts over.
+    case failed(LinkFailure)
+}
+
+/// Why a ``LinkSession`` gave up.
+public enum LinkFailure: Error, Sendable, Equatable {
+    /// No IDENTIFY_REPLY after this many IDENTIFY frames.
+    case deviceNotResponding(attempts: Int)
+    /// The device speaks a protocol version this host does not.
+    case unsupportedProtocol(version: UInt32)
+    /// A sequenced frame went unacknowledged after this many transmissions.
+    case deliveryFailed(seq: UInt8, transmissions: Int)
+}
+
+/// Something the device reported, in arrival order.
+public enum DeviceEvent: Sendable, Equatable {
+    /// IDENTIFY_REPLY.
+    case identified(DeviceIdentity)
+    /// ONSET of a marked segment.
+    case onset(OnsetReport)
+    /// FAULT.
+    case fault(FaultReport)
+}

@@ -1,0 +1,125 @@
+/// A device → host message (PROTOCOL.md §3.2).
+public enum DeviceMessage: Sendable, Hashable {
+    /// ACK: starts every device frame.
+    case ack(Acknowledgement)
+    /// IDENTIFY_REPLY: answers IDENTIFY.
+    case identifyReply(DeviceIdentity)
+    /// ONSET: a marked segment started (or was trimmed or dropped).
+    case onset(OnsetReport)
+    /// FAULT: a device fault.
+    case fault(FaultReport)
+
+    /// The message id.
+    public var id: UInt32 {
+        switch self {
+        case .ack: return ProtocolConstants.msgAck
+        case .identifyReply: return ProtocolConstants.msgIdentifyReply
+        case .onset: return ProtocolConstants.msgOnset
+        case .fault: return ProtocolConstants.msgFault
+        }
+    }
+
+    /// Appends the message (id, then fields) to `bytes`.
+    public func encode(into bytes: inout [UInt8]) {
+        var writer = PayloadWriter(bytes: bytes)
+        writer.uv(id)
+        switch self {
+        case .ack(let a):
+            writer.u8(a.nextSeq)
+            writer.u8(a.rxCtrl)
+            writer.u8(a.rxSeq)
+            writer.u32(a.rxTime)
+            writer.uv(a.credits)
+        case .identifyReply(let d):
+            writer.uv(d.protocolVersion)
+            writer.uv(d.fwMajor)
+            writer.uv(d.fwMinor)
+            writer.uv(d.fwPatch)
+            writer.u32(d.deviceId)
+            writer.u32(d.clockHz)
+            writer.uv(d.queueSlots)
+            writer.uv(d.rxBuffer)
+            writer.uv(d.maxPayload)
+            writer.uv(d.driverId)
+        case .onset(let o):
+            writer.uv(o.event)
+            writer.u32(o.time)
+            writer.u8(o.status)
+        case .fault(let f):
+            writer.uv(f.code)
+            writer.uv(f.detail)
+        }
+        bytes = writer.bytes
+    }
+
+    /// The message's bytes.
+    public func encode() -> [UInt8] {
+        var bytes: [UInt8] = []
+        encode(into: &bytes)
+        return bytes
+    }
+
+    /// Encodes `messages` back to back as one payload.
+    public static func encodePayload(_ messages: [DeviceMessage]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for message in messages { message.encode(into: &bytes) }
+        return bytes
+    }
+
+    /// Parses a whole device payload; fails unless every byte belongs to a valid message (§3).
+    ///
+    /// This checks message syntax only; that a device frame starts with exactly one ACK (§3.2) is
+    /// checked by the link layer.
+    public static func parsePayload(_ payload: [UInt8]) throws(WireError) -> [DeviceMessage] {
+        var reader = PayloadReader(payload)
+        var messages: [DeviceMessage] = []
+        while !reader.isAtEnd {
+            messages.append(try read(from: &reader))
+        }
+        return messages
+    }
+
+    static func read(from reader: inout PayloadReader) throws(WireError) -> DeviceMessage {
+        let id = try reader.uv()
+        switch id {
+        case ProtocolConstants.msgAck:
+            return .ack(
+                Acknowledgement(
+                    nextSeq: try reader.u8(), rxCtrl: try reader.u8(), rxSeq: try reader.u8(),
+                    rxTime: try reader.u32(), credits: try reader.uv()))
+        case ProtocolConstants.msgIdentifyReply:
+            return .identifyReply(
+                DeviceIdentity(
+                    protocolVersion: try reader.uv(), fwMajor: try reader.uv(), fwMinor: try reader.uv(),
+                    fwPatch: try reader.uv(), deviceId: try reader.u32(), clockHz: try reader.u32(),
+                    queueSlots: try reader.uv(), rxBuffer: try reader.uv(), maxPayload: try reader.uv(),
+                    driverId: try reader.uv()))
+        case ProtocolConstants.msgOnset:
+            return .onset(OnsetReport(event: try reader.uv(), time: try reader.u32(), status: try reader.u8()))
+        case ProtocolConstants.msgFault:
+            return .fault(FaultReport(code: try reader.uv(), detail: try reader.uv()))
+        default:
+            throw .unknownMessage(id: id, direction: .deviceToHost)
+        }
+    }
+}
+
+extension DeviceMessage: CustomStringConvertible {
+    /// The message in the vector-file text form, e.g. `ACK next_seq=1 rx_ctrl=162 ...`.
+    public var description: String {
+        switch self {
+        case .ack(let a):
+            return "ACK next_seq=\(a.nextSeq) rx_ctrl=\(a.rxCtrl) rx_seq=\(a.rxSeq) rx_time=\(a.rxTime) "
+                + "credits=\(a.credits)"
+        case .identifyReply(let d):
+            return "IDENTIFY_REPLY protocol_version=\(d.protocolVersion) fw_major=\(d.fwMajor) "
+                + "fw_minor=\(d.fwMinor) fw_patch=\(d.fwPatch) device_id=\(d.deviceId) clock_hz=\(d.clockHz) "
+                + "queue_slots=\(d.queueSlots) rx_buffer=\(d.rxBuffer) max_payload=\(d.maxPayload) "
+                + "driver_id=\(d.driverId)"
+        case .onset(let o):
+            return "ONSET event=\(o.event) time=\(o.time) status=\(o.status)"
+        case .fault(let f):
+            return "FAULT code=\(f.code) detail=\(f.detail)"
+        }
+    }
+}

@@ -1,0 +1,126 @@
+/// ACK (0x40): cumulative acknowledgement, clock sample and credits (PROTOCOL.md §2.2, §3.2).
+public struct Acknowledgement: Sendable, Hashable {
+    /// The sequence number the device expects next; acknowledges every frame before it.
+    public var nextSeq: UInt8
+    /// CTRL of the last valid host frame received (0 before any).
+    public var rxCtrl: UInt8
+    /// SEQ of the last valid host frame received (0 before any).
+    public var rxSeq: UInt8
+    /// Device time (µs, 32-bit) when that frame's last byte arrived (0 before any).
+    public var rxTime: UInt32
+    /// Free segment-queue slots after the frame was handled.
+    public var credits: UInt32
+
+    /// Creates an acknowledgement.
+    public init(nextSeq: UInt8, rxCtrl: UInt8, rxSeq: UInt8, rxTime: UInt32, credits: UInt32) {
+        self.nextSeq = nextSeq
+        self.rxCtrl = rxCtrl
+        self.rxSeq = rxSeq
+        self.rxTime = rxTime
+        self.credits = credits
+    }
+}
+
+/// IDENTIFY_REPLY (0x41): what the device is and what it can hold (PROTOCOL.md §3.2).
+public struct DeviceIdentity: Sendable, Hashable {
+    /// Protocol version (0 for this codec).
+    public var protocolVersion: UInt32
+    /// Firmware major version.
+    public var fwMajor: UInt32
+    /// Firmware minor version.
+    public var fwMinor: UInt32
+    /// Firmware patch version.
+    public var fwPatch: UInt32
+    /// Per-device number, 0 when the board has none.
+    public var deviceId: UInt32
+    /// Device clock rate (1 000 000).
+    public var clockHz: UInt32
+    /// Segment queue capacity.
+    public var queueSlots: UInt32
+    /// Receive buffer in bytes.
+    public var rxBuffer: UInt32
+    /// Largest payload the device accepts (58).
+    public var maxPayload: UInt32
+    /// Driver DEVICE_ID (7 = DRV2605L, 3 = DRV2605, 4 = DRV2604, 6 = DRV2604L), 0 when none answered.
+    public var driverId: UInt32
+
+    /// Creates a device identity.
+    public init(
+        protocolVersion: UInt32, fwMajor: UInt32, fwMinor: UInt32, fwPatch: UInt32, deviceId: UInt32,
+        clockHz: UInt32, queueSlots: UInt32, rxBuffer: UInt32, maxPayload: UInt32, driverId: UInt32
+    ) {
+        self.protocolVersion = protocolVersion
+        self.fwMajor = fwMajor
+        self.fwMinor = fwMinor
+        self.fwPatch = fwPatch
+        self.deviceId = deviceId
+        self.clockHz = clockHz
+        self.queueSlots = queueSlots
+        self.rxBuffer = rxBuffer
+        self.maxPayload = maxPayload
+        self.driverId = driverId
+    }
+}
+
+/// ONSET (0x42): when the segment marking a haptic event began driving (PROTOCOL.md §3.2).
+public struct OnsetReport: Sendable, Hashable {
+    /// How a marked segment was played.
+    public enum Status: UInt8, Sendable {
+        /// Started on time.
+        case onTime = 0
+        /// Started late and trimmed.
+        case lateTrimmed = 1
+        /// Dropped (reached after its end).
+        case dropped = 2
+    }
+
+    /// The haptic event id.
+    public var event: UInt32
+    /// Device time (µs, 32-bit) of the onset, or of the drop.
+    public var time: UInt32
+    /// The raw status byte (see ``Status``).
+    public var status: UInt8
+
+    /// Creates an onset report.
+    public init(event: UInt32, time: UInt32, status: UInt8) {
+        self.event = event
+        self.time = time
+        self.status = status
+    }
+
+    /// The status, when it is one this protocol version defines.
+    public var knownStatus: Status? { Status(rawValue: status) }
+}
+
+/// FAULT (0x43): something went wrong on the device (PROTOCOL.md §3.2).
+public struct FaultReport: Sendable, Hashable {
+    /// Fault codes defined by this protocol version.
+    public enum Code: UInt32, Sendable {
+        /// No driver on the bus.
+        case noDriver = 1
+        /// Bus error; detail = the register.
+        case busError = 2
+        /// Driver over-temperature.
+        case overTemperature = 3
+        /// Driver over-current.
+        case overCurrent = 4
+        /// Watchdog stop: the host went silent.
+        case watchdogStop = 5
+        /// Flow-control violation; detail = the rejected SEQ.
+        case flowControl = 6
+    }
+
+    /// The raw fault code (see ``Code``).
+    public var code: UInt32
+    /// Code-specific detail.
+    public var detail: UInt32
+
+    /// Creates a fault report.
+    public init(code: UInt32, detail: UInt32) {
+        self.code = code
+        self.detail = detail
+    }
+
+    /// The code, when it is one this protocol version defines.
+    public var knownCode: Code? { Code(rawValue: code) }
+}

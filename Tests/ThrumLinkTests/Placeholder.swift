@@ -1,2 +1,0 @@
-import XCTest
-final class ThrumLinkTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }

@@ -1,0 +1,64 @@
+import ThrumWire
+
+/// Builds messages from the vector text form (`NAME field=value ...`), independently of the codec's
+/// own `description`.
+enum MessageText {
+    struct Fields {
+        var values: [String: UInt32]
+        func u32(_ name: String) -> UInt32 { values[name]! }
+        func u8(_ name: String) -> UInt8 { UInt8(values[name]!) }
+    }
+
+    static func split(_ text: String) -> (String, Fields) {
+        let parts = text.split(separator: " ").map(String.init)
+        var values: [String: UInt32] = [:]
+        for pair in parts.dropFirst() {
+            let kv = pair.split(separator: "=").map(String.init)
+            values[kv[0]] = UInt32(kv[1])!
+        }
+        return (parts[0], Fields(values: values))
+    }
+
+    static func hostMessage(_ text: String) -> HostMessage {
+        let (name, f) = split(text)
+        switch name {
+        case "IDENTIFY": return .identify
+        case "PING": return .ping
+        case "STOP": return .stop
+        case "SEGMENT":
+            return .segment(
+                SegmentCommand(
+                    start: f.u32("start"), duration: f.u32("duration"), from: f.u8("from"), to: f.u8("to"),
+                    event: f.u32("event")))
+        case "CONFIGURE_DRIVER":
+            return .configureDriver(
+                DriverConfiguration(
+                    ratedVoltage: f.u8("rated_voltage"), odClamp: f.u8("od_clamp"), driveTime: f.u8("drive_time"),
+                    olLraPeriod: f.u8("ol_lra_period")))
+        default: fatalError("unknown host message \(name)")
+        }
+    }
+
+    static func deviceMessage(_ text: String) -> DeviceMessage {
+        let (name, f) = split(text)
+        switch name {
+        case "ACK":
+            return .ack(
+                Acknowledgement(
+                    nextSeq: f.u8("next_seq"), rxCtrl: f.u8("rx_ctrl"), rxSeq: f.u8("rx_seq"),
+                    rxTime: f.u32("rx_time"), credits: f.u32("credits")))
+        case "IDENTIFY_REPLY":
+            return .identifyReply(
+                DeviceIdentity(
+                    protocolVersion: f.u32("protocol_version"), fwMajor: f.u32("fw_major"),
+                    fwMinor: f.u32("fw_minor"), fwPatch: f.u32("fw_patch"), deviceId: f.u32("device_id"),
+                    clockHz: f.u32("clock_hz"), queueSlots: f.u32("queue_slots"), rxBuffer: f.u32("rx_buffer"),
+                    maxPayload: f.u32("max_payload"), driverId: f.u32("driver_id")))
+        case "ONSET":
+            return .onset(OnsetReport(event: f.u32("event"), time: f.u32("time"), status: f.u8("status")))
+        case "FAULT":
+            return .fault(FaultReport(code: f.u32("code"), detail: f.u32("detail")))
+        default: fatalError("unknown device message \(name)")
+        }
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class ThrumWireTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }
