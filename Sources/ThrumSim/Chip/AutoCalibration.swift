@@ -48,11 +48,11 @@ enum AutoCalibration {
     ) -> Result<CalibrationResult, CalibrationFailure> {
         guard isLRA else { return .failure(.notInLRAMode) }
         guard resistanceRange.contains(resistance) else { return .failure(.resistanceOutOfRange(ohms: resistance)) }
+        let f = meanHalfPeriod.map { 1 / (2 * $0) }
+        guard let hz = f, resonanceRange.contains(hz) else { return .failure(.resonanceOutOfRange(hertz: f)) }
         guard ratedPeak <= clampPeak, ratedPeak * supplyHeadroom <= supply else {
             return .failure(.ratedVoltageUnreachable(peakVolts: ratedPeak))
         }
-        let f = meanHalfPeriod.map { 1 / (2 * $0) }
-        guard let hz = f, resonanceRange.contains(hz) else { return .failure(.resonanceOutOfRange(hertz: f)) }
         guard meanBackEMF >= minimumBackEMF else { return .failure(.backEMFTooLow(volts: meanBackEMF)) }
         // Pick the largest BEMF_GAIN that keeps A_CAL_BEMF ≤ 255 (best resolution; §5.4 item 4).
         for gain in stride(from: 3, through: 0, by: -1) {

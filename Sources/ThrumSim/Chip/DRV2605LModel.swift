@@ -99,39 +99,64 @@ public final class DRV2605LModel {
 
     /// Integrates chip and actuator up to `target` µs (no-op if `target` is not in the future).
     public func advance(to target: UInt64) {
-        let stepMicros = max(1, configuration.internalStepMicros)
-        let supply = configuration.supplyVoltage
-        let bl = actuator.parameters.forceFactor
-        let recording = configuration.recordsEnvelopes
         while time < target {
-            if let start = pendingStart, start <= time { beginPendingDrive() }
-            if let end = routineEnd, end <= time { finishRoutine() }
-            var stepEnd = min(time + stepMicros, target)
-            if recording { stepEnd = min(stepEnd, recorder.windowEnd) }
-            if let start = pendingStart, start > time { stepEnd = min(stepEnd, start) }
-            if let end = routineEnd, end > time { stepEnd = min(stepEnd, end) }
-            let dt = Double(stepEnd - time) * 1e-6
+            handleDueEvents()
+            var segmentEnd = target
+            if let start = pendingStart, start > time, start < segmentEnd { segmentEnd = start }
+            if let end = routineEnd, end > time, end < segmentEnd { segmentEnd = end }
+            runSegment(to: segmentEnd)
+        }
+        handleDueEvents()
+    }
 
-            let drive = settings.standby || settings.highZ ? (volts: 0.0, open: true) : stage.output()
-            if !drive.open && drive.volts != 0 && !drivenSinceIdle {
+    private func handleDueEvents() {
+        if let start = pendingStart, start <= time { beginPendingDrive() }
+        if let end = routineEnd, end <= time { finishRoutine() }
+    }
+
+    /// The inner loop between two events: no register changes, so it works on local copies
+    /// (no exclusivity checks, no generic calls — it has to be fast in debug builds too).
+    private func runSegment(to end: UInt64) {
+        let stepMicros = configuration.internalStepMicros > 0 ? configuration.internalStepMicros : 1
+        let supply = configuration.supplyVoltage
+        let recording = configuration.recordsEnvelopes
+        let settings = self.settings
+        let outputEnabled = !settings.standby && !settings.highZ
+        let rtp = registers[Int(DRV2605LRegister.rtpInput.rawValue)]
+        var actuator = self.actuator
+        var stage = self.stage
+        var recorder = self.recorder
+        var drivenSinceIdle = self.drivenSinceIdle
+        var now = time
+        let bl = actuator.parameters.forceFactor
+        while now < end {
+            var stepEnd = now + stepMicros
+            if stepEnd > end { stepEnd = end }
+            if recording && stepEnd > recorder.windowEnd { stepEnd = recorder.windowEnd }
+            let dt = Double(stepEnd - now) * 1e-6
+
+            let drive = outputEnabled ? stage.output() : (volts: 0.0, open: true)
+            if !drivenSinceIdle && !drive.open && drive.volts != 0 {
                 drivenSinceIdle = true
-                trace.driveOnsets.append(time)
+                trace.driveOnsets.append(now)
             }
             actuator.integrate(voltage: drive.volts, open: drive.open, dt: dt)
             stage.observe(velocity: actuator.velocity, forceFactor: bl, dt: dt, settings: settings, supply: supply)
             if !stage.isRunning { drivenSinceIdle = false }
-            time = stepEnd
+            now = stepEnd
             if recording {
                 recorder.accumulate(volts: drive.volts, accelerationG: actuator.caseAccelerationG,
                                     envelopeG: actuator.accelerationAmplitudeG)
-                if time >= recorder.windowEnd {
-                    recorder.flush(into: &trace, rtp: registers[Int(DRV2605LRegister.rtpInput.rawValue)],
-                                   activity: activity)
+                if now >= recorder.windowEnd {
+                    recorder.flush(into: &trace, rtp: rtp, activity: settings.standby ? .off : stage.activity)
                 }
             }
         }
-        if let start = pendingStart, start <= time { beginPendingDrive() }
-        if let end = routineEnd, end <= time { finishRoutine() }
+        time = now
+        self.actuator = actuator
+        self.stage = stage
+        self.recorder = recorder
+        self.drivenSinceIdle = drivenSinceIdle
     }
 
     // MARK: Register semantics

@@ -46,6 +46,8 @@ struct OutputStage: Sendable {
     private(set) var programTime = 0.0
 
     private var halfSign = 1.0
+    /// Whether the current half cycle began at a detected crossing (so its length is a period sample).
+    private var halfBeganAtCrossing = false
     private var lastVelocitySign = 0.0
     private var timeInHalf = 0.0
     private var peakSpeed = 0.0
@@ -107,6 +109,7 @@ struct OutputStage: Sendable {
         windowBefore = s.sampleTime + 75e-6
         windowAfter = s.sampleTime + 75e-6
         halfSign = velocity < 0 ? -1 : 1
+        halfBeganAtCrossing = false
         lastVelocitySign = velocity > 0 ? 1 : (velocity < 0 ? -1 : 0)
         self.calibrationDuration = calibrationDuration
         calibrationBackEMFSum = 0; calibrationBackEMFCount = 0
@@ -177,7 +180,7 @@ struct OutputStage: Sendable {
             if sign != 0 && lastVelocitySign != 0 && sign != lastVelocitySign {
                 // Back-EMF zero crossing: a natural half period ends.
                 let measured = timeInHalf
-                if !braking && measured >= 0.5 * halfPeriod && measured <= 1.5 * halfPeriod {
+                if halfBeganAtCrossing && !braking && measured >= 0.5 * halfPeriod && measured <= 1.5 * halfPeriod {
                     if program == .calibration && programTime > calibrationDuration / 2 {
                         calibrationHalfPeriodSum += measured
                         calibrationHalfPeriodCount += 1
@@ -186,9 +189,11 @@ struct OutputStage: Sendable {
                     halfPeriod = min(max(tracked, Self.halfPeriodRange.lowerBound), Self.halfPeriodRange.upperBound)
                 }
                 commutate(newSign: sign, forceFactor: bl, settings: s, supply: supply)
+                halfBeganAtCrossing = true
             } else if timeInHalf >= halfPeriod + s.zeroCrossingDetectTime {
                 // No crossing seen in the detection window: commutate on the period guess.
                 commutate(newSign: -halfSign, forceFactor: bl, settings: s, supply: supply)
+                halfBeganAtCrossing = false
             }
             if sign != 0 { lastVelocitySign = sign }
         }
