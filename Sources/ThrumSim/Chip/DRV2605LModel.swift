@@ -95,6 +95,22 @@ public final class DRV2605LModel {
         return .success(out)
     }
 
+    /// I²C read in the HAL's shape: (0 or a negative errno, bytes read).
+    public func readStatus(address: UInt8 = 0x5A, register: UInt8, count: Int, at time: UInt64) -> (Int32, [UInt8]) {
+        switch read(address: address, register: register, count: count, at: time) {
+        case .success(let bytes): return (0, bytes)
+        case .failure(let e): return (e.errno, [])
+        }
+    }
+
+    /// Returns everything recorded so far and starts an empty trace. Long-running virtual devices
+    /// call this periodically: at 1 kHz the envelopes grow by ≈ 170 MB per hour otherwise.
+    public func takeTrace() -> SimulationTrace {
+        let taken = trace
+        trace = SimulationTrace(samplePeriodMicros: taken.samplePeriodMicros)
+        return taken
+    }
+
     // MARK: Time
 
     /// Integrates chip and actuator up to `target` µs (no-op if `target` is not in the future).

@@ -222,6 +222,7 @@ struct OutputStage: Sendable {
             let f = s.mode == 5 ? s.openLoopFraction : 0
             if f == 0 { stop(); return }
             openLoopSign = f < 0 ? -1 : 1
+            halfPeriod = s.openLoopHalfPeriod  // OL_LRA_PERIOD changes apply from the next cycle
             level = min(abs(f) * DRV2605LFormulas.openLoopPeak(code: s.clampCode), supply)
         case .calibration:
             // Calibration drives at the rated voltage and measures what the actuator returns.
