@@ -46,8 +46,9 @@ struct OutputStage: Sendable {
     private(set) var programTime = 0.0
 
     private var halfSign = 1.0
-    /// Whether the current half cycle began at a detected crossing (so its length is a period sample).
-    private var halfBeganAtCrossing = false
+    /// Seconds since the last detected back-EMF zero crossing; nil until one was seen.
+    /// Forced commutations do not reset it, so the tracker measures the actuator, not the guess.
+    private var sinceCrossing: Double?
     private var lastVelocitySign = 0.0
     private var timeInHalf = 0.0
     private var peakSpeed = 0.0
@@ -109,7 +110,7 @@ struct OutputStage: Sendable {
         windowBefore = s.sampleTime + 75e-6
         windowAfter = s.sampleTime + 75e-6
         halfSign = velocity < 0 ? -1 : 1
-        halfBeganAtCrossing = false
+        sinceCrossing = nil
         lastVelocitySign = velocity > 0 ? 1 : (velocity < 0 ? -1 : 0)
         self.calibrationDuration = calibrationDuration
         calibrationBackEMFSum = 0; calibrationBackEMFCount = 0
@@ -164,6 +165,7 @@ struct OutputStage: Sendable {
         guard program != .none else { return }
         programTime += dt
         timeInHalf += dt
+        if let t = sinceCrossing { sinceCrossing = t + dt }
         let speed = velocity < 0 ? -velocity : velocity
         if speed > peakSpeed { peakSpeed = speed }
         switch program {
@@ -179,8 +181,8 @@ struct OutputStage: Sendable {
             let sign: Double = velocity > 0 ? 1 : (velocity < 0 ? -1 : 0)
             if sign != 0 && lastVelocitySign != 0 && sign != lastVelocitySign {
                 // Back-EMF zero crossing: a natural half period ends.
-                let measured = timeInHalf
-                if halfBeganAtCrossing && !braking && measured >= 0.5 * halfPeriod && measured <= 1.5 * halfPeriod {
+                if let measured = sinceCrossing, !braking,
+                   measured >= 0.5 * halfPeriod, measured <= 2 * halfPeriod {
                     if program == .calibration && programTime > calibrationDuration / 2 {
                         calibrationHalfPeriodSum += measured
                         calibrationHalfPeriodCount += 1
@@ -188,12 +190,11 @@ struct OutputStage: Sendable {
                     let tracked = 0.5 * halfPeriod + 0.5 * measured
                     halfPeriod = min(max(tracked, Self.halfPeriodRange.lowerBound), Self.halfPeriodRange.upperBound)
                 }
+                sinceCrossing = 0
                 commutate(newSign: sign, forceFactor: bl, settings: s, supply: supply)
-                halfBeganAtCrossing = true
             } else if timeInHalf >= halfPeriod + s.zeroCrossingDetectTime {
                 // No crossing seen in the detection window: commutate on the period guess.
                 commutate(newSign: -halfSign, forceFactor: bl, settings: s, supply: supply)
-                halfBeganAtCrossing = false
             }
             if sign != 0 { lastVelocitySign = sign }
         }
