@@ -1,2 +1,0 @@
-import XCTest
-final class ThrumSimTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }
