@@ -22,7 +22,7 @@ public enum VirtualDeviceFactory {
     public static func lraParameters(for profile: ActuatorProfile) -> LRAParameters {
         let physics = profile.physics
         return LRAParameters(
-            resonanceHz: physics.resonanceHz, qualityFactor: physics.mechanicalQ, movingMass: physics.movingMassKg,
+            resonanceHz: physics.resonanceHz, mechanicalQ: physics.mechanicalQ, movingMass: physics.movingMassKg,
             coilResistance: physics.coilResistanceOhm, coilInductance: physics.coilInductanceH,
             forceFactor: physics.forceFactorNPerA)
     }

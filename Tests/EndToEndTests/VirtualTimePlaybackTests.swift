@@ -40,7 +40,7 @@ final class VirtualTimePlaybackTests: XCTestCase {
         let samples = rig.device.chip.trace.samples
         func peak(from: Double, to: Double) -> Double {
             samples.filter { Double($0.time) >= start + from * 1e6 && Double($0.time) < start + to * 1e6 }
-                .map { abs($0.acceleration) }.max() ?? 0
+                .map { $0.accelerationEnvelopeG }.max() ?? 0
         }
         let overall = peak(from: -0.05, to: 1.2)
         XCTAssertGreaterThan(overall, 0.05, "the actuator barely moved")

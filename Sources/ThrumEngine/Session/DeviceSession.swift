@@ -52,7 +52,10 @@ public final class DeviceSession {
         let deadline = now + configuration.connectTimeout
         try pumpWhile(until: deadline) { self.connectedIdentity == nil && !self.linkFailed }
         guard let identity = connectedIdentity else {
-            throw .deviceDidNotAnswer(endpoint: endpointName, attempts: link.statistics.identifyRequests)
+            if case .failed(.unsupportedProtocol(let version)) = link.state {
+                throw .linkFailed(reason: "the device speaks protocol version \(version); this host speaks version 0")
+            }
+            throw .deviceDidNotAnswer(endpoint: endpointName, attempts: link.configuration.identifyAttempts)
         }
         self.identity = identity
         return identity
@@ -104,10 +107,10 @@ public final class DeviceSession {
                 let driveOnset = Double(onsetDevice - Int64(startDevice)) / 1e6
                 entry.driveOnsetTime = driveOnset
                 entry.onsetTime = driveOnset - Double(event.driveOnset) / 1e6 + event.requestedTime
-                switch report.status {
+                switch report.knownStatus {
                 case .onTime: entry.status = .onTime
                 case .lateTrimmed: entry.status = .lateTrimmed
-                case .dropped:
+                case .dropped, .none:
                     entry.status = .dropped
                     entry.onsetTime = nil
                     entry.driveOnsetTime = nil
@@ -152,7 +155,14 @@ public final class DeviceSession {
                 throw .transport(error)
             }
             drainDeviceEvents()
-            if case .failed(let failure) = link.state { throw .linkFailed(reason: "\(failure)") }
+            switch link.state {
+            case .failed(.deviceNotResponding), .failed(.unsupportedProtocol):
+                return  // open() turns these into their own errors
+            case .failed(let failure):
+                throw .linkFailed(reason: "\(failure)")
+            default:
+                break
+            }
         }
     }
 

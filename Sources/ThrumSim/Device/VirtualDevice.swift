@@ -76,7 +76,7 @@ public final class VirtualDevice {
     /// Creates a device and runs the firmware's power-up (driver probe and set-up).
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        chip = DRV2605LModel(actuator: LRAModel(parameters: configuration.actuator))
+        chip = DRV2605LModel(actuator: configuration.actuator)
         firmware = .allocate(capacity: 1)
         firmware.initialize(to: thrum_fw_t())
         hal = .allocate(capacity: 1)
@@ -180,14 +180,14 @@ public final class VirtualDevice {
     fileprivate func busWrite(address: UInt8, bytes: [UInt8]) -> Int32 {
         busTime += busDuration(bytes: bytes.count)
         chip.advance(to: instantNow)
-        return chip.i2cWrite(address: address, bytes: bytes, at: instantNow)
+        return chip.write(address: address, bytes: bytes, at: instantNow)
     }
 
     fileprivate func busRead(address: UInt8, register: UInt8, count: Int) -> (Int32, [UInt8]) {
         // Address + register, repeated start, address + count bytes.
         busTime += busDuration(bytes: 1) + busDuration(bytes: count)
         chip.advance(to: instantNow)
-        return chip.i2cRead(address: address, register: register, count: count, at: instantNow)
+        return chip.readStatus(address: address, register: register, count: count, at: instantNow)
     }
 
     fileprivate func delay(_ us: UInt32) {

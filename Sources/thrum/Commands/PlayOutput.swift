@@ -11,8 +11,8 @@ enum PlayOutput {
         var lines: [String] = []
         lines.append("\(file) on \(target.name)")
         lines.append(
-            "device: \(DeviceDescription.driverName(identity.driverID)), firmware \(identity.firmwareVersion), "
-                + "protocol \(identity.protocolVersion), id \(DeviceDescription.hex(identity.deviceID))")
+            "device: \(DeviceDescription.driverName(Int(identity.driverId))), firmware \(DeviceDescription.firmware(identity)), "
+                + "protocol \(identity.protocolVersion), id \(DeviceDescription.hex(identity.deviceId))")
         lines.append("actuator profile: \(profile.name)")
         let haptic = report.events.filter(\.type.isHaptic).count
         lines.append(
@@ -79,19 +79,23 @@ enum DeviceDescription {
         }
     }
 
+    static func firmware(_ identity: DeviceIdentity) -> String {
+        "\(identity.fwMajor).\(identity.fwMinor).\(identity.fwPatch)"
+    }
+
     static func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16, uppercase: true) }
 
     static func json(_ identity: DeviceIdentity) -> [String: Any] {
         [
-            "protocol_version": identity.protocolVersion,
-            "firmware_version": identity.firmwareVersion,
-            "device_id": hex(identity.deviceID),
-            "clock_hz": identity.clockHz,
-            "queue_slots": identity.queueSlots,
-            "rx_buffer": identity.rxBuffer,
-            "max_payload": identity.maxPayload,
-            "driver_id": identity.driverID,
-            "driver": driverName(identity.driverID),
+            "protocol_version": Int(identity.protocolVersion),
+            "firmware_version": firmware(identity),
+            "device_id": hex(identity.deviceId),
+            "clock_hz": Int(identity.clockHz),
+            "queue_slots": Int(identity.queueSlots),
+            "rx_buffer": Int(identity.rxBuffer),
+            "max_payload": Int(identity.maxPayload),
+            "driver_id": Int(identity.driverId),
+            "driver": driverName(Int(identity.driverId)),
         ]
     }
 }

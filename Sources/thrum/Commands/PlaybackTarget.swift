@@ -54,7 +54,7 @@ enum PlaybackTarget {
         guard case .simulated(let device, _) = self else { return nil }
         let startTrue = device.trueTime(ofDeviceClock: UInt32(truncatingIfNeeded: report.startDeviceTime), near: device.now)
         let samples = device.chip.trace.samples.map { sample in
-            (time: (Double(sample.time) - startTrue) / 1e6, value: sample.acceleration)
+            (time: (Double(sample.time) - startTrue) / 1e6, value: sample.accelerationEnvelopeG)
         }
         return (samples, -0.02, report.duration + 0.1)
     }
