@@ -61,6 +61,13 @@ int drv2605l_probe(drv2605l_t *drv, const struct thrum_hal *hal)
     }
 }
 
+/* A value too wide for its field is clamped to the field's maximum, never wrapped: 40 masked to
+ * 5 bits would be 8, a half-period guess far from any LRA. */
+static uint8_t clamp(uint8_t value, uint8_t max)
+{
+    return value > max ? max : value;
+}
+
 int drv2605l_configure(drv2605l_t *drv, const drv2605l_config_t *config)
 {
     /* Each step is written whole (no read-modify-write), so reset values and earlier
@@ -70,7 +77,7 @@ int drv2605l_configure(drv2605l_t *drv, const drv2605l_config_t *config)
                                        DRV2605L_FIELD_PREP(DRV2605L_FEEDBACK_LOOP_GAIN, DRV2605L_LOOP_GAIN_HIGH) |
                                        DRV2605L_FIELD_PREP(DRV2605L_FEEDBACK_BEMF_GAIN, DRV2605L_BEMF_GAIN_LRA_15X));
     const uint8_t control1 = (uint8_t)(DRV2605L_CONTROL1_STARTUP_BOOST |
-                                       DRV2605L_FIELD_PREP(DRV2605L_CONTROL1_DRIVE_TIME, config->drive_time));
+                                       DRV2605L_FIELD_PREP(DRV2605L_CONTROL1_DRIVE_TIME, clamp(config->drive_time, DRV2605L_DRIVE_TIME_MAX)));
     /* BIDIR_INPUT = 0: with unsigned RTP every code from 0 to 255 drives (8-bit resolution). */
     const uint8_t control2 = (uint8_t)(DRV2605L_CONTROL2_BRAKE_STABILIZER |
                                        DRV2605L_FIELD_PREP(DRV2605L_CONTROL2_SAMPLE_TIME, DRV2605L_SAMPLE_TIME_300US) |
@@ -88,9 +95,6 @@ int drv2605l_configure(drv2605l_t *drv, const drv2605l_config_t *config)
     if (drv->device_id == 0u) {
         return -DRV2605L_ENODEV;
     }
-    if (config->drive_time > DRV2605L_DRIVE_TIME_MAX || config->ol_lra_period > DRV2605L_OL_LRA_PERIOD_MAX) {
-        return -DRV2605L_EIO;
-    }
     /* Stop first: if the driver is already in RTP mode it would keep driving the old sample. */
     if ((err = write_reg(drv, DRV2605L_REG_RTP_INPUT, 0)) != 0) return err;
     /* STANDBY = 0 takes the driver out of its reset low-power state (a read-modify-write of
@@ -104,7 +108,7 @@ int drv2605l_configure(drv2605l_t *drv, const drv2605l_config_t *config)
     if ((err = write_reg(drv, DRV2605L_REG_CONTROL3, control3)) != 0) return err;
     /* Only used if the loop ever falls back to open loop, but never leave the reset guess. */
     if ((err = write_reg(drv, DRV2605L_REG_OL_LRA_PERIOD,
-                         DRV2605L_FIELD_PREP(DRV2605L_OL_LRA_PERIOD, config->ol_lra_period))) != 0) return err;
+                         DRV2605L_FIELD_PREP(DRV2605L_OL_LRA_PERIOD, clamp(config->ol_lra_period, DRV2605L_OL_LRA_PERIOD_MAX)))) != 0) return err;
     if ((err = write_reg(drv, DRV2605L_REG_LIBRARY, library)) != 0) return err;
     if ((err = write_reg(drv, DRV2605L_REG_MODE, mode_rtp)) != 0) return err;
     if ((err = write_reg(drv, DRV2605L_REG_RTP_INPUT, 0)) != 0) return err;

@@ -32,6 +32,14 @@ static void discard(thrum_frame_decoder_t *dec, uint8_t n)
     consume(dec, n);
 }
 
+/* CTRL bits that must be 0: RESYNC and UNSEQ exist only on host frames (§1.1). */
+static uint8_t reserved_bits(const thrum_frame_decoder_t *dec)
+{
+    return dec->expected_mark == THRUM_CTRL_MARK_HOST
+               ? (uint8_t)THRUM_CTRL_RESERVED_MASK
+               : (uint8_t)(THRUM_CTRL_RESERVED_MASK | THRUM_CTRL_RESYNC | THRUM_CTRL_UNSEQ);
+}
+
 /* Hunt through the window; 1 when a valid frame sits at its start. */
 static int find_frame(thrum_frame_decoder_t *dec)
 {
@@ -60,7 +68,7 @@ static int find_frame(thrum_frame_decoder_t *dec)
             return 0;
         }
         ctrl = dec->window[OFFSET_CTRL];
-        if ((ctrl & THRUM_CTRL_MARK_MASK) != dec->expected_mark || (ctrl & THRUM_CTRL_RESERVED_MASK) != 0u) {
+        if ((ctrl & THRUM_CTRL_MARK_MASK) != dec->expected_mark || (ctrl & reserved_bits(dec)) != 0u) {
             discard(dec, 1);
             continue;
         }

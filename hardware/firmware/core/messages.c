@@ -27,7 +27,6 @@
 #define CONFIGURE_OD_CLAMP 1u
 #define CONFIGURE_DRIVE_TIME 2u
 #define CONFIGURE_OL_LRA_PERIOD 3u
-#define ONSET_STATUS 2u
 
 static uint32_t layout(uint8_t dir, uint32_t id)
 {
@@ -104,17 +103,11 @@ int thrum_msg_fields_valid(uint8_t dir, const thrum_msg_t *msg)
             return 0;
         }
     }
+    /* SEGMENT duration is the only field §3 narrows below its type; CONFIGURE_DRIVER values that
+     * overflow their register fields are clamped by the driver, not rejected (§3.1). */
     if (dir == THRUM_DIR_H2D && msg->id == THRUM_MSG_SEGMENT) {
         uint32_t duration = msg->field[SEGMENT_DURATION];
         return duration >= THRUM_SEGMENT_MIN_DURATION_US && duration <= THRUM_SEGMENT_MAX_DURATION_US;
-    }
-    if (dir == THRUM_DIR_H2D && msg->id == THRUM_MSG_CONFIGURE_DRIVER) {
-        /* the values go into register fields of these widths; anything wider is a host bug */
-        return msg->field[CONFIGURE_DRIVE_TIME] <= DRV2605L_DRIVE_TIME_MAX &&
-               msg->field[CONFIGURE_OL_LRA_PERIOD] <= DRV2605L_OL_LRA_PERIOD_MAX;
-    }
-    if (dir == THRUM_DIR_D2H && msg->id == THRUM_MSG_ONSET) {
-        return msg->field[ONSET_STATUS] <= THRUM_ONSET_DROPPED;
     }
     return 1;
 }

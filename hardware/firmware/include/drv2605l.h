@@ -148,8 +148,8 @@ struct thrum_hal;
 typedef struct drv2605l_config {
     uint8_t rated_voltage; /**< RATED_VOLTAGE: closed-loop full scale (§2.1 of the notes) */
     uint8_t od_clamp;      /**< OD_CLAMP: peak limit during overdrive */
-    uint8_t drive_time;    /**< CONTROL1 DRIVE_TIME, 0..31: initial half-period guess */
-    uint8_t ol_lra_period; /**< OL_LRA_PERIOD, 0..127: used only if the loop falls back to open loop */
+    uint8_t drive_time;    /**< CONTROL1 DRIVE_TIME, 0..31 (larger is clamped): initial half-period guess */
+    uint8_t ol_lra_period; /**< OL_LRA_PERIOD, 0..127 (larger is clamped): open-loop fallback period */
 } drv2605l_config_t;
 
 /** Mutable driver state. */

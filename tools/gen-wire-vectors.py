@@ -1,0 +1,486 @@
+#!/usr/bin/env python3
+"""Generate firmware-protocol/vectors/wire-vectors.txt.
+
+An independent Python implementation of firmware-protocol/PROTOCOL.md (version 0): CRC,
+varints, messages, frames and the §1.3 stream receiver. Run from anywhere:
+
+    python3 tools/gen-wire-vectors.py            # writes the vector file
+    python3 tools/gen-wire-vectors.py --check    # fails if the file on disk differs
+"""
+import os
+import sys
+
+SYNC = 0x7E
+MAX_PAYLOAD = 58
+OVERHEAD = 6
+MARK_MASK = 0xF0
+MARK = {"h2d": 0xA0, "d2h": 0xD0}
+RESERVED = {"h2d": 0x0C, "d2h": 0x0F}
+RESYNC = 0x02
+UNSEQ = 0x01
+U32_MAX = 0xFFFFFFFF
+
+# --------------------------------------------------------------------------------------------
+# CRC-16/MCRF4XX (§1.2)
+
+
+def crc16(data):
+    crc = 0xFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
+    return crc
+
+
+assert crc16(b"123456789") == 0x6F91
+
+# --------------------------------------------------------------------------------------------
+# Unsigned LEB128, at most 5 bytes, value fits 32 bits, minimal encoding (§3)
+
+
+def uv_encode(v):
+    assert 0 <= v <= U32_MAX
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+class ParseError(Exception):
+    pass
+
+
+def uv_decode(data, pos):
+    """Returns (value, new_pos) or raises ParseError."""
+    value = 0
+    for i in range(5):
+        if pos + i >= len(data):
+            raise ParseError("truncated varint")
+        b = data[pos + i]
+        value |= (b & 0x7F) << (7 * i)
+        if not b & 0x80:
+            if i > 0 and b == 0:
+                raise ParseError("overlong varint")
+            if value > U32_MAX:
+                raise ParseError("varint exceeds 32 bits")
+            return value, pos + i + 1
+    raise ParseError("varint longer than 5 bytes")
+
+
+# --------------------------------------------------------------------------------------------
+# Messages (§3)
+
+# name -> (id, direction, [(field, type)])
+MESSAGES = {
+    "IDENTIFY": (0x01, "h2d", []),
+    "PING": (0x02, "h2d", []),
+    "STOP": (0x03, "h2d", []),
+    "SEGMENT": (0x04, "h2d", [("start", "u32"), ("duration", "uv"), ("from", "u8"),
+                              ("to", "u8"), ("event", "uv")]),
+    "CONFIGURE_DRIVER": (0x05, "h2d", [("rated_voltage", "u8"), ("od_clamp", "u8"),
+                                       ("drive_time", "u8"), ("ol_lra_period", "u8")]),
+    "ACK": (0x40, "d2h", [("next_seq", "u8"), ("rx_ctrl", "u8"), ("rx_seq", "u8"),
+                          ("rx_time", "u32"), ("credits", "uv")]),
+    "IDENTIFY_REPLY": (0x41, "d2h", [("protocol_version", "uv"), ("fw_major", "uv"),
+                                     ("fw_minor", "uv"), ("fw_patch", "uv"),
+                                     ("device_id", "u32"), ("clock_hz", "u32"),
+                                     ("queue_slots", "uv"), ("rx_buffer", "uv"),
+                                     ("max_payload", "uv"), ("driver_id", "uv")]),
+    "ONSET": (0x42, "d2h", [("event", "uv"), ("time", "u32"), ("status", "u8")]),
+    "FAULT": (0x43, "d2h", [("code", "uv"), ("detail", "uv")]),
+}
+BY_ID = {(spec[1], spec[0]): name for name, spec in MESSAGES.items()}
+
+
+def check_range(name, field, value):
+    if name == "SEGMENT" and field == "duration" and not 1 <= value <= 1_000_000:
+        raise ParseError("SEGMENT duration out of range")
+
+
+def msg_encode(name, **fields):
+    mid, _, layout = MESSAGES[name]
+    out = bytearray(uv_encode(mid))
+    assert set(fields) == {f for f, _ in layout}, (name, fields)
+    for field, typ in layout:
+        v = fields[field]
+        if typ == "u8":
+            assert 0 <= v <= 0xFF
+            out.append(v)
+        elif typ == "u32":
+            assert 0 <= v <= U32_MAX
+            out += v.to_bytes(4, "little")
+        else:
+            out += uv_encode(v)
+    return bytes(out)
+
+
+def msg_text(name, **fields):
+    _, _, layout = MESSAGES[name]
+    return " ".join([name] + ["%s=%d" % (f, fields[f]) for f, _ in layout])
+
+
+def parse_payload(direction, data):
+    """Returns [(name, {field: value})] or raises ParseError."""
+    pos = 0
+    out = []
+    while pos < len(data):
+        mid, pos = uv_decode(data, pos)
+        name = BY_ID.get((direction, mid))
+        if name is None:
+            raise ParseError("unknown message id %d" % mid)
+        fields = {}
+        for field, typ in MESSAGES[name][2]:
+            if typ == "u8":
+                if pos + 1 > len(data):
+                    raise ParseError("truncated")
+                v, pos = data[pos], pos + 1
+            elif typ == "u32":
+                if pos + 4 > len(data):
+                    raise ParseError("truncated")
+                v, pos = int.from_bytes(data[pos:pos + 4], "little"), pos + 4
+            else:
+                v, pos = uv_decode(data, pos)
+            check_range(name, field, v)
+            fields[field] = v
+        out.append((name, fields))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Frames (§1)
+
+
+def frame_encode(direction, flags, seq, payload):
+    assert len(payload) <= MAX_PAYLOAD
+    ctrl = MARK[direction] | flags
+    body = bytes([len(payload), ctrl, seq]) + payload
+    c = crc16(body)
+    return bytes([SYNC]) + body + bytes([c & 0xFF, c >> 8])
+
+
+def raw_frame(length, ctrl, seq, payload):
+    """A frame with arbitrary header bytes and a correct CRC (for invalid-header vectors)."""
+    body = bytes([length, ctrl, seq]) + payload
+    c = crc16(body)
+    return bytes([SYNC]) + body + bytes([c & 0xFF, c >> 8])
+
+
+def receive(direction, stream):
+    """The §1.3 receiver: returns the list of (ctrl, seq, payload) of valid frames found."""
+    window = bytearray()
+    found = []
+    for byte in stream:
+        window.append(byte)
+        assert len(window) <= 64
+        while True:
+            while window and window[0] != SYNC:
+                del window[0]
+            if len(window) < 2:
+                break
+            length = window[1]
+            if length > MAX_PAYLOAD:
+                del window[0]
+                continue
+            if len(window) < 4:
+                break
+            ctrl = window[2]
+            if ctrl & MARK_MASK != MARK[direction] or ctrl & RESERVED[direction]:
+                del window[0]
+                continue
+            if len(window) < length + OVERHEAD:
+                break
+            body = bytes(window[1:4 + length])
+            got = window[4 + length] | window[5 + length] << 8
+            if got == crc16(body):
+                found.append((ctrl, window[3], bytes(window[4:4 + length])))
+                del window[:length + OVERHEAD]
+            else:
+                del window[0]
+    return found
+
+
+# --------------------------------------------------------------------------------------------
+# Vector file
+
+
+def hx(b):
+    return b.hex() if b else "."
+
+
+lines = []
+
+
+def comment(text):
+    lines.append("")
+    lines.append("# " + text)
+
+
+def vec(kind, name, *cols):
+    for c in cols:
+        assert "\t" not in str(c) and str(c) != ""
+    lines.append("\t".join([kind, name] + [str(c) for c in cols]))
+
+
+def crc_vec(name, data):
+    vec("crc", name, hx(data), "%04x" % crc16(data))
+
+
+def uv_vec(name, value):
+    enc = uv_encode(value)
+    assert uv_decode(enc, 0) == (value, len(enc))
+    vec("uvarint", name, value, hx(enc))
+
+
+def bad_uv_vec(name, data):
+    try:
+        v, end = uv_decode(data, 0)
+    except ParseError:
+        vec("badvarint", name, hx(data))
+        return
+    raise AssertionError("badvarint %s decodes to %d (%d bytes)" % (name, v, end))
+
+
+def msg_vec(name, direction, msg, **fields):
+    enc = msg_encode(msg, **fields)
+    assert MESSAGES[msg][1] == direction
+    assert parse_payload(direction, enc) == [(msg, fields)]
+    vec("message", name, direction, msg_text(msg, **fields), hx(enc))
+
+
+def bad_payload_vec(name, direction, data):
+    try:
+        parse_payload(direction, data)
+    except ParseError:
+        vec("badpayload", name, direction, hx(data))
+        return
+    raise AssertionError("badpayload %s parses" % name)
+
+
+def frame_vec(name, direction, flags, seq, payload):
+    parse_payload(direction, payload)  # every frame vector carries a well-formed payload
+    f = frame_encode(direction, flags, seq, payload)
+    assert receive(direction, f) == [(MARK[direction] | flags, seq, payload)]
+    vec("frame", name, direction, "%02x" % (MARK[direction] | flags), seq, hx(payload), hx(f))
+
+
+def stream_vec(name, direction, stream, expected_payloads):
+    got = [p for _, _, p in receive(direction, stream)]
+    assert got == expected_payloads, (name, got, expected_payloads)
+    for p in got:
+        parse_payload(direction, p)
+    vec("stream", name, direction, hx(stream), ",".join(hx(p) for p in got) if got else "-")
+
+
+def build():
+    lines.append("# Thrum wire protocol v0 golden vectors. Generated by tools/gen-wire-vectors.py;")
+    lines.append("# do not edit by hand. Format: firmware-protocol/PROTOCOL.md §5 (TAB-separated).")
+
+    comment("crc: input hex, CRC-16/MCRF4XX as 4 hex digits")
+    crc_vec("check-123456789", b"123456789")
+    crc_vec("empty", b"")
+    crc_vec("zero-byte", b"\x00")
+    crc_vec("ff-byte", b"\xff")
+    crc_vec("sync-byte", b"\x7e")
+    crc_vec("ping-frame-body", bytes([0x01, 0xA1, 0x00, 0x02]))
+    crc_vec("all-bytes", bytes(range(256)))
+
+    comment("uvarint: decimal value, encoding")
+    for name, v in [("zero", 0), ("one", 1), ("max-1-byte", 127), ("min-2-bytes", 128),
+                    ("max-2-bytes", 16383), ("min-3-bytes", 16384), ("2^21", 1 << 21),
+                    ("2^28", 1 << 28), ("1000000", 1_000_000), ("u32-max", U32_MAX)]:
+        uv_vec(name, v)
+
+    comment("badvarint: encodings that must fail to decode")
+    bad_uv_vec("overlong-zero", bytes.fromhex("8000"))
+    bad_uv_vec("overlong-127", bytes.fromhex("ff00"))
+    bad_uv_vec("overlong-5-bytes", bytes.fromhex("8080808000"))
+    bad_uv_vec("six-bytes", bytes.fromhex("808080808001"))
+    bad_uv_vec("2^32", bytes.fromhex("8080808010"))
+    bad_uv_vec("above-u32-max", bytes.fromhex("ffffffff1f"))
+    bad_uv_vec("truncated-80", bytes.fromhex("80"))
+    bad_uv_vec("truncated-4-bytes", bytes.fromhex("ffffffff"))
+    bad_uv_vec("empty", b"")
+
+    comment("message h2d: dir, text, encoding")
+    msg_vec("identify", "h2d", "IDENTIFY")
+    msg_vec("ping", "h2d", "PING")
+    msg_vec("stop", "h2d", "STOP")
+    msg_vec("segment-typical", "h2d", "SEGMENT", start=1000, duration=5000, **{"from": 0},
+            to=200, event=3)
+    msg_vec("segment-min", "h2d", "SEGMENT", start=0, duration=1, **{"from": 0}, to=0, event=0)
+    msg_vec("segment-max", "h2d", "SEGMENT", start=U32_MAX, duration=1_000_000,
+            **{"from": 255}, to=255, event=U32_MAX)
+    msg_vec("segment-127-128", "h2d", "SEGMENT", start=0x12345678, duration=128,
+            **{"from": 128}, to=127, event=127)
+    msg_vec("configure-typical", "h2d", "CONFIGURE_DRIVER", rated_voltage=83, od_clamp=137,
+            drive_time=19, ol_lra_period=51)
+    msg_vec("configure-zero", "h2d", "CONFIGURE_DRIVER", rated_voltage=0, od_clamp=0,
+            drive_time=0, ol_lra_period=0)
+    msg_vec("configure-max", "h2d", "CONFIGURE_DRIVER", rated_voltage=255, od_clamp=255,
+            drive_time=255, ol_lra_period=255)
+
+    comment("message d2h: dir, text, encoding")
+    msg_vec("ack-reset", "d2h", "ACK", next_seq=0, rx_ctrl=0, rx_seq=0, rx_time=0, credits=16)
+    msg_vec("ack-typical", "d2h", "ACK", next_seq=8, rx_ctrl=0xA0, rx_seq=7, rx_time=123456789,
+            credits=12)
+    msg_vec("ack-max", "d2h", "ACK", next_seq=255, rx_ctrl=0xA3, rx_seq=255, rx_time=U32_MAX,
+            credits=U32_MAX)
+    msg_vec("identify-reply-typical", "d2h", "IDENTIFY_REPLY", protocol_version=0, fw_major=0,
+            fw_minor=1, fw_patch=2, device_id=0xC0FFEE01, clock_hz=1_000_000, queue_slots=32,
+            rx_buffer=256, max_payload=58, driver_id=7)
+    msg_vec("identify-reply-max", "d2h", "IDENTIFY_REPLY", protocol_version=U32_MAX,
+            fw_major=U32_MAX, fw_minor=U32_MAX, fw_patch=U32_MAX, device_id=U32_MAX,
+            clock_hz=U32_MAX, queue_slots=U32_MAX, rx_buffer=U32_MAX, max_payload=U32_MAX,
+            driver_id=U32_MAX)
+    msg_vec("onset-on-time", "d2h", "ONSET", event=3, time=1000, status=0)
+    msg_vec("onset-trimmed", "d2h", "ONSET", event=300, time=0x80000000, status=1)
+    msg_vec("onset-dropped-max", "d2h", "ONSET", event=U32_MAX, time=U32_MAX, status=2)
+    msg_vec("fault-watchdog", "d2h", "FAULT", code=5, detail=0)
+    msg_vec("fault-bus-error", "d2h", "FAULT", code=2, detail=0x1D)
+    msg_vec("fault-flow-control", "d2h", "FAULT", code=6, detail=200)
+
+    seg = msg_encode("SEGMENT", start=1000, duration=5000, **{"from": 0}, to=200, event=3)
+    ack = msg_encode("ACK", next_seq=1, rx_ctrl=0xA2, rx_seq=0, rx_time=5000, credits=15)
+    comment("badpayload h2d: payloads that must not parse")
+    bad_payload_vec("unknown-id-0", "h2d", bytes.fromhex("00"))
+    bad_payload_vec("unknown-id-6", "h2d", bytes.fromhex("06"))
+    bad_payload_vec("unknown-id-129", "h2d", bytes.fromhex("8101"))
+    bad_payload_vec("overlong-id", "h2d", bytes.fromhex("8100"))
+    bad_payload_vec("truncated-id", "h2d", bytes.fromhex("0281"))
+    bad_payload_vec("d2h-ack-in-h2d", "h2d", ack)
+    bad_payload_vec("d2h-onset-id", "h2d", bytes.fromhex("42"))
+    bad_payload_vec("segment-truncated-start", "h2d", seg[:3])
+    bad_payload_vec("segment-truncated-duration", "h2d", seg[:6])
+    bad_payload_vec("segment-missing-event", "h2d", seg[:-1])
+    bad_payload_vec("segment-trailing-byte", "h2d", seg + b"\x00")
+    bad_payload_vec("ping-trailing-garbage", "h2d", bytes.fromhex("02ff"))
+    bad_payload_vec("segment-duration-0", "h2d",
+                    bytes.fromhex("04") + (1000).to_bytes(4, "little") + uv_encode(0) + b"\x00\xc8\x03")
+    bad_payload_vec("segment-duration-1000001", "h2d",
+                    bytes.fromhex("04") + (1000).to_bytes(4, "little") + uv_encode(1_000_001) + b"\x00\xc8\x03")
+    bad_payload_vec("segment-duration-overlong", "h2d",
+                    bytes.fromhex("04") + (1000).to_bytes(4, "little") + bytes.fromhex("e88700") + b"\x00\xc8\x03")
+    bad_payload_vec("segment-event-over-u32", "h2d", seg[:-1] + bytes.fromhex("8080808010"))
+    bad_payload_vec("configure-truncated", "h2d", bytes.fromhex("05536489"))
+    bad_payload_vec("good-then-unknown", "h2d", bytes.fromhex("0102") + seg + bytes.fromhex("07"))
+
+    comment("badpayload d2h: payloads that must not parse")
+    bad_payload_vec("unknown-id-44", "d2h", bytes.fromhex("44"))
+    bad_payload_vec("h2d-ping-in-d2h", "d2h", bytes.fromhex("02"))
+    bad_payload_vec("h2d-segment-in-d2h", "d2h", ack + seg)
+    bad_payload_vec("ack-truncated", "d2h", ack[:-1])
+    bad_payload_vec("ack-truncated-rx-time", "d2h", ack[:6])
+    bad_payload_vec("ack-trailing-byte", "d2h", ack + b"\x00")
+    bad_payload_vec("onset-truncated", "d2h", ack + bytes.fromhex("4203e803"))
+    bad_payload_vec("fault-missing-detail", "d2h", ack + bytes.fromhex("4305"))
+    bad_payload_vec("identify-reply-truncated", "d2h",
+                    msg_encode("IDENTIFY_REPLY", protocol_version=0, fw_major=0, fw_minor=1,
+                               fw_patch=2, device_id=1, clock_hz=1_000_000, queue_slots=32,
+                               rx_buffer=256, max_payload=58, driver_id=7)[:-1])
+
+    comment("frame: dir, CTRL, SEQ, payload, whole frame")
+    frame_vec("empty-payload", "h2d", 0, 0, b"")
+    frame_vec("ping-unseq", "h2d", UNSEQ, 0, bytes.fromhex("02"))
+    frame_vec("identify-unseq-tag-200", "h2d", UNSEQ, 200, bytes.fromhex("01"))
+    frame_vec("stop-unseq", "h2d", UNSEQ, 255, bytes.fromhex("03"))
+    frame_vec("segment-resync", "h2d", RESYNC, 0, seg)
+    frame_vec("segment-seq-1", "h2d", 0, 1, seg)
+    frame_vec("resync-seq-255", "h2d", RESYNC, 255, seg)
+    two = seg + msg_encode("SEGMENT", start=6000, duration=5000, **{"from": 200}, to=0, event=0)
+    frame_vec("two-segments-seq-2", "h2d", 0, 2, two)
+    frame_vec("configure-seq-3", "h2d", 0, 3, msg_encode("CONFIGURE_DRIVER", rated_voltage=83,
+                                                         od_clamp=137, drive_time=19,
+                                                         ol_lra_period=51))
+    frame_vec("max-payload-58-pings", "h2d", UNSEQ, 9, bytes([0x02]) * 58)
+    segs = b"".join(msg_encode("SEGMENT", start=0x7E7E7E7E + i, duration=1_000_000,
+                               **{"from": 0x7E}, to=0x7E, event=0x7E) for i in range(4))
+    assert len(segs) == 44
+    frame_vec("max-payload-58-segments-and-pings", "h2d", 0, 0x7E, segs + bytes([0x02]) * 14)
+    frame_vec("device-ack-only", "d2h", 0, 0, ack)
+    frame_vec("device-ack-reset", "d2h", 0, 0,
+              msg_encode("ACK", next_seq=0, rx_ctrl=0, rx_seq=0, rx_time=0, credits=32))
+    reply = msg_encode("IDENTIFY_REPLY", protocol_version=0, fw_major=0, fw_minor=1, fw_patch=2,
+                       device_id=0xC0FFEE01, clock_hz=1_000_000, queue_slots=32,
+                       rx_buffer=256, max_payload=58, driver_id=7)
+    ack_id = msg_encode("ACK", next_seq=0, rx_ctrl=0xA1, rx_seq=200, rx_time=77, credits=32)
+    frame_vec("device-ack-identify-reply", "d2h", 0, 1, ack_id + reply)
+    onsets = ack + msg_encode("ONSET", event=3, time=1003, status=0) + msg_encode(
+        "FAULT", code=6, detail=4)
+    frame_vec("device-ack-onset-fault", "d2h", 0, 255, onsets)
+    big = ack + b"".join(msg_encode("ONSET", event=U32_MAX, time=U32_MAX, status=2)
+                         for _ in range(4))
+    big += msg_encode("FAULT", code=2, detail=0x1D)
+    assert len(big) <= 58
+    frame_vec("device-near-max-payload", "d2h", 0, 17, big)
+
+    comment("stream: dir, bytes, payloads of the valid frames found ('-' for none, '.' empty)")
+    ping = bytes.fromhex("02")
+    f_ping = frame_encode("h2d", UNSEQ, 1, ping)
+    f_seg = frame_encode("h2d", RESYNC, 0, seg)
+    f_seg2 = frame_encode("h2d", 0, 1, two)
+    f_empty = frame_encode("h2d", 0, 5, b"")
+    stream_vec("single-frame", "h2d", f_seg, [seg])
+    stream_vec("garbage-before-frame", "h2d", bytes.fromhex("00ff1155aa") + f_ping, [ping])
+    stream_vec("two-frames-back-to-back", "h2d", f_seg + f_seg2, [seg, two])
+    stream_vec("empty-payload-frame", "h2d", f_empty + f_ping, [b"", ping])
+    corrupt = bytearray(f_seg)
+    corrupt[6] ^= 0x01
+    stream_vec("corrupted-then-good", "h2d", bytes(corrupt) + f_ping, [ping])
+    bad_crc = bytearray(f_seg2)
+    bad_crc[-1] ^= 0x80
+    stream_vec("bad-crc-then-good", "h2d", bytes(bad_crc) + f_seg, [seg])
+    stream_vec("truncated-then-good", "h2d", f_seg[:7] + f_seg2, [two])
+    stream_vec("truncated-short-then-good", "h2d", f_ping[:5] + f_seg, [seg])
+    stream_vec("truncated-long-waits", "h2d", f_seg[:3] + f_ping, [])
+    # A false 0x7E whose LEN covers the real frame: the receiver waits for LEN+6 bytes, the CRC
+    # fails, it drops only the false 0x7E and then finds the real frame inside the window.
+    false_start = bytes.fromhex("117e10a000")
+    stream_vec("false-sync-in-garbage", "h2d", false_start + f_seg + f_ping, [seg, ping])
+    stream_vec("false-sync-len-too-big", "h2d", bytes.fromhex("7e3b") + f_ping, [ping])
+    stream_vec("false-sync-bad-marker", "h2d", bytes.fromhex("7e0233") + f_ping, [ping])
+    stream_vec("sync-sync-frame", "h2d", bytes.fromhex("7e7e") + f_ping, [ping])
+    # Not enough bytes yet to reject the false frame: nothing is delivered (the receiver waits).
+    stream_vec("false-sync-waiting", "h2d", bytes.fromhex("7e3aa000") + f_ping, [])
+    f_dev = frame_encode("d2h", 0, 0, ack)
+    stream_vec("wrong-marker-device-frame-in-h2d", "h2d", f_dev, [])
+    stream_vec("echoed-device-frame-then-host", "h2d", f_dev + f_ping, [ping])
+    stream_vec("reserved-bit-2", "h2d", raw_frame(1, 0xA4, 0, ping) + f_ping, [ping])
+    stream_vec("reserved-bit-3", "h2d", raw_frame(1, 0xA8, 0, ping), [])
+    stream_vec("len-59", "h2d", raw_frame(59, 0xA0, 0, bytes([2]) * 59) + f_ping, [ping])
+    stream_vec("host-frame-in-d2h", "d2h", f_ping, [])
+    stream_vec("device-two-frames", "d2h",
+               f_dev + frame_encode("d2h", 0, 1, ack_id + reply), [ack, ack_id + reply])
+    stream_vec("device-garbage-then-frame", "d2h", bytes.fromhex("7e7e00d0") + f_dev, [ack])
+    stream_vec("device-reserved-flag", "d2h", raw_frame(len(ack), 0xD1, 0, ack) + f_dev, [ack])
+    dev_corrupt = bytearray(frame_encode("d2h", 0, 2, onsets))
+    dev_corrupt[10] ^= 0x40
+    stream_vec("device-corrupted-then-good", "d2h", bytes(dev_corrupt) + f_dev, [ack])
+    stream_vec("device-max-frame-in-garbage", "d2h",
+               bytes.fromhex("ff7e") + frame_encode("d2h", 0, 3, big) + bytes.fromhex("7e"),
+               [big])
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.path.join(root, "firmware-protocol", "vectors", "wire-vectors.txt")
+    text = build()
+    if "--check" in sys.argv[1:]:
+        with open(path) as f:
+            if f.read() != text:
+                sys.exit("%s is out of date" % path)
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    print("wrote %d vectors to %s" % (sum(1 for l in lines if l and not l.startswith("#")), path))
+
+
+if __name__ == "__main__":
+    main()
