@@ -117,23 +117,28 @@ void thrum_scheduler_stop(thrum_fw_t *fw)
     }
 }
 
-/* Amplitude of `seg` at `now` (inside its window), rounded to nearest. elapsed < 2^20 and the
- * span < 2^8, so twice their product fits 32 bits: no 64-bit division on small MCUs. */
+/* Amplitude of `seg` at `now` (inside its window), rounded to nearest with halves rounding up
+ * (toward the larger amplitude) whichever way the ramp runs. elapsed < 2^20 and the span < 2^8,
+ * so twice their product fits 32 bits: no 64-bit division on small MCUs. */
 static uint8_t interpolate(const thrum_segment_t *seg, uint32_t now)
 {
     uint32_t elapsed = now - seg->start;
-    uint32_t span;
-    uint32_t step;
+    uint32_t twice_span_elapsed;
+    uint32_t d = seg->duration;
 
     if (thrum_time_before(now, seg->start)) {
         return seg->from;
     }
-    if (elapsed >= seg->duration) {
+    if (elapsed >= d) {
         return seg->to;
     }
-    span = seg->to >= seg->from ? (uint32_t)(seg->to - seg->from) : (uint32_t)(seg->from - seg->to);
-    step = (2u * span * elapsed + seg->duration) / (2u * seg->duration);
-    return seg->to >= seg->from ? (uint8_t)(seg->from + step) : (uint8_t)(seg->from - step);
+    if (seg->to >= seg->from) {
+        twice_span_elapsed = 2u * (uint32_t)(seg->to - seg->from) * elapsed;
+        return (uint8_t)(seg->from + (twice_span_elapsed + d) / (2u * d));
+    }
+    /* falling: from - x rounds half up when x rounds half down, i.e. ceil(x - 1/2) */
+    twice_span_elapsed = 2u * (uint32_t)(seg->from - seg->to) * elapsed;
+    return (uint8_t)(seg->from - (twice_span_elapsed + d - 1u) / (2u * d));
 }
 
 static void report(thrum_fw_t *fw, const thrum_segment_t *seg, uint32_t time, uint8_t status)
