@@ -328,6 +328,79 @@ static void test_many_plain_messages_and_device_counter(void)
     CHECK(!f.bad_output);
 }
 
+static uint32_t rng_state;
+
+static uint32_t rng(void)
+{
+    rng_state = rng_state * 1103515245u + 12345u;
+    return rng_state >> 8;
+}
+
+/* Random traffic: valid frames of random messages (some well-formed, some not), random CTRL
+ * flags and SEQ, garbage between them, time advancing with polls. The device must never crash
+ * (ASan/UBSan watch), its output must always decode, and once the host falls silent it must end
+ * at amplitude 0. */
+static void test_random_traffic(void)
+{
+    unsigned round;
+
+    boot();
+    rng_state = 99;
+    f.i2c_cost_us = 73;
+    for (round = 0; round < 3000u; round++) {
+        uint8_t p[THRUM_MAX_PAYLOAD];
+        uint8_t n = 0;
+        uint8_t frame[THRUM_MAX_FRAME];
+        uint8_t fl;
+        uint8_t ctrl = (uint8_t)(THRUM_CTRL_MARK_HOST | (rng() % 4u));
+
+        while (n < 40u) {
+            uint32_t kind = rng() % 8u;
+            if (kind < 3u) {
+                n = (uint8_t)(n + msg_plain(p + n, THRUM_MSG_IDENTIFY + rng() % 3u));
+            } else if (kind < 6u) {
+                n = (uint8_t)(n + msg_segment(p + n, f.now + rng() % 20000u, 1u + rng() % 5000u,
+                                              (uint8_t)rng(), (uint8_t)rng(), rng() % 3u));
+            } else if (kind == 6u) {
+                n = (uint8_t)(n + msg_configure(p + n, (uint8_t)rng(), (uint8_t)rng(), (uint8_t)rng(), (uint8_t)rng()));
+            } else {
+                p[n++] = (uint8_t)rng(); /* probably breaks the payload */
+            }
+            if (rng() % 3u == 0u) {
+                break;
+            }
+        }
+        fl = thrum_frame_encode(frame, ctrl, (uint8_t)(rng() % 8u), p, n);
+        if (rng() % 10u == 0u) {
+            frame[rng() % fl] ^= (uint8_t)(1u << (rng() % 8u)); /* corruption */
+        }
+        if (rng() % 5u == 0u) {
+            uint8_t junk[16];
+            unsigned k;
+            for (k = 0; k < sizeof(junk); k++) {
+                junk[k] = (uint8_t)(rng() % 3u == 0u ? THRUM_SYNC : rng());
+            }
+            thrum_fw_receive(&fw, junk, rng() % sizeof(junk), f.now);
+        }
+        thrum_fw_receive(&fw, frame, fl, f.now);
+        f.now += rng() % 3000u;
+        thrum_fw_poll(&fw);
+        if (f.nserial > FAKE_MAX_SERIAL / 2u) {
+            fake_decode(&f);
+            f.nserial = 0;
+            f.decoded_upto = 0;
+        }
+    }
+    fake_run_until(&f, &fw, f.now + 3000000u, 1000);
+    fake_decode(&f);
+    CHECK(!f.bad_output);
+    CHECK_EQ(thrum_fw_amplitude(&fw), 0);
+    CHECK_EQ(f.regs[DRV2605L_REG_RTP_INPUT], 0);
+    CHECK_EQ(thrum_fw_queued(&fw), 0);
+    CHECK(thrum_fw_stats(&fw)->frames_ok > 100u);
+    CHECK(thrum_fw_stats(&fw)->segments_played + thrum_fw_stats(&fw)->segments_trimmed > 10u);
+}
+
 const test_case_t link_tests[] = {
     {"link: IDENTIFY unsequenced gets ACK + IDENTIFY_REPLY", test_identify_unseq},
     {"link: in sequence, duplicate, gap, retransmission", test_in_sequence_duplicate_gap},
@@ -337,5 +410,6 @@ const test_case_t link_tests[] = {
     {"link: flow-control violation, FAULT 6, recovery", test_flow_control_violation},
     {"link: ACK before any frame; rx_time of the last byte", test_ack_before_any_frame_and_clock_sample},
     {"link: 58 plain messages; device frame counter", test_many_plain_messages_and_device_counter},
+    {"link: random traffic never breaks the device", test_random_traffic},
     {NULL, NULL},
 };
