@@ -86,18 +86,16 @@ void thrum_telemetry_flush(thrum_fw_t *fw)
     }
 }
 
+/* Encode straight into the pending buffer (no temporary: stack is scarce on small MCUs); when it
+ * does not fit, send what is pending and encode again into the emptied buffer. */
 static void append(thrum_fw_t *fw, const thrum_msg_t *msg)
 {
-    uint8_t buf[THRUM_FW_PENDING_MAX];
-    uint8_t n = encode_d2h(msg, buf, sizeof(buf));
+    uint8_t n = encode_d2h(msg, fw->pending + fw->pending_len, (uint8_t)(THRUM_FW_PENDING_MAX - fw->pending_len));
 
-    if (n == 0u) {
-        return;
-    }
-    if (fw->pending_len + n > THRUM_FW_PENDING_MAX) {
+    if (n == 0u && fw->pending_len > 0u) {
         thrum_telemetry_flush(fw);
+        n = encode_d2h(msg, fw->pending, THRUM_FW_PENDING_MAX);
     }
-    memcpy(fw->pending + fw->pending_len, buf, n);
     fw->pending_len = (uint8_t)(fw->pending_len + n);
 }
 
