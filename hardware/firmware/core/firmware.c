@@ -143,7 +143,13 @@ void thrum_fw_configure_driver(thrum_fw_t *fw, const drv2605l_config_t *config)
     setup_driver(fw);
     /* configure began by writing RTP_INPUT = 0; segments resume from there */
     fw->sched.amplitude = 0;
-    fw->sched.output_unknown = fw->driver.ready ? 0u : 1u;
+    fw->sched.output_unknown = 0;
+    if (!fw->driver.ready) {
+        /* a half-configured driver must not be driven: discard what was queued, and keep
+         * writing 0 until one lands, since the failed step may have been that very write */
+        fw->sched.output_unknown = 1;
+        thrum_scheduler_stop(fw);
+    }
 }
 
 /* ---- public API ------------------------------------------------------------------------------ */

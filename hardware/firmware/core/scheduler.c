@@ -86,7 +86,8 @@ static void pop(thrum_scheduler_t *s)
 static int write_amplitude(thrum_fw_t *fw, uint8_t amplitude, uint32_t now)
 {
     thrum_scheduler_t *s = &fw->sched;
-    int err = drv2605l_set_amplitude(&fw->driver, amplitude);
+    /* 0 goes through drv2605l_stop, which works even on a driver whose set-up failed */
+    int err = amplitude == 0u ? drv2605l_stop(&fw->driver) : drv2605l_set_amplitude(&fw->driver, amplitude);
 
     s->last_write_time = now;
     if (err != 0) {
@@ -112,7 +113,7 @@ void thrum_scheduler_stop(thrum_fw_t *fw)
     s->head = 0;
     s->count = 0;
     s->playing = 0;
-    if (fw->driver.ready && (s->amplitude != 0u || s->output_unknown)) {
+    if (fw->driver.device_id != 0u && (s->amplitude != 0u || s->output_unknown)) {
         (void)write_amplitude(fw, 0, fw->hal->clock_us(fw->hal->ctx));
     }
 }
@@ -215,7 +216,7 @@ void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
         return;
     }
     /* Nothing plays: write 0 once, retrying a failed write no faster than the update rate. */
-    if (fw->driver.ready && (s->amplitude != 0u ||
+    if (fw->driver.device_id != 0u && (s->amplitude != 0u ||
                              (s->output_unknown && now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US))) {
         (void)write_amplitude(fw, 0, now);
     }

@@ -224,6 +224,39 @@ static void test_configure_driver(void)
     fake_run_until(&f, &fw, 2000, 100);
     CHECK_EQ(f.regs[DRV2605L_REG_RTP_INPUT], 180);
     CHECK(!f.bad_output);
+
+    /* a CONFIGURE_DRIVER that fails half-way: FAULT 2, queue discarded, output stays 0 */
+    fake_drop_output(&f);
+    f.fail_reg = DRV2605L_REG_CONTROL2;
+    f.fail_count = -1;
+    n = msg_configure(p, 0x53, 0x85, 24, 58);
+    fake_send(&f, &fw, HOST_SEQ, 2, p, n);
+    {
+        const thrum_msg_t *m = fake_next(&f, THRUM_MSG_FAULT);
+        CHECK(m != NULL && m->field[0] == THRUM_FAULT_BUS_ERROR && m->field[1] == DRV2605L_REG_CONTROL2);
+    }
+    CHECK_EQ(thrum_fw_queued(&fw), 0);
+    mark = f.nwrites;
+    fake_run_until(&f, &fw, 200000, 1000);
+    CHECK_EQ(f.regs[DRV2605L_REG_RTP_INPUT], 0);
+    CHECK(f.nwrites - mark <= 1u); /* at most the one confirming 0 */
+    CHECK_EQ(fake_count(&f, THRUM_MSG_ONSET), 0);
+
+    /* even when the very first write (RTP_INPUT = 0) is what fails, 0 is retried until it lands */
+    fake_init(&f);
+    fake_boot(&f, &fw, 0);
+    f.now = 0;
+    n = msg_segment(p, 100, 100000, 180, 180, 0);
+    fake_send(&f, &fw, HOST_RESYNC, 0, p, n);
+    fake_run_until(&f, &fw, 1000, 100);
+    CHECK_EQ(f.regs[DRV2605L_REG_RTP_INPUT], 180);
+    f.fail_reg = DRV2605L_REG_RTP_INPUT;
+    f.fail_count = 5;
+    n = msg_configure(p, 0x53, 0x85, 24, 58);
+    fake_send(&f, &fw, HOST_SEQ, 1, p, n);
+    fake_run_until(&f, &fw, 10000, 100);
+    CHECK_EQ(f.regs[DRV2605L_REG_RTP_INPUT], 0);
+    CHECK_EQ(thrum_fw_amplitude(&fw), 0);
 }
 
 static void test_over_temperature_and_current(void)
@@ -268,7 +301,7 @@ const test_case_t driver_tests[] = {
     {"driver: absent driver -> FAULT 1, never driven", test_absent_driver},
     {"driver: bus error in set-up -> FAULT 2 with the register", test_bus_error_during_init},
     {"driver: bus errors while playing, retries end at 0", test_bus_error_during_playback},
-    {"driver: CONFIGURE_DRIVER stops, reconfigures, clamps", test_configure_driver},
+    {"driver: CONFIGURE_DRIVER stops, reconfigures, clamps; failure", test_configure_driver},
     {"driver: over-temperature / over-current stop", test_over_temperature_and_current},
     {NULL, NULL},
 };
