@@ -28,6 +28,9 @@ extern "C" {
 #ifndef THRUM_FW_QUEUE_SLOTS
 #define THRUM_FW_QUEUE_SLOTS 32u
 #endif
+#if THRUM_FW_QUEUE_SLOTS < 1 || THRUM_FW_QUEUE_SLOTS > 255
+#error "THRUM_FW_QUEUE_SLOTS must be 1..255: queue indexes and credits are 8-bit"
+#endif
 
 /* Receive window for the frame decoder: at least one whole frame. */
 #define THRUM_FW_RX_WINDOW THRUM_MAX_FRAME
