@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drv2605l.h"
+#include "thrum_codec.h"
 #include "thrum_protocol.h"
 
 #ifdef __cplusplus
@@ -26,9 +28,27 @@ extern "C" {
 #ifndef THRUM_FW_QUEUE_SLOTS
 #define THRUM_FW_QUEUE_SLOTS 32u
 #endif
+#if THRUM_FW_QUEUE_SLOTS < 1 || THRUM_FW_QUEUE_SLOTS > 255
+#error "THRUM_FW_QUEUE_SLOTS must be 1..255: queue indexes and credits are 8-bit"
+#endif
 
 /* Receive window for the frame decoder: at least one whole frame. */
 #define THRUM_FW_RX_WINDOW THRUM_MAX_FRAME
+
+/* Receive buffer reported in IDENTIFY_REPLY. A port whose UART ring is larger than the decoder
+ * window defines it to the ring size. */
+#ifndef THRUM_FW_RX_BUFFER
+#define THRUM_FW_RX_BUFFER THRUM_FW_RX_WINDOW
+#endif
+
+/* Firmware version reported in IDENTIFY_REPLY. */
+#define THRUM_FW_VERSION_MAJOR 0u
+#define THRUM_FW_VERSION_MINOR 1u
+#define THRUM_FW_VERSION_PATCH 0u
+
+/* While the actuator is driven, STATUS is read this often to catch over-temperature and
+ * over-current shutdowns (the driver latches them). */
+#define THRUM_FW_STATUS_POLL_US 50000u
 
 /**
  * Hardware abstraction: the only way the core touches the board.
@@ -59,15 +79,15 @@ typedef struct thrum_board {
 
 /** Counters a port or a test may read; the core only increments them. */
 typedef struct thrum_fw_stats {
-    uint32_t frames_ok;
-    uint32_t bad_frames;       /**< CRC failures and frames that did not parse */
-    uint32_t discarded_bytes;
+    uint32_t frames_ok;        /**< valid host frames that parsed (executed or not) */
+    uint32_t bad_frames;       /**< CRC failures and frames that did not parse or broke a §3 rule */
+    uint32_t discarded_bytes;  /**< bytes dropped by the frame decoder while resynchronising */
     uint32_t duplicates;       /**< valid sequenced frames with SEQ != next_seq */
     uint32_t flow_violations;
-    uint32_t segments_played;
-    uint32_t segments_trimmed;
-    uint32_t segments_dropped;
-    uint32_t driver_writes;
+    uint32_t segments_played;  /**< segments started on time */
+    uint32_t segments_trimmed; /**< segments started late, played from the moment reached */
+    uint32_t segments_dropped; /**< segments reached after their end (or with no driver) */
+    uint32_t driver_writes;    /**< RTP_INPUT writes that succeeded */
     uint32_t bus_errors;
     uint32_t watchdog_stops;
 } thrum_fw_stats_t;
@@ -81,48 +101,47 @@ typedef struct thrum_segment {
     uint8_t to;
 } thrum_segment_t;
 
-/** Frame decoder state (PROTOCOL.md §1.3). */
-typedef struct thrum_frame_decoder {
-    uint8_t window[THRUM_FW_RX_WINDOW];
-    uint8_t fill;
-    uint8_t expected_mark; /**< THRUM_CTRL_MARK_HOST on the device */
-} thrum_frame_decoder_t;
+/** Link state (§2): what the next ACK reports. */
+typedef struct thrum_link {
+    uint8_t next_seq;           /**< sequence number expected next */
+    uint8_t tx_seq;             /**< device frame counter */
+    uint8_t rx_ctrl;            /**< CTRL of the last valid host frame (0 before any) */
+    uint8_t rx_seq;             /**< SEQ of the last valid host frame */
+    uint32_t rx_time;           /**< device time its last byte arrived */
+    uint32_t last_host_time;    /**< arrival of the last host frame that parsed (watchdog) */
+    uint8_t host_seen;          /**< a frame has parsed since reset: the watchdog is armed */
+    uint8_t watchdog_tripped;   /**< FAULT 5 sent for this silence */
+} thrum_link_t;
+
+/** Segment scheduler state (§4.1, §4.2). */
+typedef struct thrum_scheduler {
+    thrum_segment_t queue[THRUM_FW_QUEUE_SLOTS];
+    uint8_t head;            /**< index of the oldest queued segment */
+    uint8_t count;           /**< queued segments, the playing one included */
+    uint8_t playing;         /**< 1 while queue[head] is being driven */
+    uint8_t amplitude;       /**< last amplitude the driver accepted */
+    uint8_t output_unknown;  /**< a write failed: the driver may hold any amplitude */
+    uint8_t bus_fault_sent;  /**< FAULT 2 already reported for the current run of failures */
+    uint32_t last_write_time;
+    uint32_t last_status_time;
+} thrum_scheduler_t;
+
+/** Outgoing telemetry (ONSET, FAULT) waiting for the next device frame. */
+#define THRUM_FW_ACK_MAX 10u /* id, next_seq, rx_ctrl, rx_seq, rx_time(4), credits(uv, <= 2) */
+#define THRUM_FW_PENDING_MAX (THRUM_MAX_PAYLOAD - THRUM_FW_ACK_MAX)
 
 /** The whole firmware state. Opaque to ports: read it only through the functions below. */
 typedef struct thrum_fw {
     const thrum_hal_t *hal;
     thrum_board_t board;
     thrum_frame_decoder_t decoder;
-
-    /* link */
-    uint8_t next_seq;
-    uint8_t tx_seq;
-    uint8_t last_rx_ctrl;
-    uint8_t last_rx_seq;
-    uint32_t last_rx_time;
-    uint32_t last_host_frame_time;
-    uint8_t host_seen;
-    uint8_t watchdog_tripped;
-
-    /* scheduler */
-    thrum_segment_t queue[THRUM_FW_QUEUE_SLOTS];
-    uint8_t head;   /**< index of the oldest queued segment */
-    uint8_t count;  /**< queued segments, the playing one included */
-    uint8_t playing;          /**< 1 while queue[head] is being driven */
-    uint8_t current_amplitude;
-    uint32_t last_write_time;
-
-    /* driver */
-    uint8_t driver_id;         /**< STATUS[7:5], 0 when absent */
-    uint8_t rated_voltage;
-    uint8_t od_clamp;
-    uint8_t drive_time;
-    uint8_t ol_lra_period;
-
-    /* outgoing telemetry waiting for room in a frame */
-    uint8_t pending[THRUM_MAX_PAYLOAD];
+    thrum_link_t link;
+    thrum_scheduler_t sched;
+    drv2605l_t driver;
+    drv2605l_config_t driver_config;
+    uint32_t parse_failures;
+    uint8_t pending[THRUM_FW_PENDING_MAX];
     uint8_t pending_len;
-
     thrum_fw_stats_t stats;
 } thrum_fw_t;
 
@@ -140,6 +159,15 @@ uint8_t thrum_fw_free_slots(const thrum_fw_t *fw);
 
 /** Read-only access to the counters. */
 const thrum_fw_stats_t *thrum_fw_stats(const thrum_fw_t *fw);
+
+/** DEVICE_ID the driver reported (as in IDENTIFY_REPLY), 0 when none answered. */
+uint8_t thrum_fw_driver_id(const thrum_fw_t *fw);
+
+/** Amplitude last written to the driver (0 when idle or stopped). */
+uint8_t thrum_fw_amplitude(const thrum_fw_t *fw);
+
+/** Segments queued, the playing one included. */
+uint8_t thrum_fw_queued(const thrum_fw_t *fw);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,33 @@
+/* Building frames (PROTOCOL.md §1): header, payload, CRC over LEN..PAYLOAD, low byte first. */
+#include <string.h>
+
+#include "thrum_codec.h"
+
+uint8_t thrum_frame_seal(uint8_t *frame, uint8_t ctrl, uint8_t seq, uint8_t len)
+{
+    uint16_t crc;
+
+    if (len > THRUM_MAX_PAYLOAD) {
+        return 0;
+    }
+    frame[0] = THRUM_SYNC;
+    frame[1] = len;
+    frame[2] = ctrl;
+    frame[3] = seq;
+    crc = thrum_crc16(frame + 1, (size_t)len + 3u);
+    frame[4u + len] = (uint8_t)(crc & 0xFFu);
+    frame[5u + len] = (uint8_t)(crc >> 8);
+    return (uint8_t)(len + THRUM_FRAME_OVERHEAD);
+}
+
+uint8_t thrum_frame_encode(uint8_t *out, uint8_t ctrl, uint8_t seq, const uint8_t *payload,
+                           uint8_t len)
+{
+    if (len > THRUM_MAX_PAYLOAD) {
+        return 0;
+    }
+    if (len > 0u) {
+        memmove(out + 4, payload, len);
+    }
+    return thrum_frame_seal(out, ctrl, seq, len);
+}

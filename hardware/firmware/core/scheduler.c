@@ -1,0 +1,252 @@
+/*
+ * The segment scheduler (PROTOCOL.md §4.1, §4.2): plays queued amplitude ramps on the driver.
+ *
+ * Rules that shape it:
+ * - a segment's first write happens as soon as it is reached, and its ONSET time is the clock
+ *   read right after that write returns, so the host sees when drive really began;
+ * - during a segment the interpolated amplitude is written at most every 500 µs and only when it
+ *   changes (an I2C write takes ~73 µs at 400 kHz and the LRA loop updates once per cycle);
+ * - whenever nothing should play (queue dry, gap between segments, STOP, watchdog, bus trouble)
+ *   the output goes to 0 at once: every unsafe state ends in no drive.
+ */
+#include <string.h>
+
+#include "thrum_core.h"
+
+#define QUEUE_INDEX(head, i) ((uint8_t)(((head) + (i)) % THRUM_FW_QUEUE_SLOTS))
+
+void thrum_scheduler_init(thrum_fw_t *fw)
+{
+    memset(&fw->sched, 0, sizeof(fw->sched));
+}
+
+static const thrum_segment_t *tail(const thrum_scheduler_t *s)
+{
+    return s->count == 0u ? NULL : &s->queue[QUEUE_INDEX(s->head, s->count - 1u)];
+}
+
+/*
+ * Walk the payload as execute() would: STOP frees every slot, each SEGMENT takes one and must not
+ * start before the segment queued ahead of it. 0 = fine, 1 = out of order, 2 = not enough slots.
+ */
+int thrum_scheduler_check(const thrum_fw_t *fw, const thrum_host_payload_t *payload)
+{
+    const thrum_scheduler_t *s = &fw->sched;
+    const thrum_segment_t *last = tail(s);
+    uint32_t last_start = last != NULL ? last->start : 0u;
+    int have_last = last != NULL;
+    uint8_t free_slots = (uint8_t)(THRUM_FW_QUEUE_SLOTS - s->count);
+    int result = 0;
+    uint8_t i;
+
+    for (i = 0; i < payload->count; i++) {
+        const thrum_command_t *cmd = &payload->cmd[i];
+
+        if ((cmd->plain & THRUM_PLAIN_STOP) != 0u) {
+            free_slots = THRUM_FW_QUEUE_SLOTS;
+            have_last = 0;
+        }
+        if (cmd->id != THRUM_MSG_SEGMENT) {
+            continue;
+        }
+        if (have_last && thrum_time_before(cmd->arg.segment.start, last_start)) {
+            return 1; /* ordering is checked first: it rejects the frame for good */
+        }
+        if (free_slots == 0u) {
+            result = 2;
+        } else {
+            free_slots--;
+        }
+        last_start = cmd->arg.segment.start;
+        have_last = 1;
+    }
+    return result;
+}
+
+void thrum_scheduler_enqueue(thrum_fw_t *fw, const thrum_segment_t *segment)
+{
+    thrum_scheduler_t *s = &fw->sched;
+
+    if (s->count >= THRUM_FW_QUEUE_SLOTS) {
+        return; /* thrum_scheduler_check rules this out; never overwrite a queued segment */
+    }
+    s->queue[QUEUE_INDEX(s->head, s->count)] = *segment;
+    s->count++;
+}
+
+static void pop(thrum_scheduler_t *s)
+{
+    s->head = QUEUE_INDEX(s->head, 1u);
+    s->count--;
+    s->playing = 0;
+}
+
+/* Write an amplitude; 0 on success. A failure leaves the output unknown, so the idle path keeps
+ * retrying 0, and is reported once per run of failures. */
+static int write_amplitude(thrum_fw_t *fw, uint8_t amplitude, uint32_t now)
+{
+    thrum_scheduler_t *s = &fw->sched;
+    /* 0 goes through drv2605l_stop, which works even on a driver whose set-up failed */
+    int err = amplitude == 0u ? drv2605l_stop(&fw->driver) : drv2605l_set_amplitude(&fw->driver, amplitude);
+
+    s->last_write_time = now;
+    if (err != 0) {
+        s->output_unknown = 1;
+        fw->stats.bus_errors++;
+        if (!s->bus_fault_sent) {
+            s->bus_fault_sent = 1;
+            thrum_telemetry_fault(fw, THRUM_FAULT_BUS_ERROR, fw->driver.failed_reg);
+        }
+        return err;
+    }
+    s->amplitude = amplitude;
+    s->output_unknown = 0;
+    s->bus_fault_sent = 0;
+    fw->stats.driver_writes++;
+    return 0;
+}
+
+void thrum_scheduler_stop(thrum_fw_t *fw)
+{
+    thrum_scheduler_t *s = &fw->sched;
+
+    s->head = 0;
+    s->count = 0;
+    s->playing = 0;
+    if (fw->driver.device_id != 0u && (s->amplitude != 0u || s->output_unknown)) {
+        (void)write_amplitude(fw, 0, fw->hal->clock_us(fw->hal->ctx));
+    }
+}
+
+/* Amplitude of `seg` at `now` (inside its window), rounded to nearest with halves rounding up
+ * (toward the larger amplitude) whichever way the ramp runs. elapsed < 2^20 and the span < 2^8,
+ * so twice their product fits 32 bits: no 64-bit division on small MCUs. */
+static uint8_t interpolate(const thrum_segment_t *seg, uint32_t now)
+{
+    uint32_t elapsed = now - seg->start;
+    uint32_t twice_span_elapsed;
+    uint32_t d = seg->duration;
+
+    if (thrum_time_before(now, seg->start)) {
+        return seg->from;
+    }
+    if (elapsed >= d) {
+        return seg->to;
+    }
+    if (seg->to >= seg->from) {
+        twice_span_elapsed = 2u * (uint32_t)(seg->to - seg->from) * elapsed;
+        return (uint8_t)(seg->from + (twice_span_elapsed + d) / (2u * d));
+    }
+    /* falling: from - x rounds half up when x rounds half down, i.e. ceil(x - 1/2) */
+    twice_span_elapsed = 2u * (uint32_t)(seg->from - seg->to) * elapsed;
+    return (uint8_t)(seg->from - (twice_span_elapsed + d - 1u) / (2u * d));
+}
+
+static void report(thrum_fw_t *fw, const thrum_segment_t *seg, uint32_t time, uint8_t status)
+{
+    if (seg->event != 0u) {
+        thrum_telemetry_onset(fw, seg->event, time, status);
+    }
+}
+
+/* Start the head segment, which has been reached at `now`. */
+static void start_segment(thrum_fw_t *fw, uint32_t now)
+{
+    thrum_scheduler_t *s = &fw->sched;
+    const thrum_segment_t *seg = &s->queue[s->head];
+    uint32_t end = seg->start + seg->duration;
+    uint32_t onset;
+    uint8_t status;
+
+    if (!thrum_time_before(now, end) || !fw->driver.ready) {
+        /* reached after its window, or nothing to drive: never play it outside its time */
+        fw->stats.segments_dropped++;
+        report(fw, seg, now, THRUM_ONSET_DROPPED);
+        pop(s);
+        return;
+    }
+    status = (now - seg->start > THRUM_LATE_TOLERANCE_US) ? THRUM_ONSET_LATE_TRIMMED : THRUM_ONSET_ON_TIME;
+    (void)write_amplitude(fw, interpolate(seg, now), now);
+    onset = fw->hal->clock_us(fw->hal->ctx);
+    if (status == THRUM_ONSET_ON_TIME) {
+        fw->stats.segments_played++;
+    } else {
+        fw->stats.segments_trimmed++;
+    }
+    report(fw, seg, onset, status);
+    s->playing = 1;
+}
+
+void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
+{
+    thrum_scheduler_t *s = &fw->sched;
+
+    for (;;) {
+        const thrum_segment_t *seg;
+
+        if (s->count == 0u) {
+            break;
+        }
+        seg = &s->queue[s->head];
+        if (!s->playing) {
+            if (thrum_time_before(now, seg->start)) {
+                break; /* a gap before the next segment: fall through to silence */
+            }
+            start_segment(fw, now);
+            if (s->playing) {
+                return;
+            }
+            continue;
+        }
+        /* A later segment takes over at its start; the current one ends at its own end. */
+        if (s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start)) {
+            pop(s);
+            continue;
+        }
+        if (!thrum_time_before(now, seg->start + seg->duration)) {
+            pop(s);
+            continue;
+        }
+        if (now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US) {
+            uint8_t a = interpolate(seg, now);
+            if (a != s->amplitude || s->output_unknown) {
+                (void)write_amplitude(fw, a, now);
+            }
+        }
+        return;
+    }
+    /* Nothing plays: write 0 once, retrying a failed write no faster than the update rate. */
+    if (fw->driver.device_id != 0u && (s->amplitude != 0u ||
+                             (s->output_unknown && now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US))) {
+        (void)write_amplitude(fw, 0, now);
+    }
+}
+
+/* While driving, read STATUS now and then: the driver shuts itself down on over-temperature or
+ * over-current and only this read tells us. */
+void thrum_scheduler_check_driver(thrum_fw_t *fw, uint32_t now)
+{
+    thrum_scheduler_t *s = &fw->sched;
+    uint8_t status;
+
+    if (!fw->driver.ready || s->amplitude == 0u) {
+        s->last_status_time = now;
+        return;
+    }
+    if (now - s->last_status_time < THRUM_FW_STATUS_POLL_US) {
+        return;
+    }
+    s->last_status_time = now;
+    if (drv2605l_read_status(&fw->driver, &status) != 0) {
+        fw->stats.bus_errors++;
+        thrum_telemetry_fault(fw, THRUM_FAULT_BUS_ERROR, fw->driver.failed_reg);
+        return;
+    }
+    if ((status & DRV2605L_STATUS_OVER_TEMP) != 0u) {
+        thrum_scheduler_stop(fw);
+        thrum_telemetry_fault(fw, THRUM_FAULT_OVER_TEMPERATURE, status);
+    } else if ((status & DRV2605L_STATUS_OC_DETECT) != 0u) {
+        thrum_scheduler_stop(fw);
+        thrum_telemetry_fault(fw, THRUM_FAULT_OVER_CURRENT, status);
+    }
+}

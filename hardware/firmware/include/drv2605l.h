@@ -1,0 +1,187 @@
+/*
+ * drv2605l.h — TI DRV2605L haptic driver: register map, fields and a small driver API.
+ *
+ * Register and field names follow the datasheet (SLOS854D); hardware/drv2605/README.md explains
+ * the values Thrum writes. The driver reaches the bus only through the Thrum HAL and returns 0 or
+ * a negative errno from every call, checked by the caller at once.
+ */
+#ifndef DRV2605L_H
+#define DRV2605L_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct thrum_hal;
+
+/** Fixed 7-bit I2C address: one driver per bus. */
+#define DRV2605L_I2C_ADDR 0x5Au
+
+/** Power-up (or EN high) to first I2C access. */
+#define DRV2605L_POWER_UP_DELAY_US 250u
+
+/* Field helpers: `mask` is a contiguous constant bit mask. Multiplying by the mask's lowest set
+ * bit shifts without needing a separate shift constant (FIELD_PREP / FIELD_GET style). */
+#define DRV2605L_FIELD_LSB(mask) ((mask) & (~(mask) + 1u))
+#define DRV2605L_FIELD_PREP(mask, val) ((uint8_t)(((uint32_t)(val) * DRV2605L_FIELD_LSB(mask)) & (mask)))
+#define DRV2605L_FIELD_GET(mask, reg) ((uint8_t)(((uint32_t)(reg) & (mask)) / DRV2605L_FIELD_LSB(mask)))
+
+/* ---- Registers ----------------------------------------------------------------------------- */
+#define DRV2605L_REG_STATUS 0x00u
+#define DRV2605L_REG_MODE 0x01u
+#define DRV2605L_REG_RTP_INPUT 0x02u
+#define DRV2605L_REG_LIBRARY 0x03u
+#define DRV2605L_REG_WAV_FRM_SEQ1 0x04u
+#define DRV2605L_REG_GO 0x0Cu
+#define DRV2605L_REG_ODT 0x0Du
+#define DRV2605L_REG_SPT 0x0Eu
+#define DRV2605L_REG_SNT 0x0Fu
+#define DRV2605L_REG_BRT 0x10u
+#define DRV2605L_REG_ATH_CONTROL 0x11u
+#define DRV2605L_REG_ATH_MIN_INPUT 0x12u
+#define DRV2605L_REG_ATH_MAX_INPUT 0x13u
+#define DRV2605L_REG_ATH_MIN_DRIVE 0x14u
+#define DRV2605L_REG_ATH_MAX_DRIVE 0x15u
+#define DRV2605L_REG_RATED_VOLTAGE 0x16u
+#define DRV2605L_REG_OD_CLAMP 0x17u
+#define DRV2605L_REG_A_CAL_COMP 0x18u
+#define DRV2605L_REG_A_CAL_BEMF 0x19u
+#define DRV2605L_REG_FEEDBACK_CONTROL 0x1Au
+#define DRV2605L_REG_CONTROL1 0x1Bu
+#define DRV2605L_REG_CONTROL2 0x1Cu
+#define DRV2605L_REG_CONTROL3 0x1Du
+#define DRV2605L_REG_CONTROL4 0x1Eu
+#define DRV2605L_REG_CONTROL5 0x1Fu
+#define DRV2605L_REG_OL_LRA_PERIOD 0x20u
+#define DRV2605L_REG_VBAT 0x21u
+#define DRV2605L_REG_LRA_PERIOD 0x22u
+
+/* ---- STATUS (0x00, read-only; flags clear on read) ------------------------------------------ */
+#define DRV2605L_STATUS_DEVICE_ID 0xE0u
+#define DRV2605L_STATUS_DIAG_RESULT 0x08u
+#define DRV2605L_STATUS_FB_STS 0x04u
+#define DRV2605L_STATUS_OVER_TEMP 0x02u
+#define DRV2605L_STATUS_OC_DETECT 0x01u
+
+/** DEVICE_ID values (STATUS[7:5]). */
+#define DRV2605L_DEVICE_ID_DRV2605 3u
+#define DRV2605L_DEVICE_ID_DRV2604 4u
+#define DRV2605L_DEVICE_ID_DRV2604L 6u
+#define DRV2605L_DEVICE_ID_DRV2605L 7u
+
+/* ---- MODE (0x01) ----------------------------------------------------------------------------- */
+#define DRV2605L_MODE_DEV_RESET 0x80u
+#define DRV2605L_MODE_STANDBY 0x40u
+#define DRV2605L_MODE_MODE 0x07u
+#define DRV2605L_MODE_INTERNAL_TRIGGER 0u
+#define DRV2605L_MODE_EXTERNAL_EDGE 1u
+#define DRV2605L_MODE_EXTERNAL_LEVEL 2u
+#define DRV2605L_MODE_PWM_ANALOG 3u
+#define DRV2605L_MODE_AUDIO_TO_VIBE 4u
+#define DRV2605L_MODE_RTP 5u
+#define DRV2605L_MODE_DIAGNOSTICS 6u
+#define DRV2605L_MODE_AUTO_CALIBRATION 7u
+
+/* ---- LIBRARY (0x03) -------------------------------------------------------------------------- */
+#define DRV2605L_LIBRARY_HI_Z 0x10u
+#define DRV2605L_LIBRARY_SEL 0x07u
+#define DRV2605L_LIBRARY_EMPTY 0u
+#define DRV2605L_LIBRARY_LRA 6u
+
+/* ---- FEEDBACK_CONTROL (0x1A) ----------------------------------------------------------------- */
+#define DRV2605L_FEEDBACK_N_ERM_LRA 0x80u
+#define DRV2605L_FEEDBACK_FB_BRAKE_FACTOR 0x70u
+#define DRV2605L_FEEDBACK_LOOP_GAIN 0x0Cu
+#define DRV2605L_FEEDBACK_BEMF_GAIN 0x03u
+#define DRV2605L_ACTUATOR_LRA 1u
+#define DRV2605L_BRAKE_FACTOR_3X 2u
+#define DRV2605L_LOOP_GAIN_HIGH 2u
+#define DRV2605L_BEMF_GAIN_LRA_15X 2u
+
+/* ---- CONTROL1 (0x1B) ------------------------------------------------------------------------- */
+#define DRV2605L_CONTROL1_STARTUP_BOOST 0x80u
+#define DRV2605L_CONTROL1_AC_COUPLE 0x20u
+#define DRV2605L_CONTROL1_DRIVE_TIME 0x1Fu
+#define DRV2605L_DRIVE_TIME_MAX 31u
+
+/* ---- CONTROL2 (0x1C) ------------------------------------------------------------------------- */
+#define DRV2605L_CONTROL2_BIDIR_INPUT 0x80u
+#define DRV2605L_CONTROL2_BRAKE_STABILIZER 0x40u
+#define DRV2605L_CONTROL2_SAMPLE_TIME 0x30u
+#define DRV2605L_CONTROL2_BLANKING_TIME 0x0Cu
+#define DRV2605L_CONTROL2_IDISS_TIME 0x03u
+#define DRV2605L_SAMPLE_TIME_300US 3u
+#define DRV2605L_BLANKING_TIME_TI_CAL 1u
+#define DRV2605L_IDISS_TIME_TI_CAL 1u
+
+/* ---- CONTROL3 (0x1D) ------------------------------------------------------------------------- */
+#define DRV2605L_CONTROL3_NG_THRESH 0xC0u
+#define DRV2605L_CONTROL3_ERM_OPEN_LOOP 0x20u
+#define DRV2605L_CONTROL3_SUPPLY_COMP_DIS 0x10u
+#define DRV2605L_CONTROL3_DATA_FORMAT_RTP 0x08u
+#define DRV2605L_CONTROL3_LRA_DRIVE_MODE 0x04u
+#define DRV2605L_CONTROL3_N_PWM_ANALOG 0x02u
+#define DRV2605L_CONTROL3_LRA_OPEN_LOOP 0x01u
+#define DRV2605L_NG_THRESH_4PCT 2u
+#define DRV2605L_RTP_FORMAT_UNSIGNED 1u
+
+/* ---- CONTROL4 (0x1E) / CONTROL5 (0x1F) ------------------------------------------------------- */
+#define DRV2605L_CONTROL4_ZC_DET_TIME 0xC0u
+#define DRV2605L_CONTROL4_AUTO_CAL_TIME 0x30u
+#define DRV2605L_CONTROL4_OTP_STATUS 0x04u
+#define DRV2605L_CONTROL4_OTP_PROGRAM 0x01u
+#define DRV2605L_CONTROL5_AUTO_OL_CNT 0xC0u
+#define DRV2605L_CONTROL5_LRA_AUTO_OPEN_LOOP 0x20u
+#define DRV2605L_CONTROL5_PLAYBACK_INTERVAL 0x10u
+#define DRV2605L_CONTROL5_BLANKING_TIME_MSB 0x0Cu
+#define DRV2605L_CONTROL5_IDISS_TIME_MSB 0x03u
+
+/* ---- OL_LRA_PERIOD (0x20) -------------------------------------------------------------------- */
+#define DRV2605L_OL_LRA_PERIOD 0x7Fu
+#define DRV2605L_OL_LRA_PERIOD_MAX 127u
+
+/* ---- Driver API ------------------------------------------------------------------------------ */
+
+/** Actuator-specific values (CONFIGURE_DRIVER, or the board defaults). */
+typedef struct drv2605l_config {
+    uint8_t rated_voltage; /**< RATED_VOLTAGE: closed-loop full scale (§2.1 of the notes) */
+    uint8_t od_clamp;      /**< OD_CLAMP: peak limit during overdrive */
+    uint8_t drive_time;    /**< CONTROL1 DRIVE_TIME, 0..31 (larger is clamped): initial half-period guess */
+    uint8_t ol_lra_period; /**< OL_LRA_PERIOD, 0..127 (larger is clamped): open-loop fallback period */
+} drv2605l_config_t;
+
+/** Mutable driver state. */
+typedef struct drv2605l {
+    const struct thrum_hal *hal;
+    uint8_t device_id;  /**< STATUS DEVICE_ID, 0 when nothing answered */
+    uint8_t ready;      /**< 1 once configured for RTP; 0 after any set-up failure */
+    uint8_t failed_reg; /**< register of the last failed bus access */
+} drv2605l_t;
+
+/** Error codes (negative errno values, spelled out because freestanding targets lack errno.h). */
+#define DRV2605L_EIO 5
+#define DRV2605L_ENODEV 19
+
+/** Read STATUS and record DEVICE_ID. -DRV2605L_ENODEV when nothing (or no DRV260x) answers. */
+int drv2605l_probe(drv2605l_t *drv, const struct thrum_hal *hal);
+
+/** Set the driver up for a closed-loop LRA in unsigned, unidirectional RTP mode at amplitude 0.
+ *  Stops output first. On failure `failed_reg` names the register and the driver is not ready. */
+int drv2605l_configure(drv2605l_t *drv, const drv2605l_config_t *config);
+
+/** Write RTP_INPUT: 0 = no drive, 255 = rated voltage. */
+int drv2605l_set_amplitude(drv2605l_t *drv, uint8_t amplitude);
+
+/** Stop driving (RTP_INPUT = 0); the closed loop brakes the actuator. */
+int drv2605l_stop(drv2605l_t *drv);
+
+/** Read STATUS (its flags clear on read) into `*status`. */
+int drv2605l_read_status(drv2605l_t *drv, uint8_t *status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DRV2605L_H */

@@ -1,0 +1,143 @@
+/*
+ * thrum_codec.h — the wire codec of PROTOCOL.md: CRC, varints, frames and messages.
+ *
+ * Pure functions over caller-owned buffers: no heap, no globals. The firmware core uses them, the
+ * C tests check them against the golden vectors, and the Swift tests may call them to compare the
+ * Swift codec with this one.
+ */
+#ifndef THRUM_CODEC_H
+#define THRUM_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "thrum_protocol.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- CRC-16/MCRF4XX (§1.2) ---------------------------------------------------------------- */
+
+/** Fold one byte into a running CRC (start from THRUM_CRC_INIT). */
+uint16_t thrum_crc16_update(uint16_t crc, uint8_t byte);
+
+/** CRC of a whole buffer. */
+uint16_t thrum_crc16(const uint8_t *data, size_t len);
+
+/* ---- Unsigned LEB128 varints (§3) --------------------------------------------------------- */
+
+/** thrum_uvarint_decode: the input ended inside the varint. */
+#define THRUM_UVARINT_TRUNCATED (-1)
+/** thrum_uvarint_decode: longer than 5 bytes, wider than 32 bits, or not minimal. */
+#define THRUM_UVARINT_MALFORMED (-2)
+
+/** Bytes the encoding of `value` takes (1..5). */
+uint8_t thrum_uvarint_size(uint32_t value);
+
+/** Encode `value` into `out` (room for THRUM_UVARINT_MAX_BYTES); returns the bytes written. */
+uint8_t thrum_uvarint_encode(uint32_t value, uint8_t *out);
+
+/** Decode one varint; returns the bytes consumed (1..5) or a negative THRUM_UVARINT_* code. */
+int thrum_uvarint_decode(const uint8_t *in, size_t len, uint32_t *value);
+
+/* ---- Frames (§1) --------------------------------------------------------------------------- */
+
+/** A frame found by the decoder. `payload` points into the decoder's window and stays valid
+ *  until the next call of thrum_frame_decoder_feed. */
+typedef struct thrum_frame {
+    uint8_t ctrl;
+    uint8_t seq;
+    uint8_t len;
+    const uint8_t *payload;
+} thrum_frame_t;
+
+/** Stream receiver state (§1.3): a window of up to one frame of unconsumed bytes. */
+typedef struct thrum_frame_decoder {
+    uint8_t window[THRUM_MAX_FRAME];
+    uint8_t fill;             /**< bytes held in window */
+    uint8_t delivered;        /**< length of the frame delivered last call, consumed on the next */
+    uint8_t expected_mark;    /**< THRUM_CTRL_MARK_HOST on the device, _DEVICE on the host */
+    uint32_t discarded_bytes; /**< bytes dropped while hunting for a frame start */
+    uint32_t bad_crc;         /**< candidate frames whose CRC did not match */
+} thrum_frame_decoder_t;
+
+/** Reset a decoder that accepts frames whose CTRL high nibble is `expected_mark`. */
+void thrum_frame_decoder_init(thrum_frame_decoder_t *dec, uint8_t expected_mark);
+
+/**
+ * Feed bytes. Returns how many of `data` were taken into the window. When a valid frame is
+ * found, `*found` is 1 and `*frame` describes it; call again with the rest of the input (even
+ * if that is empty, a further frame may already be in the window). When `*found` is 0, all of
+ * `data` has been taken.
+ */
+size_t thrum_frame_decoder_feed(thrum_frame_decoder_t *dec, const uint8_t *data, size_t len,
+                                thrum_frame_t *frame, int *found);
+
+/**
+ * Finish a frame whose payload the caller already wrote at `frame + 4`: fills SYNC, LEN, CTRL,
+ * SEQ and the CRC. Returns the frame length (LEN + 6), or 0 when `len` exceeds the maximum.
+ */
+uint8_t thrum_frame_seal(uint8_t *frame, uint8_t ctrl, uint8_t seq, uint8_t len);
+
+/** Build a whole frame into `out` (THRUM_MAX_FRAME bytes). Returns its length, or 0. */
+uint8_t thrum_frame_encode(uint8_t *out, uint8_t ctrl, uint8_t seq, const uint8_t *payload,
+                           uint8_t len);
+
+/* ---- Messages (§3) ------------------------------------------------------------------------- */
+
+/** Direction of a message: which id table applies. */
+#define THRUM_DIR_H2D 0u
+#define THRUM_DIR_D2H 1u
+
+/** Field types, as used by thrum_msg_field_type. */
+#define THRUM_FIELD_U8 1u
+#define THRUM_FIELD_U32 2u
+#define THRUM_FIELD_UV 3u
+
+/** The most fields any message has (IDENTIFY_REPLY). */
+#define THRUM_MSG_MAX_FIELDS 10u
+
+/** One message with its fields as plain numbers, in the order of §3. */
+typedef struct thrum_msg {
+    uint32_t id;
+    uint8_t field_count;
+    uint32_t field[THRUM_MSG_MAX_FIELDS];
+} thrum_msg_t;
+
+/** Number of fields of message `id` in direction `dir`, or -1 when the id is unknown. */
+int thrum_msg_field_count(uint8_t dir, uint32_t id);
+
+/** Type (THRUM_FIELD_*) of field `index` of message `id`, or 0. */
+uint8_t thrum_msg_field_type(uint8_t dir, uint32_t id, uint8_t index);
+
+/** 1 when host message `id` may travel in an UNSEQ frame (§3.1 lane "any"). */
+int thrum_msg_is_any_lane(uint32_t id);
+
+/** 1 when the field values of `msg` are within the ranges §3 gives. */
+int thrum_msg_fields_valid(uint8_t dir, const thrum_msg_t *msg);
+
+/** Decode one message from the start of `in`. Returns the bytes consumed, or -1 when it does
+ *  not parse (unknown id, truncated field, value out of range). */
+int thrum_msg_decode(uint8_t dir, const uint8_t *in, size_t len, thrum_msg_t *msg);
+
+/** Encode `msg` into `out` (room for `cap` bytes). Returns the bytes written, or 0 when the id is
+ *  unknown, a value is out of range, or it does not fit. */
+uint8_t thrum_msg_encode(uint8_t dir, const thrum_msg_t *msg, uint8_t *out, uint8_t cap);
+
+/** 1 when a whole payload parses: only complete, well-formed messages and nothing after them. */
+int thrum_payload_valid(uint8_t dir, const uint8_t *payload, size_t len);
+
+/* ---- Time (§3) ----------------------------------------------------------------------------- */
+
+/** 1 when device time `a` is before `b`, across the 2^32 µs wrap. */
+static inline int thrum_time_before(uint32_t a, uint32_t b)
+{
+    return ((a - b) & 0x80000000u) != 0u;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THRUM_CODEC_H */

@@ -1,0 +1,282 @@
+/*
+ * ATmega328P board port (Arduino Uno / Nano class, 16 MHz).
+ *
+ *   UART0  115200 8N1 to the USB-serial bridge; RX interrupt into a ring buffer, each byte's
+ *          arrival time kept so ACKs carry the time the frame really arrived.
+ *   TWI    400 kHz master on PC4/PC5 (SDA/SCL) to the DRV2605L.
+ *   Timer1 free-running at 2 MHz; its overflow count extends it to a 32-bit µs clock.
+ *
+ * The core runs from the main loop only; interrupts just move bytes and count time.
+ */
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <util/twi.h>
+
+#include "thrum_fw.h"
+
+#ifndef THRUM_AVR_BAUD
+#define THRUM_AVR_BAUD 115200UL
+#endif
+
+/* Board defaults: SEMCO 1030-class LRA (205 Hz, 1.5 V rms), see hardware/drv2605/README.md. */
+#define BOARD_RATED_VOLTAGE 0x3Eu
+#define BOARD_OD_CLAMP 0x8Cu
+#define BOARD_DRIVE_TIME 19u
+#define BOARD_OL_LRA_PERIOD 50u
+
+/* Ring sizes are powers of two so indices wrap with a mask. */
+#define RX_RING 128u
+#define TX_RING 128u
+#define RING_MASK(n) ((uint8_t)((n) - 1u))
+
+#define I2C_HZ 400000UL
+#define I2C_TIMEOUT_LOOPS 2000u /* ~1 ms at 16 MHz; a stuck bus must not hang the loop */
+
+#define ERR_IO 5
+#define ERR_TIMEDOUT 110
+
+/* Timer1 at F_CPU / 8 = 2 MHz: one tick is 0.5 µs and one overflow 32768 µs = 2^15 µs. */
+#define TIMER1_PRESCALE_8 (1u << CS11)
+#define OVERFLOW_US_SHIFT 15u
+#define TICKS_PER_US_SHIFT 1u
+
+static volatile uint32_t timer1_overflows;
+
+static volatile uint8_t rx_buf[RX_RING];
+static volatile uint8_t rx_head;
+static volatile uint32_t rx_last_time;
+static uint8_t rx_tail;
+
+static volatile uint8_t tx_buf[TX_RING];
+static volatile uint8_t tx_head;
+static volatile uint8_t tx_tail;
+
+static thrum_fw_t fw;
+
+ISR(TIMER1_OVF_vect)
+{
+    timer1_overflows++;
+}
+
+/* Call with interrupts disabled. An overflow that happened but whose interrupt has not run yet
+ * shows as TOV1 with a small count. */
+static uint32_t clock_us_locked(void)
+{
+    uint16_t ticks = TCNT1;
+    uint32_t overflows = timer1_overflows;
+
+    if ((TIFR1 & (1u << TOV1)) != 0u && ticks < 0x8000u) {
+        overflows++;
+    }
+    /* overflows * 2^15 wraps mod 2^32 exactly as the µs count must */
+    return (overflows << OVERFLOW_US_SHIFT) + (ticks >> TICKS_PER_US_SHIFT);
+}
+
+static uint32_t hal_clock_us(void *ctx)
+{
+    uint8_t sreg = SREG;
+    uint32_t now;
+
+    (void)ctx;
+    cli();
+    now = clock_us_locked();
+    SREG = sreg;
+    return now;
+}
+
+ISR(USART_RX_vect)
+{
+    uint8_t byte = UDR0;
+    uint8_t next = (uint8_t)((rx_head + 1u) & RING_MASK(RX_RING));
+
+    if (next != rx_tail) { /* full: drop; the CRC and sequence numbers recover */
+        rx_buf[rx_head] = byte;
+        rx_head = next;
+        rx_last_time = clock_us_locked();
+    }
+}
+
+ISR(USART_UDRE_vect)
+{
+    if (tx_tail == tx_head) {
+        UCSR0B &= (uint8_t)~(1u << UDRIE0);
+        return;
+    }
+    UDR0 = tx_buf[tx_tail];
+    tx_tail = (uint8_t)((tx_tail + 1u) & RING_MASK(TX_RING));
+}
+
+static void hal_serial_write(void *ctx, const uint8_t *data, uint16_t len)
+{
+    uint16_t i;
+
+    (void)ctx;
+    for (i = 0; i < len; i++) {
+        uint8_t next = (uint8_t)((tx_head + 1u) & RING_MASK(TX_RING));
+        if (next == tx_tail) {
+            break; /* full: never block the scheduler; the host retransmits */
+        }
+        tx_buf[tx_head] = data[i];
+        tx_head = next;
+    }
+    UCSR0B |= (uint8_t)(1u << UDRIE0);
+}
+
+static void hal_delay_us(void *ctx, uint32_t us)
+{
+    uint32_t start = hal_clock_us(ctx);
+
+    while (hal_clock_us(ctx) - start < us) {
+    }
+}
+
+/* ---- TWI master ------------------------------------------------------------------------------ */
+
+static int twi_wait(void)
+{
+    uint16_t guard = I2C_TIMEOUT_LOOPS;
+
+    while ((TWCR & (1u << TWINT)) == 0u) {
+        if (--guard == 0u) {
+            return -ERR_TIMEDOUT;
+        }
+    }
+    return 0;
+}
+
+static void twi_stop(void)
+{
+    TWCR = (uint8_t)((1u << TWINT) | (1u << TWSTO) | (1u << TWEN));
+}
+
+/* (Repeated) START, then the address byte; `ack_status` is the status expected after it. */
+static int twi_start(uint8_t sla, uint8_t ack_status)
+{
+    TWCR = (uint8_t)((1u << TWINT) | (1u << TWSTA) | (1u << TWEN));
+    if (twi_wait() != 0 || (TW_STATUS != TW_START && TW_STATUS != TW_REP_START)) {
+        return -ERR_IO;
+    }
+    TWDR = sla;
+    TWCR = (uint8_t)((1u << TWINT) | (1u << TWEN));
+    if (twi_wait() != 0 || TW_STATUS != ack_status) {
+        return -ERR_IO;
+    }
+    return 0;
+}
+
+static int twi_send(uint8_t byte)
+{
+    TWDR = byte;
+    TWCR = (uint8_t)((1u << TWINT) | (1u << TWEN));
+    if (twi_wait() != 0 || TW_STATUS != TW_MT_DATA_ACK) {
+        return -ERR_IO;
+    }
+    return 0;
+}
+
+static int hal_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t len)
+{
+    uint8_t i;
+    int err;
+
+    (void)ctx;
+    err = twi_start((uint8_t)((addr << 1) | TW_WRITE), TW_MT_SLA_ACK);
+    for (i = 0; err == 0 && i < len; i++) {
+        err = twi_send(data[i]);
+    }
+    twi_stop();
+    return err;
+}
+
+static int hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8_t len)
+{
+    uint8_t i;
+    int err;
+
+    (void)ctx;
+    err = twi_start((uint8_t)((addr << 1) | TW_WRITE), TW_MT_SLA_ACK);
+    if (err == 0) {
+        err = twi_send(reg);
+    }
+    if (err == 0) {
+        err = twi_start((uint8_t)((addr << 1) | TW_READ), TW_MR_SLA_ACK);
+    }
+    for (i = 0; err == 0 && i < len; i++) {
+        uint8_t last = (uint8_t)(i + 1u == len);
+        /* ACK every byte but the last, which is NACKed to end the read */
+        TWCR = (uint8_t)((1u << TWINT) | (1u << TWEN) | (last ? 0u : (1u << TWEA)));
+        if (twi_wait() != 0 || TW_STATUS != (last ? TW_MR_DATA_NACK : TW_MR_DATA_ACK)) {
+            err = -ERR_IO;
+            break;
+        }
+        out[i] = TWDR;
+    }
+    twi_stop();
+    return err;
+}
+
+/* ---- set-up and main loop -------------------------------------------------------------------- */
+
+static void clock_init(void)
+{
+    TCCR1A = 0;
+    TCCR1B = TIMER1_PRESCALE_8;
+    TIMSK1 = (uint8_t)(1u << TOIE1);
+}
+
+static void uart_init(void)
+{
+    /* double speed: UBRR = F_CPU / (8 * baud) - 1, rounded */
+    const uint16_t ubrr = (uint16_t)((F_CPU + 4UL * THRUM_AVR_BAUD) / (8UL * THRUM_AVR_BAUD) - 1UL);
+
+    UBRR0H = (uint8_t)(ubrr >> 8);
+    UBRR0L = (uint8_t)ubrr;
+    UCSR0A = (uint8_t)(1u << U2X0);
+    UCSR0C = (uint8_t)((1u << UCSZ01) | (1u << UCSZ00));
+    UCSR0B = (uint8_t)((1u << RXEN0) | (1u << TXEN0) | (1u << RXCIE0));
+}
+
+static void twi_init(void)
+{
+    TWSR = 0; /* prescaler 1 */
+    TWBR = (uint8_t)((F_CPU / I2C_HZ - 16UL) / 2UL);
+    TWCR = (uint8_t)(1u << TWEN);
+}
+
+/* Hand everything the RX interrupt has queued to the core, in contiguous runs. */
+static void drain_rx(void)
+{
+    uint8_t head;
+    uint32_t arrived;
+
+    cli();
+    head = rx_head;
+    arrived = rx_last_time;
+    sei();
+    while (rx_tail != head) {
+        uint8_t end = head > rx_tail ? head : (uint8_t)RX_RING;
+        /* the ring is volatile only against the ISR writing ahead of head; this run is stable */
+        thrum_fw_receive(&fw, (const uint8_t *)&rx_buf[rx_tail], (size_t)(end - rx_tail), arrived);
+        rx_tail = (uint8_t)(end & RING_MASK(RX_RING));
+    }
+}
+
+int main(void)
+{
+    static const thrum_hal_t hal = {
+        NULL, hal_clock_us, hal_i2c_write, hal_i2c_read, hal_serial_write, hal_delay_us,
+    };
+    static const thrum_board_t board = {
+        0u, BOARD_RATED_VOLTAGE, BOARD_OD_CLAMP, BOARD_DRIVE_TIME, BOARD_OL_LRA_PERIOD,
+    };
+
+    clock_init();
+    uart_init();
+    twi_init();
+    sei();
+    thrum_fw_init(&fw, &hal, &board);
+    for (;;) {
+        drain_rx();
+        thrum_fw_poll(&fw);
+    }
+}

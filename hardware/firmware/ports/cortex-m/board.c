@@ -1,0 +1,322 @@
+/*
+ * STM32F103 board port (Blue Pill class: 8 MHz crystal, 72 MHz core).
+ *
+ *   USART1  PA9/PA10, 115200 8N1; RX interrupt into a ring with each byte's arrival time.
+ *   I2C1    PB6/PB7 at 400 kHz, polled with timeouts, to the DRV2605L.
+ *   SysTick 1 kHz interrupt; the µs clock is milliseconds * 1000 plus the SysTick count.
+ */
+#include "stm32f103.h"
+#include "thrum_fw.h"
+
+#define HSE_STARTUP_LOOPS 100000u
+#define CORE_HZ_PLL 72000000u
+#define CORE_HZ_HSI 8000000u
+#define BAUD 115200u
+#define I2C_HZ 400000u
+#define I2C_TIMEOUT_LOOPS 20000u /* ~1 ms at 72 MHz: a stuck bus must not hang the loop */
+#define ERR_IO 5
+#define ERR_TIMEDOUT 110
+#define ERR_INVAL 22
+
+/* Board defaults: SEMCO 1030-class LRA (205 Hz, 1.5 V rms), see hardware/drv2605/README.md. */
+#define BOARD_RATED_VOLTAGE 0x3Eu
+#define BOARD_OD_CLAMP 0x8Cu
+#define BOARD_DRIVE_TIME 19u
+#define BOARD_OL_LRA_PERIOD 50u
+
+#define RX_RING 256u
+#define TX_RING 256u
+
+static uint32_t core_hz = CORE_HZ_HSI;
+static uint32_t core_mhz = CORE_HZ_HSI / 1000000u;
+static volatile uint32_t systick_ms;
+
+static volatile uint8_t rx_buf[RX_RING];
+static volatile uint16_t rx_head;
+static volatile uint32_t rx_last_time;
+static uint16_t rx_tail;
+
+static volatile uint8_t tx_buf[TX_RING];
+static volatile uint16_t tx_head;
+static volatile uint16_t tx_tail;
+
+static thrum_fw_t fw;
+
+void SysTick_Handler(void);
+void USART1_IRQHandler(void);
+int main(void);
+
+void SysTick_Handler(void)
+{
+    systick_ms++;
+}
+
+static uint32_t irq_save(void)
+{
+    uint32_t primask;
+
+    __asm__ volatile("mrs %0, primask\n cpsid i" : "=r"(primask)::"memory");
+    return primask;
+}
+
+static void irq_restore(uint32_t primask)
+{
+    __asm__ volatile("msr primask, %0" ::"r"(primask) : "memory");
+}
+
+static uint32_t hal_clock_us(void *ctx)
+{
+    uint32_t primask = irq_save();
+    uint32_t ms = systick_ms;
+    uint32_t count = SYST_CVR;
+    uint32_t reload = SYST_RVR;
+
+    (void)ctx;
+    if ((SCB_ICSR & SCB_ICSR_PENDSTSET) != 0u) {
+        /* SysTick wrapped but its interrupt has not run: count the millisecond here */
+        count = SYST_CVR;
+        ms++;
+    }
+    irq_restore(primask);
+    /* ms * 1000 wraps mod 2^32 exactly as the µs count must */
+    return ms * 1000u + (reload - count) / core_mhz;
+}
+
+void USART1_IRQHandler(void)
+{
+    uint32_t sr = USART1_SR;
+
+    if ((sr & (USART_SR_RXNE | USART_SR_ORE)) != 0u) {
+        uint8_t byte = (uint8_t)USART1_DR; /* reading DR also clears an overrun */
+        uint16_t next = (uint16_t)((rx_head + 1u) % RX_RING);
+        if (next != rx_tail) {
+            rx_buf[rx_head] = byte;
+            rx_head = next;
+            rx_last_time = hal_clock_us(NULL);
+        }
+    }
+    if ((USART1_CR1 & USART_CR1_TXEIE) != 0u && (sr & USART_SR_TXE) != 0u) {
+        if (tx_tail == tx_head) {
+            USART1_CR1 &= ~USART_CR1_TXEIE;
+        } else {
+            USART1_DR = tx_buf[tx_tail];
+            tx_tail = (uint16_t)((tx_tail + 1u) % TX_RING);
+        }
+    }
+}
+
+static void hal_serial_write(void *ctx, const uint8_t *data, uint16_t len)
+{
+    uint16_t i;
+
+    (void)ctx;
+    for (i = 0; i < len; i++) {
+        uint16_t next = (uint16_t)((tx_head + 1u) % TX_RING);
+        if (next == tx_tail) {
+            break; /* full: never block the scheduler; the host retransmits */
+        }
+        tx_buf[tx_head] = data[i];
+        tx_head = next;
+    }
+    USART1_CR1 |= USART_CR1_TXEIE;
+}
+
+static void hal_delay_us(void *ctx, uint32_t us)
+{
+    uint32_t start = hal_clock_us(ctx);
+
+    while (hal_clock_us(ctx) - start < us) {
+    }
+}
+
+/* ---- I2C1 master (polled) -------------------------------------------------------------------- */
+
+static int i2c_wait_sr1(uint32_t flag)
+{
+    uint32_t guard = I2C_TIMEOUT_LOOPS;
+
+    for (;;) {
+        uint32_t sr1 = I2C1_SR1;
+        if ((sr1 & I2C_SR1_ERRORS) != 0u) {
+            I2C1_SR1 = ~I2C_SR1_ERRORS; /* flags clear by writing 0 */
+            return -ERR_IO;
+        }
+        if ((sr1 & flag) != 0u) {
+            return 0;
+        }
+        if (--guard == 0u) {
+            return -ERR_TIMEDOUT;
+        }
+    }
+}
+
+static int i2c_start(uint8_t addr_byte)
+{
+    int err;
+
+    I2C1_CR1 |= I2C_CR1_START;
+    if ((err = i2c_wait_sr1(I2C_SR1_SB)) != 0) {
+        return err;
+    }
+    I2C1_DR = addr_byte;
+    return i2c_wait_sr1(I2C_SR1_ADDR);
+}
+
+static int i2c_finish(int err)
+{
+    I2C1_CR1 |= I2C_CR1_STOP;
+    return err;
+}
+
+static int hal_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t len)
+{
+    uint8_t i;
+    int err;
+
+    (void)ctx;
+    if ((err = i2c_start((uint8_t)(addr << 1))) != 0) {
+        return i2c_finish(err);
+    }
+    (void)I2C1_SR2; /* reading SR1 then SR2 clears ADDR */
+    for (i = 0; i < len; i++) {
+        if ((err = i2c_wait_sr1(I2C_SR1_TXE)) != 0) {
+            return i2c_finish(err);
+        }
+        I2C1_DR = data[i];
+    }
+    return i2c_finish(i2c_wait_sr1(I2C_SR1_BTF));
+}
+
+/* Register read of one byte (all the core needs): the F1 wants ACK cleared before ADDR is
+ * cleared and STOP requested right after, or it clocks in a second byte. */
+static int hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8_t len)
+{
+    int err;
+
+    (void)ctx;
+    if (len != 1u) {
+        return -ERR_INVAL;
+    }
+    if ((err = i2c_start((uint8_t)(addr << 1))) != 0) {
+        return i2c_finish(err);
+    }
+    (void)I2C1_SR2;
+    I2C1_DR = reg;
+    if ((err = i2c_wait_sr1(I2C_SR1_BTF)) != 0) {
+        return i2c_finish(err);
+    }
+    if ((err = i2c_start((uint8_t)((addr << 1) | 1u))) != 0) {
+        return i2c_finish(err);
+    }
+    I2C1_CR1 &= ~I2C_CR1_ACK;
+    {
+        uint32_t primask = irq_save();
+        (void)I2C1_SR2;
+        I2C1_CR1 |= I2C_CR1_STOP;
+        irq_restore(primask);
+    }
+    if ((err = i2c_wait_sr1(I2C_SR1_RXNE)) != 0) {
+        return err;
+    }
+    *out = (uint8_t)I2C1_DR;
+    return 0;
+}
+
+/* ---- set-up and main loop -------------------------------------------------------------------- */
+
+static void clock_init(void)
+{
+    uint32_t guard = HSE_STARTUP_LOOPS;
+
+    RCC_CR |= RCC_CR_HSEON;
+    while ((RCC_CR & RCC_CR_HSERDY) == 0u) {
+        if (--guard == 0u) {
+            return; /* no crystal: stay on the 8 MHz HSI; timing still works, just slower */
+        }
+    }
+    FLASH_ACR = FLASH_ACR_PRFTBE | FLASH_ACR_LATENCY_2;
+    RCC_CFGR = RCC_CFGR_PLLSRC_HSE | RCC_CFGR_PLLMUL_9 | RCC_CFGR_PPRE1_DIV2;
+    RCC_CR |= RCC_CR_PLLON;
+    while ((RCC_CR & RCC_CR_PLLRDY) == 0u) {
+    }
+    RCC_CFGR |= RCC_CFGR_SW_PLL;
+    while ((RCC_CFGR & RCC_CFGR_SWS_MASK) != RCC_CFGR_SWS_PLL) {
+    }
+    core_hz = CORE_HZ_PLL;
+    core_mhz = CORE_HZ_PLL / 1000000u;
+}
+
+static void systick_init(void)
+{
+    SYST_RVR = core_hz / 1000u - 1u;
+    SYST_CVR = 0;
+    SYST_CSR = SYST_CSR_CLKSOURCE_CPU | SYST_CSR_TICKINT | SYST_CSR_ENABLE;
+}
+
+static void gpio_init(void)
+{
+    RCC_APB2ENR |= RCC_APB2ENR_AFIOEN | RCC_APB2ENR_IOPAEN | RCC_APB2ENR_IOPBEN | RCC_APB2ENR_USART1EN;
+    RCC_APB1ENR |= RCC_APB1ENR_I2C1EN;
+    GPIOA_CRH = (GPIOA_CRH & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(9)) & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(10))) |
+                ((uint32_t)GPIO_AF_PUSH_PULL_50MHZ << GPIO_SHIFT(9)) | ((uint32_t)GPIO_INPUT_FLOATING << GPIO_SHIFT(10));
+    GPIOB_CRL = (GPIOB_CRL & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(6)) & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(7))) |
+                ((uint32_t)GPIO_AF_OPEN_DRAIN_50MHZ << GPIO_SHIFT(6)) | ((uint32_t)GPIO_AF_OPEN_DRAIN_50MHZ << GPIO_SHIFT(7));
+}
+
+static void usart_init(void)
+{
+    /* USART1 sits on APB2, which runs at the core clock */
+    USART1_BRR = (core_hz + BAUD / 2u) / BAUD;
+    USART1_CR1 = USART_CR1_UE | USART_CR1_TE | USART_CR1_RE | USART_CR1_RXNEIE;
+    NVIC_ISER(USART1_IRQN / 32u) = 1u << (USART1_IRQN % 32u);
+}
+
+static void i2c_init(void)
+{
+    /* APB1 is the core clock / 2 on the PLL, or the HSI itself */
+    uint32_t pclk1 = core_hz == CORE_HZ_PLL ? core_hz / 2u : core_hz;
+    uint32_t mhz = pclk1 / 1000000u;
+
+    I2C1_CR1 = I2C_CR1_SWRST;
+    I2C1_CR1 = 0;
+    I2C1_CR2 = mhz;
+    /* fast mode, duty 2:1: SCL period = 3 * CCR / pclk1 */
+    I2C1_CCR = I2C_CCR_FS | (pclk1 / (3u * I2C_HZ));
+    I2C1_TRISE = mhz * 300u / 1000u + 1u; /* 300 ns maximum rise time in fast mode */
+    I2C1_CR1 = I2C_CR1_PE;
+}
+
+static void drain_rx(void)
+{
+    uint32_t primask = irq_save();
+    uint16_t head = rx_head;
+    uint32_t arrived = rx_last_time;
+
+    irq_restore(primask);
+    while (rx_tail != head) {
+        uint16_t end = head > rx_tail ? head : (uint16_t)RX_RING;
+        thrum_fw_receive(&fw, (const uint8_t *)&rx_buf[rx_tail], (size_t)(end - rx_tail), arrived);
+        rx_tail = (uint16_t)(end % RX_RING);
+    }
+}
+
+int main(void)
+{
+    static const thrum_hal_t hal = {
+        NULL, hal_clock_us, hal_i2c_write, hal_i2c_read, hal_serial_write, hal_delay_us,
+    };
+    static const thrum_board_t board = {
+        0u, BOARD_RATED_VOLTAGE, BOARD_OD_CLAMP, BOARD_DRIVE_TIME, BOARD_OL_LRA_PERIOD,
+    };
+
+    clock_init();
+    systick_init();
+    gpio_init();
+    usart_init();
+    i2c_init();
+    thrum_fw_init(&fw, &hal, &board);
+    for (;;) {
+        drain_rx();
+        thrum_fw_poll(&fw);
+    }
+}

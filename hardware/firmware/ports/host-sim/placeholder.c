@@ -1,1 +1,0 @@
-#include "thrum_fw.h"

@@ -1,0 +1,278 @@
+#include "fake_hal.h"
+
+#include <string.h>
+
+#include "thrum_host_sim.h"
+
+static uint32_t fake_clock(void *ctx)
+{
+    return ((fake_t *)ctx)->now;
+}
+
+static void note_access(fake_t *f)
+{
+    if (!f->accessed) {
+        f->accessed = 1;
+        f->first_access_time = f->now;
+    }
+}
+
+static int fake_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t len)
+{
+    fake_t *f = ctx;
+    uint8_t i;
+
+    note_access(f);
+    f->now += f->i2c_cost_us;
+    if (!f->present || addr != DRV2605L_I2C_ADDR || len < 1u) {
+        return -6; /* -ENXIO: nobody acknowledged */
+    }
+    if (f->fail_reg == data[0] && f->fail_count != 0) {
+        if (f->fail_count > 0) {
+            f->fail_count--;
+        }
+        return -5;
+    }
+    for (i = 1; i < len; i++) {
+        uint8_t reg = (uint8_t)(data[0] + i - 1u);
+        if (reg < FAKE_REGS && reg != DRV2605L_REG_STATUS) {
+            f->regs[reg] = data[i];
+        }
+        if (f->nwrites < FAKE_MAX_WRITES) {
+            f->writes[f->nwrites].time = f->now;
+            f->writes[f->nwrites].reg = reg;
+            f->writes[f->nwrites].value = data[i];
+            f->nwrites++;
+        }
+    }
+    return 0;
+}
+
+static int fake_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8_t len)
+{
+    fake_t *f = ctx;
+    uint8_t i;
+
+    note_access(f);
+    f->now += f->i2c_cost_us;
+    f->reads++;
+    if (!f->present || addr != DRV2605L_I2C_ADDR) {
+        return -6;
+    }
+    for (i = 0; i < len; i++) {
+        uint8_t r = (uint8_t)(reg + i);
+        out[i] = r < FAKE_REGS ? f->regs[r] : 0u;
+        if (r == DRV2605L_REG_STATUS) {
+            /* the flag bits clear on read, DEVICE_ID stays */
+            f->regs[r] &= DRV2605L_STATUS_DEVICE_ID;
+        }
+    }
+    return 0;
+}
+
+static void fake_serial_write(void *ctx, const uint8_t *data, uint16_t len)
+{
+    fake_t *f = ctx;
+
+    if (f->nserial + len <= FAKE_MAX_SERIAL) {
+        memcpy(f->serial + f->nserial, data, len);
+        f->nserial += len;
+    }
+}
+
+static void fake_delay(void *ctx, uint32_t us)
+{
+    fake_t *f = ctx;
+
+    if (!f->accessed) {
+        f->delayed_us += us;
+    }
+    f->now += us;
+}
+
+void fake_init(fake_t *f)
+{
+    memset(f, 0, sizeof(*f));
+    f->hal.ctx = f;
+    f->hal.clock_us = fake_clock;
+    f->hal.i2c_write = fake_i2c_write;
+    f->hal.i2c_read = fake_i2c_read;
+    f->hal.serial_write = fake_serial_write;
+    f->hal.delay_us = fake_delay;
+    f->present = 1;
+    f->fail_reg = -1;
+    f->i2c_cost_us = 0;
+    /* DRV2605L reset values that matter here (reference notes §1.1) */
+    f->regs[DRV2605L_REG_STATUS] = 0xE0;
+    f->regs[DRV2605L_REG_MODE] = 0x40;
+    f->regs[DRV2605L_REG_LIBRARY] = 0x01;
+    f->regs[DRV2605L_REG_RATED_VOLTAGE] = 0x3E;
+    f->regs[DRV2605L_REG_OD_CLAMP] = 0x8C;
+    f->regs[DRV2605L_REG_FEEDBACK_CONTROL] = 0x36;
+    f->regs[DRV2605L_REG_CONTROL1] = 0x93;
+    f->regs[DRV2605L_REG_CONTROL2] = 0xF5;
+    f->regs[DRV2605L_REG_CONTROL3] = 0xA0;
+    f->regs[DRV2605L_REG_OL_LRA_PERIOD] = 0x33;
+    thrum_frame_decoder_init(&f->dec, THRUM_CTRL_MARK_DEVICE);
+}
+
+void fake_boot(fake_t *f, thrum_fw_t *fw, uint32_t t0)
+{
+    thrum_board_t board = thrum_host_sim_default_board();
+
+    f->now = t0;
+    thrum_fw_init(fw, &f->hal, &board);
+}
+
+void fake_decode(fake_t *f)
+{
+    const uint8_t *data = f->serial + f->decoded_upto;
+    size_t len = f->nserial - f->decoded_upto;
+
+    f->decoded_upto = f->nserial;
+    for (;;) {
+        thrum_frame_t frame;
+        int found;
+        size_t n = thrum_frame_decoder_feed(&f->dec, data, len, &frame, &found);
+        size_t pos = 0;
+        unsigned index = 0;
+
+        data += n;
+        len -= n;
+        if (!found) {
+            break;
+        }
+        while (pos < frame.len) {
+            thrum_msg_t msg;
+            int m = thrum_msg_decode(THRUM_DIR_D2H, frame.payload + pos, frame.len - pos, &msg);
+            if (m < 0) {
+                f->bad_output = 1;
+                break;
+            }
+            if ((index == 0u) != (msg.id == THRUM_MSG_ACK)) {
+                f->bad_output = 1; /* exactly one ACK, and first */
+            }
+            if (f->nmsgs < FAKE_MAX_MSGS) {
+                f->msgs[f->nmsgs].frame = f->frames;
+                f->msgs[f->nmsgs].index = index;
+                f->msgs[f->nmsgs].msg = msg;
+                f->nmsgs++;
+            }
+            pos += (size_t)m;
+            index++;
+        }
+        if (frame.len == 0u) {
+            f->bad_output = 1;
+        }
+        f->frames++;
+    }
+    if (f->dec.bad_crc != 0u || f->dec.discarded_bytes != 0u) {
+        f->bad_output = 1;
+    }
+}
+
+const thrum_msg_t *fake_next(fake_t *f, uint32_t id)
+{
+    fake_decode(f);
+    while (f->taken < f->nmsgs) {
+        const thrum_msg_t *m = &f->msgs[f->taken++].msg;
+        if (id == 0u || m->id == id) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
+unsigned fake_count(fake_t *f, uint32_t id)
+{
+    size_t i;
+    unsigned n = 0;
+
+    fake_decode(f);
+    for (i = f->taken; i < f->nmsgs; i++) {
+        if (id == 0u || f->msgs[i].msg.id == id) {
+            n++;
+        }
+    }
+    return n;
+}
+
+void fake_drop_output(fake_t *f)
+{
+    fake_decode(f);
+    f->taken = f->nmsgs;
+}
+
+unsigned fake_writes_to(const fake_t *f, uint8_t reg, size_t from)
+{
+    size_t i;
+    unsigned n = 0;
+
+    for (i = from; i < f->nwrites; i++) {
+        if (f->writes[i].reg == reg) {
+            n++;
+        }
+    }
+    return n;
+}
+
+void fake_send(fake_t *f, thrum_fw_t *fw, uint8_t ctrl, uint8_t seq, const uint8_t *payload, uint8_t len)
+{
+    uint8_t frame[THRUM_MAX_FRAME];
+    uint8_t n = thrum_frame_encode(frame, ctrl, seq, payload, len);
+
+    thrum_fw_receive(fw, frame, n, f->now);
+}
+
+static uint8_t encode(uint8_t *out, thrum_msg_t *m)
+{
+    return thrum_msg_encode(THRUM_DIR_H2D, m, out, THRUM_MAX_PAYLOAD);
+}
+
+uint8_t msg_segment(uint8_t *out, uint32_t start, uint32_t duration, uint8_t from, uint8_t to, uint32_t event)
+{
+    thrum_msg_t m;
+
+    m.id = THRUM_MSG_SEGMENT;
+    m.field_count = 5;
+    m.field[0] = start;
+    m.field[1] = duration;
+    m.field[2] = from;
+    m.field[3] = to;
+    m.field[4] = event;
+    return encode(out, &m);
+}
+
+uint8_t msg_plain(uint8_t *out, uint32_t id)
+{
+    thrum_msg_t m;
+
+    m.id = id;
+    m.field_count = 0;
+    return encode(out, &m);
+}
+
+uint8_t msg_configure(uint8_t *out, uint8_t rated, uint8_t clamp, uint8_t drive_time, uint8_t period)
+{
+    thrum_msg_t m;
+
+    m.id = THRUM_MSG_CONFIGURE_DRIVER;
+    m.field_count = 4;
+    m.field[0] = rated;
+    m.field[1] = clamp;
+    m.field[2] = drive_time;
+    m.field[3] = period;
+    return encode(out, &m);
+}
+
+void fake_run_until(fake_t *f, thrum_fw_t *fw, uint32_t t, uint32_t step)
+{
+    while (thrum_time_before(f->now, t)) {
+        thrum_fw_poll(fw);
+        if (!thrum_time_before(f->now, t)) {
+            break; /* the I2C traffic of that poll already took the clock there */
+        }
+        f->now = (t - f->now) <= step ? t : f->now + step;
+    }
+    thrum_fw_poll(fw);
+}

@@ -1,0 +1,84 @@
+/*
+ * A fake board for the core: a DRV2605L register file at 0x5A that logs every write with the time
+ * it completed, a clock the test sets, and the serial output decoded with the core's own decoder.
+ */
+#ifndef THRUM_FAKE_HAL_H
+#define THRUM_FAKE_HAL_H
+
+#include "thrum_fw.h"
+
+#define FAKE_REGS 0x23
+#define FAKE_MAX_WRITES 8192
+#define FAKE_MAX_SERIAL 65536
+#define FAKE_MAX_MSGS 2048
+
+typedef struct fake_write {
+    uint32_t time; /* clock when the write returned */
+    uint8_t reg;
+    uint8_t value;
+} fake_write_t;
+
+typedef struct fake_msg {
+    unsigned frame;        /* index of the device frame it came in */
+    unsigned index;        /* position inside that frame */
+    thrum_msg_t msg;
+} fake_msg_t;
+
+typedef struct fake {
+    thrum_hal_t hal;
+    uint32_t now;
+    uint32_t i2c_cost_us;      /* the clock advances this much per I2C transfer */
+    int present;               /* the driver answers */
+    int fail_reg;              /* writes to this register fail (-1: none) */
+    int fail_count;            /* ... this many times (-1: always) */
+    uint8_t regs[FAKE_REGS];
+    fake_write_t writes[FAKE_MAX_WRITES];
+    size_t nwrites;
+    unsigned reads;
+    uint32_t first_access_time; /* clock at the first I2C access */
+    int accessed;
+    uint32_t delayed_us;       /* total busy-wait before the first access */
+    uint8_t serial[FAKE_MAX_SERIAL];
+    size_t nserial;
+    /* decoded output */
+    thrum_frame_decoder_t dec;
+    size_t decoded_upto;
+    unsigned frames;
+    fake_msg_t msgs[FAKE_MAX_MSGS];
+    size_t nmsgs;
+    size_t taken;              /* messages already returned by fake_next */
+    int bad_output;            /* a device frame that failed to parse or did not start with ACK */
+} fake_t;
+
+void fake_init(fake_t *f);
+
+/* Typical boot: fake_init, then thrum_fw_init with the host-sim board at time `t0`. */
+void fake_boot(fake_t *f, thrum_fw_t *fw, uint32_t t0);
+
+/* Decode the serial output produced so far. */
+void fake_decode(fake_t *f);
+
+/* Next not-yet-taken device message with this id (0 = any); NULL when none. */
+const thrum_msg_t *fake_next(fake_t *f, uint32_t id);
+
+/* Count of not-yet-taken messages with this id (0 = any). */
+unsigned fake_count(fake_t *f, uint32_t id);
+
+/* Forget every message decoded so far. */
+void fake_drop_output(fake_t *f);
+
+/* Writes to `reg` since write index `from`. */
+unsigned fake_writes_to(const fake_t *f, uint8_t reg, size_t from);
+
+/* Send one host frame to the core at the fake clock. */
+void fake_send(fake_t *f, thrum_fw_t *fw, uint8_t ctrl, uint8_t seq, const uint8_t *payload, uint8_t len);
+
+/* Message builders (host to device); each returns the bytes appended at `out`. */
+uint8_t msg_segment(uint8_t *out, uint32_t start, uint32_t duration, uint8_t from, uint8_t to, uint32_t event);
+uint8_t msg_plain(uint8_t *out, uint32_t id);
+uint8_t msg_configure(uint8_t *out, uint8_t rated, uint8_t clamp, uint8_t drive_time, uint8_t period);
+
+/* Advance the clock to `t`, polling every `step` µs on the way. */
+void fake_run_until(fake_t *f, thrum_fw_t *fw, uint32_t t, uint32_t step);
+
+#endif

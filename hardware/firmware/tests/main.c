@@ -1,0 +1,37 @@
+/* Runs every test table; prints "N passed, M failed" last and exits non-zero on any failure. */
+#include <stdlib.h>
+
+#include "harness.h"
+
+int harness_failed_checks;
+const char *vectors_path = "../../firmware-protocol/vectors/wire-vectors.txt";
+
+int main(int argc, char **argv)
+{
+    const test_case_t *tables[] = {codec_tests, vector_tests, link_tests, scheduler_tests, driver_tests};
+    unsigned passed = 0;
+    unsigned failed = 0;
+    size_t t;
+
+    if (argc > 1) {
+        vectors_path = argv[1];
+    }
+    for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
+        const test_case_t *tc;
+
+        for (tc = tables[t]; tc->name != NULL; tc++) {
+            int before = harness_failed_checks;
+
+            tc->fn();
+            if (harness_failed_checks == before) {
+                passed++;
+                printf("ok   %s\n", tc->name);
+            } else {
+                failed++;
+                printf("FAIL %s\n", tc->name);
+            }
+        }
+    }
+    printf("%u passed, %u failed\n", passed, failed);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
