@@ -22,7 +22,7 @@ extension ActuatorProfile {
     /// The profile encoded as pretty, key-sorted JSON (the format of `hardware/actuators/`).
     public func encodedJSON() throws -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
     }
 }

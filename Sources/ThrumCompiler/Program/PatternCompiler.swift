@@ -147,13 +147,17 @@ public struct PatternCompiler: Sendable {
             }
             cuts.append(b.t)
             func g(_ t: Int64) -> Double { a.g + (b.g - a.g) * Double(t - a.t) / Double(b.t - a.t) }
-            func v(_ t: Int64) -> Double {
-                HapticSemantics.amplitude(intensity: shape.intensity * track.value(at: t0 + Double(t) * 1e-6)) * g(t)
-            }
             for c in 0..<(cuts.count - 1) {
                 let x0 = cuts[c], x1 = cuts[c + 1]
-                let both = a.g != b.g && !track.isConstant(from: t0 + Double(x0) * 1e-6, to: t0 + Double(x1) * 1e-6)
-                let n = both ? max(1, (x1 - x0 + step - 1) / step) : 1
+                // The control is linear on (x0, x1): sample inside, away from jumps at the ends.
+                let r0 = t0 + Double(x0) * 1e-6, r1 = t0 + Double(x1) * 1e-6
+                let qa = track.value(at: r0 + 0.25 * (r1 - r0)), qb = track.value(at: r0 + 0.75 * (r1 - r0))
+                let c0 = qa - (qb - qa) / 2, c1 = qb + (qb - qa) / 2
+                func v(_ t: Int64) -> Double {
+                    let f = Double(t - x0) / Double(x1 - x0)
+                    return HapticSemantics.amplitude(intensity: shape.intensity * (c0 + (c1 - c0) * f)) * g(t)
+                }
+                let n = (a.g != b.g && qa != qb) ? max(1, (x1 - x0 + step - 1) / step) : 1
                 var prev = x0
                 for i in 1...n {
                     let x = i == n ? x1 : x0 + (x1 - x0) * i / n

@@ -16,6 +16,8 @@ struct EventShape: Sendable {
     var intensity: Double
     /// Sharpness at onset after control, 0…1.
     var sharpness: Double
+    /// The event's own sharpness before the control (default applied), for previews.
+    var baseSharpness: Double
     /// Whether intensity follows the control over the event's life (continuous) or is taken at onset (transient).
     var followsIntensityControl: Bool
     /// The attack the user asked for (AttackTime), s; the requested envelope's 50 % point is half of it.
@@ -40,7 +42,7 @@ struct EventShaper {
 
         if e.type == .hapticTransient {
             let knots = transientKnots(sharpness: sharp, decayX: decayX)
-            return (EventShape(knots: knots, intensity: intensity, sharpness: sharp, followsIntensityControl: false, requestedAttack: 0), nil)
+            return (EventShape(knots: knots, intensity: intensity, sharpness: sharp, baseSharpness: baseSharp, followsIntensityControl: false, requestedAttack: 0), nil)
         }
 
         var duration = max(0, e.duration)
@@ -59,7 +61,7 @@ struct EventShaper {
         let release = max(S.envelopeTime(releaseX, min: 0, max: S.releaseTimeMax), (1 - sharpEnd) * S.continuousSoftRelease)
         let decay = sustained ? Double.infinity : S.envelopeTime(decayX, min: S.decayTimeMin, max: S.decayTimeMax)
         let knots = continuousKnots(duration: duration, attack: attack, decay: decay, release: release)
-        return (EventShape(knots: knots, intensity: intensity, sharpness: sharp, followsIntensityControl: true,
+        return (EventShape(knots: knots, intensity: intensity, sharpness: sharp, baseSharpness: baseSharp, followsIntensityControl: true,
                            requestedAttack: min(userAttack, duration)), clamped)
     }
 
