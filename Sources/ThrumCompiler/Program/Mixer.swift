@@ -21,65 +21,67 @@ struct Mixer {
     }
 
     /// The mixed envelope: pieces sorted, non-overlapping; gaps where nothing plays.
+    /// A sweep: the elementary interval ends at the next piece start or the earliest end of
+    /// the pieces active; input given in onset order sorts in linear time.
     func mix(_ input: [Piece]) -> [Piece] {
         guard !input.isEmpty else { return [] }
         let pieces = input.sorted { $0.t0 < $1.t0 }
-        var bounds: [Int64] = []
-        bounds.reserveCapacity(pieces.count * 2)
-        for p in pieces {
-            bounds.append(p.t0)
-            bounds.append(p.t1)
-        }
-        bounds.sort()
         var out: [Piece] = []
         out.reserveCapacity(pieces.count)
         var active: [Piece] = []
         var next = 0
+        var a = pieces[0].t0
         var va: [Double] = [], vb: [Double] = []
-        var k = 0
-        while k < bounds.count - 1 {
-            let a = bounds[k]
-            var j = k + 1
-            while j < bounds.count && bounds[j] == a { j += 1 }
-            k = j
-            guard j < bounds.count else { break }
-            let b = bounds[j]
-            if !active.isEmpty { active.removeAll { $0.t1 <= a } }
+        while next < pieces.count || !active.isEmpty {
+            if active.isEmpty { a = max(a, pieces[next].t0) }
             while next < pieces.count && pieces[next].t0 <= a {
                 active.append(pieces[next])
                 next += 1
             }
-            if active.isEmpty { continue }
-            if active.count == 1 {
-                let p = active[0]
-                out.append(Piece(t0: a, t1: b, v0: p.value(at: a), v1: p.value(at: b)))
-                continue
-            }
-            va.removeAll(keepingCapacity: true)
-            vb.removeAll(keepingCapacity: true)
-            var varying = 0
-            for p in active {
-                let x = p.value(at: a), y = p.value(at: b)
-                va.append(x)
-                vb.append(y)
-                if x != y { varying += 1 }
-            }
-            let linear = varying == 0 || (varying == 1 && mode == .softSum)
-            if linear || b - a <= step {
-                out.append(Piece(t0: a, t1: b, v0: combine(va), v1: combine(vb)))
-                continue
-            }
-            let n = (b - a + step - 1) / step
-            var prevT = a
-            var prevV = combine(va)
-            for i in 1...n {
-                let t = i == n ? b : a + (b - a) * i / n
-                let v = combine(active.map { $0.value(at: t) })
-                out.append(Piece(t0: prevT, t1: t, v0: prevV, v1: v))
-                prevT = t
-                prevV = v
+            var b = next < pieces.count ? pieces[next].t0 : Int64.max
+            for p in active where p.t1 < b { b = p.t1 }
+            emit(active, a, b, into: &out, &va, &vb)
+            a = b
+            var k = 0
+            while k < active.count {
+                if active[k].t1 <= a { active.swapAt(k, active.count - 1); active.removeLast() } else { k += 1 }
             }
         }
         return out
+    }
+
+    /// Appends the mix of `active` over [a, b].
+    @inline(__always)
+    private func emit(_ active: [Piece], _ a: Int64, _ b: Int64, into out: inout [Piece], _ va: inout [Double], _ vb: inout [Double]) {
+        if active.count == 1 {
+            let p = active[0]
+            out.append(Piece(t0: a, t1: b, v0: p.value(at: a), v1: p.value(at: b)))
+            return
+        }
+        va.removeAll(keepingCapacity: true)
+        vb.removeAll(keepingCapacity: true)
+        var varying = 0
+        for p in active {
+            let x = p.value(at: a), y = p.value(at: b)
+            va.append(x)
+            vb.append(y)
+            if x != y { varying += 1 }
+        }
+        let linear = varying == 0 || (varying == 1 && mode == .softSum)
+        if linear || b - a <= step {
+            out.append(Piece(t0: a, t1: b, v0: combine(va), v1: combine(vb)))
+            return
+        }
+        let n = (b - a + step - 1) / step
+        var prevT = a
+        var prevV = combine(va)
+        for i in 1...n {
+            let t = i == n ? b : a + (b - a) * i / n
+            for j in active.indices { va[j] = active[j].value(at: t) }
+            let v = combine(va)
+            out.append(Piece(t0: prevT, t1: t, v0: prevV, v1: v))
+            prevT = t
+            prevV = v
+        }
     }
 }

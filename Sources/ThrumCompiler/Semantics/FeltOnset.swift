@@ -7,7 +7,7 @@ import Foundation
 struct FeltOnsetEstimator {
     let response: ActuatorResponse
     /// Simulation step, µs.
-    let stepMicros: Int64 = 20
+    let stepMicros: Int64 = 40
     /// Upper bound of a pre-shift, s.
     let maxShift = 0.1
 
@@ -20,12 +20,12 @@ struct FeltOnsetEstimator {
     /// The pre-shift in seconds for a shape played at constant amplitude `u` (0…1).
     func shift(for shape: EventShape, amplitude u: Double, cache: inout [Key: Double]) -> Double {
         guard u > 0 else { return 0 }
-        let quant = Int((u * 1024).rounded())
+        let quant = Int((u * 128).rounded())
         let window = micros(shape.requestedAttack + 6 * response.timeConstant) + 1000
         let knots = truncate(shape.knots, at: window)
         let key = Key(knots: knots, amplitude: quant, requestedHalf: micros(shape.requestedAttack / 2))
         if let s = cache[key] { return s }
-        let felt = feltHalfTime(knots: knots, amplitude: Double(quant) / 1024)
+        let felt = feltHalfTime(knots: knots, amplitude: Double(quant) / 128)
         let s = min(maxShift, max(0, felt + response.updateLatency - shape.requestedAttack / 2))
         cache[key] = s
         return s
