@@ -87,3 +87,31 @@ final class InvariantTests: XCTestCase {
         XCTAssertEqual(p.duration, 0)
     }
 }
+
+final class RobustnessTests: XCTestCase {
+    func testNonFiniteValuesDoNotCrash() {
+        let bad = [
+            transient(.nan), transient(.infinity), transient(0.1, intensity: .nan, sharpness: .nan),
+            continuous(0.2, .infinity), continuous(0.3, 0.1, intensity: .infinity),
+        ]
+        let p = PatternCompiler(profile: .default).compile(pattern(bad, parameters: [
+            .init(parameterID: .hapticIntensityControl, value: .nan, relativeTime: 0.05),
+            .init(parameterID: .hapticSharpnessControl, value: 0.2, relativeTime: .infinity),
+        ]))
+        XCTAssertEqual(p.events.count, 5)
+        XCTAssertEqual(p.events.filter(\.played).count, 2)
+        XCTAssertEqual(p.diagnostics.filter { $0.kind == .invalidEventNotPlayed }.count, 3)
+        XCTAssertTrue(p.duration.isFinite)
+        assertInvariants(p)
+    }
+
+    func testUnsortedCurvePointsAndNegativeTimes() {
+        let curve = HapticParameterCurve(parameterID: .hapticIntensityControl, controlPoints: [
+            .init(relativeTime: 0.4, value: 0), .init(relativeTime: 0, value: 1), .init(relativeTime: -0.1, value: 0.5),
+        ], relativeTime: 0.1)
+        let p = plainCompiler().compile(pattern([continuous(0, 1), transient(-0.05)], curves: [curve]))
+        XCTAssertEqual(p.drive(at: 0.3), 0.5, accuracy: 1 / 255)   // 1 at 0.1 → 0 at 0.5
+        XCTAssertEqual(p.events.first?.requestedTime, -0.05)
+        assertInvariants(p)
+    }
+}

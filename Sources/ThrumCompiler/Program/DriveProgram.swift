@@ -69,6 +69,8 @@ public struct CompileDiagnostic: Equatable, Sendable {
         case continuousDurationClamped(original: Double, clamped: Double)
         /// A parameter curve without control points was ignored.
         case emptyCurveIgnored
+        /// A haptic event with a non-finite time or duration was listed but not played.
+        case invalidEventNotPlayed
     }
     /// What happened.
     public var kind: Kind

@@ -43,9 +43,11 @@ public struct PatternCompiler: Sendable {
         var diagnostics: [CompileDiagnostic] = []
 
         // Ids in time order (ties by pattern order).
-        let order = pattern.events.indices.sorted {
-            (pattern.events[$0].relativeTime, $0) < (pattern.events[$1].relativeTime, $1)
+        func key(_ i: Int) -> Double {
+            let t = pattern.events[i].relativeTime
+            return t.isNaN ? .infinity : t
         }
+        let order = pattern.events.indices.sorted { (key($0), $0) < (key($1), $1) }
         var events: [CompiledEvent] = []
         events.reserveCapacity(order.count)
         var shapes: [EventShape?] = []
@@ -55,8 +57,13 @@ public struct PatternCompiler: Sendable {
             let e = pattern.events[i]
             var ce = CompiledEvent(id: UInt32(rank + 1), patternIndex: i, type: e.type, requestedTime: e.relativeTime,
                                    driveOnset: micros(e.relativeTime), played: e.type.isHaptic)
+            if ce.played && !(e.relativeTime.isFinite && e.duration.isFinite) {
+                ce.played = false
+                diagnostics.append(CompileDiagnostic(kind: .invalidEventNotPlayed, index: i))
+            }
             guard ce.played else {
-                patternEnd = max(patternEnd, e.relativeTime + max(0, e.duration))
+                let end = e.relativeTime + max(0, e.duration)
+                if end.isFinite { patternEnd = max(patternEnd, end) }
                 events.append(ce)
                 shapes.append(nil)
                 continue
@@ -76,12 +83,13 @@ public struct PatternCompiler: Sendable {
             events.append(ce)
             shapes.append(shape)
         }
-        for p in pattern.parameters { patternEnd = max(patternEnd, p.relativeTime) }
+        for p in pattern.parameters where p.relativeTime.isFinite { patternEnd = max(patternEnd, p.relativeTime) }
         for (i, c) in pattern.parameterCurves.enumerated() {
             if c.controlPoints.isEmpty {
                 diagnostics.append(CompileDiagnostic(kind: .emptyCurveIgnored, index: i))
             }
-            patternEnd = max(patternEnd, c.relativeTime + (c.controlPoints.map(\.relativeTime).max() ?? 0))
+            let end = c.relativeTime + (c.controlPoints.map(\.relativeTime).max() ?? 0)
+            if end.isFinite { patternEnd = max(patternEnd, end) }
         }
 
         // Distinct onsets: a later event sharing an onset moves 1 µs so each gets its own segment.

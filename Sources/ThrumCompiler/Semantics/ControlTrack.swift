@@ -22,13 +22,14 @@ public struct ControlTrack: Sendable {
     /// The track of dynamic parameter `id` in `pattern`, with neutral `defaultValue` and range.
     public init(_ id: HapticDynamicParameter.ID, in pattern: HapticPattern, defaultValue: Double, range: ClosedRange<Double>) {
         struct Command { var time: Double; var order: Int; var step: Double?; var points: [(Double, Double)] }
-        func clamp(_ v: Float) -> Double { min(range.upperBound, max(range.lowerBound, Double(v))) }
+        func clamp(_ v: Float) -> Double { v.isNaN ? defaultValue : min(range.upperBound, max(range.lowerBound, Double(v))) }
         var commands: [Command] = []
-        for (i, p) in pattern.parameters.enumerated() where p.parameterID == id {
+        for (i, p) in pattern.parameters.enumerated() where p.parameterID == id && p.relativeTime.isFinite {
             commands.append(Command(time: p.relativeTime, order: i, step: clamp(p.value), points: []))
         }
         let stepCount = pattern.parameters.count
-        for (i, c) in pattern.parameterCurves.enumerated() where c.parameterID == id && !c.controlPoints.isEmpty {
+        for (i, c) in pattern.parameterCurves.enumerated() where c.parameterID == id && !c.controlPoints.isEmpty && c.relativeTime.isFinite
+            && c.controlPoints.allSatisfy({ $0.relativeTime.isFinite }) {
             let pts = c.controlPoints.enumerated()
                 .sorted { ($0.element.relativeTime, $0.offset) < ($1.element.relativeTime, $1.offset) }
                 .map { (c.relativeTime + $0.element.relativeTime, clamp($0.element.value)) }

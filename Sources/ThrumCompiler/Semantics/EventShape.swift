@@ -113,6 +113,9 @@ struct EventShaper {
     }
 }
 
-/// Seconds to whole µs, rounded.
+/// Seconds to whole µs, rounded; non-finite or absurd values are clamped (±10¹² s).
 @inline(__always)
-func micros(_ s: Double) -> Int64 { Int64((s * 1e6).rounded()) }
+func micros(_ s: Double) -> Int64 {
+    guard s.isFinite else { return s.isNaN ? 0 : (s > 0 ? 1_000_000_000_000_000_000 : -1_000_000_000_000_000_000) }
+    return Int64((min(1e12, max(-1e12, s)) * 1e6).rounded())
+}

@@ -60,5 +60,5 @@ public enum HapticSemantics {
 
     /// Clamps to 0…1.
     @inline(__always)
-    public static func clamp01(_ x: Double) -> Double { Swift.min(1, Swift.max(0, x)) }
+    public static func clamp01(_ x: Double) -> Double { x.isNaN ? 0 : Swift.min(1, Swift.max(0, x)) }
 }
