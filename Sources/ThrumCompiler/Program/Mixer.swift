@@ -5,18 +5,22 @@ struct Mixer {
     let mode: CompileOptions.Mixing
     let step: Int64
 
-    /// Combines values of simultaneous contributions.
+    /// Combines the values of the active pieces at time `t`.
     @inline(__always)
-    func combine(_ values: [Double]) -> Double {
+    func combine(_ active: [Piece], at t: Int64) -> Double {
         switch mode {
         case .softSum:
             var rest = 1.0
-            for v in values { rest *= (1 - min(1, max(0, v))) }
+            for p in active { rest *= (1 - min(1, max(0, p.value(at: t)))) }
             return 1 - rest
         case .max:
-            return values.max() ?? 0
+            var m = 0.0
+            for p in active { m = max(m, p.value(at: t)) }
+            return m
         case .clippedSum:
-            return min(1, values.reduce(0, +))
+            var sum = 0.0
+            for p in active { sum += p.value(at: t) }
+            return min(1, sum)
         }
     }
 
@@ -25,13 +29,17 @@ struct Mixer {
     /// the pieces active; input given in onset order sorts in linear time.
     func mix(_ input: [Piece]) -> [Piece] {
         guard !input.isEmpty else { return [] }
-        let pieces = input.sorted { $0.t0 < $1.t0 }
+        var sorted = true
+        for i in input.indices.dropFirst() where input[i].t0 < input[i - 1].t0 {
+            sorted = false
+            break
+        }
+        let pieces = sorted ? input : input.sorted { $0.t0 < $1.t0 }
         var out: [Piece] = []
         out.reserveCapacity(pieces.count)
         var active: [Piece] = []
         var next = 0
         var a = pieces[0].t0
-        var va: [Double] = [], vb: [Double] = []
         while next < pieces.count || !active.isEmpty {
             if active.isEmpty { a = max(a, pieces[next].t0) }
             while next < pieces.count && pieces[next].t0 <= a {
@@ -40,7 +48,7 @@ struct Mixer {
             }
             var b = next < pieces.count ? pieces[next].t0 : Int64.max
             for p in active where p.t1 < b { b = p.t1 }
-            emit(active, a, b, into: &out, &va, &vb)
+            emit(active, a, b, into: &out)
             a = b
             var k = 0
             while k < active.count {
@@ -52,33 +60,25 @@ struct Mixer {
 
     /// Appends the mix of `active` over [a, b].
     @inline(__always)
-    private func emit(_ active: [Piece], _ a: Int64, _ b: Int64, into out: inout [Piece], _ va: inout [Double], _ vb: inout [Double]) {
+    private func emit(_ active: [Piece], _ a: Int64, _ b: Int64, into out: inout [Piece]) {
         if active.count == 1 {
             let p = active[0]
             out.append(Piece(t0: a, t1: b, v0: p.value(at: a), v1: p.value(at: b)))
             return
         }
-        va.removeAll(keepingCapacity: true)
-        vb.removeAll(keepingCapacity: true)
         var varying = 0
-        for p in active {
-            let x = p.value(at: a), y = p.value(at: b)
-            va.append(x)
-            vb.append(y)
-            if x != y { varying += 1 }
-        }
+        for p in active where p.value(at: a) != p.value(at: b) { varying += 1 }
         let linear = varying == 0 || (varying == 1 && mode == .softSum)
         if linear || b - a <= step {
-            out.append(Piece(t0: a, t1: b, v0: combine(va), v1: combine(vb)))
+            out.append(Piece(t0: a, t1: b, v0: combine(active, at: a), v1: combine(active, at: b)))
             return
         }
         let n = (b - a + step - 1) / step
         var prevT = a
-        var prevV = combine(va)
+        var prevV = combine(active, at: a)
         for i in 1...n {
             let t = i == n ? b : a + (b - a) * i / n
-            for j in active.indices { va[j] = active[j].value(at: t) }
-            let v = combine(va)
+            let v = combine(active, at: t)
             out.append(Piece(t0: prevT, t1: t, v0: prevV, v1: v))
             prevT = t
             prevV = v

@@ -107,14 +107,14 @@ public struct PatternCompiler: Sendable {
 
         // Envelope pieces per event.
         var all: [Piece] = []
-        all.reserveCapacity(played.count * 3)
+        all.reserveCapacity(played.count * 4)
         var eventPieces: [(event: CompiledEvent, shape: EventShape, pieces: [Piece])] = []
         eventPieces.reserveCapacity(played.count)
         for j in played {  // onset order, so the mixer's sort is nearly free
             guard let shape = shapes[j] else { continue }
-            let pieces = envelopePieces(event: events[j], shape: shape, controls: controls)
-            all.append(contentsOf: pieces)
-            if keepEventPieces { eventPieces.append((events[j], shape, pieces)) }
+            let first = all.count
+            appendEnvelopePieces(event: events[j], shape: shape, controls: controls, to: &all)
+            if keepEventPieces { eventPieces.append((events[j], shape, Array(all[first...]))) }
         }
 
         let mixer = Mixer(mode: options.mixing, step: max(1, micros(options.curveStep)))
@@ -128,13 +128,11 @@ public struct PatternCompiler: Sendable {
     /// An event's contribution over drive time: shape × final intensity. Continuous events follow
     /// `HapticIntensityControl` over their life (evaluated at requested time, so the whole event
     /// shifts together); transients take it at their requested time.
-    func envelopePieces(event ce: CompiledEvent, shape: EventShape, controls: HapticControls) -> [Piece] {
+    func appendEnvelopePieces(event ce: CompiledEvent, shape: EventShape, controls: HapticControls, to out: inout [Piece]) {
         let onset = ce.driveOnset
         let t0 = ce.requestedTime
         let track = controls.intensity
         let step = max(1, micros(options.curveStep))
-        var out: [Piece] = []
-        out.reserveCapacity(shape.knots.count + 2)
         let knots = shape.knots
         let constantControl = !shape.followsIntensityControl || track.isConstant
             || track.isConstant(from: t0, to: t0 + shape.length)
@@ -174,6 +172,5 @@ public struct PatternCompiler: Sendable {
                 }
             }
         }
-        return out
     }
 }

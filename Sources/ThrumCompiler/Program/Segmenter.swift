@@ -15,7 +15,7 @@ struct Segmenter {
 
     func segments(_ mixed: [Piece], marks: [Mark]) -> [DriveSegment] {
         var out: [DriveSegment] = []
-        out.reserveCapacity(mixed.count + marks.count)
+        out.reserveCapacity(mixed.count + marks.count + 16)
         var lastEnd: Int64? = nil
         var m = 0
         for p in mixed {

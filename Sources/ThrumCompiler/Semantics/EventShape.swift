@@ -31,14 +31,40 @@ struct EventShaper {
     let resonanceHz: Double
     let maxContinuousDuration: Double
 
+    /// The event parameters the compiler reads, gathered in one pass (the last one wins).
+    struct Parameters {
+        var intensity: Double?
+        var sharpness: Double?
+        var attack: Double?
+        var decay: Double?
+        var release: Double?
+        var sustained: Double?
+
+        init(_ e: HapticEvent) {
+            for p in e.eventParameters {
+                let v = Double(p.value)
+                switch p.parameterID {
+                case .hapticIntensity: intensity = v
+                case .hapticSharpness: sharpness = v
+                case .attackTime: attack = v
+                case .decayTime: decay = v
+                case .releaseTime: release = v
+                case .sustained: sustained = v
+                default: break
+                }
+            }
+        }
+    }
+
     /// The shape of haptic event `e` (requested at `e.relativeTime`), and the duration clamp applied if any.
     func shape(of e: HapticEvent, controls: HapticControls) -> (EventShape, clampedFrom: Double?) {
         typealias S = HapticSemantics
         let t = e.relativeTime
-        let intensity = S.clamp01(e.value(of: .hapticIntensity).map(Double.init) ?? S.defaultIntensity)
-        let baseSharp = e.value(of: .hapticSharpness).map(Double.init) ?? S.defaultSharpness
+        let ps = Parameters(e)
+        let intensity = S.clamp01(ps.intensity ?? S.defaultIntensity)
+        let baseSharp = ps.sharpness ?? S.defaultSharpness
         let sharp = S.clamp01(baseSharp + controls.sharpness.value(at: t))
-        let decayX = S.clamp01((e.value(of: .decayTime).map(Double.init) ?? 0) + controls.decayTime.value(at: t))
+        let decayX = S.clamp01((ps.decay ?? 0) + controls.decayTime.value(at: t))
 
         if e.type == .hapticTransient {
             let knots = transientKnots(sharpness: sharp, decayX: decayX)
@@ -51,9 +77,9 @@ struct EventShaper {
             clamped = duration
             duration = maxContinuousDuration
         }
-        let attackX = S.clamp01((e.value(of: .attackTime).map(Double.init) ?? 0) + controls.attackTime.value(at: t))
-        let releaseX = S.clamp01((e.value(of: .releaseTime).map(Double.init) ?? 0) + controls.releaseTime.value(at: t + duration))
-        let sustained = (e.value(of: .sustained).map(Double.init) ?? 1) >= 0.5
+        let attackX = S.clamp01((ps.attack ?? 0) + controls.attackTime.value(at: t))
+        let releaseX = S.clamp01((ps.release ?? 0) + controls.releaseTime.value(at: t + duration))
+        let sustained = (ps.sustained ?? 1) >= 0.5
         let sharpEnd = S.clamp01(baseSharp + controls.sharpness.value(at: t + duration))
 
         let userAttack = S.envelopeTime(attackX, min: 0, max: S.attackTimeMax)
@@ -77,6 +103,7 @@ struct EventShaper {
         let tail = S.envelopeTime(decayX, min: 0, max: S.transientDecayTailMax)
         let a = micros(up), h = micros(up + hold), r = micros(up + hold + down + tail)
         var k: [Knot] = []
+        k.reserveCapacity(4)
         if a > 0 { k.append(Knot(t: 0, g: 0)) }
         k.append(Knot(t: a, g: 1))
         k.append(Knot(t: h, g: 1))
@@ -92,6 +119,7 @@ struct EventShaper {
             return [Knot(t: 0, g: 0), Knot(t: 1000, g: 0)]
         }
         var k: [Knot] = []
+        k.reserveCapacity(5)
         func level(at t: Double) -> Double {
             if t < attack { return t / attack }
             return max(0, 1 - (t - attack) / decay)
