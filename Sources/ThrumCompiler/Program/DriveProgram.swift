@@ -1,0 +1,128 @@
+import ThrumPattern
+
+/// One linear amplitude ramp of the drive, the host-side form of the protocol's SEGMENT.
+public struct DriveSegment: Equatable, Sendable {
+    /// Start in µs relative to pattern time 0; negative when an onset is pre-shifted.
+    public var start: Int64
+    /// Length in µs, 1 … 1 000 000.
+    public var duration: UInt32
+    /// Amplitude at `start` (0 = no drive, 255 = the rated voltage in closed loop).
+    public var from: UInt8
+    /// Amplitude at `start + duration`.
+    public var to: UInt8
+    /// The haptic event whose onset this segment marks, or 0.
+    public var eventID: UInt32
+
+    /// Creates a segment.
+    public init(start: Int64, duration: UInt32, from: UInt8, to: UInt8, eventID: UInt32 = 0) {
+        self.start = start
+        self.duration = duration
+        self.from = from
+        self.to = to
+        self.eventID = eventID
+    }
+
+    /// End time in µs (exclusive).
+    public var end: Int64 { start + Int64(duration) }
+
+    /// The interpolated amplitude (0…255, unrounded) at time `t` µs, clamped to the segment.
+    public func amplitude(at t: Int64) -> Double {
+        let x = Double(min(max(t - start, 0), Int64(duration))) / Double(duration)
+        return Double(from) + (Double(to) - Double(from)) * x
+    }
+}
+
+/// One event of the pattern as compiled.
+public struct CompiledEvent: Equatable, Sendable {
+    /// 1-based id, unique in the program, assigned in time order; carried by the marking segment.
+    public var id: UInt32
+    /// Index of the event in `pattern.events`.
+    public var patternIndex: Int
+    /// The event's type.
+    public var type: HapticEvent.EventType
+    /// The time the pattern asked for, s.
+    public var requestedTime: Double
+    /// Electrical onset after the felt-onset pre-shift, µs (the start of the marking segment).
+    public var driveOnset: Int64
+    /// False for audio events (kept, not played by the actuator).
+    public var played: Bool
+
+    /// Creates a compiled event.
+    public init(id: UInt32, patternIndex: Int, type: HapticEvent.EventType, requestedTime: Double, driveOnset: Int64, played: Bool) {
+        self.id = id
+        self.patternIndex = patternIndex
+        self.type = type
+        self.requestedTime = requestedTime
+        self.driveOnset = driveOnset
+        self.played = played
+    }
+
+    /// The pre-shift applied, s (requested time minus drive onset; 0 when unplayed).
+    public var preShift: Double { played ? requestedTime - Double(driveOnset) * 1e-6 : 0 }
+}
+
+/// Something the compiler changed or ignored, for reporting.
+public struct CompileDiagnostic: Equatable, Sendable {
+    /// What happened.
+    public enum Kind: Equatable, Sendable {
+        /// A continuous event longer than the limit was clamped (original and clamped duration, s).
+        case continuousDurationClamped(original: Double, clamped: Double)
+        /// A parameter curve without control points was ignored.
+        case emptyCurveIgnored
+        /// A haptic event with a non-finite time or duration was listed but not played.
+        case invalidEventNotPlayed
+    }
+    /// What happened.
+    public var kind: Kind
+    /// Index in `pattern.events` (or `pattern.parameterCurves` for curve diagnostics).
+    public var index: Int
+
+    /// Creates a diagnostic.
+    public init(kind: Kind, index: Int) {
+        self.kind = kind
+        self.index = index
+    }
+}
+
+/// A compiled pattern: the timed drive segments for the device plus the event table.
+public struct DriveProgram: Equatable, Sendable {
+    /// Drive segments, sorted by start and non-overlapping.
+    public var segments: [DriveSegment]
+    /// Every event of the pattern (audio ones unplayed), in time order.
+    public var events: [CompiledEvent]
+    /// Length in s from pattern time 0: the later of the pattern's duration (continuous events
+    /// clamped) and the end of the last segment.
+    public var duration: Double
+    /// Clamps and omissions made while compiling.
+    public var diagnostics: [CompileDiagnostic]
+
+    /// Creates a program.
+    public init(segments: [DriveSegment], events: [CompiledEvent], duration: Double, diagnostics: [CompileDiagnostic] = []) {
+        self.segments = segments
+        self.events = events
+        self.duration = duration
+        self.diagnostics = diagnostics
+    }
+
+    /// The drive amplitude (0…255, unrounded) at time `t` µs; 0 outside every segment.
+    public func amplitude(atMicroseconds t: Int64) -> Double {
+        var lo = 0, hi = segments.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if segments[mid].start <= t { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo > 0 else { return 0 }
+        let s = segments[lo - 1]
+        return t < s.end ? s.amplitude(at: t) : 0
+    }
+
+    /// The drive amplitude as a fraction 0…1 at time `t` seconds.
+    public func drive(at t: Double) -> Double {
+        amplitude(atMicroseconds: Int64((t * 1e6).rounded(.down))) / 255
+    }
+
+    /// The compiled event with this id.
+    public func event(id: UInt32) -> CompiledEvent? {
+        events.first { $0.id == id }
+    }
+}

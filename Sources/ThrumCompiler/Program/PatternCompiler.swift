@@ -1,0 +1,176 @@
+import ThrumPattern
+
+/// Compiles a Core Haptics pattern into a drive program for one actuator: resolves every
+/// event's parameters and the pattern's controls (`docs/semantics.md`), shapes transients and
+/// continuous envelopes, pre-shifts onsets so the felt onset lands on time, mixes overlapping
+/// events and cuts the result into device segments.
+public struct PatternCompiler: Sendable {
+    /// The actuator compiled for.
+    public let profile: ActuatorProfile
+    /// Compiler options.
+    public let options: CompileOptions
+    /// The actuator response model used for the pre-shift.
+    public let response: ActuatorResponse
+
+    /// Creates a compiler for an actuator.
+    public init(profile: ActuatorProfile, options: CompileOptions = .init()) {
+        self.profile = profile
+        self.options = options
+        self.response = options.response ?? ActuatorResponse(profile: profile)
+    }
+
+    /// Compiles a pattern. Never fails: out-of-range values are clamped, overlong continuous
+    /// events are shortened (both reported in `diagnostics`), audio events are listed unplayed.
+    public func compile(_ pattern: HapticPattern) -> DriveProgram {
+        compileDetailed(pattern, keepEventPieces: false).program
+    }
+
+    /// The intermediate results, for the preview renderer and tests.
+    struct Compilation {
+        var program: DriveProgram
+        /// Per played event: its envelope pieces (drive time, µs) and its shape.
+        var eventPieces: [(event: CompiledEvent, shape: EventShape, pieces: [Piece])]
+        /// The mixed envelope before quantisation.
+        var mixed: [Piece]
+        var controls: HapticControls
+    }
+
+    func compileDetailed(_ pattern: HapticPattern, keepEventPieces: Bool = true) -> Compilation {
+        let controls = HapticControls(pattern)
+        let shaper = EventShaper(resonanceHz: profile.datasheet.resonanceHz, maxContinuousDuration: options.maxContinuousDuration)
+        let estimator = FeltOnsetEstimator(response: response)
+        var shiftCache: [FeltOnsetEstimator.Key: Double] = [:]
+        var diagnostics: [CompileDiagnostic] = []
+
+        // Ids in time order (ties by pattern order).
+        func key(_ i: Int) -> Double {
+            let t = pattern.events[i].relativeTime
+            return t.isNaN ? .infinity : t
+        }
+        let order = pattern.events.indices.sorted { (key($0), $0) < (key($1), $1) }
+        var events: [CompiledEvent] = []
+        events.reserveCapacity(order.count)
+        var shapes: [EventShape?] = []
+        shapes.reserveCapacity(order.count)
+        var patternEnd = 0.0
+        for (rank, i) in order.enumerated() {
+            let e = pattern.events[i]
+            var ce = CompiledEvent(id: UInt32(rank + 1), patternIndex: i, type: e.type, requestedTime: e.relativeTime,
+                                   driveOnset: micros(e.relativeTime), played: e.type.isHaptic)
+            if ce.played && !(e.relativeTime.isFinite && e.duration.isFinite) {
+                ce.played = false
+                diagnostics.append(CompileDiagnostic(kind: .invalidEventNotPlayed, index: i))
+            }
+            guard ce.played else {
+                let end = e.relativeTime + max(0, e.duration)
+                if end.isFinite { patternEnd = max(patternEnd, end) }
+                events.append(ce)
+                shapes.append(nil)
+                continue
+            }
+            let (shape, clampedFrom) = shaper.shape(of: e, controls: controls)
+            if let original = clampedFrom {
+                diagnostics.append(CompileDiagnostic(
+                    kind: .continuousDurationClamped(original: original, clamped: options.maxContinuousDuration), index: i))
+            }
+            let nominal = e.type == .hapticContinuous ? min(max(0, e.duration), options.maxContinuousDuration) : max(0, e.duration)
+            patternEnd = max(patternEnd, e.relativeTime + nominal)
+            if options.feltOnsetCompensation {
+                let u = shape.intensity * controls.intensity.value(at: e.relativeTime)
+                let shift = estimator.shift(for: shape, amplitude: HapticSemantics.amplitude(intensity: u), cache: &shiftCache)
+                ce.driveOnset = micros(e.relativeTime - shift)
+            }
+            events.append(ce)
+            shapes.append(shape)
+        }
+        for p in pattern.parameters where p.relativeTime.isFinite { patternEnd = max(patternEnd, p.relativeTime) }
+        for (i, c) in pattern.parameterCurves.enumerated() {
+            if c.controlPoints.isEmpty {
+                diagnostics.append(CompileDiagnostic(kind: .emptyCurveIgnored, index: i))
+            }
+            let end = c.relativeTime + (c.controlPoints.map(\.relativeTime).max() ?? 0)
+            if end.isFinite { patternEnd = max(patternEnd, end) }
+        }
+
+        // Distinct onsets: a later event sharing an onset moves 1 µs so each gets its own segment.
+        let played = events.indices.filter { events[$0].played }.sorted {
+            (events[$0].driveOnset, events[$0].id) < (events[$1].driveOnset, events[$1].id)
+        }
+        var marks: [Segmenter.Mark] = []
+        marks.reserveCapacity(played.count)
+        var previous = Int64.min
+        for j in played {
+            if events[j].driveOnset <= previous { events[j].driveOnset = previous + 1 }
+            previous = events[j].driveOnset
+            marks.append(Segmenter.Mark(time: previous, id: events[j].id))
+        }
+
+        // Envelope pieces per event.
+        var all: [Piece] = []
+        all.reserveCapacity(played.count * 4)
+        var eventPieces: [(event: CompiledEvent, shape: EventShape, pieces: [Piece])] = []
+        eventPieces.reserveCapacity(played.count)
+        for j in played {  // onset order, so the mixer's sort is nearly free
+            guard let shape = shapes[j] else { continue }
+            let first = all.count
+            appendEnvelopePieces(event: events[j], shape: shape, controls: controls, to: &all)
+            if keepEventPieces { eventPieces.append((events[j], shape, Array(all[first...]))) }
+        }
+
+        let mixer = Mixer(mode: options.mixing, step: max(1, micros(options.curveStep)))
+        let mixed = mixer.mix(all)
+        let segments = Segmenter().segments(mixed, marks: marks)
+        let end = max(patternEnd, Double(segments.last?.end ?? 0) * 1e-6)
+        let program = DriveProgram(segments: segments, events: events, duration: end, diagnostics: diagnostics)
+        return Compilation(program: program, eventPieces: eventPieces, mixed: mixed, controls: controls)
+    }
+
+    /// An event's contribution over drive time: shape × final intensity. Continuous events follow
+    /// `HapticIntensityControl` over their life (evaluated at requested time, so the whole event
+    /// shifts together); transients take it at their requested time.
+    func appendEnvelopePieces(event ce: CompiledEvent, shape: EventShape, controls: HapticControls, to out: inout [Piece]) {
+        let onset = ce.driveOnset
+        let t0 = ce.requestedTime
+        let track = controls.intensity
+        let step = max(1, micros(options.curveStep))
+        let knots = shape.knots
+        let constantControl = !shape.followsIntensityControl || track.isConstant
+            || track.isConstant(from: t0, to: t0 + shape.length)
+        let fixed = shape.intensity * (constantControl ? track.value(at: t0) : 1)
+        for k in 0..<(knots.count - 1) {
+            let a = knots[k], b = knots[k + 1]
+            guard b.t > a.t else { continue }
+            if constantControl {
+                out.append(Piece(t0: onset + a.t, t1: onset + b.t, v0: a.g * fixed, v1: b.g * fixed))
+                continue
+            }
+            // Split at the control's breakpoints; approximate products of two ramps by steps.
+            let ra = t0 + Double(a.t) * 1e-6, rb = t0 + Double(b.t) * 1e-6
+            var cuts: [Int64] = [a.t]
+            for x in track.breakpoints(from: ra, to: rb) {
+                let m = micros(x - t0)
+                if m > cuts[cuts.count - 1] && m < b.t { cuts.append(m) }
+            }
+            cuts.append(b.t)
+            func g(_ t: Int64) -> Double { a.g + (b.g - a.g) * Double(t - a.t) / Double(b.t - a.t) }
+            for c in 0..<(cuts.count - 1) {
+                let x0 = cuts[c], x1 = cuts[c + 1]
+                // The control is linear on (x0, x1): sample inside, away from jumps at the ends.
+                let r0 = t0 + Double(x0) * 1e-6, r1 = t0 + Double(x1) * 1e-6
+                let qa = track.value(at: r0 + 0.25 * (r1 - r0)), qb = track.value(at: r0 + 0.75 * (r1 - r0))
+                let c0 = qa - (qb - qa) / 2, c1 = qb + (qb - qa) / 2
+                func v(_ t: Int64) -> Double {
+                    let f = Double(t - x0) / Double(x1 - x0)
+                    return HapticSemantics.amplitude(intensity: shape.intensity * (c0 + (c1 - c0) * f)) * g(t)
+                }
+                let n = (a.g != b.g && qa != qb) ? max(1, (x1 - x0 + step - 1) / step) : 1
+                var prev = x0
+                for i in 1...n {
+                    let x = i == n ? x1 : x0 + (x1 - x0) * i / n
+                    out.append(Piece(t0: onset + prev, t1: onset + x, v0: v(prev), v1: v(x)))
+                    prev = x
+                }
+            }
+        }
+    }
+}

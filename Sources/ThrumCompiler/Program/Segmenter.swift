@@ -1,0 +1,75 @@
+/// Turns a mixed envelope into device segments: quantises amplitudes to 0…255, marks event
+/// onsets, merges runs that stay collinear within half an LSB, splits anything longer than
+/// 1 s, and writes an explicit 0 at the start of every silence.
+struct Segmenter {
+    /// Longest segment, µs (protocol limit).
+    static let maxDuration: Int64 = 1_000_000
+    /// Length of the zero segment that opens a silence, µs (at most the silence).
+    static let stopDuration: Int64 = 1000
+
+    /// An event onset to mark: the segment starting at `time` carries `id`.
+    struct Mark {
+        var time: Int64
+        var id: UInt32
+    }
+
+    func segments(_ mixed: [Piece], marks: [Mark]) -> [DriveSegment] {
+        var out: [DriveSegment] = []
+        out.reserveCapacity(mixed.count + marks.count + 16)
+        var lastEnd: Int64? = nil
+        var m = 0
+        for p in mixed {
+            if let e = lastEnd, p.t0 > e {
+                append(DriveSegment(start: e, duration: UInt32(min(p.t0 - e, Self.stopDuration)), from: 0, to: 0), to: &out)
+            }
+            var id: UInt32 = 0
+            while m < marks.count && marks[m].time < p.t0 { m += 1 }
+            if m < marks.count && marks[m].time == p.t0 {
+                id = marks[m].id
+                m += 1
+            }
+            emit(p, id: id, into: &out)
+            lastEnd = p.t1
+        }
+        if let e = lastEnd {
+            append(DriveSegment(start: e, duration: UInt32(Self.stopDuration), from: 0, to: 0), to: &out)
+        }
+        return out
+    }
+
+    /// Quantises a 0…1 value to an amplitude byte.
+    @inline(__always)
+    static func byte(_ v: Double) -> UInt8 {
+        UInt8(min(255, max(0, Int((v * 255).rounded()))))
+    }
+
+    private func emit(_ p: Piece, id: UInt32, into out: inout [DriveSegment]) {
+        var t = p.t0
+        var first = true
+        while t < p.t1 {
+            let e = min(p.t1, t + Self.maxDuration)
+            let seg = DriveSegment(
+                start: t, duration: UInt32(e - t), from: Self.byte(p.value(at: t)), to: Self.byte(p.value(at: e)),
+                eventID: first ? id : 0)
+            append(seg, to: &out)
+            first = false
+            t = e
+        }
+    }
+
+    /// Appends, merging into the previous segment when that changes no amplitude by ≥ ½ LSB.
+    private func append(_ s: DriveSegment, to out: inout [DriveSegment]) {
+        if s.eventID == 0, let last = out.last, last.end == s.start, last.to == s.from,
+            Int64(last.duration) + Int64(s.duration) <= Self.maxDuration
+        {
+            let total = Double(last.duration) + Double(s.duration)
+            let mid = Double(last.from) + (Double(s.to) - Double(last.from)) * Double(last.duration) / total
+            if abs(mid - Double(last.to)) <= 0.5 {
+                out[out.count - 1].duration += s.duration
+                out[out.count - 1].to = s.to
+                return
+            }
+        }
+        out.append(s)
+    }
+}

@@ -1,0 +1,58 @@
+import XCTest
+import ThrumPattern
+@testable import ThrumCompiler
+
+func transient(_ t: Double, intensity: Float? = 1, sharpness: Float? = 0.5, extra: [HapticEventParameter] = []) -> HapticEvent {
+    var ps: [HapticEventParameter] = []
+    if let i = intensity { ps.append(.init(parameterID: .hapticIntensity, value: i)) }
+    if let s = sharpness { ps.append(.init(parameterID: .hapticSharpness, value: s)) }
+    return HapticEvent(eventType: .hapticTransient, parameters: ps + extra, relativeTime: t)
+}
+
+func continuous(_ t: Double, _ d: Double, intensity: Float = 1, sharpness: Float = 1, extra: [HapticEventParameter] = []) -> HapticEvent {
+    HapticEvent(eventType: .hapticContinuous,
+                parameters: [.init(parameterID: .hapticIntensity, value: intensity),
+                             .init(parameterID: .hapticSharpness, value: sharpness)] + extra,
+                relativeTime: t, duration: d)
+}
+
+func pattern(_ events: [HapticEvent], parameters: [HapticDynamicParameter] = [], curves: [HapticParameterCurve] = []) -> HapticPattern {
+    HapticPattern(events: events, parameters: parameters, parameterCurves: curves)
+}
+
+/// A compiler without the pre-shift, so requested times and drive times coincide.
+func plainCompiler(_ profile: ActuatorProfile = .default, mixing: CompileOptions.Mixing = .softSum) -> PatternCompiler {
+    PatternCompiler(profile: profile, options: CompileOptions(feltOnsetCompensation: false, mixing: mixing))
+}
+
+/// Checks the segment invariants of the protocol and the brief.
+func assertInvariants(_ p: DriveProgram, file: StaticString = #filePath, line: UInt = #line) {
+    var previousEnd = Int64.min
+    var previousStart = Int64.min
+    for s in p.segments {
+        XCTAssertGreaterThanOrEqual(s.duration, 1, file: file, line: line)
+        XCTAssertLessThanOrEqual(s.duration, 1_000_000, file: file, line: line)
+        XCTAssertGreaterThan(s.start, previousStart, "sorted by start", file: file, line: line)
+        XCTAssertGreaterThanOrEqual(s.start, previousEnd, "non-overlapping", file: file, line: line)
+        previousStart = s.start
+        previousEnd = s.end
+    }
+    // Every played event is marked exactly once, at its drive onset.
+    var marks: [UInt32: Int64] = [:]
+    for s in p.segments where s.eventID != 0 {
+        XCTAssertNil(marks[s.eventID], "event \(s.eventID) marked twice", file: file, line: line)
+        marks[s.eventID] = s.start
+    }
+    for e in p.events {
+        if e.played {
+            XCTAssertEqual(marks[e.id], e.driveOnset, "event \(e.id) marked at its onset", file: file, line: line)
+        } else {
+            XCTAssertNil(marks[e.id], file: file, line: line)
+        }
+    }
+    // Events in time order with 1-based unique ids.
+    XCTAssertEqual(Set(p.events.map(\.id)).count, p.events.count, file: file, line: line)
+    let times = p.events.map { $0.requestedTime.isNaN ? Double.infinity : $0.requestedTime }
+    XCTAssertTrue(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 }, "events in time order", file: file, line: line)
+    XCTAssertFalse(p.events.contains { $0.id == 0 }, file: file, line: line)
+}

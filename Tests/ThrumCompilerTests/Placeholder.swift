@@ -1,2 +1,0 @@
-import XCTest
-final class ThrumCompilerTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }

@@ -1,0 +1,79 @@
+import Foundation
+import XCTest
+import ThrumPattern
+@testable import ThrumCompiler
+
+final class PreShiftTests: XCTestCase {
+    /// Time at which the predicted acceleration first reaches half its peak.
+    func feltOnset(_ pattern: HapticPattern, _ profile: ActuatorProfile, compensate: Bool) -> Double {
+        let r = EnvelopeRenderer(profile: profile, options: .init(feltOnsetCompensation: compensate)).render(pattern, sampleRate: 50_000)
+        let peak = r.acceleration.max()!
+        let i = r.acceleration.firstIndex { $0 >= peak / 2 }!
+        return r.time[i]
+    }
+
+    func testShiftIsEarlierAndSized() {
+        for profile in ActuatorProfile.builtIn {
+            let p = PatternCompiler(profile: profile).compile(pattern([transient(0.1)]))
+            let e = p.events[0]
+            XCTAssertLessThan(e.driveOnset, 100_000, profile.id)     // drive starts before the requested time
+            XCTAssertGreaterThan(e.preShift, 0.003, profile.id)      // at least a few ms (half a cycle + rise)
+            XCTAssertLessThan(e.preShift, 0.025, profile.id)         // but not more than a τ
+            XCTAssertEqual(p.segments.first { $0.eventID == e.id }?.start, e.driveOnset)
+        }
+    }
+
+    func testShiftCanBeDisabled() {
+        let p = plainCompiler().compile(pattern([transient(0.1), continuous(0.3, 0.2)]))
+        XCTAssertEqual(p.events.map(\.driveOnset), [100_000, 300_000])
+        XCTAssertTrue(p.events.allSatisfy { abs($0.preShift) < 1e-9 })
+    }
+
+    /// An onset at time 0 pre-shifts to a negative drive start.
+    func testNegativeStart() {
+        let p = PatternCompiler(profile: .default).compile(pattern([transient(0)]))
+        XCTAssertLessThan(p.segments[0].start, 0)
+        XCTAssertEqual(p.segments[0].eventID, 1)
+        assertInvariants(p)
+    }
+
+    /// With compensation the predicted felt onset lands on the requested time (the compiler's own
+    /// model, so within the model's sampling error); without it, it lands late by the shift.
+    func testFeltOnsetLandsOnRequestedTime() {
+        for profile in ActuatorProfile.builtIn {
+            for s: Float in [0, 0.5, 1] {
+                for i: Float in [0.3, 1] {
+                    let pat = pattern([transient(0.05, intensity: i, sharpness: s)])
+                    let on = feltOnset(pat, profile, compensate: true)
+                    XCTAssertEqual(on, 0.05, accuracy: 0.0003, "\(profile.id) s=\(s) i=\(i)")
+                    let off = feltOnset(pat, profile, compensate: false)
+                    XCTAssertGreaterThan(off - 0.05, 0.003, "\(profile.id) s=\(s) i=\(i)")
+                }
+            }
+            let cont = pattern([continuous(0.05, 0.5, intensity: 0.8)])
+            XCTAssertEqual(feltOnset(cont, profile, compensate: true), 0.05, accuracy: 0.0003, profile.id)
+        }
+    }
+
+    /// A ramped attack: the felt envelope crosses 50 % where the requested ramp does (half the attack).
+    func testRampedAttackLandsAtHalfTheAttack() {
+        let e = continuous(0.1, 1, extra: [.init(parameterID: .attackTime, value: 0.6)])
+        let attack = HapticSemantics.envelopeTime(0.6, min: 0, max: 1)
+        let on = feltOnset(pattern([e]), .default, compensate: true)
+        XCTAssertEqual(on, 0.1 + attack / 2, accuracy: 0.0005)
+    }
+
+    /// Prints the pre-shift figures per profile (for docs/semantics.md and the report).
+    func testPrintPreShiftTable() {
+        print("profile              tau_ms  rho   transient s=0/0.5/1 (I=1)   s=0.5 I=0.3   continuous step")
+        for profile in ActuatorProfile.builtIn {
+            let c = PatternCompiler(profile: profile)
+            func shift(_ e: HapticEvent) -> Double { c.compile(pattern([e])).events[0].preShift * 1000 }
+            let t = [0, 0.5, 1].map { shift(transient(0.1, sharpness: Float($0))) }
+            let line = profile.id.padding(toLength: 21, withPad: " ", startingAt: 0) + String(format: "%5.1f  %4.2f  %5.1f / %5.1f / %5.1f ms       %5.1f ms      %5.1f ms",
+                              c.response.timeConstant * 1000, c.response.overdriveRatio,
+                              t[0], t[1], t[2], shift(transient(0.1, intensity: 0.3)), shift(continuous(0.1, 1)))
+            print(line)
+        }
+    }
+}
