@@ -20,10 +20,10 @@ public enum VirtualDeviceFactory {
 
     /// The simulator's physical model of the profile's actuator.
     public static func lraParameters(for profile: ActuatorProfile) -> LRAParameters {
-        let physics = profile.physics
+        let model = profile.physical
         return LRAParameters(
-            resonanceHz: physics.resonanceHz, mechanicalQ: physics.mechanicalQ, movingMass: physics.movingMassKg,
-            coilResistance: physics.coilResistanceOhm, coilInductance: physics.coilInductanceH,
-            forceFactor: physics.forceFactorNPerA)
+            resonanceHz: model.resonanceHz, mechanicalQ: model.mechanicalQ, movingMass: model.movingMassGrams / 1000,
+            coilResistance: model.resistanceOhms, coilInductance: model.inductanceMillihenries / 1000,
+            forceFactor: model.forceFactor, jigMass: model.jigMassGrams / 1000)
     }
 }

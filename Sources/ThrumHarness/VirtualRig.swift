@@ -16,7 +16,7 @@ public final class VirtualRig {
 
     /// Builds the rig; `link` models the connection between host and device.
     public init(
-        profile: ActuatorProfile = .defaultProfile, crystalErrorPPM: Double = 0, clockStart: UInt32 = 0,
+        profile: ActuatorProfile = .default, crystalErrorPPM: Double = 0, clockStart: UInt32 = 0,
         link: any LinkModel = FixedLatencyLink(latency: 1_000),
         sessionConfiguration: DeviceSession.Configuration = DeviceSession.Configuration()
     ) {

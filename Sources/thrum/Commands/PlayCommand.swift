@@ -20,7 +20,7 @@ enum PlayCommand: Subcommand {
         Options:
           --port PATH       serial port or pseudo-terminal of a Thrum device
           --baud N          baud rate of a real serial port (default 115200)
-          --profile NAME    actuator profile (default: \(ActuatorProfile.defaultProfile.name)); see hardware/actuators
+          --profile NAME    actuator profile (default: \(ActuatorProfile.default.id)); see hardware/actuators
           --lenient         accept trailing commas in the AHAP file
           --json            print one JSON object instead of the text report
           --no-plot         leave out the acceleration plot
@@ -84,9 +84,9 @@ enum PlayCommand: Subcommand {
 /// Resolves `--profile`.
 enum ProfileChoice {
     static func resolve(_ name: String?) throws -> ActuatorProfile {
-        guard let name else { return ActuatorProfile.defaultProfile }
-        guard let profile = ActuatorProfile.builtIn(named: name) else {
-            let names = ActuatorProfile.builtIn.map(\.name).joined(separator: ", ")
+        guard let name else { return ActuatorProfile.default }
+        guard let profile = ActuatorProfile.builtIn(id: name) else {
+            let names = ActuatorProfile.builtIn.map(\.id).joined(separator: ", ")
             throw CommandFailure(message: "no actuator profile named '\(name)' (known: \(names))")
         }
         return profile

@@ -13,7 +13,7 @@ enum PlayOutput {
         lines.append(
             "device: \(DeviceDescription.driverName(Int(identity.driverId))), firmware \(DeviceDescription.firmware(identity)), "
                 + "protocol \(identity.protocolVersion), id \(DeviceDescription.hex(identity.deviceId))")
-        lines.append("actuator profile: \(profile.name)")
+        lines.append("actuator profile: \(profile.name) (\(profile.id))")
         let haptic = report.events.filter(\.type.isHaptic).count
         lines.append(
             "sent \(haptic) haptic events as \(report.segmentCount) segments, \(report.bytesSent) bytes on the wire "
@@ -51,7 +51,7 @@ enum PlayOutput {
             "audio_events_not_played": audio,
             "file": file,
             "target": target.isVirtual ? "virtual" : target.name,
-            "profile": profile.name,
+            "profile": profile.id,
             "device": DeviceDescription.json(identity),
             "events": events,
             "bytes_on_wire": report.bytesSent,

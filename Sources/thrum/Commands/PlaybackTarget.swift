@@ -1,5 +1,6 @@
 import ThrumCompiler
 import ThrumEngine
+import ThrumHarness
 import ThrumLink
 import ThrumSim
 import ThrumTime

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// A subcommand of `thrum`.
 protocol Subcommand {
@@ -83,11 +79,11 @@ func printError(_ message: String) {
 
 /// Standard error as a text output stream.
 struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) { fputs(string, stderr) }
+    mutating func write(_ string: String) { FileHandle.standardError.write(Data(string.utf8)) }
 }
 
 /// Flushes standard output (needed before long-running loops so that pipes see lines at once).
-func flushStandardOutput() { fflush(stdout) }
+func flushStandardOutput() { fflush(nil) }
 
 enum ThrumVersion {
     static let string = "0.1.0"
