@@ -136,4 +136,27 @@ final class SemanticsTests: XCTestCase {
         XCTAssertEqual(PatternCompiler(profile: .default).compile(pattern([audio])).segments, [])
         assertInvariants(p)
     }
+
+    func testTransientDecayTimeAddsATail() {
+        let plain = plainCompiler().compile(pattern([transient(0, sharpness: 1)]))
+        let tailed = plainCompiler().compile(pattern([transient(0, sharpness: 1, extra: [.init(parameterID: .decayTime, value: 0.5)])]))
+        let tail = HapticSemantics.envelopeTime(0.5, min: 0, max: HapticSemantics.transientDecayTailMax)
+        XCTAssertEqual(tail, 0.04545, accuracy: 0.0001)
+        let end0 = plain.segments.filter { $0.from > 0 || $0.to > 0 }.map(\.end).max()!
+        let end1 = tailed.segments.filter { $0.from > 0 || $0.to > 0 }.map(\.end).max()!
+        XCTAssertEqual(Double(end1 - end0), tail * 1e6, accuracy: 2)
+    }
+
+    /// Low sharpness softens a continuous event's edges; sharpness 1 leaves them square.
+    func testSharpnessSoftensContinuousEdges() {
+        let square = plainCompiler().compile(pattern([continuous(0, 0.2, sharpness: 1)]))
+        XCTAssertEqual(square.segments[0].from, 255)
+        let soft = plainCompiler().compile(pattern([continuous(0, 0.2, sharpness: 0)]))
+        XCTAssertEqual(soft.segments[0].from, 0)
+        XCTAssertEqual(soft.segments[0].duration, 10_000)                       // 10 ms attack at sharpness 0
+        XCTAssertEqual(amp(soft, 0.2 + 0.010), 127.5, accuracy: 1)             // 20 ms release, half-way
+        // The sharpness control counts: +1 makes a dull event square.
+        let ctl = plainCompiler().compile(pattern([continuous(0, 0.2, sharpness: 0)], parameters: [.init(parameterID: .hapticSharpnessControl, value: 1, relativeTime: 0)]))
+        XCTAssertEqual(ctl.segments[0].from, 255)
+    }
 }

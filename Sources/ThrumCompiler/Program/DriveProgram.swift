@@ -42,7 +42,8 @@ public struct CompiledEvent: Equatable, Sendable {
     public var type: HapticEvent.EventType
     /// The time the pattern asked for, s.
     public var requestedTime: Double
-    /// Electrical onset after the felt-onset pre-shift, µs (the start of the marking segment).
+    /// Electrical onset after the felt-onset pre-shift, µs (the start of the marking segment);
+    /// for unplayed (audio) events, the requested time in µs.
     public var driveOnset: Int64
     /// False for audio events (kept, not played by the actuator).
     public var played: Bool
