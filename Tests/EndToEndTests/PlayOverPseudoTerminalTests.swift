@@ -1,4 +1,5 @@
 import Foundation
+import ThrumLink
 import XCTest
 
 /// `thrum sim` in one process, `thrum play --port` in another, over a real pseudo-terminal.
@@ -40,12 +41,9 @@ final class PlayOverPseudoTerminalTests: XCTestCase {
 
     func testPortWithNoDeviceBehindItSaysSo() throws {
         // A pty nobody serves: the port opens, but nothing answers IDENTIFY.
-        let master = posix_openpt(O_RDWR | O_NOCTTY)
-        XCTAssertGreaterThanOrEqual(master, 0)
-        defer { close(master) }
-        XCTAssertEqual(grantpt(master), 0)
-        XCTAssertEqual(unlockpt(master), 0)
-        let path = String(cString: ptsname(master))
+        let terminal = try PseudoTerminal()
+        defer { terminal.close() }
+        let path = terminal.devicePath
         let result = try ThrumProcess.run(["play", "--port", path, TestPaths.example("metronome.ahap").path])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.standardError.contains("no Thrum device answered"), result.standardError)

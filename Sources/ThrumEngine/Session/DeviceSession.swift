@@ -21,6 +21,8 @@ public final class DeviceSession {
         public var primeInterval: HostDuration = .milliseconds(5)
         /// How long after a program's end to keep waiting for onset reports.
         public var reportGrace: HostDuration = .milliseconds(300)
+        /// How long after the last segment `play` keeps running, so the actuator has come to rest.
+        public var ringDown: HostDuration = .milliseconds(40)
         public init() {}
     }
 
@@ -94,9 +96,15 @@ public final class DeviceSession {
                         start: UInt32(truncatingIfNeeded: start), duration: segment.duration, from: segment.from,
                         to: segment.to, event: segment.eventID)))
         }
+        // Play to the end: every onset reported and the last segment (plus the actuator's
+        // ring-down) over, so that what the actuator did is complete when this returns.
         let played = Set(program.events.filter(\.played).map(\.id))
-        let end = startHost + .seconds(program.duration) + configuration.reportGrace
-        try pumpWhile(until: end) { !played.isSubset(of: self.onsets.keys) || self.link.pendingCount > 0 }
+        let driveEnd = program.segments.map { $0.start + Int64($0.duration) }.max() ?? 0
+        let finished = startHost + .microseconds(max(driveEnd, Int64(program.duration * 1e6))) + configuration.ringDown
+        let giveUp = finished + configuration.reportGrace
+        try pumpWhile(until: giveUp) {
+            !played.isSubset(of: self.onsets.keys) || self.link.pendingCount > 0 || self.now < finished
+        }
 
         let events = program.events.map { event -> PlaybackReport.Event in
             var entry = PlaybackReport.Event(
