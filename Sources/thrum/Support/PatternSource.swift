@@ -55,8 +55,13 @@ struct PatternSource {
         }
         do {
             let document = try AHAPReader(options: AHAPReader.Options(lenient: lenient)).read(contentsOf: argument)
-            return PatternSource(
-                content: .pattern(document.pattern), displayName: argument, preset: nil, warnings: document.warnings)
+            let name = lastPathComponent(argument)
+            let warnings = document.warnings.map { warning in
+                var located = warning
+                if located.file == name { located.file = argument }
+                return located
+            }
+            return PatternSource(content: .pattern(document.pattern), displayName: argument, preset: nil, warnings: warnings)
         } catch {
             var located = error
             if located.file == lastPathComponent(argument) { located.file = argument }
