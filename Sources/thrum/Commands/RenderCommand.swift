@@ -1,0 +1,182 @@
+import Foundation
+import ThrumCompiler
+import ThrumPattern
+
+/// `thrum render`: the requested envelope, the drive and the actuator's acceleration on one time
+/// axis, as CSV, SVG or a text summary with terminal plots.
+enum RenderCommand: Subcommand {
+    static let name = "render"
+    static let summary = "plot a pattern's intensity, sharpness, drive and acceleration (CSV, SVG or text)"
+    static let usage = """
+        Usage: thrum render <file.ahap | preset:NAME> [options]
+
+        Compiles the pattern for the actuator profile and samples, on one time axis: the requested
+        intensity and sharpness, the drive envelope sent to the driver (0…1 of the rated voltage)
+        and the acceleration envelope (G) the virtual device's actuator produced playing it.
+        Without --svg or --csv it prints a summary and terminal plots.
+
+        Options:
+          --svg PATH        write an SVG plot (self-contained)
+          --csv PATH        write CSV: time_s,intensity,sharpness,drive,acceleration
+          --profile NAME    actuator profile (default: \(ActuatorProfile.default.id))
+          --rate HZ         samples per second (default 1000; 100…100000)
+          --intensity X     0…1, for the impact presets (like impactOccurred(intensity:))
+          --lenient         accept trailing commas in the AHAP file
+          --json            print a JSON summary instead of the text one
+
+        ROM presets (preset:rom.N) are played by the driver from its ROM; they are rendered from
+        Thrum's approximate envelope for the effect, and the output says so.
+        """
+
+    static func run(_ arguments: inout ArgumentList) throws -> Int32 {
+        let svgPath = try arguments.option("svg")
+        let csvPath = try arguments.option("csv")
+        let profileName = try arguments.option("profile")
+        let rate = try arguments.option("rate", as: { Double($0) }, expected: "a number of samples per second") ?? 1000
+        let intensity = try arguments.option("intensity", as: { Float($0) }, expected: "a number 0…1")
+        let lenient = arguments.flag("lenient")
+        let json = arguments.flag("json")
+        let sources = try arguments.positionals()
+        try arguments.finish()
+        guard sources.count == 1, let argument = sources.first else {
+            throw UsageError(message: sources.isEmpty ? "give the AHAP file or preset:NAME to render" : "give exactly one pattern to render")
+        }
+        guard rate.isFinite, rate >= 100, rate <= 100_000 else {
+            throw UsageError(message: "--rate must be between 100 and 100000 samples per second, got \(rate)")
+        }
+
+        let profile = try ProfileChoice.resolve(profileName)
+        let source = try PatternSource.load(argument: argument, lenient: lenient, intensity: intensity)
+        let pattern: HapticPattern
+        var caveat: String?
+        switch source.content {
+        case .pattern(let p):
+            pattern = p
+        case .romEffect(let effect):
+            pattern = ROMPreview.pattern(for: effect)
+            caveat = ROMPreview.caveat(for: effect)
+        }
+        let preview = PatternPreview.make(pattern: pattern, profile: profile, sampleRate: rate)
+
+        if let csvPath { try write(preview.render.csv(), to: csvPath, what: "CSV") }
+        if let svgPath {
+            try write(svg(preview, source: source, profile: profile, caveat: caveat).render(), to: svgPath, what: "SVG")
+        }
+        if json {
+            JSONOutput.print(jsonSummary(preview, source: source, profile: profile, caveat: caveat, csv: csvPath, svg: svgPath))
+        } else {
+            for warning in source.warnings { printError(warning.description) }
+            print(textSummary(preview, source: source, profile: profile, caveat: caveat))
+            if let csvPath { print("wrote \(csvPath) (\(preview.render.count) rows)") }
+            if let svgPath { print("wrote \(svgPath)") }
+            if csvPath == nil && svgPath == nil {
+                print()
+                print(plots(preview))
+            }
+        }
+        return 0
+    }
+
+    /// The SVG plot of a preview.
+    static func svg(_ preview: PatternPreview, source: PatternSource, profile: ActuatorProfile, caveat: String?) -> SVGPlot {
+        let r = preview.render
+        var notes = [
+            "actuator \(profile.name) (\(profile.id)), \(number(r.sampleRate)) samples/s; "
+                + "acceleration from the \(preview.accelerationSource.label)"
+        ]
+        if let caveat { notes.append(caveat) }
+        let unit = preview.accelerationSource.unit
+        return SVGPlot(
+            title: "thrum render \(source.displayName)", notes: notes, time: r.time,
+            series: [
+                .init(name: "drive (0…1 of rated voltage)", color: "#2ca02c", lineWidth: 1.2, filled: true,
+                      values: r.drive, id: "series-drive"),
+                .init(name: "intensity (requested)", color: "#1f77b4", lineWidth: 1.5, values: r.intensity,
+                      id: "series-intensity"),
+                .init(name: "sharpness (requested)", color: "#ff7f0e", lineWidth: 1.5, dash: "6 3",
+                      values: r.sharpness, id: "series-sharpness"),
+                .init(name: "acceleration (\(unit), \(preview.accelerationSource == .simulator ? "simulated" : "predicted"))",
+                      color: "#d62728", lineWidth: 2, axis: .right, values: r.acceleration, id: "series-acceleration"),
+            ],
+            markers: preview.eventTimes, leftLabel: "intensity, sharpness, drive (0…1)",
+            rightLabel: "acceleration (\(unit))")
+    }
+
+    private static func textSummary(
+        _ preview: PatternPreview, source: PatternSource, profile: ActuatorProfile, caveat: String?
+    ) -> String {
+        let r = preview.render
+        var lines: [String] = []
+        lines.append("\(source.displayName) on \(profile.name) (\(profile.id))")
+        if let caveat { lines.append("note: \(caveat)") }
+        if let preset = source.preset, preset.romEffect == nil { lines.append("preset: \(preset.summary)") }
+        lines.append("events: \(preview.eventTimes.count) haptic; program \(ms(preview.programDuration))")
+        lines.append(
+            "rendered \(ms(r.time.first ?? 0)) … \(ms(r.time.last ?? 0)) at \(number(r.sampleRate)) samples/s (\(r.count) rows)")
+        lines.append("peak drive \(format(r.drive.max() ?? 0)) of rated voltage (\(number(profile.datasheet.ratedVoltageRms)) V RMS)")
+        let peak = r.acceleration.max() ?? 0
+        let peakTime = r.acceleration.firstIndex(of: peak).map { r.time[$0] } ?? 0
+        lines.append(
+            "peak acceleration \(format(peak)) \(preview.accelerationSource.unit) at \(ms(peakTime)) "
+                + "(\(preview.accelerationSource.label))")
+        if case .predictor(let reason) = preview.accelerationSource { lines.append("simulation failed: \(reason)") }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func plots(_ preview: PatternPreview) -> String {
+        let r = preview.render
+        let start = r.time.first ?? 0, end = (r.time.last ?? 0) + 1 / r.sampleRate
+        let drive = zip(r.time, r.drive).map { (time: $0, value: $1) }
+        let accel = zip(r.time, r.acceleration).map { (time: $0, value: $1) }
+        return TerminalPlot(title: "drive (0…1 of rated voltage)", unit: "").render(
+            samples: drive, start: start, end: end, markers: preview.eventTimes)
+            + "\n\n"
+            + TerminalPlot(title: "acceleration, \(preview.accelerationSource.label)", unit: preview.accelerationSource.unit)
+            .render(samples: accel, start: start, end: end, markers: preview.eventTimes)
+    }
+
+    private static func jsonSummary(
+        _ preview: PatternPreview, source: PatternSource, profile: ActuatorProfile, caveat: String?,
+        csv: String?, svg: String?
+    ) -> [String: Any] {
+        let r = preview.render
+        let peak = r.acceleration.max() ?? 0
+        var accelerationSource = "simulator"
+        if case .predictor = preview.accelerationSource { accelerationSource = "predictor" }
+        return [
+            "source": source.displayName,
+            "preset": JSONOutput.orNull(source.preset?.name),
+            "rom_approximation": JSONOutput.orNull(caveat),
+            "profile": profile.id,
+            "sample_rate_hz": r.sampleRate,
+            "rows": r.count,
+            "start_s": r.time.first ?? 0,
+            "end_s": r.time.last ?? 0,
+            "program_duration_s": preview.programDuration,
+            "event_times_s": preview.eventTimes,
+            "peak_drive": r.drive.max() ?? 0,
+            "peak_acceleration": peak,
+            "peak_acceleration_time_s": r.acceleration.firstIndex(of: peak).map { r.time[$0] } ?? 0,
+            "acceleration_source": accelerationSource,
+            "acceleration_unit": preview.accelerationSource.unit,
+            "columns": EnvelopeRender.columnNames,
+            "csv": JSONOutput.orNull(csv),
+            "svg": JSONOutput.orNull(svg),
+            "warnings": source.warnings.map(ValidateCommand.json),
+        ]
+    }
+
+    private static func write(_ text: String, to path: String, what: String) throws(CommandFailure) {
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw CommandFailure(message: "cannot write the \(what) to '\(path)': \(error.localizedDescription)")
+        }
+    }
+
+    private static func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
+    private static func format(_ value: Double) -> String { String(format: "%.2f", value) }
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%g", value)
+    }
+}
