@@ -1,7 +1,7 @@
 import Foundation
 
 /// A subcommand of `thrum`.
-protocol Subcommand {
+protocol Subcommand: Sendable {
     /// The word that selects it (`play`).
     static var name: String { get }
     /// One line for `thrum help`.
