@@ -97,6 +97,8 @@ public final class HapticEngine {
     public private(set) var capabilities: DeviceCapabilities?
     /// Every onset scheduled so far and what the device reported, in the order they were scheduled.
     public var onsets: [OnsetRecord] { markOrder.compactMap { marks[$0] } }
+    /// Drive segments sent since the engine was made (re-renders after a STOP included).
+    public private(set) var segmentsSent = 0
     /// The error that stopped the engine, if any.
     public private(set) var lastError: Error?
 
@@ -465,6 +467,7 @@ public final class HapticEngine {
                     start: UInt32(truncatingIfNeeded: device), duration: s.duration, from: s.from, to: s.to,
                     event: s.eventID)))
         lastSentEnd = max(lastSentEnd, s.end)
+        segmentsSent += 1
     }
 
     /// Throws away drive already sent from now on: any-lane STOP (the device empties its queue and
@@ -579,6 +582,12 @@ public final class HapticEngine {
     }
 
     // MARK: Compiling
+
+    /// How long one pass of `pattern` lasts on this engine at `rate` with `loopEnd` (0 = the
+    /// pattern's end), in seconds: the loop period of an advanced player.
+    public func passDuration(of pattern: HapticPattern, rate: Double = 1, loopEnd: Double = 0) -> Double {
+        loopEnd > 0 ? loopEnd / rate : compile(pattern, rate: rate).duration
+    }
 
     func compile(_ pattern: HapticPattern, rate: Double) -> DriveProgram {
         PatternCompiler(profile: profile, options: configuration.compileOptions).compile(pattern.scaled(byRate: rate))

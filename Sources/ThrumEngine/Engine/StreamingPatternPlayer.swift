@@ -333,7 +333,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         while let last = runs.last, last.origin + last.hi - preroll < t1, guardCount < 1000 {
             guardCount += 1
             let origin = last.origin + last.hi
-            if let s = stopAt, origin - preroll >= s { break }
+            if let s = stopAt, origin >= s { break }  // a pass due at or after the stop never starts
             pass += 1
             nextSerial += 1
             runs.append(Run(serial: nextSerial, origin: origin, lo: -preroll, hi: loopLength, pass: pass))
