@@ -163,3 +163,41 @@ final class EngineBehaviourTests: XCTestCase {
         XCTAssertTrue(rig.engine.isRunning, "a lapse only leaves the ready state")
     }
 }
+
+extension EngineBehaviourTests {
+    /// Drive bursts (start, length) from the RTP writes in [from, to).
+    func bursts(_ rig: EngineRig, from: Double, to: Double) -> [(start: Double, length: Double)] {
+        var out: [(Double, Double)] = []
+        var start: Double?
+        for (t, v) in rig.rtpWrites(from: from, to: to) {
+            if v > 0, start == nil { start = t }
+            if v == 0, let s = start {
+                out.append((s, t - s))
+                start = nil
+            }
+        }
+        return out
+    }
+
+    func testSharpnessControlLengthensTransientsFromItsTime() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let player = try rig.engine.makePlayer(with: metronome(beats: 3, interval: 0.3))
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        try player.sendParameters(
+            [HapticDynamicParameter(parameterID: .hapticSharpnessControl, value: -0.8, relativeTime: 0)], atTime: t0 + 0.2)
+        XCTAssertTrue(rig.engine.runUntilPlayersFinished(timeout: 2))
+        let b = bursts(rig, from: t0 - 0.05, to: rig.now)
+        XCTAssertEqual(b.count, 3)
+        // Sharpness 0.8 → 2.8 cycles at 175 Hz (16 ms); 0.8 − 0.8 = 0 → 6 cycles (34 ms).
+        XCTAssertEqual(b[0].length, 2.8 / 175, accuracy: 0.002)
+        XCTAssertEqual(b[1].length, 6 / 175, accuracy: 0.002)
+        XCTAssertEqual(b[2].length, 6 / 175, accuracy: 0.002)
+        let onsets = rig.engine.onsets(for: player)
+        XCTAssertEqual(onsets.map(\.patternIndex), [0, 1, 2])
+        for (k, o) in onsets.enumerated() {
+            XCTAssertEqual(try XCTUnwrap(o.onsetTime), t0 + 0.3 * Double(k), accuracy: 200e-6)
+        }
+    }
+}

@@ -595,6 +595,29 @@ public final class HapticEngine {
 }
 
 extension HapticPattern {
+    /// The pattern with run-time shape controls folded into its haptic events' parameters
+    /// (added, unclamped: the compiler clamps event value + pattern control + this, as Apple does).
+    func adjusted(by key: StreamingPatternPlayer.CompileKey) -> HapticPattern {
+        let deltas: [(HapticEvent.ParameterID, Double, Float)] = [
+            (.hapticSharpness, key.sharpness, Float(HapticSemantics.defaultSharpness)), (.attackTime, key.attack, 0), (.decayTime, key.decay, 0),
+            (.releaseTime, key.release, 0),
+        ]
+        guard deltas.contains(where: { $0.1 != 0 }) else { return self }
+        var copy = self
+        for i in copy.events.indices where copy.events[i].type.isHaptic {
+            var params = copy.events[i].eventParameters
+            for (id, delta, defaultValue) in deltas where delta != 0 {
+                if let j = params.lastIndex(where: { $0.parameterID == id }) {
+                    params[j].value += Float(delta)
+                } else {
+                    params.append(HapticEventParameter(parameterID: id, value: defaultValue + Float(delta)))
+                }
+            }
+            copy.events[i].eventParameters = params
+        }
+        return copy
+    }
+
     /// The pattern played at `rate`: event times, continuous durations, parameter times and curve
     /// times divided by it (transient bursts keep their length: they are resonance cycles).
     func scaled(byRate rate: Double) -> HapticPattern {

@@ -27,13 +27,35 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     }
     private(set) var state: State = .idle
 
-    /// Engine time t plays pattern time t − origin, for pattern times in [lo, hi) (µs, scaled).
+    /// What a pattern compiles to at one rate and one set of run-time controls.
+    struct CompileKey: Hashable {
+        var rate: Double
+        var sharpness = 0.0
+        var attack = 0.0
+        var decay = 0.0
+        var release = 0.0
+    }
+
+    /// A compiled (rate-scaled) pattern.
+    struct Compiled {
+        var key: CompileKey
+        var program: DriveProgram
+        var eventsByID: [UInt32: CompiledEvent]
+        /// How far before pattern time 0 the drive starts (felt-onset pre-shift), µs.
+        var preroll: Int64
+        /// End of the compiled drive, µs of scaled pattern time.
+        var end: Int64
+    }
+
+    /// Engine time t plays pattern time t − origin of `compiled`, for pattern times in [lo, hi)
+    /// (µs, scaled).
     struct Run {
         var serial: Int
         var origin: Int64
         var lo: Int64
         var hi: Int64
         var pass: Int
+        var compiled: Compiled
     }
     private(set) var runs: [Run] = []
     private var nextSerial = 0
@@ -50,29 +72,38 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     private(set) var otherControls: [HapticDynamicParameter.ID: RuntimeControl] = [:]
 
     private var rate = 1.0
-    private var compiledRate = Double.nan
-    private var program = DriveProgram(segments: [], events: [], duration: 0)
-    private var eventsByID: [UInt32: CompiledEvent] = [:]
-    /// How far before pattern time 0 the drive starts (felt-onset pre-shift), µs.
-    private(set) var preroll: Int64 = 0
-    /// End of the compiled drive, µs of scaled pattern time.
-    private(set) var programEnd: Int64 = 0
+    /// The compilation new runs use.
+    private var compiled: Compiled?
+    /// Engine times (µs) at which run-time sharpness/attack/decay/release controls change.
+    private var controlChanges: [Int64] = []
+    private var preroll: Int64 { compiled?.preroll ?? 0 }
+    private var programEnd: Int64 { compiled?.end ?? 0 }
 
     init(engine: HapticEngine, id: Int, pattern: HapticPattern) {
         self.engine = engine
         self.playerID = id
         self.pattern = pattern
         self.generation = engine.generation
-        compileIfNeeded()
+        compileIfNeeded(at: engine.nowMicros)
     }
 
-    private func compileIfNeeded() {
-        guard compiledRate != rate, let engine else { return }
-        program = engine.compile(pattern, rate: rate)
-        compiledRate = rate
-        eventsByID = Dictionary(uniqueKeysWithValues: program.events.map { ($0.id, $0) })
-        preroll = max(0, -(program.segments.first?.start ?? 0))
-        programEnd = Int64((program.duration * 1e6).rounded())
+    /// The compile key at engine time `t`: the rate and the run-time controls then.
+    private func key(at t: Int64) -> CompileKey {
+        func v(_ id: HapticDynamicParameter.ID) -> Double { otherControls[id]?.value(at: t) ?? 0 }
+        return CompileKey(
+            rate: rate, sharpness: v(.hapticSharpnessControl), attack: v(.hapticAttackTimeControl),
+            decay: v(.hapticDecayTimeControl), release: v(.hapticReleaseTimeControl))
+    }
+
+    /// Makes `compiled` match the rate and the controls at engine time `t`.
+    private func compileIfNeeded(at t: Int64) {
+        let key = key(at: t)
+        guard compiled?.key != key, let engine else { return }
+        let program = engine.compile(pattern.adjusted(by: key), rate: key.rate)
+        compiled = Compiled(
+            key: key, program: program,
+            eventsByID: Dictionary(uniqueKeysWithValues: program.events.map { ($0.id, $0) }),
+            preroll: max(0, -(program.segments.first?.start ?? 0)), end: Int64((program.duration * 1e6).rounded()))
     }
 
     private func liveEngine() throws -> HapticEngine {
@@ -104,7 +135,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         let engine = try liveEngine()
         try engine.requireRunning(self)
         let t = try engine.micros(time)
-        compileIfNeeded()
+        compileIfNeeded(at: max(t, engine.nowMicros))
         if state == .playing { clip(at: max(t, engine.nowMicros)) }
         pass = 0
         let offset = startOffset
@@ -142,6 +173,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
                 intensity.step(at: at, value: Double(p.value))
             } else {
                 otherControls[p.parameterID, default: Self.control(for: p.parameterID)].step(at: at, value: Double(p.value))
+                noteControlChange(p.parameterID, at: [at])
             }
         }
     }
@@ -160,13 +192,27 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         } else {
             otherControls[parameterCurve.parameterID, default: Self.control(for: parameterCurve.parameterID)]
                 .curve(at: base, points: points)
+            // Shape controls are read at event starts: the drive is recompiled at the curve's start
+            // and at each of its points (never before what was already sent).
+            noteControlChange(parameterCurve.parameterID, at: [base] + points.map(\.0), floor: engine.emittedUntil)
         }
+    }
+
+    /// Remembers when a shape control (sharpness, attack, decay, release) changes, so the drive is
+    /// recompiled there.
+    private func noteControlChange(_ id: HapticDynamicParameter.ID, at times: [Int64], floor: Int64 = .min) {
+        let shape: [HapticDynamicParameter.ID] = [
+            .hapticSharpnessControl, .hapticAttackTimeControl, .hapticDecayTimeControl, .hapticReleaseTimeControl,
+        ]
+        guard shape.contains(id) else { return }
+        controlChanges = Array(Set(controlChanges + times.map { max($0, floor) })).sorted()
     }
 
     func cancel() throws {
         let engine = try liveEngine()
         intensity.removeAll()
         otherControls.removeAll()
+        controlChanges.removeAll()
         if state == .playing { end(at: engine.nowMicros, pauseOffset: nil, engine: engine) } else if state != .idle {
             finish(error: nil)
         }
@@ -191,7 +237,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         try engine.requireRunning(self)
         let t = try engine.micros(time)
         guard case .paused(let offset) = state else { return }
-        compileIfNeeded()
+        compileIfNeeded(at: max(t, engine.nowMicros))
         pass += 1
         begin(offset: offset, at: time == HapticTimeImmediate ? nil : t, engine: engine)
     }
@@ -199,7 +245,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     func seek(toOffset offsetTime: Double) throws {
         let engine = try liveEngine()
         guard offsetTime.isFinite, offsetTime >= 0 else { throw HapticError(.invalidTime, "invalid offset \(offsetTime)") }
-        compileIfNeeded()
+        compileIfNeeded(at: engine.nowMicros)
         var x = offsetTime
         if x >= duration {
             if loopEnabled {
@@ -224,7 +270,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             stopAt = nil
             pauseOffset = nil
             pass += 1
-            place(offset: x, at: at, engine: engine)
+            compileIfNeeded(at: at)
+            // Offset 0 starts with its pre-shifted drive at the horizon.
+            place(offset: x, at: x == 0 ? at + preroll : at, engine: engine)
         }
     }
 
@@ -239,9 +287,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         let wasStopping = stopAt
         clip(at: at)
         rate = newValue
-        compileIfNeeded()
+        compileIfNeeded(at: at)
         pass += 1
-        place(offset: x, at: at, engine: engine)
+        place(offset: x, at: at, engine: engine, continuing: true)
         if let s = wasStopping, s > at { stopAt = s }
     }
 
@@ -267,12 +315,14 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     /// Adds the run that plays pattern offset `offset` (s) at engine time `at` and marks the
     /// player playing.
-    private func place(offset: Double, at: Int64, engine: HapticEngine) {
+    /// `continuing`: the drive carries on from exactly that offset (no pre-shifted lead-in at 0).
+    private func place(offset: Double, at: Int64, engine: HapticEngine, continuing: Bool = false) {
+        guard let compiled else { return }
         let x = Int64((offset / rate * 1e6).rounded())
-        let lo = x == 0 ? -preroll : x
+        let lo = x == 0 && !continuing ? -preroll : x
         let hi = loopEnabled && loopLength > 0 ? loopLength : programEnd
         nextSerial += 1
-        runs.append(Run(serial: nextSerial, origin: at - x, lo: lo, hi: max(hi, lo), pass: pass))
+        runs.append(Run(serial: nextSerial, origin: at - x, lo: lo, hi: max(hi, lo), pass: pass, compiled: compiled))
         state = .playing
         engine.activate(self)
     }
@@ -298,8 +348,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     /// The pattern offset (unscaled s) playing at engine time `t`.
     private func offset(at t: Int64) -> Double {
         guard let run = runs.last(where: { $0.origin + max($0.lo, 0) <= t }) ?? runs.first else { return 0 }
-        let p = min(max(t - run.origin, 0), max(programEnd, 0))
-        return Double(p) / 1e6 * rate
+        let p = min(max(t - run.origin, 0), max(run.compiled.end, 0))
+        return Double(p) / 1e6 * run.compiled.key.rate
     }
 
     /// Called by the engine when `endTime` has come: pause or finish.
@@ -336,7 +386,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             if let s = stopAt, origin >= s { break }  // a pass due at or after the stop never starts
             pass += 1
             nextSerial += 1
-            runs.append(Run(serial: nextSerial, origin: origin, lo: -preroll, hi: loopLength, pass: pass))
+            guard let compiled else { break }
+            runs.append(Run(serial: nextSerial, origin: origin, lo: -preroll, hi: loopLength, pass: pass, compiled: compiled))
         }
         // Forget passes long over.
         if runs.count > 4 { runs.removeFirst(runs.count - 4) }
@@ -346,10 +397,11 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     /// control applied) and the onsets to mark.
     func collect(from t0: Int64, to t1: Int64, ramps: inout [EnvelopeRamp], marks: inout [DriveMixer.Mark]) {
         guard state == .playing, let engine else { return }
+        applyControlChanges(before: t1)
         extendLoops(to: t1)
         if isMuted { return }
-        let segments = program.segments
         for run in runs {
+            let segments = run.compiled.program.segments
             let a = max(run.origin + run.lo, t0)
             let b = min(run.origin + run.hi, t1, stopAt ?? .max)
             guard b > a else { continue }
@@ -367,7 +419,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
                 let ca = max(r.start, a), cb = min(r.end, b)
                 guard cb > ca else { continue }
                 r = EnvelopeRamp(start: ca, end: cb, from: r.value(at: ca), to: r.value(at: cb))
-                if s.eventID != 0, s.start + run.origin >= a, let event = eventsByID[s.eventID] {
+                if s.eventID != 0, s.start + run.origin >= a, let event = run.compiled.eventsByID[s.eventID] {
                     let origin = run.origin, pass = run.pass
                     let id = engine.markID(player: self, run: run.serial, event: s.eventID) {
                         OnsetRecord(
@@ -379,6 +431,19 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
                 }
                 appendControlled(r, to: &ramps)
             }
+        }
+    }
+
+    /// Recompiles at each shape-control change due before `t1`, continuing at the same offset.
+    private func applyControlChanges(before t1: Int64) {
+        while let p = controlChanges.first, p < t1 {
+            controlChanges.removeFirst()
+            guard state == .playing, let engine, compiled?.key != key(at: p) else { continue }
+            let x = offset(at: p)
+            clip(at: p)
+            compileIfNeeded(at: p)
+            place(offset: x, at: p, engine: engine, continuing: true)
+            if let s = stopAt { clip(at: s) }
         }
     }
 
