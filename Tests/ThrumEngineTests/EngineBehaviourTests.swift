@@ -18,7 +18,7 @@ final class EngineBehaviourTests: XCTestCase {
         try player.sendParameters(
             [HapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.5, relativeTime: 0)], atTime: HapticTimeImmediate)
         rig.engine.run(until: t0 + 0.8)
-        let lead = rig.engine.configuration.leadTime.seconds + rig.engine.configuration.chunk.seconds
+        let lead = rig.engine.leadTime.seconds + rig.engine.configuration.chunk.seconds
         XCTAssertEqual(rig.peakRTP(from: t0 + 0.1, to: call), 255)
         let change = try XCTUnwrap(rig.rtpWrites(from: call, to: call + 1).first { $0.1 == 128 })
         XCTAssertLessThanOrEqual(change.0 - call, lead + 0.001, "the change took \(change.0 - call) s")

@@ -81,7 +81,7 @@ final class FeedbackGeneratorTests: XCTestCase {
         let full = rig.peakRTP(from: t, to: rig.now)
         XCTAssertGreaterThan(full, 200)
         let onset = try XCTUnwrap(rig.engine.onsets.last?.onsetTime)
-        XCTAssertEqual(onset - t, rig.engine.configuration.leadTime.seconds, accuracy: 0.001)
+        XCTAssertEqual(onset - t, rig.engine.leadTime.seconds, accuracy: 0.001)
 
         let t2 = rig.now
         impact.impactOccurred(intensity: 0.5)

@@ -50,9 +50,9 @@ public final class HapticEngine {
 
     /// Tunables.
     public struct Configuration: Sendable {
-        /// How far ahead of now the drive is rendered and sent. Parameter changes take effect
-        /// within this time; an immediate start is felt this long after the call.
-        public var leadTime: HostDuration = .milliseconds(60)
+        /// How far ahead of now the drive is rendered and sent; nil (default) uses the session's
+        /// lead time (`DeviceSession.Configuration.leadTime`, where link-aware adaptation lives).
+        public var leadTime: HostDuration?
         /// How much drive is rendered per step.
         public var chunk: HostDuration = .milliseconds(10)
         /// After an immediate STOP, how far ahead the other players' drive resumes.
@@ -119,6 +119,8 @@ public final class HapticEngine {
     private var preparedUntil: Int64 = 0
     private var lastClockSample: ClockSample?
     private var calibrated = false
+    /// The transport or link failed; the run loop returns early instead of spinning.
+    private var linkDead = false
     private let mixer: DriveMixer
 
     struct MarkKey: Hashable {
@@ -148,7 +150,11 @@ public final class HapticEngine {
     public var currentTime: Double { Double(nowMicros) / 1e6 }
 
     var nowMicros: Int64 { session.pump.clock.now().nanoseconds / 1_000 }
-    var leadMicros: Int64 { configuration.leadTime.nanoseconds / 1_000 }
+    var leadMicros: Int64 { leadTime.nanoseconds / 1_000 }
+
+    /// How far ahead of now the drive is rendered and sent. Parameter changes take effect within
+    /// this time (plus one render chunk); an immediate start is felt this long after the call.
+    public var leadTime: HostDuration { configuration.leadTime ?? session.configuration.leadTime }
     var marginMicros: Int64 { configuration.restartMargin.nanoseconds / 1_000 }
 
     /// Engine µs for an `atTime:` argument (immediate → now).
@@ -182,6 +188,7 @@ public final class HapticEngine {
         capabilities = session.identity.map(DeviceCapabilities.init(identity:))
         session.deviceEventHandler = { [weak self] event in self?.handle(event) }
         isRunning = true
+        linkDead = false
         lastError = nil
         idleSince = nowMicros
         emittedUntil = nowMicros
@@ -343,7 +350,7 @@ public final class HapticEngine {
     public func run(until time: Double) {
         let deadline = Int64((time * 1e6).rounded())
         service()
-        while nowMicros < deadline {
+        while nowMicros < deadline && !linkDead {
             pump(until: min(deadline, nextWake()))
         }
     }
@@ -354,7 +361,7 @@ public final class HapticEngine {
     public func runUntilPlayersFinished(timeout: Double, ringDown: Double = 0.04) -> Bool {
         let deadline = nowMicros + Int64(timeout * 1e6)
         service()
-        while !players.isEmpty && nowMicros < deadline {
+        while !players.isEmpty && nowMicros < deadline && !linkDead {
             pump(until: min(deadline, nextWake()))
         }
         if players.isEmpty { run(for: ringDown) }
@@ -372,11 +379,9 @@ public final class HapticEngine {
         do {
             try session.runOnce(until: target)
         } catch {
+            linkDead = true
             if isRunning {
                 stopBySelf(.deviceDisconnected, error: HapticError(.serverInterrupted, error.description))
-            } else {
-                // Not running: keep time moving so run(until:) terminates.
-                if let manual = session.pump.clock as? ManualClock, manual.now() < target { manual.advance(to: target) }
             }
         }
         service()

@@ -389,8 +389,12 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             guard let compiled else { break }
             runs.append(Run(serial: nextSerial, origin: origin, lo: -preroll, hi: loopLength, pass: pass, compiled: compiled))
         }
-        // Forget passes long over.
-        if runs.count > 4 { runs.removeFirst(runs.count - 4) }
+        // Forget passes long over (a pause may still ask for the offset of a recent one).
+        if let engine, runs.count > 2 {
+            let horizon = engine.nowMicros - 1_000_000
+            let last = runs.count - 1
+            runs = runs.enumerated().filter { $0.offset == last || $0.element.origin + $0.element.hi > horizon }.map(\.element)
+        }
     }
 
     /// The drive of this player in engine time [t0, t1): ramps (with the run-time intensity

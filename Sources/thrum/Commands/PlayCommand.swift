@@ -83,7 +83,7 @@ enum PlayCommand: Subcommand {
             }
             player.loopEnabled = passes != 1
             let before = engine.counters
-            let start = engine.currentTime + engine.configuration.leadTime.seconds + 0.02
+            let start = engine.currentTime + engine.leadTime.seconds + 0.02
             try player.start(atTime: start)
             if passes > 1 { try player.stop(atTime: start + pass * Double(passes)) }
             if passes == 0 {
