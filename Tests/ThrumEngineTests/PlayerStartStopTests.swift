@@ -117,3 +117,27 @@ extension PlayerStartStopTests {
         XCTAssertTrue(rig.engine.isRunning)
     }
 }
+
+extension PlayerStartStopTests {
+    func testAStartInsideDriveAlreadySentRewindsAndKeepsTheOtherPlayerOnTime() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let a = try rig.engine.makePlayer(with: metronome(beats: 6, interval: 0.05))
+        let t0 = rig.now + 0.1
+        try a.start(atTime: t0)
+        rig.engine.run(until: t0 + 0.06)
+        // 30 ms from now is inside the 60 ms already sent: STOP, then both re-rendered.
+        let b = try rig.engine.makePlayer(with: HapticPattern(events: [transient(0, intensity: 0.5)], parameters: []))
+        let tb = rig.now + 0.03
+        try b.start(atTime: tb)
+        XCTAssertTrue(rig.engine.runUntilPlayersFinished(timeout: 2))
+        let onsetsA = rig.engine.onsets(for: a)
+        XCTAssertEqual(onsetsA.map(\.patternIndex), [0, 1, 2, 3, 4, 5])
+        for (k, o) in onsetsA.enumerated() {
+            XCTAssertEqual(o.status, .onTime, "beat \(k)")
+            XCTAssertEqual(try XCTUnwrap(o.onsetTime), t0 + 0.05 * Double(k), accuracy: 200e-6)
+        }
+        let onsetB = try XCTUnwrap(rig.engine.onsets(for: b).first?.onsetTime)
+        XCTAssertEqual(onsetB, tb, accuracy: 200e-6)
+    }
+}

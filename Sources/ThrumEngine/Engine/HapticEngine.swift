@@ -55,7 +55,8 @@ public final class HapticEngine {
         public var leadTime: HostDuration?
         /// How much drive is rendered per step.
         public var chunk: HostDuration = .milliseconds(10)
-        /// After an immediate STOP, how far ahead the other players' drive resumes.
+        /// After an immediate STOP, how far ahead the other players' drive resumes (at least two
+        /// smoothed round trips).
         public var restartMargin: HostDuration = .milliseconds(8)
         /// Idle time after which an auto-shutdown engine stops (``StoppedReason/idleTimeout``).
         public var autoShutdownTimeout: HostDuration = .seconds(120)
@@ -155,7 +156,10 @@ public final class HapticEngine {
     /// How far ahead of now the drive is rendered and sent. Parameter changes take effect within
     /// this time (plus one render chunk); an immediate start is felt this long after the call.
     public var leadTime: HostDuration { configuration.leadTime ?? session.configuration.leadTime }
-    var marginMicros: Int64 { configuration.restartMargin.nanoseconds / 1_000 }
+    /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
+    var marginMicros: Int64 {
+        max(configuration.restartMargin.nanoseconds, 2 * session.link.statistics.smoothedRoundTrip.nanoseconds) / 1_000
+    }
 
     /// Engine µs for an `atTime:` argument (immediate → now).
     func micros(_ time: Double) throws -> Int64 {
