@@ -34,6 +34,17 @@ final class PlayEngineOptionsTests: XCTestCase {
         for e in events { XCTAssertEqual(e["status"] as? String, "on_time") }
     }
 
+    func testLoopEndSetsThePassLength() throws {
+        let file = TestPaths.example("metronome.ahap").path
+        let events = try XCTUnwrap(try report(["--loop", "2", "--loop-end", "4", file])["events"] as? [[String: Any]])
+        XCTAssertEqual(events.count, 16)
+        for (k, e) in events.enumerated() {
+            let requested = try XCTUnwrap(e["requested_s"] as? Double)
+            XCTAssertEqual(requested, 0.5 * Double(k), accuracy: 1e-6)
+            XCTAssertEqual(try XCTUnwrap(e["onset_s"] as? Double), requested, accuracy: 300e-6)
+        }
+    }
+
     func testBadOptionsAreUsageErrors() throws {
         let file = TestPaths.example("metronome.ahap").path
         for args in [["--rate", "0"], ["--intensity", "2"], ["--loop", "0"], ["--loop", "forever"]] {

@@ -27,6 +27,7 @@ enum PlayCommand: Subcommand {
           --intensity X     HapticIntensityControl for the whole pattern, 0…1 (0.5 halves the drive)
           --loop N          play N passes back to back (loop end = the end of the last event);
                             --loop forever repeats until Ctrl-C (with --port only)
+          --loop-end S      loop length in pattern seconds (default: the end of the last event)
           --json            print one JSON object instead of the text report
           --no-plot         leave out the acceleration plot
         """
@@ -40,6 +41,8 @@ enum PlayCommand: Subcommand {
             "intensity", as: { Double($0).flatMap { $0 >= 0 && $0 <= 1 ? $0 : nil } }, expected: "a number from 0 to 1")
         let loop = try arguments.option(
             "loop", as: { LoopChoice(text: $0) }, expected: "a whole number ≥ 1 or 'forever'") ?? .passes(1)
+        let loopEnd = try arguments.option(
+            "loop-end", as: { Double($0).flatMap { $0.isFinite && $0 > 0 ? $0 : nil } }, expected: "a number of seconds > 0")
         let lenient = arguments.flag("lenient")
         let json = arguments.flag("json")
         let noPlot = arguments.flag("no-plot")
@@ -75,7 +78,8 @@ enum PlayCommand: Subcommand {
                     [HapticDynamicParameter(parameterID: .hapticIntensityControl, value: Float(intensity), relativeTime: 0)],
                     atTime: HapticTimeImmediate)
             }
-            let pass = engine.passDuration(of: pattern, rate: rate)
+            if let loopEnd { player.loopEnd = loopEnd }
+            let pass = engine.passDuration(of: pattern, rate: rate, loopEnd: loopEnd ?? 0)
             let passes: Int
             switch loop {
             case .passes(let n): passes = n

@@ -46,7 +46,10 @@ enum PlayOutput {
             let requested = milliseconds(event.requestedTime)
             let onset = event.onsetTime.map(milliseconds) ?? "—".padding(toLength: 10, withPad: " ", startingAt: 0)
             let error = event.onsetTime.map { String(format: "%+7.0f µs", ($0 - event.requestedTime) * 1e6) } ?? "          "
-            lines.append(String(format: "%3d", event.patternIndex) + "  \(type)  \(requested)  \(onset)  \(error)  \(event.status.rawValue)")
+            let pass = event.pass > 0 ? "  (pass \(event.pass + 1))" : ""
+            lines.append(
+                String(format: "%3d", event.patternIndex) + "  \(type)  \(requested)  \(onset)  \(error)  \(event.status.rawValue)"
+                    + pass)
         }
         return lines.joined(separator: "\n")
     }
