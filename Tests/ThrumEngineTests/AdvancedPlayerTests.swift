@@ -139,3 +139,21 @@ final class AdvancedPlayerTests: XCTestCase {
         assertOnTime(onsets)
     }
 }
+
+extension AdvancedPlayerTests {
+    func testStoppingTheEngineEndsPausedPlayersToo() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let player = try rig.engine.makeAdvancedPlayer(with: metronome(beats: 4, interval: 0.1))
+        var done = 0
+        player.completionHandler = { _ in done += 1 }
+        try player.start(atTime: 0)
+        try player.pause(atTime: 0)
+        rig.engine.run(for: 0.1)
+        XCTAssertEqual(done, 0)
+        var stopped = false
+        rig.engine.stop { _ in stopped = true }
+        XCTAssertTrue(stopped)
+        XCTAssertEqual(done, 1)
+    }
+}

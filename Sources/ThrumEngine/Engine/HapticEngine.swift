@@ -104,7 +104,10 @@ public final class HapticEngine {
     public private(set) var lastError: Error?
 
     // Streaming state (engine µs = host µs).
+    /// Players with a timeline to render (playing, or playing until a pending stop/pause).
     var players: [StreamingPatternPlayer] = []
+    /// Paused players, so that stopping the engine ends them too.
+    var pausedPlayers: [StreamingPatternPlayer] = []
     var emittedUntil: Int64 = 0
     var lastSentEnd: Int64 = 0
     var lastLevel: UInt8 = 0
@@ -233,8 +236,9 @@ public final class HapticEngine {
         if isConnected { session.link.sendImmediately(.stop) }
         isRunning = false
         isPrepared = false
-        let stopping = players
+        let stopping = players + pausedPlayers
         players.removeAll()
+        pausedPlayers.removeAll()
         for p in stopping { p.finish(error: error) }
         lastDeviceStart = nil
         lastLevel = 0
@@ -293,7 +297,7 @@ public final class HapticEngine {
     }
 
     private func fireFinishedHandlersIfIdle() {
-        guard players.isEmpty, !finishedHandlers.isEmpty else { return }
+        guard players.isEmpty, pausedPlayers.isEmpty, !finishedHandlers.isEmpty else { return }
         let handlers = finishedHandlers
         finishedHandlers.removeAll()
         var stopEngine = false
@@ -313,11 +317,15 @@ public final class HapticEngine {
     }
 
     func activate(_ player: StreamingPatternPlayer) {
+        pausedPlayers.removeAll { $0 === player }
         if !players.contains(where: { $0 === player }) { players.append(player) }
     }
 
-    func deactivate(_ player: StreamingPatternPlayer) {
+    /// `paused`: keep it to end it when the engine stops.
+    func deactivate(_ player: StreamingPatternPlayer, paused: Bool = false) {
         players.removeAll { $0 === player }
+        pausedPlayers.removeAll { $0 === player }
+        if paused { pausedPlayers.append(player) }
         if players.isEmpty { idleSince = nowMicros }
     }
 
@@ -568,8 +576,9 @@ public final class HapticEngine {
     }
 
     private func resetAfterReboot() {
-        let stopping = players
+        let stopping = players + pausedPlayers
         players.removeAll()
+        pausedPlayers.removeAll()
         generation += 1
         for p in stopping { p.finish(error: HapticError(.invalidPatternPlayer, "the device rebooted")) }
         do {

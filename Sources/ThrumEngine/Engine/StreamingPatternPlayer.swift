@@ -150,6 +150,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         case .idle:
             return
         case .paused:
+            engine.deactivate(self)
             finish(error: nil)
         case .playing:
             end(at: t, pauseOffset: nil, engine: engine)
@@ -214,6 +215,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         otherControls.removeAll()
         controlChanges.removeAll()
         if state == .playing { end(at: engine.nowMicros, pauseOffset: nil, engine: engine) } else if state != .idle {
+            engine.deactivate(self)
             finish(error: nil)
         }
     }
@@ -253,7 +255,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             } else {
                 switch state {
                 case .idle: startOffset = x
-                case .paused: finish(error: nil)
+                case .paused:
+                    engine.deactivate(self)
+                    finish(error: nil)
                 case .playing: end(at: engine.nowMicros, pauseOffset: nil, engine: engine)
                 }
                 return
@@ -359,7 +363,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             stopAt = nil
             pauseOffset = nil
             state = .paused(offset: offset)
-            engine?.deactivate(self)
+            engine?.deactivate(self, paused: true)
         } else {
             engine?.deactivate(self)
             finish(error: nil)
