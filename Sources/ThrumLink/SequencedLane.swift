@@ -17,7 +17,7 @@ struct OutstandingFrame: Sendable {
 /// frames in flight, the next sequence number and the segment credits.
 struct SequencedLane: Sendable {
     /// Messages not yet framed, oldest first.
-    private(set) var queue: [HostMessage] = []
+    fileprivate(set) var queue: [HostMessage] = []
     /// Frames in flight, in sequence order.
     private(set) var outstanding: [OutstandingFrame] = []
     /// The SEQ of the next new frame.
@@ -115,5 +115,14 @@ struct SequencedLane: Sendable {
     /// still in flight, so their segments are not counted in it.
     mutating func applyCredits(_ credits: UInt32) {
         creditBalance = Int(credits) - outstanding.reduce(0) { $0 + $1.segmentCount }
+    }
+}
+
+extension SequencedLane {
+    /// Drops the queued (not yet framed) SEGMENTs; returns how many. Frames in flight are untouched.
+    mutating func discardQueuedSegments() -> Int {
+        let before = queue.count
+        queue.removeAll { if case .segment = $0 { true } else { false } }
+        return before - queue.count
     }
 }

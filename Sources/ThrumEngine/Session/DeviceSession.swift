@@ -27,7 +27,8 @@ public final class DeviceSession {
     }
 
     public let pump: any LinkPump
-    public let link: LinkSession
+    /// The link; replaced by a fresh one by ``reconnect()`` (after a device reboot).
+    public private(set) var link: LinkSession
     public let configuration: Configuration
     /// What the device said about itself, once connected.
     public private(set) var identity: DeviceIdentity?
@@ -35,6 +36,9 @@ public final class DeviceSession {
     public private(set) var faults: [FaultReport] = []
 
     private var onsets: [UInt32: OnsetReport] = [:]
+    /// Called for every device event (identify reply, onset, fault) as the pump delivers it; the
+    /// streaming engine listens here.
+    public var deviceEventHandler: ((DeviceEvent) -> Void)?
     private let endpointName: String
 
     /// Creates a session over `pump`; `endpointName` names the device in error messages.
@@ -155,6 +159,28 @@ public final class DeviceSession {
         try pumpWhile(until: deadline) { true }
     }
 
+    /// Runs the pump once: exchanges bytes and runs link timers until `deadline` or until bytes
+    /// arrive from the device, then hands device events to ``deviceEventHandler``.
+    /// - Throws: `.transport` when the transport fails, `.linkFailed` when the link gave up.
+    public func runOnce(until deadline: HostTime) throws(EngineError) {
+        do {
+            try pump.run(link, until: deadline)
+        } catch {
+            throw .transport(error)
+        }
+        drainDeviceEvents()
+        if case .failed(let failure) = link.state { throw .linkFailed(reason: "\(failure)") }
+    }
+
+    /// Starts over with a fresh link (new sequence numbers and a new clock model), for a device
+    /// that rebooted: connects, reconfigures nothing (callers do) and returns the new identity.
+    @discardableResult
+    public func reconnect() throws(EngineError) -> DeviceIdentity {
+        link = LinkSession(clock: pump.clock, configuration: link.configuration)
+        identity = nil
+        return try open()
+    }
+
     private func pumpWhile(until deadline: HostTime, _ pending: () -> Bool) throws(EngineError) {
         while pending() && now < deadline {
             do {
@@ -181,6 +207,7 @@ public final class DeviceSession {
             case .fault(let report): faults.append(report)
             default: break
             }
+            deviceEventHandler?(event)
         }
     }
 

@@ -22,6 +22,23 @@ public struct PlaybackReport: Sendable {
         public var driveOnsetTime: Double?
         /// How the device started the event.
         public var status: OnsetStatus
+        /// Which pass of a looped playback (0 for the first or only one).
+        public var pass: Int = 0
+
+        /// Creates an entry.
+        public init(
+            id: UInt32, patternIndex: Int, type: HapticEvent.EventType, requestedTime: Double, onsetTime: Double?,
+            driveOnsetTime: Double?, status: OnsetStatus, pass: Int = 0
+        ) {
+            self.id = id
+            self.patternIndex = patternIndex
+            self.type = type
+            self.requestedTime = requestedTime
+            self.onsetTime = onsetTime
+            self.driveOnsetTime = driveOnsetTime
+            self.status = status
+            self.pass = pass
+        }
     }
 
     /// How the device started an event.
@@ -44,6 +61,18 @@ public struct PlaybackReport: Sendable {
     public var startDeviceTime: UInt64
     /// Pattern length in seconds.
     public var duration: Double
+
+    /// Creates a report.
+    public init(
+        events: [Event], bytesSent: Int, bytesReceived: Int, segmentCount: Int, startDeviceTime: UInt64, duration: Double
+    ) {
+        self.events = events
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+        self.segmentCount = segmentCount
+        self.startDeviceTime = startDeviceTime
+        self.duration = duration
+    }
 
     /// Events whose onset was reported.
     public var reportedCount: Int { events.filter { $0.onsetTime != nil }.count }

@@ -14,14 +14,20 @@ enum PlayCommand: Subcommand {
     static let usage = """
         Usage: thrum play <file.ahap> [options]
 
-        Compiles the pattern for the actuator profile and plays it. Without --port it plays on the
-        built-in virtual device (in virtual time) and plots the acceleration the actuator produced.
+        Plays the pattern on the streaming engine (HapticEngine, docs/engine.md). Without --port it
+        plays on the built-in virtual device (in virtual time) and plots the acceleration the
+        actuator produced.
 
         Options:
           --port PATH       serial port or pseudo-terminal of a Thrum device
           --baud N          baud rate of a real serial port (default 115200)
           --profile NAME    actuator profile (default: \(ActuatorProfile.default.id)); see hardware/actuators
           --lenient         accept trailing commas in the AHAP file
+          --rate X          playback rate, > 0 (2 plays twice as fast; transients keep their length)
+          --intensity X     HapticIntensityControl for the whole pattern, 0…1 (0.5 halves the drive)
+          --loop N          play N passes back to back (loop end = the end of the last event);
+                            --loop forever repeats until Ctrl-C (with --port only)
+          --loop-end S      loop length in pattern seconds (default: the end of the last event)
           --json            print one JSON object instead of the text report
           --no-plot         leave out the acceleration plot
         """
@@ -30,6 +36,13 @@ enum PlayCommand: Subcommand {
         let port = try arguments.option("port")
         let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
         let profileName = try arguments.option("profile")
+        let rate = try arguments.option("rate", as: { Double($0).flatMap { $0.isFinite && $0 > 0 ? $0 : nil } }, expected: "a number > 0") ?? 1
+        let intensity = try arguments.option(
+            "intensity", as: { Double($0).flatMap { $0 >= 0 && $0 <= 1 ? $0 : nil } }, expected: "a number from 0 to 1")
+        let loop = try arguments.option(
+            "loop", as: { LoopChoice(text: $0) }, expected: "a whole number ≥ 1 or 'forever'") ?? .passes(1)
+        let loopEnd = try arguments.option(
+            "loop-end", as: { Double($0).flatMap { $0.isFinite && $0 > 0 ? $0 : nil } }, expected: "a number of seconds > 0")
         let lenient = arguments.flag("lenient")
         let json = arguments.flag("json")
         let noPlot = arguments.flag("no-plot")
@@ -37,6 +50,9 @@ enum PlayCommand: Subcommand {
         try arguments.finish()
         guard files.count == 1, let file = files.first else {
             throw UsageError(message: files.isEmpty ? "give the AHAP file to play" : "give exactly one file to play")
+        }
+        if loop == .forever && port == nil {
+            throw UsageError(message: "--loop forever needs --port (the virtual device runs in virtual time and would never stop)")
         }
 
         let profile = try ProfileChoice.resolve(profileName)
@@ -46,28 +62,65 @@ enum PlayCommand: Subcommand {
         } catch {
             throw CommandFailure(message: "\(error)")
         }
-        let program = PatternCompiler(profile: profile).compile(pattern)
 
         let target: PlaybackTarget = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile)
         let session = DeviceSession(pump: target.pump, endpointName: target.name)
+        let engine = HapticEngine(session: session, profile: profile)
         let report: PlaybackReport
         let identity: DeviceIdentity
         do {
-            identity = try session.open()
-            session.configureDriver(DriverRegisters.derive(from: profile))
-            try session.synchronizeClock()
-            report = try session.play(program)
+            try engine.start()
+            identity = session.identity!
+            let player = try engine.makeAdvancedPlayer(with: pattern)
+            player.playbackRate = rate
+            if let intensity {
+                try player.sendParameters(
+                    [HapticDynamicParameter(parameterID: .hapticIntensityControl, value: Float(intensity), relativeTime: 0)],
+                    atTime: HapticTimeImmediate)
+            }
+            if let loopEnd { player.loopEnd = loopEnd }
+            let pass = engine.passDuration(of: pattern, rate: rate, loopEnd: loopEnd ?? 0)
+            let passes: Int
+            switch loop {
+            case .passes(let n): passes = n
+            case .forever: passes = 0
+            }
+            player.loopEnabled = passes != 1
+            let before = engine.counters
+            let start = engine.currentTime + engine.leadTime.seconds + 0.02
+            try player.start(atTime: start)
+            if passes > 1 { try player.stop(atTime: start + pass * Double(passes)) }
+            if passes == 0 {
+                Interrupt.install()
+                while !Interrupt.requested && engine.isRunning { engine.run(for: 0.05) }
+                try? player.stop(atTime: HapticTimeImmediate)
+                engine.run(for: 0.05)
+            } else {
+                engine.runUntilPlayersFinished(timeout: pass * Double(passes) + 5)
+            }
+            // Wait for the last onset reports (the device sends them as segments start).
+            let grace = engine.currentTime + 0.3
+            while engine.currentTime < grace && engine.onsets(for: player).contains(where: { $0.status == .notReported }) {
+                engine.run(for: 0.01)
+            }
+            let played = passes == 0 ? engine.currentTime - start : pass * Double(passes)
+            report = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: played, since: before)
+            if let error = engine.lastError { throw error }
+            engine.stop()
         } catch {
             target.close()
-            throw CommandFailure(message: error.description)
+            let message = (error as? HapticError)?.message ?? "\(error)"
+            throw CommandFailure(message: message)
         }
         target.close()
 
+        let settings = PlayOutput.Settings(rate: rate, intensity: intensity, loop: loop)
         let trace = target.accelerationTrace(report: report)
         if json {
-            JSONOutput.print(PlayOutput.json(file: file, profile: profile, identity: identity, report: report, target: target))
+            JSONOutput.print(
+                PlayOutput.json(file: file, profile: profile, identity: identity, report: report, target: target, settings: settings))
         } else {
-            print(PlayOutput.text(file: file, profile: profile, identity: identity, report: report, target: target))
+            print(PlayOutput.text(file: file, profile: profile, identity: identity, report: report, target: target, settings: settings))
             if !noPlot, let trace {
                 print()
                 print(
@@ -78,6 +131,33 @@ enum PlayCommand: Subcommand {
         }
         let missing = report.events.filter { $0.type.isHaptic && $0.onsetTime == nil }.count
         return missing == 0 ? 0 : 1
+    }
+}
+
+/// `--loop`: a number of passes, or until interrupted.
+enum LoopChoice: Equatable {
+    case passes(Int)
+    case forever
+
+    init?(text: String) {
+        if text == "forever" {
+            self = .forever
+        } else if let n = Int(text), n >= 1 {
+            self = .passes(n)
+        } else {
+            return nil
+        }
+    }
+}
+
+/// Ctrl-C during `--loop forever`: stop the player and report instead of dying.
+enum Interrupt {
+    nonisolated(unsafe) private static var flag: sig_atomic_t = 0
+
+    static var requested: Bool { flag != 0 }
+
+    static func install() {
+        signal(SIGINT) { _ in Interrupt.flag = 1 }
     }
 }
 

@@ -5,11 +5,32 @@ import ThrumWire
 
 /// The text and JSON reports of `thrum play`.
 enum PlayOutput {
+    /// How the pattern was played (`--rate`, `--intensity`, `--loop`).
+    struct Settings {
+        var rate: Double
+        var intensity: Double?
+        var loop: LoopChoice
+
+        var summary: String? {
+            var parts: [String] = []
+            if rate != 1 { parts.append("rate \(rate)×") }
+            if let intensity { parts.append("intensity control \(intensity)") }
+            switch loop {
+            case .passes(1): break
+            case .passes(let n): parts.append("\(n) passes")
+            case .forever: parts.append("looped until interrupted")
+            }
+            return parts.isEmpty ? nil : parts.joined(separator: ", ")
+        }
+    }
+
     static func text(
-        file: String, profile: ActuatorProfile, identity: DeviceIdentity, report: PlaybackReport, target: PlaybackTarget
+        file: String, profile: ActuatorProfile, identity: DeviceIdentity, report: PlaybackReport, target: PlaybackTarget,
+        settings: Settings
     ) -> String {
         var lines: [String] = []
         lines.append("\(file) on \(target.name)")
+        if let summary = settings.summary { lines.append("playback: \(summary)") }
         lines.append(
             "device: \(DeviceDescription.driverName(Int(identity.driverId))), firmware \(DeviceDescription.firmware(identity)), "
                 + "protocol \(identity.protocolVersion), id \(DeviceDescription.hex(identity.deviceId))")
@@ -25,13 +46,17 @@ enum PlayOutput {
             let requested = milliseconds(event.requestedTime)
             let onset = event.onsetTime.map(milliseconds) ?? "—".padding(toLength: 10, withPad: " ", startingAt: 0)
             let error = event.onsetTime.map { String(format: "%+7.0f µs", ($0 - event.requestedTime) * 1e6) } ?? "          "
-            lines.append(String(format: "%3d", event.patternIndex) + "  \(type)  \(requested)  \(onset)  \(error)  \(event.status.rawValue)")
+            let pass = event.pass > 0 ? "  (pass \(event.pass + 1))" : ""
+            lines.append(
+                String(format: "%3d", event.patternIndex) + "  \(type)  \(requested)  \(onset)  \(error)  \(event.status.rawValue)"
+                    + pass)
         }
         return lines.joined(separator: "\n")
     }
 
     static func json(
-        file: String, profile: ActuatorProfile, identity: DeviceIdentity, report: PlaybackReport, target: PlaybackTarget
+        file: String, profile: ActuatorProfile, identity: DeviceIdentity, report: PlaybackReport, target: PlaybackTarget,
+        settings: Settings
     ) -> [String: Any] {
         func entry(_ event: PlaybackReport.Event) -> [String: Any] {
             [
@@ -42,6 +67,7 @@ enum PlayOutput {
                 "drive_onset_s": JSONOutput.orNull(event.driveOnsetTime),
                 "error_us": JSONOutput.orNull(event.onsetTime.map { (($0 - event.requestedTime) * 1e6).rounded() }),
                 "status": event.status.rawValue,
+                "pass": event.pass,
             ]
         }
         // `events` lists the haptic events the actuator plays; audio events are kept apart.
@@ -58,7 +84,15 @@ enum PlayOutput {
             "bytes_from_device": report.bytesReceived,
             "segments": report.segmentCount,
             "duration_s": report.duration,
+            "rate": settings.rate,
+            "intensity": JSONOutput.orNull(settings.intensity),
+            "passes": settings.loop == .forever ? "forever" as Any : passesCount(settings.loop),
         ]
+    }
+
+    private static func passesCount(_ loop: LoopChoice) -> Any {
+        if case .passes(let n) = loop { return n }
+        return "forever"
     }
 
     private static func milliseconds(_ seconds: Double) -> String {

@@ -1,0 +1,47 @@
+import ThrumPattern
+import ThrumTime
+
+extension HapticEngine {
+    /// Link and drive counters, to measure one playback.
+    public struct Counters: Sendable {
+        public var bytesSent: Int
+        public var bytesReceived: Int
+        public var segments: Int
+    }
+
+    /// The counters now.
+    public var counters: Counters {
+        let stats = session.link.statistics
+        return Counters(bytesSent: stats.bytesSent, bytesReceived: stats.bytesReceived, segments: segmentsSent)
+    }
+
+    /// What `player` (playing `pattern` from engine time `startTime`) did, as a ``PlaybackReport``
+    /// in pattern time (seconds after `startTime`): one entry per scheduled onset (per pass when
+    /// looping), then the pattern's audio events as not played.
+    public func playbackReport(
+        for player: any HapticPatternPlayer, pattern: HapticPattern, startTime: Double, duration: Double, since: Counters
+    ) -> PlaybackReport {
+        var events: [PlaybackReport.Event] = []
+        for (k, o) in onsets(for: player).enumerated() {
+            let type = pattern.events.indices.contains(o.patternIndex) ? pattern.events[o.patternIndex].type : .hapticTransient
+            events.append(
+                PlaybackReport.Event(
+                    id: UInt32(k + 1), patternIndex: o.patternIndex, type: type, requestedTime: o.requestedTime - startTime,
+                    onsetTime: o.onsetTime.map { $0 - startTime }, driveOnsetTime: o.driveOnsetTime.map { $0 - startTime },
+                    status: o.status, pass: o.pass))
+        }
+        let rate = (player as? HapticAdvancedPatternPlayer)?.playbackRate ?? 1
+        for (i, e) in pattern.events.enumerated() where !e.type.isHaptic {
+            events.append(
+                PlaybackReport.Event(
+                    id: UInt32(events.count + 1), patternIndex: i, type: e.type, requestedTime: e.relativeTime / rate,
+                    onsetTime: nil, driveOnsetTime: nil, status: .notPlayed))
+        }
+        let now = counters
+        return PlaybackReport(
+            events: events, bytesSent: now.bytesSent - since.bytesSent, bytesReceived: now.bytesReceived - since.bytesReceived,
+            segmentCount: now.segments - since.segments,
+            startDeviceTime: session.link.clock.deviceTime(at: HostTime(nanoseconds: Int64((startTime * 1e9).rounded()))),
+            duration: duration)
+    }
+}

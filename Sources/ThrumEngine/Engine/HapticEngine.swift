@@ -1,0 +1,657 @@
+import ThrumCompiler
+import ThrumLink
+import ThrumPattern
+import ThrumTime
+import ThrumWire
+
+/// A Core-Haptics-shaped engine over one Thrum device (`CHHapticEngine` without the `CH`).
+///
+/// The engine streams: it keeps the drive of every active player rendered and sent a lead time
+/// ahead of now, mixing players with the compiler's soft sum, so parameter changes reach the
+/// actuator within one lead time, and stops go out at once on the any-lane (see `docs/engine.md`).
+///
+/// **Threading.** The engine is single-threaded and sans-IO like the rest of Thrum: time passes,
+/// bytes move and callbacks (completion, stopped, reset, finished handlers) run only inside the
+/// run-loop calls ``run(for:)``, ``run(until:)``, ``runUntilPlayersFinished(timeout:)`` and
+/// ``pump()``, on the caller's thread. In virtual time those calls are what moves time; in real
+/// time they block on the transport until the next thing is due. Drive it from one thread.
+public final class HapticEngine {
+    /// Why the engine stopped by itself (`CHHapticEngine.StoppedReason`, Apple's raw values where
+    /// they exist).
+    public enum StoppedReason: Int, Sendable, CustomStringConvertible {
+        /// Auto-shutdown: idle for ``Configuration/autoShutdownTimeout`` with ``isAutoShutdownEnabled``.
+        case idleTimeout = 3
+        /// A ``notifyWhenPlayersFinished(finishedHandler:)`` handler returned `.stopEngine`.
+        case notifyWhenPlayersFinished = 4
+        /// The engine was deallocated while running.
+        case engineDestroyed = 5
+        /// The device went away: the transport failed or the link gave up (Apple's
+        /// `gameControllerDisconnect`, the closest case: the hardware owning the engine left).
+        case deviceDisconnected = 6
+        /// Unrecoverable: the device reported a fault that stops playback.
+        case systemError = -1
+
+        public var description: String {
+            switch self {
+            case .idleTimeout: return "idleTimeout"
+            case .notifyWhenPlayersFinished: return "notifyWhenPlayersFinished"
+            case .engineDestroyed: return "engineDestroyed"
+            case .deviceDisconnected: return "deviceDisconnected"
+            case .systemError: return "systemError"
+            }
+        }
+    }
+
+    /// What to do once every player finished (`CHHapticEngine.FinishedAction`).
+    public enum FinishedAction: Int, Sendable {
+        case stopEngine = 1
+        case leaveEngineRunning = 2
+    }
+
+    /// Tunables.
+    public struct Configuration: Sendable {
+        /// How far ahead of now the drive is rendered and sent; nil (default) uses the session's
+        /// lead time (`DeviceSession.Configuration.leadTime`, where link-aware adaptation lives).
+        public var leadTime: HostDuration?
+        /// How much drive is rendered per step.
+        public var chunk: HostDuration = .milliseconds(10)
+        /// After an immediate STOP, how far ahead the other players' drive resumes (at least two
+        /// smoothed round trips).
+        public var restartMargin: HostDuration = .milliseconds(8)
+        /// Idle time after which an auto-shutdown engine stops (``StoppedReason/idleTimeout``).
+        public var autoShutdownTimeout: HostDuration = .seconds(120)
+        /// How long ``HapticEngine/prepare()`` keeps the device ready when nothing plays.
+        public var preparedTimeout: HostDuration = .seconds(2)
+        /// A device clock reading this far from the fitted clock means the device rebooted.
+        public var rebootClockJump: HostDuration = .milliseconds(200)
+        /// Compiler options (mixing rule, felt-onset compensation…).
+        public var compileOptions = CompileOptions()
+        public init() {}
+    }
+
+    /// The device session the engine plays on.
+    public let session: DeviceSession
+    /// The actuator the patterns are compiled for.
+    public let profile: ActuatorProfile
+    /// The tunables.
+    public let configuration: Configuration
+
+    /// Called when the engine stops by itself (not after ``stop(completionHandler:)``).
+    public var stoppedHandler: ((StoppedReason) -> Void)?
+    /// Called after the device rebooted and the engine reconnected. Players made before are
+    /// invalid (−4812); make new ones. Patterns and engine properties survive.
+    public var resetHandler: (() -> Void)?
+    /// Stop after ``Configuration/autoShutdownTimeout`` idle; restart automatically on the next start.
+    public var isAutoShutdownEnabled = false
+    /// Silences every player (their timelines keep running). Takes effect within one lead time.
+    public var isMutedForHaptics = false
+    /// Accepted for source compatibility; the actuator never plays audio.
+    public var isMutedForAudio = false
+    /// Accepted for source compatibility; Thrum always plays haptics only.
+    public var playsHapticsOnly = true
+
+    /// Whether the engine is started.
+    public private(set) var isRunning = false
+    /// Whether the device is ready for a low-latency start (see ``prepare()``).
+    public private(set) var isPrepared = false
+    /// What the device supports, once connected.
+    public private(set) var capabilities: DeviceCapabilities?
+    /// Every onset scheduled so far and what the device reported, in the order they were scheduled.
+    public var onsets: [OnsetRecord] { markOrder.compactMap { marks[$0] } }
+    /// Drive segments sent since the engine was made (re-renders after a STOP included).
+    public private(set) var segmentsSent = 0
+    /// The error that stopped the engine, if any.
+    public private(set) var lastError: Error?
+
+    // Streaming state (engine µs = host µs).
+    /// Players with a timeline to render (playing, or playing until a pending stop/pause).
+    var players: [StreamingPatternPlayer] = []
+    /// Paused players, so that stopping the engine ends them too.
+    var pausedPlayers: [StreamingPatternPlayer] = []
+    var emittedUntil: Int64 = 0
+    var lastSentEnd: Int64 = 0
+    var lastLevel: UInt8 = 0
+    var lastDeviceStart: UInt64?
+    var generation = 0
+    private var nextPlayerID = 1
+    private var nextMarkID: UInt32 = 1
+    private var markIDs: [MarkKey: UInt32] = [:]
+    var marks: [UInt32: OnsetRecord] = [:]
+    private var markOrder: [UInt32] = []
+    private var finishedHandlers: [(Error?) -> FinishedAction] = []
+    private var idleSince: Int64 = 0
+    private var preparedUntil: Int64 = 0
+    private var lastClockSample: ClockSample?
+    private var calibrated = false
+    /// The transport or link failed; the run loop returns early instead of spinning.
+    private var linkDead = false
+    private let mixer: DriveMixer
+
+    struct MarkKey: Hashable {
+        var player: Int
+        var run: Int
+        var event: UInt32
+    }
+
+    /// Creates an engine over a device session (opened or not; ``start()`` connects it).
+    public init(session: DeviceSession, profile: ActuatorProfile = .default, configuration: Configuration = Configuration()) {
+        self.session = session
+        self.profile = profile
+        self.configuration = configuration
+        mixer = DriveMixer(options: configuration.compileOptions)
+    }
+
+    deinit {
+        if isRunning {
+            session.link.sendImmediately(.stop)
+            stoppedHandler?(.engineDestroyed)
+        }
+    }
+
+    // MARK: Time
+
+    /// The engine clock (s): the host clock the session's pump reads. Every `atTime:` refers to it.
+    public var currentTime: Double { Double(nowMicros) / 1e6 }
+
+    var nowMicros: Int64 { session.pump.clock.now().nanoseconds / 1_000 }
+    var leadMicros: Int64 { leadTime.nanoseconds / 1_000 }
+
+    /// How far ahead of now the drive is rendered and sent. Parameter changes take effect within
+    /// this time (plus one render chunk); an immediate start is felt this long after the call.
+    public var leadTime: HostDuration { configuration.leadTime ?? session.configuration.leadTime }
+    /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
+    var marginMicros: Int64 {
+        max(configuration.restartMargin.nanoseconds, 2 * session.link.statistics.smoothedRoundTrip.nanoseconds) / 1_000
+    }
+
+    /// Engine µs for an `atTime:` argument (immediate → now).
+    func micros(_ time: Double) throws -> Int64 {
+        guard time.isFinite, time >= 0 else { throw HapticError(.invalidTime, "invalid time \(time)") }
+        return time == HapticTimeImmediate ? nowMicros : Int64((time * 1e6).rounded())
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts the engine: connects to the device if needed (identify), configures the driver for
+    /// the profile and converges the clock. Blocks (pumping) until done.
+    /// - Throws: ``HapticError`` `engineStartTimeout` (−4808) when the device does not answer,
+    ///   `serverInitFailed` (−4810) for other link failures.
+    public func start() throws {
+        if isRunning { return }
+        do {
+            if session.identity == nil || !isConnected {
+                try session.open()
+                session.configureDriver(DriverRegisters.derive(from: profile))
+            }
+            try session.synchronizeClock()
+        } catch {
+            let code: HapticErrorCode
+            switch error {
+            case .deviceDidNotAnswer, .clockDidNotConverge: code = .engineStartTimeout
+            default: code = .serverInitFailed
+            }
+            throw HapticError(code, error.description)
+        }
+        capabilities = session.identity.map(DeviceCapabilities.init(identity:))
+        session.deviceEventHandler = { [weak self] event in self?.handle(event) }
+        isRunning = true
+        linkDead = false
+        lastError = nil
+        idleSince = nowMicros
+        emittedUntil = nowMicros
+        lastSentEnd = nowMicros
+        lastClockSample = session.link.clock.samples.last
+    }
+
+    /// Starts the engine and reports the result to `completionHandler` (called before returning).
+    public func start(completionHandler: ((Error?) -> Void)?) {
+        do {
+            try start()
+            completionHandler?(nil)
+        } catch {
+            completionHandler?(error)
+        }
+    }
+
+    /// Stops the engine: every player stops (their completion handlers run), the device goes
+    /// silent at once. The stopped handler is not called. `completionHandler` runs before returning.
+    public func stop(completionHandler: ((Error?) -> Void)? = nil) {
+        guard isRunning else {
+            completionHandler?(nil)
+            return
+        }
+        halt(error: nil)
+        try? session.runOnce(until: session.pump.clock.now() + .milliseconds(1))
+        completionHandler?(nil)
+    }
+
+    private var isConnected: Bool {
+        if case .connected = session.link.state { return true }
+        return false
+    }
+
+    /// Stops everything on the device and finishes every player.
+    private func halt(error: Error?) {
+        session.link.discardQueuedSegments()
+        if isConnected { session.link.sendImmediately(.stop) }
+        isRunning = false
+        isPrepared = false
+        let stopping = players + pausedPlayers
+        players.removeAll()
+        pausedPlayers.removeAll()
+        for p in stopping { p.finish(error: error) }
+        lastDeviceStart = nil
+        lastLevel = 0
+        fireFinishedHandlersIfIdle()
+    }
+
+    /// Stops by itself for `reason`, then tells the stopped handler.
+    func stopBySelf(_ reason: StoppedReason, error: Error?) {
+        guard isRunning else { return }
+        lastError = error
+        halt(error: error)
+        stoppedHandler?(reason)
+    }
+
+    // MARK: Players
+
+    /// Makes a player for `pattern`.
+    /// - Throws: `invalidPatternData` (−4813) for a pattern with a non-finite time.
+    public func makePlayer(with pattern: HapticPattern) throws -> any HapticPatternPlayer {
+        try makeStreamingPlayer(pattern)
+    }
+
+    /// Makes an advanced player (pause, resume, seek, loop, rate, completion) for `pattern`.
+    public func makeAdvancedPlayer(with pattern: HapticPattern) throws -> any HapticAdvancedPatternPlayer {
+        try makeStreamingPlayer(pattern)
+    }
+
+    private func makeStreamingPlayer(_ pattern: HapticPattern) throws -> StreamingPatternPlayer {
+        for e in pattern.events where !(e.relativeTime.isFinite && e.duration.isFinite) {
+            throw HapticError(.invalidPatternData, "the pattern has an event with a non-finite time or duration")
+        }
+        defer { nextPlayerID += 1 }
+        return StreamingPatternPlayer(engine: self, id: nextPlayerID, pattern: pattern)
+    }
+
+    /// Plays `pattern` once, now; starts the engine first if needed (which adds its start-up time).
+    public func playPattern(from pattern: HapticPattern) throws {
+        if !isRunning { try start() }
+        try makePlayer(with: pattern).start(atTime: HapticTimeImmediate)
+    }
+
+    /// Reads an AHAP file and plays it once (`playPattern(from: URL)`).
+    public func playPattern(contentsOf path: String) throws {
+        try playPattern(from: try AHAPReader().read(contentsOf: path).pattern)
+    }
+
+    /// Reads AHAP data and plays it once (`playPattern(from: Data)`).
+    public func playPattern(from data: [UInt8]) throws {
+        try playPattern(from: try AHAPReader().read(data: data).pattern)
+    }
+
+    /// Calls `finishedHandler` once every player has finished (at the next run-loop call if none
+    /// plays now). Returning `.stopEngine` stops the engine with reason `.notifyWhenPlayersFinished`.
+    public func notifyWhenPlayersFinished(finishedHandler: @escaping (Error?) -> FinishedAction) {
+        finishedHandlers.append(finishedHandler)
+    }
+
+    private func fireFinishedHandlersIfIdle() {
+        guard players.isEmpty, pausedPlayers.isEmpty, !finishedHandlers.isEmpty else { return }
+        let handlers = finishedHandlers
+        finishedHandlers.removeAll()
+        var stopEngine = false
+        for h in handlers where h(lastError) == .stopEngine { stopEngine = true }
+        if stopEngine { stopBySelf(.notifyWhenPlayersFinished, error: nil) }
+    }
+
+    /// Engine-side check made by every player command.
+    func requireRunning(_ player: StreamingPatternPlayer) throws {
+        guard player.generation == generation else {
+            throw HapticError(.invalidPatternPlayer, "the player belongs to an engine that was reset; make a new one")
+        }
+        if !isRunning {
+            guard isAutoShutdownEnabled else { throw HapticError(.engineNotRunning, "the engine is not running") }
+            try start()
+        }
+    }
+
+    func activate(_ player: StreamingPatternPlayer) {
+        pausedPlayers.removeAll { $0 === player }
+        if !players.contains(where: { $0 === player }) { players.append(player) }
+    }
+
+    /// `paused`: keep it to end it when the engine stops.
+    func deactivate(_ player: StreamingPatternPlayer, paused: Bool = false) {
+        players.removeAll { $0 === player }
+        pausedPlayers.removeAll { $0 === player }
+        if paused { pausedPlayers.append(player) }
+        if players.isEmpty { idleSince = nowMicros }
+    }
+
+    // MARK: Prepare
+
+    /// Makes the device ready for a low-latency start: engine started (link up, clock converged,
+    /// driver configured), and — where the device supports them — the driver awake and calibrated.
+    /// It lapses after ``Configuration/preparedTimeout`` with nothing playing.
+    public func prepare() throws {
+        if !isRunning { try start() }
+        if !session.link.clock.isConverged { try? session.synchronizeClock() }
+        if let caps = capabilities {
+            // Device-side WAKE and CALIBRATE slot in here once the protocol has them.
+            if caps.standby { /* send WAKE */ }
+            if caps.calibration && !calibrated { /* send CALIBRATE, wait for its result */ calibrated = true }
+        }
+        isPrepared = true
+        preparedUntil = nowMicros + configuration.preparedTimeout.nanoseconds / 1_000
+    }
+
+    private func lapsePreparation() {
+        isPrepared = false
+        if capabilities?.standby == true { /* send STANDBY once the protocol has it */ }
+    }
+
+    // MARK: Run loop
+
+    /// Runs the engine (moving bytes, rendering drive, calling handlers) for `seconds`.
+    public func run(for seconds: Double) {
+        run(until: currentTime + seconds)
+    }
+
+    /// Runs the engine until engine time `time` (s).
+    public func run(until time: Double) {
+        let deadline = Int64((time * 1e6).rounded())
+        service()
+        while nowMicros < deadline && !linkDead {
+            pump(until: min(deadline, nextWake()))
+        }
+    }
+
+    /// Runs until every player has finished (and the actuator's ring-down passed), or `timeout` s.
+    /// Returns whether all finished.
+    @discardableResult
+    public func runUntilPlayersFinished(timeout: Double, ringDown: Double = 0.04) -> Bool {
+        let deadline = nowMicros + Int64(timeout * 1e6)
+        service()
+        while !players.isEmpty && nowMicros < deadline && !linkDead {
+            pump(until: min(deadline, nextWake()))
+        }
+        if players.isEmpty { run(for: ringDown) }
+        return players.isEmpty
+    }
+
+    /// One step of the run loop: exchange bytes until the next thing is due (or bytes arrive), then
+    /// render, send and call handlers. For callers that drive their own loop.
+    public func pump() {
+        pump(until: nextWake())
+    }
+
+    private func pump(until deadline: Int64) {
+        let target = HostTime(nanoseconds: max(deadline, nowMicros + 1) * 1_000)
+        do {
+            try session.runOnce(until: target)
+        } catch {
+            linkDead = true
+            if isRunning {
+                stopBySelf(.deviceDisconnected, error: HapticError(.serverInterrupted, error.description))
+            }
+        }
+        service()
+    }
+
+    /// When the run loop must next wake up (engine µs).
+    private func nextWake() -> Int64 {
+        let now = nowMicros
+        var wake = now + 250_000
+        if isRunning && !players.isEmpty {
+            wake = min(wake, max(now + 1, emittedUntil - leadMicros))
+            for p in players { if let end = p.endTime { wake = min(wake, max(now + 1, end)) } }
+        }
+        if isPrepared { wake = min(wake, max(now + 1, preparedUntil)) }
+        if isRunning && isAutoShutdownEnabled && players.isEmpty {
+            wake = min(wake, max(now + 1, idleSince + configuration.autoShutdownTimeout.nanoseconds / 1_000))
+        }
+        return wake
+    }
+
+    /// Renders and sends what is due, finishes players whose time is over, runs timeouts.
+    func service() {
+        guard isRunning else {
+            fireFinishedHandlersIfIdle()
+            return
+        }
+        checkForReboot()
+        guard isRunning else { return }
+        let now = nowMicros
+        emit(now: now)
+        for p in players where p.endTime.map({ now >= $0 }) ?? false {
+            p.timeReached()
+        }
+        if !players.isEmpty { preparedUntil = max(preparedUntil, now + configuration.preparedTimeout.nanoseconds / 1_000) }
+        if isPrepared && now >= preparedUntil { lapsePreparation() }
+        fireFinishedHandlersIfIdle()
+        if isRunning && isAutoShutdownEnabled && players.isEmpty
+            && now - idleSince >= configuration.autoShutdownTimeout.nanoseconds / 1_000
+        {
+            stopBySelf(.idleTimeout, error: nil)
+        }
+    }
+
+    // MARK: Streaming
+
+    /// Keeps the drive rendered and sent up to now + lead time.
+    func emit(now: Int64) {
+        if emittedUntil < now + marginMicros {
+            // Fell behind (or idle): nothing can be placed before the device could get it.
+            emittedUntil = now + marginMicros
+            if lastLevel != 0, lastSentEnd > now { /* the queued ramp ends on its own */ }
+            lastLevel = 0
+        }
+        let horizon = now + leadMicros
+        let chunk = max(1_000, configuration.chunk.nanoseconds / 1_000)
+        while emittedUntil < horizon {
+            let t0 = emittedUntil, t1 = t0 + chunk
+            var ramps: [EnvelopeRamp] = []
+            var marksHere: [DriveMixer.Mark] = []
+            if !isMutedForHaptics {
+                for p in players { p.collect(from: t0, to: t1, ramps: &ramps, marks: &marksHere) }
+            } else {
+                for p in players { p.extendLoops(to: t1) }
+            }
+            if ramps.isEmpty && lastLevel == 0 {
+                emittedUntil = t1
+                continue
+            }
+            var segments = mixer.segments(mixing: ramps, marks: marksHere, from: t0, to: t1)
+            if lastLevel != 0 && (segments.first?.start ?? t1) > t0 {
+                let gap = (segments.first?.start ?? t1) - t0
+                segments.insert(DriveSegment(start: t0, duration: UInt32(min(gap, 1_000)), from: 0, to: 0), at: 0)
+            }
+            for s in segments { send(s) }
+            if let last = segments.last, last.end >= t1 { lastLevel = last.to } else { lastLevel = 0 }
+            emittedUntil = t1
+        }
+    }
+
+    private func send(_ s: DriveSegment) {
+        let link = session.link
+        var device = link.clock.deviceTime(at: HostTime(nanoseconds: s.start * 1_000))
+        if let last = lastDeviceStart, device < last { device = last }
+        lastDeviceStart = device
+        link.send(
+            .segment(
+                SegmentCommand(
+                    start: UInt32(truncatingIfNeeded: device), duration: s.duration, from: s.from, to: s.to,
+                    event: s.eventID)))
+        lastSentEnd = max(lastSentEnd, s.end)
+        segmentsSent += 1
+    }
+
+    /// Throws away drive already sent from now on: any-lane STOP (the device empties its queue and
+    /// goes silent at once), queued segments dropped; rendering restarts a restart margin ahead.
+    func rewind() {
+        session.link.discardQueuedSegments()
+        session.link.sendImmediately(.stop)
+        let now = nowMicros
+        emittedUntil = now + marginMicros
+        lastSentEnd = now
+        lastLevel = 0
+        lastDeviceStart = nil
+    }
+
+    /// Makes engine time `t` (µs) renderable again: no-op when not yet rendered, a cheap rewind when
+    /// only silence was sent since, a STOP otherwise.
+    func invalidate(from t: Int64) {
+        guard t < emittedUntil else { return }
+        if lastSentEnd <= t {
+            emittedUntil = max(t, lastSentEnd, nowMicros + marginMicros)
+            lastLevel = 0
+        } else {
+            rewind()
+        }
+    }
+
+    /// The earliest engine time (µs) a new drive can start without disturbing what was sent.
+    var earliestFreeStart: Int64 { max(nowMicros + leadMicros, lastSentEnd) }
+
+    /// The device id for an event onset of a player's run (stable across re-renders).
+    func markID(player: StreamingPatternPlayer, run: Int, event: UInt32, record: () -> OnsetRecord) -> UInt32 {
+        let key = MarkKey(player: player.playerID, run: run, event: event)
+        if let id = markIDs[key] { return id }
+        let id = nextMarkID
+        nextMarkID = nextMarkID == UInt32(Int32.max) ? 1 : nextMarkID + 1
+        markIDs[key] = id
+        marks[id] = record()
+        markOrder.append(id)
+        return id
+    }
+
+    /// The onsets of one player, in schedule order.
+    public func onsets(for player: any HapticPatternPlayer) -> [OnsetRecord] {
+        onsets.filter { $0.playerID == player.playerID }
+    }
+
+    // MARK: Device events
+
+    private func handle(_ event: DeviceEvent) {
+        switch event {
+        case .onset(let report):
+            guard var record = marks[report.event] else { return }
+            let clock = session.link.clock
+            let host = clock.hostTime(atDevice: clock.extend(report.time))
+            switch report.knownStatus {
+            case .onTime:
+                record.status = .onTime
+                record.driveOnsetTime = host.seconds
+            case .lateTrimmed:
+                record.status = .lateTrimmed
+                record.driveOnsetTime = host.seconds
+            case .dropped, .none:
+                record.status = .dropped
+                record.driveOnsetTime = nil
+            }
+            marks[report.event] = record
+        case .fault(let fault):
+            // 5 = watchdog (the host fell silent): the queue was emptied; treat like a rewind.
+            if fault.code == 5 {
+                rewind()
+            } else if fault.code == 1 || fault.code == 3 || fault.code == 4 {
+                stopBySelf(.systemError, error: HapticError(.unknownError, "the device reported fault \(fault.code)"))
+            }
+        case .identified:
+            break
+        }
+    }
+
+    /// A device that rebooted restarts its clock: a new clock sample far from the fitted clock.
+    private func checkForReboot() {
+        guard let sample = session.link.clock.samples.last else { return }
+        defer { lastClockSample = session.link.clock.samples.last }
+        guard let previous = lastClockSample, sample != previous else { return }
+        let expected = Double(previous.deviceReceive) + (sample.hostSend - previous.hostSend).microseconds
+        let jump = abs(Double(sample.deviceReceive) - expected)
+        if jump > configuration.rebootClockJump.microseconds + sample.roundTrip.microseconds {
+            resetAfterReboot()
+        }
+    }
+
+    private func resetAfterReboot() {
+        let stopping = players + pausedPlayers
+        players.removeAll()
+        pausedPlayers.removeAll()
+        generation += 1
+        for p in stopping { p.finish(error: HapticError(.invalidPatternPlayer, "the device rebooted")) }
+        do {
+            try session.reconnect()
+            session.configureDriver(DriverRegisters.derive(from: profile))
+            try session.synchronizeClock()
+        } catch {
+            stopBySelf(.deviceDisconnected, error: HapticError(.serverInterrupted, error.description))
+            return
+        }
+        session.deviceEventHandler = { [weak self] event in self?.handle(event) }
+        lastDeviceStart = nil
+        lastLevel = 0
+        emittedUntil = nowMicros
+        lastSentEnd = nowMicros
+        lastClockSample = session.link.clock.samples.last
+        calibrated = false
+        resetHandler?()
+    }
+
+    // MARK: Compiling
+
+    /// How long one pass of `pattern` lasts on this engine at `rate` with `loopEnd` (0 = the
+    /// pattern's end), in seconds: the loop period of an advanced player.
+    public func passDuration(of pattern: HapticPattern, rate: Double = 1, loopEnd: Double = 0) -> Double {
+        loopEnd > 0 ? loopEnd / rate : compile(pattern, rate: rate).duration
+    }
+
+    func compile(_ pattern: HapticPattern, rate: Double) -> DriveProgram {
+        PatternCompiler(profile: profile, options: configuration.compileOptions).compile(pattern.scaled(byRate: rate))
+    }
+}
+
+extension HapticPattern {
+    /// The pattern with run-time shape controls folded into its haptic events' parameters
+    /// (added, unclamped: the compiler clamps event value + pattern control + this, as Apple does).
+    func adjusted(by key: StreamingPatternPlayer.CompileKey) -> HapticPattern {
+        let deltas: [(HapticEvent.ParameterID, Double, Float)] = [
+            (.hapticSharpness, key.sharpness, Float(HapticSemantics.defaultSharpness)), (.attackTime, key.attack, 0), (.decayTime, key.decay, 0),
+            (.releaseTime, key.release, 0),
+        ]
+        guard deltas.contains(where: { $0.1 != 0 }) else { return self }
+        var copy = self
+        for i in copy.events.indices where copy.events[i].type.isHaptic {
+            var params = copy.events[i].eventParameters
+            for (id, delta, defaultValue) in deltas where delta != 0 {
+                if let j = params.lastIndex(where: { $0.parameterID == id }) {
+                    params[j].value += Float(delta)
+                } else {
+                    params.append(HapticEventParameter(parameterID: id, value: defaultValue + Float(delta)))
+                }
+            }
+            copy.events[i].eventParameters = params
+        }
+        return copy
+    }
+
+    /// The pattern played at `rate`: event times, continuous durations, parameter times and curve
+    /// times divided by it (transient bursts keep their length: they are resonance cycles).
+    func scaled(byRate rate: Double) -> HapticPattern {
+        guard rate != 1 else { return self }
+        var copy = self
+        for i in copy.events.indices {
+            copy.events[i].relativeTime /= rate
+            copy.events[i].duration /= rate
+        }
+        for i in copy.parameters.indices { copy.parameters[i].relativeTime /= rate }
+        for i in copy.parameterCurves.indices {
+            copy.parameterCurves[i].relativeTime /= rate
+            for j in copy.parameterCurves[i].controlPoints.indices {
+                copy.parameterCurves[i].controlPoints[j].relativeTime /= rate
+            }
+        }
+        return copy
+    }
+}

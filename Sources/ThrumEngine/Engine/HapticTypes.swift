@@ -1,0 +1,75 @@
+import ThrumPattern
+import ThrumWire
+
+/// "As soon as possible" for every `atTime:` argument, like `CHHapticTimeImmediate`.
+public let HapticTimeImmediate: Double = 0
+
+/// An error from the engine, its players or the feedback generators, carrying the
+/// `CHHapticError`-shaped code (`HapticErrorCode`, e.g. −4805 `engineNotRunning`).
+public struct HapticError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The Core Haptics error code.
+    public var code: HapticErrorCode
+    /// What happened, for people.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: HapticErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(message) [\(code)]" }
+}
+
+/// What a connected device can do beyond the base protocol (segments, STOP, CONFIGURE_DRIVER).
+///
+/// The engine asks before using an optional feature, so messages the device side adds later
+/// (WAKE/STANDBY, CALIBRATE, PRELOAD + GO, ROM_EFFECT) slot into ``HapticEngine/prepare()`` and the
+/// players without changing their callers. Protocol version 0 has none of them.
+public struct DeviceCapabilities: Equatable, Sendable {
+    /// Segment queue slots (credits).
+    public var queueSlots: Int
+    /// WAKE/STANDBY: the driver can be put into standby and woken.
+    public var standby: Bool
+    /// CALIBRATE: the driver's auto-calibration can be run from the host.
+    public var calibration: Bool
+    /// PRELOAD + GO {slot, start}: a pattern can be stored on the device and started by a short message.
+    public var preload: Bool
+    /// ROM_EFFECT: the driver's ROM library effects can be played.
+    public var romEffects: Bool
+
+    /// Creates capabilities explicitly.
+    public init(queueSlots: Int, standby: Bool = false, calibration: Bool = false, preload: Bool = false, romEffects: Bool = false) {
+        self.queueSlots = queueSlots
+        self.standby = standby
+        self.calibration = calibration
+        self.preload = preload
+        self.romEffects = romEffects
+    }
+
+    /// What a device that identified itself this way supports. Protocol version 0 (the only one so
+    /// far) has the base messages only.
+    public init(identity: DeviceIdentity) {
+        self.init(queueSlots: Int(identity.queueSlots))
+    }
+}
+
+/// One event onset the engine scheduled, and what the device reported about it.
+public struct OnsetRecord: Equatable, Sendable {
+    /// The player that played it (``HapticPatternPlayer/playerID``).
+    public var playerID: Int
+    /// Index of the event in its pattern.
+    public var patternIndex: Int
+    /// Loop iteration (0 for the first pass; resumes and seeks count as new passes).
+    public var pass: Int
+    /// When the event should be felt, engine time (s).
+    public var requestedTime: Double
+    /// The planned pre-shift (felt-onset compensation), s.
+    public var preShift: Double
+    /// The reported drive onset, engine time (s); nil until (unless) the device reports it.
+    public var driveOnsetTime: Double?
+    /// The reported drive onset corrected by the pre-shift: when it was felt, engine time (s).
+    public var onsetTime: Double? { driveOnsetTime.map { $0 + preShift } }
+    /// How the device started it (`notReported` until it reports).
+    public var status: PlaybackReport.OnsetStatus
+}

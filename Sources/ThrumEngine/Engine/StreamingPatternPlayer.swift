@@ -1,0 +1,483 @@
+import ThrumCompiler
+import ThrumPattern
+
+/// The engine's player: a timeline of runs, each mapping engine time to the compiled (rate-scaled)
+/// pattern, rendered lazily by the engine's streaming loop. Every operation edits the runs; the
+/// engine re-renders from the first instant that changed (with an any-lane STOP when drive for
+/// that instant was already sent).
+final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
+    let playerID: Int
+    let pattern: HapticPattern
+    let generation: Int
+    private weak var engine: HapticEngine?
+
+    var isMuted = false
+    var loopEnabled = false
+    var loopEnd: Double = 0
+    var completionHandler: ((Error?) -> Void)?
+    var playbackRate: Double {
+        get { rate }
+        set { setRate(newValue) }
+    }
+
+    enum State: Equatable {
+        case idle
+        case playing
+        case paused(offset: Double)
+    }
+    private(set) var state: State = .idle
+
+    /// What a pattern compiles to at one rate and one set of run-time controls.
+    struct CompileKey: Hashable {
+        var rate: Double
+        var sharpness = 0.0
+        var attack = 0.0
+        var decay = 0.0
+        var release = 0.0
+    }
+
+    /// A compiled (rate-scaled) pattern.
+    struct Compiled {
+        var key: CompileKey
+        var program: DriveProgram
+        var eventsByID: [UInt32: CompiledEvent]
+        /// How far before pattern time 0 the drive starts (felt-onset pre-shift), µs.
+        var preroll: Int64
+        /// End of the compiled drive, µs of scaled pattern time.
+        var end: Int64
+    }
+
+    /// Engine time t plays pattern time t − origin of `compiled`, for pattern times in [lo, hi)
+    /// (µs, scaled).
+    struct Run {
+        var serial: Int
+        var origin: Int64
+        var lo: Int64
+        var hi: Int64
+        var pass: Int
+        var compiled: Compiled
+    }
+    private(set) var runs: [Run] = []
+    private var nextSerial = 0
+    private var pass = 0
+    /// Where the timeline ends (stop or pause), engine µs.
+    private var stopAt: Int64?
+    /// Pattern offset (s) to pause at when `stopAt` is reached; nil means stop.
+    private var pauseOffset: Double?
+    /// Offset (s) the next start begins at (a seek before start).
+    private var startOffset: Double = 0
+    /// `HapticIntensityControl` sent at run time; multiplies the pattern's own control.
+    private(set) var intensity = RuntimeControl(defaultValue: 1, range: 0...1)
+    /// The other dynamic parameters sent at run time (kept; see docs/engine.md).
+    private(set) var otherControls: [HapticDynamicParameter.ID: RuntimeControl] = [:]
+
+    private var rate = 1.0
+    /// The compilation new runs use.
+    private var compiled: Compiled?
+    /// Engine times (µs) at which run-time sharpness/attack/decay/release controls change.
+    private var controlChanges: [Int64] = []
+    private var preroll: Int64 { compiled?.preroll ?? 0 }
+    private var programEnd: Int64 { compiled?.end ?? 0 }
+
+    init(engine: HapticEngine, id: Int, pattern: HapticPattern) {
+        self.engine = engine
+        self.playerID = id
+        self.pattern = pattern
+        self.generation = engine.generation
+        compileIfNeeded(at: engine.nowMicros)
+    }
+
+    /// The compile key at engine time `t`: the rate and the run-time controls then.
+    private func key(at t: Int64) -> CompileKey {
+        func v(_ id: HapticDynamicParameter.ID) -> Double { otherControls[id]?.value(at: t) ?? 0 }
+        return CompileKey(
+            rate: rate, sharpness: v(.hapticSharpnessControl), attack: v(.hapticAttackTimeControl),
+            decay: v(.hapticDecayTimeControl), release: v(.hapticReleaseTimeControl))
+    }
+
+    /// Makes `compiled` match the rate and the controls at engine time `t`.
+    private func compileIfNeeded(at t: Int64) {
+        let key = key(at: t)
+        guard compiled?.key != key, let engine else { return }
+        let program = engine.compile(pattern.adjusted(by: key), rate: key.rate)
+        compiled = Compiled(
+            key: key, program: program,
+            eventsByID: Dictionary(uniqueKeysWithValues: program.events.map { ($0.id, $0) }),
+            preroll: max(0, -(program.segments.first?.start ?? 0)), end: Int64((program.duration * 1e6).rounded()))
+    }
+
+    private func liveEngine() throws -> HapticEngine {
+        guard let engine, generation == engine.generation else {
+            throw HapticError(.invalidPatternPlayer, "the player's engine is gone or was reset; make a new player")
+        }
+        return engine
+    }
+
+    /// The loop length, µs of scaled pattern time (0 = no loop possible).
+    private var loopLength: Int64 {
+        loopEnd > 0 ? Int64((loopEnd / rate * 1e6).rounded()) : programEnd
+    }
+
+    /// Unscaled pattern length used by `seek` (s).
+    private var duration: Double { Double(programEnd) / 1e6 * rate }
+
+    /// When the player's timeline ends (engine µs), nil while it runs on (looping) or is not playing.
+    var endTime: Int64? {
+        guard state == .playing else { return nil }
+        if let stopAt { return stopAt }
+        if loopEnabled && loopLength > 0 { return nil }
+        return runs.last.map { $0.origin + $0.hi }
+    }
+
+    // MARK: HapticPatternPlayer
+
+    func start(atTime time: Double) throws {
+        let engine = try liveEngine()
+        try engine.requireRunning(self)
+        let t = try engine.micros(time)
+        compileIfNeeded(at: max(t, engine.nowMicros))
+        if state == .playing { clip(at: max(t, engine.nowMicros)) }
+        pass = 0
+        let offset = startOffset
+        startOffset = 0
+        begin(offset: offset, at: time == HapticTimeImmediate ? nil : t, engine: engine)
+    }
+
+    func stop(atTime time: Double) throws {
+        let engine = try liveEngine()
+        let t = try engine.micros(time)
+        switch state {
+        case .idle:
+            return
+        case .paused:
+            engine.deactivate(self)
+            finish(error: nil)
+        case .playing:
+            end(at: t, pauseOffset: nil, engine: engine)
+        }
+    }
+
+    func sendParameters(_ parameters: [HapticDynamicParameter], atTime time: Double) throws {
+        let engine = try liveEngine()
+        let base = try engine.micros(time)
+        for p in parameters {
+            guard p.relativeTime.isFinite, p.relativeTime >= 0 else {
+                throw HapticError(.invalidTime, "invalid relative time \(p.relativeTime) for \(p.parameterID)")
+            }
+            guard HapticDynamicParameter.ID.allKnown.contains(p.parameterID) else {
+                throw HapticError(.invalidParameterType, "unknown dynamic parameter \(p.parameterID)")
+            }
+            // Drive up to the emission horizon is already on its way: a change lands there at the
+            // earliest, i.e. within one lead time.
+            let at = max(base + Int64((p.relativeTime * 1e6).rounded()), engine.emittedUntil)
+            if p.parameterID == .hapticIntensityControl {
+                intensity.step(at: at, value: Double(p.value))
+            } else {
+                otherControls[p.parameterID, default: Self.control(for: p.parameterID)].step(at: at, value: Double(p.value))
+                noteControlChange(p.parameterID, at: [at])
+            }
+        }
+    }
+
+    func scheduleParameterCurve(_ parameterCurve: HapticParameterCurve, atTime time: Double) throws {
+        let engine = try liveEngine()
+        let base = try engine.micros(time)
+        guard HapticDynamicParameter.ID.allKnown.contains(parameterCurve.parameterID) else {
+            throw HapticError(.invalidParameterType, "unknown dynamic parameter \(parameterCurve.parameterID)")
+        }
+        let points = parameterCurve.controlPoints.filter { $0.relativeTime.isFinite }.map {
+            (base + Int64(($0.relativeTime * 1e6).rounded()), Double($0.value))
+        }
+        if parameterCurve.parameterID == .hapticIntensityControl {
+            intensity.curve(at: base, points: points)
+        } else {
+            otherControls[parameterCurve.parameterID, default: Self.control(for: parameterCurve.parameterID)]
+                .curve(at: base, points: points)
+            // Shape controls are read at event starts: the drive is recompiled at the curve's start
+            // and at each of its points (never before what was already sent).
+            noteControlChange(parameterCurve.parameterID, at: [base] + points.map(\.0), floor: engine.emittedUntil)
+        }
+    }
+
+    /// Remembers when a shape control (sharpness, attack, decay, release) changes, so the drive is
+    /// recompiled there.
+    private func noteControlChange(_ id: HapticDynamicParameter.ID, at times: [Int64], floor: Int64 = .min) {
+        let shape: [HapticDynamicParameter.ID] = [
+            .hapticSharpnessControl, .hapticAttackTimeControl, .hapticDecayTimeControl, .hapticReleaseTimeControl,
+        ]
+        guard shape.contains(id) else { return }
+        controlChanges = Array(Set(controlChanges + times.map { max($0, floor) })).sorted()
+    }
+
+    func cancel() throws {
+        let engine = try liveEngine()
+        intensity.removeAll()
+        otherControls.removeAll()
+        controlChanges.removeAll()
+        if state == .playing { end(at: engine.nowMicros, pauseOffset: nil, engine: engine) } else if state != .idle {
+            engine.deactivate(self)
+            finish(error: nil)
+        }
+    }
+
+    private static func control(for id: HapticDynamicParameter.ID) -> RuntimeControl {
+        id == .audioVolumeControl
+            ? RuntimeControl(defaultValue: 1, range: 0...1) : RuntimeControl(defaultValue: 0, range: -1...1)
+    }
+
+    // MARK: HapticAdvancedPatternPlayer
+
+    func pause(atTime time: Double) throws {
+        let engine = try liveEngine()
+        let t = try engine.micros(time)
+        guard state == .playing else { return }
+        end(at: t, pauseOffset: offset(at: t), engine: engine)
+    }
+
+    func resume(atTime time: Double) throws {
+        let engine = try liveEngine()
+        try engine.requireRunning(self)
+        let t = try engine.micros(time)
+        guard case .paused(let offset) = state else { return }
+        compileIfNeeded(at: max(t, engine.nowMicros))
+        pass += 1
+        begin(offset: offset, at: time == HapticTimeImmediate ? nil : t, engine: engine)
+    }
+
+    func seek(toOffset offsetTime: Double) throws {
+        let engine = try liveEngine()
+        guard offsetTime.isFinite, offsetTime >= 0 else { throw HapticError(.invalidTime, "invalid offset \(offsetTime)") }
+        compileIfNeeded(at: engine.nowMicros)
+        var x = offsetTime
+        if x >= duration {
+            if loopEnabled {
+                x = 0
+            } else {
+                switch state {
+                case .idle: startOffset = x
+                case .paused:
+                    engine.deactivate(self)
+                    finish(error: nil)
+                case .playing: end(at: engine.nowMicros, pauseOffset: nil, engine: engine)
+                }
+                return
+            }
+        }
+        switch state {
+        case .idle:
+            startOffset = x
+        case .paused:
+            state = .paused(offset: x)
+        case .playing:
+            let at = max(engine.emittedUntil, engine.nowMicros + engine.marginMicros)
+            clip(at: at)
+            stopAt = nil
+            pauseOffset = nil
+            pass += 1
+            compileIfNeeded(at: at)
+            // Offset 0 starts with its pre-shifted drive at the horizon.
+            place(offset: x, at: x == 0 ? at + preroll : at, engine: engine)
+        }
+    }
+
+    private func setRate(_ newValue: Double) {
+        guard newValue.isFinite, newValue > 0, newValue != rate else { return }
+        guard state == .playing, let engine, generation == engine.generation else {
+            rate = newValue
+            return
+        }
+        let at = max(engine.emittedUntil, engine.nowMicros + engine.marginMicros)
+        let x = offset(at: at)
+        let wasStopping = stopAt
+        clip(at: at)
+        rate = newValue
+        compileIfNeeded(at: at)
+        pass += 1
+        place(offset: x, at: at, engine: engine, continuing: true)
+        if let s = wasStopping, s > at { stopAt = s }
+    }
+
+    // MARK: Timeline
+
+    /// Starts playing pattern offset `offset` (s) at engine time `at` (µs), or as soon as
+    /// possible without disturbing other players when `at` is nil (or too close to now).
+    private func begin(offset: Double, at requested: Int64?, engine: HapticEngine) {
+        let lead = offset == 0 ? preroll : 0
+        var at: Int64
+        if let requested, requested - lead >= engine.nowMicros + engine.marginMicros {
+            at = requested
+            engine.invalidate(from: at - lead)
+        } else {
+            at = max(engine.nowMicros + engine.leadMicros, engine.lastSentEnd + lead)
+            engine.invalidate(from: at - lead)
+        }
+        stopAt = nil
+        pauseOffset = nil
+        place(offset: offset, at: at, engine: engine)
+        engine.service()
+    }
+
+    /// Adds the run that plays pattern offset `offset` (s) at engine time `at` and marks the
+    /// player playing.
+    /// `continuing`: the drive carries on from exactly that offset (no pre-shifted lead-in at 0).
+    private func place(offset: Double, at: Int64, engine: HapticEngine, continuing: Bool = false) {
+        guard let compiled else { return }
+        let x = Int64((offset / rate * 1e6).rounded())
+        let lo = x == 0 && !continuing ? -preroll : x
+        let hi = loopEnabled && loopLength > 0 ? loopLength : programEnd
+        nextSerial += 1
+        runs.append(Run(serial: nextSerial, origin: at - x, lo: lo, hi: max(hi, lo), pass: pass, compiled: compiled))
+        state = .playing
+        engine.activate(self)
+    }
+
+    /// Ends the timeline at engine time `t`: stop, or pause when `pauseOffset` is given.
+    private func end(at t: Int64, pauseOffset: Double?, engine: HapticEngine) {
+        clip(at: t)
+        stopAt = t
+        self.pauseOffset = pauseOffset
+        engine.invalidate(from: t)
+        engine.service()
+    }
+
+    /// Cuts every run at engine time `t`.
+    private func clip(at t: Int64) {
+        runs = runs.filter { $0.origin + $0.lo < t }.map { run in
+            var r = run
+            r.hi = min(r.hi, t - r.origin)
+            return r
+        }
+    }
+
+    /// The pattern offset (unscaled s) playing at engine time `t`.
+    private func offset(at t: Int64) -> Double {
+        guard let run = runs.last(where: { $0.origin + max($0.lo, 0) <= t }) ?? runs.first else { return 0 }
+        let p = min(max(t - run.origin, 0), max(run.compiled.end, 0))
+        return Double(p) / 1e6 * run.compiled.key.rate
+    }
+
+    /// Called by the engine when `endTime` has come: pause or finish.
+    func timeReached() {
+        if let offset = pauseOffset {
+            runs.removeAll()
+            stopAt = nil
+            pauseOffset = nil
+            state = .paused(offset: offset)
+            engine?.deactivate(self, paused: true)
+        } else {
+            engine?.deactivate(self)
+            finish(error: nil)
+        }
+    }
+
+    /// Stops for good (for now): back to idle, completion handler called once.
+    func finish(error: Error?) {
+        guard state != .idle else { return }
+        state = .idle
+        runs.removeAll()
+        stopAt = nil
+        pauseOffset = nil
+        completionHandler?(error)
+    }
+
+    /// Appends loop passes whose drive starts before `t1`.
+    func extendLoops(to t1: Int64) {
+        guard state == .playing, loopEnabled, loopLength > 0 else { return }
+        var guardCount = 0
+        while let last = runs.last, last.origin + last.hi - preroll < t1, guardCount < 1000 {
+            guardCount += 1
+            let origin = last.origin + last.hi
+            if let s = stopAt, origin >= s { break }  // a pass due at or after the stop never starts
+            pass += 1
+            nextSerial += 1
+            guard let compiled else { break }
+            runs.append(Run(serial: nextSerial, origin: origin, lo: -preroll, hi: loopLength, pass: pass, compiled: compiled))
+        }
+        // Forget passes long over (a pause may still ask for the offset of a recent one).
+        if let engine, runs.count > 2 {
+            let horizon = engine.nowMicros - 1_000_000
+            let last = runs.count - 1
+            runs = runs.enumerated().filter { $0.offset == last || $0.element.origin + $0.element.hi > horizon }.map(\.element)
+        }
+    }
+
+    /// The drive of this player in engine time [t0, t1): ramps (with the run-time intensity
+    /// control applied) and the onsets to mark.
+    func collect(from t0: Int64, to t1: Int64, ramps: inout [EnvelopeRamp], marks: inout [DriveMixer.Mark]) {
+        guard state == .playing, let engine else { return }
+        applyControlChanges(before: t1)
+        extendLoops(to: t1)
+        if isMuted { return }
+        for run in runs {
+            let segments = run.compiled.program.segments
+            let a = max(run.origin + run.lo, t0)
+            let b = min(run.origin + run.hi, t1, stopAt ?? .max)
+            guard b > a else { continue }
+            let pa = a - run.origin, pb = b - run.origin
+            var lo = 0, hi = segments.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if segments[mid].end <= pa { lo = mid + 1 } else { hi = mid }
+            }
+            var k = lo
+            while k < segments.count && segments[k].start < pb {
+                let s = segments[k]
+                k += 1
+                var r = EnvelopeRamp(s, offset: run.origin)
+                let ca = max(r.start, a), cb = min(r.end, b)
+                guard cb > ca else { continue }
+                r = EnvelopeRamp(start: ca, end: cb, from: r.value(at: ca), to: r.value(at: cb))
+                if s.eventID != 0, s.start + run.origin >= a, let event = run.compiled.eventsByID[s.eventID] {
+                    let origin = run.origin, pass = run.pass
+                    let id = engine.markID(player: self, run: run.serial, event: s.eventID) {
+                        OnsetRecord(
+                            playerID: playerID, patternIndex: event.patternIndex, pass: pass,
+                            requestedTime: (Double(origin) + event.requestedTime * 1e6) / 1e6, preShift: event.preShift,
+                            driveOnsetTime: nil, status: .notReported)
+                    }
+                    marks.append(DriveMixer.Mark(time: s.start + run.origin, id: id))
+                }
+                appendControlled(r, to: &ramps)
+            }
+        }
+    }
+
+    /// Recompiles at each shape-control change due before `t1`, continuing at the same offset.
+    private func applyControlChanges(before t1: Int64) {
+        while let p = controlChanges.first, p < t1 {
+            controlChanges.removeFirst()
+            guard state == .playing, let engine, compiled?.key != key(at: p) else { continue }
+            let x = offset(at: p)
+            clip(at: p)
+            compileIfNeeded(at: p)
+            place(offset: x, at: p, engine: engine, continuing: true)
+            if let s = stopAt { clip(at: s) }
+        }
+    }
+
+    /// Multiplies a ramp by the run-time intensity control (linear pieces at most 2 ms long where
+    /// the control varies).
+    private func appendControlled(_ r: EnvelopeRamp, to ramps: inout [EnvelopeRamp]) {
+        if intensity.isConstant(from: r.start, to: r.end) {
+            let c = intensity.value(at: r.start)
+            ramps.append(EnvelopeRamp(start: r.start, end: r.end, from: r.from * c, to: r.to * c))
+            return
+        }
+        var cuts = [r.start] + intensity.breakpoints(from: r.start, to: r.end) + [r.end]
+        var refined: [Int64] = [cuts[0]]
+        for i in 1..<cuts.count {
+            let a = cuts[i - 1], b = cuts[i]
+            let n = max(1, (b - a + 1_999) / 2_000)
+            for j in 1...n { refined.append(a + (b - a) * j / n) }
+        }
+        cuts = refined
+        for i in 1..<cuts.count {
+            let a = cuts[i - 1], b = cuts[i]
+            guard b > a else { continue }
+            ramps.append(
+                EnvelopeRamp(
+                    start: a, end: b, from: r.value(at: a) * intensity.value(at: a),
+                    to: r.value(at: b) * intensity.value(at: b - 1)))
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import ThrumPattern
+
+/// One request a feedback generator makes: a system preset by name, at an intensity.
+public struct HapticRequest: Equatable, Sendable, CustomStringConvertible {
+    /// The preset's catalogue name, e.g. `impact.heavy`, `selection`, `notification.error`.
+    public var presetName: String
+    /// The intensity asked for (`impactOccurred(intensity:)`), nil for the preset's default.
+    public var intensity: Float?
+
+    public init(presetName: String, intensity: Float? = nil) {
+        self.presetName = presetName
+        self.intensity = intensity
+    }
+
+    /// What the preset plays at that intensity (from `SystemPresets`).
+    public func content() throws -> SystemPreset.Content {
+        do {
+            return try SystemPresets.pattern(for: presetName, intensity: intensity)
+        } catch {
+            throw HapticError(.invalidPatternData, "\(error)")
+        }
+    }
+
+    public var description: String { intensity.map { "\(presetName) @\($0)" } ?? presetName }
+}
+
+/// What feedback generators play through. The engine is one; tests substitute a
+/// ``RecordingHapticPlayer`` to check an app's haptic contract without hardware.
+public protocol HapticPlaying: AnyObject {
+    /// Gets ready to play `request` with low latency (a hint; may do nothing).
+    func prepare(_ request: HapticRequest) throws
+    /// Plays `request` now.
+    func play(_ request: HapticRequest) throws
+}
+
+extension HapticEngine: HapticPlaying {
+    /// Prepares the engine (see ``prepare()``); with a PRELOAD-capable device the request's
+    /// pattern would be stored on it here so the next play is a short GO.
+    public func prepare(_ request: HapticRequest) throws {
+        try prepare()
+        if capabilities?.preload == true { _ = try request.content() /* PRELOAD slots in here */ }
+    }
+
+    /// Plays the request's preset once, now (starting the engine if needed).
+    public func play(_ request: HapticRequest) throws {
+        switch try request.content() {
+        case .pattern(let pattern):
+            try playPattern(from: pattern)
+        case .romEffect(let id):
+            guard capabilities?.romEffects == true else {
+                throw HapticError(.notSupported, "the device cannot play ROM effect \(id) (no ROM_EFFECT in its protocol)")
+            }
+        }
+    }
+}
+
+/// A ``HapticPlaying`` that records what was asked of it and plays nothing: hand it to the
+/// feedback generators in a unit test and assert on ``requests``. Set ``failure`` to make every
+/// play fail, to check that a failed haptic does not change the app's own result.
+public final class RecordingHapticPlayer: HapticPlaying {
+    /// One call.
+    public enum Call: Equatable, Sendable {
+        case prepare(HapticRequest)
+        case play(HapticRequest)
+    }
+
+    /// Every call, oldest first.
+    public private(set) var calls: [Call] = []
+    /// When set, `play` throws it (after recording the call).
+    public var failure: HapticError?
+
+    public init() {}
+
+    /// The requests played, oldest first.
+    public var requests: [HapticRequest] {
+        calls.compactMap { if case .play(let r) = $0 { r } else { nil } }
+    }
+
+    /// The preset names played, oldest first.
+    public var playedNames: [String] { requests.map(\.presetName) }
+
+    public func prepare(_ request: HapticRequest) throws { calls.append(.prepare(request)) }
+
+    public func play(_ request: HapticRequest) throws {
+        calls.append(.play(request))
+        _ = try request.content()  // an unknown name or a bad intensity fails here as it would for real
+        if let failure { throw failure }
+    }
+
+    /// Forgets the calls.
+    public func reset() { calls.removeAll() }
+}

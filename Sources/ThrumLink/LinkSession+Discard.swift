@@ -1,0 +1,11 @@
+extension LinkSession {
+    /// Drops SEGMENTs queued on the sequenced lane that have not gone out yet (for example, held
+    /// back for credits) and returns how many. A streaming scheduler calls it together with an
+    /// any-lane STOP: frames already in flight reach the device before the STOP and are emptied by
+    /// it, while queued ones would otherwise arrive after it and play.
+    @discardableResult
+    public func discardQueuedSegments() -> Int { lane.discardQueuedSegments() }
+
+    /// Messages queued on the sequenced lane and not yet framed.
+    public var queuedCount: Int { lane.queue.count }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import XCTest
+
+/// `thrum play` on the streaming engine: `--rate`, `--intensity`, `--loop`.
+final class PlayEngineOptionsTests: XCTestCase {
+    func report(_ arguments: [String]) throws -> [String: Any] {
+        let result = try ThrumProcess.run(["play", "--json"] + arguments)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    }
+
+    func testRateTwoHalvesEveryRequestedTimeAndOnsetsFollow() throws {
+        let file = TestPaths.example("metronome.ahap").path
+        let normal = try XCTUnwrap(try report([file])["events"] as? [[String: Any]])
+        let object = try report(["--rate", "2", file])
+        let fast = try XCTUnwrap(object["events"] as? [[String: Any]])
+        XCTAssertEqual(object["rate"] as? Double, 2)
+        XCTAssertEqual(fast.count, normal.count)
+        for (a, b) in zip(normal, fast) {
+            let requested = try XCTUnwrap(a["requested_s"] as? Double)
+            XCTAssertEqual(try XCTUnwrap(b["requested_s"] as? Double), requested / 2, accuracy: 1e-6)
+            let onset = try XCTUnwrap(b["onset_s"] as? Double, "no onset in \(b)")
+            XCTAssertEqual(onset, requested / 2, accuracy: 300e-6)
+            XCTAssertEqual(b["status"] as? String, "on_time")
+        }
+    }
+
+    func testLoopPlaysPassesBackToBack() throws {
+        let file = TestPaths.example("metronome.ahap").path
+        let object = try report(["--loop", "3", file])
+        let events = try XCTUnwrap(object["events"] as? [[String: Any]])
+        XCTAssertEqual(events.count, 24)
+        XCTAssertEqual(Set(events.compactMap { $0["pass"] as? Int }), [0, 1, 2])
+        for e in events { XCTAssertEqual(e["status"] as? String, "on_time") }
+    }
+
+    func testLoopEndSetsThePassLength() throws {
+        let file = TestPaths.example("metronome.ahap").path
+        let events = try XCTUnwrap(try report(["--loop", "2", "--loop-end", "4", file])["events"] as? [[String: Any]])
+        XCTAssertEqual(events.count, 16)
+        for (k, e) in events.enumerated() {
+            let requested = try XCTUnwrap(e["requested_s"] as? Double)
+            XCTAssertEqual(requested, 0.5 * Double(k), accuracy: 1e-6)
+            XCTAssertEqual(try XCTUnwrap(e["onset_s"] as? Double), requested, accuracy: 300e-6)
+        }
+    }
+
+    func testBadOptionsAreUsageErrors() throws {
+        let file = TestPaths.example("metronome.ahap").path
+        for args in [["--rate", "0"], ["--intensity", "2"], ["--loop", "0"], ["--loop", "forever"]] {
+            let result = try ThrumProcess.run(["play"] + args + [file])
+            XCTAssertNotEqual(result.status, 0, "\(args)")
+            XCTAssertFalse(result.standardError.isEmpty)
+        }
+    }
+}

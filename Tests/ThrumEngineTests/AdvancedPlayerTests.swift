@@ -1,0 +1,159 @@
+import ThrumEngine
+import ThrumPattern
+import XCTest
+
+/// Loop, rate, seek, pause and resume, against the device's onset reports.
+final class AdvancedPlayerTests: XCTestCase {
+    func reported(_ rig: EngineRig, _ player: any HapticPatternPlayer) -> [OnsetRecord] {
+        rig.engine.onsets(for: player).filter { $0.status == .onTime }
+    }
+
+    func assertOnTime(_ onsets: [OnsetRecord], file: StaticString = #filePath, line: UInt = #line) {
+        for o in onsets {
+            guard let onset = o.onsetTime else { return XCTFail("no onset for \(o)", file: file, line: line) }
+            XCTAssertEqual(onset, o.requestedTime, accuracy: 200e-6, file: file, line: line)
+        }
+    }
+
+    func testLoopWithLoopEnd() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let player = try rig.engine.makeAdvancedPlayer(with: metronome(beats: 2, interval: 0.1))
+        player.loopEnabled = true
+        player.loopEnd = 0.25
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        rig.engine.run(until: t0 + 0.9)
+        try player.stop(atTime: HapticTimeImmediate)
+        rig.engine.run(for: 0.1)
+        let onsets = reported(rig, player)
+        let expected = [0.0, 0.1, 0.25, 0.35, 0.5, 0.6, 0.75, 0.85].map { t0 + $0 }
+        XCTAssertEqual(onsets.count, expected.count)
+        for (o, e) in zip(onsets, expected) { XCTAssertEqual(o.requestedTime, e, accuracy: 1e-6) }
+        XCTAssertEqual(onsets.map(\.patternIndex), [0, 1, 0, 1, 0, 1, 0, 1])
+        assertOnTime(onsets)
+    }
+
+    func testLoopEndZeroLoopsAtTheEndOfTheLastEvent() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let pattern = HapticPattern(events: [continuous(0, duration: 0.2)], parameters: [])
+        let player = try rig.engine.makeAdvancedPlayer(with: pattern)
+        player.loopEnabled = true
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        rig.engine.run(until: t0 + 0.65)
+        try player.stop(atTime: HapticTimeImmediate)
+        rig.engine.run(for: 0.1)
+        let starts = reported(rig, player).map { $0.requestedTime - t0 }
+        // loopEnd 0: the loop is as long as the pattern, the end of its last event (0.2 s).
+        XCTAssertEqual(starts.count, 4)
+        for (k, s) in starts.enumerated() { XCTAssertEqual(s, 0.2 * Double(k), accuracy: 1e-6) }
+        // No gap at the loop points: one pass's release overlaps the next one's pre-shifted attack.
+        XCTAssertEqual(rig.rtpWrites(from: t0 + 0.01, to: t0 + 0.6).filter { $0.1 < 200 }.count, 0)
+    }
+
+    func testPlaybackRateTwoHalvesOnsetTimes() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let player = try rig.engine.makeAdvancedPlayer(with: metronome(beats: 4, interval: 0.1))
+        player.playbackRate = 2
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        XCTAssertTrue(rig.engine.runUntilPlayersFinished(timeout: 2))
+        let onsets = reported(rig, player)
+        XCTAssertEqual(onsets.map { $0.requestedTime - t0 }.map { ($0 * 1e4).rounded() / 1e4 }, [0, 0.05, 0.1, 0.15])
+        assertOnTime(onsets)
+    }
+
+    func testSeekBeforeStartSkipsTheEarlierEvents() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let player = try rig.engine.makeAdvancedPlayer(with: metronome(beats: 4, interval: 0.1))
+        try player.seek(toOffset: 0.15)
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        XCTAssertTrue(rig.engine.runUntilPlayersFinished(timeout: 2))
+        let onsets = reported(rig, player)
+        XCTAssertEqual(onsets.map(\.patternIndex), [2, 3])
+        XCTAssertEqual(onsets[0].requestedTime - t0, 0.05, accuracy: 1e-6)
+        XCTAssertEqual(onsets[1].requestedTime - t0, 0.15, accuracy: 1e-6)
+        assertOnTime(onsets)
+    }
+
+    func testSeekWhilePlayingJumpsWithinOneLeadTime() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let player = try rig.engine.makeAdvancedPlayer(with: metronome(beats: 6, interval: 0.1))
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        rig.engine.run(until: t0 + 0.02)
+        let call = rig.now
+        try player.seek(toOffset: 0.45)
+        XCTAssertTrue(rig.engine.runUntilPlayersFinished(timeout: 2))
+        let onsets = reported(rig, player)
+        XCTAssertEqual(onsets.map(\.patternIndex), [0, 5])
+        // Offset 0.45 played at most one lead time (+ one chunk) after the call: beat 5 comes 50 ms later.
+        let jump = onsets[1].requestedTime - 0.05 - call
+        XCTAssertGreaterThan(jump, 0)
+        XCTAssertLessThanOrEqual(jump, 0.0701)
+        assertOnTime(onsets)
+    }
+
+    func testSeekPastTheEndEndsPlayback() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let player = try rig.engine.makeAdvancedPlayer(with: HapticPattern(events: [continuous(0, duration: 1)], parameters: []))
+        var done = 0
+        player.completionHandler = { _ in done += 1 }
+        try player.start(atTime: 0)
+        rig.engine.run(for: 0.2)
+        try player.seek(toOffset: 5)
+        rig.engine.run(for: 0.01)
+        XCTAssertEqual(done, 1)
+        XCTAssertEqual(rig.peakRTP(from: rig.now - 0.005, to: rig.now), 0)
+    }
+
+    func testPauseAndResumeContinueFromTheOffset() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let player = try rig.engine.makeAdvancedPlayer(with: metronome(beats: 4, interval: 0.1))
+        var done = 0
+        player.completionHandler = { _ in done += 1 }
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        try player.pause(atTime: t0 + 0.15)
+        rig.engine.run(until: t0 + 0.4)
+        XCTAssertEqual(done, 0, "a pause is not an end")
+        XCTAssertEqual(rig.peakRTP(from: t0 + 0.16, to: t0 + 0.4), 0)
+        try player.resume(atTime: t0 + 0.5)
+        XCTAssertTrue(rig.engine.runUntilPlayersFinished(timeout: 2))
+        XCTAssertEqual(done, 1)
+        let onsets = reported(rig, player)
+        XCTAssertEqual(onsets.map(\.patternIndex), [0, 1, 2, 3])
+        let relative = onsets.map { $0.requestedTime - t0 }
+        XCTAssertEqual(relative[0], 0, accuracy: 1e-6)
+        XCTAssertEqual(relative[1], 0.1, accuracy: 1e-6)
+        XCTAssertEqual(relative[2], 0.55, accuracy: 1e-6)
+        XCTAssertEqual(relative[3], 0.65, accuracy: 1e-6)
+        assertOnTime(onsets)
+    }
+}
+
+extension AdvancedPlayerTests {
+    func testStoppingTheEngineEndsPausedPlayersToo() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let player = try rig.engine.makeAdvancedPlayer(with: metronome(beats: 4, interval: 0.1))
+        var done = 0
+        player.completionHandler = { _ in done += 1 }
+        try player.start(atTime: 0)
+        try player.pause(atTime: 0)
+        rig.engine.run(for: 0.1)
+        XCTAssertEqual(done, 0)
+        var stopped = false
+        rig.engine.stop { _ in stopped = true }
+        XCTAssertTrue(stopped)
+        XCTAssertEqual(done, 1)
+    }
+}

@@ -1,0 +1,85 @@
+import ThrumCompiler
+import ThrumEngine
+import ThrumLink
+import ThrumPattern
+import ThrumSim
+import ThrumTime
+import XCTest
+
+/// A link that can be cut: everything written after `cut` is lost.
+final class CuttableLink: LinkModel {
+    var cutAt: UInt64 = .max
+    var inner = FixedLatencyLink(latency: 1_000)
+    func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64? {
+        time >= cutAt ? nil : inner.deliver(&bytes, writtenAt: time, direction: direction)
+    }
+}
+
+/// The engine on a virtual device in virtual time (ThrumEngineTests cannot see ThrumHarness, so
+/// this is the few lines of VirtualRig it needs). Engine µs = host µs = the chip trace's µs.
+final class EngineRig {
+    let profile = ActuatorProfile.default
+    let device: VirtualDevice
+    let clock = ManualClock()
+    let pump: SimulatedPump
+    let session: DeviceSession
+    let engine: HapticEngine
+    let link: CuttableLink
+
+    init(configuration: HapticEngine.Configuration = .init()) {
+        let registers = DriverRegisters.derive(from: profile)
+        let m = profile.physical
+        let lra = LRAParameters(
+            resonanceHz: m.resonanceHz, mechanicalQ: m.mechanicalQ, movingMass: m.movingMassGrams / 1000,
+            coilResistance: m.resistanceOhms, coilInductance: m.inductanceMillihenries / 1000,
+            forceFactor: m.forceFactor, jigMass: m.jigMassGrams / 1000)
+        device = VirtualDevice(
+            configuration: VirtualDevice.Configuration(
+                actuator: lra,
+                board: VirtualDevice.BoardDefaults(
+                    ratedVoltage: registers.ratedVoltage, overdriveClamp: registers.overdriveClamp,
+                    driveTime: registers.driveTime, openLoopPeriod: registers.openLoopPeriod)))
+        link = CuttableLink()
+        pump = SimulatedPump(device: device, clock: clock, link: link)
+        session = DeviceSession(pump: pump, endpointName: "the virtual device")
+        engine = HapticEngine(session: session, profile: profile, configuration: configuration)
+    }
+
+    var now: Double { engine.currentTime }
+
+    /// Peak drive amplitude (RTP_INPUT) the chip got in engine time [from, to).
+    func peakRTP(from: Double, to: Double) -> UInt8 {
+        device.chip.trace.samples(from: UInt64(from * 1e6), to: UInt64(to * 1e6)).map(\.rtpInput).max() ?? 0
+    }
+
+    /// RTP_INPUT register writes in [from, to), (time s, value).
+    func rtpWrites(from: Double, to: Double) -> [(Double, UInt8)] {
+        device.chip.trace.registerWrites.filter { $0.register == 0x02 && Double($0.time) >= from * 1e6 && Double($0.time) < to * 1e6 }
+            .map { (Double($0.time) / 1e6, $0.value) }
+    }
+
+    /// Peak acceleration envelope (G) in engine time [from, to).
+    func peakG(from: Double, to: Double) -> Double {
+        device.chip.trace.peakAcceleration(from: UInt64(max(0, from) * 1e6), to: UInt64(to * 1e6))
+    }
+}
+
+func transient(_ t: Double, intensity: Float = 1, sharpness: Float = 0.8) -> HapticEvent {
+    HapticEvent(
+        eventType: .hapticTransient,
+        parameters: [
+            HapticEventParameter(parameterID: .hapticIntensity, value: intensity),
+            HapticEventParameter(parameterID: .hapticSharpness, value: sharpness),
+        ], relativeTime: t)
+}
+
+func continuous(_ t: Double, duration: Double, intensity: Float = 1) -> HapticEvent {
+    HapticEvent(
+        eventType: .hapticContinuous,
+        parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: intensity)], relativeTime: t,
+        duration: duration)
+}
+
+func metronome(beats: Int = 4, interval: Double = 0.1) -> HapticPattern {
+    HapticPattern(events: (0..<beats).map { transient(Double($0) * interval) }, parameters: [])
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class ThrumEngineTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }
