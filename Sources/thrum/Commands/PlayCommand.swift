@@ -12,7 +12,7 @@ enum PlayCommand: Subcommand {
     static let name = "play"
     static let summary = "play an AHAP file on a device (the built-in virtual device by default)"
     static let usage = """
-        Usage: thrum play <file.ahap> [options]
+        Usage: thrum play <file.ahap | preset:NAME> [options]
 
         Plays the pattern on the streaming engine (HapticEngine, docs/engine.md). Without --port it
         plays on the built-in virtual device (in virtual time) and plots the acceleration the
@@ -49,18 +49,18 @@ enum PlayCommand: Subcommand {
         let files = try arguments.positionals()
         try arguments.finish()
         guard files.count == 1, let file = files.first else {
-            throw UsageError(message: files.isEmpty ? "give the AHAP file to play" : "give exactly one file to play")
+            throw UsageError(message: files.isEmpty ? "give the AHAP file (or preset:NAME) to play" : "give exactly one file or preset to play")
         }
         if loop == .forever && port == nil {
             throw UsageError(message: "--loop forever needs --port (the virtual device runs in virtual time and would never stop)")
         }
 
         let profile = try ProfileChoice.resolve(profileName)
-        let pattern: HapticPattern
-        do {
-            pattern = try HapticPattern(contentsOf: file, options: AHAPReader.Options(lenient: lenient))
-        } catch {
-            throw CommandFailure(message: "\(error)")
+        let source = try PatternSource.load(argument: file, lenient: lenient)
+        for warning in source.warnings { printError("\(warning)") }
+        guard let pattern = source.pattern else {
+            throw CommandFailure(
+                message: "\(source.displayName) is a DRV2605L ROM effect; this device protocol cannot play ROM effects yet")
         }
 
         let target: PlaybackTarget = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile)
