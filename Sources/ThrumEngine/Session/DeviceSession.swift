@@ -13,8 +13,14 @@ public final class DeviceSession {
     public struct Configuration: Sendable {
         /// How long to wait for IDENTIFY_REPLY before giving up.
         public var connectTimeout: HostDuration = .seconds(1.5)
-        /// How far ahead of its start a program is scheduled.
+        /// How far ahead of its start a program is scheduled, when `leadPolicy` is nil.
         public var leadTime: HostDuration = .milliseconds(60)
+        /// Lead time from the link's measured round trip and jitter (nil: always `leadTime`).
+        public var leadPolicy: LeadTimePolicy? = LeadTimePolicy()
+        /// Learn the device's fixed latency from onset reports and schedule earlier by it.
+        public var compensateLatency = true
+        /// The link's tunables (clock model included).
+        public var link = LinkConfiguration()
         /// Clock samples gathered (by pings) before the first schedule.
         public var primeSamples: Int = 8
         /// Interval between the priming pings.
@@ -35,6 +41,8 @@ public final class DeviceSession {
     public private(set) var faults: [FaultReport] = []
 
     private var onsets: [UInt32: OnsetReport] = [:]
+    /// The device's learnt fixed latency (see ``LatencyCompensator``).
+    public private(set) var latency = LatencyCompensator()
     private let endpointName: String
 
     /// Creates a session over `pump`; `endpointName` names the device in error messages.
@@ -42,7 +50,7 @@ public final class DeviceSession {
         self.pump = pump
         self.configuration = configuration
         self.endpointName = endpointName
-        link = LinkSession(clock: pump.clock)
+        link = LinkSession(clock: pump.clock, configuration: configuration.link)
     }
 
     private var now: HostTime { pump.clock.now() }
@@ -86,10 +94,16 @@ public final class DeviceSession {
     public func play(_ program: DriveProgram) throws(EngineError) -> PlaybackReport {
         let sentBefore = link.statistics.bytesSent
         let receivedBefore = link.statistics.bytesReceived
-        let startHost = now + configuration.leadTime
+        onsets.removeAll()
+        // The lead counts from the earliest segment, which a pre-shifted onset puts before time 0.
+        let earliest = min(0, program.segments.map(\.start).min() ?? 0)
+        let startHost = now + currentLeadTime + .microseconds(-earliest)
         let startDevice = link.clock.deviceTime(at: startHost)
+        let shift = configuration.compensateLatency ? latency.correction : 0
+        var scheduled: [UInt32: Int64] = [:]
         for segment in program.segments {
-            let start = Int64(startDevice) + segment.start
+            let start = Int64(startDevice) + segment.start - shift
+            if segment.eventID != 0 { scheduled[segment.eventID] = start }
             link.send(
                 .segment(
                     SegmentCommand(
@@ -112,6 +126,9 @@ public final class DeviceSession {
                 onsetTime: nil, driveOnsetTime: nil, status: event.played ? .notReported : .notPlayed)
             if event.played, let report = onsets[event.id] {
                 let onsetDevice = extend(report.time, near: startDevice)
+                if report.knownStatus == .onTime, let start = scheduled[event.id] {
+                    latency.observe(onset: onsetDevice, scheduled: start)
+                }
                 let driveOnset = Double(onsetDevice - Int64(startDevice)) / 1e6
                 entry.driveOnsetTime = driveOnset
                 entry.onsetTime = driveOnset - Double(event.driveOnset) / 1e6 + event.requestedTime
@@ -130,6 +147,11 @@ public final class DeviceSession {
             events: events, bytesSent: link.statistics.bytesSent - sentBefore,
             bytesReceived: link.statistics.bytesReceived - receivedBefore, segmentCount: program.segments.count,
             startDeviceTime: startDevice, duration: program.duration)
+    }
+
+    /// The lead time the next `play` uses: from the link's round trip (``LeadTimePolicy``) or fixed.
+    public var currentLeadTime: HostDuration {
+        configuration.leadPolicy?.lead(for: link.statistics) ?? configuration.leadTime
     }
 
     /// Stops output at once (any-lane STOP) and lets the frame go out.
