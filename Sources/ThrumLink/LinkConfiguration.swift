@@ -31,7 +31,7 @@ public struct LinkConfiguration: Sendable {
 /// Tunables of a ``ClockModel``.
 public struct ClockModelConfiguration: Sendable {
     /// The most samples the fit uses (the newest ones).
-    public var windowSamples: Int = 256
+    public var windowSamples: Int = 512
     /// Samples older than this (relative to the newest) leave the fit.
     public var windowDuration: HostDuration = .seconds(20)
     /// The smallest possible outbound delay (host send → device `rx_time`) when the link's legs

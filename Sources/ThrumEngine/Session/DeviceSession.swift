@@ -102,7 +102,8 @@ public final class DeviceSession {
         let shift = configuration.compensateLatency ? latency.correction : 0
         var scheduled: [UInt32: Int64] = [:]
         for segment in program.segments {
-            let start = Int64(startDevice) + segment.start - shift
+            // Pattern time is host time: map each start through the clock model, drift included.
+            let start = Int64(link.clock.deviceTime(at: startHost + .microseconds(segment.start))) - shift
             if segment.eventID != 0 { scheduled[segment.eventID] = start }
             link.send(
                 .segment(
@@ -129,7 +130,7 @@ public final class DeviceSession {
                 if report.knownStatus == .onTime, let start = scheduled[event.id] {
                     latency.observe(onset: onsetDevice, scheduled: start)
                 }
-                let driveOnset = Double(onsetDevice - Int64(startDevice)) / 1e6
+                let driveOnset = (link.clock.hostTime(atDevice: UInt64(max(0, onsetDevice))) - startHost).seconds
                 entry.driveOnsetTime = driveOnset
                 entry.onsetTime = driveOnset - Double(event.driveOnset) / 1e6 + event.requestedTime
                 switch report.knownStatus {
@@ -143,10 +144,12 @@ public final class DeviceSession {
             }
             return entry
         }
-        return PlaybackReport(
+        var report = PlaybackReport(
             events: events, bytesSent: link.statistics.bytesSent - sentBefore,
             bytesReceived: link.statistics.bytesReceived - receivedBefore, segmentCount: program.segments.count,
             startDeviceTime: startDevice, duration: program.duration)
+        report.startHostTime = startHost
+        return report
     }
 
     /// The lead time the next `play` uses: from the link's round trip (``LeadTimePolicy``) or fixed.

@@ -22,7 +22,7 @@ struct CommandFailure: Error, CustomStringConvertible {
 /// Picks the subcommand and turns errors into messages and exit codes (never a stack trace).
 enum CommandRouter {
     static let commands: [any Subcommand.Type] = [
-        PlayCommand.self, SimCommand.self, DevicesCommand.self,
+        PlayCommand.self, SimCommand.self, DevicesCommand.self, BenchCommand.self,
     ]
 
     static func run(_ arguments: [String]) -> Int32 {
