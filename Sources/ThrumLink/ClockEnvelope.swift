@@ -45,9 +45,48 @@ enum ClockEnvelope {
         return ClockLine(intercept: a.z - slope * a.x, slope: slope)
     }
 
+    /// The lower envelope with its slope taken from a long baseline: the window is cut into
+    /// `bins` spans of host time, the lowest point of each (after removing the current slope) is
+    /// kept, and a least-squares line through those minima gives the slope (twice, the second
+    /// time with the first's slope removed); the line then drops onto the lowest point. Each
+    /// bin minimum sits on the floor to within the best-of-a-few spacing, and the fit spreads
+    /// them over the whole window, so the drift comes out an order of magnitude steadier than
+    /// from the single hull edge; too few points per bin and it falls back to ``lower(_:slope:slopeLimit:)``.
+    static func lowerLongBaseline(_ points: [(x: Double, z: Double)], bins: Int, slopeLimit: Double) -> ClockLine {
+        let hull = lower(points, slope: nil, slopeLimit: slopeLimit)
+        guard bins >= 2, points.count >= bins * 4 else { return hull }
+        let xs = points.map(\.x)
+        let low = xs.min()!, width = (xs.max()! - low) / Double(bins)
+        guard width > 0 else { return hull }
+        var slope = hull.slope
+        for _ in 0..<2 {
+            var minima = [(x: Double, z: Double)?](repeating: nil, count: bins)
+            for p in points {
+                let bin = min(bins - 1, Int((p.x - low) / width))
+                if let m = minima[bin], m.z - slope * m.x <= p.z - slope * p.x { continue }
+                minima[bin] = p
+            }
+            let kept = minima.compactMap { $0 }
+            guard kept.count >= 2 else { return hull }
+            let mx = kept.reduce(0) { $0 + $1.x } / Double(kept.count)
+            let mz = kept.reduce(0) { $0 + $1.z } / Double(kept.count)
+            let sxx = kept.reduce(0) { $0 + ($1.x - mx) * ($1.x - mx) }
+            let sxz = kept.reduce(0) { $0 + ($1.x - mx) * ($1.z - mz) }
+            guard sxx > 0 else { return hull }
+            slope = max(-slopeLimit, min(slopeLimit, sxz / sxx))
+        }
+        // Drop onto the lowest point of the newer half: the estimate is used at the newest end,
+        // so a point far back would carry the slope's residual error over a long lever arm.
+        let recent = points.filter { $0.x >= low + width * Double(bins) / 2 }
+        return through(recent.isEmpty ? points : recent, slope: slope)
+    }
+
     /// The upper envelope: the lower envelope of the mirrored points, mirrored back.
-    static func upper(_ points: [(x: Double, z: Double)], slope fixed: Double?, slopeLimit: Double) -> ClockLine {
-        let line = lower(points.map { ($0.x, -$0.z) }, slope: fixed.map { -$0 }, slopeLimit: slopeLimit)
+    static func upper(_ points: [(x: Double, z: Double)], slope fixed: Double?, slopeLimit: Double, bins: Int = 0) -> ClockLine {
+        let mirrored = points.map { ($0.x, -$0.z) }
+        let line = fixed == nil && bins >= 2
+            ? lowerLongBaseline(mirrored, bins: bins, slopeLimit: slopeLimit)
+            : lower(mirrored, slope: fixed.map { -$0 }, slopeLimit: slopeLimit)
         return ClockLine(intercept: -line.intercept, slope: -line.slope)
     }
 

@@ -43,14 +43,17 @@ struct ClockFit: Sendable {
         slopeFitted = samples.count >= 3 && span >= configuration.minimumFitSpan.microseconds
         let fixed: Double? = slopeFitted ? nil : (previousDrift ?? 0)
         let limit = configuration.maximumDriftPPM * 1e-6
-        upper = ClockEnvelope.lower(outbound, slope: fixed, slopeLimit: limit)
-        lower = ClockEnvelope.upper(inbound, slope: fixed, slopeLimit: limit)
+        let bins = configuration.slopeBins
+        upper = fixed == nil && bins >= 2
+            ? ClockEnvelope.lowerLongBaseline(outbound, bins: bins, slopeLimit: limit)
+            : ClockEnvelope.lower(outbound, slope: fixed, slopeLimit: limit)
+        lower = ClockEnvelope.upper(inbound, slope: fixed, slopeLimit: limit, bins: bins)
 
         let upperResiduals = ClockEnvelope.residuals(outbound, above: upper)
         let lowerResiduals = ClockEnvelope.residuals(inbound.map { ($0.x, -$0.z) },
                                                      above: ClockLine(intercept: -lower.intercept, slope: -lower.slope))
         // The smallest residual beyond the points that define the line: how well the best samples agree.
-        let support = slopeFitted ? 2 : 1
+        let support = 1
         func spread(_ residuals: [Double]) -> Double? { residuals.count > support ? residuals[support] : nil }
 
         let driftScale = 1 + (upper.slope + lower.slope) / 2

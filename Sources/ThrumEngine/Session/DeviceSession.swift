@@ -19,6 +19,8 @@ public final class DeviceSession {
         public var leadPolicy: LeadTimePolicy? = LeadTimePolicy()
         /// Learn the device's fixed latency from onset reports and schedule earlier by it.
         public var compensateLatency = true
+        /// Segments are converted to device time and queued this long before their start.
+        public var feedHorizon: HostDuration = .milliseconds(500)
         /// The link's tunables (clock model included).
         public var link = LinkConfiguration()
         /// Clock samples gathered (by pings) before the first schedule.
@@ -99,27 +101,25 @@ public final class DeviceSession {
         let earliest = min(0, program.segments.map(\.start).min() ?? 0)
         let startHost = now + currentLeadTime + .microseconds(-earliest)
         let startDevice = link.clock.deviceTime(at: startHost)
-        let shift = configuration.compensateLatency ? latency.correction : 0
-        var scheduled: [UInt32: Int64] = [:]
-        for segment in program.segments {
-            // Pattern time is host time: map each start through the clock model, drift included.
-            let start = Int64(link.clock.deviceTime(at: startHost + .microseconds(segment.start))) - shift
-            if segment.eventID != 0 { scheduled[segment.eventID] = start }
-            link.send(
-                .segment(
-                    SegmentCommand(
-                        start: UInt32(truncatingIfNeeded: start), duration: segment.duration, from: segment.from,
-                        to: segment.to, event: segment.eventID)))
-        }
+        var feeder = SegmentFeeder(
+            program: program, startHost: startHost, horizon: configuration.feedHorizon,
+            shift: configuration.compensateLatency ? latency.correction : 0)
+        feeder.feed(now: now, link: link)
         // Play to the end: every onset reported and the last segment (plus the actuator's
         // ring-down) over, so that what the actuator did is complete when this returns.
         let played = Set(program.events.filter(\.played).map(\.id))
         let driveEnd = program.segments.map { $0.start + Int64($0.duration) }.max() ?? 0
         let finished = startHost + .microseconds(max(driveEnd, Int64(program.duration * 1e6))) + configuration.ringDown
         let giveUp = finished + configuration.reportGrace
-        try pumpWhile(until: giveUp) {
-            !played.isSubset(of: self.onsets.keys) || self.link.pendingCount > 0 || self.now < finished
+        while now < giveUp {
+            feeder.feed(now: now, link: link)
+            let pending = !played.isSubset(of: onsets.keys) || link.pendingCount > 0 || now < finished
+            guard pending else { break }
+            try pumpWhile(until: min(giveUp, feeder.nextFeedTime ?? giveUp)) {
+                !played.isSubset(of: self.onsets.keys) || self.link.pendingCount > 0 || self.now < finished
+            }
         }
+        let scheduled = feeder.scheduled
 
         let events = program.events.map { event -> PlaybackReport.Event in
             var entry = PlaybackReport.Event(

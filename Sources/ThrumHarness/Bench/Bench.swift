@@ -20,6 +20,11 @@ public enum Bench {
         report.notes.append("virtual time; USB full-speed link model (1 ms frames) with 0.5–8 ms uniform OS scheduling jitter on host wake-ups and reads; device crystal ±100 ppm")
         try onsetFigures(options, into: &report)
         try clockFigures(options, into: &report)
+        try startFigures(options, into: &report)
+        try lossFigures(options, into: &report)
+        wireFigures(options, into: &report)
+        try feltFigures(options, into: &report)
+        compileFigures(options, into: &report)
         return report
     }
 
@@ -78,5 +83,105 @@ public enum Bench {
         report.figures.append(BenchFigure(
             key: "clock_offset_error_p99_wire_jitter_us", label: "clock offset error p99, jitter on the wire", value: Percentiles(stress).p99, unit: "µs",
             note: "stress model: jitter between the host's timestamp and the bytes leaving, both ways; the outbound floor then includes the jitter floor, which no round-trip method can see"))
+    }
+
+    static func startFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var unprepared: [Double] = [], prepared: [Double] = [], cold: [Double] = []
+        for seed in seeds(options, full: 4, quick: 1) {
+            let r = try StartLatencyBench.run(seed: seed &+ 300, trials: options.quick ? 8 : 40)
+            unprepared += r.unprepared
+            prepared += r.prepared
+            cold += r.cold
+        }
+        let u = Percentiles(unprepared), p = Percentiles(prepared), c = Percentiles(cold)
+        let proxy = "PROXY until PRELOAD/GO lands: connected, clock converged, driver awake, program compiled, immediate-start lead of 1 USB frame + 0.3 ms; the program still crosses the link after the call"
+        report.figures.append(BenchFigure(
+            key: "prepared_start_latency_p50_ms", label: "prepared start latency p50 (proxy)", value: p.p50, unit: "ms",
+            baseline: u.p50, baselineLabel: "unprepared", target: "≤ 1.5", met: p.p50.map { $0 <= 1.5 }, note: proxy))
+        report.figures.append(BenchFigure(
+            key: "prepared_start_latency_p99_ms", label: "prepared start latency p99 (proxy)", value: p.p99, unit: "ms",
+            baseline: u.p99, baselineLabel: "unprepared", target: "≤ 3", met: p.p99.map { $0 <= 3 }))
+        report.figures.append(BenchFigure(
+            key: "unprepared_start_latency_p50_ms", label: "unprepared start latency p50", value: u.p50, unit: "ms",
+            note: "connected and synchronised; play() with the adaptive lead (1.5·(SRTT+4·RTTVAR)+3 ms, ≥ 10 ms)"))
+        report.figures.append(BenchFigure(key: "unprepared_start_latency_p99_ms", label: "unprepared start latency p99", value: u.p99, unit: "ms"))
+        report.figures.append(BenchFigure(key: "cold_start_latency_p50_ms", label: "cold start latency p50 (open+sync+play)", value: c.p50, unit: "ms"))
+    }
+
+    static func lossFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var total = LossBench.Result()
+        for seed in seeds(options, full: 3, quick: 1) {
+            let r = try LossBench.run(seed: seed &+ 400, count: options.quick ? 25 : 80)
+            total.events += r.events
+            total.lost += r.lost
+            total.reportsMissing += r.reportsMissing
+            total.retransmissions += r.retransmissions
+            total.errors += r.errors.map(abs)
+            total.chunksLost += r.chunksLost
+            total.chunksCorrupted += r.chunksCorrupted
+        }
+        let e = Percentiles(total.errors)
+        report.figures.append(BenchFigure(
+            key: "loss_retransmissions", label: "retransmissions at 5 % loss + 5 % corruption", value: Double(total.retransmissions), unit: "",
+            note: "\(total.events) events; \(total.chunksLost) chunks lost, \(total.chunksCorrupted) corrupted (both ways)"))
+        report.figures.append(BenchFigure(
+            key: "loss_lost_events", label: "lost events at 5 % loss + 5 % corruption", value: Double(total.lost), unit: "",
+            target: "0", met: total.lost == 0))
+        report.figures.append(BenchFigure(
+            key: "loss_onset_error_p99_us", label: "onset error p99 under loss", value: e.p99, unit: "µs", target: "timing held (≤ 50)",
+            met: e.p99.map { $0 <= 50 }))
+        report.figures.append(BenchFigure(
+            key: "loss_onset_reports_missing", label: "onset reports lost on the way back", value: Double(total.reportsMissing), unit: "",
+            note: "device frames are not retransmitted, so an ONSET in a lost device frame is not re-sent; the event itself played"))
+    }
+
+    static func wireFigures(_ options: BenchOptions, into report: inout BenchReport) {
+        guard let directory = options.corpusDirectory else {
+            report.figures.append(BenchFigure(
+                key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: nil, unit: "B/s",
+                baseline: WireBytesBench.rtpBytesPerSecond, baselineLabel: "1 kHz RTP", target: "≥ 50× smaller",
+                note: "skipped: no corpus (pass --corpus DIR; default ../shared/corpus/ahap)"))
+            return
+        }
+        let r = WireBytesBench.run(directory: directory)
+        let ratio = r.bytesPerSecond > 0 ? WireBytesBench.rtpBytesPerSecond / r.bytesPerSecond : nil
+        report.figures.append(BenchFigure(
+            key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: r.files > 0 ? r.bytesPerSecond : nil, unit: "B/s",
+            baseline: WireBytesBench.rtpBytesPerSecond, baselineLabel: "1 kHz RTP",
+            note: "\(r.files) corpus patterns, \(Int(r.seconds.rounded())) s in all, \(r.skipped) skipped (unreadable or silent); SEGMENT frames host→device, framing included"))
+        report.figures.append(BenchFigure(
+            key: "wire_bytes_ratio_vs_rtp", label: "wire bytes, RTP stream ÷ ours", value: ratio, unit: "×", target: "≥ 50",
+            met: ratio.map { $0 >= 50 }))
+    }
+
+    static func feltFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var with: [Double] = [], without: [Double] = []
+        for seed in seeds(options, full: 2, quick: 1) {
+            let r = try FeltOnsetBench.run(seed: seed &+ 500, count: options.quick ? 6 : 24)
+            with += r.compensated
+            without += r.uncompensated
+        }
+        let w = Percentiles(with.map(abs)), n = Percentiles(without.map(abs))
+        report.figures.append(BenchFigure(
+            key: "felt_onset_error_max_ms", label: "felt onset − requested, transients, max |error|", value: w.max, unit: "ms",
+            baseline: n.max, baselineLabel: "no pre-shift", target: "within ±2", met: w.max.map { $0 <= 2 }))
+        report.figures.append(BenchFigure(
+            key: "felt_onset_error_p50_ms", label: "felt onset − requested, median |error|", value: w.p50, unit: "ms",
+            baseline: n.p50, baselineLabel: "no pre-shift"))
+    }
+
+    static func compileFigures(_ options: BenchOptions, into report: inout BenchReport) {
+        let sizes = options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
+        let results = CompileThroughputBench.run(sizes: sizes)
+        for r in results {
+            report.figures.append(BenchFigure(
+                key: "compile_events_per_second_\(r.events)", label: "compile throughput, \(r.events) events", value: r.perSecond, unit: "events/s",
+                target: "≥ 2 M", met: r.perSecond >= 2e6))
+        }
+        if let first = results.first, let last = results.last, last.events > first.events {
+            report.figures.append(BenchFigure(
+                key: "compile_throughput_ratio_largest_to_smallest", label: "throughput at largest ÷ smallest size", value: last.perSecond / first.perSecond,
+                unit: "×", target: "≈ 1 (linear)", note: "wall clock; debug builds are several times slower"))
+        }
     }
 }
