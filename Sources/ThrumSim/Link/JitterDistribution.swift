@@ -20,7 +20,7 @@ public enum JitterDistribution: Sendable, Hashable {
             return range.lowerBound + UInt64((rng.unit() * Double(width + 1)).rounded(.down))
         case .exponential(let minimum, let mean, let cap):
             let u = rng.unit()
-            let tail = -mean * log1pNegative(u)
+            let tail = mean * log1pNegative(u)
             return min(cap, minimum + UInt64(tail.rounded(.down)))
         case .mixture(let body, let tail, let p):
             return rng.chance(p) ? tail.sample(&rng) : body.sample(&rng)
