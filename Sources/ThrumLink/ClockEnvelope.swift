@@ -20,10 +20,15 @@ enum ClockEnvelope {
     static func lower(_ points: [(x: Double, z: Double)], slope fixed: Double?, slopeLimit: Double) -> ClockLine {
         precondition(!points.isEmpty)
         if let fixed { return through(points, slope: fixed) }
-        let sorted = points.sorted { ($0.x, $0.z) < ($1.x, $1.z) }
+        // Samples arrive in host-time order, so the sort is usually skipped.
+        let inOrder = zip(points, points.dropFirst()).allSatisfy { $0.x <= $1.x }
+        let sorted = inOrder ? points : points.sorted { ($0.x, $0.z) < ($1.x, $1.z) }
         var hull: [(x: Double, z: Double)] = []
         for p in sorted {
-            if let last = hull.last, last.x == p.x { continue }  // same x: the lower one came first
+            if let last = hull.last, last.x == p.x {  // same x: keep the lower
+                if p.z >= last.z { continue }
+                hull.removeLast()
+            }
             while hull.count >= 2 {
                 let a = hull[hull.count - 2], b = hull[hull.count - 1]
                 // Keep only left turns (counter-clockwise) for a lower hull.
@@ -96,8 +101,19 @@ enum ClockEnvelope {
         return ClockLine(intercept: intercept, slope: slope)
     }
 
-    /// How far the points sit above `line`, smallest first.
-    static func residuals(_ points: [(x: Double, z: Double)], above line: ClockLine) -> [Double] {
-        points.map { $0.z - line($0.x) }.sorted()
+    /// The `count` smallest distances of the points above `line`, smallest first.
+    static func residuals(_ points: [(x: Double, z: Double)], above line: ClockLine, count: Int = 3) -> [Double] {
+        var smallest: [Double] = []
+        for p in points {
+            let r = p.z - line(p.x)
+            if smallest.count < count {
+                smallest.append(r)
+                smallest.sort()
+            } else if r < smallest[count - 1] {
+                smallest[count - 1] = r
+                smallest.sort()
+            }
+        }
+        return smallest
     }
 }
