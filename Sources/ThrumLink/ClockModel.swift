@@ -47,6 +47,8 @@ public struct ClockModel: Sendable {
     public private(set) var samples: [ClockSample] = []
     private var extender = DeviceTimeExtender()
     private var fit: ClockFit?
+    /// Times the window restarted because a sample could not belong to the same clock.
+    public private(set) var jumps = 0
 
     /// Creates an empty model.
     public init(configuration: ClockModelConfiguration = .init()) { self.configuration = configuration }
@@ -61,6 +63,18 @@ public struct ClockModel: Sendable {
 
     /// Adds a sample whose device time is already extended, and refits.
     public mutating func addSample(_ sample: ClockSample) {
+        // A sample outside the bracket by more than the jump threshold is physically impossible
+        // for the same clock: the device restarted or its clock was set. Start the window afresh.
+        if fit != nil, !samples.isEmpty {
+            // rx_time lies between the device clock at send and at receive.
+            let atSend = bounds(at: sample.hostSend), atReceive = bounds(at: sample.hostReceive)
+            let threshold = configuration.jumpThreshold.microseconds
+            let device = Double(Int64(bitPattern: sample.deviceReceive))
+            if device < Double(atSend.lowerBound) - threshold || device > Double(atReceive.upperBound) + threshold {
+                samples.removeAll()
+                jumps += 1
+            }
+        }
         samples.append(sample)
         let horizon = sample.hostReceive - configuration.windowDuration
         samples.removeAll { $0.hostReceive < horizon }

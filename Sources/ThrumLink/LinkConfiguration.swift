@@ -41,6 +41,9 @@ public struct ClockModelConfiguration: Sendable {
     /// Spans of host time the window is cut into to measure drift over a long baseline (see
     /// ``ClockEnvelope``); below 2, the single hull edge above the window's mean is used.
     public var slopeBins: Int = 4
+    /// A sample this far outside the bracket means the device clock jumped (restart): the window
+    /// starts afresh from it.
+    public var jumpThreshold: HostDuration = .milliseconds(5)
     /// Drift beyond this (ppm) is treated as a bad fit and clamped.
     public var maximumDriftPPM: Double = 1_000
     /// Below this host-time span the fit keeps the previous slope (1 at first) and fits the offset only.

@@ -95,3 +95,25 @@ final class ClockModelEnvelopeTests: XCTestCase {
         XCTAssertEqual(model.driftPPM, 20, accuracy: 5)
     }
 }
+
+/// A device that restarts (its clock jumps) must not leave the envelope stuck on the old clock.
+final class ClockModelJumpTests: XCTestCase {
+    func testAClockJumpRestartsTheWindow() {
+        var configuration = ClockModelConfiguration()
+        configuration.outboundDelayFloor = .zero
+        var model = ClockModel(configuration: configuration)
+        func sample(_ t: Double, device offset: Double) -> ClockSample {
+            let arrival = (t / 1_000).rounded(.down) * 1_000 + 1_000
+            return ClockSample(
+                hostSend: HostTime(nanoseconds: Int64(t * 1_000)), hostReceive: HostTime(nanoseconds: Int64((arrival + 2_000) * 1_000)),
+                deviceReceive: UInt64(offset + arrival))
+        }
+        for i in 0..<200 { model.addSample(sample(1_000_000 + Double(i) * 5_000 + Double((i * 379) % 1_000), device: 9_000_000)) }
+        XCTAssertEqual(model.jumps, 0, "ordinary jitter is not a jump")
+        // The device restarts: its clock now reads 8 s less.
+        for i in 200..<400 { model.addSample(sample(1_000_000 + Double(i) * 5_000 + Double((i * 379) % 1_000), device: 1_000_000)) }
+        XCTAssertEqual(model.jumps, 1)
+        let t = 1_000_000 + 400 * 5_000.0
+        XCTAssertEqual(Double(model.deviceTime(at: HostTime(nanoseconds: Int64(t * 1_000)))), 1_000_000 + t, accuracy: 20)
+    }
+}
