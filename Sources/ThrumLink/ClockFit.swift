@@ -1,70 +1,73 @@
 import ThrumTime
 
-/// One weighted least-squares fit of device time against host time (see ``ClockModel``).
+/// One fit of device time against host time from a window of samples (see ``ClockModel``).
+///
+/// Coordinates: x is host µs relative to `hostReference`; z is device µs relative to
+/// `deviceReference` minus x (so a perfect clock is a flat line and the slope is the drift).
 struct ClockFit: Sendable {
-    /// Host time that `offset` refers to (the newest sample's matched host time).
+    /// Host time the lines are relative to (the newest sample's send time).
     var hostReference: HostTime
-    /// Device time (µs) that `offset` is relative to.
+    /// Device time (µs) the lines are relative to (the newest sample's `rx_time`).
     var deviceReference: UInt64
-    /// Device µs − deviceReference at hostReference.
-    var offset: Double
-    /// Device µs per host µs.
-    var slope: Double
+    /// Upper bound of (device − host) clock difference: the lower envelope of rx_time − send.
+    var upper: ClockLine
+    /// Lower bound: the upper envelope of rx_time − receive.
+    var lower: ClockLine
+    /// The estimate: `upper` minus the known outbound floor, or a share of the way to `lower`.
+    var estimate: ClockLine
     /// Whether the slope came from this fit (span long enough) rather than being carried over.
     var slopeFitted: Bool
-    /// Half the minimum round trip.
+    /// Half the gap between the bounds at the reference: the symmetric one-way delay.
     var pathDelay: HostDuration
-    /// Standard error of the prediction at hostReference.
+    /// How far the estimate may sit from the truth, from the spread of the best samples.
     var error: HostDuration
 
-    init?(samples: [ClockSample], configuration: ClockModelConfiguration, previousSlope: Double?) {
+    init?(samples: [ClockSample], configuration: ClockModelConfiguration, previousDrift: Double?) {
         guard let newest = samples.last else { return nil }
-        let minRTT = samples.map(\.roundTrip).min()!
-        pathDelay = HostDuration(nanoseconds: minRTT.nanoseconds / 2)
-        hostReference = newest.hostSend + pathDelay
+        hostReference = newest.hostSend
         deviceReference = newest.deviceReceive
 
-        let epsilon = configuration.weightFloor.microseconds
-        var w: [Double] = []
-        var x: [Double] = []
-        var y: [Double] = []
+        var outbound: [(x: Double, z: Double)] = []
+        var inbound: [(x: Double, z: Double)] = []
+        outbound.reserveCapacity(samples.count)
+        inbound.reserveCapacity(samples.count)
         for s in samples {
-            let excess = (s.roundTrip - minRTT).microseconds
-            w.append(1 / ((excess + epsilon) * (excess + epsilon)))
-            x.append(((s.hostSend + pathDelay) - hostReference).microseconds)
-            y.append(Double(Int64(bitPattern: s.deviceReceive) - Int64(bitPattern: deviceReference)))
+            let y = Double(Int64(bitPattern: s.deviceReceive &- deviceReference))
+            let xs = (s.hostSend - hostReference).microseconds
+            let xr = (s.hostReceive - hostReference).microseconds
+            outbound.append((xs, y - xs))
+            inbound.append((xr, y - xr))
         }
-        let sumW = w.reduce(0, +)
-        let meanX = zip(w, x).reduce(0) { $0 + $1.0 * $1.1 } / sumW
-        let meanY = zip(w, y).reduce(0) { $0 + $1.0 * $1.1 } / sumW
-        var sxx = 0.0
-        var sxy = 0.0
-        for i in w.indices {
-            sxx += w[i] * (x[i] - meanX) * (x[i] - meanX)
-            sxy += w[i] * (x[i] - meanX) * (y[i] - meanY)
-        }
-        let span = (x.max()! - x.min()!)
-        slopeFitted = samples.count >= 2 && span >= configuration.minimumFitSpan.microseconds && sxx > 0
-        slope = slopeFitted ? sxy / sxx : (previousSlope ?? 1)
-        offset = meanY - slope * meanX
+        let xs = outbound.map(\.x)
+        let span = xs.max()! - xs.min()!
+        slopeFitted = samples.count >= 3 && span >= configuration.minimumFitSpan.microseconds
+        let fixed: Double? = slopeFitted ? nil : (previousDrift ?? 0)
+        let limit = configuration.maximumDriftPPM * 1e-6
+        let bins = configuration.slopeBins
+        upper = fixed == nil && bins >= 2
+            ? ClockEnvelope.lowerLongBaseline(outbound, bins: bins, slopeLimit: limit)
+            : ClockEnvelope.lower(outbound, slope: fixed, slopeLimit: limit)
+        lower = ClockEnvelope.upper(inbound, slope: fixed, slopeLimit: limit, bins: bins)
 
-        if samples.count < 2 {
-            error = HostDuration(nanoseconds: newest.roundTrip.nanoseconds / 2)
-            return
+        let upperResiduals = ClockEnvelope.residuals(outbound, above: upper)
+        let lowerResiduals = ClockEnvelope.residuals(inbound.map { ($0.x, -$0.z) },
+                                                     above: ClockLine(intercept: -lower.intercept, slope: -lower.slope))
+        // The smallest residual beyond the points that define the line: how well the best samples agree.
+        let support = 1
+        func spread(_ residuals: [Double]) -> Double? { residuals.count > support ? residuals[support] : nil }
+
+        let driftScale = 1 + (upper.slope + lower.slope) / 2
+        pathDelay = .seconds(max(0, upper.intercept - lower.intercept) / driftScale / 2e6)
+        let halfRoundTrip = newest.roundTrip.microseconds / 2
+        if let floor = configuration.outboundDelayFloor {
+            // The outbound leg's floor is known: the device clock sits that far below the envelope.
+            estimate = ClockLine(intercept: upper.intercept - floor.microseconds, slope: upper.slope)
+            error = .seconds((spread(upperResiduals) ?? halfRoundTrip) / 1e6)
+        } else {
+            // Nothing known about the legs: split the gap between the two bounds evenly.
+            estimate = ClockLine(intercept: (upper.intercept + lower.intercept) / 2, slope: (upper.slope + lower.slope) / 2)
+            let a = spread(upperResiduals), b = spread(lowerResiduals)
+            error = .seconds(((a != nil && b != nil) ? (a! + b!) / 2 : halfRoundTrip) / 1e6)
         }
-        // Weighted residual variance, effective sample count, and the prediction's standard error.
-        var sumR2 = 0.0
-        var sumW2 = 0.0
-        for i in w.indices {
-            let r = y[i] - (offset + slope * x[i])
-            sumR2 += w[i] * r * r
-            sumW2 += w[i] * w[i]
-        }
-        let effectiveCount = max(sumW * sumW / sumW2, 1)
-        let sigma2 = sumR2 / sumW * effectiveCount / max(effectiveCount - (slopeFitted ? 2 : 1), 1)
-        // Normalised weights: Var(mean) = s²/n_eff, Var(slope) = s²/(n_eff·Var_w(x)), Var_w(x) = sxx/Σw.
-        var variance = sigma2 / effectiveCount
-        if slopeFitted && sxx > 0 { variance *= 1 + meanX * meanX * sumW / sxx }
-        error = .seconds(variance.squareRoot() / 1e6)
     }
 }

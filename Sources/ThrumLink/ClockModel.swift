@@ -21,12 +21,25 @@ public struct ClockSample: Sendable, Hashable {
     public var roundTrip: HostDuration { hostReceive - hostSend }
 }
 
-/// Maps host time to device time: device µs = offset + (1 + drift) · host µs, fitted by
-/// RTT-weighted least squares over a sliding window of ACK samples (DESIGN.md §4).
+/// Maps host time to device time: device µs = reference + (host µs − host reference) · (1 + drift)
+/// + offset, fitted to a sliding window of ACK samples (DESIGN.md §4; docs/timing.md).
 ///
-/// Each sample's device time is matched to its host send time plus the path delay, taken as half
-/// the smallest round trip in the window; a sample weighs 1/(rtt − minRTT + ε)², so samples
-/// delayed by queueing barely count.
+/// Every sample brackets the device clock. The ACK's `rx_time` was read when the frame arrived,
+/// which is after the host sent it and before the ACK came back, so at the send time the device
+/// clock read at most `rx_time`, and at the receive time at least `rx_time`. Over the window the
+/// model keeps the tightest bracket as two envelope lines (``ClockEnvelope``): the upper bound
+/// from the samples whose outbound trip was fastest, the lower bound from those whose ACK came
+/// back fastest. Each leg is min-filtered on its own, so a sample that was slow on one leg still
+/// helps on the other, and delays from queueing, OS scheduling or USB frame alignment cannot
+/// bias the lines; they only leave points above them. The slope of the envelopes is the drift,
+/// measured over the whole window (seconds), not between neighbouring samples.
+///
+/// The estimate inside the bracket: when the link's outbound floor is known
+/// (``ClockModelConfiguration/outboundDelayFloor``; about 0 on USB, where OUT data goes out with
+/// the next start of frame while IN data always waits for the host's next poll), the upper
+/// bound minus that floor; otherwise the middle of the bracket (the min-half-RTT assumption of
+/// NTP and Klipper, which is off by half the legs' asymmetry — unobservable from round trips).
+/// ``bounds(at:)`` gives the bracket itself for pessimistic decisions.
 public struct ClockModel: Sendable {
     /// The tunables.
     public let configuration: ClockModelConfiguration
@@ -34,6 +47,8 @@ public struct ClockModel: Sendable {
     public private(set) var samples: [ClockSample] = []
     private var extender = DeviceTimeExtender()
     private var fit: ClockFit?
+    /// Times the window restarted because a sample could not belong to the same clock.
+    public private(set) var jumps = 0
 
     /// Creates an empty model.
     public init(configuration: ClockModelConfiguration = .init()) { self.configuration = configuration }
@@ -48,22 +63,41 @@ public struct ClockModel: Sendable {
 
     /// Adds a sample whose device time is already extended, and refits.
     public mutating func addSample(_ sample: ClockSample) {
+        // A sample outside the bracket by more than the jump threshold is physically impossible
+        // for the same clock: the device restarted or its clock was set. Start the window afresh.
+        if fit != nil, !samples.isEmpty {
+            // rx_time lies between the device clock at send and at receive.
+            let atSend = bounds(at: sample.hostSend), atReceive = bounds(at: sample.hostReceive)
+            let threshold = configuration.jumpThreshold.microseconds
+            let device = Double(Int64(bitPattern: sample.deviceReceive))
+            if device < Double(atSend.lowerBound) - threshold || device > Double(atReceive.upperBound) + threshold {
+                samples.removeAll()
+                jumps += 1
+            }
+        }
         samples.append(sample)
         let horizon = sample.hostReceive - configuration.windowDuration
         samples.removeAll { $0.hostReceive < horizon }
         if samples.count > configuration.windowSamples { samples.removeFirst(samples.count - configuration.windowSamples) }
-        fit = ClockFit(samples: samples, configuration: configuration, previousSlope: fit?.slope)
+        fit = ClockFit(samples: samples, configuration: configuration, previousDrift: fit?.estimate.slope)
     }
 
-    /// Half the smallest round trip in the window: the assumed one-way delay.
+    /// Half the gap between the bounds: the one-way delay if both legs were alike.
     public var pathDelay: HostDuration { fit?.pathDelay ?? .zero }
 
     /// The device time (µs, 64-bit extended) at host time `time`; 0 before any sample.
     public func deviceTime(at time: HostTime) -> UInt64 {
         guard let fit else { return 0 }
-        let dy = fit.offset + fit.slope * (time - fit.hostReference).microseconds
-        let value = Double(Int64(bitPattern: fit.deviceReference)) + dy.rounded()
-        return value <= 0 ? 0 : UInt64(value)
+        return Self.clamp(value(of: fit.estimate, fit, at: time))
+    }
+
+    /// The bracket the device clock is in at host time `time`: it cannot read more than
+    /// `upperBound` (no frame arrives before it is sent) nor less than `lowerBound` (no ACK
+    /// comes back before the frame arrived). Both are 0 before any sample.
+    public func bounds(at time: HostTime) -> ClosedRange<UInt64> {
+        guard let fit else { return 0...0 }
+        let low = Self.clamp(value(of: fit.lower, fit, at: time))
+        return low...max(low, Self.clamp(value(of: fit.upper, fit, at: time)))
     }
 
     /// The device's 32-bit clock reading at host time `time` (for SEGMENT `start`).
@@ -72,8 +106,9 @@ public struct ClockModel: Sendable {
     /// The host time at which the device clock reads `deviceTime` (µs, 64-bit extended).
     public func hostTime(atDevice deviceTime: UInt64) -> HostTime {
         guard let fit else { return .zero }
-        let dy = Double(Int64(bitPattern: deviceTime) - Int64(bitPattern: fit.deviceReference))
-        return fit.hostReference + .seconds((dy - fit.offset) / fit.slope / 1e6)
+        let y = Double(Int64(bitPattern: deviceTime &- fit.deviceReference))
+        let x = (y - fit.estimate.intercept) / (1 + fit.estimate.slope)
+        return fit.hostReference + .seconds(x / 1e6)
     }
 
     /// Extends a 32-bit device time (e.g. an ONSET `time`) to 64 bits near the latest sample.
@@ -82,10 +117,11 @@ public struct ClockModel: Sendable {
     }
 
     /// Device clock rate error relative to the host, in parts per million (positive: device fast).
-    public var driftPPM: Double { ((fit?.slope ?? 1) - 1) * 1e6 }
+    public var driftPPM: Double { (fit?.estimate.slope ?? 0) * 1e6 }
 
-    /// The standard error of the fitted device time near the newest sample (half the round trip
-    /// with a single sample; zero with none).
+    /// How far the estimate may be off: the residual of the best sample beyond those defining the
+    /// envelope (order-statistics spacing of the best samples); half the round trip with a single
+    /// sample; zero with none. Excludes the asymmetry the model cannot see (see the type's notes).
     public var errorEstimate: HostDuration { fit?.error ?? .zero }
 
     /// Enough samples over a long enough span, and a small enough error estimate.
@@ -93,4 +129,11 @@ public struct ClockModel: Sendable {
         guard let fit, samples.count >= configuration.convergenceSamples else { return false }
         return fit.slopeFitted && fit.error <= configuration.convergenceError
     }
+
+    private func value(of line: ClockLine, _ fit: ClockFit, at time: HostTime) -> Double {
+        let x = (time - fit.hostReference).microseconds
+        return Double(Int64(bitPattern: fit.deviceReference)) + x + line(x)
+    }
+
+    private static func clamp(_ value: Double) -> UInt64 { value <= 0 ? 0 : UInt64(value.rounded()) }
 }

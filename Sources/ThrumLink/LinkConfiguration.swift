@@ -31,11 +31,21 @@ public struct LinkConfiguration: Sendable {
 /// Tunables of a ``ClockModel``.
 public struct ClockModelConfiguration: Sendable {
     /// The most samples the fit uses (the newest ones).
-    public var windowSamples: Int = 64
+    public var windowSamples: Int = 2048
     /// Samples older than this (relative to the newest) leave the fit.
     public var windowDuration: HostDuration = .seconds(20)
-    /// ε in the sample weight 1/(rtt − minRTT + ε)².
-    public var weightFloor: HostDuration = .microseconds(20)
+    /// The smallest possible outbound delay (host send → device `rx_time`) when the link's legs
+    /// are known to differ, as on USB (≈ 0: OUT data leaves with the next start of frame, while
+    /// IN data waits for a poll). Nil: unknown, so the model assumes symmetric legs.
+    public var outboundDelayFloor: HostDuration? = nil
+    /// Spans of host time the window is cut into to measure drift over a long baseline (see
+    /// ``ClockEnvelope``); below 2, the single hull edge above the window's mean is used.
+    public var slopeBins: Int = 4
+    /// A sample this far outside the bracket means the device clock jumped (restart): the window
+    /// starts afresh from it.
+    public var jumpThreshold: HostDuration = .milliseconds(5)
+    /// Drift beyond this (ppm) is treated as a bad fit and clamped.
+    public var maximumDriftPPM: Double = 1_000
     /// Below this host-time span the fit keeps the previous slope (1 at first) and fits the offset only.
     public var minimumFitSpan: HostDuration = .milliseconds(500)
     /// ``ClockModel/isConverged`` needs at least this many samples...

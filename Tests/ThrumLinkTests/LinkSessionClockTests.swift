@@ -22,7 +22,7 @@ final class LinkSessionClockTests: XCTestCase {
         XCTAssertLessThan(abs(modelError(harness)), 50, "µs off the true device clock", file: file, line: line)
         XCTAssertEqual(clock.driftPPM, driftPPM, accuracy: 10, file: file, line: line)
         XCTAssertLessThan(clock.errorEstimate, .microseconds(50), file: file, line: line)
-        XCTAssertEqual(clock.sampleCount, 64, file: file, line: line)
+        XCTAssertGreaterThanOrEqual(clock.sampleCount, 64, file: file, line: line)
         // Predictions a little ahead and behind stay accurate too, and the inverse maps back.
         for step in [-2_000, -500, 0, 300, 1_000] {
             let t = harness.now + .milliseconds(Int64(step))

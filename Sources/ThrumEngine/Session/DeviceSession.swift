@@ -13,8 +13,16 @@ public final class DeviceSession {
     public struct Configuration: Sendable {
         /// How long to wait for IDENTIFY_REPLY before giving up.
         public var connectTimeout: HostDuration = .seconds(1.5)
-        /// How far ahead of its start a program is scheduled.
+        /// How far ahead of its start a program is scheduled, when `leadPolicy` is nil.
         public var leadTime: HostDuration = .milliseconds(60)
+        /// Lead time from the link's measured round trip and jitter (nil: always `leadTime`).
+        public var leadPolicy: LeadTimePolicy? = LeadTimePolicy()
+        /// Learn the device's fixed latency from onset reports and schedule earlier by it.
+        public var compensateLatency = true
+        /// Segments are converted to device time and queued this long before their start.
+        public var feedHorizon: HostDuration = .milliseconds(500)
+        /// The link's tunables (clock model included).
+        public var link = LinkConfiguration()
         /// Clock samples gathered (by pings) before the first schedule.
         public var primeSamples: Int = 8
         /// Interval between the priming pings.
@@ -39,6 +47,8 @@ public final class DeviceSession {
     /// Called for every device event (identify reply, onset, fault) as the pump delivers it; the
     /// streaming engine listens here.
     public var deviceEventHandler: ((DeviceEvent) -> Void)?
+    /// The device's learnt fixed latency (see ``LatencyCompensator``).
+    public private(set) var latency = LatencyCompensator()
     private let endpointName: String
 
     /// Creates a session over `pump`; `endpointName` names the device in error messages.
@@ -46,7 +56,7 @@ public final class DeviceSession {
         self.pump = pump
         self.configuration = configuration
         self.endpointName = endpointName
-        link = LinkSession(clock: pump.clock)
+        link = LinkSession(clock: pump.clock, configuration: configuration.link)
     }
 
     private var now: HostTime { pump.clock.now() }
@@ -90,25 +100,30 @@ public final class DeviceSession {
     public func play(_ program: DriveProgram) throws(EngineError) -> PlaybackReport {
         let sentBefore = link.statistics.bytesSent
         let receivedBefore = link.statistics.bytesReceived
-        let startHost = now + configuration.leadTime
+        onsets.removeAll()
+        // The lead counts from the earliest segment, which a pre-shifted onset puts before time 0.
+        let earliest = min(0, program.segments.map(\.start).min() ?? 0)
+        let startHost = now + currentLeadTime + .microseconds(-earliest)
         let startDevice = link.clock.deviceTime(at: startHost)
-        for segment in program.segments {
-            let start = Int64(startDevice) + segment.start
-            link.send(
-                .segment(
-                    SegmentCommand(
-                        start: UInt32(truncatingIfNeeded: start), duration: segment.duration, from: segment.from,
-                        to: segment.to, event: segment.eventID)))
-        }
+        var feeder = SegmentFeeder(
+            program: program, startHost: startHost, horizon: configuration.feedHorizon,
+            shift: configuration.compensateLatency ? latency.correction : 0)
+        feeder.feed(now: now, link: link)
         // Play to the end: every onset reported and the last segment (plus the actuator's
         // ring-down) over, so that what the actuator did is complete when this returns.
         let played = Set(program.events.filter(\.played).map(\.id))
         let driveEnd = program.segments.map { $0.start + Int64($0.duration) }.max() ?? 0
         let finished = startHost + .microseconds(max(driveEnd, Int64(program.duration * 1e6))) + configuration.ringDown
         let giveUp = finished + configuration.reportGrace
-        try pumpWhile(until: giveUp) {
-            !played.isSubset(of: self.onsets.keys) || self.link.pendingCount > 0 || self.now < finished
+        while now < giveUp {
+            feeder.feed(now: now, link: link)
+            let pending = !played.isSubset(of: onsets.keys) || link.pendingCount > 0 || now < finished
+            guard pending else { break }
+            try pumpWhile(until: min(giveUp, feeder.nextFeedTime ?? giveUp)) {
+                !played.isSubset(of: self.onsets.keys) || self.link.pendingCount > 0 || self.now < finished
+            }
         }
+        let scheduled = feeder.scheduled
 
         let events = program.events.map { event -> PlaybackReport.Event in
             var entry = PlaybackReport.Event(
@@ -116,7 +131,10 @@ public final class DeviceSession {
                 onsetTime: nil, driveOnsetTime: nil, status: event.played ? .notReported : .notPlayed)
             if event.played, let report = onsets[event.id] {
                 let onsetDevice = extend(report.time, near: startDevice)
-                let driveOnset = Double(onsetDevice - Int64(startDevice)) / 1e6
+                if report.knownStatus == .onTime, let start = scheduled[event.id] {
+                    latency.observe(onset: onsetDevice, scheduled: start)
+                }
+                let driveOnset = (link.clock.hostTime(atDevice: UInt64(max(0, onsetDevice))) - startHost).seconds
                 entry.driveOnsetTime = driveOnset
                 entry.onsetTime = driveOnset - Double(event.driveOnset) / 1e6 + event.requestedTime
                 switch report.knownStatus {
@@ -130,10 +148,17 @@ public final class DeviceSession {
             }
             return entry
         }
-        return PlaybackReport(
+        var report = PlaybackReport(
             events: events, bytesSent: link.statistics.bytesSent - sentBefore,
             bytesReceived: link.statistics.bytesReceived - receivedBefore, segmentCount: program.segments.count,
             startDeviceTime: startDevice, duration: program.duration)
+        report.startHostTime = startHost
+        return report
+    }
+
+    /// The lead time the next `play` uses: from the link's round trip (``LeadTimePolicy``) or fixed.
+    public var currentLeadTime: HostDuration {
+        configuration.leadPolicy?.lead(for: link.statistics) ?? configuration.leadTime
     }
 
     /// Stops output at once (any-lane STOP) and lets the frame go out.

@@ -1,5 +1,6 @@
 import ThrumCompiler
 import ThrumPattern
+import ThrumTime
 
 /// What happened when a drive program was played: per event, the requested time and the onset
 /// the device reported, plus link figures.
@@ -61,6 +62,9 @@ public struct PlaybackReport: Sendable {
     public var startDeviceTime: UInt64
     /// Pattern length in seconds.
     public var duration: Double
+    /// Pattern time zero as the host intended it, in host time (what `startDeviceTime` was
+    /// computed from); benchmarks compare the device's true onsets against it.
+    public var startHostTime: HostTime = .zero
 
     /// Creates a report.
     public init(

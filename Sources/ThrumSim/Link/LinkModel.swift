@@ -7,10 +7,20 @@ public protocol LinkModel {
     /// Returns when `bytes`, written at `time`, reach the other side, or nil when they are lost.
     /// May change `bytes` to model corruption.
     mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64?
+
+    /// How long after `time` (µs) the host process actually runs when a timer of its fires at
+    /// `time`: OS scheduling latency. The host reads its clock when it runs, so this delays the
+    /// host's writes without making its timestamps wrong. 0 unless a model adds jitter.
+    mutating func hostWakeLatency(at time: UInt64) -> UInt64
+}
+
+extension LinkModel {
+    /// No scheduling latency.
+    public mutating func hostWakeLatency(at time: UInt64) -> UInt64 { 0 }
 }
 
 /// Which way a chunk travels.
-public enum LinkDirection: Sendable {
+public enum LinkDirection: Sendable, Hashable, CaseIterable {
     case hostToDevice
     case deviceToHost
 }

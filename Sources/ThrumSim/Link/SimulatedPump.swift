@@ -27,6 +27,9 @@ public final class SimulatedPump: LinkPump {
     private var toDevice: [InFlight] = []
     private var toHost: [InFlight] = []
     private var order = 0
+    /// The session timer deadline the host is sleeping towards, and when it actually wakes for it
+    /// (the deadline plus the link's scheduling latency, drawn once per deadline).
+    private var wake: (deadline: HostTime, at: UInt64)?
 
     /// Creates a pump; the clock must start at the device's true time zero or later.
     public init(device: VirtualDevice, clock: ManualClock, link: any LinkModel = FixedLatencyLink()) {
@@ -46,7 +49,7 @@ public final class SimulatedPump: LinkPump {
             if now >= deadlineMicros { return }
 
             var next = min(deadlineMicros, now + device.configuration.pollInterval)
-            if let t = session.nextDeadline { next = min(next, max(now, UInt64(max(0, t.nanoseconds / 1_000)))) }
+            if let t = session.nextDeadline { next = min(next, max(now, wakeTime(for: t))) }
             if let t = toDevice.map(\.arrival).min() { next = min(next, max(now, t)) }
             if let t = toHost.map(\.arrival).min() { next = min(next, max(now, t)) }
             if next == now { next = now + 1 }
@@ -56,12 +59,22 @@ public final class SimulatedPump: LinkPump {
             deliverToDevice(upTo: next)
             collectDeviceOutput(at: next)
             let delivered = deliverToHost(session, upTo: next)
-            session.poll()
+            // The host's timers run when the host process wakes, late by the scheduling latency.
+            if let t = session.nextDeadline, next >= wakeTime(for: t) { session.poll() }
             if delivered {
                 sendFromHost(session)
                 return
             }
         }
+    }
+
+    /// When the host wakes for a timer due at `deadline` (µs of true time).
+    private func wakeTime(for deadline: HostTime) -> UInt64 {
+        let due = UInt64(max(0, (deadline.nanoseconds + 999) / 1_000))
+        if let wake, wake.deadline == deadline { return wake.at }
+        let at = due + link.hostWakeLatency(at: due)
+        wake = (deadline, at)
+        return at
     }
 
     private func sendFromHost(_ session: LinkSession) {

@@ -22,7 +22,8 @@ struct CommandFailure: Error, CustomStringConvertible {
 /// Picks the subcommand and turns errors into messages and exit codes (never a stack trace).
 enum CommandRouter {
     static let commands: [any Subcommand.Type] = [
-        PlayCommand.self, RenderCommand.self, ValidateCommand.self, PresetsCommand.self, SimCommand.self, DevicesCommand.self,
+        PlayCommand.self, RenderCommand.self, ValidateCommand.self, PresetsCommand.self, BenchCommand.self,
+        SimCommand.self, DevicesCommand.self,
     ]
 
     static func run(_ arguments: [String]) -> Int32 {

@@ -1,0 +1,40 @@
+/// Learns the device's fixed latency from onset reports and tells how much earlier to schedule.
+///
+/// Each on-time ONSET says when the driver actually began (the register write that starts the
+/// segment completed) in device time; the host knows the segment's scheduled `start` in the same
+/// clock. Their difference is the latency the device adds after its timer fires — the I²C write
+/// (≈ 73 µs at 400 kHz) and the firmware's timer granularity — and involves no clock sync error.
+/// The median of the recent differences is robust to the odd late pass; segments are then
+/// scheduled that much earlier so the drive begins at the intended instant.
+public struct LatencyCompensator: Sendable {
+    /// Differences kept (the newest).
+    public let capacity: Int
+    /// Largest correction applied, µs (protects against nonsense reports).
+    public let limit: Int64
+    private var recent: [Int64] = []
+
+    /// Creates an empty compensator (no correction until the first report).
+    public init(capacity: Int = 64, limit: Int64 = 2_000) {
+        self.capacity = capacity
+        self.limit = limit
+    }
+
+    /// Samples learnt so far (at most `capacity`).
+    public var sampleCount: Int { recent.count }
+
+    /// Folds in one on-time onset: `onset` and `scheduled` are device times (µs) of one segment.
+    public mutating func observe(onset: Int64, scheduled: Int64) {
+        let latency = onset - scheduled
+        guard latency >= 0, latency <= limit else { return }
+        recent.append(latency)
+        if recent.count > capacity { recent.removeFirst(recent.count - capacity) }
+    }
+
+    /// How much earlier to schedule, µs: the median latency, or 0 with no samples.
+    public var correction: Int64 {
+        guard !recent.isEmpty else { return 0 }
+        let sorted = recent.sorted()
+        let mid = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+    }
+}

@@ -1,0 +1,196 @@
+/// What `thrum bench` runs.
+public struct BenchOptions: Sendable {
+    /// Fewer runs and events (for tests).
+    public var quick: Bool
+    /// The AHAP corpus for the wire-bytes figure; nil skips it with a note.
+    public var corpusDirectory: String?
+
+    /// Creates options.
+    public init(quick: Bool = false, corpusDirectory: String? = nil) {
+        self.quick = quick
+        self.corpusDirectory = corpusDirectory
+    }
+}
+
+/// Runs every figure of DESIGN.md §6 that lives on the host side, in virtual time, in one run.
+public enum Bench {
+    /// Runs the bench.
+    public static func run(_ options: BenchOptions) throws -> BenchReport {
+        var report = BenchReport()
+        report.notes.append("virtual time; USB full-speed link model (1 ms frames) with 0.5–8 ms uniform OS scheduling jitter on host wake-ups and reads; device crystal ±100 ppm")
+        try onsetFigures(options, into: &report)
+        try clockFigures(options, into: &report)
+        try startFigures(options, into: &report)
+        try lossFigures(options, into: &report)
+        wireFigures(options, into: &report)
+        try feltFigures(options, into: &report)
+        compileFigures(options, into: &report)
+        return report
+    }
+
+    static func seeds(_ options: BenchOptions, full: Int, quick: Int) -> [UInt64] {
+        (1...(options.quick ? quick : full)).map(UInt64.init)
+    }
+
+    static func onsetFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var ours: [Double] = []
+        var naive: [Double] = []
+        var missing = 0
+        var naiveMissing = 0
+        var drive: [Double] = []
+        var naiveDrive: [Double] = []
+        let count = options.quick ? 20 : 100
+        for seed in seeds(options, full: 4, quick: 1) {
+            let a = try OnsetBench.scheduled(seed: seed, count: count, link: BenchSetup.jitteredUSB(seed: seed))
+            ours += a.errors.map(abs)
+            drive += a.driveErrors.map(abs)
+            missing += a.missing
+            let b = try OnsetBench.naive(seed: seed, count: count, link: BenchSetup.jitteredUSB(seed: seed))
+            naive += b.errors.map(abs)
+            naiveDrive += b.driveErrors.map(abs)
+            naiveMissing += b.missing
+        }
+        let o = Percentiles(ours), n = Percentiles(naive)
+        let p99 = o.p99, np99 = n.p99
+        report.figures.append(BenchFigure(key: "onset_error_p50_us", label: "onset error p50", value: o.p50, unit: "µs", baseline: n.p50, baselineLabel: "naive send-when-due"))
+        report.figures.append(BenchFigure(
+            key: "onset_error_p99_us", label: "onset error p99", value: p99, unit: "µs", baseline: np99, baselineLabel: "naive send-when-due",
+            target: "≤ 50, ≥ 40× better", met: p99.flatMap { p in np99.map { p <= 50 && $0 / max(p, 1) >= 40 } }))
+        report.figures.append(BenchFigure(key: "onset_error_max_us", label: "onset error max", value: o.max, unit: "µs", baseline: n.max, baselineLabel: "naive send-when-due"))
+        report.figures.append(BenchFigure(key: "naive_onset_error_p99_us", label: "naive host onset error p99", value: np99, unit: "µs"))
+        report.figures.append(BenchFigure(
+            key: "onset_events_missing", label: "events the device never started", value: Double(missing), unit: "",
+            baseline: Double(naiveMissing), baselineLabel: "naive", target: "0", met: missing == 0,
+            note: "\(o.count) events; onset = completion of the event's first RTP_INPUT write in the chip model, against the host's intended instant, both in true time"))
+        let d = Percentiles(drive), nd = Percentiles(naiveDrive)
+        report.figures.append(BenchFigure(
+            key: "drive_onset_error_p99_us", label: "first non-zero drive error p99", value: d.p99, unit: "µs",
+            baseline: nd.p99, baselineLabel: "naive",
+            note: "chip drive onsets: when a segment's first amplitude rounds to 0 the drive begins at the firmware's next 500 µs RTP update (device update law, not timing error)"))
+    }
+
+    static func clockFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var errors: [Double] = []
+        var symmetric: [Double] = []
+        var drift: [Double] = []
+        for seed in seeds(options, full: 8, quick: 2) {
+            let r = try ClockBench.run(seed: seed, link: BenchSetup.jitteredUSB(seed: seed &+ 100), measure: options.quick ? 0.5 : 1)
+            errors += r.errors
+            symmetric += r.symmetricErrors
+            drift += r.driftErrors
+        }
+        var stress: [Double] = []
+        for seed in seeds(options, full: 2, quick: 1) {
+            stress += try ClockBench.run(seed: seed, link: BenchSetup.jitteredUSB(seed: seed &+ 200, placement: .wire), measure: 0.5).errors
+        }
+        let e = Percentiles(errors), s = Percentiles(symmetric), d = Percentiles(drift)
+        report.figures.append(BenchFigure(
+            key: "clock_offset_error_p99_us", label: "clock offset error p99 (after 2 s, ±100 ppm)", value: e.p99, unit: "µs",
+            baseline: s.p99, baselineLabel: "symmetric legs assumed", target: "≤ 20", met: e.p99.map { $0 <= 20 }))
+        report.figures.append(BenchFigure(key: "clock_offset_error_p50_us", label: "clock offset error p50", value: e.p50, unit: "µs"))
+        report.figures.append(BenchFigure(key: "clock_drift_error_ppm", label: "clock drift error (max over runs)", value: d.max, unit: "ppm"))
+        report.figures.append(BenchFigure(
+            key: "clock_offset_error_p99_wire_jitter_us", label: "clock offset error p99, jitter on the wire", value: Percentiles(stress).p99, unit: "µs",
+            note: "stress model: jitter between the host's timestamp and the bytes leaving, both ways; the outbound floor then includes the jitter floor, which no round-trip method can see"))
+    }
+
+    static func startFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var unprepared: [Double] = [], prepared: [Double] = [], cold: [Double] = []
+        for seed in seeds(options, full: 4, quick: 1) {
+            let r = try StartLatencyBench.run(seed: seed &+ 300, trials: options.quick ? 8 : 40)
+            unprepared += r.unprepared
+            prepared += r.prepared
+            cold += r.cold
+        }
+        let u = Percentiles(unprepared), p = Percentiles(prepared), c = Percentiles(cold)
+        let proxy = "PROXY until PRELOAD/GO lands: connected, clock converged, driver awake, program compiled, immediate-start lead of 1 USB frame + 0.3 ms; the program still crosses the link after the call"
+        report.figures.append(BenchFigure(
+            key: "prepared_start_latency_p50_ms", label: "prepared start latency p50 (proxy)", value: p.p50, unit: "ms",
+            baseline: u.p50, baselineLabel: "unprepared", target: "≤ 1.5", met: p.p50.map { $0 <= 1.5 }, note: proxy))
+        report.figures.append(BenchFigure(
+            key: "prepared_start_latency_p99_ms", label: "prepared start latency p99 (proxy)", value: p.p99, unit: "ms",
+            baseline: u.p99, baselineLabel: "unprepared", target: "≤ 3", met: p.p99.map { $0 <= 3 }))
+        report.figures.append(BenchFigure(
+            key: "unprepared_start_latency_p50_ms", label: "unprepared start latency p50", value: u.p50, unit: "ms",
+            note: "connected and synchronised; play() with the adaptive lead (1.5·(SRTT+4·RTTVAR)+3 ms, ≥ 10 ms)"))
+        report.figures.append(BenchFigure(key: "unprepared_start_latency_p99_ms", label: "unprepared start latency p99", value: u.p99, unit: "ms"))
+        report.figures.append(BenchFigure(key: "cold_start_latency_p50_ms", label: "cold start latency p50 (open+sync+play)", value: c.p50, unit: "ms"))
+    }
+
+    static func lossFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var total = LossBench.Result()
+        for seed in seeds(options, full: 3, quick: 1) {
+            let r = try LossBench.run(seed: seed &+ 400, count: options.quick ? 25 : 80)
+            total.events += r.events
+            total.lost += r.lost
+            total.reportsMissing += r.reportsMissing
+            total.retransmissions += r.retransmissions
+            total.errors += r.errors.map(abs)
+            total.chunksLost += r.chunksLost
+            total.chunksCorrupted += r.chunksCorrupted
+        }
+        let e = Percentiles(total.errors)
+        report.figures.append(BenchFigure(
+            key: "loss_retransmissions", label: "retransmissions at 5 % loss + 5 % corruption", value: Double(total.retransmissions), unit: "",
+            note: "\(total.events) events; \(total.chunksLost) chunks lost, \(total.chunksCorrupted) corrupted (both ways)"))
+        report.figures.append(BenchFigure(
+            key: "loss_lost_events", label: "lost events at 5 % loss + 5 % corruption", value: Double(total.lost), unit: "",
+            target: "0", met: total.lost == 0))
+        report.figures.append(BenchFigure(
+            key: "loss_onset_error_p99_us", label: "onset error p99 under loss", value: e.p99, unit: "µs", target: "timing held (≤ 50)",
+            met: e.p99.map { $0 <= 50 }))
+        report.figures.append(BenchFigure(
+            key: "loss_onset_reports_missing", label: "onset reports lost on the way back", value: Double(total.reportsMissing), unit: "",
+            note: "device frames are not retransmitted, so an ONSET in a lost device frame is not re-sent; the event itself played"))
+    }
+
+    static func wireFigures(_ options: BenchOptions, into report: inout BenchReport) {
+        guard let directory = options.corpusDirectory else {
+            report.figures.append(BenchFigure(
+                key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: nil, unit: "B/s",
+                baseline: WireBytesBench.rtpBytesPerSecond, baselineLabel: "1 kHz RTP", target: "≥ 50× smaller",
+                note: "skipped: no corpus (pass --corpus DIR; default ../shared/corpus/ahap)"))
+            return
+        }
+        let r = WireBytesBench.run(directory: directory)
+        let ratio = r.bytesPerSecond > 0 ? WireBytesBench.rtpBytesPerSecond / r.bytesPerSecond : nil
+        report.figures.append(BenchFigure(
+            key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: r.files > 0 ? r.bytesPerSecond : nil, unit: "B/s",
+            baseline: WireBytesBench.rtpBytesPerSecond, baselineLabel: "1 kHz RTP",
+            note: "\(r.files) corpus patterns, \(Int(r.seconds.rounded())) s in all, \(r.skipped) skipped (unreadable or silent); SEGMENT frames host→device, framing included"))
+        report.figures.append(BenchFigure(
+            key: "wire_bytes_ratio_vs_rtp", label: "wire bytes, RTP stream ÷ ours", value: ratio, unit: "×", target: "≥ 50",
+            met: ratio.map { $0 >= 50 }))
+    }
+
+    static func feltFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var with: [Double] = [], without: [Double] = []
+        for seed in seeds(options, full: 2, quick: 1) {
+            let r = try FeltOnsetBench.run(seed: seed &+ 500, count: options.quick ? 6 : 24)
+            with += r.compensated
+            without += r.uncompensated
+        }
+        let w = Percentiles(with.map(abs)), n = Percentiles(without.map(abs))
+        report.figures.append(BenchFigure(
+            key: "felt_onset_error_max_ms", label: "felt onset − requested, transients, max |error|", value: w.max, unit: "ms",
+            baseline: n.max, baselineLabel: "no pre-shift", target: "within ±2", met: w.max.map { $0 <= 2 }))
+        report.figures.append(BenchFigure(
+            key: "felt_onset_error_p50_ms", label: "felt onset − requested, median |error|", value: w.p50, unit: "ms",
+            baseline: n.p50, baselineLabel: "no pre-shift"))
+    }
+
+    static func compileFigures(_ options: BenchOptions, into report: inout BenchReport) {
+        let sizes = options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
+        let results = CompileThroughputBench.run(sizes: sizes)
+        for r in results {
+            report.figures.append(BenchFigure(
+                key: "compile_events_per_second_\(r.events)", label: "compile throughput, \(r.events) events", value: r.perSecond, unit: "events/s",
+                target: "≥ 2 M", met: r.perSecond >= 2e6))
+        }
+        if let first = results.first, let last = results.last, last.events > first.events {
+            report.figures.append(BenchFigure(
+                key: "compile_throughput_ratio_largest_to_smallest", label: "throughput at largest ÷ smallest size", value: last.perSecond / first.perSecond,
+                unit: "×", target: "≈ 1 (linear)", note: "wall clock; debug builds are several times slower"))
+        }
+    }
+}

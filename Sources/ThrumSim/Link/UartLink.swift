@@ -1,0 +1,27 @@
+/// A plain asynchronous serial line at `baud` (8N1: 10 bit times per byte), each direction
+/// independent, plus an optional fixed latency. A chunk arrives when its last byte has been
+/// shifted in; a chunk written while the line is busy waits for it.
+public struct UartLink: LinkModel, Sendable {
+    /// Line rate in bit/s.
+    public var baud: Double
+    /// Fixed extra latency in µs (level shifters, interrupt entry).
+    public var latency: UInt64
+    private var busyUntil: [LinkDirection: Double] = [:]
+
+    /// Creates a line at `baud`.
+    public init(baud: Double = 115_200, latency: UInt64 = 0) {
+        precondition(baud > 0)
+        self.baud = baud
+        self.latency = latency
+    }
+
+    /// Time to send one byte, µs.
+    public var byteTime: Double { 10 / baud * 1e6 }
+
+    public mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64? {
+        let start = max(Double(time), busyUntil[direction] ?? 0)
+        let end = start + byteTime * Double(bytes.count)
+        busyUntil[direction] = end
+        return UInt64(end.rounded(.up)) + latency
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import XCTest
+
+/// `thrum bench --quick --json` runs the whole bench in virtual time and prints every figure.
+final class BenchCommandTests: XCTestCase {
+    func testQuickJSONHasEveryKey() throws {
+        // Debug builds are several times slower than release; --quick keeps this well under the timeout.
+        let result = try ThrumProcess.run(["bench", "--quick", "--json"], timeout: 600)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let keys = [
+            "onset_error_p50_us", "onset_error_p99_us", "onset_error_max_us", "naive_onset_error_p99_us",
+            "clock_offset_error_p99_us", "clock_drift_error_ppm", "prepared_start_latency_p50_ms",
+            "prepared_start_latency_p99_ms", "unprepared_start_latency_p50_ms", "loss_retransmissions",
+            "loss_lost_events", "wire_bytes_per_second", "felt_onset_error_max_ms", "compile_events_per_second_1000",
+        ]
+        for key in keys { XCTAssertNotNil(object[key], "missing \(key)") }
+        for key in keys where key != "wire_bytes_per_second" { XCTAssertTrue(object[key] is NSNumber, "\(key) is not a number") }
+        XCTAssertEqual(object["loss_lost_events"] as? Double, 0)
+        XCTAssertLessThan(try XCTUnwrap(object["onset_error_p99_us"] as? Double), try XCTUnwrap(object["naive_onset_error_p99_us"] as? Double))
+        XCTAssertNotNil(object["notes"] as? [String])
+    }
+
+    func testTableNamesFiguresBaselinesAndTargets() throws {
+        let result = try ThrumProcess.run(["bench", "--help"])
+        XCTAssertEqual(result.status, 0)
+        XCTAssertTrue(result.standardOutput.contains("--quick"))
+    }
+}
