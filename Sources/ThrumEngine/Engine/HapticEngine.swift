@@ -158,7 +158,12 @@ public final class HapticEngine {
 
     /// How far ahead of now the drive is rendered and sent. Parameter changes take effect within
     /// this time (plus one render chunk); an immediate start is felt this long after the call.
-    public var leadTime: HostDuration { configuration.leadTime ?? session.configuration.leadTime }
+    public var leadTime: HostDuration {
+        if let fixed = configuration.leadTime { return fixed }
+        // The session's lead adapts to the link's round trip; streaming also needs room for a
+        // render chunk and the restart margin on top of it.
+        return max(session.currentLeadTime, configuration.chunk * 2 + configuration.restartMargin)
+    }
     /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
     var marginMicros: Int64 {
         max(configuration.restartMargin.nanoseconds, 2 * session.link.statistics.smoothedRoundTrip.nanoseconds) / 1_000
@@ -473,9 +478,16 @@ public final class HapticEngine {
         }
     }
 
+    /// The device time each marked segment was meant to start at (before latency correction),
+    /// until its onset report comes back.
+    private var intendedDeviceStart: [UInt32: Int64] = [:]
+
     private func send(_ s: DriveSegment) {
         let link = session.link
-        var device = link.clock.deviceTime(at: HostTime(nanoseconds: s.start * 1_000))
+        let intended = link.clock.deviceTime(at: HostTime(nanoseconds: s.start * 1_000))
+        if s.eventID != 0 { intendedDeviceStart[s.eventID] = Int64(intended) }
+        // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
+        var device = UInt64(max(0, Int64(intended) - session.latencyCorrection))
         if let last = lastDeviceStart, device < last { device = last }
         lastDeviceStart = device
         link.send(
@@ -539,6 +551,9 @@ public final class HapticEngine {
             guard var record = marks[report.event] else { return }
             let clock = session.link.clock
             let host = clock.hostTime(atDevice: clock.extend(report.time))
+            if report.knownStatus == .onTime, let intended = intendedDeviceStart.removeValue(forKey: report.event) {
+                session.observeLatency(onset: Int64(clock.extend(report.time)), intended: intended)
+            }
             switch report.knownStatus {
             case .onTime:
                 record.status = .onTime

@@ -156,6 +156,16 @@ public final class DeviceSession {
         return report
     }
 
+    /// The correction (µs earlier) to apply to scheduled device times for the fixed latency the
+    /// device has shown so far; 0 when compensation is off.
+    public var latencyCorrection: Int64 { configuration.compensateLatency ? latency.correction : 0 }
+
+    /// Learns the device's fixed latency from one on-time onset: its reported time and the
+    /// device time the host intended (both extended device µs, before any correction).
+    public func observeLatency(onset: Int64, intended: Int64) {
+        latency.observe(onset: onset, scheduled: intended)
+    }
+
     /// The lead time the next `play` uses: from the link's round trip (``LeadTimePolicy``) or fixed.
     public var currentLeadTime: HostDuration {
         configuration.leadPolicy?.lead(for: link.statistics) ?? configuration.leadTime
