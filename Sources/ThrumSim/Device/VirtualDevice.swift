@@ -142,7 +142,7 @@ public final class VirtualDevice {
 
     /// True time (µs) of the next firmware pass: the firmware's own next deadline, or the coarse
     /// main-loop pass. A pump stepping just past it collects the pass's output at once.
-    public var nextFirmwarePass: UInt64 { nextPassTime() }
+    public var nextFirmwarePass: UInt64 { max(now, nextPassTime()) }
 
     private func nextPassTime() -> UInt64 {
         var due = nextPoll

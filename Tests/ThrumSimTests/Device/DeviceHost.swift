@@ -35,7 +35,7 @@ final class DeviceHost {
     /// collecting output as the firmware produces it.
     func run(to t: UInt64) {
         while device.now < t {
-            let next = min(t, device.nextFirmwarePass + 1, (device.now / 100_000 + 1) * 100_000)
+            let next = max(device.now + 1, min(t, device.nextFirmwarePass + 1, (device.now / 100_000 + 1) * 100_000))
             device.advance(to: next)
             collect()
             if device.now % 100_000 == 0 { sendAnyLane([.ping]) }
