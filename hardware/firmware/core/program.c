@@ -60,7 +60,7 @@ void thrum_program_append(thrum_fw_t *fw, const thrum_segment_t *segment)
         return; /* already found broken; reported once */
     }
     if (p->used >= THRUM_FW_PROGRAM_SEGMENTS) {
-        p->valid &= (uint8_t)~SLOT_BIT(slot);
+        remove_slot(p, slot); /* frees the store for other slots; the slot stays invalid */
         thrum_telemetry_fault(fw, THRUM_FAULT_PROGRAM_FULL, slot);
         return;
     }
