@@ -37,16 +37,50 @@
 #define THRUM_MSG_STOP 0x03u
 #define THRUM_MSG_SEGMENT 0x04u
 #define THRUM_MSG_CONFIGURE_DRIVER 0x05u
+/* 0x06 and 0x07 are never assigned: the golden vectors use them as unknown ids. */
+#define THRUM_MSG_CALIBRATE 0x08u
+#define THRUM_MSG_WAKE 0x09u
+#define THRUM_MSG_STANDBY 0x0Au
+#define THRUM_MSG_PRELOAD_BEGIN 0x0Bu
+#define THRUM_MSG_PRELOAD_SEGMENT 0x0Cu
+#define THRUM_MSG_GO 0x0Du
+#define THRUM_MSG_ROM_EFFECT 0x0Eu
 
 /* Device → host message ids (§3.2). */
 #define THRUM_MSG_ACK 0x40u
 #define THRUM_MSG_IDENTIFY_REPLY 0x41u
 #define THRUM_MSG_ONSET 0x42u
 #define THRUM_MSG_FAULT 0x43u
+/* 0x44 is never assigned (an unknown id in the golden vectors). */
+#define THRUM_MSG_CALIBRATION_RESULT 0x45u
+#define THRUM_MSG_STATE 0x46u
+#define THRUM_MSG_CAPABILITIES 0x47u
 
 /* SEGMENT limits (§3.1). */
 #define THRUM_SEGMENT_MIN_DURATION_US 1u
 #define THRUM_SEGMENT_MAX_DURATION_US 1000000u
+
+/* A payload holds at most this many messages that carry fields (§3). */
+#define THRUM_MAX_FIELD_MESSAGES 12u
+
+/* Preloaded programs (§3.1 PRELOAD_BEGIN, GO): slots 0..THRUM_PROGRAM_SLOTS-1. */
+#define THRUM_PROGRAM_SLOTS 4u
+
+/* ROM_EFFECT (§3.1): DRV2605L ROM waveform ids. */
+#define THRUM_ROM_EFFECT_MIN 1u
+#define THRUM_ROM_EFFECT_MAX 123u
+
+/* CALIBRATION_RESULT status (§3.2). */
+#define THRUM_CALIBRATION_PASS 0u
+#define THRUM_CALIBRATION_FAIL 1u
+
+/* STATE (§3.2): state, then cause. */
+#define THRUM_STATE_STANDBY 0u
+#define THRUM_STATE_READY 1u
+#define THRUM_STATE_CALIBRATING 2u
+#define THRUM_CAUSE_HOST 0u
+#define THRUM_CAUSE_IDLE_TIMEOUT 1u
+#define THRUM_CAUSE_AUTOMATIC 2u
 
 /* ONSET status (§3.2). */
 #define THRUM_ONSET_ON_TIME 0u
@@ -60,12 +94,16 @@
 #define THRUM_FAULT_OVER_CURRENT 4u
 #define THRUM_FAULT_WATCHDOG_STOP 5u
 #define THRUM_FAULT_FLOW_CONTROL 6u
+#define THRUM_FAULT_PROGRAM_FULL 7u
+#define THRUM_FAULT_GO_REJECTED 8u
 
 /* Device behaviour (§4). */
 #define THRUM_AMPLITUDE_UPDATE_INTERVAL_US 500u
 #define THRUM_LATE_TOLERANCE_US 50u
 #define THRUM_WATCHDOG_US 1000000u
 #define THRUM_CLOCK_HZ 1000000u
+#define THRUM_ROM_LATE_WINDOW_US 20000u      /* a ROM effect reached later than this is dropped */
+#define THRUM_WAKE_MAX_TIMEOUT_MS 2000000u   /* larger WAKE idle timeouts are clamped */
 
 /* Varints (§3). */
 #define THRUM_UVARINT_MAX_BYTES 5u

@@ -85,6 +85,15 @@ MESSAGES = {
                               ("to", "u8"), ("event", "uv")]),
     "CONFIGURE_DRIVER": (0x05, "h2d", [("rated_voltage", "u8"), ("od_clamp", "u8"),
                                        ("drive_time", "u8"), ("ol_lra_period", "u8")]),
+    # 0x06 and 0x07 are never assigned (unknown-id vectors below use them)
+    "CALIBRATE": (0x08, "h2d", []),
+    "WAKE": (0x09, "h2d", [("idle_timeout_ms", "uv")]),
+    "STANDBY": (0x0A, "h2d", []),
+    "PRELOAD_BEGIN": (0x0B, "h2d", [("slot", "u8")]),
+    "PRELOAD_SEGMENT": (0x0C, "h2d", [("offset", "u32"), ("duration", "uv"), ("from", "u8"),
+                                      ("to", "u8"), ("event", "uv")]),
+    "GO": (0x0D, "h2d", [("slot", "u8"), ("start", "u32"), ("event_base", "uv")]),
+    "ROM_EFFECT": (0x0E, "h2d", [("start", "u32"), ("effect", "u8"), ("event", "uv")]),
     "ACK": (0x40, "d2h", [("next_seq", "u8"), ("rx_ctrl", "u8"), ("rx_seq", "u8"),
                           ("rx_time", "u32"), ("credits", "uv")]),
     "IDENTIFY_REPLY": (0x41, "d2h", [("protocol_version", "uv"), ("fw_major", "uv"),
@@ -94,13 +103,24 @@ MESSAGES = {
                                      ("max_payload", "uv"), ("driver_id", "uv")]),
     "ONSET": (0x42, "d2h", [("event", "uv"), ("time", "u32"), ("status", "u8")]),
     "FAULT": (0x43, "d2h", [("code", "uv"), ("detail", "uv")]),
+    # 0x44 is never assigned
+    "CALIBRATION_RESULT": (0x45, "d2h", [("status", "u8"), ("a_cal_comp", "u8"),
+                                         ("a_cal_bemf", "u8"), ("bemf_gain", "u8"),
+                                         ("lra_period", "u8")]),
+    "STATE": (0x46, "d2h", [("state", "u8"), ("cause", "u8")]),
+    "CAPABILITIES": (0x47, "d2h", [("program_slots", "uv"), ("program_segments", "uv")]),
 }
+PROGRAM_SLOTS = 4
 BY_ID = {(spec[1], spec[0]): name for name, spec in MESSAGES.items()}
 
 
 def check_range(name, field, value):
-    if name == "SEGMENT" and field == "duration" and not 1 <= value <= 1_000_000:
-        raise ParseError("SEGMENT duration out of range")
+    if name in ("SEGMENT", "PRELOAD_SEGMENT") and field == "duration" and not 1 <= value <= 1_000_000:
+        raise ParseError("%s duration out of range" % name)
+    if name in ("PRELOAD_BEGIN", "GO") and field == "slot" and not value < PROGRAM_SLOTS:
+        raise ParseError("%s slot out of range" % name)
+    if name == "ROM_EFFECT" and field == "effect" and not 1 <= value <= 123:
+        raise ParseError("ROM_EFFECT effect out of range")
 
 
 def msg_encode(name, **fields):
@@ -464,6 +484,67 @@ def build():
     stream_vec("device-max-frame-in-garbage", "d2h",
                bytes.fromhex("ff7e") + frame_encode("d2h", 0, 3, big) + bytes.fromhex("7e"),
                [big])
+
+    # ---- protocol additions: calibration, standby, preloaded programs, ROM effects ----------
+    comment("message h2d (additions): calibration, power, preload, ROM effects")
+    msg_vec("calibrate", "h2d", "CALIBRATE")
+    msg_vec("wake-typical", "h2d", "WAKE", idle_timeout_ms=5000)
+    msg_vec("wake-never", "h2d", "WAKE", idle_timeout_ms=0)
+    msg_vec("wake-max", "h2d", "WAKE", idle_timeout_ms=U32_MAX)
+    msg_vec("standby", "h2d", "STANDBY")
+    msg_vec("preload-begin-0", "h2d", "PRELOAD_BEGIN", slot=0)
+    msg_vec("preload-begin-3", "h2d", "PRELOAD_BEGIN", slot=3)
+    msg_vec("preload-segment-typical", "h2d", "PRELOAD_SEGMENT", offset=0, duration=12000,
+            **{"from": 255}, to=0, event=1)
+    msg_vec("preload-segment-max", "h2d", "PRELOAD_SEGMENT", offset=U32_MAX, duration=1_000_000,
+            **{"from": 255}, to=255, event=U32_MAX)
+    msg_vec("go-typical", "h2d", "GO", slot=1, start=2_000_000, event_base=100)
+    msg_vec("go-max", "h2d", "GO", slot=3, start=U32_MAX, event_base=U32_MAX)
+    msg_vec("rom-effect-strong-click", "h2d", "ROM_EFFECT", start=1000, effect=1, event=5)
+    msg_vec("rom-effect-123", "h2d", "ROM_EFFECT", start=U32_MAX, effect=123, event=U32_MAX)
+
+    comment("message d2h (additions)")
+    msg_vec("calibration-pass", "d2h", "CALIBRATION_RESULT", status=0, a_cal_comp=10,
+            a_cal_bemf=157, bemf_gain=0, lra_period=50)
+    msg_vec("calibration-fail", "d2h", "CALIBRATION_RESULT", status=1, a_cal_comp=0, a_cal_bemf=0,
+            bemf_gain=0, lra_period=0)
+    msg_vec("state-standby-idle", "d2h", "STATE", state=0, cause=1)
+    msg_vec("state-ready-host", "d2h", "STATE", state=1, cause=0)
+    msg_vec("state-calibrating-auto", "d2h", "STATE", state=2, cause=2)
+    msg_vec("capabilities-host-sim", "d2h", "CAPABILITIES", program_slots=4, program_segments=64)
+    msg_vec("capabilities-max", "d2h", "CAPABILITIES", program_slots=U32_MAX,
+            program_segments=U32_MAX)
+
+    comment("badpayload (additions)")
+    pseg = msg_encode("PRELOAD_SEGMENT", offset=0, duration=12000, **{"from": 255}, to=0, event=1)
+    bad_payload_vec("preload-begin-slot-4", "h2d", bytes.fromhex("0b04"))
+    bad_payload_vec("preload-begin-truncated", "h2d", bytes.fromhex("0b"))
+    bad_payload_vec("preload-segment-duration-0", "h2d",
+                    bytes.fromhex("0c") + (0).to_bytes(4, "little") + uv_encode(0) + b"\xff\x00\x01")
+    bad_payload_vec("preload-segment-missing-event", "h2d", pseg[:-1])
+    bad_payload_vec("go-slot-4", "h2d", bytes.fromhex("0d04") + (1000).to_bytes(4, "little") + b"\x00")
+    bad_payload_vec("go-truncated-start", "h2d", bytes.fromhex("0d01e803"))
+    bad_payload_vec("rom-effect-0", "h2d", bytes.fromhex("0e") + (1000).to_bytes(4, "little") + b"\x00\x05")
+    bad_payload_vec("rom-effect-124", "h2d", bytes.fromhex("0e") + (1000).to_bytes(4, "little") + b"\x7c\x05")
+    bad_payload_vec("wake-overlong", "h2d", bytes.fromhex("098000"))
+    bad_payload_vec("calibrate-trailing-byte", "h2d", bytes.fromhex("08ff"))
+    bad_payload_vec("calibration-result-truncated", "d2h", ack + bytes.fromhex("4500"))
+    bad_payload_vec("state-truncated", "d2h", ack + bytes.fromhex("4601"))
+    bad_payload_vec("capabilities-in-h2d", "h2d", bytes.fromhex("470440"))
+
+    comment("frame (additions)")
+    go = msg_encode("GO", slot=0, start=2_000_000, event_base=10)
+    frame_vec("go-unseq", "h2d", UNSEQ, 42, go)
+    frame_vec("wake-standby-unseq", "h2d", UNSEQ, 43,
+              msg_encode("WAKE", idle_timeout_ms=3000) + msg_encode("STANDBY"))
+    frame_vec("preload-seq-4", "h2d", 0, 4, msg_encode("PRELOAD_BEGIN", slot=2) + pseg + pseg)
+    frame_vec("calibrate-rom-seq-5", "h2d", 0, 5,
+              msg_encode("CALIBRATE") + msg_encode("ROM_EFFECT", start=5000, effect=47, event=9))
+    ident = ack_id + reply + msg_encode("CAPABILITIES", program_slots=4, program_segments=64)
+    frame_vec("device-identify-capabilities", "d2h", 0, 2, ident)
+    frame_vec("device-calibration-state", "d2h", 0, 3,
+              ack + msg_encode("CALIBRATION_RESULT", status=0, a_cal_comp=10, a_cal_bemf=157,
+                               bemf_gain=0, lra_period=50) + msg_encode("STATE", state=1, cause=2))
     return "\n".join(lines) + "\n"
 
 

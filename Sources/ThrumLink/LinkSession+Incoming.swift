@@ -39,6 +39,12 @@ extension LinkSession {
                 events.append(.onset(onset))
             case .fault(let fault):
                 events.append(.fault(fault))
+            case .calibrationResult(let report):
+                events.append(.calibrated(report))
+            case .state(let report):
+                events.append(.powerState(report))
+            case .capabilities(let capabilities):
+                events.append(.capabilities(capabilities))
             }
         }
     }

@@ -30,4 +30,10 @@ public enum DeviceEvent: Sendable, Equatable {
     case onset(OnsetReport)
     /// FAULT.
     case fault(FaultReport)
+    /// CALIBRATION_RESULT: an auto-calibration run ended.
+    case calibrated(CalibrationReport)
+    /// STATE: the driver changed power state (standby, ready, calibrating).
+    case powerState(StateReport)
+    /// CAPABILITIES (follows IDENTIFY_REPLY): program store sizes.
+    case capabilities(DeviceCapabilities)
 }

@@ -44,14 +44,14 @@ struct SequencedLane: Sendable {
 
     /// Whether the next message is a SEGMENT without credit and no ACK is on its way.
     var isWaitingForCredits: Bool {
-        guard case .segment = queue.first, outstanding.isEmpty else { return false }
+        guard let first = queue.first, first.queueSlots > 0, outstanding.isEmpty else { return false }
         return creditBalance <= 0
     }
 
     /// Whether a new frame could be sent now.
     func canSendNewFrame(window: Int) -> Bool {
         guard let first = queue.first, outstanding.count < window else { return false }
-        if case .segment = first { return creditBalance > 0 }
+        if first.queueSlots > 0 { return creditBalance > 0 }
         return true
     }
 
@@ -62,9 +62,15 @@ struct SequencedLane: Sendable {
         var payload: [UInt8] = []
         var count = 0
         var segments = 0
+        var withFields = 0
         for message in queue {
             if payload.count + message.encodedLength > maxPayload { break }
-            if case .segment = message {
+            if message.encodedLength > 1 {
+                // §3: at most 12 messages with fields per payload
+                if withFields >= ProtocolConstants.maxFieldMessages { break }
+                withFields += 1
+            }
+            if message.queueSlots > 0 {
                 if segments >= creditBalance { break }
                 segments += 1
             }

@@ -8,6 +8,12 @@ public enum DeviceMessage: Sendable, Hashable {
     case onset(OnsetReport)
     /// FAULT: a device fault.
     case fault(FaultReport)
+    /// CALIBRATION_RESULT: an auto-calibration run ended.
+    case calibrationResult(CalibrationReport)
+    /// STATE: the driver changed power state.
+    case state(StateReport)
+    /// CAPABILITIES: follows IDENTIFY_REPLY.
+    case capabilities(DeviceCapabilities)
 
     /// The message id.
     public var id: UInt32 {
@@ -16,6 +22,9 @@ public enum DeviceMessage: Sendable, Hashable {
         case .identifyReply: return ProtocolConstants.msgIdentifyReply
         case .onset: return ProtocolConstants.msgOnset
         case .fault: return ProtocolConstants.msgFault
+        case .calibrationResult: return ProtocolConstants.msgCalibrationResult
+        case .state: return ProtocolConstants.msgState
+        case .capabilities: return ProtocolConstants.msgCapabilities
         }
     }
 
@@ -48,6 +57,18 @@ public enum DeviceMessage: Sendable, Hashable {
         case .fault(let f):
             writer.uv(f.code)
             writer.uv(f.detail)
+        case .calibrationResult(let c):
+            writer.u8(c.status)
+            writer.u8(c.aCalComp)
+            writer.u8(c.aCalBemf)
+            writer.u8(c.bemfGain)
+            writer.u8(c.lraPeriod)
+        case .state(let s):
+            writer.u8(s.state)
+            writer.u8(s.cause)
+        case .capabilities(let c):
+            writer.uv(c.programSlots)
+            writer.uv(c.programSegments)
         }
         bytes = writer.bytes
     }
@@ -98,6 +119,15 @@ public enum DeviceMessage: Sendable, Hashable {
             return .onset(OnsetReport(event: try reader.uv(), time: try reader.u32(), status: try reader.u8()))
         case ProtocolConstants.msgFault:
             return .fault(FaultReport(code: try reader.uv(), detail: try reader.uv()))
+        case ProtocolConstants.msgCalibrationResult:
+            return .calibrationResult(
+                CalibrationReport(
+                    status: try reader.u8(), aCalComp: try reader.u8(), aCalBemf: try reader.u8(),
+                    bemfGain: try reader.u8(), lraPeriod: try reader.u8()))
+        case ProtocolConstants.msgState:
+            return .state(StateReport(state: try reader.u8(), cause: try reader.u8()))
+        case ProtocolConstants.msgCapabilities:
+            return .capabilities(DeviceCapabilities(programSlots: try reader.uv(), programSegments: try reader.uv()))
         default:
             throw .unknownMessage(id: id, direction: .deviceToHost)
         }
@@ -120,6 +150,13 @@ extension DeviceMessage: CustomStringConvertible {
             return "ONSET event=\(o.event) time=\(o.time) status=\(o.status)"
         case .fault(let f):
             return "FAULT code=\(f.code) detail=\(f.detail)"
+        case .calibrationResult(let c):
+            return "CALIBRATION_RESULT status=\(c.status) a_cal_comp=\(c.aCalComp) a_cal_bemf=\(c.aCalBemf) "
+                + "bemf_gain=\(c.bemfGain) lra_period=\(c.lraPeriod)"
+        case .state(let s):
+            return "STATE state=\(s.state) cause=\(s.cause)"
+        case .capabilities(let c):
+            return "CAPABILITIES program_slots=\(c.programSlots) program_segments=\(c.programSegments)"
         }
     }
 }

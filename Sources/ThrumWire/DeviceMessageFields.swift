@@ -108,6 +108,11 @@ public struct FaultReport: Sendable, Hashable {
         case watchdogStop = 5
         /// Flow-control violation; detail = the rejected SEQ.
         case flowControl = 6
+        /// The program store is full; detail = the slot (4: no PRELOAD_BEGIN came first).
+        case programFull = 7
+        /// GO refused (slot invalid or empty of a complete program, no queue room, or out of
+        /// order); detail = the slot.
+        case goRejected = 8
     }
 
     /// The raw fault code (see ``Code``).

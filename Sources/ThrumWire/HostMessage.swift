@@ -10,6 +10,20 @@ public enum HostMessage: Sendable, Hashable {
     case segment(SegmentCommand)
     /// CONFIGURE_DRIVER: reinitialise the driver. Sequenced lane only.
     case configureDriver(DriverConfiguration)
+    /// CALIBRATE: run the driver's auto-calibration. Sequenced lane only.
+    case calibrate
+    /// WAKE: leave standby; return to it after `idleTimeoutMilliseconds` idle (0 = never). Any lane.
+    case wake(idleTimeoutMilliseconds: UInt32)
+    /// STANDBY: stop and put the driver in standby. Any lane.
+    case standby
+    /// PRELOAD_BEGIN: start (re)loading program `slot`. Sequenced lane only.
+    case preloadBegin(slot: UInt8)
+    /// PRELOAD_SEGMENT: append a segment to the program being loaded. Sequenced lane only.
+    case preloadSegment(PreloadSegmentCommand)
+    /// GO: queue a preloaded program at a device time. Any lane.
+    case go(GoCommand)
+    /// ROM_EFFECT: play a DRV2605L ROM effect at a device time. Sequenced lane only.
+    case romEffect(ROMEffectCommand)
 
     /// The message id.
     public var id: UInt32 {
@@ -19,14 +33,30 @@ public enum HostMessage: Sendable, Hashable {
         case .stop: return ProtocolConstants.msgStop
         case .segment: return ProtocolConstants.msgSegment
         case .configureDriver: return ProtocolConstants.msgConfigureDriver
+        case .calibrate: return ProtocolConstants.msgCalibrate
+        case .wake: return ProtocolConstants.msgWake
+        case .standby: return ProtocolConstants.msgStandby
+        case .preloadBegin: return ProtocolConstants.msgPreloadBegin
+        case .preloadSegment: return ProtocolConstants.msgPreloadSegment
+        case .go: return ProtocolConstants.msgGo
+        case .romEffect: return ProtocolConstants.msgROMEffect
         }
     }
 
     /// Whether the message may travel in an `UNSEQ` frame (§2.3).
     public var isAnyLane: Bool {
         switch self {
-        case .identify, .ping, .stop: return true
-        case .segment, .configureDriver: return false
+        case .identify, .ping, .stop, .wake, .standby, .go: return true
+        case .segment, .configureDriver, .calibrate, .preloadBegin, .preloadSegment, .romEffect: return false
+        }
+    }
+
+    /// Queue slots the message takes when the device runs it (§2.4): SEGMENT and ROM_EFFECT take
+    /// one each; GO takes as many as its program has segments, which only the sender knows.
+    public var queueSlots: Int {
+        switch self {
+        case .segment, .romEffect: return 1
+        default: return 0
         }
     }
 
@@ -35,8 +65,26 @@ public enum HostMessage: Sendable, Hashable {
         var writer = PayloadWriter(bytes: bytes)
         writer.uv(id)
         switch self {
-        case .identify, .ping, .stop:
+        case .identify, .ping, .stop, .calibrate, .standby:
             break
+        case .wake(let timeout):
+            writer.uv(timeout)
+        case .preloadBegin(let slot):
+            writer.u8(slot)
+        case .preloadSegment(let p):
+            writer.u32(p.offset)
+            writer.uv(p.duration)
+            writer.u8(p.from)
+            writer.u8(p.to)
+            writer.uv(p.event)
+        case .go(let g):
+            writer.u8(g.slot)
+            writer.u32(g.start)
+            writer.uv(g.eventBase)
+        case .romEffect(let r):
+            writer.u32(r.start)
+            writer.u8(r.effect)
+            writer.uv(r.event)
         case .segment(let s):
             writer.u32(s.start)
             writer.uv(s.duration)
@@ -62,12 +110,22 @@ public enum HostMessage: Sendable, Hashable {
     /// The number of bytes ``encode()`` produces.
     public var encodedLength: Int {
         switch self {
-        case .identify, .ping, .stop:
+        case .identify, .ping, .stop, .calibrate, .standby:
             return 1
         case .segment(let s):
             return 1 + 4 + UVarint.encodedLength(s.duration) + 2 + UVarint.encodedLength(s.event)
         case .configureDriver:
             return 5
+        case .wake(let timeout):
+            return 1 + UVarint.encodedLength(timeout)
+        case .preloadBegin:
+            return 2
+        case .preloadSegment(let p):
+            return 1 + 4 + UVarint.encodedLength(p.duration) + 2 + UVarint.encodedLength(p.event)
+        case .go(let g):
+            return 1 + 1 + 4 + UVarint.encodedLength(g.eventBase)
+        case .romEffect(let r):
+            return 1 + 4 + 1 + UVarint.encodedLength(r.event)
         }
     }
 
@@ -96,10 +154,7 @@ public enum HostMessage: Sendable, Hashable {
         case ProtocolConstants.msgStop: return .stop
         case ProtocolConstants.msgSegment:
             let start = try reader.u32()
-            let duration = try reader.uv()
-            guard duration >= ProtocolConstants.segmentMinDurationMicroseconds,
-                duration <= ProtocolConstants.segmentMaxDurationMicroseconds
-            else { throw .fieldOutOfRange(field: "duration", value: duration) }
+            let duration = try readDuration(from: &reader)
             let from = try reader.u8()
             let to = try reader.u8()
             let event = try reader.uv()
@@ -109,9 +164,45 @@ public enum HostMessage: Sendable, Hashable {
                 DriverConfiguration(
                     ratedVoltage: try reader.u8(), odClamp: try reader.u8(), driveTime: try reader.u8(),
                     olLraPeriod: try reader.u8()))
+        case ProtocolConstants.msgCalibrate: return .calibrate
+        case ProtocolConstants.msgWake: return .wake(idleTimeoutMilliseconds: try reader.uv())
+        case ProtocolConstants.msgStandby: return .standby
+        case ProtocolConstants.msgPreloadBegin: return .preloadBegin(slot: try readSlot(from: &reader))
+        case ProtocolConstants.msgPreloadSegment:
+            let offset = try reader.u32()
+            let duration = try readDuration(from: &reader)
+            return .preloadSegment(
+                PreloadSegmentCommand(
+                    offset: offset, duration: duration, from: try reader.u8(), to: try reader.u8(),
+                    event: try reader.uv()))
+        case ProtocolConstants.msgGo:
+            return .go(GoCommand(slot: try readSlot(from: &reader), start: try reader.u32(), eventBase: try reader.uv()))
+        case ProtocolConstants.msgROMEffect:
+            let start = try reader.u32()
+            let effect = try reader.u8()
+            guard effect >= ProtocolConstants.romEffectMin, effect <= ProtocolConstants.romEffectMax else {
+                throw .fieldOutOfRange(field: "effect", value: UInt32(effect))
+            }
+            return .romEffect(ROMEffectCommand(start: start, effect: effect, event: try reader.uv()))
         default:
             throw .unknownMessage(id: id, direction: .hostToDevice)
         }
+    }
+}
+
+extension HostMessage {
+    static func readDuration(from reader: inout PayloadReader) throws(WireError) -> UInt32 {
+        let duration = try reader.uv()
+        guard duration >= ProtocolConstants.segmentMinDurationMicroseconds,
+            duration <= ProtocolConstants.segmentMaxDurationMicroseconds
+        else { throw .fieldOutOfRange(field: "duration", value: duration) }
+        return duration
+    }
+
+    static func readSlot(from reader: inout PayloadReader) throws(WireError) -> UInt8 {
+        let slot = try reader.u8()
+        guard slot < ProtocolConstants.programSlots else { throw .fieldOutOfRange(field: "slot", value: UInt32(slot)) }
+        return slot
     }
 }
 
@@ -127,6 +218,14 @@ extension HostMessage: CustomStringConvertible {
         case .configureDriver(let c):
             return "CONFIGURE_DRIVER rated_voltage=\(c.ratedVoltage) od_clamp=\(c.odClamp) "
                 + "drive_time=\(c.driveTime) ol_lra_period=\(c.olLraPeriod)"
+        case .calibrate: return "CALIBRATE"
+        case .wake(let timeout): return "WAKE idle_timeout_ms=\(timeout)"
+        case .standby: return "STANDBY"
+        case .preloadBegin(let slot): return "PRELOAD_BEGIN slot=\(slot)"
+        case .preloadSegment(let p):
+            return "PRELOAD_SEGMENT offset=\(p.offset) duration=\(p.duration) from=\(p.from) to=\(p.to) event=\(p.event)"
+        case .go(let g): return "GO slot=\(g.slot) start=\(g.start) event_base=\(g.eventBase)"
+        case .romEffect(let r): return "ROM_EFFECT start=\(r.start) effect=\(r.effect) event=\(r.event)"
         }
     }
 }

@@ -51,6 +51,20 @@ public enum ProtocolConstants {
     public static let msgSegment: UInt32 = 0x04
     /// Host → device: CONFIGURE_DRIVER.
     public static let msgConfigureDriver: UInt32 = 0x05
+    /// Host → device: CALIBRATE. (0x06 and 0x07 are never assigned.)
+    public static let msgCalibrate: UInt32 = 0x08
+    /// Host → device: WAKE.
+    public static let msgWake: UInt32 = 0x09
+    /// Host → device: STANDBY.
+    public static let msgStandby: UInt32 = 0x0A
+    /// Host → device: PRELOAD_BEGIN.
+    public static let msgPreloadBegin: UInt32 = 0x0B
+    /// Host → device: PRELOAD_SEGMENT.
+    public static let msgPreloadSegment: UInt32 = 0x0C
+    /// Host → device: GO.
+    public static let msgGo: UInt32 = 0x0D
+    /// Host → device: ROM_EFFECT.
+    public static let msgROMEffect: UInt32 = 0x0E
     /// Device → host: ACK.
     public static let msgAck: UInt32 = 0x40
     /// Device → host: IDENTIFY_REPLY.
@@ -59,6 +73,12 @@ public enum ProtocolConstants {
     public static let msgOnset: UInt32 = 0x42
     /// Device → host: FAULT.
     public static let msgFault: UInt32 = 0x43
+    /// Device → host: CALIBRATION_RESULT. (0x44 is never assigned.)
+    public static let msgCalibrationResult: UInt32 = 0x45
+    /// Device → host: STATE.
+    public static let msgState: UInt32 = 0x46
+    /// Device → host: CAPABILITIES.
+    public static let msgCapabilities: UInt32 = 0x47
 
     // MARK: SEGMENT limits (§3.1)
 
@@ -66,6 +86,38 @@ public enum ProtocolConstants {
     public static let segmentMinDurationMicroseconds: UInt32 = 1
     /// The longest SEGMENT duration in µs.
     public static let segmentMaxDurationMicroseconds: UInt32 = 1_000_000
+
+    /// The most messages with fields one payload may hold (`THRUM_MAX_FIELD_MESSAGES`).
+    public static let maxFieldMessages = 12
+    /// Program slots of PRELOAD_BEGIN and GO (`THRUM_PROGRAM_SLOTS`): slot 0 ..< this.
+    public static let programSlots: UInt8 = 4
+    /// The lowest ROM_EFFECT effect id.
+    public static let romEffectMin: UInt8 = 1
+    /// The highest ROM_EFFECT effect id.
+    public static let romEffectMax: UInt8 = 123
+    /// A ROM effect reached later than this after its start is dropped, µs.
+    public static let romLateWindowMicroseconds: UInt32 = 20_000
+    /// WAKE idle timeouts above this are clamped by the device, ms.
+    public static let wakeMaxTimeoutMilliseconds: UInt32 = 2_000_000
+
+    // MARK: CALIBRATION_RESULT and STATE (§3.2)
+
+    /// CALIBRATION_RESULT status: converged.
+    public static let calibrationPass: UInt8 = 0
+    /// CALIBRATION_RESULT status: failed.
+    public static let calibrationFail: UInt8 = 1
+    /// STATE state: driver in standby.
+    public static let stateStandby: UInt8 = 0
+    /// STATE state: driver ready.
+    public static let stateReady: UInt8 = 1
+    /// STATE state: calibrating.
+    public static let stateCalibrating: UInt8 = 2
+    /// STATE cause: a host message.
+    public static let causeHost: UInt8 = 0
+    /// STATE cause: the WAKE idle timeout.
+    public static let causeIdleTimeout: UInt8 = 1
+    /// STATE cause: the device on its own (a queued entry, an automatic calibration).
+    public static let causeAutomatic: UInt8 = 2
 
     // MARK: ONSET status (§3.2)
 
@@ -90,6 +142,10 @@ public enum ProtocolConstants {
     public static let faultWatchdogStop: UInt32 = 5
     /// FAULT: flow-control violation (detail = the rejected SEQ).
     public static let faultFlowControl: UInt32 = 6
+    /// FAULT: the program store is full (detail = the slot, or 4 when no PRELOAD_BEGIN came first).
+    public static let faultProgramFull: UInt32 = 7
+    /// FAULT: GO refused (detail = the slot).
+    public static let faultGoRejected: UInt32 = 8
 
     // MARK: Device behaviour (§4)
 

@@ -103,7 +103,7 @@ final class FakeDevice {
                 if s.event != 0 {
                     replies.append(.onset(OnsetReport(event: s.event, time: s.start, status: 0)))
                 }
-            case .ping, .configureDriver: break
+            default: break
             }
             executed.append(message)
         }

@@ -35,6 +35,18 @@ enum MessageText {
                 DriverConfiguration(
                     ratedVoltage: f.u8("rated_voltage"), odClamp: f.u8("od_clamp"), driveTime: f.u8("drive_time"),
                     olLraPeriod: f.u8("ol_lra_period")))
+        case "CALIBRATE": return .calibrate
+        case "WAKE": return .wake(idleTimeoutMilliseconds: f.u32("idle_timeout_ms"))
+        case "STANDBY": return .standby
+        case "PRELOAD_BEGIN": return .preloadBegin(slot: f.u8("slot"))
+        case "PRELOAD_SEGMENT":
+            return .preloadSegment(
+                PreloadSegmentCommand(
+                    offset: f.u32("offset"), duration: f.u32("duration"), from: f.u8("from"), to: f.u8("to"),
+                    event: f.u32("event")))
+        case "GO": return .go(GoCommand(slot: f.u8("slot"), start: f.u32("start"), eventBase: f.u32("event_base")))
+        case "ROM_EFFECT":
+            return .romEffect(ROMEffectCommand(start: f.u32("start"), effect: f.u8("effect"), event: f.u32("event")))
         default: fatalError("unknown host message \(name)")
         }
     }
@@ -58,6 +70,15 @@ enum MessageText {
             return .onset(OnsetReport(event: f.u32("event"), time: f.u32("time"), status: f.u8("status")))
         case "FAULT":
             return .fault(FaultReport(code: f.u32("code"), detail: f.u32("detail")))
+        case "CALIBRATION_RESULT":
+            return .calibrationResult(
+                CalibrationReport(
+                    status: f.u8("status"), aCalComp: f.u8("a_cal_comp"), aCalBemf: f.u8("a_cal_bemf"),
+                    bemfGain: f.u8("bemf_gain"), lraPeriod: f.u8("lra_period")))
+        case "STATE": return .state(StateReport(state: f.u8("state"), cause: f.u8("cause")))
+        case "CAPABILITIES":
+            return .capabilities(
+                DeviceCapabilities(programSlots: f.u32("program_slots"), programSegments: f.u32("program_segments")))
         default: fatalError("unknown device message \(name)")
         }
     }

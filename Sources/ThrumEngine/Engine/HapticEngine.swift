@@ -246,6 +246,7 @@ public final class HapticEngine {
         pausedPlayers.removeAll()
         for p in stopping { p.finish(error: error) }
         lastDeviceStart = nil
+        timeline.reset()
         lastLevel = 0
         fireFinishedHandlersIfIdle()
     }
@@ -481,19 +482,22 @@ public final class HapticEngine {
     /// The device time each marked segment was meant to start at (before latency correction),
     /// until its onset report comes back.
     private var intendedDeviceStart: [UInt32: Int64] = [:]
+    /// Keeps contiguous drive contiguous on the device clock.
+    private var timeline = DeviceTimeline()
 
     private func send(_ s: DriveSegment) {
         let link = session.link
-        let intended = link.clock.deviceTime(at: HostTime(nanoseconds: s.start * 1_000))
-        if s.eventID != 0 { intendedDeviceStart[s.eventID] = Int64(intended) }
         // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
-        var device = UInt64(max(0, Int64(intended) - session.latencyCorrection))
+        let correction = session.latencyCorrection
+        let mapped = timeline.map(hostStart: s.start, duration: s.duration, clock: link.clock, shift: correction)
+        if s.eventID != 0 { intendedDeviceStart[s.eventID] = mapped.start + correction }
+        var device = UInt64(max(0, mapped.start))
         if let last = lastDeviceStart, device < last { device = last }
         lastDeviceStart = device
         link.send(
             .segment(
                 SegmentCommand(
-                    start: UInt32(truncatingIfNeeded: device), duration: s.duration, from: s.from, to: s.to,
+                    start: UInt32(truncatingIfNeeded: device), duration: mapped.duration, from: s.from, to: s.to,
                     event: s.eventID)))
         lastSentEnd = max(lastSentEnd, s.end)
         segmentsSent += 1
@@ -509,6 +513,7 @@ public final class HapticEngine {
         lastSentEnd = now
         lastLevel = 0
         lastDeviceStart = nil
+        timeline.reset()
     }
 
     /// Makes engine time `t` (µs) renderable again: no-op when not yet rendered, a cheap rewind when
@@ -573,7 +578,7 @@ public final class HapticEngine {
             } else if fault.code == 1 || fault.code == 3 || fault.code == 4 {
                 stopBySelf(.systemError, error: HapticError(.unknownError, "the device reported fault \(fault.code)"))
             }
-        case .identified:
+        case .identified, .calibrated, .powerState, .capabilities:
             break
         }
     }
@@ -606,6 +611,7 @@ public final class HapticEngine {
         }
         session.deviceEventHandler = { [weak self] event in self?.handle(event) }
         lastDeviceStart = nil
+        timeline.reset()
         lastLevel = 0
         emittedUntil = nowMicros
         lastSentEnd = nowMicros

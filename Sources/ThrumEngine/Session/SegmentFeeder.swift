@@ -28,6 +28,8 @@ struct SegmentFeeder {
         segments = program.segments
     }
 
+    private var timeline = DeviceTimeline()
+
     /// Whether every segment has been queued.
     var isDone: Bool { next >= segments.count }
 
@@ -42,13 +44,14 @@ struct SegmentFeeder {
             let segment = segments[next]
             let startTime = startHost + .microseconds(segment.start)
             guard startTime - horizon <= now else { return }
-            // Pattern time is host time: map the start through the clock model, drift included.
-            let start = Int64(link.clock.deviceTime(at: startTime)) - shift
-            if segment.eventID != 0 { scheduled[segment.eventID] = start }
+            // Pattern time is host time: map both ends through the clock model, drift included.
+            let mapped = timeline.map(
+                hostStart: startTime.nanoseconds / 1_000, duration: segment.duration, clock: link.clock, shift: shift)
+            if segment.eventID != 0 { scheduled[segment.eventID] = mapped.start }
             link.send(
                 .segment(
                     SegmentCommand(
-                        start: UInt32(truncatingIfNeeded: start), duration: segment.duration, from: segment.from,
+                        start: UInt32(truncatingIfNeeded: mapped.start), duration: mapped.duration, from: segment.from,
                         to: segment.to, event: segment.eventID)))
             next += 1
         }

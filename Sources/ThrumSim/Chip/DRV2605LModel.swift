@@ -1,5 +1,10 @@
 /// A register-level model of a TI DRV2605L driving an ``LRAModel``, in device time (µs).
 ///
+/// Modes modelled: RTP (5), auto-calibration (7), diagnostics (6) and internal trigger (0): GO
+/// plays the waveform sequencer with approximate ROM effect envelopes (``ROMWaveform``; TI does
+/// not publish the ROM waveforms, so these are Thrum's approximations from the effect names) and
+/// self-clears at the end; writing GO = 0 cancels.
+///
 /// Time only moves forward: ``advance(to:)`` integrates the actuator up to a time, and
 /// ``write(address:bytes:at:)`` / ``read(address:register:count:at:)`` first advance to their
 /// time, then take effect at exactly that time. Times earlier than the model's clock are treated
@@ -25,6 +30,9 @@ public final class DRV2605LModel {
     private var routineEnd: UInt64?
     private var routineWritesResults = true
     private var drivenSinceIdle = false
+    private var sequencer: Sequencer?
+    private var sequencerTick: UInt64?
+    private var sequencerFraction = 0.0
 
     /// Creates a chip fresh from power-up (registers at reset values, in standby) with an
     /// actuator at rest, at device time `startTime`.
@@ -120,6 +128,7 @@ public final class DRV2605LModel {
             var segmentEnd = target
             if let start = pendingStart, start > time, start < segmentEnd { segmentEnd = start }
             if let end = routineEnd, end > time, end < segmentEnd { segmentEnd = end }
+            if let tick = sequencerTick, tick > time, tick < segmentEnd { segmentEnd = tick }
             runSegment(to: segmentEnd)
         }
         handleDueEvents()
@@ -128,6 +137,7 @@ public final class DRV2605LModel {
     private func handleDueEvents() {
         if let start = pendingStart, start <= time { beginPendingDrive() }
         if let end = routineEnd, end <= time { finishRoutine() }
+        if let tick = sequencerTick, tick <= time { stepSequencer() }
     }
 
     /// The inner loop between two events: no register changes, so it works on local copies
@@ -188,7 +198,8 @@ public final class DRV2605LModel {
         case .mode:
             let wasStandby = settings.standby
             registers[Int(register)] = value
-            settings = DriveSettings(registers: registers)
+            rebuildSettings()
+            if sequencer != nil && (settings.mode != 0 || settings.standby) { stopSequencer() }
             if settings.standby {
                 stopOutput()
             } else if wasStandby {
@@ -199,14 +210,16 @@ public final class DRV2605LModel {
             registers[Int(register)] = value & 1
             if value & 1 != 0 && !settings.standby && (settings.mode == 7 || settings.mode == 6) {
                 startRoutine(calibrating: settings.mode == 7)
+            } else if settings.mode == 0 && !settings.standby {
+                if value & 1 != 0 { startSequencer() } else { stopSequencer() }
             }
         case .control4:
             let ro = registers[Int(register)] & DRV2605LBits.control4OTPStatus
             registers[Int(register)] = (value & ~DRV2605LBits.control4OTPStatus) | ro
-            settings = DriveSettings(registers: registers)
+            rebuildSettings()
         default:
             registers[Int(register)] = value
-            settings = DriveSettings(registers: registers)
+            rebuildSettings()
         }
         if settings.highZ && stage.isRunning && routineEnd == nil { stopOutput() }
         stage.settingsChanged(settings, supply: configuration.supplyVoltage)
@@ -271,7 +284,7 @@ public final class DRV2605LModel {
             registers[status] |= DRV2605LBits.statusDiagResult
         }
         registers[Int(DRV2605LRegister.go.rawValue)] = 0
-        settings = DriveSettings(registers: registers)
+        rebuildSettings()
         // Stop the buzz with the (new) calibration: brake through the closed loop when possible.
         if settings.isLRA && !settings.openLoop && settings.brakeFactor != nil {
             stage.start(.closedLoop, settings: settings, supply: configuration.supplyVoltage,
@@ -281,10 +294,48 @@ public final class DRV2605LModel {
         }
     }
 
+    // MARK: Sequencer (MODE 0 + GO)
+
+    private func rebuildSettings() {
+        settings = DriveSettings(registers: registers)
+        settings.sequencerFraction = sequencerFraction
+    }
+
+    private func startSequencer() {
+        let seq = Sequencer(registers: registers, at: time)
+        sequencer = seq
+        stepSequencer()
+    }
+
+    /// Re-reads the envelope; ends the sequence (GO self-clears) when it is over.
+    private func stepSequencer() {
+        guard let seq = sequencer else { sequencerTick = nil; return }
+        if time >= seq.endTime {
+            stopSequencer()
+            return
+        }
+        sequencerFraction = seq.level(at: time)
+        settings.sequencerFraction = sequencerFraction
+        if sequencerFraction > 0, !stage.isRunning, settings.isLRA, !settings.openLoop, !settings.highZ {
+            stage.start(.closedLoop, settings: settings, supply: configuration.supplyVoltage, velocity: actuator.velocity)
+        }
+        sequencerTick = min(time + Sequencer.tickMicros, seq.endTime)
+    }
+
+    /// End of the sequence or GO = 0: the loop brakes to a stop on its own.
+    private func stopSequencer() {
+        sequencer = nil
+        sequencerTick = nil
+        sequencerFraction = 0
+        settings.sequencerFraction = 0
+        registers[Int(DRV2605LRegister.go.rawValue)] = 0
+    }
+
     /// DEV_RESET: like a power cycle — every register back to default, playback interrupted (§1.2).
     private func reset() {
         registers = DRV2605LRegister.resetImage
-        settings = DriveSettings(registers: registers)
+        stopSequencer()
+        rebuildSettings()
         routineEnd = nil
         stopOutput()
     }

@@ -22,6 +22,8 @@ struct DriveSettings: Sendable {
     var zeroCrossingDetectTime = 100e-6
     var backEMFFullScale = 0.034
     var autoCalDuration = 0.6
+    /// The sequencer's current envelope level (MODE 0 + GO), 0…1; set by the model, not a register.
+    var sequencerFraction = 0.0
 
     /// Decodes the fields from a register image (reference §1.2).
     init(registers r: [UInt8]) {
@@ -54,6 +56,16 @@ struct DriveSettings: Sendable {
         rtp = reg(.rtpInput)
         ratedCode = reg(.ratedVoltage)
         clampCode = reg(.overdriveClamp)
+    }
+
+    /// The closed-loop amplitude target 0…1: the RTP byte in mode 5, the sequencer's envelope in
+    /// mode 0, nothing otherwise.
+    var driveFraction: Double {
+        switch mode {
+        case 5: return closedLoopFraction
+        case 0: return sequencerFraction
+        default: return 0
+        }
     }
 
     /// The RTP byte as a closed-loop amplitude fraction 0…1 (reference §1.3).

@@ -235,7 +235,7 @@ struct OutputStage: Sendable {
             }
         case .closedLoop:
             let fullScale = max(s.backEMFFullScale, 1e-6)
-            let fraction = s.mode == 5 ? s.closedLoopFraction : 0
+            let fraction = s.driveFraction
             let target = fraction * fullScale
             let error = (target - measuredBackEMF) / fullScale
             let rated = ratedPeak(s)

@@ -18,7 +18,9 @@ public final class VirtualDevice {
         public var crystalErrorPPM: Double
         /// The device clock's reading at true time zero (lets tests start near the 32-bit wrap).
         public var clockStart: UInt32
-        /// How often the firmware's main loop runs, in µs of true time.
+        /// How often the firmware's coarse main-loop pass runs, in µs of true time. Timed work
+        /// (segment starts and ends, amplitude updates, polls) runs at the exact device times the
+        /// firmware asks for through `thrum_fw_next_deadline`, as a timer interrupt would.
         public var pollInterval: UInt64
         /// I²C bus clock; a register write of n bytes occupies the bus for 9·(n+1)+2 bit times.
         public var i2cClockHz: Double
@@ -26,7 +28,7 @@ public final class VirtualDevice {
         /// Creates a configuration; the defaults model an ideal 1 MHz clock and a 400 kHz bus.
         public init(
             actuator: LRAParameters = .referenceExample, board: BoardDefaults = BoardDefaults(),
-            crystalErrorPPM: Double = 0, clockStart: UInt32 = 0, pollInterval: UInt64 = 50,
+            crystalErrorPPM: Double = 0, clockStart: UInt32 = 0, pollInterval: UInt64 = 1_000,
             i2cClockHz: Double = 400_000
         ) {
             self.actuator = actuator
@@ -69,6 +71,8 @@ public final class VirtualDevice {
     private let hal: UnsafeMutablePointer<thrum_hal_t>
     private var board = thrum_board_t()
     private var nextPoll: UInt64 = 0
+    /// True time at which the last firmware pass returned.
+    private var lastPassEnd: UInt64?
     /// Bus time consumed by the firmware during the current main-loop pass.
     private var busTime: UInt64 = 0
     private var output: [UInt8] = []
@@ -120,16 +124,48 @@ public final class VirtualDevice {
     }
 
     /// Runs the firmware, the driver and the actuator until true time `t` (µs).
+    ///
+    /// The firmware runs at each device time it asked for (`thrum_fw_next_deadline`, mapped to
+    /// true time through the crystal) and at least every ``Configuration/pollInterval``.
     public func advance(to t: UInt64) {
         while now < t {
-            if nextPoll <= now {
+            let due = nextPassTime()
+            if due <= now {
                 runMainLoopPass()
                 continue
             }
-            let step = min(t, nextPoll)
+            let step = min(t, due)
             chip.advance(to: step)
             now = step
         }
+    }
+
+    /// True time (µs) of the next firmware pass: the firmware's own next deadline, or the coarse
+    /// main-loop pass. A pump stepping just past it collects the pass's output at once.
+    public var nextFirmwarePass: UInt64 { max(now, nextPassTime()) }
+
+    private func nextPassTime() -> UInt64 {
+        var due = nextPoll
+        var has: UInt8 = 0
+        let clock = deviceClock(atTrueTime: now)
+        let deadline = thrum_fw_next_deadline(firmware, clock, &has)
+        if has != 0 {
+            due = min(due, trueTimeReaching(deadline))
+        }
+        // A pass that took no time cannot make work due at the same instant again.
+        if due <= now, lastPassEnd == now { due = now + 1 }
+        return due
+    }
+
+    /// The first whole true microsecond at which the device clock has reached `clock` (a time
+    /// already passed gives `now`).
+    private func trueTimeReaching(_ clock: UInt32) -> UInt64 {
+        let current = deviceClock(atTrueTime: now)
+        guard Int32(bitPattern: clock &- current) > 0 else { return now }
+        var t = max(now, UInt64(trueTime(ofDeviceClock: clock, near: now).rounded(.up)))
+        while Int32(bitPattern: deviceClock(atTrueTime: t) &- clock) < 0 { t += 1 }
+        while t > now + 1, Int32(bitPattern: deviceClock(atTrueTime: t - 1) &- clock) >= 0 { t -= 1 }
+        return t
     }
 
     // MARK: Serial link
@@ -158,10 +194,12 @@ public final class VirtualDevice {
     // MARK: Firmware glue
 
     private func runMainLoopPass() {
+        let started = now
         busTime = 0
         thrum_fw_poll(firmware)
         settleBusTime()
-        nextPoll = max(nextPoll + configuration.pollInterval, now)
+        lastPassEnd = now
+        if nextPoll <= started { nextPoll = max(nextPoll + configuration.pollInterval, now) }
     }
 
     /// Time the firmware spent on the bus during a call happened on the device's timeline.

@@ -48,7 +48,7 @@ public final class SimulatedPump: LinkPump {
             let deadlineMicros = UInt64(max(0, (deadline.nanoseconds + 999) / 1_000))
             if now >= deadlineMicros { return }
 
-            var next = min(deadlineMicros, now + device.configuration.pollInterval)
+            var next = min(deadlineMicros, now + device.configuration.pollInterval, max(now, device.nextFirmwarePass) + 1)
             if let t = session.nextDeadline { next = min(next, max(now, wakeTime(for: t))) }
             if let t = toDevice.map(\.arrival).min() { next = min(next, max(now, t)) }
             if let t = toHost.map(\.arrival).min() { next = min(next, max(now, t)) }

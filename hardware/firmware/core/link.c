@@ -14,7 +14,7 @@ void thrum_link_init(thrum_fw_t *fw)
 
 /* Run the commands of a frame that passed every check, in order. Returns 1 if IDENTIFY asked
  * for a reply. */
-static int execute(thrum_fw_t *fw, const thrum_host_payload_t *payload)
+static int execute(thrum_fw_t *fw, const thrum_host_payload_t *payload, uint32_t rx_time)
 {
     int identify = 0;
     uint8_t i;
@@ -22,17 +22,41 @@ static int execute(thrum_fw_t *fw, const thrum_host_payload_t *payload)
     for (i = 0; i < payload->count; i++) {
         const thrum_command_t *cmd = &payload->cmd[i];
 
-        if ((cmd->plain & THRUM_PLAIN_STOP) != 0u) {
+        if ((cmd->plain & (THRUM_PLAIN_STOP | THRUM_PLAIN_STANDBY)) != 0u) {
             thrum_scheduler_stop(fw);
+        }
+        if ((cmd->plain & THRUM_PLAIN_STANDBY) != 0u) {
+            thrum_power_standby(fw, THRUM_CAUSE_HOST);
+        }
+        if ((cmd->plain & THRUM_PLAIN_CALIBRATE) != 0u) {
+            thrum_calibration_request(fw, THRUM_CAUSE_HOST);
         }
         if ((cmd->plain & THRUM_PLAIN_IDENTIFY) != 0u) {
             identify = 1;
         }
         /* PING needs nothing beyond the ACK every frame gets. */
-        if (cmd->id == THRUM_MSG_SEGMENT) {
+        switch (cmd->id) {
+        case THRUM_MSG_SEGMENT:
+        case THRUM_MSG_ROM_EFFECT:
             thrum_scheduler_enqueue(fw, &cmd->arg.segment);
-        } else if (cmd->id == THRUM_MSG_CONFIGURE_DRIVER) {
+            break;
+        case THRUM_MSG_CONFIGURE_DRIVER:
             thrum_fw_configure_driver(fw, &cmd->arg.driver);
+            break;
+        case THRUM_MSG_WAKE:
+            thrum_power_wake(fw, cmd->arg.idle_timeout_ms, rx_time);
+            break;
+        case THRUM_MSG_PRELOAD_BEGIN:
+            thrum_program_begin(fw, cmd->arg.slot);
+            break;
+        case THRUM_MSG_PRELOAD_SEGMENT:
+            thrum_program_append(fw, &cmd->arg.segment);
+            break;
+        case THRUM_MSG_GO:
+            thrum_program_go(fw, &cmd->arg.go);
+            break;
+        default:
+            break;
         }
     }
     return identify;
@@ -63,7 +87,7 @@ void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_
         if (payload.sequenced) {
             fw->parse_failures++; /* a sequenced message in the any-lane breaks §2.3 */
         } else {
-            identify = execute(fw, &payload);
+            identify = execute(fw, &payload, rx_time);
         }
         thrum_telemetry_send(fw, identify);
         return;
@@ -79,7 +103,7 @@ void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_
     }
     switch (thrum_scheduler_check(fw, &payload)) {
     case 0:
-        identify = execute(fw, &payload);
+        identify = execute(fw, &payload, rx_time);
         link->next_seq = (uint8_t)(link->next_seq + 1u);
         break;
     case 1:

@@ -27,44 +27,58 @@
 #define CONFIGURE_OD_CLAMP 1u
 #define CONFIGURE_DRIVE_TIME 2u
 #define CONFIGURE_OL_LRA_PERIOD 3u
+#define ROM_START 0u
+#define ROM_EFFECT 1u
+#define ROM_EVENT 2u
+#define GO_SLOT 0u
+#define GO_START 1u
+#define GO_EVENT_BASE 2u
+
+/* Layouts by id: host messages 0x00..0x0E, device messages 0x40..0x47. LAYOUT_KNOWN marks an
+ * assigned id (0x06, 0x07 and 0x44 stay unassigned: the golden vectors use them as unknown). */
+#define LAYOUT_KNOWN 0x40000000u
+#define SEGMENT_LAYOUT (LAYOUT_KNOWN | 5u | F(0, U32) | F(1, UV) | F(2, U8) | F(3, U8) | F(4, UV))
+static const uint32_t h2d_layouts[] = {
+    0u,
+    LAYOUT_KNOWN | LAYOUT_ANY_LANE,                                         /* IDENTIFY */
+    LAYOUT_KNOWN | LAYOUT_ANY_LANE,                                         /* PING */
+    LAYOUT_KNOWN | LAYOUT_ANY_LANE,                                         /* STOP */
+    SEGMENT_LAYOUT,                                                         /* SEGMENT */
+    LAYOUT_KNOWN | 4u | F(0, U8) | F(1, U8) | F(2, U8) | F(3, U8),          /* CONFIGURE_DRIVER */
+    0u,
+    0u,
+    LAYOUT_KNOWN,                                                           /* CALIBRATE */
+    LAYOUT_KNOWN | LAYOUT_ANY_LANE | 1u | F(0, UV),                         /* WAKE */
+    LAYOUT_KNOWN | LAYOUT_ANY_LANE,                                         /* STANDBY */
+    LAYOUT_KNOWN | 1u | F(0, U8),                                           /* PRELOAD_BEGIN */
+    SEGMENT_LAYOUT,                                                         /* PRELOAD_SEGMENT */
+    LAYOUT_KNOWN | LAYOUT_ANY_LANE | 3u | F(0, U8) | F(1, U32) | F(2, UV),  /* GO */
+    LAYOUT_KNOWN | 3u | F(0, U32) | F(1, U8) | F(2, UV),                    /* ROM_EFFECT */
+};
+static const uint32_t d2h_layouts[] = {
+    LAYOUT_KNOWN | 5u | F(0, U8) | F(1, U8) | F(2, U8) | F(3, U32) | F(4, UV),          /* ACK */
+    LAYOUT_KNOWN | 10u | F(0, UV) | F(1, UV) | F(2, UV) | F(3, UV) | F(4, U32) | F(5, U32) |
+        F(6, UV) | F(7, UV) | F(8, UV) | F(9, UV),                                      /* IDENTIFY_REPLY */
+    LAYOUT_KNOWN | 3u | F(0, UV) | F(1, U32) | F(2, U8),                                /* ONSET */
+    LAYOUT_KNOWN | 2u | F(0, UV) | F(1, UV),                                            /* FAULT */
+    0u,
+    LAYOUT_KNOWN | 5u | F(0, U8) | F(1, U8) | F(2, U8) | F(3, U8) | F(4, U8),           /* CALIBRATION_RESULT */
+    LAYOUT_KNOWN | 2u | F(0, U8) | F(1, U8),                                            /* STATE */
+    LAYOUT_KNOWN | 2u | F(0, UV) | F(1, UV),                                            /* CAPABILITIES */
+};
 
 static uint32_t layout(uint8_t dir, uint32_t id)
 {
     if (dir == THRUM_DIR_H2D) {
-        switch (id) {
-        case THRUM_MSG_IDENTIFY:
-        case THRUM_MSG_PING:
-        case THRUM_MSG_STOP:
-            return LAYOUT_ANY_LANE | 0u;
-        case THRUM_MSG_SEGMENT:
-            return 5u | F(0, U32) | F(1, UV) | F(2, U8) | F(3, U8) | F(4, UV);
-        case THRUM_MSG_CONFIGURE_DRIVER:
-            return 4u | F(0, U8) | F(1, U8) | F(2, U8) | F(3, U8);
-        default:
-            return 0u;
-        }
+        return id < sizeof(h2d_layouts) / sizeof(h2d_layouts[0]) ? h2d_layouts[id] : 0u;
     }
-    switch (id) {
-    case THRUM_MSG_ACK:
-        return 5u | F(0, U8) | F(1, U8) | F(2, U8) | F(3, U32) | F(4, UV);
-    case THRUM_MSG_IDENTIFY_REPLY:
-        return 10u | F(0, UV) | F(1, UV) | F(2, UV) | F(3, UV) | F(4, U32) | F(5, U32) | F(6, UV) |
-               F(7, UV) | F(8, UV) | F(9, UV);
-    case THRUM_MSG_ONSET:
-        return 3u | F(0, UV) | F(1, U32) | F(2, U8);
-    case THRUM_MSG_FAULT:
-        return 2u | F(0, UV) | F(1, UV);
-    default:
-        return 0u;
-    }
+    id -= THRUM_MSG_ACK;
+    return id < sizeof(d2h_layouts) / sizeof(d2h_layouts[0]) ? d2h_layouts[id] : 0u;
 }
 
 static int known(uint8_t dir, uint32_t id)
 {
-    if (dir == THRUM_DIR_H2D) {
-        return id >= THRUM_MSG_IDENTIFY && id <= THRUM_MSG_CONFIGURE_DRIVER;
-    }
-    return id >= THRUM_MSG_ACK && id <= THRUM_MSG_FAULT;
+    return (layout(dir, id) & LAYOUT_KNOWN) != 0u;
 }
 
 int thrum_msg_field_count(uint8_t dir, uint32_t id)
@@ -103,13 +117,24 @@ int thrum_msg_fields_valid(uint8_t dir, const thrum_msg_t *msg)
             return 0;
         }
     }
-    /* SEGMENT duration is the only field §3 narrows below its type; CONFIGURE_DRIVER values that
-     * overflow their register fields are clamped by the driver, not rejected (§3.1). */
-    if (dir == THRUM_DIR_H2D && msg->id == THRUM_MSG_SEGMENT) {
-        uint32_t duration = msg->field[SEGMENT_DURATION];
-        return duration >= THRUM_SEGMENT_MIN_DURATION_US && duration <= THRUM_SEGMENT_MAX_DURATION_US;
+    /* Fields §3 narrows below their type; CONFIGURE_DRIVER values that overflow their register
+     * fields are clamped by the driver, not rejected (§3.1). */
+    if (dir != THRUM_DIR_H2D) {
+        return 1;
     }
-    return 1;
+    switch (msg->id) {
+    case THRUM_MSG_SEGMENT:
+    case THRUM_MSG_PRELOAD_SEGMENT:
+        return msg->field[SEGMENT_DURATION] >= THRUM_SEGMENT_MIN_DURATION_US &&
+               msg->field[SEGMENT_DURATION] <= THRUM_SEGMENT_MAX_DURATION_US;
+    case THRUM_MSG_PRELOAD_BEGIN:
+    case THRUM_MSG_GO: /* the slot is field 0 of both */
+        return msg->field[GO_SLOT] < THRUM_PROGRAM_SLOTS;
+    case THRUM_MSG_ROM_EFFECT:
+        return msg->field[ROM_EFFECT] >= THRUM_ROM_EFFECT_MIN && msg->field[ROM_EFFECT] <= THRUM_ROM_EFFECT_MAX;
+    default:
+        return 1;
+    }
 }
 
 int thrum_msg_decode(uint8_t dir, const uint8_t *in, size_t len, thrum_msg_t *msg)
@@ -219,11 +244,24 @@ int thrum_payload_valid(uint8_t dir, const uint8_t *payload, size_t len)
     return 1;
 }
 
+/* The flag a field-less host message sets (thrum_core.h THRUM_PLAIN_*). */
+static uint8_t plain_flag(uint32_t id)
+{
+    switch (id) {
+    case THRUM_MSG_IDENTIFY: return THRUM_PLAIN_IDENTIFY;
+    case THRUM_MSG_PING: return THRUM_PLAIN_PING;
+    case THRUM_MSG_STOP: return THRUM_PLAIN_STOP;
+    case THRUM_MSG_STANDBY: return THRUM_PLAIN_STANDBY;
+    default: return THRUM_PLAIN_CALIBRATE; /* the only other message without fields */
+    }
+}
+
 int thrum_host_payload_parse(const uint8_t *payload, uint8_t len, thrum_host_payload_t *out)
 {
     size_t pos = 0;
     thrum_msg_t msg;
     thrum_command_t *cmd;
+    thrum_segment_t *seg;
 
     out->count = 0;
     out->sequenced = 0;
@@ -235,42 +273,55 @@ int thrum_host_payload_parse(const uint8_t *payload, uint8_t len, thrum_host_pay
             return -1;
         }
         pos += (size_t)n;
+        if (!thrum_msg_is_any_lane(msg.id)) {
+            out->sequenced = 1;
+        }
+        if (msg.field_count == 0u) {
+            cmd->plain |= plain_flag(msg.id);
+            continue;
+        }
+        /* the entry was zeroed: only the fields a message has are set */
+        cmd->id = (uint8_t)msg.id;
+        seg = &cmd->arg.segment;
         switch (msg.id) {
-        case THRUM_MSG_IDENTIFY:
-            cmd->plain |= THRUM_PLAIN_IDENTIFY;
-            break;
-        case THRUM_MSG_PING:
-            cmd->plain |= THRUM_PLAIN_PING;
-            break;
-        case THRUM_MSG_STOP:
-            cmd->plain |= THRUM_PLAIN_STOP;
-            break;
         case THRUM_MSG_SEGMENT:
-            cmd->id = THRUM_MSG_SEGMENT;
-            cmd->arg.segment.start = msg.field[SEGMENT_START];
-            cmd->arg.segment.duration = msg.field[SEGMENT_DURATION];
-            cmd->arg.segment.from = (uint8_t)msg.field[SEGMENT_FROM];
-            cmd->arg.segment.to = (uint8_t)msg.field[SEGMENT_TO];
-            cmd->arg.segment.event = msg.field[SEGMENT_EVENT];
+        case THRUM_MSG_PRELOAD_SEGMENT:
+            seg->start = msg.field[SEGMENT_START];
+            seg->duration = msg.field[SEGMENT_DURATION];
+            seg->from = (uint8_t)msg.field[SEGMENT_FROM];
+            seg->to = (uint8_t)msg.field[SEGMENT_TO];
+            seg->event = msg.field[SEGMENT_EVENT];
             break;
-        default: /* THRUM_MSG_CONFIGURE_DRIVER: decode accepted no other id */
-            cmd->id = THRUM_MSG_CONFIGURE_DRIVER;
+        case THRUM_MSG_ROM_EFFECT:
+            seg->start = msg.field[ROM_START];
+            seg->duration = THRUM_ROM_LATE_WINDOW_US;
+            seg->event = msg.field[ROM_EVENT];
+            seg->effect = (uint8_t)msg.field[ROM_EFFECT];
+            break;
+        case THRUM_MSG_GO:
+            cmd->arg.go.slot = (uint8_t)msg.field[GO_SLOT];
+            cmd->arg.go.start = msg.field[GO_START];
+            cmd->arg.go.event_base = msg.field[GO_EVENT_BASE];
+            break;
+        case THRUM_MSG_WAKE:
+            cmd->arg.idle_timeout_ms = msg.field[0];
+            break;
+        case THRUM_MSG_PRELOAD_BEGIN:
+            cmd->arg.slot = (uint8_t)msg.field[0];
+            break;
+        default: /* THRUM_MSG_CONFIGURE_DRIVER: decode accepted no other id with fields */
             cmd->arg.driver.rated_voltage = (uint8_t)msg.field[CONFIGURE_RATED_VOLTAGE];
             cmd->arg.driver.od_clamp = (uint8_t)msg.field[CONFIGURE_OD_CLAMP];
             cmd->arg.driver.drive_time = (uint8_t)msg.field[CONFIGURE_DRIVE_TIME];
             cmd->arg.driver.ol_lra_period = (uint8_t)msg.field[CONFIGURE_OL_LRA_PERIOD];
             break;
         }
-        if (cmd->id != 0u) {
-            out->sequenced = 1;
-            out->count++;
-            if (out->count >= THRUM_FW_MAX_COMMANDS) {
-                /* cannot happen within 58 bytes; refuse rather than overrun */
-                return pos < len ? -1 : 0;
-            }
-            cmd = &out->cmd[out->count];
-            memset(cmd, 0, sizeof(*cmd));
+        out->count++;
+        if (out->count > THRUM_MAX_FIELD_MESSAGES) {
+            return -1; /* more messages with fields than §3 allows in one payload */
         }
+        cmd = &out->cmd[out->count];
+        memset(cmd, 0, sizeof(*cmd));
     }
     if (cmd->plain != 0u) {
         out->count++;

@@ -7,7 +7,12 @@
  * - during a segment the interpolated amplitude is written at most every 500 µs and only when it
  *   changes (an I2C write takes ~73 µs at 400 kHz and the LRA loop updates once per cycle);
  * - whenever nothing should play (queue dry, gap between segments, STOP, watchdog, bus trouble)
- *   the output goes to 0 at once: every unsafe state ends in no drive.
+ *   the output goes to 0 at once: every unsafe state ends in no drive;
+ * - a ROM effect (ROM_EFFECT) plays through the driver's sequencer: it starts like a segment,
+ *   holds its slot until GO reads 0 or the next entry starts, and is never trimmed (reached
+ *   within THRUM_ROM_LATE_WINDOW_US it plays whole, later it is dropped);
+ * - while calibration runs nothing is written; entries whose time passes meanwhile are trimmed
+ *   or dropped when it ends, like any late entry. A driver leaving standby is waited for.
  */
 #include <string.h>
 
@@ -46,7 +51,7 @@ int thrum_scheduler_check(const thrum_fw_t *fw, const thrum_host_payload_t *payl
             free_slots = THRUM_FW_QUEUE_SLOTS;
             have_last = 0;
         }
-        if (cmd->id != THRUM_MSG_SEGMENT) {
+        if (cmd->id != THRUM_MSG_SEGMENT && cmd->id != THRUM_MSG_ROM_EFFECT) {
             continue;
         }
         if (have_last && thrum_time_before(cmd->arg.segment.start, last_start)) {
@@ -61,6 +66,13 @@ int thrum_scheduler_check(const thrum_fw_t *fw, const thrum_host_payload_t *payl
         have_last = 1;
     }
     return result;
+}
+
+int thrum_scheduler_accepts(const thrum_fw_t *fw, uint32_t start)
+{
+    const thrum_segment_t *last = tail(&fw->sched);
+
+    return last == NULL || !thrum_time_before(start, last->start);
 }
 
 void thrum_scheduler_enqueue(thrum_fw_t *fw, const thrum_segment_t *segment)
@@ -106,10 +118,40 @@ static int write_amplitude(thrum_fw_t *fw, uint8_t amplitude, uint32_t now)
     return 0;
 }
 
+static int playing_rom(const thrum_scheduler_t *s)
+{
+    return s->count > 0u && s->playing && s->queue[s->head].effect != 0u;
+}
+
+/* Leave the sequencer: GO = 0 cancels a running effect, then RTP mode at amplitude 0. */
+static void end_rom(thrum_fw_t *fw, uint32_t now)
+{
+    thrum_scheduler_t *s = &fw->sched;
+
+    s->last_write_time = now;
+    if (drv2605l_rom_stop(&fw->driver) != 0) {
+        s->output_unknown = 1;
+        thrum_bus_fault(fw);
+        return;
+    }
+    s->amplitude = 0;
+}
+
+void thrum_scheduler_drop_rom(thrum_fw_t *fw)
+{
+    if (playing_rom(&fw->sched)) {
+        end_rom(fw, fw->hal->clock_us(fw->hal->ctx));
+        pop(&fw->sched);
+    }
+}
+
 void thrum_scheduler_stop(thrum_fw_t *fw)
 {
     thrum_scheduler_t *s = &fw->sched;
 
+    if (playing_rom(s)) {
+        end_rom(fw, fw->hal->clock_us(fw->hal->ctx));
+    }
     s->head = 0;
     s->count = 0;
     s->playing = 0;
@@ -157,16 +199,28 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
     uint32_t end = seg->start + seg->duration;
     uint32_t onset;
     uint8_t status;
+    int superseded = s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start);
 
-    if (!thrum_time_before(now, end) || !fw->driver.ready) {
-        /* reached after its window, or nothing to drive: never play it outside its time */
+    if (!thrum_time_before(now, end) || !fw->driver.ready || superseded) {
+        /* reached after its window, taken over already, or nothing to drive: never play it
+         * outside its time */
         fw->stats.segments_dropped++;
         report(fw, seg, now, THRUM_ONSET_DROPPED);
         pop(s);
         return;
     }
     status = (now - seg->start > THRUM_LATE_TOLERANCE_US) ? THRUM_ONSET_LATE_TRIMMED : THRUM_ONSET_ON_TIME;
-    (void)write_amplitude(fw, interpolate(seg, now), now);
+    if (seg->effect != 0u) {
+        s->last_rom_poll = now;
+        s->last_write_time = now;
+        s->amplitude = 0;
+        if (drv2605l_rom_start(&fw->driver, seg->effect) != 0) {
+            s->output_unknown = 1;
+            thrum_bus_fault(fw);
+        }
+    } else {
+        (void)write_amplitude(fw, interpolate(seg, now), now);
+    }
     onset = fw->hal->clock_us(fw->hal->ctx);
     if (status == THRUM_ONSET_ON_TIME) {
         fw->stats.segments_played++;
@@ -177,10 +231,30 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
     s->playing = 1;
 }
 
+/* A playing ROM effect: poll GO now and then; it ends when GO clears. 1 when it ended. */
+static int rom_finished(thrum_fw_t *fw, uint32_t now)
+{
+    thrum_scheduler_t *s = &fw->sched;
+    uint8_t go = 0;
+
+    if (now - s->last_rom_poll < THRUM_FW_ROM_POLL_US) {
+        return 0;
+    }
+    s->last_rom_poll = now;
+    if (drv2605l_read(&fw->driver, DRV2605L_REG_GO, &go) != 0) {
+        thrum_bus_fault(fw);
+        return 1; /* cannot watch it: end it */
+    }
+    return (go & DRV2605L_GO_GO) == 0u;
+}
+
 void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
 {
     thrum_scheduler_t *s = &fw->sched;
 
+    if (fw->calibration.running) {
+        return; /* the driver belongs to the calibration; entries wait and are judged late */
+    }
     for (;;) {
         const thrum_segment_t *seg;
 
@@ -192,6 +266,9 @@ void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
             if (thrum_time_before(now, seg->start)) {
                 break; /* a gap before the next segment: fall through to silence */
             }
+            if (fw->driver.ready && !thrum_power_ready(fw, now)) {
+                return; /* leaving standby: start when the driver can drive (late if need be) */
+            }
             start_segment(fw, now);
             if (s->playing) {
                 return;
@@ -200,8 +277,19 @@ void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
         }
         /* A later segment takes over at its start; the current one ends at its own end. */
         if (s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start)) {
+            if (seg->effect != 0u) {
+                end_rom(fw, now);
+            }
             pop(s);
             continue;
+        }
+        if (seg->effect != 0u) {
+            if (rom_finished(fw, now)) {
+                end_rom(fw, now);
+                pop(s);
+                continue;
+            }
+            return;
         }
         if (!thrum_time_before(now, seg->start + seg->duration)) {
             pop(s);
@@ -222,6 +310,91 @@ void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
     }
 }
 
+/* Time at which the interpolated amplitude of `seg` first differs from `a`, or 0 in *has when
+ * it never does within the segment. elapsed < 2^20 and span < 2^8: 32-bit arithmetic suffices. */
+static uint32_t next_change(const thrum_segment_t *seg, uint8_t a, uint32_t now, uint8_t *has)
+{
+    uint32_t d = seg->duration;
+    uint32_t span;
+    uint32_t k;
+    uint32_t e;
+
+    *has = 1;
+    if (interpolate(seg, now) != a) {
+        return now;
+    }
+    if (seg->to > seg->from && a < seg->to) {
+        span = (uint32_t)(seg->to - seg->from);
+        k = (uint32_t)(a + 1u - seg->from); /* first elapsed with value >= a + 1 */
+        e = (2u * d * k - d + 2u * span - 1u) / (2u * span);
+    } else if (seg->to < seg->from && a > seg->to) {
+        span = (uint32_t)(seg->from - seg->to);
+        k = (uint32_t)(seg->from - a + 1u); /* first elapsed with value <= a - 1 */
+        e = (2u * d * k - d + 1u + 2u * span - 1u) / (2u * span);
+    } else {
+        *has = 0;
+        return now;
+    }
+    return seg->start + e;
+}
+
+void thrum_scheduler_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *deadline, uint8_t *has)
+{
+    const thrum_scheduler_t *s = &fw->sched;
+    const thrum_segment_t *seg;
+    uint32_t retry = s->last_write_time + THRUM_AMPLITUDE_UPDATE_INTERVAL_US;
+    uint8_t changes;
+    uint32_t t;
+
+    if (fw->driver.ready && s->amplitude != 0u) {
+        thrum_deadline_offer(now, s->last_status_time + THRUM_FW_STATUS_POLL_US, deadline, has);
+    }
+    if (fw->calibration.running) {
+        return;
+    }
+    if (s->count == 0u) {
+        if (s->amplitude != 0u) {
+            thrum_deadline_offer(now, now, deadline, has);
+        } else if (s->output_unknown && fw->driver.device_id != 0u) {
+            thrum_deadline_offer(now, retry, deadline, has);
+        }
+        return;
+    }
+    seg = &s->queue[s->head];
+    if (!s->playing) {
+        t = seg->start;
+        if (fw->driver.ready && fw->power.waking && thrum_time_before(t, fw->power.ready_at)) {
+            t = fw->power.ready_at;
+        }
+        if (!fw->power.standby || !fw->driver.ready) {
+            thrum_deadline_offer(now, t, deadline, has);
+        }
+        if (s->amplitude != 0u) {
+            thrum_deadline_offer(now, now, deadline, has); /* a gap: silence at once */
+        }
+        return;
+    }
+    if (s->count > 1u) {
+        thrum_deadline_offer(now, s->queue[QUEUE_INDEX(s->head, 1u)].start, deadline, has);
+    }
+    if (seg->effect != 0u) {
+        thrum_deadline_offer(now, s->last_rom_poll + THRUM_FW_ROM_POLL_US, deadline, has);
+        return;
+    }
+    thrum_deadline_offer(now, seg->start + seg->duration, deadline, has);
+    if (s->output_unknown) {
+        thrum_deadline_offer(now, retry, deadline, has);
+        return;
+    }
+    t = next_change(seg, s->amplitude, now, &changes);
+    if (changes) {
+        if (thrum_time_before(t, retry)) {
+            t = retry;
+        }
+        thrum_deadline_offer(now, t, deadline, has);
+    }
+}
+
 /* While driving, read STATUS now and then: the driver shuts itself down on over-temperature or
  * over-current and only this read tells us. */
 void thrum_scheduler_check_driver(thrum_fw_t *fw, uint32_t now)
@@ -229,7 +402,7 @@ void thrum_scheduler_check_driver(thrum_fw_t *fw, uint32_t now)
     thrum_scheduler_t *s = &fw->sched;
     uint8_t status;
 
-    if (!fw->driver.ready || s->amplitude == 0u) {
+    if (!fw->driver.ready || s->amplitude == 0u || fw->calibration.running) {
         s->last_status_time = now;
         return;
     }
@@ -238,8 +411,7 @@ void thrum_scheduler_check_driver(thrum_fw_t *fw, uint32_t now)
     }
     s->last_status_time = now;
     if (drv2605l_read_status(&fw->driver, &status) != 0) {
-        fw->stats.bus_errors++;
-        thrum_telemetry_fault(fw, THRUM_FAULT_BUS_ERROR, fw->driver.failed_reg);
+        thrum_bus_fault(fw);
         return;
     }
     if ((status & DRV2605L_STATUS_OVER_TEMP) != 0u) {

@@ -137,10 +137,36 @@ struct thrum_hal;
 #define DRV2605L_CONTROL5_PLAYBACK_INTERVAL 0x10u
 #define DRV2605L_CONTROL5_BLANKING_TIME_MSB 0x0Cu
 #define DRV2605L_CONTROL5_IDISS_TIME_MSB 0x03u
+#define DRV2605L_ZC_DET_TIME_100US 0u
+#define DRV2605L_AUTO_CAL_TIME_150_350MS 0u
+#define DRV2605L_AUTO_CAL_TIME_250_450MS 1u
+#define DRV2605L_AUTO_CAL_TIME_500_700MS 2u
+#define DRV2605L_AUTO_CAL_TIME_1000_1200MS 3u
+
+/* ---- WAV_FRM_SEQ1..8 (0x04..0x0B) / GO (0x0C) ------------------------------------------------ */
+#define DRV2605L_WAV_FRM_SEQ_WAIT 0x80u
+#define DRV2605L_WAV_FRM_SEQ_ID 0x7Fu
+#define DRV2605L_WAV_FRM_SEQ_END 0u
+#define DRV2605L_GO_GO 0x01u
 
 /* ---- OL_LRA_PERIOD (0x20) -------------------------------------------------------------------- */
 #define DRV2605L_OL_LRA_PERIOD 0x7Fu
 #define DRV2605L_OL_LRA_PERIOD_MAX 127u
+
+/* ---- LRA_PERIOD (0x22, read-only): measured period in 98.46 µs steps, valid while driving --- */
+#define DRV2605L_LRA_PERIOD 0xFFu
+
+/* ---- Timing the firmware assumes ------------------------------------------------------------- */
+/** STANDBY = 0 to the first drive: the datasheet only promises "fast start-up"; the reference
+ *  models it as < 1 ms. The firmware treats the driver as ready this long after leaving standby. */
+#define DRV2605L_STANDBY_EXIT_US 500u
+/** Calibration window used by the firmware (CONTROL4 AUTO_CAL_TIME; TI recommends 3 for the
+ *  best result, 1 keeps prepare() short). */
+#define DRV2605L_AUTO_CAL_TIME_FIRMWARE DRV2605L_AUTO_CAL_TIME_250_450MS
+/** GO is polled this often while calibration runs (Linux polls every 15 ms). */
+#define DRV2605L_CALIBRATION_POLL_US 10000u
+/** A calibration whose GO has not cleared after this long is reported as failed. */
+#define DRV2605L_CALIBRATION_TIMEOUT_US 3000000u
 
 /* ---- Driver API ------------------------------------------------------------------------------ */
 
@@ -158,7 +184,16 @@ typedef struct drv2605l {
     uint8_t device_id;  /**< STATUS DEVICE_ID, 0 when nothing answered */
     uint8_t ready;      /**< 1 once configured for RTP; 0 after any set-up failure */
     uint8_t failed_reg; /**< register of the last failed bus access */
+    uint8_t bemf_gain;  /**< FEEDBACK_CONTROL BEMF_GAIN to write: the last calibration's output */
 } drv2605l_t;
+
+/** What an auto-calibration run reported (reference §2.4 outputs). */
+typedef struct drv2605l_calibration {
+    uint8_t failed;     /**< STATUS DIAG_RESULT: 0 = converged, 1 = failed */
+    uint8_t a_cal_comp; /**< A_CAL_COMP */
+    uint8_t a_cal_bemf; /**< A_CAL_BEMF */
+    uint8_t bemf_gain;  /**< FEEDBACK_CONTROL BEMF_GAIN */
+} drv2605l_calibration_t;
 
 /** Error codes (negative errno values, spelled out because freestanding targets lack errno.h). */
 #define DRV2605L_EIO 5
@@ -179,6 +214,29 @@ int drv2605l_stop(drv2605l_t *drv);
 
 /** Read STATUS (its flags clear on read) into `*status`. */
 int drv2605l_read_status(drv2605l_t *drv, uint8_t *status);
+
+/** Read one register. */
+int drv2605l_read(drv2605l_t *drv, uint8_t reg, uint8_t *value);
+
+/** Enter (1) or leave (0) software standby, keeping RTP mode selected. Entering writes
+ *  RTP_INPUT = 0 first. */
+int drv2605l_set_standby(drv2605l_t *drv, int standby);
+
+/** Start auto-calibration without waiting: RTP_INPUT = 0, MODE = 7 (leaves standby), the
+ *  calibration inputs of reference §2.4 that configure did not write (FEEDBACK_CONTROL, CONTROL4),
+ *  then GO. Poll GO with drv2605l_read(DRV2605L_REG_GO) until it reads 0. */
+int drv2605l_calibration_start(drv2605l_t *drv);
+
+/** After GO cleared: read STATUS once (DIAG_RESULT clears on read), then A_CAL_COMP, A_CAL_BEMF
+ *  and BEMF_GAIN (kept for later set-ups), and return to RTP mode at amplitude 0. */
+int drv2605l_calibration_finish(drv2605l_t *drv, drv2605l_calibration_t *out);
+
+/** Play ROM effect `effect` (1..123) through the sequencer: MODE = internal trigger,
+ *  WAV_FRM_SEQ1 = effect, WAV_FRM_SEQ2 = 0 (end), GO = 1. GO self-clears when it ends. */
+int drv2605l_rom_start(drv2605l_t *drv, uint8_t effect);
+
+/** End ROM playback: GO = 0 (cancels a running sequence), back to RTP mode at amplitude 0. */
+int drv2605l_rom_stop(drv2605l_t *drv);
 
 #ifdef __cplusplus
 }

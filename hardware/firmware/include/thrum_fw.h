@@ -32,6 +32,15 @@ extern "C" {
 #error "THRUM_FW_QUEUE_SLOTS must be 1..255: queue indexes and credits are 8-bit"
 #endif
 
+/* Capacity of the preload program store, in segments shared by the THRUM_PROGRAM_SLOTS slots
+ * (AVR uses a smaller one). Reported in CAPABILITIES. */
+#ifndef THRUM_FW_PROGRAM_SEGMENTS
+#define THRUM_FW_PROGRAM_SEGMENTS 64u
+#endif
+#if THRUM_FW_PROGRAM_SEGMENTS < 1 || THRUM_FW_PROGRAM_SEGMENTS > 255
+#error "THRUM_FW_PROGRAM_SEGMENTS must be 1..255"
+#endif
+
 /* Receive window for the frame decoder: at least one whole frame. */
 #define THRUM_FW_RX_WINDOW THRUM_MAX_FRAME
 
@@ -49,6 +58,13 @@ extern "C" {
 /* While the actuator is driven, STATUS is read this often to catch over-temperature and
  * over-current shutdowns (the driver latches them). */
 #define THRUM_FW_STATUS_POLL_US 50000u
+
+/* While a ROM effect plays, GO is read this often to see it end. */
+#define THRUM_FW_ROM_POLL_US 2000u
+
+/* A queued segment wakes a driver in standby this long before its start (more than
+ * DRV2605L_STANDBY_EXIT_US, so that it starts on time). */
+#define THRUM_FW_WAKE_LEAD_US 2000u
 
 /**
  * Hardware abstraction: the only way the core touches the board.
@@ -90,15 +106,18 @@ typedef struct thrum_fw_stats {
     uint32_t driver_writes;    /**< RTP_INPUT writes that succeeded */
     uint32_t bus_errors;
     uint32_t watchdog_stops;
+    uint32_t calibrations;     /**< calibration runs finished (passed or failed) */
 } thrum_fw_stats_t;
 
-/** One queued amplitude ramp (PROTOCOL.md §3.1 SEGMENT). */
+/** One queued amplitude ramp (PROTOCOL.md §3.1 SEGMENT), or a ROM effect (ROM_EFFECT) when
+ *  `effect` is not 0. In the program store `start` is the offset from the program's start. */
 typedef struct thrum_segment {
     uint32_t start;
-    uint32_t duration;
+    uint32_t duration;  /**< ramp length; for a ROM effect the window in which it may still start */
     uint32_t event;
     uint8_t from;
     uint8_t to;
+    uint8_t effect;     /**< 0 = RTP ramp, 1..123 = ROM effect id */
 } thrum_segment_t;
 
 /** Link state (§2): what the next ACK reports. */
@@ -124,7 +143,38 @@ typedef struct thrum_scheduler {
     uint8_t bus_fault_sent;  /**< FAULT 2 already reported for the current run of failures */
     uint32_t last_write_time;
     uint32_t last_status_time;
+    uint32_t last_rom_poll;  /**< when GO was last read while a ROM effect plays */
 } thrum_scheduler_t;
+
+/** Auto-calibration state machine (reference §2.4), polled without blocking. */
+typedef struct thrum_calibration {
+    uint8_t running;         /**< GO was set; polling it */
+    uint8_t again;           /**< asked for while running: run once more when this run ends */
+    uint8_t lra_period;      /**< LRA_PERIOD read while the calibration drove the actuator */
+    uint8_t cause;           /**< THRUM_CAUSE_* of the run */
+    uint32_t started;
+    uint32_t last_poll;
+} thrum_calibration_t;
+
+/** Driver power state: standby, WAKE's idle timeout. */
+typedef struct thrum_power {
+    uint8_t standby;         /**< the driver is in software standby */
+    uint8_t waking;          /**< left standby; it can drive from ready_at */
+    uint32_t idle_timeout_us;/**< 0 = never return to standby on idle */
+    uint32_t idle_since;     /**< device time the device last became (or was told to stay) awake and idle */
+    uint32_t ready_at;       /**< device time the driver can drive after leaving standby */
+} thrum_power_t;
+
+/** Preloaded programs (PRELOAD_BEGIN, PRELOAD_SEGMENT, GO): one pool of segments; slot i uses
+ *  segments [first[i], first[i] + count[i]). The slot being loaded is always the last in the pool. */
+typedef struct thrum_program_store {
+    thrum_segment_t segment[THRUM_FW_PROGRAM_SEGMENTS];
+    uint8_t first[THRUM_PROGRAM_SLOTS];
+    uint8_t count[THRUM_PROGRAM_SLOTS];
+    uint8_t valid;           /**< bit i: slot i holds a complete program */
+    uint8_t used;            /**< segments in the pool */
+    uint8_t loading;         /**< slot being loaded, or THRUM_PROGRAM_SLOTS when none */
+} thrum_program_store_t;
 
 /** Outgoing telemetry (ONSET, FAULT) waiting for the next device frame. */
 #define THRUM_FW_ACK_MAX 10u /* id, next_seq, rx_ctrl, rx_seq, rx_time(4), credits(uv, <= 2) */
@@ -137,6 +187,9 @@ typedef struct thrum_fw {
     thrum_frame_decoder_t decoder;
     thrum_link_t link;
     thrum_scheduler_t sched;
+    thrum_calibration_t calibration;
+    thrum_power_t power;
+    thrum_program_store_t programs;
     drv2605l_t driver;
     drv2605l_config_t driver_config;
     uint32_t parse_failures;
@@ -154,6 +207,16 @@ void thrum_fw_receive(thrum_fw_t *fw, const uint8_t *data, size_t len, uint32_t 
 /** Run due work: start, update and end segments, the watchdog, and flush telemetry. */
 void thrum_fw_poll(thrum_fw_t *fw);
 
+/**
+ * When thrum_fw_poll next has work to do, for a port that sleeps or arms a timer between passes:
+ * a segment start, the next amplitude change (500 µs rule), a segment end, a ROM-effect or
+ * calibration poll, a STATUS check, the watchdog or the idle timeout. Returns a device time (at
+ * or before `now` when work is already due) and sets `*has_deadline`; sets it to 0 when nothing
+ * is scheduled (the return value is then `now`). Receiving bytes can bring the deadline forward,
+ * so ask again after thrum_fw_receive.
+ */
+uint32_t thrum_fw_next_deadline(const thrum_fw_t *fw, uint32_t now, uint8_t *has_deadline);
+
 /** Free segment slots (the credits an ACK reports). */
 uint8_t thrum_fw_free_slots(const thrum_fw_t *fw);
 
@@ -168,6 +231,12 @@ uint8_t thrum_fw_amplitude(const thrum_fw_t *fw);
 
 /** Segments queued, the playing one included. */
 uint8_t thrum_fw_queued(const thrum_fw_t *fw);
+
+/** 1 while an auto-calibration runs. */
+uint8_t thrum_fw_calibrating(const thrum_fw_t *fw);
+
+/** 1 while the driver is in software standby. */
+uint8_t thrum_fw_standby(const thrum_fw_t *fw);
 
 #ifdef __cplusplus
 }

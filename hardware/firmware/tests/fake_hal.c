@@ -38,6 +38,15 @@ static int fake_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t 
         if (reg < FAKE_REGS && reg != DRV2605L_REG_STATUS) {
             f->regs[reg] = data[i];
         }
+        if (reg == DRV2605L_REG_GO) {
+            uint8_t mode = DRV2605L_FIELD_GET(DRV2605L_MODE_MODE, f->regs[DRV2605L_REG_MODE]);
+            f->go_reads_left = (data[i] & 1u) == 0u ? 0u
+                             : mode == DRV2605L_MODE_AUTO_CALIBRATION ? f->cal_go_reads
+                             : mode == DRV2605L_MODE_INTERNAL_TRIGGER ? f->rom_go_reads : 0u;
+            if (mode == DRV2605L_MODE_AUTO_CALIBRATION && (data[i] & 1u) != 0u) {
+                f->regs[DRV2605L_REG_LRA_PERIOD] = FAKE_CAL_LRA_PERIOD;
+            }
+        }
         if (f->nwrites < FAKE_MAX_WRITES) {
             f->writes[f->nwrites].time = f->now;
             f->writes[f->nwrites].reg = reg;
@@ -61,6 +70,23 @@ static int fake_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uin
     }
     for (i = 0; i < len; i++) {
         uint8_t r = (uint8_t)(reg + i);
+        if (r == DRV2605L_REG_GO && f->regs[r] != 0u) {
+            if (f->go_reads_left > 0u) {
+                f->go_reads_left--;
+            } else {
+                uint8_t mode = DRV2605L_FIELD_GET(DRV2605L_MODE_MODE, f->regs[DRV2605L_REG_MODE]);
+                f->regs[r] = 0; /* done: GO self-clears */
+                if (mode == DRV2605L_MODE_AUTO_CALIBRATION) {
+                    f->regs[DRV2605L_REG_A_CAL_COMP] = FAKE_CAL_COMP;
+                    f->regs[DRV2605L_REG_A_CAL_BEMF] = FAKE_CAL_BEMF;
+                    f->regs[DRV2605L_REG_FEEDBACK_CONTROL] =
+                        (uint8_t)((f->regs[DRV2605L_REG_FEEDBACK_CONTROL] & ~DRV2605L_FEEDBACK_BEMF_GAIN) | FAKE_CAL_BEMF_GAIN);
+                    if (f->cal_fail) {
+                        f->regs[DRV2605L_REG_STATUS] |= DRV2605L_STATUS_DIAG_RESULT;
+                    }
+                }
+            }
+        }
         out[i] = r < FAKE_REGS ? f->regs[r] : 0u;
         if (r == DRV2605L_REG_STATUS) {
             /* the flag bits clear on read, DEVICE_ID stays */
@@ -102,6 +128,8 @@ void fake_init(fake_t *f)
     f->present = 1;
     f->fail_reg = -1;
     f->i2c_cost_us = 0;
+    f->cal_go_reads = 3;
+    f->rom_go_reads = 5;
     /* DRV2605L reset values that matter here (reference notes §1.1) */
     f->regs[DRV2605L_REG_STATUS] = 0xE0;
     f->regs[DRV2605L_REG_MODE] = 0x40;
@@ -275,4 +303,17 @@ void fake_run_until(fake_t *f, thrum_fw_t *fw, uint32_t t, uint32_t step)
         f->now = (t - f->now) <= step ? t : f->now + step;
     }
     thrum_fw_poll(fw);
+}
+
+uint8_t msg_any(uint8_t *out, uint32_t id, uint8_t count, const uint32_t *fields)
+{
+    thrum_msg_t msg;
+    uint8_t i;
+
+    msg.id = id;
+    msg.field_count = count;
+    for (i = 0; i < count; i++) {
+        msg.field[i] = fields[i];
+    }
+    return thrum_msg_encode(THRUM_DIR_H2D, &msg, out, THRUM_MAX_PAYLOAD);
 }

@@ -48,6 +48,12 @@ typedef struct fake {
     size_t nmsgs;
     size_t taken;              /* messages already returned by fake_next */
     int bad_output;            /* a device frame that failed to parse or did not start with ACK */
+    /* GO: set in MODE 7 (calibration) or MODE 0 (sequencer) it reads 1 for this many more reads
+     * of GO, then self-clears; calibration then writes its results */
+    unsigned go_reads_left;
+    unsigned cal_go_reads;     /* default 3 */
+    unsigned rom_go_reads;     /* default 5 */
+    int cal_fail;              /* the next calibration fails (DIAG_RESULT = 1) */
 } fake_t;
 
 void fake_init(fake_t *f);
@@ -77,6 +83,14 @@ void fake_send(fake_t *f, thrum_fw_t *fw, uint8_t ctrl, uint8_t seq, const uint8
 uint8_t msg_segment(uint8_t *out, uint32_t start, uint32_t duration, uint8_t from, uint8_t to, uint32_t event);
 uint8_t msg_plain(uint8_t *out, uint32_t id);
 uint8_t msg_configure(uint8_t *out, uint8_t rated, uint8_t clamp, uint8_t drive_time, uint8_t period);
+/* Any message from its fields (types from the codec's table). */
+uint8_t msg_any(uint8_t *out, uint32_t id, uint8_t count, const uint32_t *fields);
+
+/* Results the fake calibration writes. */
+#define FAKE_CAL_COMP 0x0Au
+#define FAKE_CAL_BEMF 0x9Du
+#define FAKE_CAL_BEMF_GAIN 0u
+#define FAKE_CAL_LRA_PERIOD 49u
 
 /* Advance the clock to `t`, polling every `step` µs on the way. */
 void fake_run_until(fake_t *f, thrum_fw_t *fw, uint32_t t, uint32_t step);

@@ -206,6 +206,12 @@ static void test_configure_driver(void)
         {DRV2605L_REG_LIBRARY, 0x06},
         {DRV2605L_REG_MODE, 0x05},
         {DRV2605L_REG_RTP_INPUT, 0x00},
+        /* RATED_VOLTAGE and OD_CLAMP changed: auto-calibration starts at once (reference §2.4) */
+        {DRV2605L_REG_RTP_INPUT, 0x00},
+        {DRV2605L_REG_MODE, 0x07},
+        {DRV2605L_REG_FEEDBACK_CONTROL, 0xAA},
+        {DRV2605L_REG_CONTROL4, 0x10},     /* ZC_DET_TIME 100 µs, AUTO_CAL_TIME 1 */
+        {DRV2605L_REG_GO, 0x01},
     };
 
     fake_init(&f);
@@ -220,9 +226,12 @@ static void test_configure_driver(void)
     n = msg_configure(p, 0x53, 0x85, 255, 200);
     fake_send(&f, &fw, HOST_SEQ, 1, p, n);
     check_sequence(mark, want, sizeof(want) / sizeof(want[0]));
-    /* the segment still in its window resumes */
-    fake_run_until(&f, &fw, 2000, 100);
+    /* the segment still in its window resumes once calibration is over, with its BEMF_GAIN kept */
+    CHECK(thrum_fw_calibrating(&fw));
+    fake_run_until(&f, &fw, 60000, 100);
+    CHECK(!thrum_fw_calibrating(&fw));
     CHECK_EQ(f.regs[DRV2605L_REG_RTP_INPUT], 180);
+    CHECK_EQ(f.regs[DRV2605L_REG_MODE], 0x05);
     CHECK(!f.bad_output);
 
     /* a CONFIGURE_DRIVER that fails half-way: FAULT 2, queue discarded, output stays 0 */

@@ -29,6 +29,17 @@ static const msg_name_t names[] = {
       "rx_buffer", "max_payload", "driver_id"}},
     {"ONSET", THRUM_DIR_D2H, THRUM_MSG_ONSET, {"event", "time", "status"}},
     {"FAULT", THRUM_DIR_D2H, THRUM_MSG_FAULT, {"code", "detail"}},
+    {"CALIBRATE", THRUM_DIR_H2D, THRUM_MSG_CALIBRATE, {NULL}},
+    {"WAKE", THRUM_DIR_H2D, THRUM_MSG_WAKE, {"idle_timeout_ms"}},
+    {"STANDBY", THRUM_DIR_H2D, THRUM_MSG_STANDBY, {NULL}},
+    {"PRELOAD_BEGIN", THRUM_DIR_H2D, THRUM_MSG_PRELOAD_BEGIN, {"slot"}},
+    {"PRELOAD_SEGMENT", THRUM_DIR_H2D, THRUM_MSG_PRELOAD_SEGMENT, {"offset", "duration", "from", "to", "event"}},
+    {"GO", THRUM_DIR_H2D, THRUM_MSG_GO, {"slot", "start", "event_base"}},
+    {"ROM_EFFECT", THRUM_DIR_H2D, THRUM_MSG_ROM_EFFECT, {"start", "effect", "event"}},
+    {"CALIBRATION_RESULT", THRUM_DIR_D2H, THRUM_MSG_CALIBRATION_RESULT,
+     {"status", "a_cal_comp", "a_cal_bemf", "bemf_gain", "lra_period"}},
+    {"STATE", THRUM_DIR_D2H, THRUM_MSG_STATE, {"state", "cause"}},
+    {"CAPABILITIES", THRUM_DIR_D2H, THRUM_MSG_CAPABILITIES, {"program_slots", "program_segments"}},
 };
 
 static unsigned vectors_checked;

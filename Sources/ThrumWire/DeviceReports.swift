@@ -1,0 +1,81 @@
+/// CALIBRATION_RESULT (0x45): the outcome of an auto-calibration run (PROTOCOL.md §3.2).
+public struct CalibrationReport: Sendable, Hashable {
+    /// 0 = converged, 1 = failed.
+    public var status: UInt8
+    /// A_CAL_COMP the driver found (coefficient 1 + n/255).
+    public var aCalComp: UInt8
+    /// A_CAL_BEMF the driver found.
+    public var aCalBemf: UInt8
+    /// BEMF_GAIN the driver chose (0 ... 3).
+    public var bemfGain: UInt8
+    /// LRA_PERIOD read while calibrating (period = n × 98.46 µs), 0 when never read.
+    public var lraPeriod: UInt8
+
+    /// Creates a calibration report.
+    public init(status: UInt8, aCalComp: UInt8, aCalBemf: UInt8, bemfGain: UInt8, lraPeriod: UInt8) {
+        self.status = status
+        self.aCalComp = aCalComp
+        self.aCalBemf = aCalBemf
+        self.bemfGain = bemfGain
+        self.lraPeriod = lraPeriod
+    }
+
+    /// Whether calibration converged.
+    public var passed: Bool { status == ProtocolConstants.calibrationPass }
+
+    /// The resonance LRA_PERIOD stands for, Hz (nil when it is 0).
+    public var resonanceHz: Double? { lraPeriod == 0 ? nil : 1e6 / (Double(lraPeriod) * 98.46) }
+}
+
+/// STATE (0x46): the driver changed power state (PROTOCOL.md §3.2).
+public struct StateReport: Sendable, Hashable {
+    /// Power states.
+    public enum State: UInt8, Sendable {
+        /// Software standby.
+        case standby = 0
+        /// Ready to drive.
+        case ready = 1
+        /// Auto-calibration running.
+        case calibrating = 2
+    }
+
+    /// What caused the change.
+    public enum Cause: UInt8, Sendable {
+        /// A host message.
+        case host = 0
+        /// WAKE's idle timeout ran out.
+        case idleTimeout = 1
+        /// The device on its own (a queued entry woke it, an automatic calibration).
+        case automatic = 2
+    }
+
+    /// The raw state byte.
+    public var state: UInt8
+    /// The raw cause byte.
+    public var cause: UInt8
+
+    /// Creates a state report.
+    public init(state: UInt8, cause: UInt8) {
+        self.state = state
+        self.cause = cause
+    }
+
+    /// The state, when known to this protocol version.
+    public var knownState: State? { State(rawValue: state) }
+    /// The cause, when known to this protocol version.
+    public var knownCause: Cause? { Cause(rawValue: cause) }
+}
+
+/// CAPABILITIES (0x47): follows IDENTIFY_REPLY; sizes of the program store (PROTOCOL.md §3.2).
+public struct DeviceCapabilities: Sendable, Hashable {
+    /// Program slots (PRELOAD_BEGIN / GO).
+    public var programSlots: UInt32
+    /// Segments the program store holds, shared by all slots.
+    public var programSegments: UInt32
+
+    /// Creates a capabilities report.
+    public init(programSlots: UInt32, programSegments: UInt32) {
+        self.programSlots = programSlots
+        self.programSegments = programSegments
+    }
+}
