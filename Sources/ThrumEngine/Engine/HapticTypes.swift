@@ -47,10 +47,20 @@ public struct DeviceCapabilities: Equatable, Sendable {
         self.romEffects = romEffects
     }
 
-    /// What a device that identified itself this way supports. Protocol version 0 (the only one so
-    /// far) has the base messages only.
-    public init(identity: DeviceIdentity) {
-        self.init(queueSlots: Int(identity.queueSlots))
+    /// Program slots (PRELOAD/GO), 0 without a program store.
+    public var programSlots: Int = 0
+    /// Segments the program store holds, shared by the slots.
+    public var programSegments: Int = 0
+
+    /// What a device that identified itself this way supports. A device that follows
+    /// IDENTIFY_REPLY with CAPABILITIES (`program`) has the whole of protocol 0 as PROTOCOL.md
+    /// describes it: WAKE/STANDBY, CALIBRATE, PRELOAD + GO and ROM_EFFECT; one that does not has
+    /// the base messages only.
+    public init(identity: DeviceIdentity, program: ThrumWire.DeviceCapabilities? = nil) {
+        let full = program != nil
+        self.init(queueSlots: Int(identity.queueSlots), standby: full, calibration: full, preload: full, romEffects: full)
+        programSlots = Int(program?.programSlots ?? 0)
+        programSegments = Int(program?.programSegments ?? 0)
     }
 }
 
@@ -72,4 +82,6 @@ public struct OnsetRecord: Equatable, Sendable {
     public var onsetTime: Double? { driveOnsetTime.map { $0 + preShift } }
     /// How the device started it (`notReported` until it reports).
     public var status: PlaybackReport.OnsetStatus
+    /// The DRV2605L ROM effect this onset started (``HapticEngine/playROMEffect(_:atTime:)``), nil for pattern events.
+    public var romEffect: UInt8? = nil
 }
