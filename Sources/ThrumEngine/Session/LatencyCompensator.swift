@@ -15,8 +15,13 @@ public struct LatencyCompensator: Sendable {
     public let prior: Int64
     private var recent: [Int64] = []
 
-    /// Creates an empty compensator (the `prior` correction until the first report).
-    public init(capacity: Int = 64, limit: Int64 = 2_000, prior: Int64 = 0) {
+    /// Creates an empty compensator (no correction until the first report).
+    public init(capacity: Int = 64, limit: Int64 = 2_000) {
+        self.init(capacity: capacity, limit: limit, prior: 0)
+    }
+
+    /// Creates an empty compensator that corrects by `prior` µs until the first report.
+    public init(capacity: Int = 64, limit: Int64 = 2_000, prior: Int64) {
         self.capacity = capacity
         self.limit = limit
         self.prior = prior
