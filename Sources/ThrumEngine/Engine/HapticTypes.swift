@@ -23,9 +23,10 @@ public struct HapticError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// What a connected device can do beyond the base protocol (segments, STOP, CONFIGURE_DRIVER).
 ///
-/// The engine asks before using an optional feature, so messages the device side adds later
-/// (WAKE/STANDBY, CALIBRATE, PRELOAD + GO, ROM_EFFECT) slot into ``HapticEngine/prepare()`` and the
-/// players without changing their callers. Protocol version 0 has none of them.
+/// The engine asks before using an optional feature (WAKE/STANDBY, CALIBRATE, PRELOAD + GO,
+/// ROM_EFFECT): a device that sends CAPABILITIES after IDENTIFY_REPLY has them all; one that does
+/// not (an older firmware) gets the base messages only, and `prepare()` then does no more than
+/// start the engine.
 public struct DeviceCapabilities: Equatable, Sendable {
     /// Segment queue slots (credits).
     public var queueSlots: Int

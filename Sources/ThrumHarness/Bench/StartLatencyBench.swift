@@ -74,7 +74,7 @@ public enum StartLatencyBench {
         engine.run(for: 1)
         try engine.prepare(pattern)
         var rng = SplitMix64(seed: seed ^ 0x57A7)
-        func trial(gap: Double) throws -> (drive: Double?, write: Double?) {
+        func trial(gap: Double, count: Bool = true) throws -> (drive: Double?, write: Double?) {
             engine.run(for: gap)
             let call = rig.trueNow
             let goBefore = engine.preparedStarts
@@ -82,8 +82,8 @@ public enum StartLatencyBench {
             try player.start(atTime: HapticTimeImmediate)
             engine.runUntilPlayersFinished(timeout: 1)
             engine.run(for: 0.02)
-            if engine.preparedStarts > goBefore { result.preparedGoStarts += 1 }
-            if engine.onsets(for: player).contains(where: { $0.status == .lateTrimmed }) { result.preparedLate += 1 }
+            if count, engine.preparedStarts > goBefore { result.preparedGoStarts += 1 }
+            if count, engine.onsets(for: player).contains(where: { $0.status == .lateTrimmed }) { result.preparedLate += 1 }
             let drive = rig.device.chip.trace.driveOnset(after: call).map { Double($0 - call) / 1e3 }
             let write = rig.device.chip.trace.registerWrites.first {
                 $0.register == DRV2605LRegister.rtpInput.rawValue && $0.time >= call
@@ -97,7 +97,7 @@ public enum StartLatencyBench {
         }
         // Past the idle timeout the device puts the driver in standby; the start re-wakes it.
         for _ in 0..<lapsed {
-            let (drive, _) = try trial(gap: engine.configuration.preparedTimeout.seconds + 0.3)
+            let (drive, _) = try trial(gap: engine.configuration.preparedTimeout.seconds + 0.3, count: false)
             if let drive { result.lapsed.append(drive) }
         }
     }
