@@ -219,3 +219,31 @@ final class ROMEffectEngineTests: XCTestCase {
         }
     }
 }
+
+final class GoRefusedTests: XCTestCase {
+    func testARefusedGoFallsBackToStreamingTheWholePattern() throws {
+        let rig = EngineRig()
+        let engine = rig.engine
+        let pattern = metronome(beats: 3, interval: 0.05)
+        try engine.prepare(pattern)
+        XCTAssertTrue(engine.isPreloaded(pattern))
+        // Behind the host's back, make every slot invalid (offsets that decrease): GO will be refused.
+        for slot in UInt8(0)..<4 {
+            rig.session.link.send(.preloadBegin(slot: slot))
+            rig.session.link.send(.preloadSegment(PreloadSegmentCommand(offset: 100, duration: 10, from: 0, to: 0)))
+            rig.session.link.send(.preloadSegment(PreloadSegmentCommand(offset: 50, duration: 10, from: 0, to: 0)))
+        }
+        engine.run(for: 0.02)
+        let player = try engine.makePlayer(with: pattern)
+        try player.start(atTime: HapticTimeImmediate)
+        engine.runUntilPlayersFinished(timeout: 1)
+        engine.run(for: 0.05)
+        XCTAssertEqual(engine.preparedStarts, 1, "a GO was tried")
+        XCTAssertTrue(rig.session.faults.contains { $0.code == ProtocolConstants.faultGoRejected })
+        XCTAssertFalse(engine.isPreloaded(pattern), "the slot is forgotten")
+        let onsets = engine.onsets(for: player)
+        XCTAssertEqual(onsets.count, 3, "\(onsets)")
+        XCTAssertTrue(onsets.allSatisfy { $0.status == .onTime }, "streamed instead: \(onsets)")
+        XCTAssertGreaterThan(engine.segmentsSent, 0)
+    }
+}

@@ -238,15 +238,26 @@ extension HapticEngine {
     }
 
     /// FAULT 8: the device refused the GO (slot invalid, queue full, or behind the queue's last
-    /// entry). Stream the player's drive instead, from as soon as possible.
+    /// entry): nothing of it is queued. Forget the slot and start the player again, streamed, as
+    /// an immediate start (the whole pattern plays, a lead time later than asked).
     func goRefused(slot: UInt8) {
         guard let go = pendingGo, go.slot == slot else { return }
         pendingGo = nil
         preloads[slot] = nil
-        go.player?.unpreload(serial: go.serial)
         emittedUntil = go.emittedUntil
         lastSentEnd = go.lastSentEnd
         lastDeviceStart = go.lastDeviceStart
+        guard let player = go.player else { return }
+        let keys = markIDs.keys.filter { $0.player == player.playerID && $0.run == go.serial }
+        let ids = Set(keys.compactMap { markIDs[$0] })
+        for key in keys { markIDs[key] = nil }
+        for id in ids {
+            marks[id] = nil
+            goMarks.remove(id)
+            intendedDeviceStart[id] = nil
+        }
+        markOrder.removeAll { ids.contains($0) }
+        player.restartStreamed(replacing: go.serial)
     }
 
     // MARK: ROM effects

@@ -353,9 +353,11 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         for i in runs.indices where runs[i].preloadedUntil > t { runs[i].preloadedUntil = t }
     }
 
-    /// The device refused the GO of run `serial`: render all of it.
-    func unpreload(serial: Int) {
-        for i in runs.indices where runs[i].serial == serial { runs[i].preloadedUntil = .min }
+    /// The device refused the GO of run `serial`: drop that run and start again, streamed.
+    func restartStreamed(replacing serial: Int) {
+        guard state == .playing, let engine, runs.contains(where: { $0.serial == serial }) else { return }
+        runs.removeAll { $0.serial == serial }
+        begin(offset: 0, at: nil, engine: engine)
     }
 
     /// Ends the timeline at engine time `t`: stop, or pause when `pauseOffset` is given.
