@@ -9,3 +9,10 @@ extension LinkSession {
     /// Messages queued on the sequenced lane and not yet framed.
     public var queuedCount: Int { lane.queue.count }
 }
+
+extension LinkSession {
+    /// Counts `slots` device queue slots as taken by a message that does not carry them itself
+    /// (GO takes one per preloaded segment, PROTOCOL.md §2.4), until the next ACK's credits
+    /// (which include it once the device ran it) replace the balance.
+    public func reserveCredits(_ slots: Int) { lane.creditBalance -= slots }
+}

@@ -25,6 +25,22 @@ final class PlayEngineOptionsTests: XCTestCase {
         }
     }
 
+    func testROMPresetPlaysThroughTheDriversSequencer() throws {
+        let object = try report(["preset:rom.1"])
+        let rom = try XCTUnwrap(object["rom_effect"] as? [String: Any])
+        XCTAssertEqual(rom["id"] as? Int, 1)
+        XCTAssertEqual(object["segments"] as? Int, 0, "no streamed segments: one ROM_EFFECT")
+        let events = try XCTUnwrap(object["events"] as? [[String: Any]])
+        XCTAssertEqual(events.count, 1)
+        XCTAssertEqual(events[0]["type"] as? String, "ROMEffect")
+        XCTAssertEqual(events[0]["status"] as? String, "on_time")
+        // The fixed latency of the three register writes (≈ 241 µs) is corrected.
+        XCTAssertEqual(try XCTUnwrap(events[0]["onset_s"] as? Double), 0, accuracy: 60e-6)
+        let refused = try ThrumProcess.run(["play", "preset:rom.1", "--rate", "2"])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.standardError.contains("ROM effect"), refused.standardError)
+    }
+
     func testLoopPlaysPassesBackToBack() throws {
         let file = TestPaths.example("metronome.ahap").path
         let object = try report(["--loop", "3", file])

@@ -146,7 +146,7 @@ final class EngineBehaviourTests: XCTestCase {
         XCTAssertTrue(rig.engine.isPrepared)
         XCTAssertNotNil(rig.session.identity)
         XCTAssertGreaterThanOrEqual(rig.session.link.clock.sampleCount, 8)
-        XCTAssertEqual(rig.engine.capabilities?.preload, false, "protocol 0 has no PRELOAD yet")
+        XCTAssertEqual(rig.engine.capabilities?.preload, true, "the device sent CAPABILITIES: PRELOAD + GO")
         rig.engine.run(for: 1.5)
         XCTAssertTrue(rig.engine.isPrepared)
         // Playing keeps it prepared; the timeout counts from the end of playback.

@@ -26,7 +26,7 @@ final class EngineRig {
     let engine: HapticEngine
     let link: CuttableLink
 
-    init(configuration: HapticEngine.Configuration = .init()) {
+    init(configuration: HapticEngine.Configuration = .init(), board: VirtualDevice.BoardDefaults? = nil) {
         let registers = DriverRegisters.derive(from: profile)
         let m = profile.physical
         let lra = LRAParameters(
@@ -36,9 +36,10 @@ final class EngineRig {
         device = VirtualDevice(
             configuration: VirtualDevice.Configuration(
                 actuator: lra,
-                board: VirtualDevice.BoardDefaults(
-                    ratedVoltage: registers.ratedVoltage, overdriveClamp: registers.overdriveClamp,
-                    driveTime: registers.driveTime, openLoopPeriod: registers.openLoopPeriod)))
+                board: board
+                    ?? VirtualDevice.BoardDefaults(
+                        ratedVoltage: registers.ratedVoltage, overdriveClamp: registers.overdriveClamp,
+                        driveTime: registers.driveTime, openLoopPeriod: registers.openLoopPeriod)))
         link = CuttableLink()
         pump = SimulatedPump(device: device, clock: clock, link: link)
         session = DeviceSession(pump: pump, endpointName: "the virtual device")

@@ -81,7 +81,11 @@ final class FeedbackGeneratorTests: XCTestCase {
         let full = rig.peakRTP(from: t, to: rig.now)
         XCTAssertGreaterThan(full, 200)
         let onset = try XCTUnwrap(rig.engine.onsets.last?.onsetTime)
-        XCTAssertEqual(onset - t, rig.engine.leadTime.seconds, accuracy: 0.001)
+        // Prepared: a GO one frame ahead instead of a lead time; felt after the pre-shifted rise.
+        XCTAssertEqual(rig.engine.preparedStarts, 1)
+        let preShift = try XCTUnwrap(rig.engine.onsets.last?.preShift)
+        XCTAssertLessThan(onset - t, preShift + 0.0015)
+        XCTAssertLessThan(onset - t, rig.engine.leadTime.seconds / 2)
 
         let t2 = rig.now
         impact.impactOccurred(intensity: 0.5)

@@ -60,8 +60,26 @@ public final class HapticEngine {
         public var restartMargin: HostDuration = .milliseconds(8)
         /// Idle time after which an auto-shutdown engine stops (``StoppedReason/idleTimeout``).
         public var autoShutdownTimeout: HostDuration = .seconds(120)
-        /// How long ``HapticEngine/prepare()`` keeps the device ready when nothing plays.
+        /// How long ``HapticEngine/prepare()`` keeps the device ready when nothing plays: the idle
+        /// timeout sent with WAKE, after which the device puts the driver in standby by itself.
         public var preparedTimeout: HostDuration = .seconds(2)
+        /// How far ahead of the call a prepared start (GO) puts its first segment: one USB
+        /// full-speed frame (the GO leaves with the next start of frame) plus a margin for the
+        /// clock model's error and the device's handling. A GO that arrives late still plays,
+        /// trimmed; the engine then widens this lead by itself (see `docs/engine.md`).
+        public var preparedStartLead: HostDuration = .microseconds(1_250)
+        /// On a link whose host frames reach the device on a 1 ms frame grid (USB full speed, the
+        /// link's outbound delay floor configured), a prepared start is put this long after the
+        /// frame the GO will travel in, instead of ``preparedStartLead`` after the call: device
+        /// handling, the clock model's error and the packet's place in the frame.
+        public var framedStartMargin: HostDuration = .microseconds(200)
+        /// Extra lead for a start whose driver lapsed into standby: WAKE goes in the GO's frame,
+        /// and the driver can drive 500 µs after leaving standby.
+        public var standbyExitLead: HostDuration = .microseconds(600)
+        /// Run the driver's auto-calibration (CALIBRATE, a 250–450 ms buzz) in the first
+        /// ``HapticEngine/prepare()`` of a connection when the device has reported no calibration
+        /// since it connected.
+        public var calibrateOnPrepare = true
         /// A device clock reading this far from the fitted clock means the device rebooted.
         public var rebootClockJump: HostDuration = .milliseconds(200)
         /// Compiler options (mixing rule, felt-onset compensation…).
@@ -93,13 +111,18 @@ public final class HapticEngine {
     /// Whether the engine is started.
     public private(set) var isRunning = false
     /// Whether the device is ready for a low-latency start (see ``prepare()``).
-    public private(set) var isPrepared = false
+    public internal(set) var isPrepared = false
     /// What the device supports, once connected.
-    public private(set) var capabilities: DeviceCapabilities?
+    public internal(set) var capabilities: DeviceCapabilities?
+    /// The last auto-calibration result this connection (after CONFIGURE_DRIVER changed the
+    /// calibration inputs, after ``calibrate()``, or after ``prepare()`` calibrated), nil before any.
+    public var calibrationResult: CalibrationReport? { session.calibrationResult }
+    /// The driver's power state as the device last reported it (nil: awake since reset, no report).
+    public var powerState: StateReport.State? { session.powerState }
     /// Every onset scheduled so far and what the device reported, in the order they were scheduled.
     public var onsets: [OnsetRecord] { markOrder.compactMap { marks[$0] } }
     /// Drive segments sent since the engine was made (re-renders after a STOP included).
-    public private(set) var segmentsSent = 0
+    public internal(set) var segmentsSent = 0
     /// The error that stopped the engine, if any.
     public private(set) var lastError: Error?
 
@@ -114,15 +137,26 @@ public final class HapticEngine {
     var lastDeviceStart: UInt64?
     var generation = 0
     private var nextPlayerID = 1
-    private var nextMarkID: UInt32 = 1
-    private var markIDs: [MarkKey: UInt32] = [:]
+    var nextMarkID: UInt32 = 1
+    var markIDs: [MarkKey: UInt32] = [:]
     var marks: [UInt32: OnsetRecord] = [:]
-    private var markOrder: [UInt32] = []
+    var markOrder: [UInt32] = []
     private var finishedHandlers: [(Error?) -> FinishedAction] = []
-    private var idleSince: Int64 = 0
-    private var preparedUntil: Int64 = 0
+    var idleSince: Int64 = 0
+    var preparedUntil: Int64 = 0
     private var lastClockSample: ClockSample?
-    private var calibrated = false
+    /// Programs preloaded on the device, by slot.
+    var preloads: [UInt8: Preload] = [:]
+    var preloadUse = 0
+    /// The GO last sent, until its ACK or FAULT 8 settles it.
+    var pendingGo: PendingGo?
+    /// Learnt extra lead for prepared starts (GOs that arrived late widen it).
+    var preparedLeadExtra: Int64 = 0
+    /// Onset ids of ROM effects (their latency is learnt apart).
+    var romMarks: Set<UInt32> = []
+    /// Onset ids of events started by GO.
+    var goMarks: Set<UInt32> = []
+    var goStarts = 0
     /// The transport or link failed; the run loop returns early instead of spinning.
     private var linkDead = false
     private let mixer: DriveMixer
@@ -187,17 +221,20 @@ public final class HapticEngine {
             if session.identity == nil || !isConnected {
                 try session.open()
                 session.configureDriver(DriverRegisters.derive(from: profile))
+                preloads.removeAll()
             }
+            // A changed rated voltage or overdrive clamp makes the device calibrate: wait for it.
+            if session.isCalibrating || session.link.pendingCount > 0 { try session.waitForDriverReady() }
             try session.synchronizeClock()
         } catch {
             let code: HapticErrorCode
             switch error {
-            case .deviceDidNotAnswer, .clockDidNotConverge: code = .engineStartTimeout
+            case .deviceDidNotAnswer, .clockDidNotConverge, .calibrationTimedOut: code = .engineStartTimeout
             default: code = .serverInitFailed
             }
             throw HapticError(code, error.description)
         }
-        capabilities = session.identity.map(DeviceCapabilities.init(identity:))
+        capabilities = session.identity.map { DeviceCapabilities(identity: $0, program: session.programCapabilities) }
         session.deviceEventHandler = { [weak self] event in self?.handle(event) }
         isRunning = true
         linkDead = false
@@ -230,7 +267,7 @@ public final class HapticEngine {
         completionHandler?(nil)
     }
 
-    private var isConnected: Bool {
+    var isConnected: Bool {
         if case .connected = session.link.state { return true }
         return false
     }
@@ -335,28 +372,6 @@ public final class HapticEngine {
         if players.isEmpty { idleSince = nowMicros }
     }
 
-    // MARK: Prepare
-
-    /// Makes the device ready for a low-latency start: engine started (link up, clock converged,
-    /// driver configured), and — where the device supports them — the driver awake and calibrated.
-    /// It lapses after ``Configuration/preparedTimeout`` with nothing playing.
-    public func prepare() throws {
-        if !isRunning { try start() }
-        if !session.link.clock.isConverged { try? session.synchronizeClock() }
-        if let caps = capabilities {
-            // Device-side WAKE and CALIBRATE slot in here once the protocol has them.
-            if caps.standby { /* send WAKE */ }
-            if caps.calibration && !calibrated { /* send CALIBRATE, wait for its result */ calibrated = true }
-        }
-        isPrepared = true
-        preparedUntil = nowMicros + configuration.preparedTimeout.nanoseconds / 1_000
-    }
-
-    private func lapsePreparation() {
-        isPrepared = false
-        if capabilities?.standby == true { /* send STANDBY once the protocol has it */ }
-    }
-
     // MARK: Run loop
 
     /// Runs the engine (moving bytes, rendering drive, calling handlers) for `seconds`.
@@ -406,14 +421,14 @@ public final class HapticEngine {
     }
 
     /// When the run loop must next wake up (engine µs).
-    private func nextWake() -> Int64 {
+    func nextWake() -> Int64 {
         let now = nowMicros
         var wake = now + 250_000
         if isRunning && !players.isEmpty {
             wake = min(wake, max(now + 1, emittedUntil - leadMicros))
             for p in players { if let end = p.endTime { wake = min(wake, max(now + 1, end)) } }
         }
-        if isPrepared { wake = min(wake, max(now + 1, preparedUntil)) }
+        if isPrepared { wake = min(wake, max(now + 1, prepareLapseTime)) }
         if isRunning && isAutoShutdownEnabled && players.isEmpty {
             wake = min(wake, max(now + 1, idleSince + configuration.autoShutdownTimeout.nanoseconds / 1_000))
         }
@@ -434,7 +449,7 @@ public final class HapticEngine {
             p.timeReached()
         }
         if !players.isEmpty { preparedUntil = max(preparedUntil, now + configuration.preparedTimeout.nanoseconds / 1_000) }
-        if isPrepared && now >= preparedUntil { lapsePreparation() }
+        if isPrepared && now >= prepareLapseTime { lapsePreparation() }
         fireFinishedHandlersIfIdle()
         if isRunning && isAutoShutdownEnabled && players.isEmpty
             && now - idleSince >= configuration.autoShutdownTimeout.nanoseconds / 1_000
@@ -479,18 +494,19 @@ public final class HapticEngine {
         }
     }
 
-    /// The device time each marked segment was meant to start at (before latency correction),
-    /// until its onset report comes back.
-    private var intendedDeviceStart: [UInt32: Int64] = [:]
+    /// The device time each marked segment (or ROM effect) was sent to start at (after latency
+    /// correction), until its onset report comes back.
+    var intendedDeviceStart: [UInt32: Int64] = [:]
     /// Keeps contiguous drive contiguous on the device clock.
-    private var timeline = DeviceTimeline()
+    var timeline = DeviceTimeline()
 
     private func send(_ s: DriveSegment) {
         let link = session.link
         // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
         let correction = session.latencyCorrection
         let mapped = timeline.map(hostStart: s.start, duration: s.duration, clock: link.clock, shift: correction)
-        if s.eventID != 0 { intendedDeviceStart[s.eventID] = mapped.start + correction }
+        // The latency learnt is onset − the start as sent (the compensator's own definition).
+        if s.eventID != 0 { intendedDeviceStart[s.eventID] = mapped.start }
         var device = UInt64(max(0, mapped.start))
         if let last = lastDeviceStart, device < last { device = last }
         lastDeviceStart = device
@@ -514,6 +530,9 @@ public final class HapticEngine {
         lastLevel = 0
         lastDeviceStart = nil
         timeline.reset()
+        // Drive a GO put on the device is gone too: it is rendered (streamed) from here on.
+        for p in players { p.unpreload(from: emittedUntil) }
+        pendingGo = nil
     }
 
     /// Makes engine time `t` (µs) renderable again: no-op when not yet rendered, a cheap rewind when
@@ -556,8 +575,19 @@ public final class HapticEngine {
             guard var record = marks[report.event] else { return }
             let clock = session.link.clock
             let host = clock.hostTime(atDevice: clock.extend(report.time))
-            if report.knownStatus == .onTime, let intended = intendedDeviceStart.removeValue(forKey: report.event) {
-                session.observeLatency(onset: Int64(clock.extend(report.time)), intended: intended)
+            if let intended = intendedDeviceStart.removeValue(forKey: report.event) {
+                let onset = Int64(clock.extend(report.time))
+                if report.knownStatus == .onTime {
+                    if romMarks.contains(report.event) {
+                        session.observeROMLatency(onset: onset, intended: intended)
+                    } else {
+                        session.observeLatency(onset: onset, intended: intended)
+                    }
+                }
+                if report.knownStatus == .lateTrimmed, goMarks.contains(report.event) {
+                    // The GO reached the device after its start: give the next one more room.
+                    preparedLeadExtra = min(preparedLeadExtra + 250, 5_000)
+                }
             }
             switch report.knownStatus {
             case .onTime:
@@ -575,10 +605,15 @@ public final class HapticEngine {
             // 5 = watchdog (the host fell silent): the queue was emptied; treat like a rewind.
             if fault.code == 5 {
                 rewind()
+            } else if fault.code == ProtocolConstants.faultGoRejected {
+                goRefused(slot: UInt8(truncatingIfNeeded: fault.detail))
             } else if fault.code == 1 || fault.code == 3 || fault.code == 4 {
                 stopBySelf(.systemError, error: HapticError(.unknownError, "the device reported fault \(fault.code)"))
             }
-        case .identified, .calibrated, .powerState, .capabilities:
+        case .powerState(let report):
+            // The device put the driver in standby (idle timeout, or a host STANDBY): not prepared.
+            if report.knownState == .standby { isPrepared = false }
+        case .identified, .calibrated, .capabilities:
             break
         }
     }
@@ -604,19 +639,22 @@ public final class HapticEngine {
         do {
             try session.reconnect()
             session.configureDriver(DriverRegisters.derive(from: profile))
+            try session.waitForDriverReady()
             try session.synchronizeClock()
         } catch {
             stopBySelf(.deviceDisconnected, error: HapticError(.serverInterrupted, error.description))
             return
         }
         session.deviceEventHandler = { [weak self] event in self?.handle(event) }
+        preloads.removeAll()
+        pendingGo = nil
+        isPrepared = false
         lastDeviceStart = nil
         timeline.reset()
         lastLevel = 0
         emittedUntil = nowMicros
         lastSentEnd = nowMicros
         lastClockSample = session.link.clock.samples.last
-        calibrated = false
         resetHandler?()
     }
 

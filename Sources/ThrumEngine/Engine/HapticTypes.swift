@@ -23,9 +23,10 @@ public struct HapticError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// What a connected device can do beyond the base protocol (segments, STOP, CONFIGURE_DRIVER).
 ///
-/// The engine asks before using an optional feature, so messages the device side adds later
-/// (WAKE/STANDBY, CALIBRATE, PRELOAD + GO, ROM_EFFECT) slot into ``HapticEngine/prepare()`` and the
-/// players without changing their callers. Protocol version 0 has none of them.
+/// The engine asks before using an optional feature (WAKE/STANDBY, CALIBRATE, PRELOAD + GO,
+/// ROM_EFFECT): a device that sends CAPABILITIES after IDENTIFY_REPLY has them all; one that does
+/// not (an older firmware) gets the base messages only, and `prepare()` then does no more than
+/// start the engine.
 public struct DeviceCapabilities: Equatable, Sendable {
     /// Segment queue slots (credits).
     public var queueSlots: Int
@@ -47,10 +48,20 @@ public struct DeviceCapabilities: Equatable, Sendable {
         self.romEffects = romEffects
     }
 
-    /// What a device that identified itself this way supports. Protocol version 0 (the only one so
-    /// far) has the base messages only.
-    public init(identity: DeviceIdentity) {
-        self.init(queueSlots: Int(identity.queueSlots))
+    /// Program slots (PRELOAD/GO), 0 without a program store.
+    public var programSlots: Int = 0
+    /// Segments the program store holds, shared by the slots.
+    public var programSegments: Int = 0
+
+    /// What a device that identified itself this way supports. A device that follows
+    /// IDENTIFY_REPLY with CAPABILITIES (`program`) has the whole of protocol 0 as PROTOCOL.md
+    /// describes it: WAKE/STANDBY, CALIBRATE, PRELOAD + GO and ROM_EFFECT; one that does not has
+    /// the base messages only.
+    public init(identity: DeviceIdentity, program: ThrumWire.DeviceCapabilities? = nil) {
+        let full = program != nil
+        self.init(queueSlots: Int(identity.queueSlots), standby: full, calibration: full, preload: full, romEffects: full)
+        programSlots = Int(program?.programSlots ?? 0)
+        programSegments = Int(program?.programSegments ?? 0)
     }
 }
 
@@ -72,4 +83,6 @@ public struct OnsetRecord: Equatable, Sendable {
     public var onsetTime: Double? { driveOnsetTime.map { $0 + preShift } }
     /// How the device started it (`notReported` until it reports).
     public var status: PlaybackReport.OnsetStatus
+    /// The DRV2605L ROM effect this onset started (``HapticEngine/playROMEffect(_:atTime:)``), nil for pattern events.
+    public var romEffect: UInt8? = nil
 }

@@ -56,6 +56,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         var hi: Int64
         var pass: Int
         var compiled: Compiled
+        /// Engine time (µs) up to which the device has this run's drive from a GO (nothing to render).
+        var preloadedUntil: Int64 = .min
     }
     private(set) var runs: [Run] = []
     private var nextSerial = 0
@@ -72,6 +74,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     private(set) var otherControls: [HapticDynamicParameter.ID: RuntimeControl] = [:]
 
     private var rate = 1.0
+    /// The compilation a start now would use.
+    var currentCompiled: Compiled? { compiled }
     /// The compilation new runs use.
     private var compiled: Compiled?
     /// Engine times (µs) at which run-time sharpness/attack/decay/release controls change.
@@ -302,6 +306,11 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     /// Starts playing pattern offset `offset` (s) at engine time `at` (µs), or as soon as
     /// possible without disturbing other players when `at` is nil (or too close to now).
     private func begin(offset: Double, at requested: Int64?, engine: HapticEngine) {
+        if offset == 0 {
+            stopAt = nil
+            pauseOffset = nil
+            if engine.startPrepared(self, at: requested) { return }
+        }
         let lead = offset == 0 ? preroll : 0
         var at: Int64
         if let requested, requested - lead >= engine.nowMicros + engine.marginMicros {
@@ -329,6 +338,26 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         runs.append(Run(serial: nextSerial, origin: at - x, lo: lo, hi: max(hi, lo), pass: pass, compiled: compiled))
         state = .playing
         engine.activate(self)
+    }
+
+    /// Adds a run whose drive a GO put on the device (pattern time 0 at engine µs `at`, drive
+    /// on the device up to `preloadedUntil`); returns its serial.
+    func placePrepared(at: Int64, preloadedUntil: Int64) -> Int {
+        place(offset: 0, at: at, engine: engine!)
+        runs[runs.count - 1].preloadedUntil = preloadedUntil
+        return runs[runs.count - 1].serial
+    }
+
+    /// The device dropped GO'd drive from engine µs `t` on (a STOP): render it from there.
+    func unpreload(from t: Int64) {
+        for i in runs.indices where runs[i].preloadedUntil > t { runs[i].preloadedUntil = t }
+    }
+
+    /// The device refused the GO of run `serial`: drop that run and start again, streamed.
+    func restartStreamed(replacing serial: Int) {
+        guard state == .playing, let engine, runs.contains(where: { $0.serial == serial }) else { return }
+        runs.removeAll { $0.serial == serial }
+        begin(offset: 0, at: nil, engine: engine)
     }
 
     /// Ends the timeline at engine time `t`: stop, or pause when `pauseOffset` is given.
@@ -410,7 +439,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         if isMuted { return }
         for run in runs {
             let segments = run.compiled.program.segments
-            let a = max(run.origin + run.lo, t0)
+            let a = max(run.origin + run.lo, t0, run.preloadedUntil)
             let b = min(run.origin + run.hi, t1, stopAt ?? .max)
             guard b > a else { continue }
             let pa = a - run.origin, pb = b - run.origin

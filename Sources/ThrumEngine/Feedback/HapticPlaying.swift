@@ -34,11 +34,14 @@ public protocol HapticPlaying: AnyObject {
 }
 
 extension HapticEngine: HapticPlaying {
-    /// Prepares the engine (see ``prepare()``); with a PRELOAD-capable device the request's
-    /// pattern would be stored on it here so the next play is a short GO.
+    /// Prepares the engine (see ``prepare()``) and preloads the request's pattern on the device
+    /// (``prepare(_:)-(HapticPattern)``), so that the next ``play(_:)`` of the same request is a
+    /// few-byte GO. A ROM effect preset needs no preload (the driver holds it).
     public func prepare(_ request: HapticRequest) throws {
-        try prepare()
-        if capabilities?.preload == true { _ = try request.content() /* PRELOAD slots in here */ }
+        switch try request.content() {
+        case .pattern(let pattern): try prepare(pattern)
+        case .romEffect: try prepare()
+        }
     }
 
     /// Plays the request's preset once, now (starting the engine if needed).
@@ -47,9 +50,7 @@ extension HapticEngine: HapticPlaying {
         case .pattern(let pattern):
             try playPattern(from: pattern)
         case .romEffect(let id):
-            guard capabilities?.romEffects == true else {
-                throw HapticError(.notSupported, "the device cannot play ROM effect \(id) (no ROM_EFFECT in its protocol)")
-            }
+            try playROMEffect(Int(id))
         }
     }
 }

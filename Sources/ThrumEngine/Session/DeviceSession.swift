@@ -31,6 +31,9 @@ public final class DeviceSession {
         public var reportGrace: HostDuration = .milliseconds(300)
         /// How long after the last segment `play` keeps running, so the actuator has come to rest.
         public var ringDown: HostDuration = .milliseconds(40)
+        /// How long to wait for CALIBRATION_RESULT once a calibration started (the device gives up
+        /// after 3 s of GO set; the driver takes 250–450 ms with AUTO_CAL_TIME 1).
+        public var calibrationTimeout: HostDuration = .seconds(4)
         public init() {}
     }
 
@@ -47,8 +50,23 @@ public final class DeviceSession {
     /// Called for every device event (identify reply, onset, fault) as the pump delivers it; the
     /// streaming engine listens here.
     public var deviceEventHandler: ((DeviceEvent) -> Void)?
-    /// The device's learnt fixed latency (see ``LatencyCompensator``).
+    /// The device's learnt fixed latency of a segment start (see ``LatencyCompensator``).
     public private(set) var latency = LatencyCompensator()
+    /// The device's learnt fixed latency of a ROM effect start (MODE, WAV_FRM_SEQ and GO writes,
+    /// ≈ 241 µs at 400 kHz), learnt the same way from ROM effect onsets. Before the first report it
+    /// assumes PROTOCOL.md §4.7's 241 µs (three writes at 400 kHz), so a one-shot effect lands too.
+    public private(set) var romLatency = LatencyCompensator(prior: 241)
+    /// Program store sizes (CAPABILITIES), nil for a device that did not send them.
+    public private(set) var programCapabilities: ThrumWire.DeviceCapabilities?
+    /// The driver's power state as the device last reported it (STATE); nil before any report
+    /// (after reset the driver is awake).
+    public private(set) var powerState: StateReport.State?
+    /// The last CALIBRATION_RESULT this connection, nil before any.
+    public private(set) var calibrationResult: CalibrationReport?
+    /// Calibration results received so far (counts reruns).
+    public private(set) var calibrationCount = 0
+    /// Whether the driver is calibrating (STATE calibrating seen, no result since).
+    public var isCalibrating: Bool { powerState == .calibrating }
     private let endpointName: String
 
     /// Creates a session over `pump`; `endpointName` names the device in error messages.
@@ -59,7 +77,12 @@ public final class DeviceSession {
         link = LinkSession(clock: pump.clock, configuration: configuration.link)
     }
 
-    private var now: HostTime { pump.clock.now() }
+    var now: HostTime { pump.clock.now() }
+    /// Segments preloaded per program slot (the store is shared by all slots).
+    var slotSizes: [UInt8: Int] = [:]
+    /// Which preload each slot holds (``PreloadedProgram`` staleness).
+    var loads: [UInt8: Int] = [:]
+    var preloadCounter = 0
 
     /// Connects: sends IDENTIFY until the device answers or the connect timeout passes.
     @discardableResult
@@ -161,10 +184,19 @@ public final class DeviceSession {
     public var latencyCorrection: Int64 { configuration.compensateLatency ? latency.correction : 0 }
 
     /// Learns the device's fixed latency from one on-time onset: its reported time and the
-    /// device time the host intended (both extended device µs, before any correction).
+    /// device start the segment was sent with (both extended device µs; `intended` is after the
+    /// correction was applied, so the difference is the whole latency, as in ``play(_:)``).
     public func observeLatency(onset: Int64, intended: Int64) {
         latency.observe(onset: onset, scheduled: intended)
     }
+
+    /// The same for a ROM effect's onset (its fixed latency is three register writes).
+    public func observeROMLatency(onset: Int64, intended: Int64) {
+        romLatency.observe(onset: onset, scheduled: intended)
+    }
+
+    /// The correction (µs earlier) for ROM effect starts; 0 when compensation is off.
+    public var romLatencyCorrection: Int64 { configuration.compensateLatency ? romLatency.correction : 0 }
 
     /// The lead time the next `play` uses: from the link's round trip (``LeadTimePolicy``) or fixed.
     public var currentLeadTime: HostDuration {
@@ -189,7 +221,7 @@ public final class DeviceSession {
         return false
     }
 
-    private func pumpFor(_ duration: HostDuration) throws(EngineError) {
+    func pumpFor(_ duration: HostDuration) throws(EngineError) {
         let deadline = now + duration
         try pumpWhile(until: deadline) { true }
     }
@@ -213,10 +245,15 @@ public final class DeviceSession {
     public func reconnect() throws(EngineError) -> DeviceIdentity {
         link = LinkSession(clock: pump.clock, configuration: link.configuration)
         identity = nil
+        programCapabilities = nil
+        powerState = nil
+        calibrationResult = nil
+        slotSizes = [:]
+        loads = [:]
         return try open()
     }
 
-    private func pumpWhile(until deadline: HostTime, _ pending: () -> Bool) throws(EngineError) {
+    func pumpWhile(until deadline: HostTime, _ pending: () -> Bool) throws(EngineError) {
         while pending() && now < deadline {
             do {
                 try pump.run(link, until: deadline)
@@ -240,6 +277,13 @@ public final class DeviceSession {
             switch event {
             case .onset(let report): onsets[report.event] = report
             case .fault(let report): faults.append(report)
+            case .capabilities(let caps): programCapabilities = caps
+            case .powerState(let report):
+                if let state = report.knownState { powerState = state }
+            case .calibrated(let report):
+                calibrationResult = report
+                calibrationCount += 1
+                if powerState == .calibrating { powerState = .ready }
             default: break
             }
             deviceEventHandler?(event)
@@ -247,7 +291,7 @@ public final class DeviceSession {
     }
 
     /// Extends a 32-bit device time to the 64-bit timeline, choosing the reading nearest `reference`.
-    private func extend(_ time: UInt32, near reference: UInt64) -> Int64 {
+    func extend(_ time: UInt32, near reference: UInt64) -> Int64 {
         let delta = Int32(bitPattern: time &- UInt32(truncatingIfNeeded: reference))
         return Int64(reference) + Int64(delta)
     }

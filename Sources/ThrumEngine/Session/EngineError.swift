@@ -1,4 +1,5 @@
 import ThrumLink
+import ThrumWire
 
 /// Why a device session failed. Printed to users as is, so each case says what happened and,
 /// where it helps, what to try.
@@ -13,6 +14,10 @@ public enum EngineError: Error, CustomStringConvertible, Sendable {
     case clockDidNotConverge(samples: Int)
     /// The device reported a fault that stops playback.
     case deviceFault(code: Int, detail: Int)
+    /// The driver's auto-calibration failed (CALIBRATION_RESULT status 1).
+    case calibrationFailed(CalibrationReport)
+    /// A calibration started but no CALIBRATION_RESULT arrived within `seconds`.
+    case calibrationTimedOut(seconds: Double)
 
     public var description: String {
         switch self {
@@ -27,6 +32,11 @@ public enum EngineError: Error, CustomStringConvertible, Sendable {
             return "the device clock could not be synchronised (only \(samples) samples arrived)"
         case .deviceFault(let code, let detail):
             return "the device reported fault \(code) (detail \(detail))"
+        case .calibrationFailed(let report):
+            return "the driver's auto-calibration failed (A_CAL_COMP \(report.aCalComp), A_CAL_BEMF \(report.aCalBemf), "
+                + "LRA_PERIOD \(report.lraPeriod)); check the actuator wiring and the profile's rated voltage"
+        case .calibrationTimedOut(let seconds):
+            return "the driver's auto-calibration did not report a result within \(seconds) s"
         }
     }
 }

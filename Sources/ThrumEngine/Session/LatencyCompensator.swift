@@ -11,12 +11,20 @@ public struct LatencyCompensator: Sendable {
     public let capacity: Int
     /// Largest correction applied, µs (protects against nonsense reports).
     public let limit: Int64
+    /// The correction used before the first report (0: none).
+    public let prior: Int64
     private var recent: [Int64] = []
 
     /// Creates an empty compensator (no correction until the first report).
     public init(capacity: Int = 64, limit: Int64 = 2_000) {
+        self.init(capacity: capacity, limit: limit, prior: 0)
+    }
+
+    /// Creates an empty compensator that corrects by `prior` µs until the first report.
+    public init(capacity: Int = 64, limit: Int64 = 2_000, prior: Int64) {
         self.capacity = capacity
         self.limit = limit
+        self.prior = prior
     }
 
     /// Samples learnt so far (at most `capacity`).
@@ -30,9 +38,9 @@ public struct LatencyCompensator: Sendable {
         if recent.count > capacity { recent.removeFirst(recent.count - capacity) }
     }
 
-    /// How much earlier to schedule, µs: the median latency, or 0 with no samples.
+    /// How much earlier to schedule, µs: the median latency, or the prior with no samples.
     public var correction: Int64 {
-        guard !recent.isEmpty else { return 0 }
+        guard !recent.isEmpty else { return prior }
         let sorted = recent.sorted()
         let mid = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2

@@ -1,3 +1,4 @@
+import Foundation
 /// What `thrum bench` runs.
 public struct BenchOptions: Sendable {
     /// Fewer runs and events (for tests).
@@ -95,21 +96,34 @@ public enum Bench {
     }
 
     static func startFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
-        var unprepared: [Double] = [], prepared: [Double] = [], cold: [Double] = []
+        var unprepared: [Double] = [], prepared: [Double] = [], writes: [Double] = [], lapsed: [Double] = [], cold: [Double] = []
+        var goStarts = 0, late = 0
         for seed in seeds(options, full: 4, quick: 1) {
             let r = try StartLatencyBench.run(seed: seed &+ 300, trials: options.quick ? 8 : 40)
             unprepared += r.unprepared
             prepared += r.prepared
+            writes += r.preparedSegmentStart
+            lapsed += r.lapsed
             cold += r.cold
+            goStarts += r.preparedGoStarts
+            late += r.preparedLate
         }
-        let u = Percentiles(unprepared), p = Percentiles(prepared), c = Percentiles(cold)
-        let proxy = "PROXY until PRELOAD/GO lands: connected, clock converged, driver awake, program compiled, immediate-start lead of 1 USB frame + 0.3 ms; the program still crosses the link after the call"
+        let u = Percentiles(unprepared), p = Percentiles(prepared), w = Percentiles(writes), l = Percentiles(lapsed)
+        let c = Percentiles(cold)
+        let note = "engine.prepare(pattern) (awake, calibrated, transient preloaded); start() sends a GO for the next USB frame + 0.2 ms; "
+            + "call → chip's first non-zero drive, true time; \(goStarts)/\(prepared.count) starts were a GO, \(late) reported late. "
+            + String(format: "Segment start (first RTP write) p50/p99 %.2f/%.2f ms; the first non-zero drive adds the device's 500 µs RTP update when a ramp starts at 0", w.p50 ?? .nan, w.p99 ?? .nan)
         report.figures.append(BenchFigure(
-            key: "prepared_start_latency_p50_ms", label: "prepared start latency p50 (proxy)", value: p.p50, unit: "ms",
-            baseline: u.p50, baselineLabel: "unprepared", target: "≤ 1.5", met: p.p50.map { $0 <= 1.5 }, note: proxy))
+            key: "prepared_start_latency_p50_ms", label: "prepared start latency p50", value: p.p50, unit: "ms",
+            baseline: u.p50, baselineLabel: "unprepared", target: "≤ 1.5", met: p.p50.map { $0 <= 1.5 }, note: note))
         report.figures.append(BenchFigure(
-            key: "prepared_start_latency_p99_ms", label: "prepared start latency p99 (proxy)", value: p.p99, unit: "ms",
+            key: "prepared_start_latency_p99_ms", label: "prepared start latency p99", value: p.p99, unit: "ms",
             baseline: u.p99, baselineLabel: "unprepared", target: "≤ 3", met: p.p99.map { $0 <= 3 }))
+        report.figures.append(BenchFigure(
+            key: "prepared_segment_start_p50_ms", label: "prepared start, call → segment start p50", value: w.p50, unit: "ms"))
+        report.figures.append(BenchFigure(
+            key: "lapsed_start_latency_p50_ms", label: "start after the prepared state lapsed p50", value: l.p50, unit: "ms",
+            note: "driver in standby (device idle timeout); WAKE rides in the GO's frame and the start waits out the 500 µs standby exit"))
         report.figures.append(BenchFigure(
             key: "unprepared_start_latency_p50_ms", label: "unprepared start latency p50", value: u.p50, unit: "ms",
             note: "connected and synchronised; play() with the adaptive lead (1.5·(SRTT+4·RTTVAR)+3 ms, ≥ 10 ms)"))

@@ -28,6 +28,9 @@ enum PlayCommand: Subcommand {
           --loop N          play N passes back to back (loop end = the end of the last event);
                             --loop forever repeats until Ctrl-C (with --port only)
           --loop-end S      loop length in pattern seconds (default: the end of the last event)
+
+        preset:rom.N (1…123) plays DRV2605L ROM effect N through the driver's own sequencer
+        (ROM_EFFECT); the report gives its onset.
           --json            print one JSON object instead of the text report
           --no-plot         leave out the acceleration plot
         """
@@ -58,16 +61,30 @@ enum PlayCommand: Subcommand {
         let profile = try ProfileChoice.resolve(profileName)
         let source = try PatternSource.load(argument: file, lenient: lenient)
         for warning in source.warnings { printError("\(warning)") }
-        guard let pattern = source.pattern else {
-            throw CommandFailure(
-                message: "\(source.displayName) is a DRV2605L ROM effect; this device protocol cannot play ROM effects yet")
-        }
-
-        let target: PlaybackTarget = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile)
-        let session = DeviceSession(pump: target.pump, endpointName: target.name)
-        let engine = HapticEngine(session: session, profile: profile)
+        let target: PlaybackTarget
+        let session: DeviceSession
+        let engine: HapticEngine
         let report: PlaybackReport
         let identity: DeviceIdentity
+        var settings = PlayOutput.Settings(rate: rate, intensity: intensity, loop: loop)
+        if case .romEffect(let effect) = source.content {
+            if rate != 1 || intensity != nil || loop != .passes(1) || loopEnd != nil {
+                throw UsageError(message: "\(source.displayName) is a DRV2605L ROM effect: the driver plays it as stored (no --rate, --intensity or --loop)")
+            }
+            target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile)
+            session = DeviceSession(pump: target.pump, endpointName: target.name)
+            engine = HapticEngine(session: session, profile: profile)
+            (report, identity) = try playROMEffect(effect, engine: engine, target: target)
+            settings.romEffect = effect
+            return finish(
+                file: file, profile: profile, identity: identity, report: report, target: target, settings: settings, json: json,
+                noPlot: noPlot)
+        }
+        guard let pattern = source.pattern else { throw CommandFailure(message: "\(source.displayName) has nothing to play") }
+
+        target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile)
+        session = DeviceSession(pump: target.pump, endpointName: target.name)
+        engine = HapticEngine(session: session, profile: profile)
         do {
             try engine.start()
             identity = session.identity!
@@ -113,8 +130,48 @@ enum PlayCommand: Subcommand {
             throw CommandFailure(message: message)
         }
         target.close()
+        return finish(
+            file: file, profile: profile, identity: identity, report: report, target: target, settings: settings, json: json,
+            noPlot: noPlot)
+    }
 
-        let settings = PlayOutput.Settings(rate: rate, intensity: intensity, loop: loop)
+    /// Plays one ROM effect through the driver's sequencer (ROM_EFFECT) and reports its onset.
+    static func playROMEffect(_ effect: ROMEffect, engine: HapticEngine, target: PlaybackTarget) throws -> (PlaybackReport, DeviceIdentity) {
+        do {
+            try engine.start()
+            let identity = engine.session.identity!
+            let before = engine.counters
+            let start = engine.currentTime + engine.leadTime.seconds + 0.02
+            let mark = try engine.playROMEffect(Int(effect.id), atTime: start)
+            engine.run(for: start - engine.currentTime + effect.envelope.duration + 0.05)
+            let grace = engine.currentTime + 0.3
+            while engine.currentTime < grace && engine.onset(ofROMEffect: mark)?.status == .notReported { engine.run(for: 0.01) }
+            let record = engine.onset(ofROMEffect: mark)
+            let event = PlaybackReport.Event(
+                id: 1, patternIndex: 0, type: .hapticTransient, requestedTime: (record?.requestedTime ?? start) - start,
+                onsetTime: record?.onsetTime.map { $0 - start }, driveOnsetTime: record?.driveOnsetTime.map { $0 - start },
+                status: record?.status ?? .notReported)
+            let now = engine.counters
+            var report = PlaybackReport(
+                events: [event], bytesSent: now.bytesSent - before.bytesSent, bytesReceived: now.bytesReceived - before.bytesReceived,
+                segmentCount: 0,
+                startDeviceTime: engine.session.link.clock.deviceTime(at: HostTime(nanoseconds: Int64((start * 1e9).rounded()))),
+                duration: effect.envelope.duration)
+            report.startHostTime = HostTime(nanoseconds: Int64((start * 1e9).rounded()))
+            if let error = engine.lastError { throw error }
+            engine.stop()
+            target.close()
+            return (report, identity)
+        } catch {
+            target.close()
+            throw CommandFailure(message: (error as? HapticError)?.message ?? "\(error)")
+        }
+    }
+
+    static func finish(
+        file: String, profile: ActuatorProfile, identity: DeviceIdentity, report: PlaybackReport, target: PlaybackTarget,
+        settings: PlayOutput.Settings, json: Bool, noPlot: Bool
+    ) -> Int32 {
         let trace = target.accelerationTrace(report: report)
         if json {
             JSONOutput.print(

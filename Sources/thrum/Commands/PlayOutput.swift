@@ -1,6 +1,7 @@
 import Foundation
 import ThrumCompiler
 import ThrumEngine
+import ThrumPattern
 import ThrumWire
 
 /// The text and JSON reports of `thrum play`.
@@ -10,10 +11,13 @@ enum PlayOutput {
         var rate: Double
         var intensity: Double?
         var loop: LoopChoice
+        /// The ROM effect played instead of a pattern.
+        var romEffect: ROMEffect? = nil
 
         var summary: String? {
             var parts: [String] = []
             if rate != 1 { parts.append("rate \(rate)×") }
+            if let romEffect { parts.append("DRV2605L ROM effect \(romEffect.id) (\(romEffect.name)) through the driver's sequencer") }
             if let intensity { parts.append("intensity control \(intensity)") }
             switch loop {
             case .passes(1): break
@@ -42,7 +46,7 @@ enum PlayOutput {
         lines.append("")
         lines.append("  #  type               requested     onset        error   status")
         for event in report.events {
-            let type = event.type.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)
+            let type = (settings.romEffect == nil ? event.type.rawValue : "ROMEffect").padding(toLength: 17, withPad: " ", startingAt: 0)
             let requested = milliseconds(event.requestedTime)
             let onset = event.onsetTime.map(milliseconds) ?? "—".padding(toLength: 10, withPad: " ", startingAt: 0)
             let error = event.onsetTime.map { String(format: "%+7.0f µs", ($0 - event.requestedTime) * 1e6) } ?? "          "
@@ -61,7 +65,7 @@ enum PlayOutput {
         func entry(_ event: PlaybackReport.Event) -> [String: Any] {
             [
                 "index": event.patternIndex,
-                "type": event.type.rawValue,
+                "type": settings.romEffect == nil ? event.type.rawValue : "ROMEffect",
                 "requested_s": JSONOutput.seconds(event.requestedTime),
                 "onset_s": JSONOutput.orNull(event.onsetTime.map(JSONOutput.seconds)),
                 "drive_onset_s": JSONOutput.orNull(event.driveOnsetTime.map(JSONOutput.seconds)),
@@ -73,7 +77,10 @@ enum PlayOutput {
         // `events` lists the haptic events the actuator plays; audio events are kept apart.
         let events = report.events.filter(\.type.isHaptic).map(entry)
         let audio = report.events.filter { !$0.type.isHaptic }.map(entry)
+        var rom: Any = NSNull()
+        if let effect = settings.romEffect { rom = ["id": Int(effect.id), "name": effect.name] as [String: Any] }
         return [
+            "rom_effect": rom,
             "audio_events_not_played": audio,
             "file": file,
             "target": target.isVirtual ? "virtual" : target.name,

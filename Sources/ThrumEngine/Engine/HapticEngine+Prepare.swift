@@ -1,0 +1,314 @@
+import Foundation
+import ThrumCompiler
+import ThrumLink
+import ThrumPattern
+import ThrumTime
+import ThrumWire
+
+extension HapticEngine {
+    /// A pattern stored in a device program slot.
+    struct Preload {
+        var pattern: HapticPattern
+        var program: PreloadedProgram
+        var lastUse: Int
+    }
+
+    /// The GO last sent, so a refusal (FAULT 8) can fall back to streaming.
+    struct PendingGo {
+        var slot: UInt8
+        weak var player: StreamingPatternPlayer?
+        var serial: Int
+        var emittedUntil: Int64
+        var lastSentEnd: Int64
+        var lastDeviceStart: UInt64?
+    }
+
+    // MARK: Calibration
+
+    /// Runs the driver's auto-calibration now (CALIBRATE; the actuator buzzes for 250–450 ms) and
+    /// returns its result. Starts the engine first if needed. Nothing plays meanwhile: drive due
+    /// during the calibration is trimmed or dropped by the device.
+    /// - Throws: ``HapticError`` `notSupported` (−4809) for a device without CALIBRATE,
+    ///   `operationNotPermitted` (−4806) when it failed, `engineStartTimeout` (−4808) when no
+    ///   result came within the session's `calibrationTimeout`.
+    @discardableResult
+    public func calibrate() throws -> CalibrationReport {
+        if !isRunning { try start() }
+        guard capabilities?.calibration == true else {
+            throw HapticError(.notSupported, "the device has no CALIBRATE")
+        }
+        do {
+            return try session.calibrate()
+        } catch {
+            throw Self.hapticError(error)
+        }
+    }
+
+    static func hapticError(_ error: EngineError) -> HapticError {
+        switch error {
+        case .calibrationFailed: return HapticError(.operationNotPermitted, error.description)
+        case .calibrationTimedOut, .deviceDidNotAnswer, .clockDidNotConverge:
+            return HapticError(.engineStartTimeout, error.description)
+        default: return HapticError(.serverInterrupted, error.description)
+        }
+    }
+
+    // MARK: Prepare
+
+    /// Makes the device ready for a low-latency start, like `UIFeedbackGenerator.prepare()`:
+    /// engine started (link up, driver configured, clock converged — re-synchronised if it drifted
+    /// out of convergence), no calibration running (and, with ``Configuration/calibrateOnPrepare``,
+    /// the driver calibrated once this connection), and the driver out of standby: WAKE with
+    /// ``Configuration/preparedTimeout`` as the device's idle timeout, so the device returns to
+    /// standby by itself when nothing plays for that long (STATE standby; ``isPrepared`` becomes
+    /// false). Blocks (pumping) until done. See ``prepare(_:)-(HapticPattern)`` to preload a pattern too.
+    public func prepare() throws {
+        if !isRunning { try start() }
+        do {
+            if !session.link.clock.isConverged { try session.synchronizeClock() }
+            if capabilities?.calibration == true {
+                if session.isCalibrating { try session.waitForDriverReady() }
+                if configuration.calibrateOnPrepare && session.calibrationResult == nil && players.isEmpty {
+                    try session.calibrate()
+                }
+            }
+            if capabilities?.standby == true { try session.wake(idleTimeout: configuration.preparedTimeout) }
+        } catch {
+            throw Self.hapticError(error)
+        }
+        isPrepared = true
+        preparedUntil = nowMicros + configuration.preparedTimeout.nanoseconds / 1_000
+    }
+
+    /// ``prepare()``, and stores `pattern` (compiled for this engine's profile, at rate 1) in a
+    /// program slot on the device, so that a player of an equal pattern starting while nothing
+    /// else plays sends only a GO {slot, start, event_base} — a few bytes on the any-lane.
+    /// A pattern that does not fit the device's program store (CAPABILITIES `program_segments`,
+    /// shared by the slots; least recently used programs are evicted first) is streamed as usual.
+    public func prepare(_ pattern: HapticPattern) throws {
+        try prepare()
+        guard capabilities?.preload == true, let caps = session.programCapabilities else { return }
+        preloadUse += 1
+        if let slot = preloads.first(where: { $0.value.pattern == pattern })?.key, let p = preloads[slot],
+            session.isLoaded(p.program)
+        {
+            preloads[slot]?.lastUse = preloadUse
+            return
+        }
+        let program = compile(pattern, rate: 1)
+        let slots = (0..<UInt8(min(Int(caps.programSlots), Int(ProtocolConstants.programSlots))))
+        guard !slots.isEmpty else { return }
+        let slot = slots.first(where: { preloads[$0] == nil }) ?? slots.min { preloads[$0]!.lastUse < preloads[$1]!.lastUse }!
+        preloads[slot] = nil
+        // Make room: evict the least recently used other programs until it fits.
+        var others = preloads.sorted { $0.value.lastUse < $1.value.lastUse }.map(\.key)
+        while !session.canPreload(program, slot: slot), let victim = others.first {
+            others.removeFirst()
+            session.evict(slot: victim)
+            preloads[victim] = nil
+        }
+        do {
+            if let loaded = try session.preload(program, slot: slot) {
+                preloads[slot] = Preload(pattern: pattern, program: loaded, lastUse: preloadUse)
+            }
+        } catch {
+            throw Self.hapticError(error)
+        }
+    }
+
+    /// Whether `pattern` is stored on the device, so that its next start can be a GO.
+    public func isPreloaded(_ pattern: HapticPattern) -> Bool {
+        preloads.values.contains { $0.pattern == pattern && session.isLoaded($0.program) }
+    }
+
+    /// Starts that were a GO of a preloaded program (the rest were streamed).
+    public var preparedStarts: Int { goStarts }
+
+    /// When the prepared state lapses on the host's own clock: the device's STATE standby normally
+    /// comes first; without WAKE/STANDBY support the host timer alone decides.
+    var prepareLapseTime: Int64 {
+        preparedUntil + (capabilities?.standby == true ? 250_000 : 0)
+    }
+
+    func lapsePreparation() {
+        isPrepared = false
+    }
+
+    /// Starts `player` (offset 0) with a GO when its pattern is preloaded, nothing else plays and
+    /// the start can be honoured; returns false to let it stream.
+    func startPrepared(_ player: StreamingPatternPlayer, at requested: Int64?) -> Bool {
+        guard capabilities?.preload == true, !isMutedForHaptics, !player.isMuted, !player.loopEnabled,
+            players.allSatisfy({ $0 === player }), let compiled = player.currentCompiled,
+            compiled.key == StreamingPatternPlayer.CompileKey(rate: 1),
+            let (slot, preload) = preloads.first(where: { $0.value.pattern == player.pattern }).map({ ($0.key, $0.value) }),
+            session.isLoaded(preload.program)
+        else { return false }
+        let program = preload.program
+        let now = nowMicros
+        let standby = session.powerState == .standby
+        let lead = configuration.preparedStartLead.nanoseconds / 1_000 + preparedLeadExtra
+            + (standby ? configuration.standbyExitLead.nanoseconds / 1_000 : 0)
+        var driveStart = now + lead
+        if let boundary = nextFrameBoundary(after: now) {
+            // The GO leaves with the next frame: start a margin after that frame reaches the device.
+            driveStart = min(driveStart, boundary + configuration.framedStartMargin.nanoseconds / 1_000 + preparedLeadExtra
+                + (standby ? configuration.standbyExitLead.nanoseconds / 1_000 : 0))
+        }
+        if let requested {
+            let asked = requested + program.firstStart
+            if asked > now + 1_000_000 { return false }  // far ahead: streaming binds it later, on a fresher clock
+            driveStart = max(driveStart, asked)
+        }
+        driveStart = max(driveStart, lastSentEnd)
+        let at = driveStart - program.firstStart  // pattern time 0
+        let end = at + program.driveEnd
+        guard player.intensity.isConstant(from: driveStart, to: end), player.intensity.value(at: driveStart) == 1 else {
+            return false
+        }
+
+        // Onset ids: event_base + the compiler's event id, one contiguous block.
+        if nextMarkID > UInt32(Int32.max) - program.maxEventID - 1 { nextMarkID = 1 }
+        let base = nextMarkID - 1
+        nextMarkID += program.maxEventID
+        let serial = player.placePrepared(at: at, preloadedUntil: end)
+        let firstDevice = Int64(session.link.clock.deviceTime(at: HostTime(nanoseconds: driveStart * 1_000)))
+        for s in program.program.segments where s.eventID != 0 {
+            guard let event = compiled.eventsByID[s.eventID] else { continue }
+            let id = base + s.eventID
+            markIDs[MarkKey(player: player.playerID, run: serial, event: s.eventID)] = id
+            marks[id] = OnsetRecord(
+                playerID: player.playerID, patternIndex: event.patternIndex, pass: 0,
+                requestedTime: (Double(at) + event.requestedTime * 1e6) / 1e6, preShift: event.preShift,
+                driveOnsetTime: nil, status: .notReported)
+            markOrder.append(id)
+            goMarks.insert(id)
+            intendedDeviceStart[id] = firstDevice - session.latencyCorrection + (s.start - program.firstStart)
+        }
+        pendingGo = PendingGo(
+            slot: slot, player: player, serial: serial, emittedUntil: emittedUntil, lastSentEnd: lastSentEnd,
+            lastDeviceStart: lastDeviceStart)
+        session.go(
+            program, startHost: HostTime(nanoseconds: at * 1_000), eventBase: base,
+            wakeFor: standby ? configuration.preparedTimeout : nil)
+        goStarts += 1
+        preloadUse += 1
+        preloads[slot]?.lastUse = preloadUse
+        let lastStart = program.program.segments.last.map { $0.start - program.firstStart } ?? 0
+        let deviceLast = UInt64(max(0, firstDevice - session.latencyCorrection + lastStart))
+        lastDeviceStart = max(lastDeviceStart ?? 0, deviceLast)
+        emittedUntil = max(emittedUntil, end)
+        lastSentEnd = max(lastSentEnd, end)
+        lastLevel = 0
+        timeline.reset()
+        preparedUntil = max(preparedUntil, end + configuration.preparedTimeout.nanoseconds / 1_000)
+        service()
+        return true
+    }
+
+    /// The host time (µs) at which the device receives a frame written at `now`, when host frames
+    /// arrive on a 1 ms frame grid (USB full speed): the phase of that grid is learnt from the
+    /// clock samples — each ACK's `rx_time`, mapped to host time, is a frame arrival. Only used
+    /// when the link's outbound delay floor is configured (the model then maps arrivals without the
+    /// symmetric-legs bias) and at least 80 % of the recent arrivals lie within ±50 µs of one phase;
+    /// nil otherwise (the fixed ``Configuration/preparedStartLead`` applies).
+    func nextFrameBoundary(after now: Int64) -> Int64? {
+        let link = session.link
+        guard link.configuration.clock.outboundDelayFloor != nil, link.clock.isConverged else { return nil }
+        let samples = link.clock.samples.suffix(48)
+        guard samples.count >= 16 else { return nil }
+        let phases = samples.map { s -> Double in
+            let host = link.clock.hostTime(atDevice: s.deviceReceive).nanoseconds / 1_000
+            return Double(((host % 1_000) + 1_000) % 1_000)
+        }
+        var x = 0.0, y = 0.0
+        for p in phases {
+            x += cos(p / 1_000 * 2 * .pi)
+            y += sin(p / 1_000 * 2 * .pi)
+        }
+        var phase = atan2(y, x) / (2 * .pi) * 1_000
+        if phase < 0 { phase += 1_000 }
+        let close = phases.filter { p in
+            let d = abs(p - phase)
+            return min(d, 1_000 - d) <= 50
+        }.count
+        guard Double(close) >= 0.8 * Double(phases.count) else { return nil }
+        let ph = Int64(phase.rounded()) % 1_000
+        let k = Int64((Double(now - ph) / 1_000).rounded(.down)) + 1
+        return ph + k * 1_000
+    }
+
+    /// FAULT 8: the device refused the GO (slot invalid, queue full, or behind the queue's last
+    /// entry): nothing of it is queued. Forget the slot and start the player again, streamed, as
+    /// an immediate start (the whole pattern plays, a lead time later than asked).
+    func goRefused(slot: UInt8) {
+        guard let go = pendingGo, go.slot == slot else { return }
+        pendingGo = nil
+        preloads[slot] = nil
+        emittedUntil = go.emittedUntil
+        lastSentEnd = go.lastSentEnd
+        lastDeviceStart = go.lastDeviceStart
+        guard let player = go.player else { return }
+        let keys = markIDs.keys.filter { $0.player == player.playerID && $0.run == go.serial }
+        let ids = Set(keys.compactMap { markIDs[$0] })
+        for key in keys { markIDs[key] = nil }
+        for id in ids {
+            marks[id] = nil
+            goMarks.remove(id)
+            intendedDeviceStart[id] = nil
+        }
+        markOrder.removeAll { ids.contains($0) }
+        player.restartStreamed(replacing: go.serial)
+    }
+
+    // MARK: ROM effects
+
+    /// Plays DRV2605L ROM library effect `id` (1…123) through the driver's own sequencer
+    /// (ROM_EFFECT), felt at `time` (engine time; ``HapticTimeImmediate`` = one lead time from now).
+    /// It never overlaps streamed drive: it starts at the requested time or right after the drive
+    /// already sent, whichever is later, and streamed drive resumes after its (approximate,
+    /// ``ROMEffect``) length. The device reports its onset (the GO register write); the fixed
+    /// latency of its three register writes is learnt from those reports and scheduled early.
+    /// Starts the engine if needed. Returns the onset record's id in ``onsets``.
+    /// - Throws: `invalidParameterType` (−4820) for an id outside 1…123, `notSupported` (−4809)
+    ///   for a device without ROM_EFFECT, `invalidTime` for a bad time.
+    @discardableResult
+    public func playROMEffect(_ id: Int, atTime time: Double = HapticTimeImmediate) throws -> UInt32 {
+        guard id >= Int(ProtocolConstants.romEffectMin), id <= Int(ProtocolConstants.romEffectMax),
+            let effect = ROMEffect.effect(id: UInt8(id))
+        else { throw HapticError(.invalidParameterType, "no DRV2605L ROM effect \(id) (1…123)") }
+        if !isRunning { try start() }
+        guard capabilities?.romEffects == true else {
+            throw HapticError(.notSupported, "the device cannot play ROM effect \(id) (no ROM_EFFECT in its protocol)")
+        }
+        let requested = try micros(time)
+        let now = nowMicros
+        var t = time == HapticTimeImmediate || requested < now + marginMicros ? now + leadMicros : requested
+        t = max(t, lastSentEnd)
+        let length = Int64((effect.envelope.duration * 1e6).rounded())
+        if nextMarkID >= UInt32(Int32.max) { nextMarkID = 1 }
+        let mark = nextMarkID
+        nextMarkID += 1
+        marks[mark] = OnsetRecord(
+            playerID: 0, patternIndex: 0, pass: 0, requestedTime: Double(t) / 1e6, preShift: 0, driveOnsetTime: nil,
+            status: .notReported, romEffect: effect.id)
+        markOrder.append(mark)
+        romMarks.insert(mark)
+        let intended = Int64(session.link.clock.deviceTime(at: HostTime(nanoseconds: t * 1_000)))
+        var device = intended - session.romLatencyCorrection
+        if let last = lastDeviceStart, device < Int64(last) { device = Int64(last) }
+        intendedDeviceStart[mark] = device
+        session.sendROMEffect(effect.id, deviceStart: device, event: mark)
+        lastDeviceStart = UInt64(max(0, device))
+        lastSentEnd = max(lastSentEnd, t + length)
+        emittedUntil = max(emittedUntil, t + length)
+        lastLevel = 0
+        timeline.reset()
+        idleSince = max(idleSince, t + length)
+        preparedUntil = max(preparedUntil, t + length + configuration.preparedTimeout.nanoseconds / 1_000)
+        service()
+        return mark
+    }
+
+    /// The onset record of a ROM effect started by ``playROMEffect(_:atTime:)``.
+    public func onset(ofROMEffect mark: UInt32) -> OnsetRecord? { marks[mark] }
+}
