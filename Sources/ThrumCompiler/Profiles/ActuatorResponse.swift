@@ -128,12 +128,31 @@ public struct ClosedLoopEnvelope: Sendable {
         halfPeriod = 0.5 / response.resonanceHz
     }
 
+    /// One stretch of the envelope recorded by `advance(_:target:recording:)`: from the end of
+    /// the previous stretch to `end` (s) the envelope moved monotonically to `envelope`, towards
+    /// `level` with the driven τ (`level` is nan for a free ring-down).
+    struct Stretch {
+        var end: Double
+        var envelope: Double
+        var level: Double
+    }
+
     /// Advances by `dt` s with RTP target `u` (0…1) held over the step.
     public mutating func advance(_ dt: Double, target u: Double) {
+        var none: [Stretch]? = nil
+        advance(dt, target: u, now: 0, recording: &none)
+    }
+
+    /// Advances by `dt` s from time `now` with target `u`, appending each monotone stretch.
+    mutating func advance(_ dt: Double, target u: Double, now: Double, recording: inout [Stretch]?) {
+        var clock = now
         var left = dt
         if !running {
             guard u > 0 else {
-                envelope *= exp(-dt / response.freeTimeConstant)
+                if envelope > 0 {
+                    envelope *= exp(-dt / response.freeTimeConstant)
+                    recording?.append(Stretch(end: now + dt, envelope: envelope, level: .nan))
+                }
                 return
             }
             running = true
@@ -147,6 +166,8 @@ public struct ClosedLoopEnvelope: Sendable {
         while left > 0 {
             let h = min(left, halfPeriod - sinceHalf)
             evolve(h)
+            clock += h
+            recording?.append(Stretch(end: clock, envelope: envelope, level: level))
             sinceHalf += h
             left -= h
             if sinceHalf >= halfPeriod * (1 - 1e-9) {
@@ -157,7 +178,10 @@ public struct ClosedLoopEnvelope: Sendable {
                 if halves % 2 == 0 {
                     update(target: u, measured: measured)
                     if !running {
-                        if left > 0 { envelope *= exp(-left / response.freeTimeConstant) }
+                        if left > 0 {
+                            envelope *= exp(-left / response.freeTimeConstant)
+                            recording?.append(Stretch(end: clock + left, envelope: envelope, level: .nan))
+                        }
                         return
                     }
                 }

@@ -47,7 +47,8 @@ public struct PatternCompiler: Sendable {
             let t = pattern.events[i].relativeTime
             return t.isNaN ? .infinity : t
         }
-        let order = pattern.events.indices.sorted { (key($0), $0) < (key($1), $1) }
+        var order = Array(pattern.events.indices)
+        if !isSorted(order, by: { (key($0), $0) < (key($1), $1) }) { order.sort { (key($0), $0) < (key($1), $1) } }
         var events: [CompiledEvent] = []
         events.reserveCapacity(order.count)
         var shapes: [EventShape?] = []
@@ -93,9 +94,9 @@ public struct PatternCompiler: Sendable {
         }
 
         // Distinct onsets: a later event sharing an onset moves 1 µs so each gets its own segment.
-        let played = events.indices.filter { events[$0].played }.sorted {
-            (events[$0].driveOnset, events[$0].id) < (events[$1].driveOnset, events[$1].id)
-        }
+        var played = events.indices.filter { events[$0].played }
+        let onsetOrder = { (a: Int, b: Int) in (events[a].driveOnset, events[a].id) < (events[b].driveOnset, events[b].id) }
+        if !isSorted(played, by: onsetOrder) { played.sort(by: onsetOrder) }
         var marks: [Segmenter.Mark] = []
         marks.reserveCapacity(played.count)
         var previous = Int64.min
@@ -173,4 +174,16 @@ public struct PatternCompiler: Sendable {
             }
         }
     }
+}
+
+/// Whether `a` is already in the order of `less` (a linear check that saves an n·log n sort on
+/// the common case: patterns listed in time order, pre-shifts smaller than event spacing).
+@inline(__always)
+func isSorted<T>(_ a: [T], by less: (T, T) -> Bool) -> Bool {
+    var i = 1
+    while i < a.count {
+        if less(a[i], a[i - 1]) { return false }
+        i += 1
+    }
+    return true
 }

@@ -8,8 +8,6 @@ import Foundation
 /// `ClosedLoopEnvelope`), starting from rest.
 struct FeltOnsetEstimator {
     let response: ActuatorResponse
-    /// Simulation step, s.
-    let step = 25e-6
     /// Upper bound of a pre-shift, s.
     let maxShift = 0.1
 
@@ -33,51 +31,75 @@ struct FeltOnsetEstimator {
         return s
     }
 
-    /// The RTP fraction (0…1) the firmware has written at `t` µs after the onset for an envelope
-    /// `knots` at amplitude `u`: each knot interval is a segment, written at its start and then
-    /// every `writeInterval` with the ramp value taken `writeTime` before the write completes;
-    /// 8-bit quantised; 0 after the last knot.
-    func rtp(_ knots: [Knot], _ u: Double, at t: Int64, hint k: inout Int) -> Double {
-        while k + 1 < knots.count && knots[k + 1].t <= t { k += 1 }
-        guard t >= knots[0].t, k + 1 < knots.count else { return 0 }
-        let a = knots[k], b = knots[k + 1]
-        var g = a.g
-        if a.g != b.g && b.t > a.t {
-            let interval = micros(response.writeInterval)
-            let n = (t - a.t) / interval
-            let at = n == 0 ? a.t : a.t + n * interval - micros(response.writeTime)
-            g = a.g + (b.g - a.g) * Double(at - a.t) / Double(b.t - a.t)
-        }
-        return (u * g * 255).rounded() / 255
-    }
-
-    /// Time (s, from the drive onset) at which the predicted envelope first reaches half its peak.
+    /// Time (s, from the drive onset) at which the predicted envelope first reaches half its
+    /// peak. Event-driven: the RTP the firmware writes is constant between write instants (each
+    /// knot interval is a segment, written at its start, then every `writeInterval` with the
+    /// ramp value taken `writeTime` before the write completes; 8-bit; 0 after the last knot),
+    /// the loop's level is constant between its updates, so the envelope is a chain of
+    /// exponential stretches and the crossing is solved in closed form.
     func feltHalfTime(knots: [Knot], amplitude u: Double) -> Double {
         guard let end = knots.last?.t, end > 0 else { return 0 }
-        var loop = ClosedLoopEnvelope(response: response)
-        let dtMicros = micros(step)
-        let dt = Double(dtMicros) * 1e-6
-        let latency = micros(response.startLatency)
-        let cap = end + 100_000
-        var env: [Double] = [0]
-        env.reserveCapacity(Int(cap / dtMicros) + 2)
-        var peak = 0.0
-        var t: Int64 = 0
-        var k = 0
-        while t < cap {
-            let target = rtp(knots, u, at: t - latency, hint: &k)
-            loop.advance(dt, target: target)
-            t += dtMicros
-            env.append(loop.envelope)
-            peak = max(peak, loop.envelope)
-            if t > end + latency && !loop.running { break }
+        let r = response
+        var loop = ClosedLoopEnvelope(response: r)
+        var stretches: [ClosedLoopEnvelope.Stretch]? = []
+        stretches!.reserveCapacity(256)
+        let latency = r.startLatency
+        let interval = micros(r.writeInterval), writeTime = micros(r.writeTime)
+        var now = 0.0
+        // Plays RTP value `v` from `now` until µs time `until` (plus the driver's start latency).
+        func hold(_ v: Double, until: Int64) {
+            let t = Double(until) * 1e-6 + latency
+            if t > now {
+                loop.advance(t - now, target: v, now: now, recording: &stretches)
+                if !loop.running { stretches!.append(.init(end: t, envelope: loop.envelope, level: .nan)) }
+                now = t
+            }
         }
+        func byte(_ g: Double) -> Double { (u * g * 255).rounded() / 255 }
+        hold(0, until: knots[0].t)
+        for k in 0..<(knots.count - 1) {
+            let a = knots[k], b = knots[k + 1]
+            guard b.t > a.t else { continue }
+            if a.g == b.g {
+                hold(byte(a.g), until: b.t)
+                continue
+            }
+            var w = a.t
+            var n: Int64 = 0
+            while w < b.t {
+                let at = n == 0 ? a.t : w - writeTime
+                let g = a.g + (b.g - a.g) * Double(at - a.t) / Double(b.t - a.t)
+                let next = min(b.t, w + interval)
+                hold(byte(g), until: next)
+                w = next
+                n += 1
+            }
+        }
+        // After the last knot: zero until the loop has braked and stopped (at most 100 ms).
+        let stop = Double(end) * 1e-6 + latency + 0.1
+        let halfPeriod = 0.5 / r.resonanceHz
+        while loop.running && now < stop {
+            loop.advance(halfPeriod, target: 0, now: now, recording: &stretches)
+            now += halfPeriod
+        }
+        let list = stretches!
+        var peak = 0.0
+        for s in list where s.envelope > peak { peak = s.envelope }
         guard peak > 0 else { return 0 }
         let half = peak / 2
-        for i in 1..<env.count where env[i] >= half {
-            let a = env[i - 1], b = env[i]
-            let frac = b > a ? (half - a) / (b - a) : 1
-            return (Double(i - 1) + frac) * dt
+        var t0 = 0.0, e0 = 0.0
+        for s in list {
+            if s.envelope >= half && e0 < half {
+                // Rising towards `level` with τ: e(t) = L + (e0 − L)·exp(−(t − t0)/τ).
+                let l = s.level
+                if l.isFinite && l > half {
+                    let t = t0 + r.timeConstant * log((l - e0) / (l - half))
+                    return min(s.end, max(t0, t))
+                }
+                return s.end
+            }
+            t0 = s.end
+            e0 = s.envelope
         }
         return 0
     }
