@@ -40,6 +40,7 @@ public struct PatternCompiler: Sendable {
         let shaper = EventShaper(resonanceHz: profile.datasheet.resonanceHz, maxContinuousDuration: options.maxContinuousDuration)
         let estimator = FeltOnsetEstimator(response: response)
         var shiftCache: [FeltOnsetEstimator.Key: Double] = [:]
+        var knotCache = EventShaper.KnotCache()
         var diagnostics: [CompileDiagnostic] = []
 
         // Ids in time order (ties by pattern order).
@@ -69,7 +70,7 @@ public struct PatternCompiler: Sendable {
                 shapes.append(nil)
                 continue
             }
-            let (shape, clampedFrom) = shaper.shape(of: e, controls: controls)
+            let (shape, clampedFrom) = shaper.shape(of: e, controls: controls, cache: &knotCache)
             if let original = clampedFrom {
                 diagnostics.append(CompileDiagnostic(
                     kind: .continuousDurationClamped(original: original, clamped: options.maxContinuousDuration), index: i))

@@ -11,10 +11,35 @@ struct FeltOnsetEstimator {
     /// Upper bound of a pre-shift, s.
     let maxShift = 0.1
 
+    /// A shape, amplitude and requested 50 % point. Hashes one precomputed fingerprint (the
+    /// knots are few, but hashing each field through SipHash was a visible share of a compile);
+    /// equality still compares every field.
     struct Key: Hashable {
         var knots: [Knot]
         var amplitude: Int
         var requestedHalf: Int64
+        var fingerprint: UInt64
+
+        init(knots: [Knot], amplitude: Int, requestedHalf: Int64) {
+            self.knots = knots
+            self.amplitude = amplitude
+            self.requestedHalf = requestedHalf
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            @inline(__always) func mix(_ x: UInt64) { h = (h ^ x) &* 0x0000_0100_0000_01b3; h ^= h >> 29 }
+            mix(UInt64(bitPattern: Int64(amplitude)))
+            mix(UInt64(bitPattern: requestedHalf))
+            for k in knots {
+                mix(UInt64(bitPattern: k.t))
+                mix(k.g.bitPattern)
+            }
+            fingerprint = h
+        }
+
+        static func == (a: Key, b: Key) -> Bool {
+            a.fingerprint == b.fingerprint && a.amplitude == b.amplitude && a.requestedHalf == b.requestedHalf && a.knots == b.knots
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
     }
 
     /// The pre-shift in seconds for a shape played at constant amplitude `u` (0…1).
