@@ -34,7 +34,7 @@ struct Mixer {
             sorted = false
             break
         }
-        let pieces = sorted ? input : input.sorted { $0.t0 < $1.t0 }
+        let pieces = sorted ? input : Self.sortedByStart(input)
         var out: [Piece] = []
         out.reserveCapacity(pieces.count)
         var active: [Piece] = []
@@ -54,6 +54,44 @@ struct Mixer {
             while k < active.count {
                 if active[k].t1 <= a { active.swapAt(k, active.count - 1); active.removeLast() } else { k += 1 }
             }
+        }
+        return out
+    }
+
+    /// `input` stably sorted by `t0`. The compiler hands over each event's pieces in order and
+    /// the events in onset order, so the input is a sequence of ascending runs whose first
+    /// elements ascend: a merge of the few runs open at a time is linear. Anything else falls
+    /// back to the library's stable sort. Ties keep input order either way.
+    static func sortedByStart(_ input: [Piece]) -> [Piece] {
+        // Maximal non-decreasing runs.
+        var runStarts: [Int] = [0]
+        for i in 1..<input.count where input[i].t0 < input[i - 1].t0 { runStarts.append(i) }
+        for r in 1..<runStarts.count where input[runStarts[r]].t0 < input[runStarts[r - 1]].t0 {
+            return input.sorted { $0.t0 < $1.t0 }
+        }
+        var out: [Piece] = []
+        out.reserveCapacity(input.count)
+        // Open runs as (next index, end index), in input order (so ties go to the earliest run).
+        var open: [(next: Int, end: Int)] = []
+        var nextRun = 0
+        while out.count < input.count {
+            // The earliest head among the open runs and the next run's first piece.
+            var best = -1
+            var bestT = Int64.max
+            for k in open.indices {
+                let t = input[open[k].next].t0
+                if t < bestT { bestT = t; best = k }
+            }
+            if nextRun < runStarts.count && input[runStarts[nextRun]].t0 < bestT {
+                let start = runStarts[nextRun]
+                let end = nextRun + 1 < runStarts.count ? runStarts[nextRun + 1] : input.count
+                open.append((start, end))
+                best = open.count - 1
+                nextRun += 1
+            }
+            out.append(input[open[best].next])
+            open[best].next += 1
+            if open[best].next == open[best].end { open.remove(at: best) }
         }
         return out
     }
