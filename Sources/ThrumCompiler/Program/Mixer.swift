@@ -36,7 +36,7 @@ struct Mixer {
         }
         let pieces = sorted ? input : Self.sortedByStart(input)
         var out: [Piece] = []
-        out.reserveCapacity(pieces.count)
+        out.reserveCapacity(pieces.count * 2)  // overlaps add pieces; untouched capacity costs nothing
         var active: [Piece] = []
         var next = 0
         var a = pieces[0].t0

@@ -41,6 +41,7 @@ public struct PatternCompiler: Sendable {
         let estimator = FeltOnsetEstimator(response: response)
         var shiftCache: [FeltOnsetEstimator.Key: Double] = [:]
         var knotCache = EventShaper.KnotCache()
+        var shiftMemo = FeltOnsetEstimator.Memo()
         var diagnostics: [CompileDiagnostic] = []
 
         // Ids in time order (ties by pattern order).
@@ -79,7 +80,7 @@ public struct PatternCompiler: Sendable {
             patternEnd = max(patternEnd, e.relativeTime + nominal)
             if options.feltOnsetCompensation {
                 let u = shape.intensity * controls.intensity.value(at: e.relativeTime)
-                let shift = estimator.shift(for: shape, amplitude: HapticSemantics.amplitude(intensity: u), cache: &shiftCache)
+                let shift = estimator.shift(for: shape, amplitude: HapticSemantics.amplitude(intensity: u), cache: &shiftCache, memo: &shiftMemo)
                 ce.driveOnset = micros(e.relativeTime - shift)
             }
             events.append(ce)
@@ -95,8 +96,12 @@ public struct PatternCompiler: Sendable {
         }
 
         // Distinct onsets: a later event sharing an onset moves 1 µs so each gets its own segment.
-        var played = events.indices.filter { events[$0].played }
-        let onsetOrder = { (a: Int, b: Int) in (events[a].driveOnset, events[a].id) < (events[b].driveOnset, events[b].id) }
+        // (Onsets copied out so no closure captures `events`, which would box it for the whole function.)
+        var played: [Int] = []
+        played.reserveCapacity(events.count)
+        for j in events.indices where events[j].played { played.append(j) }
+        let onsets = events.map { ($0.driveOnset, $0.id) }
+        let onsetOrder = { (a: Int, b: Int) in onsets[a] < onsets[b] }
         if !isSorted(played, by: onsetOrder) { played.sort(by: onsetOrder) }
         var marks: [Segmenter.Mark] = []
         marks.reserveCapacity(played.count)
@@ -111,11 +116,11 @@ public struct PatternCompiler: Sendable {
         var all: [Piece] = []
         all.reserveCapacity(played.count * 4)
         var eventPieces: [(event: CompiledEvent, shape: EventShape, pieces: [Piece])] = []
-        eventPieces.reserveCapacity(played.count)
+        if keepEventPieces { eventPieces.reserveCapacity(played.count) }
         for j in played {  // onset order, so the mixer's sort is nearly free
             guard let shape = shapes[j] else { continue }
             let first = all.count
-            appendEnvelopePieces(event: events[j], shape: shape, controls: controls, to: &all)
+            appendEnvelopePieces(onset: events[j].driveOnset, requestedTime: events[j].requestedTime, shape: shape, controls: controls, to: &all)
             if keepEventPieces { eventPieces.append((events[j], shape, Array(all[first...]))) }
         }
 
@@ -130,9 +135,7 @@ public struct PatternCompiler: Sendable {
     /// An event's contribution over drive time: shape × final intensity. Continuous events follow
     /// `HapticIntensityControl` over their life (evaluated at requested time, so the whole event
     /// shifts together); transients take it at their requested time.
-    func appendEnvelopePieces(event ce: CompiledEvent, shape: EventShape, controls: HapticControls, to out: inout [Piece]) {
-        let onset = ce.driveOnset
-        let t0 = ce.requestedTime
+    func appendEnvelopePieces(onset: Int64, requestedTime t0: Double, shape: EventShape, controls: HapticControls, to out: inout [Piece]) {
         let track = controls.intensity
         let step = max(1, micros(options.curveStep))
         let knots = shape.knots

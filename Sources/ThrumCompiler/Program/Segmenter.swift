@@ -44,6 +44,11 @@ struct Segmenter {
     }
 
     private func emit(_ p: Piece, id: UInt32, into out: inout [DriveSegment]) {
+        if p.t1 - p.t0 <= Self.maxDuration {
+            // One segment (value(at: t0) is v0 and value(at: t1) is v1).
+            append(DriveSegment(start: p.t0, duration: UInt32(p.t1 - p.t0), from: Self.byte(p.v0), to: Self.byte(p.v1), eventID: id), to: &out)
+            return
+        }
         var t = p.t0
         var first = true
         while t < p.t1 {

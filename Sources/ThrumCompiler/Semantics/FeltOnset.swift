@@ -42,6 +42,41 @@ struct FeltOnsetEstimator {
         func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
     }
 
+    /// Recent shifts by envelope buffer, amplitude and requested attack, direct-mapped: events
+    /// that share an envelope array (`EventShaper.KnotCache`) are answered without building a
+    /// key. Each slot holds its array, so a buffer address cannot be reused for other knots
+    /// while it is cached.
+    struct Memo {
+        private struct Entry {
+            var base: UnsafeRawPointer?
+            var knots: [Knot]
+            var amplitude: UInt64
+            var attack: UInt64
+            var shift: Double
+        }
+        private var slots = [Entry?](repeating: nil, count: 256)
+
+        mutating func shift(_ shape: EventShape, _ u: Double, compute: () -> Double) -> Double {
+            let base = shape.knots.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+            let a = u.bitPattern, r = shape.requestedAttack.bitPattern
+            var h = UInt64(UInt(bitPattern: base)) &* 0x9E37_79B9_7F4A_7C15
+            h ^= a &* 0xC2B2_AE3D_27D4_EB4F
+            h ^= r &* 0x1656_67B1_9E37_79F9
+            let slot = Int(truncatingIfNeeded: (h ^ (h >> 32)) & 255)
+            if base != nil, let e = slots[slot], e.base == base, e.amplitude == a, e.attack == r, e.knots.count == shape.knots.count {
+                return e.shift
+            }
+            let s = compute()
+            if base != nil { slots[slot] = Entry(base: base, knots: shape.knots, amplitude: a, attack: r, shift: s) }
+            return s
+        }
+    }
+
+    /// The pre-shift in seconds for a shape played at constant amplitude `u` (0…1).
+    func shift(for shape: EventShape, amplitude u: Double, cache: inout [Key: Double], memo: inout Memo) -> Double {
+        memo.shift(shape, u) { shift(for: shape, amplitude: u, cache: &cache) }
+    }
+
     /// The pre-shift in seconds for a shape played at constant amplitude `u` (0…1).
     func shift(for shape: EventShape, amplitude u: Double, cache: inout [Key: Double]) -> Double {
         guard u > 0 else { return 0 }
