@@ -30,7 +30,7 @@ public struct PatternCompiler: Sendable {
         var program: DriveProgram
         /// Per played event: its envelope pieces (drive time, µs) and its shape.
         var eventPieces: [(event: CompiledEvent, shape: EventShape, pieces: [Piece])]
-        /// The mixed envelope before quantisation.
+        /// The mixed envelope before quantisation (empty unless `keepEventPieces`).
         var mixed: [Piece]
         var controls: HapticControls
     }
@@ -125,8 +125,18 @@ public struct PatternCompiler: Sendable {
         }
 
         let mixer = Mixer(mode: options.mixing, step: max(1, micros(options.curveStep)))
-        let mixed = mixer.mix(all)
-        let segments = Segmenter().segments(mixed, marks: marks)
+        let mixed: [Piece]
+        let segments: [DriveSegment]
+        if keepEventPieces {
+            mixed = mixer.mix(all)
+            segments = Segmenter().segments(mixed, marks: marks)
+        } else {
+            // Straight from the mixer into the segmenter: the mixed envelope is never stored.
+            var stream = Segmenter.Stream(marks: marks, capacity: all.count * 2 + marks.count + 16)
+            mixer.mix(all, into: &stream)
+            mixed = []
+            segments = stream.finish()
+        }
         let end = max(patternEnd, Double(segments.last?.end ?? 0) * 1e-6)
         let program = DriveProgram(segments: segments, events: events, duration: end, diagnostics: diagnostics)
         return Compilation(program: program, eventPieces: eventPieces, mixed: mixed, controls: controls)

@@ -14,13 +14,26 @@ struct Segmenter {
     }
 
     func segments(_ mixed: [Piece], marks: [Mark]) -> [DriveSegment] {
-        var out: [DriveSegment] = []
-        out.reserveCapacity(mixed.count + marks.count + 16)
-        var lastEnd: Int64? = nil
-        var m = 0
-        for p in mixed {
+        var stream = Stream(marks: marks, capacity: mixed.count + marks.count + 16)
+        for p in mixed { stream.put(p) }
+        return stream.finish()
+    }
+
+    /// The segmenter as a `PieceSink`: takes mixed pieces in order, one at a time.
+    struct Stream: PieceSink {
+        private let marks: [Mark]
+        private var out: [DriveSegment] = []
+        private var lastEnd: Int64? = nil
+        private var m = 0
+
+        init(marks: [Mark], capacity: Int) {
+            self.marks = marks
+            out.reserveCapacity(capacity)
+        }
+
+        mutating func put(_ p: Piece) {
             if let e = lastEnd, p.t0 > e {
-                append(DriveSegment(start: e, duration: UInt32(min(p.t0 - e, Self.stopDuration)), from: 0, to: 0), to: &out)
+                Segmenter.append(DriveSegment(start: e, duration: UInt32(min(p.t0 - e, Segmenter.stopDuration)), from: 0, to: 0), to: &out)
             }
             var id: UInt32 = 0
             while m < marks.count && marks[m].time < p.t0 { m += 1 }
@@ -28,13 +41,18 @@ struct Segmenter {
                 id = marks[m].id
                 m += 1
             }
-            emit(p, id: id, into: &out)
+            Segmenter.emit(p, id: id, into: &out)
             lastEnd = p.t1
         }
-        if let e = lastEnd {
-            append(DriveSegment(start: e, duration: UInt32(Self.stopDuration), from: 0, to: 0), to: &out)
+
+        /// The segments, closed by the final zero.
+        mutating func finish() -> [DriveSegment] {
+            if let e = lastEnd {
+                Segmenter.append(DriveSegment(start: e, duration: UInt32(Segmenter.stopDuration), from: 0, to: 0), to: &out)
+                lastEnd = nil
+            }
+            return out
         }
-        return out
     }
 
     /// Quantises a 0…1 value to an amplitude byte.
@@ -43,7 +61,8 @@ struct Segmenter {
         UInt8(min(255, max(0, Int((v * 255).rounded()))))
     }
 
-    private func emit(_ p: Piece, id: UInt32, into out: inout [DriveSegment]) {
+    @inline(__always)
+    static func emit(_ p: Piece, id: UInt32, into out: inout [DriveSegment]) {
         if p.t1 - p.t0 <= Self.maxDuration {
             // One segment (value(at: t0) is v0 and value(at: t1) is v1).
             append(DriveSegment(start: p.t0, duration: UInt32(p.t1 - p.t0), from: Self.byte(p.v0), to: Self.byte(p.v1), eventID: id), to: &out)
@@ -63,7 +82,8 @@ struct Segmenter {
     }
 
     /// Appends, merging into the previous segment when that changes no amplitude by ≥ ½ LSB.
-    private func append(_ s: DriveSegment, to out: inout [DriveSegment]) {
+    @inline(__always)
+    static func append(_ s: DriveSegment, to out: inout [DriveSegment]) {
         if s.eventID == 0, let last = out.last, last.end == s.start, last.to == s.from,
             Int64(last.duration) + Int64(s.duration) <= Self.maxDuration
         {
