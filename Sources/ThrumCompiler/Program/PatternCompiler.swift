@@ -100,9 +100,15 @@ public struct PatternCompiler: Sendable {
         var played: [Int] = []
         played.reserveCapacity(events.count)
         for j in events.indices where events[j].played { played.append(j) }
-        let onsets = events.map { ($0.driveOnset, $0.id) }
-        let onsetOrder = { (a: Int, b: Int) in onsets[a] < onsets[b] }
-        if !isSorted(played, by: onsetOrder) { played.sort(by: onsetOrder) }
+        var inOrder = true
+        for k in played.indices.dropFirst() {
+            let a = events[played[k - 1]], b = events[played[k]]
+            if (b.driveOnset, b.id) < (a.driveOnset, a.id) { inOrder = false; break }
+        }
+        if !inOrder {
+            let onsets = events.map { ($0.driveOnset, $0.id) }
+            played.sort { onsets[$0] < onsets[$1] }
+        }
         var marks: [Segmenter.Mark] = []
         marks.reserveCapacity(played.count)
         var previous = Int64.min

@@ -55,10 +55,16 @@ struct Segmenter {
         }
     }
 
-    /// Quantises a 0…1 value to an amplitude byte.
+    /// Quantises a 0…1 value to an amplitude byte: round half away from zero, clamped to
+    /// 0…255 (what `UInt8(min(255, max(0, Int((v * 255).rounded()))))` gives, without the libm
+    /// call: for 0 < x < 255 the truncation is the floor and x − floor(x) is exact).
     @inline(__always)
     static func byte(_ v: Double) -> UInt8 {
-        UInt8(min(255, max(0, Int((v * 255).rounded()))))
+        let x = v * 255
+        if !(x > 0) { return 0 }
+        if x >= 255 { return 255 }
+        let i = Int(x)
+        return UInt8(x - Double(i) >= 0.5 ? i + 1 : i)
     }
 
     @inline(__always)
