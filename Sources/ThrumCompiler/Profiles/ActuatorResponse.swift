@@ -1,32 +1,65 @@
 import Foundation
 
-/// The compiler's small model of how an LRA under the DRV2605L's closed loop follows the drive
-/// amplitude. It is an envelope model, not a physics model (the simulator has that):
+/// The compiler's model of how an LRA under the DRV2605L's closed loop follows the drive
+/// amplitude, as the firmware plays it. An envelope model (the simulator has the physics), but
+/// one with the loop's own law rather than a fitted curve:
 ///
-/// * The acceleration envelope `e` (1 = steady state at the rated voltage) chases the target
-///   drive `u` at maximum effort: while `e < u` the chip overdrives at the clamp, so
-///   `e → ρ` with time constant τ; while `e > u` it brakes in antiphase at the clamp, so
-///   `e → −ρ` with τ; it stops at the target.
-/// * τ = 2·Q/ω₀ with the loaded Q (the driver holds the coil, adding electrical damping).
-/// * ρ = OD_CLAMP peak / peak of the rated closed-loop drive (V_rms / √duty, reference §2.1).
-/// * The chip applies a new RTP value at its next drive update, once per resonance cycle;
-///   the mean wait is half a period (`updateLatency`).
+/// * The acceleration envelope `e` (1 = steady state at the rated voltage, which is the
+///   calibrated full scale) moves towards the drive level `L` of the current cycle with time
+///   constant τ: `ė = (L − e)/τ`. τ = 2m/(c + c_e·on) with the coil held by the driver only
+///   while it drives (`on` = 1 − (4·t_SAMPLE + 300 µs)·f₀, the back-EMF sampling windows leave
+///   it open).
+/// * The loop updates `L` once per resonance cycle (LRA_DRIVE_MODE = 0), at every second
+///   back-EMF zero crossing, from the back-EMF peak of the last half cycle `m`:
+///   `L = u + G·(u − m) + ∫` in rated units, G = LOOP_GAIN (high = 4), doubled by STARTUP_BOOST
+///   until the target is first reached; clipped at ρ = OD_CLAMP peak ÷ rated drive peak
+///   (automatic overdrive). A negative command brakes in antiphase at 3× (FB_BRAKE_FACTOR),
+///   halved below 30 % (BRAKE_STABILIZER), also clipped at ρ. With the target at 0 the loop
+///   brakes until the back-EMF is under 3 % of full scale, then goes Hi-Z (free ring-down).
+/// * From idle, a non-zero RTP write starts the drive at once (the first pulse is the
+///   DRIVE_TIME guess at full effort), `startLatency` after the write.
+/// * The firmware writes RTP at a segment's start, then at most every `writeInterval`
+///   (500 µs) the ramp value it computed `writeTime` (the 73 µs I²C write) earlier; RTP is
+///   8 bits, so a ramp that starts at amplitude 0 starts driving at its first non-zero write.
 public struct ActuatorResponse: Equatable, Sendable {
-    /// Resonance f₀, Hz.
+    /// Resonance f₀, Hz (the loop tracks the actuator's own).
     public var resonanceHz: Double
-    /// Envelope time constant τ while driven or braked, s.
+    /// Envelope time constant τ while the driver holds the coil, s.
     public var timeConstant: Double
-    /// Overdrive (and brake) effort relative to the rated level, ρ > 1.
+    /// Overdrive (and brake) limit relative to the rated level, ρ > 1.
     public var overdriveRatio: Double
-    /// Mean delay from an RTP write to the drive changing, s.
+    /// Mean delay from an RTP write to the drive changing while the loop runs (half a
+    /// period, updates are once per cycle), s. From idle the drive starts at once.
     public var updateLatency: Double
+    /// Ring-down time constant with the coil open (Hi-Z after braking), s.
+    public var freeTimeConstant: Double
+    /// Proportional loop gain G in rated units per unit of back-EMF error (LOOP_GAIN high = 4).
+    public var loopGain: Double = 4
+    /// STARTUP_BOOST multiplies G until the target is first reached.
+    public var startupBoost: Double = 2
+    /// FB_BRAKE_FACTOR (3×).
+    public var brakeFactor: Double = 3
+    /// Integral gain relative to G, per update.
+    public var integralRatio: Double = 0.15
+    /// Back-EMF fraction below which braking ends.
+    public var brakeStop: Double = 0.03
+    /// Firmware: shortest interval between two RTP writes inside a segment, s.
+    public var writeInterval: Double = 500e-6
+    /// Firmware: duration of one RTP register write (I²C at 400 kHz), s.
+    public var writeTime: Double = 73e-6
+    /// Driver: from the RTP write to the first pulse when idle, s.
+    public var startLatency: Double = 40e-6
+    /// Driver: how much earlier than whole periods after the start the loop updates, as a
+    /// fraction of the period (the back-EMF zero crossings lead the drive's commutation grid).
+    public var updateLead: Double = 0.08
 
-    /// Creates a response model from explicit values.
+    /// Creates a response model from explicit values (loop and firmware laws at their defaults).
     public init(resonanceHz: Double, timeConstant: Double, overdriveRatio: Double, updateLatency: Double) {
         self.resonanceHz = resonanceHz
         self.timeConstant = timeConstant
         self.overdriveRatio = overdriveRatio
         self.updateLatency = updateLatency
+        self.freeTimeConstant = 2 * timeConstant
     }
 
     /// Derives the response from a profile.
@@ -36,11 +69,13 @@ public struct ActuatorResponse: Equatable, Sendable {
         let duty = DriverRegisters.samplingDuty(
             resonanceHz: f, sampleTime: Double(profile.driver.sampleTimeMicroseconds) * 1e-6)
         let ratedPeak = profile.datasheet.ratedVoltageRms / max(duty, 0.1)
+        let m = p.movingMassGrams / 1000
         self.init(
-            resonanceHz: f,
-            timeConstant: 2 * p.loadedQ / p.omega0,
+            resonanceHz: p.resonanceHz,
+            timeConstant: 2 * m / (p.mechanicalDamping + p.electricalDamping * duty * duty),
             overdriveRatio: max(1.02, profile.driver.overdriveClampVoltsPeak / ratedPeak),
             updateLatency: 0.5 / f)
+        freeTimeConstant = 2 * p.mechanicalQ / p.omega0
     }
 
     /// Time for the envelope to rise from `from` to `level` under full overdrive (no latency), s.
@@ -57,7 +92,7 @@ public struct ActuatorResponse: Equatable, Sendable {
         return timeConstant * log((from + rho) / (level + rho))
     }
 
-    /// One step of the envelope model: `decay` is exp(−dt/τ) for the step.
+    /// One step of the plain overdrive/brake envelope model: `decay` is exp(−dt/τ) for the step.
     @inline(__always)
     public func step(_ e: Double, toward target: Double, decay: Double) -> Double {
         let rho = overdriveRatio
@@ -67,5 +102,128 @@ public struct ActuatorResponse: Equatable, Sendable {
             return max(target, -rho + (e + rho) * decay)
         }
         return e
+    }
+}
+
+/// The closed-loop envelope of `ActuatorResponse` as a stepper: feed it the RTP target (0…1)
+/// over time, read `envelope`.
+public struct ClosedLoopEnvelope: Sendable {
+    public let response: ActuatorResponse
+    /// Acceleration envelope, 1 = steady state at the rated voltage.
+    public private(set) var envelope = 0.0
+    /// Drive level of the current cycle in rated units (negative: braking).
+    public private(set) var level = 0.0
+    /// Whether the output stage is driving or braking (false: idle, Hi-Z).
+    public private(set) var running = false
+    private var boosting = true
+    private var integral = 0.0
+    private var sinceHalf = 0.0
+    private var halves = 0
+    private var peakHalf = 0.0
+    private let halfPeriod: Double
+
+    /// A stepper at rest.
+    public init(response: ActuatorResponse) {
+        self.response = response
+        halfPeriod = 0.5 / response.resonanceHz
+    }
+
+    /// One stretch of the envelope recorded by `advance(_:target:recording:)`: from the end of
+    /// the previous stretch to `end` (s) the envelope moved monotonically to `envelope`, towards
+    /// `level` with the driven τ (`level` is nan for a free ring-down).
+    struct Stretch {
+        var end: Double
+        var envelope: Double
+        var level: Double
+    }
+
+    /// Advances by `dt` s with RTP target `u` (0…1) held over the step.
+    public mutating func advance(_ dt: Double, target u: Double) {
+        var none: [Stretch]? = nil
+        advance(dt, target: u, now: 0, recording: &none)
+    }
+
+    /// Advances by `dt` s from time `now` with target `u`, appending each monotone stretch.
+    mutating func advance(_ dt: Double, target u: Double, now: Double, recording: inout [Stretch]?) {
+        var clock = now
+        var left = dt
+        if !running {
+            guard u > 0 else {
+                if envelope > 0 {
+                    envelope *= exp(-dt / response.freeTimeConstant)
+                    recording?.append(Stretch(end: now + dt, envelope: envelope, level: .nan))
+                }
+                return
+            }
+            running = true
+            boosting = true
+            integral = 0
+            sinceHalf = min(0.9, 2 * response.updateLead) * halfPeriod
+            halves = 0
+            peakHalf = envelope
+            update(target: u, measured: 0)
+        }
+        while left > 0 {
+            let h = min(left, halfPeriod - sinceHalf)
+            evolve(h)
+            clock += h
+            recording?.append(Stretch(end: clock, envelope: envelope, level: level))
+            sinceHalf += h
+            left -= h
+            if sinceHalf >= halfPeriod * (1 - 1e-9) {
+                sinceHalf = 0
+                let measured = peakHalf
+                peakHalf = envelope
+                halves += 1
+                if halves % 2 == 0 {
+                    update(target: u, measured: measured)
+                    if !running {
+                        if left > 0 {
+                            envelope *= exp(-left / response.freeTimeConstant)
+                            recording?.append(Stretch(end: clock + left, envelope: envelope, level: .nan))
+                        }
+                        return
+                    }
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private mutating func evolve(_ h: Double) {
+        let d = exp(-h / response.timeConstant)
+        let l = level
+        var e = l + (envelope - l) * d
+        if l < 0 && e < 0 { e = 0 }
+        envelope = e
+        if e > peakHalf { peakHalf = e }
+    }
+
+    /// One amplitude-loop update.
+    private mutating func update(target u: Double, measured m: Double) {
+        let r = response
+        let rho = r.overdriveRatio
+        var command: Double
+        if u > 0 {
+            if boosting && m >= u { boosting = false }
+            let g = r.loopGain * (boosting ? r.startupBoost : 1)
+            if !boosting { integral = min(3, max(-1, integral + r.integralRatio * r.loopGain * (u - m))) }
+            command = u + g * (u - m) + integral
+        } else {
+            integral = 0
+            boosting = true
+            if m < r.brakeStop {
+                running = false
+                level = 0
+                return
+            }
+            command = -r.loopGain * m
+        }
+        if command >= 0 {
+            level = min(command, rho)
+        } else {
+            let stabilise = m < 0.3 ? 0.5 : 1
+            level = -min(-command * r.brakeFactor * stabilise, rho)
+        }
     }
 }

@@ -1,3 +1,14 @@
+/// Where the mixer puts its pieces: an array, or the segmenter directly (`Segmenter.Stream`), so
+/// `compile` never materialises the mixed envelope.
+protocol PieceSink {
+    mutating func put(_ p: Piece)
+}
+
+extension Array: PieceSink where Element == Piece {
+    @inline(__always)
+    mutating func put(_ p: Piece) { append(p) }
+}
+
 /// Mixes the envelopes of all events (each a run of pieces) into one envelope by a sweep over
 /// every piece boundary. Where the mix is not linear in time (several ramps overlap), the
 /// interval is approximated by steps of at most `step` µs.
@@ -25,28 +36,27 @@ struct Mixer {
     }
 
     /// The mixed envelope: pieces sorted, non-overlapping; gaps where nothing plays.
-    /// A sweep: the elementary interval ends at the next piece start or the earliest end of
-    /// the pieces active; input given in onset order sorts in linear time.
     func mix(_ input: [Piece]) -> [Piece] {
-        guard !input.isEmpty else { return [] }
-        var sorted = true
-        for i in input.indices.dropFirst() where input[i].t0 < input[i - 1].t0 {
-            sorted = false
-            break
-        }
-        let pieces = sorted ? input : input.sorted { $0.t0 < $1.t0 }
         var out: [Piece] = []
-        out.reserveCapacity(pieces.count)
+        out.reserveCapacity(input.count * 2)  // overlaps add pieces; untouched capacity costs nothing
+        mix(input, into: &out)
+        return out
+    }
+
+    /// The mixed envelope into `sink`. A sweep: the elementary interval ends at the next piece
+    /// start or the earliest end of the pieces active. The input is read in stable `t0` order
+    /// (`StartOrder`): linear for input given in onset order.
+    func mix<S: PieceSink>(_ input: [Piece], into out: inout S) {
+        guard !input.isEmpty else { return }
+        var pieces = StartOrder(input)
         var active: [Piece] = []
-        var next = 0
-        var a = pieces[0].t0
-        while next < pieces.count || !active.isEmpty {
-            if active.isEmpty { a = max(a, pieces[next].t0) }
-            while next < pieces.count && pieces[next].t0 <= a {
-                active.append(pieces[next])
-                next += 1
+        var a = pieces.peekStart
+        while !pieces.isEmpty || !active.isEmpty {
+            if active.isEmpty { a = max(a, pieces.peekStart) }
+            while !pieces.isEmpty && pieces.peekStart <= a {
+                active.append(pieces.pop())
             }
-            var b = next < pieces.count ? pieces[next].t0 : Int64.max
+            var b = pieces.isEmpty ? Int64.max : pieces.peekStart
             for p in active where p.t1 < b { b = p.t1 }
             emit(active, a, b, into: &out)
             a = b
@@ -55,22 +65,88 @@ struct Mixer {
                 if active[k].t1 <= a { active.swapAt(k, active.count - 1); active.removeLast() } else { k += 1 }
             }
         }
-        return out
+    }
+
+    /// Reads pieces in stable `t0` order without copying them. The compiler hands over each
+    /// event's pieces in order and the events in onset order, so the input is a sequence of
+    /// ascending runs whose first elements ascend: a merge of the few runs open at a time is
+    /// linear. Anything else falls back to the library's stable sort. Ties keep input order.
+    struct StartOrder {
+        private let input: [Piece]
+        /// Start index of each maximal non-decreasing run (empty when sorted outright).
+        private var runStarts: [Int] = []
+        private var nextRun = 0
+        /// Open runs as (next index, end index), in input order (ties go to the earliest run).
+        private var open: [(next: Int, end: Int)] = []
+        private var best = 0
+        private(set) var isEmpty: Bool
+        /// `t0` of the next piece (valid when not empty).
+        private(set) var peekStart: Int64 = .max
+
+        init(_ pieces: [Piece]) {
+            var starts: [Int] = [0]
+            for i in pieces.indices.dropFirst() where pieces[i].t0 < pieces[i - 1].t0 { starts.append(i) }
+            var runs = true
+            for r in starts.indices.dropFirst() where pieces[starts[r]].t0 < pieces[starts[r - 1]].t0 {
+                runs = false
+                break
+            }
+            if runs {
+                input = pieces
+                runStarts = starts
+            } else {
+                input = pieces.sorted { $0.t0 < $1.t0 }
+                runStarts = [0]
+            }
+            isEmpty = input.isEmpty
+            locate()
+        }
+
+        /// Finds the next piece: the earliest head among the open runs, or the next run's first
+        /// piece if strictly earlier.
+        private mutating func locate() {
+            var bestT = Int64.max
+            best = -1
+            for k in open.indices {
+                let t = input[open[k].next].t0
+                if t < bestT { bestT = t; best = k }
+            }
+            if nextRun < runStarts.count && input[runStarts[nextRun]].t0 < bestT {
+                let start = runStarts[nextRun]
+                let end = nextRun + 1 < runStarts.count ? runStarts[nextRun + 1] : input.count
+                open.append((start, end))
+                best = open.count - 1
+                bestT = input[start].t0
+                nextRun += 1
+            }
+            isEmpty = best < 0
+            peekStart = bestT
+        }
+
+        /// Takes the next piece.
+        @inline(__always)
+        mutating func pop() -> Piece {
+            let p = input[open[best].next]
+            open[best].next += 1
+            if open[best].next == open[best].end { open.remove(at: best) }
+            locate()
+            return p
+        }
     }
 
     /// Appends the mix of `active` over [a, b].
     @inline(__always)
-    private func emit(_ active: [Piece], _ a: Int64, _ b: Int64, into out: inout [Piece]) {
+    private func emit<S: PieceSink>(_ active: [Piece], _ a: Int64, _ b: Int64, into out: inout S) {
         if active.count == 1 {
             let p = active[0]
-            out.append(Piece(t0: a, t1: b, v0: p.value(at: a), v1: p.value(at: b)))
+            out.put(Piece(t0: a, t1: b, v0: p.value(at: a), v1: p.value(at: b)))
             return
         }
         var varying = 0
         for p in active where p.value(at: a) != p.value(at: b) { varying += 1 }
         let linear = varying == 0 || (varying == 1 && mode == .softSum)
         if linear || b - a <= step {
-            out.append(Piece(t0: a, t1: b, v0: combine(active, at: a), v1: combine(active, at: b)))
+            out.put(Piece(t0: a, t1: b, v0: combine(active, at: a), v1: combine(active, at: b)))
             return
         }
         let n = (b - a + step - 1) / step
@@ -79,7 +155,7 @@ struct Mixer {
         for i in 1...n {
             let t = i == n ? b : a + (b - a) * i / n
             let v = combine(active, at: t)
-            out.append(Piece(t0: prevT, t1: t, v0: prevV, v1: v))
+            out.put(Piece(t0: prevT, t1: t, v0: prevV, v1: v))
             prevT = t
             prevV = v
         }

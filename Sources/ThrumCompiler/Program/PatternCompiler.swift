@@ -30,7 +30,7 @@ public struct PatternCompiler: Sendable {
         var program: DriveProgram
         /// Per played event: its envelope pieces (drive time, µs) and its shape.
         var eventPieces: [(event: CompiledEvent, shape: EventShape, pieces: [Piece])]
-        /// The mixed envelope before quantisation.
+        /// The mixed envelope before quantisation (empty unless `keepEventPieces`).
         var mixed: [Piece]
         var controls: HapticControls
     }
@@ -40,6 +40,8 @@ public struct PatternCompiler: Sendable {
         let shaper = EventShaper(resonanceHz: profile.datasheet.resonanceHz, maxContinuousDuration: options.maxContinuousDuration)
         let estimator = FeltOnsetEstimator(response: response)
         var shiftCache: [FeltOnsetEstimator.Key: Double] = [:]
+        var knotCache = EventShaper.KnotCache()
+        var shiftMemo = FeltOnsetEstimator.Memo()
         var diagnostics: [CompileDiagnostic] = []
 
         // Ids in time order (ties by pattern order).
@@ -47,7 +49,8 @@ public struct PatternCompiler: Sendable {
             let t = pattern.events[i].relativeTime
             return t.isNaN ? .infinity : t
         }
-        let order = pattern.events.indices.sorted { (key($0), $0) < (key($1), $1) }
+        var order = Array(pattern.events.indices)
+        if !isSorted(order, by: { (key($0), $0) < (key($1), $1) }) { order.sort { (key($0), $0) < (key($1), $1) } }
         var events: [CompiledEvent] = []
         events.reserveCapacity(order.count)
         var shapes: [EventShape?] = []
@@ -68,7 +71,7 @@ public struct PatternCompiler: Sendable {
                 shapes.append(nil)
                 continue
             }
-            let (shape, clampedFrom) = shaper.shape(of: e, controls: controls)
+            let (shape, clampedFrom) = shaper.shape(of: e, controls: controls, cache: &knotCache)
             if let original = clampedFrom {
                 diagnostics.append(CompileDiagnostic(
                     kind: .continuousDurationClamped(original: original, clamped: options.maxContinuousDuration), index: i))
@@ -77,7 +80,7 @@ public struct PatternCompiler: Sendable {
             patternEnd = max(patternEnd, e.relativeTime + nominal)
             if options.feltOnsetCompensation {
                 let u = shape.intensity * controls.intensity.value(at: e.relativeTime)
-                let shift = estimator.shift(for: shape, amplitude: HapticSemantics.amplitude(intensity: u), cache: &shiftCache)
+                let shift = estimator.shift(for: shape, amplitude: HapticSemantics.amplitude(intensity: u), cache: &shiftCache, memo: &shiftMemo)
                 ce.driveOnset = micros(e.relativeTime - shift)
             }
             events.append(ce)
@@ -93,8 +96,18 @@ public struct PatternCompiler: Sendable {
         }
 
         // Distinct onsets: a later event sharing an onset moves 1 µs so each gets its own segment.
-        let played = events.indices.filter { events[$0].played }.sorted {
-            (events[$0].driveOnset, events[$0].id) < (events[$1].driveOnset, events[$1].id)
+        // (Onsets copied out so no closure captures `events`, which would box it for the whole function.)
+        var played: [Int] = []
+        played.reserveCapacity(events.count)
+        for j in events.indices where events[j].played { played.append(j) }
+        var inOrder = true
+        for k in played.indices.dropFirst() {
+            let a = events[played[k - 1]], b = events[played[k]]
+            if (b.driveOnset, b.id) < (a.driveOnset, a.id) { inOrder = false; break }
+        }
+        if !inOrder {
+            let onsets = events.map { ($0.driveOnset, $0.id) }
+            played.sort { onsets[$0] < onsets[$1] }
         }
         var marks: [Segmenter.Mark] = []
         marks.reserveCapacity(played.count)
@@ -109,17 +122,27 @@ public struct PatternCompiler: Sendable {
         var all: [Piece] = []
         all.reserveCapacity(played.count * 4)
         var eventPieces: [(event: CompiledEvent, shape: EventShape, pieces: [Piece])] = []
-        eventPieces.reserveCapacity(played.count)
+        if keepEventPieces { eventPieces.reserveCapacity(played.count) }
         for j in played {  // onset order, so the mixer's sort is nearly free
             guard let shape = shapes[j] else { continue }
             let first = all.count
-            appendEnvelopePieces(event: events[j], shape: shape, controls: controls, to: &all)
+            appendEnvelopePieces(onset: events[j].driveOnset, requestedTime: events[j].requestedTime, shape: shape, controls: controls, to: &all)
             if keepEventPieces { eventPieces.append((events[j], shape, Array(all[first...]))) }
         }
 
         let mixer = Mixer(mode: options.mixing, step: max(1, micros(options.curveStep)))
-        let mixed = mixer.mix(all)
-        let segments = Segmenter().segments(mixed, marks: marks)
+        let mixed: [Piece]
+        let segments: [DriveSegment]
+        if keepEventPieces {
+            mixed = mixer.mix(all)
+            segments = Segmenter().segments(mixed, marks: marks)
+        } else {
+            // Straight from the mixer into the segmenter: the mixed envelope is never stored.
+            var stream = Segmenter.Stream(marks: marks, capacity: all.count * 2 + marks.count + 16)
+            mixer.mix(all, into: &stream)
+            mixed = []
+            segments = stream.finish()
+        }
         let end = max(patternEnd, Double(segments.last?.end ?? 0) * 1e-6)
         let program = DriveProgram(segments: segments, events: events, duration: end, diagnostics: diagnostics)
         return Compilation(program: program, eventPieces: eventPieces, mixed: mixed, controls: controls)
@@ -128,9 +151,7 @@ public struct PatternCompiler: Sendable {
     /// An event's contribution over drive time: shape × final intensity. Continuous events follow
     /// `HapticIntensityControl` over their life (evaluated at requested time, so the whole event
     /// shifts together); transients take it at their requested time.
-    func appendEnvelopePieces(event ce: CompiledEvent, shape: EventShape, controls: HapticControls, to out: inout [Piece]) {
-        let onset = ce.driveOnset
-        let t0 = ce.requestedTime
+    func appendEnvelopePieces(onset: Int64, requestedTime t0: Double, shape: EventShape, controls: HapticControls, to out: inout [Piece]) {
         let track = controls.intensity
         let step = max(1, micros(options.curveStep))
         let knots = shape.knots
@@ -173,4 +194,16 @@ public struct PatternCompiler: Sendable {
             }
         }
     }
+}
+
+/// Whether `a` is already in the order of `less` (a linear check that saves an n·log n sort on
+/// the common case: patterns listed in time order, pre-shifts smaller than event spacing).
+@inline(__always)
+func isSorted<T>(_ a: [T], by less: (T, T) -> Bool) -> Bool {
+    var i = 1
+    while i < a.count {
+        if less(a[i], a[i - 1]) { return false }
+        i += 1
+    }
+    return true
 }

@@ -14,13 +14,26 @@ struct Segmenter {
     }
 
     func segments(_ mixed: [Piece], marks: [Mark]) -> [DriveSegment] {
-        var out: [DriveSegment] = []
-        out.reserveCapacity(mixed.count + marks.count + 16)
-        var lastEnd: Int64? = nil
-        var m = 0
-        for p in mixed {
+        var stream = Stream(marks: marks, capacity: mixed.count + marks.count + 16)
+        for p in mixed { stream.put(p) }
+        return stream.finish()
+    }
+
+    /// The segmenter as a `PieceSink`: takes mixed pieces in order, one at a time.
+    struct Stream: PieceSink {
+        private let marks: [Mark]
+        private var out: [DriveSegment] = []
+        private var lastEnd: Int64? = nil
+        private var m = 0
+
+        init(marks: [Mark], capacity: Int) {
+            self.marks = marks
+            out.reserveCapacity(capacity)
+        }
+
+        mutating func put(_ p: Piece) {
             if let e = lastEnd, p.t0 > e {
-                append(DriveSegment(start: e, duration: UInt32(min(p.t0 - e, Self.stopDuration)), from: 0, to: 0), to: &out)
+                Segmenter.append(DriveSegment(start: e, duration: UInt32(min(p.t0 - e, Segmenter.stopDuration)), from: 0, to: 0), to: &out)
             }
             var id: UInt32 = 0
             while m < marks.count && marks[m].time < p.t0 { m += 1 }
@@ -28,22 +41,39 @@ struct Segmenter {
                 id = marks[m].id
                 m += 1
             }
-            emit(p, id: id, into: &out)
+            Segmenter.emit(p, id: id, into: &out)
             lastEnd = p.t1
         }
-        if let e = lastEnd {
-            append(DriveSegment(start: e, duration: UInt32(Self.stopDuration), from: 0, to: 0), to: &out)
+
+        /// The segments, closed by the final zero.
+        mutating func finish() -> [DriveSegment] {
+            if let e = lastEnd {
+                Segmenter.append(DriveSegment(start: e, duration: UInt32(Segmenter.stopDuration), from: 0, to: 0), to: &out)
+                lastEnd = nil
+            }
+            return out
         }
-        return out
     }
 
-    /// Quantises a 0…1 value to an amplitude byte.
+    /// Quantises a 0…1 value to an amplitude byte: round half away from zero, clamped to
+    /// 0…255 (what `UInt8(min(255, max(0, Int((v * 255).rounded()))))` gives, without the libm
+    /// call: for 0 < x < 255 the truncation is the floor and x − floor(x) is exact).
     @inline(__always)
     static func byte(_ v: Double) -> UInt8 {
-        UInt8(min(255, max(0, Int((v * 255).rounded()))))
+        let x = v * 255
+        if !(x > 0) { return 0 }
+        if x >= 255 { return 255 }
+        let i = Int(x)
+        return UInt8(x - Double(i) >= 0.5 ? i + 1 : i)
     }
 
-    private func emit(_ p: Piece, id: UInt32, into out: inout [DriveSegment]) {
+    @inline(__always)
+    static func emit(_ p: Piece, id: UInt32, into out: inout [DriveSegment]) {
+        if p.t1 - p.t0 <= Self.maxDuration {
+            // One segment (value(at: t0) is v0 and value(at: t1) is v1).
+            append(DriveSegment(start: p.t0, duration: UInt32(p.t1 - p.t0), from: Self.byte(p.v0), to: Self.byte(p.v1), eventID: id), to: &out)
+            return
+        }
         var t = p.t0
         var first = true
         while t < p.t1 {
@@ -58,7 +88,8 @@ struct Segmenter {
     }
 
     /// Appends, merging into the previous segment when that changes no amplitude by ≥ ½ LSB.
-    private func append(_ s: DriveSegment, to out: inout [DriveSegment]) {
+    @inline(__always)
+    static func append(_ s: DriveSegment, to out: inout [DriveSegment]) {
         if s.eventID == 0, let last = out.last, last.end == s.start, last.to == s.from,
             Int64(last.duration) + Int64(s.duration) <= Self.maxDuration
         {

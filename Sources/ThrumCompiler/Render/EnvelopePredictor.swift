@@ -1,19 +1,24 @@
 import Foundation
 
-/// A first-order prediction of the LRA's acceleration envelope (1 = steady state at the rated
-/// voltage) from a sampled drive envelope, using `ActuatorResponse`: the driver's update
-/// latency, then overdrive towards a higher target and braking towards a lower one, each with
-/// the actuator's time constant. A preview aid; the simulator holds the physics.
+/// A prediction of the LRA's acceleration envelope (1 = steady state at the rated voltage)
+/// from a drive, using `ActuatorResponse`'s closed-loop model (`ClosedLoopEnvelope`): the
+/// firmware's RTP write law, the driver's once-per-cycle amplitude loop with overdrive and
+/// braking, and the actuator's time constant. A preview aid; the simulator holds the physics.
 public struct EnvelopePredictor: Sendable {
     /// The response model.
     public let response: ActuatorResponse
+    /// Largest internal step, s.
+    static let maxStep = 25e-6
 
     /// Creates a predictor.
     public init(response: ActuatorResponse) {
         self.response = response
     }
 
-    /// The predicted envelope, one value per drive sample (drive in 0…1, `sampleRate` in Hz).
+    /// The first-order preview of an envelope, one value per drive sample (drive in 0…1,
+    /// `sampleRate` in Hz): after `updateLatency`, overdrive towards a higher target and braking
+    /// towards a lower one at ρ, each with τ. Kept for quick sketches; `predict(program:times:)`
+    /// plays the closed loop and the firmware's write law.
     public func predict(drive: [Double], sampleRate: Double) -> [Double] {
         guard !drive.isEmpty, sampleRate > 0 else { return [] }
         let sub = max(1, Int((1e4 / sampleRate).rounded(.up)))  // ≤ 100 µs internal steps
@@ -30,6 +35,42 @@ public struct EnvelopePredictor: Sendable {
             out[i] = e
         }
         return out
+    }
+
+    /// The predicted envelope at `times` (s, increasing, evenly spaced) for a compiled program
+    /// played by the firmware: each segment is written at its start, then at most every
+    /// `writeInterval` with the ramp value computed `writeTime` before the write completes.
+    public func predict(program: DriveProgram, times: [Double]) -> [Double] {
+        guard times.count > 1 else { return times.map { _ in 0 } }
+        let spacing = times[1] - times[0]
+        let sub = max(1, Int((spacing / Self.maxStep).rounded(.up)))
+        let dt = spacing / Double(sub)
+        var loop = ClosedLoopEnvelope(response: response)
+        var out = [Double](repeating: 0, count: times.count)
+        var k = 0
+        for i in times.indices {
+            if i > 0 {
+                for s in 0..<sub {
+                    let t = times[i - 1] + Double(s) * dt - response.startLatency
+                    loop.advance(dt, target: rtp(program.segments, at: t, hint: &k))
+                }
+            }
+            out[i] = loop.envelope
+        }
+        return out
+    }
+
+    /// The RTP fraction the firmware has written at `t` s for `segments`.
+    func rtp(_ segments: [DriveSegment], at t: Double, hint k: inout Int) -> Double {
+        let us = Int64((t * 1e6).rounded(.down))
+        while k < segments.count && segments[k].end <= us { k += 1 }
+        guard k < segments.count, segments[k].start <= us else { return 0 }
+        let s = segments[k]
+        if s.from == s.to { return Double(s.from) / 255 }
+        let interval = Int64((response.writeInterval * 1e6).rounded())
+        let n = (us - s.start) / interval
+        let at = n == 0 ? s.start : s.start + n * interval - Int64((response.writeTime * 1e6).rounded())
+        return s.amplitude(at: at).rounded() / 255
     }
 
     /// Linear interpolation of `a` at fractional index `x` (0 before the start).

@@ -65,7 +65,7 @@ public struct EnvelopeRenderer: Sendable {
         let intensity = sample(requested.mixed, at: times)
         let drive = times.map { program.drive(at: $0) }
         let sharpness = sharpnessColumn(requested, at: times)
-        let accel = EnvelopePredictor(response: compiler.response).predict(drive: drive, sampleRate: sampleRate)
+        let accel = EnvelopePredictor(response: compiler.response).predict(program: program, times: times)
         return EnvelopeRender(sampleRate: sampleRate, time: times, intensity: intensity, sharpness: sharpness,
                               drive: drive, acceleration: accel)
     }

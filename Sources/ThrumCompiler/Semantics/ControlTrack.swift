@@ -82,6 +82,7 @@ public struct ControlTrack: Sendable {
 
     /// The value at time `t` (seconds).
     public func value(at t: Double) -> Double {
+        if t0.count == 1 { return v0[0] }
         let k = index(at: t)
         let a = t0[k], b = t1[k], va = v0[k], vb = v1[k]
         if va == vb || !a.isFinite || !b.isFinite { return va }

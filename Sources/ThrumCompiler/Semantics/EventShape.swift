@@ -58,6 +58,37 @@ struct EventShaper {
 
     /// The shape of haptic event `e` (requested at `e.relativeTime`), and the duration clamp applied if any.
     func shape(of e: HapticEvent, controls: HapticControls) -> (EventShape, clampedFrom: Double?) {
+        var cache = KnotCache()
+        return shape(of: e, controls: controls, cache: &cache)
+    }
+
+    /// A few recent transient envelopes by (sharpness, DecayTime): patterns reuse a handful of
+    /// values, and sharing the array saves an allocation per event. Compared bit for bit, so the
+    /// result is exactly what `transientKnots` returns.
+    struct KnotCache {
+        private var keys: [(UInt64, UInt64)] = []
+        private var values: [[Knot]] = []
+        private var next = 0
+        static let size = 16
+
+        mutating func knots(sharpness s: Double, decayX d: Double, make: () -> [Knot]) -> [Knot] {
+            let key = (s.bitPattern, d.bitPattern)
+            for i in keys.indices where keys[i] == key { return values[i] }
+            let k = make()
+            if keys.count < Self.size {
+                keys.append(key)
+                values.append(k)
+            } else {
+                keys[next] = key
+                values[next] = k
+                next = (next + 1) % Self.size
+            }
+            return k
+        }
+    }
+
+    /// `shape(of:controls:)` with a transient-envelope cache shared across calls.
+    func shape(of e: HapticEvent, controls: HapticControls, cache: inout KnotCache) -> (EventShape, clampedFrom: Double?) {
         typealias S = HapticSemantics
         let t = e.relativeTime
         let ps = Parameters(e)
@@ -67,7 +98,7 @@ struct EventShaper {
         let decayX = S.clamp01((ps.decay ?? 0) + controls.decayTime.value(at: t))
 
         if e.type == .hapticTransient {
-            let knots = transientKnots(sharpness: sharp, decayX: decayX)
+            let knots = cache.knots(sharpness: sharp, decayX: decayX) { transientKnots(sharpness: sharp, decayX: decayX) }
             return (EventShape(knots: knots, intensity: intensity, sharpness: sharp, baseSharpness: baseSharp, followsIntensityControl: false, requestedAttack: 0), nil)
         }
 

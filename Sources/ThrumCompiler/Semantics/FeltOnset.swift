@@ -3,69 +3,165 @@ import Foundation
 /// Computes how much earlier to start an event's drive so that its felt onset (the predicted
 /// acceleration envelope reaching 50 % of the event's own peak) lands where the requested
 /// envelope reaches 50 % of its peak: the requested time for transients and step attacks,
-/// half the AttackTime later for ramped attacks.
+/// half the AttackTime later for ramped attacks. The prediction plays the event's envelope
+/// through the firmware's RTP write law and the driver's closed loop (`ActuatorResponse`,
+/// `ClosedLoopEnvelope`), starting from rest.
 struct FeltOnsetEstimator {
     let response: ActuatorResponse
-    /// Simulation step, µs.
-    let stepMicros: Int64 = 40
     /// Upper bound of a pre-shift, s.
     let maxShift = 0.1
 
+    /// A shape, amplitude and requested 50 % point. Hashes one precomputed fingerprint (the
+    /// knots are few, but hashing each field through SipHash was a visible share of a compile);
+    /// equality still compares every field.
     struct Key: Hashable {
         var knots: [Knot]
         var amplitude: Int
         var requestedHalf: Int64
+        var fingerprint: UInt64
+
+        init(knots: [Knot], amplitude: Int, requestedHalf: Int64) {
+            self.knots = knots
+            self.amplitude = amplitude
+            self.requestedHalf = requestedHalf
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            @inline(__always) func mix(_ x: UInt64) { h = (h ^ x) &* 0x0000_0100_0000_01b3; h ^= h >> 29 }
+            mix(UInt64(bitPattern: Int64(amplitude)))
+            mix(UInt64(bitPattern: requestedHalf))
+            for k in knots {
+                mix(UInt64(bitPattern: k.t))
+                mix(k.g.bitPattern)
+            }
+            fingerprint = h
+        }
+
+        static func == (a: Key, b: Key) -> Bool {
+            a.fingerprint == b.fingerprint && a.amplitude == b.amplitude && a.requestedHalf == b.requestedHalf && a.knots == b.knots
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+    }
+
+    /// Recent shifts by envelope buffer, amplitude and requested attack, direct-mapped: events
+    /// that share an envelope array (`EventShaper.KnotCache`) are answered without building a
+    /// key. Each slot holds its array, so a buffer address cannot be reused for other knots
+    /// while it is cached.
+    struct Memo {
+        private struct Entry {
+            var base: UnsafeRawPointer?
+            var knots: [Knot]
+            var amplitude: UInt64
+            var attack: UInt64
+            var shift: Double
+        }
+        private var slots = [Entry?](repeating: nil, count: 256)
+
+        mutating func shift(_ shape: EventShape, _ u: Double, compute: () -> Double) -> Double {
+            let base = shape.knots.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+            let a = u.bitPattern, r = shape.requestedAttack.bitPattern
+            var h = UInt64(UInt(bitPattern: base)) &* 0x9E37_79B9_7F4A_7C15
+            h ^= a &* 0xC2B2_AE3D_27D4_EB4F
+            h ^= r &* 0x1656_67B1_9E37_79F9
+            let slot = Int(truncatingIfNeeded: (h ^ (h >> 32)) & 255)
+            if base != nil, let e = slots[slot], e.base == base, e.amplitude == a, e.attack == r, e.knots.count == shape.knots.count {
+                return e.shift
+            }
+            let s = compute()
+            if base != nil { slots[slot] = Entry(base: base, knots: shape.knots, amplitude: a, attack: r, shift: s) }
+            return s
+        }
+    }
+
+    /// The pre-shift in seconds for a shape played at constant amplitude `u` (0…1).
+    func shift(for shape: EventShape, amplitude u: Double, cache: inout [Key: Double], memo: inout Memo) -> Double {
+        memo.shift(shape, u) { shift(for: shape, amplitude: u, cache: &cache) }
     }
 
     /// The pre-shift in seconds for a shape played at constant amplitude `u` (0…1).
     func shift(for shape: EventShape, amplitude u: Double, cache: inout [Key: Double]) -> Double {
         guard u > 0 else { return 0 }
-        let quant = Int((u * 128).rounded())
+        let byte = Int((u * 255).rounded())
         let window = micros(shape.requestedAttack + 6 * response.timeConstant) + 1000
         let knots = truncate(shape.knots, at: window)
-        let key = Key(knots: knots, amplitude: quant, requestedHalf: micros(shape.requestedAttack / 2))
+        let key = Key(knots: knots, amplitude: byte, requestedHalf: micros(shape.requestedAttack / 2))
         if let s = cache[key] { return s }
-        let felt = feltHalfTime(knots: knots, amplitude: Double(quant) / 128)
-        let s = min(maxShift, max(0, felt + response.updateLatency - shape.requestedAttack / 2))
+        let felt = feltHalfTime(knots: knots, amplitude: Double(byte) / 255)
+        let s = min(maxShift, max(0, felt - shape.requestedAttack / 2))
         cache[key] = s
         return s
     }
 
-    /// Time (s, from drive onset, without latency) at which the predicted envelope first reaches
-    /// half its peak.
+    /// Time (s, from the drive onset) at which the predicted envelope first reaches half its
+    /// peak. Event-driven: the RTP the firmware writes is constant between write instants (each
+    /// knot interval is a segment, written at its start, then every `writeInterval` with the
+    /// ramp value taken `writeTime` before the write completes; 8-bit; 0 after the last knot),
+    /// the loop's level is constant between its updates, so the envelope is a chain of
+    /// exponential stretches and the crossing is solved in closed form.
     func feltHalfTime(knots: [Knot], amplitude u: Double) -> Double {
         guard let end = knots.last?.t, end > 0 else { return 0 }
-        let dt = stepMicros
-        let decay = exp(-Double(dt) * 1e-6 / response.timeConstant)
-        let steps = Int(end / dt) + 1
-        var env = [Double](repeating: 0, count: steps + 1)
-        var e = 0.0, peak = 0.0, k = 0
-        for i in 1...steps {
-            let t = Int64(i - 1) * dt
-            while k + 1 < knots.count && knots[k + 1].t <= t { k += 1 }
-            let target = u * gain(knots, k, t)
-            e = response.step(e, toward: target, decay: decay)
-            env[i] = e
-            peak = max(peak, e)
+        let r = response
+        var loop = ClosedLoopEnvelope(response: r)
+        var stretches: [ClosedLoopEnvelope.Stretch]? = []
+        stretches!.reserveCapacity(256)
+        let latency = r.startLatency
+        let interval = micros(r.writeInterval), writeTime = micros(r.writeTime)
+        var now = 0.0
+        // Plays RTP value `v` from `now` until µs time `until` (plus the driver's start latency).
+        func hold(_ v: Double, until: Int64) {
+            let t = Double(until) * 1e-6 + latency
+            if t > now {
+                loop.advance(t - now, target: v, now: now, recording: &stretches)
+                if !loop.running { stretches!.append(.init(end: t, envelope: loop.envelope, level: .nan)) }
+                now = t
+            }
         }
+        func byte(_ g: Double) -> Double { (u * g * 255).rounded() / 255 }
+        hold(0, until: knots[0].t)
+        for k in 0..<(knots.count - 1) {
+            let a = knots[k], b = knots[k + 1]
+            guard b.t > a.t else { continue }
+            if a.g == b.g {
+                hold(byte(a.g), until: b.t)
+                continue
+            }
+            var w = a.t
+            var n: Int64 = 0
+            while w < b.t {
+                let at = n == 0 ? a.t : w - writeTime
+                let g = a.g + (b.g - a.g) * Double(at - a.t) / Double(b.t - a.t)
+                let next = min(b.t, w + interval)
+                hold(byte(g), until: next)
+                w = next
+                n += 1
+            }
+        }
+        // After the last knot: zero until the loop has braked and stopped (at most 100 ms).
+        let stop = Double(end) * 1e-6 + latency + 0.1
+        let halfPeriod = 0.5 / r.resonanceHz
+        while loop.running && now < stop {
+            loop.advance(halfPeriod, target: 0, now: now, recording: &stretches)
+            now += halfPeriod
+        }
+        let list = stretches!
+        var peak = 0.0
+        for s in list where s.envelope > peak { peak = s.envelope }
         guard peak > 0 else { return 0 }
         let half = peak / 2
-        for i in 1...steps where env[i] >= half {
-            let a = env[i - 1], b = env[i]
-            let frac = b > a ? (half - a) / (b - a) : 1
-            return (Double(i - 1) + frac) * Double(dt) * 1e-6
+        var t0 = 0.0, e0 = 0.0
+        for s in list {
+            if s.envelope >= half && e0 < half {
+                // Rising towards `level` with τ: e(t) = L + (e0 − L)·exp(−(t − t0)/τ).
+                let l = s.level
+                if l.isFinite && l > half {
+                    let t = t0 + r.timeConstant * log((l - e0) / (l - half))
+                    return min(s.end, max(t0, t))
+                }
+                return s.end
+            }
+            t0 = s.end
+            e0 = s.envelope
         }
         return 0
-    }
-
-    /// Gain at `t` given that knot `k` is the last at or before `t`.
-    @inline(__always)
-    private func gain(_ knots: [Knot], _ k: Int, _ t: Int64) -> Double {
-        let a = knots[k]
-        guard k + 1 < knots.count else { return 0 }
-        let b = knots[k + 1]
-        if b.t == a.t { return b.g }
-        return a.g + (b.g - a.g) * Double(t - a.t) / Double(b.t - a.t)
     }
 
     /// The knots up to `limit` µs (the envelope past the window cannot move the onset).

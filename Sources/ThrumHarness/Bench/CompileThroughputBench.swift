@@ -4,22 +4,27 @@ import ThrumPattern
 /// Compiler throughput in events per second (wall clock; meaningful in a release build) at
 /// several pattern sizes, to see how it grows.
 public enum CompileThroughputBench {
-    /// Events per second at each size.
+    /// Events per second at each size: the best of at least 5 compiles and 300 ms of compiling
+    /// (wall clock; the best run is the one least disturbed by other processes on the machine).
     public static func run(sizes: [Int]) -> [(events: Int, perSecond: Double)] {
         let compiler = PatternCompiler(profile: .default)
         return sizes.map { n in
             let pattern = mixedPattern(events: n)
+            _ = compiler.compile(pattern)  // warm-up
             let clock = ContinuousClock()
             var repeats = 0
-            let start = clock.now
-            var elapsed = Duration.zero
+            var best = Double.infinity
+            var total = 0.0
             repeat {
+                let start = clock.now
                 _ = compiler.compile(pattern)
+                let d = clock.now - start
+                let seconds = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+                best = min(best, seconds)
+                total += seconds
                 repeats += 1
-                elapsed = clock.now - start
-            } while elapsed < .milliseconds(150) && repeats < 1_000
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            return (n, Double(n * repeats) / seconds)
+            } while (total < 0.3 || repeats < 5) && repeats < 2_000
+            return (n, Double(n) / best)
         }
     }
 
