@@ -40,6 +40,8 @@ public enum Bench {
         var naiveMissing = 0
         var drive: [Double] = []
         var naiveDrive: [Double] = []
+        var streamed: [Double] = []
+        var streamedMissing = 0
         let count = options.quick ? 20 : 100
         for seed in seeds(options, full: 4, quick: 1) {
             let a = try OnsetBench.scheduled(seed: seed, count: count, link: BenchSetup.jitteredUSB(seed: seed))
@@ -50,6 +52,9 @@ public enum Bench {
             naive += b.errors.map(abs)
             naiveDrive += b.driveErrors.map(abs)
             naiveMissing += b.missing
+            let c = try OnsetBench.engine(seed: seed, count: count, link: BenchSetup.jitteredUSB(seed: seed))
+            streamed += c.errors.map(abs)
+            streamedMissing += c.missing
         }
         let o = Percentiles(ours), n = Percentiles(naive)
         let p99 = o.p99, np99 = n.p99
@@ -63,6 +68,12 @@ public enum Bench {
             key: "onset_events_missing", label: "events the device never started", value: Double(missing), unit: "",
             baseline: Double(naiveMissing), baselineLabel: "naive", target: "0", met: missing == 0,
             note: "\(o.count) events; onset = completion of the event's first RTP_INPUT write in the chip model, against the host's intended instant, both in true time"))
+        let e = Percentiles(streamed)
+        report.figures.append(BenchFigure(
+            key: "engine_onset_error_p99_us", label: "onset error p99, HapticEngine streaming", value: e.p99, unit: "µs",
+            baseline: np99, baselineLabel: "naive send-when-due", target: "≤ 50",
+            met: e.p99.map { $0 <= 50 } ?? false && streamedMissing == 0,
+            note: "the same transients through HapticEngine (players, 10 ms render chunks, adaptive lead), as `thrum play` runs them; \(streamedMissing) events never started"))
         let d = Percentiles(drive), nd = Percentiles(naiveDrive)
         report.figures.append(BenchFigure(
             key: "drive_onset_error_p99_us", label: "first non-zero drive error p99", value: d.p99, unit: "µs",

@@ -43,6 +43,34 @@ public enum OnsetBench {
         return result
     }
 
+    /// The same measurement through the streaming ``HapticEngine`` (what `thrum play` and apps
+    /// run): a warm-up player, then one player started at a known engine time; each event's
+    /// intended instant is that time plus the event's planned drive onset.
+    public static func engine(seed: UInt64, count: Int, spacing: Double = 0.12, link: any LinkModel, settle: Double = 2) throws -> Result {
+        let rig = BenchSetup.rig(seed: seed, link: link)
+        let engine = rig.makeEngine()
+        try engine.start()
+        try rig.idle(until: rig.trueNow + UInt64(settle * 1e6))
+        let warmUp = try engine.makePlayer(with: BenchSetup.transients(count: 6, spacing: spacing))
+        try warmUp.start(atTime: HapticTimeImmediate)
+        engine.runUntilPlayersFinished(timeout: 5)
+        let pattern = BenchSetup.transients(count: count, spacing: spacing)
+        let program = PatternCompiler(profile: rig.profile, options: engine.configuration.compileOptions).compile(pattern)
+        let player = try engine.makePlayer(with: pattern)
+        // Start far enough ahead that even the earliest (pre-shifted) drive is inside the lead.
+        let startTime = engine.currentTime + 0.2
+        try player.start(atTime: startTime)
+        engine.runUntilPlayersFinished(timeout: Double(count) * spacing + 5)
+        var result = Result()
+        for event in program.events where event.played {
+            let intended = startTime * 1e6 + Double(event.driveOnset)
+            if let onset = rig.segmentOnset(near: intended) { result.errors.append(onset - intended) } else { result.missing += 1 }
+            if let onset = rig.driveOnset(near: intended) { result.driveErrors.append(onset - intended) }
+        }
+        result.retransmissions = rig.session.link.statistics.retransmissions
+        return result
+    }
+
     /// The naive host: it sleeps until each event is due, wakes (late by the OS's scheduling
     /// latency, drawn from the same link model), and writes the event's segments with `start` =
     /// its estimate of the device's "now", so the device plays them on receipt. Its clock model is
