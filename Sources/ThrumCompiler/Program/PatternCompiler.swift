@@ -56,35 +56,38 @@ public struct PatternCompiler: Sendable {
         var shapes: [EventShape?] = []
         shapes.reserveCapacity(order.count)
         var patternEnd = 0.0
-        for (rank, i) in order.enumerated() {
-            let e = pattern.events[i]
-            var ce = CompiledEvent(id: UInt32(rank + 1), patternIndex: i, type: e.type, requestedTime: e.relativeTime,
-                                   driveOnset: micros(e.relativeTime), played: e.type.isHaptic)
-            if ce.played && !(e.relativeTime.isFinite && e.duration.isFinite) {
-                ce.played = false
-                diagnostics.append(CompileDiagnostic(kind: .invalidEventNotPlayed, index: i))
-            }
-            guard ce.played else {
-                let end = e.relativeTime + max(0, e.duration)
-                if end.isFinite { patternEnd = max(patternEnd, end) }
+        // Events read in place (no copy of each HapticEvent and its arrays).
+        pattern.events.withUnsafeBufferPointer { evs in
+            for (rank, i) in order.enumerated() {
+                let e = evs[i]
+                var ce = CompiledEvent(id: UInt32(rank + 1), patternIndex: i, type: e.type, requestedTime: e.relativeTime,
+                                       driveOnset: micros(e.relativeTime), played: e.type.isHaptic)
+                if ce.played && !(e.relativeTime.isFinite && e.duration.isFinite) {
+                    ce.played = false
+                    diagnostics.append(CompileDiagnostic(kind: .invalidEventNotPlayed, index: i))
+                }
+                guard ce.played else {
+                    let end = e.relativeTime + max(0, e.duration)
+                    if end.isFinite { patternEnd = max(patternEnd, end) }
+                    events.append(ce)
+                    shapes.append(nil)
+                    continue
+                }
+                let (shape, clampedFrom) = shaper.shape(of: e, controls: controls, cache: &knotCache)
+                if let original = clampedFrom {
+                    diagnostics.append(CompileDiagnostic(
+                        kind: .continuousDurationClamped(original: original, clamped: options.maxContinuousDuration), index: i))
+                }
+                let nominal = e.type == .hapticContinuous ? min(max(0, e.duration), options.maxContinuousDuration) : max(0, e.duration)
+                patternEnd = max(patternEnd, e.relativeTime + nominal)
+                if options.feltOnsetCompensation {
+                    let u = shape.intensity * controls.intensity.value(at: e.relativeTime)
+                    let shift = estimator.shift(for: shape, amplitude: HapticSemantics.amplitude(intensity: u), cache: &shiftCache, memo: &shiftMemo)
+                    ce.driveOnset = micros(e.relativeTime - shift)
+                }
                 events.append(ce)
-                shapes.append(nil)
-                continue
+                shapes.append(shape)
             }
-            let (shape, clampedFrom) = shaper.shape(of: e, controls: controls, cache: &knotCache)
-            if let original = clampedFrom {
-                diagnostics.append(CompileDiagnostic(
-                    kind: .continuousDurationClamped(original: original, clamped: options.maxContinuousDuration), index: i))
-            }
-            let nominal = e.type == .hapticContinuous ? min(max(0, e.duration), options.maxContinuousDuration) : max(0, e.duration)
-            patternEnd = max(patternEnd, e.relativeTime + nominal)
-            if options.feltOnsetCompensation {
-                let u = shape.intensity * controls.intensity.value(at: e.relativeTime)
-                let shift = estimator.shift(for: shape, amplitude: HapticSemantics.amplitude(intensity: u), cache: &shiftCache, memo: &shiftMemo)
-                ce.driveOnset = micros(e.relativeTime - shift)
-            }
-            events.append(ce)
-            shapes.append(shape)
         }
         for p in pattern.parameters where p.relativeTime.isFinite { patternEnd = max(patternEnd, p.relativeTime) }
         for (i, c) in pattern.parameterCurves.enumerated() {
