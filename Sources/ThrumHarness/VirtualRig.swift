@@ -36,6 +36,14 @@ public final class VirtualRig {
             session.configureDriver(DriverRegisters.derive(from: profile))
         }
         try session.synchronizeClock()
+        // A real board calibrates its driver before use; so does the rig (a failed calibration
+        // leaves the driver on its default words, as on hardware).
+        if session.calibrationResult == nil {
+            do {
+                try session.calibrate()
+            } catch .calibrationFailed {
+            }
+        }
     }
 
     /// Compiles `pattern` for the rig's profile and plays it.

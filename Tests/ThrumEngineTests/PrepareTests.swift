@@ -154,7 +154,8 @@ final class PrepareLifecycleTests: XCTestCase {
         let rig = EngineRig()
         let engine = rig.engine
         try engine.start()
-        XCTAssertNil(engine.calibrationResult, "board defaults match the profile: no calibration on connect")
+        let first = try XCTUnwrap(engine.calibrationResult, "start() calibrates the driver once per connection")
+        XCTAssertTrue(first.passed)
         let result = try engine.calibrate()
         XCTAssertTrue(result.passed)
         XCTAssertNotNil(result.resonanceHz)

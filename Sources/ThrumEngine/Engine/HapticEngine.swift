@@ -80,6 +80,13 @@ public final class HapticEngine {
         /// ``HapticEngine/prepare()`` of a connection when the device has reported no calibration
         /// since it connected.
         public var calibrateOnPrepare = true
+        /// Run the driver's auto-calibration in ``HapticEngine/start()`` when the device has reported
+        /// no calibration this connection. The DRV2605L's calibration is volatile and, uncalibrated,
+        /// its closed loop targets the reset back-EMF scale (far below a typical LRA's), so the loop
+        /// alternates overdrive and braking instead of holding the amplitude. A failed calibration
+        /// is kept in ``HapticEngine/calibrationResult`` and playback goes on with the driver's
+        /// default words, as the chip itself does.
+        public var calibrateOnStart = true
         /// A device clock reading this far from the fitted clock means the device rebooted.
         public var rebootClockJump: HostDuration = .milliseconds(200)
         /// Compiler options (mixing rule, felt-onset compensation…).
@@ -226,6 +233,15 @@ public final class HapticEngine {
             // A changed rated voltage or overdrive clamp makes the device calibrate: wait for it.
             if session.isCalibrating || session.link.pendingCount > 0 { try session.waitForDriverReady() }
             try session.synchronizeClock()
+            if configuration.calibrateOnStart, session.calibrationResult == nil, let identity = session.identity,
+                DeviceCapabilities(identity: identity, program: session.programCapabilities).calibration
+            {
+                do {
+                    try session.calibrate()
+                } catch .calibrationFailed {
+                    // Kept in calibrationResult; the driver plays on its default calibration words.
+                }
+            }
         } catch {
             let code: HapticErrorCode
             switch error {

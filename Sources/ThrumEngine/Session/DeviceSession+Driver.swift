@@ -40,14 +40,16 @@ extension DeviceSession {
         return try awaitCalibration(after: calibrationCount)
     }
 
-    /// Runs the driver's auto-calibration (CALIBRATE) and waits for its result (bounded).
-    /// The actuator buzzes for 250–450 ms meanwhile.
+    /// Runs the driver's auto-calibration (CALIBRATE) and waits for its result (bounded), then
+    /// for the actuator to come to rest (``Configuration/calibrationSettle``), so that the
+    /// calibration buzz never overlaps what plays next. The actuator buzzes for 250–450 ms.
     /// - Throws: `.calibrationFailed`, `.calibrationTimedOut`, or a link error.
     @discardableResult
     public func calibrate() throws(EngineError) -> CalibrationReport {
         let before = calibrationCount
         link.send(.calibrate)
         try pumpWhile(until: now + configuration.connectTimeout) { self.link.pendingCount > 0 }
+        defer { try? pumpFor(configuration.calibrationSettle) }
         return try awaitCalibration(after: before)
     }
 

@@ -34,6 +34,8 @@ public final class DeviceSession {
         /// How long to wait for CALIBRATION_RESULT once a calibration started (the device gives up
         /// after 3 s of GO set; the driver takes 250–450 ms with AUTO_CAL_TIME 1).
         public var calibrationTimeout: HostDuration = .seconds(4)
+        /// How long to let the actuator ring down after a calibration before anything plays.
+        public var calibrationSettle: HostDuration = .milliseconds(300)
         public init() {}
     }
 

@@ -111,9 +111,11 @@ extension VirtualRig {
     /// set up once before use: without it the DRV2605L model keeps the reset A_CAL_BEMF, whose
     /// full scale does not match the actuator, and its amplitude loop does not settle.
     public func calibrateDriver() throws {
-        session.link.send(.calibrate)
-        let deadline = trueNow + 3_000_000
-        while device.chip.lastCalibration == nil && trueNow < deadline { try idle(until: trueNow + 50_000) }
-        try idle(until: trueNow + 100_000)
+        // Waits for the result and lets the actuator ring down; a failure leaves the driver on its
+        // default words (the chip model keeps the failure in `lastCalibration`).
+        do {
+            try session.calibrate()
+        } catch EngineError.calibrationFailed {
+        }
     }
 }

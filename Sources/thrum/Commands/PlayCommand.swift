@@ -31,6 +31,7 @@ enum PlayCommand: Subcommand {
 
         preset:rom.N (1…123) plays DRV2605L ROM effect N through the driver's own sequencer
         (ROM_EFFECT); the report gives its onset.
+          --no-calibrate    skip the driver's auto-calibration at connect (it buzzes 0.25–0.45 s)
           --json            print one JSON object instead of the text report
           --no-plot         leave out the acceleration plot
         """
@@ -47,6 +48,8 @@ enum PlayCommand: Subcommand {
         let loopEnd = try arguments.option(
             "loop-end", as: { Double($0).flatMap { $0.isFinite && $0 > 0 ? $0 : nil } }, expected: "a number of seconds > 0")
         let lenient = arguments.flag("lenient")
+        var engineConfiguration = HapticEngine.Configuration()
+        engineConfiguration.calibrateOnStart = !arguments.flag("no-calibrate")
         let json = arguments.flag("json")
         let noPlot = arguments.flag("no-plot")
         let files = try arguments.positionals()
@@ -73,7 +76,7 @@ enum PlayCommand: Subcommand {
             }
             target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile)
             session = DeviceSession(pump: target.pump, endpointName: target.name)
-            engine = HapticEngine(session: session, profile: profile)
+            engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
             (report, identity) = try playROMEffect(effect, engine: engine, target: target)
             settings.romEffect = effect
             return finish(
@@ -84,7 +87,7 @@ enum PlayCommand: Subcommand {
 
         target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile)
         session = DeviceSession(pump: target.pump, endpointName: target.name)
-        engine = HapticEngine(session: session, profile: profile)
+        engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
         do {
             try engine.start()
             identity = session.identity!
