@@ -8,7 +8,8 @@ final class EnvelopeErrorBenchTests: XCTestCase {
         let r = try EnvelopeErrorBench.run(patterns: EnvelopeErrorBench.syntheticPatterns())
         print(EnvelopeErrorBench.note(r))
         for p in r.patterns { print(p.name, p.ours, p.baseline, p.samples) }
-        print("pooled", r.ours, r.baseline, r.ratio)
+        print("pooled", r.ours, r.baseline, r.ratio, r.shapingOnly, r.driverOnly)
+        print(EnvelopeErrorBench.verdict(r))
         XCTAssertEqual(r.patterns.count, 3)
         XCTAssertGreaterThan(r.fullScaleG, 0)
         XCTAssertGreaterThan(r.baselineFullScaleG, 0)
