@@ -6,10 +6,6 @@ import ThrumCompiler
 final class EnvelopeErrorBenchTests: XCTestCase {
     func testSyntheticPatternsMeasuredAgainstPlainRTP() throws {
         let r = try EnvelopeErrorBench.run(patterns: EnvelopeErrorBench.syntheticPatterns())
-        print(EnvelopeErrorBench.note(r))
-        for p in r.patterns { print(p.name, p.ours, p.baseline, p.samples) }
-        print("pooled", r.ours, r.baseline, r.ratio, r.shapingOnly, r.driverOnly)
-        print(EnvelopeErrorBench.verdict(r))
         XCTAssertEqual(r.patterns.count, 3)
         XCTAssertGreaterThan(r.fullScaleG, 0)
         XCTAssertGreaterThan(r.baselineFullScaleG, 0)
@@ -34,5 +30,22 @@ final class EnvelopeErrorBenchTests: XCTestCase {
         for (t, v) in zip(render.time, render.intensity) where t >= 0 && t < 0.3 {
             XCTAssertEqual(program.drive(at: t), v, accuracy: 1.0 / 255 + 1e-9, "t = \(t)")
         }
+    }
+}
+
+/// `thrum bench` carries the two envelope rows.
+final class EnvelopeErrorBenchRowsTests: XCTestCase {
+    func testBenchRegistersTheEnvelopeRows() throws {
+        var report = BenchReport()
+        try Bench.envelopeFigures(BenchOptions(quick: true), into: &report)
+        let rms = try XCTUnwrap(report["envelope_error_rms_pct"])
+        let ratio = try XCTUnwrap(report["envelope_error_ratio"])
+        XCTAssertNotNil(rms.value)
+        XCTAssertNotNil(rms.baseline)
+        XCTAssertEqual(ratio.target, "≥ 2")
+        XCTAssertNotNil(ratio.met)
+        XCTAssertEqual(try XCTUnwrap(ratio.value), try XCTUnwrap(rms.baseline) / XCTUnwrap(rms.value), accuracy: 1e-9)
+        XCTAssertTrue(report.json.contains("\"envelope_error_ratio\":"))
+        XCTAssertTrue(ratio.note?.contains("attribution") ?? false)
     }
 }

@@ -185,9 +185,8 @@ public enum EnvelopeErrorBench {
             }
             segments.append(DriveSegment(start: start, duration: duration, from: a, to: b))
         }
-        // Close with a zero so the RTP input returns to 0 at the envelope's end.
-        let duration = (render.time.last ?? 0)
-        return DriveProgram(segments: segments, events: [], duration: duration)
+        // The last non-zero step ramps to 0, so the RTP input is back at 0 where the envelope ends.
+        return DriveProgram(segments: segments, events: [], duration: render.time.last ?? 0)
     }
 
     /// Plays `program` and samples the chip's acceleration envelope (G ÷ `fullScale`) at
@@ -231,8 +230,9 @@ public enum EnvelopeErrorBench {
         let split = String(format: "attribution: compiler shaping alone (plain driver) %.1f %% FS, overdrive+brake alone (plain RTP program) %.1f %% FS",
                            100 * r.shapingOnly, 100 * r.driverOnly)
         if r.ratio >= 2 { return String(format: "%.2f× lower than plain RTP; ", r.ratio) + split }
-        return String(format: "target missed (%.2f×). Overdrive (OD_CLAMP %.2f× the rated peak) and braking do shorten rise and fall "
-            + "about twofold, but the compiler's felt-onset pre-shift moves each whole event earlier, release included, so ours drives "
-            + "before the requested envelope starts and falls before it ends (docs/timing.md), and no drive follows a step to 1.0; ", r.ratio, headroom) + split
+        return String(format: "target missed (%.2f×). Overdrive (OD_CLAMP only %.2f× the rated peak) and braking shorten rises and falls, "
+            + "but what remains of ours sits at the edges: no drive follows a step to 1.0, and the compiler's felt-onset pre-shift moves "
+            + "each whole event earlier, release included, so ours drives before the requested envelope starts and falls before it ends "
+            + "(docs/timing.md); ", r.ratio, headroom) + split
     }
 }
