@@ -25,6 +25,7 @@ public enum Bench {
         try lossFigures(options, into: &report)
         wireFigures(options, into: &report)
         try feltFigures(options, into: &report)
+        try envelopeFigures(options, into: &report)
         compileFigures(options, into: &report)
         return report
     }
@@ -202,6 +203,20 @@ public enum Bench {
         report.figures.append(BenchFigure(
             key: "felt_onset_error_p50_ms", label: "felt onset − requested, median |error|", value: w.p50, unit: "ms",
             baseline: n.p50, baselineLabel: "no pre-shift"))
+    }
+
+    static func envelopeFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        let patterns = options.quick ? Array(EnvelopeErrorBench.syntheticPatterns().prefix(2)) : nil
+        let r = try EnvelopeErrorBench.run(patterns: patterns)
+        let ratio = r.ours > 0 ? r.ratio : nil
+        let perPattern = r.patterns.map { String(format: "%@ %.1f/%.1f %%", $0.name, 100 * $0.ours, 100 * $0.baseline) }.joined(separator: ", ")
+        report.figures.append(BenchFigure(
+            key: "envelope_error_rms_pct", label: "envelope error, requested intensity vs LRA acceleration, RMS", value: 100 * r.ours, unit: "% FS",
+            baseline: 100 * r.baseline, baselineLabel: "plain RTP, no overdrive/brake",
+            note: EnvelopeErrorBench.note(r) + "; per pattern ours/baseline: " + perPattern))
+        report.figures.append(BenchFigure(
+            key: "envelope_error_ratio", label: "envelope error, plain RTP ÷ ours", value: ratio, unit: "×", target: "≥ 2",
+            met: ratio.map { $0 >= 2 }, note: EnvelopeErrorBench.verdict(r)))
     }
 
     static func compileFigures(_ options: BenchOptions, into report: inout BenchReport) {
