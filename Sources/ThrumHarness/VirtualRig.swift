@@ -29,8 +29,9 @@ public final class VirtualRig {
         session = DeviceSession(pump: pump, endpointName: "the virtual device", configuration: sessionConfiguration)
     }
 
-    /// Connects, configures the driver for the profile and converges the clock.
-    public func connect() throws(EngineError) {
+    /// Connects, configures the driver, converges the clock and (unless `calibrate` is false)
+    /// calibrates the driver once, as a board is set up before use.
+    public func connect(calibrate: Bool = true) throws(EngineError) {
         if session.identity == nil {
             try session.open()
             session.configureDriver(DriverRegisters.derive(from: profile))
@@ -38,7 +39,7 @@ public final class VirtualRig {
         try session.synchronizeClock()
         // A real board calibrates its driver before use; so does the rig (a failed calibration
         // leaves the driver on its default words, as on hardware).
-        if session.calibrationResult == nil {
+        if calibrate && session.calibrationResult == nil {
             do {
                 try session.calibrate()
             } catch .calibrationFailed {

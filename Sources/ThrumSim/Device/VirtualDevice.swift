@@ -170,10 +170,14 @@ public final class VirtualDevice {
 
     // MARK: Serial link
 
-    /// Delivers bytes from the host; they arrive at the current true time.
-    public func receive(_ bytes: [UInt8]) {
+    /// Delivers bytes from the host.
+    ///
+    /// - Parameter arrivedAt: the true time (µs) the bytes reached the device, when the caller
+    ///   knows it. A board stamps arrivals in its receive interrupt, so the stamp does not wait
+    ///   for a main-loop pass that was busy on the I²C bus; without it, the current time is used.
+    public func receive(_ bytes: [UInt8], arrivedAt: UInt64? = nil) {
         guard !bytes.isEmpty else { return }
-        let arrival = deviceClock(atTrueTime: now)
+        let arrival = deviceClock(atTrueTime: min(now, arrivedAt ?? now))
         busTime = 0
         bytes.withUnsafeBufferPointer { thrum_fw_receive(firmware, $0.baseAddress, $0.count, arrival) }
         settleBusTime()

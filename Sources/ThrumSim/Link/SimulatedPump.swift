@@ -91,7 +91,7 @@ public final class SimulatedPump: LinkPump {
         let due = toDevice.filter { $0.arrival <= t }.sorted { ($0.arrival, $0.order) < ($1.arrival, $1.order) }
         guard !due.isEmpty else { return }
         toDevice.removeAll { $0.arrival <= t }
-        for chunk in due { device.receive(chunk.bytes) }
+        for chunk in due { device.receive(chunk.bytes, arrivedAt: chunk.arrival) }
     }
 
     private func collectDeviceOutput(at t: UInt64) {
