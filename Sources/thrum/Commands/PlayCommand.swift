@@ -28,12 +28,12 @@ enum PlayCommand: Subcommand {
           --loop N          play N passes back to back (loop end = the end of the last event);
                             --loop forever repeats until Ctrl-C (with --port only)
           --loop-end S      loop length in pattern seconds (default: the end of the last event)
-
-        preset:rom.N (1…123) plays DRV2605L ROM effect N through the driver's own sequencer
-        (ROM_EFFECT); the report gives its onset.
           --no-calibrate    skip the driver's auto-calibration at connect (it buzzes 0.25–0.45 s)
           --json            print one JSON object instead of the text report
           --no-plot         leave out the acceleration plot
+
+        preset:rom.N (1…123) plays DRV2605L ROM effect N through the driver's own sequencer
+        (ROM_EFFECT); the report gives its onset.
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
