@@ -103,7 +103,8 @@ enum PlayOutput {
     }
 
     private static func milliseconds(_ seconds: Double) -> String {
-        String(format: "%8.2f ms", seconds * 1000)
+        // Whole microseconds, and never "-0.00" for a time that is zero up to rounding.
+        String(format: "%8.2f ms", JSONOutput.seconds(seconds) * 1000 + 0.0)
     }
 }
 

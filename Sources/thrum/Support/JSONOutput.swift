@@ -17,7 +17,7 @@ enum JSONOutput {
 
     /// Seconds rounded to whole microseconds (the device clock's resolution), so that output
     /// reads `0.16` rather than `0.16000000000000003`.
-    static func seconds(_ value: Double) -> Double { (value * 1e6).rounded() / 1e6 }
+    static func seconds(_ value: Double) -> Double { (value * 1e6).rounded() / 1e6 + 0.0 }
 
     /// `value` or JSON null.
     static func orNull(_ value: Any?) -> Any { value ?? NSNull() }
