@@ -618,13 +618,16 @@ public final class HapticEngine {
             }
             marks[report.event] = record
         case .fault(let fault):
-            // 5 = watchdog (the host fell silent): the queue was emptied; treat like a rewind.
-            if fault.code == 5 {
+            switch fault.knownCode {
+            case .watchdogStop:
+                // The host fell silent and the device emptied its queue: treat like a rewind.
                 rewind()
-            } else if fault.code == ProtocolConstants.faultGoRejected {
+            case .goRejected:
                 goRefused(slot: UInt8(truncatingIfNeeded: fault.detail))
-            } else if fault.code == 1 || fault.code == 3 || fault.code == 4 {
+            case .noDriver, .overTemperature, .overCurrent:
                 stopBySelf(.systemError, error: HapticError(.unknownError, "the device reported fault \(fault.code)"))
+            default:
+                break
             }
         case .powerState(let report):
             // The device put the driver in standby (idle timeout, or a host STANDBY): not prepared.

@@ -155,7 +155,7 @@ public final class DeviceSession {
                 id: event.id, patternIndex: event.patternIndex, type: event.type, requestedTime: event.requestedTime,
                 onsetTime: nil, driveOnsetTime: nil, status: event.played ? .notReported : .notPlayed)
             if event.played, let report = onsets[event.id] {
-                let onsetDevice = extend(report.time, near: startDevice)
+                let onsetDevice = Int64(DeviceTimeExtender.extend(report.time, near: startDevice))
                 if report.knownStatus == .onTime, let start = scheduled[event.id] {
                     latency.observe(onset: onsetDevice, scheduled: start)
                 }
@@ -292,9 +292,4 @@ public final class DeviceSession {
         }
     }
 
-    /// Extends a 32-bit device time to the 64-bit timeline, choosing the reading nearest `reference`.
-    func extend(_ time: UInt32, near reference: UInt64) -> Int64 {
-        let delta = Int32(bitPattern: time &- UInt32(truncatingIfNeeded: reference))
-        return Int64(reference) + Int64(delta)
-    }
 }
