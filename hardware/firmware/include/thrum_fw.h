@@ -135,6 +135,9 @@ typedef struct thrum_link {
 /** Segment scheduler state (§4.1, §4.2). */
 typedef struct thrum_scheduler {
     thrum_segment_t queue[THRUM_FW_QUEUE_SLOTS];
+    /** µs after its start at which queue[i] ends at the latest (set by CUT, §4.8); 0xFFFFFFFF
+     *  when it has no such limit. Kept beside the queue so the program store stays small. */
+    uint32_t limit[THRUM_FW_QUEUE_SLOTS];
     uint8_t head;            /**< index of the oldest queued segment */
     uint8_t count;           /**< queued segments, the playing one included */
     uint8_t playing;         /**< 1 while queue[head] is being driven */
