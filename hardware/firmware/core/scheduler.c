@@ -3,7 +3,10 @@
  *
  * Rules that shape it:
  * - a segment's first write happens as soon as it is reached, and its ONSET time is the clock
- *   read right after that write returns, so the host sees when drive really began;
+ *   read right after that write returns, so the host sees when drive really began; a ramp up
+ *   from 0 is first written (and its onset taken) where it reaches its first non-zero code;
+ * - CUT removes the entries starting at or after its instant and cuts the one spanning it
+ *   (a per-slot limit, so the ramp keeps its slope);
  * - during a segment the interpolated amplitude is written at most every 500 µs and only when it
  *   changes (an I2C write takes ~73 µs at 400 kHz and the LRA loop updates once per cycle);
  * - whenever nothing should play (queue dry, gap between segments, STOP, watchdog, bus trouble)
@@ -143,6 +146,7 @@ static void pop(thrum_scheduler_t *s)
     s->head = QUEUE_INDEX(s->head, 1u);
     s->count--;
     s->playing = 0;
+    s->onset_pending = 0;
 }
 
 /* Write an amplitude; 0 on success. A failure leaves the output unknown, so the idle path keeps
@@ -207,6 +211,7 @@ void thrum_scheduler_stop(thrum_fw_t *fw)
     s->head = 0;
     s->count = 0;
     s->playing = 0;
+    s->onset_pending = 0;
     if (fw->driver.device_id != 0u && (s->amplitude != 0u || s->output_unknown)) {
         (void)write_amplitude(fw, 0, fw->hal->clock_us(fw->hal->ctx));
     }
@@ -280,24 +285,30 @@ static void report(thrum_fw_t *fw, const thrum_segment_t *seg, uint32_t time, ui
     }
 }
 
-/* Start the head segment, which has been reached at `now`. */
-static void start_segment(thrum_fw_t *fw, uint32_t now)
+/* A ramp up from 0 (§4.1): 1 when `seg` starts at amplitude 0 and reaches a non-zero code inside
+ * its own duration; *cross = the instant it does (the first elapsed e with
+ * round(to * e / duration) >= 1, i.e. e = ceil(duration / (2 * to))). */
+static int ramp_from_zero(const thrum_segment_t *seg, uint32_t *cross)
+{
+    uint32_t e;
+
+    if (seg->effect != 0u || seg->from != 0u || seg->to == 0u) {
+        return 0;
+    }
+    e = (seg->duration + 2u * seg->to - 1u) / (2u * seg->to);
+    *cross = seg->start + e;
+    return e < seg->duration;
+}
+
+/* The head entry's drive begins now: its first non-zero write (or the sequencer start of a ROM
+ * effect, or the single write of an all-zero segment). Its ONSET time is when that write
+ * returned; it is late when that is more than the tolerance after `due`. */
+static void begin_drive(thrum_fw_t *fw, uint32_t now, uint32_t due)
 {
     thrum_scheduler_t *s = &fw->sched;
     const thrum_segment_t *seg = &s->queue[s->head];
-    uint32_t onset;
-    uint8_t status;
-    int superseded = s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start);
+    uint8_t status = (now - due > THRUM_LATE_TOLERANCE_US) ? THRUM_ONSET_LATE_TRIMMED : THRUM_ONSET_ON_TIME;
 
-    if (now - seg->start >= head_window(s) || !fw->driver.ready || superseded) {
-        /* reached after its window, taken over already, or nothing to drive: never play it
-         * outside its time */
-        fw->stats.segments_dropped++;
-        report(fw, seg, now, THRUM_ONSET_DROPPED);
-        pop(s);
-        return;
-    }
-    status = (now - seg->start > THRUM_LATE_TOLERANCE_US) ? THRUM_ONSET_LATE_TRIMMED : THRUM_ONSET_ON_TIME;
     if (seg->effect != 0u) {
         s->last_rom_poll = now;
         s->last_write_time = now;
@@ -309,14 +320,45 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
     } else {
         (void)write_amplitude(fw, interpolate(seg, now), now);
     }
-    onset = fw->hal->clock_us(fw->hal->ctx);
     if (status == THRUM_ONSET_ON_TIME) {
         fw->stats.segments_played++;
     } else {
         fw->stats.segments_trimmed++;
     }
-    report(fw, seg, onset, status);
+    report(fw, seg, fw->hal->clock_us(fw->hal->ctx), status);
+}
+
+/* Start the head segment, which has been reached at `now`. */
+static void start_segment(thrum_fw_t *fw, uint32_t now)
+{
+    thrum_scheduler_t *s = &fw->sched;
+    const thrum_segment_t *seg = &s->queue[s->head];
+    uint32_t due = seg->start;
+    uint32_t cross;
+    int superseded = s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start);
+
+    if (now - seg->start >= head_window(s) || !fw->driver.ready || superseded) {
+        /* reached after its window, taken over already, or nothing to drive: never play it
+         * outside its time */
+        fw->stats.segments_dropped++;
+        report(fw, seg, now, THRUM_ONSET_DROPPED);
+        pop(s);
+        return;
+    }
     s->playing = 1;
+    if (ramp_from_zero(seg, &cross)) {
+        if (thrum_time_before(now, cross)) {
+            /* drive begins at the crossing; until then the output is 0 (written now if it
+             * was not: that write is not the onset) */
+            s->onset_pending = 1;
+            if (s->amplitude != 0u || s->output_unknown) {
+                (void)write_amplitude(fw, 0, now);
+            }
+            return;
+        }
+        due = cross;
+    }
+    begin_drive(fw, now, due);
 }
 
 /* A playing ROM effect: poll GO now and then; it ends when GO clears. 1 when it ended. */
@@ -368,6 +410,11 @@ void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
             if (seg->effect != 0u) {
                 end_rom(fw, now);
             }
+            if (s->onset_pending) {
+                /* taken over before its ramp left 0: it never drove */
+                fw->stats.segments_dropped++;
+                report(fw, seg, now, THRUM_ONSET_DROPPED);
+            }
             pop(s);
             continue;
         }
@@ -380,8 +427,20 @@ void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
             return;
         }
         if (now - seg->start >= head_window(s)) {
-            pop(s);
+            pop(s); /* one still at 0 was cut (CUT) before it drove: no ONSET, the host re-sends it */
             continue;
+        }
+        if (s->onset_pending) {
+            uint32_t cross;
+
+            (void)ramp_from_zero(seg, &cross);
+            if (!thrum_time_before(now, cross)) {
+                s->onset_pending = 0;
+                begin_drive(fw, now, cross);
+            } else if (s->output_unknown && now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US) {
+                (void)write_amplitude(fw, 0, now);
+            }
+            return;
         }
         if (now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US) {
             uint8_t a = interpolate(seg, now);
@@ -473,6 +532,9 @@ void thrum_scheduler_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *dead
         return;
     }
     thrum_deadline_offer(now, seg->start + head_window(s), deadline, has);
+    if (s->onset_pending && ramp_from_zero(seg, &t)) {
+        thrum_deadline_offer(now, t, deadline, has); /* the crossing is not held to the 500 µs rule */
+    }
     if (s->output_unknown) {
         thrum_deadline_offer(now, retry, deadline, has);
         return;

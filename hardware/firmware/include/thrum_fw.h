@@ -141,6 +141,8 @@ typedef struct thrum_scheduler {
     uint8_t head;            /**< index of the oldest queued segment */
     uint8_t count;           /**< queued segments, the playing one included */
     uint8_t playing;         /**< 1 while queue[head] is being driven */
+    uint8_t onset_pending;   /**< queue[head] ramps up from 0 and has not reached its first
+                                  non-zero code yet: its first write (and ONSET) is still due */
     uint8_t amplitude;       /**< last amplitude the driver accepted */
     uint8_t output_unknown;  /**< a write failed: the driver may hold any amplitude */
     uint8_t bus_fault_sent;  /**< FAULT 2 already reported for the current run of failures */
