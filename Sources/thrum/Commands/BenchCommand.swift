@@ -1,13 +1,14 @@
 import Foundation
 import ThrumBench
 import ThrumHarness
+import ThrumSim
 
 /// `thrum bench`: every timing, size and throughput figure of DESIGN.md §6, in virtual time.
 enum BenchCommand: Subcommand {
     static let name = "bench"
     static let summary = "measure timing, link and compiler figures in virtual time"
     static let usage = """
-        Usage: thrum bench [--json] [--quick] [--corpus DIR]
+        Usage: thrum bench [--json] [--quick] [--link NAME] [--corpus DIR]
 
         Runs the whole stack in virtual time (jittered USB full-speed link, ±100 ppm device crystal,
         the real firmware on the DRV2605L and LRA models) and prints each figure beside its
@@ -18,6 +19,7 @@ enum BenchCommand: Subcommand {
         Options:
           --json          print one JSON object instead of the table
           --quick         fewer runs and events (for tests; figures are noisier)
+          --link NAME     run the link matrix on one link model only: \(LinkCatalogue.all.map(\.name).joined(separator: ", "))
           --corpus DIR    AHAP corpus for the wire-bytes figure (default ../shared/corpus/ahap)
         """
 
@@ -25,10 +27,14 @@ enum BenchCommand: Subcommand {
         let json = arguments.flag("json")
         let quick = arguments.flag("quick")
         let corpus = try arguments.option("corpus")
+        let link = try arguments.option("link")
+        if let link, LinkCatalogue.profile(named: link) == nil {
+            throw UsageError(message: "no link model named '\(link)' (known: \(LinkCatalogue.all.map(\.name).joined(separator: ", ")))")
+        }
         _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
         try arguments.finish()
 
-        var options = BenchOptions(quick: quick)
+        var options = BenchOptions(quick: quick, link: link)
         options.corpusDirectory = corpus ?? ["../shared/corpus/ahap", "/work/shared/corpus/ahap"].first {
             FileManager.default.fileExists(atPath: $0)
         }
