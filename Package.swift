@@ -53,8 +53,12 @@ let package = Package(
             name: "thrum",
             dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
 
+        // Shared by the test targets: the project's own fixtures, the package root, the policy for
+        // the public material beside the repository (../shared), helpers more than one target uses.
+        .target(name: "ThrumTestSupport", path: "Tests/ThrumTestSupport", exclude: ["Fixtures"]),
+
         .testTarget(name: "ThrumTimeTests", dependencies: ["ThrumTime"]),
-        .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern"]),
+        .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern", "ThrumTestSupport"]),
         .testTarget(name: "ThrumCompilerTests", dependencies: ["ThrumCompiler"]),
         .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware"]),
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink"]),
@@ -63,6 +67,8 @@ let package = Package(
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
+            dependencies: [
+                "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumTestSupport",
+            ]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import ThrumTestSupport
 import XCTest
 
 @testable import ThrumPattern
@@ -39,10 +40,7 @@ final class PresetsDocsTests: XCTestCase {
     }
 
     private func docsText() throws -> String {
-        guard let root = Corpus.packageRoot() else { throw XCTSkip("no package root") }
-        let url = root.appendingPathComponent("docs/presets.md")
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { throw XCTSkip("no \(url.path)") }
-        return text
+        try String(contentsOf: PackageRoot.file("docs/presets.md"), encoding: .utf8)
     }
 
     func testDocsListEveryApplePresetEnvelope() throws {
