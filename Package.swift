@@ -48,10 +48,15 @@ let package = Package(
         .target(name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumLink", "ThrumWire", "ThrumTime"]),
         // Wires the whole stack for the CLI, end-to-end tests and benchmarks.
         .target(name: "ThrumHarness", dependencies: ["ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern"]),
+        // Benchmarks (`thrum bench`): every timing and size figure beside its baseline, in virtual
+        // time. Kept out of the library users link.
+        .target(
+            name: "ThrumBench",
+            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
         // The command-line tool.
         .executableTarget(
             name: "thrum",
-            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
+            dependencies: ["ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
 
         // Shared by the test targets: the project's own fixtures, the package root, the policy for
         // the public material beside the repository (../shared), helpers more than one target uses.
@@ -65,10 +70,12 @@ let package = Package(
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim"]),
         .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim"]),
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
+        .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumTestSupport",
+                "ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink",
+                "ThrumTestSupport",
             ]),
     ]
 )
