@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim"]),
         .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim"]),
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
-        .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness"]),
+        .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

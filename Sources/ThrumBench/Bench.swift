@@ -4,13 +4,10 @@ import Foundation
 public struct BenchOptions: Sendable {
     /// Fewer runs and events (for tests).
     public var quick: Bool
-    /// The AHAP corpus for the wire-bytes figure; nil skips it with a note.
-    public var corpusDirectory: String?
 
     /// Creates options.
-    public init(quick: Bool = false, corpusDirectory: String? = nil) {
+    public init(quick: Bool = false) {
         self.quick = quick
-        self.corpusDirectory = corpusDirectory
     }
 }
 
@@ -24,7 +21,7 @@ public enum Bench {
         try clockFigures(options, into: &report)
         try startFigures(options, into: &report)
         try lossFigures(options, into: &report)
-        wireFigures(options, into: &report)
+        try wireFigures(options, into: &report)
         try feltFigures(options, into: &report)
         try envelopeFigures(options, into: &report)
         compileFigures(options, into: &report)
@@ -171,20 +168,14 @@ public enum Bench {
             note: "device frames are not retransmitted, so an ONSET in a lost device frame is not re-sent; the event itself played"))
     }
 
-    static func wireFigures(_ options: BenchOptions, into report: inout BenchReport) {
-        guard let directory = options.corpusDirectory else {
-            report.figures.append(BenchFigure(
-                key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: nil, unit: "B/s",
-                baseline: WireBytesBench.rtpBytesPerSecond, baselineLabel: "1 kHz RTP", target: "≥ 50× smaller",
-                note: "skipped: no corpus (pass --corpus DIR; default ../shared/corpus/ahap)"))
-            return
-        }
-        let r = WireBytesBench.run(directory: directory)
+    static func wireFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        let patterns = try BenchPatterns.all()
+        let r = WireBytesBench.run(patterns: patterns)
         let ratio = r.bytesPerSecond > 0 ? WireBytesBench.rtpBytesPerSecond / r.bytesPerSecond : nil
         report.figures.append(BenchFigure(
-            key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: r.files > 0 ? r.bytesPerSecond : nil, unit: "B/s",
+            key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: r.patterns > 0 ? r.bytesPerSecond : nil, unit: "B/s",
             baseline: WireBytesBench.rtpBytesPerSecond, baselineLabel: "1 kHz RTP",
-            note: "\(r.files) corpus patterns, \(Int(r.seconds.rounded())) s in all, \(r.skipped) skipped (unreadable or silent); SEGMENT frames host→device, framing included"))
+            note: "the bench's \(r.patterns) patterns (examples and built ones, BenchPatterns), \(Int(r.seconds.rounded())) s in all, \(r.skipped) skipped (silent); SEGMENT frames host→device, framing included"))
         report.figures.append(BenchFigure(
             key: "wire_bytes_ratio_vs_rtp", label: "wire bytes, RTP stream ÷ ours", value: ratio, unit: "×", target: "≥ 50",
             met: ratio.map { $0 >= 50 }))
