@@ -325,6 +325,15 @@ public final class HapticEngine {
         try makeStreamingPlayer(pattern)
     }
 
+    /// Makes a player for a drive program compiled beforehand (for this engine's profile), played
+    /// exactly as compiled when it plays alone: the benchmarks, the render preview and the
+    /// virtual rig play programs through the same streaming path as patterns. Its events are the
+    /// program's; `playbackRate` and run-time shape controls do not recompile it.
+    public func makePlayer(program: DriveProgram) -> any HapticAdvancedPatternPlayer {
+        defer { nextPlayerID += 1 }
+        return StreamingPatternPlayer(engine: self, id: nextPlayerID, pattern: HapticPattern(events: [], parameters: []), program: program)
+    }
+
     private func makeStreamingPlayer(_ pattern: HapticPattern) throws -> StreamingPatternPlayer {
         for e in pattern.events where !(e.relativeTime.isFinite && e.duration.isFinite) {
             throw HapticError(.invalidPatternData, "the pattern has an event with a non-finite time or duration")
@@ -488,6 +497,19 @@ public final class HapticEngine {
         let chunk = max(1_000, configuration.chunk.nanoseconds / 1_000)
         while emittedUntil < horizon {
             let t0 = emittedUntil, t1 = t0 + chunk
+            // One player and nothing to mix: its compiled segments go out as compiled (no
+            // re-quantisation at chunk edges), and rendering continues from their end.
+            if !isMutedForHaptics, players.count == 1, let verbatim = players[0].verbatimSegments(from: t0, to: t1, horizon: horizon) {
+                let end = max(t1, verbatim.map(\.end).max() ?? t1)
+                if lastLevel != 0 && (verbatim.first?.start ?? end) > t0 {
+                    let gap = (verbatim.first?.start ?? end) - t0
+                    send(DriveSegment(start: t0, duration: UInt32(min(gap, 1_000)), from: 0, to: 0))
+                }
+                for s in verbatim { send(s) }
+                lastLevel = verbatim.last.map { $0.end >= end ? $0.to : 0 } ?? 0
+                emittedUntil = end
+                continue
+            }
             var ramps: [EnvelopeRamp] = []
             var marksHere: [DriveMixer.Mark] = []
             if !isMutedForHaptics {
@@ -606,15 +628,17 @@ public final class HapticEngine {
                 }
             }
             switch report.knownStatus {
-            case .onTime:
-                record.status = .onTime
+            case .onTime, .lateTrimmed:
+                record.status = report.knownStatus == .onTime ? .onTime : .lateTrimmed
+                let device = clock.extend(report.time)
                 record.driveOnsetTime = host.seconds
-            case .lateTrimmed:
-                record.status = .lateTrimmed
-                record.driveOnsetTime = host.seconds
+                record.deviceOnset = device
+                record.driveOnsetRange = clock.hostTimeBounds(atDevice: device).map { $0.lowerBound.seconds...$0.upperBound.seconds }
             case .dropped, .none:
                 record.status = .dropped
                 record.driveOnsetTime = nil
+                record.deviceOnset = nil
+                record.driveOnsetRange = nil
             }
             marks[report.event] = record
         case .fault(let fault):
