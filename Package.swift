@@ -19,7 +19,8 @@ let package = Package(
             ]),
     ],
     targets: [
-        // Clocks: the real monotonic clock and a manually advanced one for virtual time.
+        // Clocks (the real monotonic clock and a manually advanced one for virtual time) and the
+        // seeded generator (SplitMix64) the simulator, the bench and the tests share.
         .target(name: "ThrumTime"),
         // Core Haptics model, AHAP reader and writer, diagnostics, presets.
         .target(name: "ThrumPattern"),
@@ -64,10 +65,10 @@ let package = Package(
 
         .testTarget(name: "ThrumTimeTests", dependencies: ["ThrumTime"]),
         .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern", "ThrumTestSupport"]),
-        .testTarget(name: "ThrumCompilerTests", dependencies: ["ThrumCompiler"]),
-        .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware"]),
+        .testTarget(name: "ThrumCompilerTests", dependencies: ["ThrumCompiler", "ThrumTime"]),
+        .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware", "ThrumTime"]),
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink"]),
-        .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim"]),
+        .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
         .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim"]),
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
         .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness", "ThrumTestSupport"]),
