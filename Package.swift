@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware", "ThrumTime"]),
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink"]),
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
-        .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim"]),
+        .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim", "ThrumHarness"]),
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
         .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(

@@ -1,5 +1,6 @@
 import ThrumCompiler
 import ThrumEngine
+import ThrumHarness
 import ThrumLink
 import ThrumPattern
 import ThrumSim
@@ -15,35 +16,22 @@ final class CuttableLink: LinkModel {
     }
 }
 
-/// The engine on a virtual device in virtual time (ThrumEngineTests cannot see ThrumHarness, so
-/// this is the few lines of VirtualRig it needs). Engine µs = host µs = the chip trace's µs.
+/// The engine on ThrumHarness's `VirtualRig` (the rig `thrum`, the end-to-end tests and the bench
+/// use), over a link the tests can cut. Engine µs = host µs = the chip trace's µs.
 final class EngineRig {
     let profile = ActuatorProfile.default
-    let device: VirtualDevice
-    let clock = ManualClock()
-    let pump: SimulatedPump
-    let session: DeviceSession
+    let rig: VirtualRig
+    let link = CuttableLink()
     let engine: HapticEngine
-    let link: CuttableLink
 
-    init(configuration: HapticEngine.Configuration = .init(), board: VirtualDevice.BoardDefaults? = nil) {
-        let registers = DriverRegisters.derive(from: profile)
-        let m = profile.physical
-        let lra = LRAParameters(
-            resonanceHz: m.resonanceHz, mechanicalQ: m.mechanicalQ, movingMass: m.movingMassGrams / 1000,
-            coilResistance: m.resistanceOhms, coilInductance: m.inductanceMillihenries / 1000,
-            forceFactor: m.forceFactor, jigMass: m.jigMassGrams / 1000)
-        device = VirtualDevice(
-            configuration: VirtualDevice.Configuration(
-                actuator: lra,
-                board: board
-                    ?? VirtualDevice.BoardDefaults(
-                        ratedVoltage: registers.ratedVoltage, overdriveClamp: registers.overdriveClamp,
-                        driveTime: registers.driveTime, openLoopPeriod: registers.openLoopPeriod)))
-        link = CuttableLink()
-        pump = SimulatedPump(device: device, clock: clock, link: link)
-        session = DeviceSession(pump: pump, endpointName: "the virtual device")
-        engine = HapticEngine(session: session, profile: profile, configuration: configuration)
+    var device: VirtualDevice { rig.device }
+    var clock: ManualClock { rig.clock }
+    var pump: SimulatedPump { rig.pump }
+    var session: DeviceSession { engine.session }
+
+    init(configuration: HapticEngine.Configuration = .init()) {
+        rig = VirtualRig(profile: profile, link: link)
+        engine = rig.makeEngine(configuration: configuration)
     }
 
     var now: Double { engine.currentTime }
