@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "ThrumTestSupport", path: "Tests/ThrumTestSupport", exclude: ["Fixtures"]),
 
         .testTarget(name: "ThrumTimeTests", dependencies: ["ThrumTime"]),
-        .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern", "ThrumTestSupport"]),
+        .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern", "ThrumTestSupport", "ThrumTime"]),
         .testTarget(name: "ThrumCompilerTests", dependencies: ["ThrumCompiler", "ThrumTime"]),
         .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware", "ThrumTime"]),
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink"]),
