@@ -62,29 +62,30 @@ final class FixtureTests: XCTestCase {
 
     // MARK: Not AHAP documents: −4814
 
-    func testFragmentIsRejectedAsAFragmentInBothModes() throws {
+    /// Reading `name` (strictly and leniently) fails with −4814 at 1:1 and exactly `message`.
+    private func assertRejectedAtTheTop(_ name: String, message: String, line: UInt = #line) throws {
         for lenient in [false, true] {
-            let e = try readError("fragment.json", lenient: lenient)
-            XCTAssertEqual(e.code, .invalidPatternDictionary)
-            XCTAssertEqual(e.code.rawValue, -4814)
-            XCTAssertEqual(e.line, 1)
-            XCTAssertEqual(e.column, 1)
-            XCTAssertEqual(
-                e.message,
-                "this is a fragment: a bare 'Pattern' array of 3 element(s) without the enclosing object; "
-                    + "expected an object such as { \"Version\": 1.0, \"Pattern\": [ … ] }")
+            let e = try readError(name, lenient: lenient)
+            XCTAssertEqual(e.code, .invalidPatternDictionary, line: line)
+            XCTAssertEqual(e.code.rawValue, -4814, line: line)
+            XCTAssertEqual([e.line, e.column], [1, 1], line: line)
+            XCTAssertEqual(e.path, "", line: line)
+            XCTAssertEqual(e.message, message, line: line)
         }
     }
 
+    func testFragmentIsRejectedAsAFragmentInBothModes() throws {
+        try assertRejectedAtTheTop(
+            "fragment.json",
+            message: "this is a fragment: a bare 'Pattern' array of 3 element(s) without the enclosing object; "
+                + "expected an object such as { \"Version\": 1.0, \"Pattern\": [ … ] }")
+    }
+
     func testHapticClipIsNotAHAP() throws {
-        let e = try readError("haptic-clip.json")
-        XCTAssertEqual(e.code.rawValue, -4814)
-        XCTAssertEqual(e.line, 1)
-        XCTAssertEqual(e.column, 1)
-        XCTAssertEqual(
-            e.message,
-            "not an AHAP file: this looks like a Lofelt/Meta Haptics Studio .haptic clip (keys 'version', 'metadata', "
-                + "'signals'); expected a 'Pattern' array — convert the clip to AHAP first")
+        try assertRejectedAtTheTop(
+            "haptic-clip.json",
+            message: "not an AHAP file: this looks like a Lofelt/Meta Haptics Studio .haptic clip (keys 'version', "
+                + "'metadata', 'signals'); expected a 'Pattern' array — convert the clip to AHAP first")
     }
 
     // MARK: Warnings that keep the pattern
