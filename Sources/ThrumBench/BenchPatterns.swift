@@ -38,10 +38,14 @@ public enum BenchPatterns {
         try examples() + [
             // A dense texture of taps (≈ 50 per second for 2 s) and a long rhythmic train (10 per
             // second for 100 s): the densest and the longest kinds the public AHAP files show.
-            BenchPattern(name: "transient-train", kind: .transientTrain, pattern: transientTrain(count: 100, spacing: 0.02)),
-            BenchPattern(name: "transient-train-long", kind: .transientTrain, pattern: transientTrain(count: 1_000, spacing: 0.1)),
+            BenchPattern(
+                name: "transient-train", kind: .transientTrain, pattern: transientTrain(count: 100, spacing: 0.02)),
+            BenchPattern(
+                name: "transient-train-long", kind: .transientTrain, pattern: transientTrain(count: 1_000, spacing: 0.1)
+            ),
             // Core Haptics' longest continuous event (30 s) under chained 16-point curves.
-            BenchPattern(name: "continuous-curves", kind: .continuousWithCurves, pattern: continuousWithCurves(seconds: 30)),
+            BenchPattern(
+                name: "continuous-curves", kind: .continuousWithCurves, pattern: continuousWithCurves(seconds: 30)),
             BenchPattern(name: "mixed-effects", kind: .mixed, pattern: mixed()),
             BenchPattern(name: "heartbeat-loop", kind: .heartbeat, pattern: heartbeat(beats: 12, period: 0.9)),
             BenchPattern(name: "texture", kind: .texture, pattern: texture(seconds: 3)),
@@ -90,7 +94,9 @@ public enum BenchPatterns {
         ]
         for k in 1..<Int(seconds) {
             events.append(
-                HapticEvent(eventType: .hapticTransient, parameters: parameters(intensity: 0.9, sharpness: 0.8), relativeTime: Double(k)))
+                HapticEvent(
+                    eventType: .hapticTransient, parameters: parameters(intensity: 0.9, sharpness: 0.8),
+                    relativeTime: Double(k)))
         }
         var curves: [HapticParameterCurve] = []
         let span = 2.0
@@ -101,13 +107,17 @@ public enum BenchPatterns {
                 let phase = (start + t) / seconds
                 return .init(relativeTime: t, value: Float(0.55 + 0.45 * triangle(phase * 6)))
             }
-            curves.append(HapticParameterCurve(parameterID: .hapticIntensityControl, controlPoints: points, relativeTime: start))
+            curves.append(
+                HapticParameterCurve(parameterID: .hapticIntensityControl, controlPoints: points, relativeTime: start))
             start += span
         }
         curves.append(
             HapticParameterCurve(
                 parameterID: .hapticSharpnessControl,
-                controlPoints: [.init(relativeTime: 0, value: -0.3), .init(relativeTime: seconds / 2, value: 0.4), .init(relativeTime: seconds, value: 0)],
+                controlPoints: [
+                    .init(relativeTime: 0, value: -0.3), .init(relativeTime: seconds / 2, value: 0.4),
+                    .init(relativeTime: seconds, value: 0),
+                ],
                 relativeTime: 0))
         return HapticPattern(events: events, parameters: [], parameterCurves: curves)
     }
@@ -116,7 +126,8 @@ public enum BenchPatterns {
     /// the dynamic parameters, and audio events that the actuator does not play.
     public static func mixed() -> HapticPattern {
         var events = [
-            HapticEvent(eventType: .hapticTransient, parameters: parameters(intensity: 1, sharpness: 0.9), relativeTime: 0),
+            HapticEvent(
+                eventType: .hapticTransient, parameters: parameters(intensity: 1, sharpness: 0.9), relativeTime: 0),
             HapticEvent(
                 eventType: .hapticContinuous,
                 parameters: parameters(intensity: 0.8, sharpness: 0.2) + [
@@ -137,7 +148,9 @@ public enum BenchPatterns {
                     relativeTime: 0.15 + 0.045 * Double(k) + 0.007 * Double(k % 3)))
         }
         events.append(
-            HapticEvent(eventType: .hapticContinuous, parameters: parameters(intensity: 0.5, sharpness: 0.6), relativeTime: 1.0, duration: 0.25))
+            HapticEvent(
+                eventType: .hapticContinuous, parameters: parameters(intensity: 0.5, sharpness: 0.6), relativeTime: 1.0,
+                duration: 0.25))
         let steps = [
             HapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.6, relativeTime: 0.3),
             HapticDynamicParameter(parameterID: .hapticSharpnessControl, value: 0.2, relativeTime: 0.5),
@@ -152,10 +165,17 @@ public enum BenchPatterns {
         var events: [HapticEvent] = []
         for b in 0..<beats {
             let t = Double(b) * period
-            events.append(HapticEvent(eventType: .hapticTransient, parameters: parameters(intensity: 1, sharpness: 0.3), relativeTime: t))
             events.append(
-                HapticEvent(eventType: .hapticContinuous, parameters: parameters(intensity: 0.5, sharpness: 0.1), relativeTime: t + 0.02, duration: 0.08))
-            events.append(HapticEvent(eventType: .hapticTransient, parameters: parameters(intensity: 0.6, sharpness: 0.2), relativeTime: t + 0.16))
+                HapticEvent(
+                    eventType: .hapticTransient, parameters: parameters(intensity: 1, sharpness: 0.3), relativeTime: t))
+            events.append(
+                HapticEvent(
+                    eventType: .hapticContinuous, parameters: parameters(intensity: 0.5, sharpness: 0.1),
+                    relativeTime: t + 0.02, duration: 0.08))
+            events.append(
+                HapticEvent(
+                    eventType: .hapticTransient, parameters: parameters(intensity: 0.6, sharpness: 0.2),
+                    relativeTime: t + 0.16))
         }
         return HapticPattern(events: events, parameters: [])
     }

@@ -66,7 +66,8 @@ public enum CompileThroughputBench {
                     HapticEventParameter(parameterID: .hapticSharpness, value: Float(k % 5) / 4),
                 ]
                 return k % 10 == 9
-                    ? HapticEvent(eventType: .hapticContinuous, parameters: parameters, relativeTime: t, duration: 0.015)
+                    ? HapticEvent(
+                        eventType: .hapticContinuous, parameters: parameters, relativeTime: t, duration: 0.015)
                     : HapticEvent(eventType: .hapticTransient, parameters: parameters, relativeTime: t)
             }, parameters: [])
     }

@@ -36,7 +36,9 @@ final class BenchPatternsTests: XCTestCase {
     /// The built patterns have the shape their kind names (sizes the corpus shows).
     func testBuiltPatternsHaveTheirShapes() throws {
         let all = try BenchPatterns.all()
-        func pattern(_ name: String) throws -> HapticPattern { try XCTUnwrap(all.first { $0.name == name }?.pattern, name) }
+        func pattern(_ name: String) throws -> HapticPattern {
+            try XCTUnwrap(all.first { $0.name == name }?.pattern, name)
+        }
 
         let train = try pattern("transient-train-long")
         XCTAssertEqual(train.events.count, 1_000)
@@ -60,10 +62,14 @@ final class BenchPatternsTests: XCTestCase {
 
         let texture = try pattern("texture")
         XCTAssertEqual(texture.events.count, 120)
-        let overlapping = zip(texture.events, texture.events.dropFirst()).filter { $0.relativeTime + $0.duration > $1.relativeTime }
+        let overlapping = zip(texture.events, texture.events.dropFirst()).filter {
+            $0.relativeTime + $0.duration > $1.relativeTime
+        }
         XCTAssertGreaterThan(overlapping.count, 0, "a texture's events overlap")
         // Every built pattern round-trips through AHAP, as a user's file would.
-        for entry in all { XCTAssertEqual(try HapticPattern(data: entry.pattern.ahapData()), entry.pattern, entry.name) }
+        for entry in all {
+            XCTAssertEqual(try HapticPattern(data: entry.pattern.ahapData()), entry.pattern, entry.name)
+        }
     }
 
     func testWireBytesRunOnTheSet() throws {

@@ -5,7 +5,8 @@ import XCTest
 final class CompileThroughputBenchTests: XCTestCase {
     func testSummaryIsTheMedianRunWithQuartilesAndExtremes() {
         // 1 000 events in 1…9 ms: 1.0, 0.5, 0.333…, 0.25, 0.2, 0.1666…, 0.1428…, 0.125, 0.111… M/s.
-        let r = CompileThroughputBench.summarize(events: 1_000, durations: [0.005, 0.001, 0.009, 0.003, 0.007, 0.002, 0.008, 0.004, 0.006])
+        let r = CompileThroughputBench.summarize(
+            events: 1_000, durations: [0.005, 0.001, 0.009, 0.003, 0.007, 0.002, 0.008, 0.004, 0.006])
         XCTAssertEqual(r.runs, 9)
         XCTAssertEqual(r.median, 200_000, accuracy: 1e-6, "the 5 ms run, not the 1 ms one")
         XCTAssertEqual(r.p25, 1_000 / 0.007, accuracy: 1e-6)

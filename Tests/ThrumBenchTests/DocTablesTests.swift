@@ -13,7 +13,8 @@ final class DocTablesTests: XCTestCase {
 
     func testEveryBlockTableMatchesItsDocs() throws {
         for table in DocTable.allCases where table.isBlock {
-            let block = try XCTUnwrap(try table.block(in: docs(table)), "\(table.docsFile) has no \(table.startMarker) block")
+            let block = try XCTUnwrap(
+                try table.block(in: docs(table)), "\(table.docsFile) has no \(table.startMarker) block")
             XCTAssertEqual(block, try table.lines(), "\(table.docsFile): run tools/docs-tables.sh")
         }
     }
@@ -30,7 +31,8 @@ final class DocTablesTests: XCTestCase {
         let text = "intro\n\(table.startMarker)\n| old |\n| rows |\n\(DocTable.endMarker)\noutro\n"
         XCTAssertEqual(table.block(in: text), ["| old |", "| rows |"])
         XCTAssertEqual(
-            table.replacingBlock(in: text, with: ["| new |"]), "intro\n\(table.startMarker)\n| new |\n\(DocTable.endMarker)\noutro\n")
+            table.replacingBlock(in: text, with: ["| new |"]),
+            "intro\n\(table.startMarker)\n| new |\n\(DocTable.endMarker)\noutro\n")
         XCTAssertNil(table.replacingBlock(in: "no markers", with: []))
         XCTAssertNil(DocTable.feltGrid.block(in: text), "another table's marker does not match")
     }

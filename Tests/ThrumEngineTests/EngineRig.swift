@@ -43,8 +43,10 @@ final class EngineRig {
 
     /// RTP_INPUT register writes in [from, to), (time s, value).
     func rtpWrites(from: Double, to: Double) -> [(Double, UInt8)] {
-        device.chip.trace.registerWrites.filter { $0.register == 0x02 && Double($0.time) >= from * 1e6 && Double($0.time) < to * 1e6 }
-            .map { (Double($0.time) / 1e6, $0.value) }
+        device.chip.trace.registerWrites.filter {
+            $0.register == 0x02 && Double($0.time) >= from * 1e6 && Double($0.time) < to * 1e6
+        }
+        .map { (Double($0.time) / 1e6, $0.value) }
     }
 
     /// Peak acceleration envelope (G) in engine time [from, to).

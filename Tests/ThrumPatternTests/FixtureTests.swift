@@ -13,7 +13,8 @@ final class FixtureTests: XCTestCase {
 
     private func readError(_ name: String, lenient: Bool = false) throws -> PatternError {
         let path = Fixtures.ahapPath(name)
-        return try XCTUnwrap(patternError { _ = try AHAPReader(options: .init(lenient: lenient)).read(contentsOf: path) })
+        return try XCTUnwrap(
+            patternError { _ = try AHAPReader(options: .init(lenient: lenient)).read(contentsOf: path) })
     }
 
     /// Every fixture file is one this class reads (no orphan fixture, none missing).
@@ -23,7 +24,8 @@ final class FixtureTests: XCTestCase {
             [
                 "audio-events.ahap", "every-curve.ahap", "every-event-type.ahap", "fragment.json", "haptic-clip.json",
                 "legacy-times.ahap", "long-curves.ahap", "metadata-verbatim.ahap", "misspelled-keys.ahap",
-                "out-of-range.ahap", "trailing-comma-curve.ahap", "trailing-comma-metadata.ahap", "unsorted-events.ahap",
+                "out-of-range.ahap", "trailing-comma-curve.ahap", "trailing-comma-metadata.ahap",
+                "unsorted-events.ahap",
             ])
     }
 
@@ -56,8 +58,10 @@ final class FixtureTests: XCTestCase {
         let doc = try read("trailing-comma-curve.ahap", lenient: true)
         XCTAssertTrue(doc.warnings.isEmpty, "\(doc.warnings)")
         XCTAssertEqual(doc.pattern.events.count, 1)
-        XCTAssertEqual(doc.pattern.parameterCurves.map(\.parameterID), [.hapticIntensityControl, .hapticSharpnessControl])
-        XCTAssertEqual(doc.pattern.parameterCurves.map { $0.controlPoints.map(\.value) }, [[0.2, 1.0, 0.0], [-0.2, 0.4]])
+        XCTAssertEqual(
+            doc.pattern.parameterCurves.map(\.parameterID), [.hapticIntensityControl, .hapticSharpnessControl])
+        XCTAssertEqual(
+            doc.pattern.parameterCurves.map { $0.controlPoints.map(\.value) }, [[0.2, 1.0, 0.0], [-0.2, 0.4]])
     }
 
     // MARK: Not AHAP documents: −4814
@@ -100,8 +104,10 @@ final class FixtureTests: XCTestCase {
         XCTAssertEqual(doc.warnings.map(\.line), [16, 29])
         XCTAssertEqual(doc.warnings.map(\.column), [7, 9])
         XCTAssertEqual(
-            doc.warnings[0].message, "unknown key 'ParameterCurves' in pattern element; ignored (did you mean 'ParameterCurve'?)")
-        XCTAssertEqual(doc.warnings[1].message, "unknown key 'EventParameter' in Event; ignored (did you mean 'EventParameters'?)")
+            doc.warnings[0].message,
+            "unknown key 'ParameterCurves' in pattern element; ignored (did you mean 'ParameterCurve'?)")
+        XCTAssertEqual(
+            doc.warnings[1].message, "unknown key 'EventParameter' in Event; ignored (did you mean 'EventParameters'?)")
     }
 
     func testUnsortedEventsLoadInFileOrderWithoutWarnings() throws {
@@ -123,7 +129,8 @@ final class FixtureTests: XCTestCase {
         XCTAssertEqual(doc.warnings.map(\.line), [4, 5, 7, 8, 9])
         XCTAssertEqual(doc.pattern.events[0].eventParameters.map(\.value), [1.0, 0.0])
         XCTAssertTrue(
-            doc.warnings[1].message.contains("HapticSharpness -1.0 is outside 0.0…1.0; clamped to 0.0"), doc.warnings[1].message)
+            doc.warnings[1].message.contains("HapticSharpness -1.0 is outside 0.0…1.0; clamped to 0.0"),
+            doc.warnings[1].message)
         XCTAssertEqual(doc.pattern.events[1].duration, 45, "the duration is kept; players cut it at 30 s")
         XCTAssertEqual(doc.pattern.parameters[0].value, 1.0)
     }
@@ -133,19 +140,30 @@ final class FixtureTests: XCTestCase {
     func testAudioEventsKeepWaveformPathAndFlags() throws {
         let doc = try read("audio-events.ahap")
         let events = doc.pattern.events
-        XCTAssertEqual(events.map(\.type), [.audioContinuous, .audioCustom, .audioCustom, .audioCustom, .audioCustom, .hapticTransient])
+        XCTAssertEqual(
+            events.map(\.type),
+            [.audioContinuous, .audioCustom, .audioCustom, .audioCustom, .audioCustom, .hapticTransient])
         XCTAssertFalse(events.contains { $0.type.isHaptic && $0.type != .hapticTransient })
         XCTAssertEqual(events[0].eventParameters.map(\.value), [0.6, -0.25, -1.0, 0.9])
-        XCTAssertEqual(events[1].waveform, HapticEvent.Waveform(path: "audio/tick.wav", useVolumeEnvelope: false, loopEnabled: true))
+        XCTAssertEqual(
+            events[1].waveform,
+            HapticEvent.Waveform(path: "audio/tick.wav", useVolumeEnvelope: false, loopEnabled: true))
         XCTAssertEqual(events[1].duration, 2.0)
-        XCTAssertEqual(events[2].waveform, HapticEvent.Waveform(path: "audio/tick.wav", useVolumeEnvelope: true, loopEnabled: false))
-        XCTAssertEqual(events[3].waveform, HapticEvent.Waveform(path: "audio/not-shipped.wav", useVolumeEnvelope: true, loopEnabled: true))
+        XCTAssertEqual(
+            events[2].waveform,
+            HapticEvent.Waveform(path: "audio/tick.wav", useVolumeEnvelope: true, loopEnabled: false))
+        XCTAssertEqual(
+            events[3].waveform,
+            HapticEvent.Waveform(path: "audio/not-shipped.wav", useVolumeEnvelope: true, loopEnabled: true))
         XCTAssertEqual(events[4].waveform?.useVolumeEnvelope, true, "a string flag falls back to the default")
         XCTAssertNil(events[5].waveform, "a waveform on a haptic event is ignored")
         XCTAssertEqual(doc.warnings.map(\.kind), [.audioFileNotFound, .ignoredValue, .ignoredValue])
         XCTAssertEqual(
             doc.warnings.map(\.path),
-            ["Pattern[3].Event.EventWaveformPath", "Pattern[4].Event.EventWaveformUseVolumeEnvelope", "Pattern[5].Event.EventWaveformPath"])
+            [
+                "Pattern[3].Event.EventWaveformPath", "Pattern[4].Event.EventWaveformUseVolumeEnvelope",
+                "Pattern[5].Event.EventWaveformPath",
+            ])
         XCTAssertEqual(doc.pattern.duration, 2.5)
         XCTAssertEqual(doc.pattern.version, 1.1)
         XCTAssertEqual(try HapticPattern(data: doc.pattern.ahapData()), doc.pattern)
@@ -254,7 +272,9 @@ final class FixtureTests: XCTestCase {
                     "    {\"Event\": {\"Time\": \(t), \"EventType\": \"HapticTransient\", \"EventParameters\": ["
                         + "{\"ParameterID\": \"HapticIntensity\", \"ParameterValue\": \(Double(i % 10) / 10)}]}},")
                 if i % 100 == 0 {
-                    let points = (0..<16).map { "{\"Time\": \(Double($0) / 16), \"ParameterValue\": \(Double($0) / 15)}" }
+                    let points = (0..<16).map {
+                        "{\"Time\": \(Double($0) / 16), \"ParameterValue\": \(Double($0) / 15)}"
+                    }
                     lines.append(
                         "    {\"ParameterCurve\": {\"ParameterID\": \"HapticSharpnessControl\", \"Time\": \(t), "
                             + "\"ParameterCurveControlPoints\": [\(points.joined(separator: ", "))]}},")
@@ -284,6 +304,8 @@ final class FixtureTests: XCTestCase {
         XCTAssertEqual(e.column, 43)
         XCTAssertEqual(e.path, "Pattern[6060].Event.EventType")
         XCTAssertEqual(
-            e.message, "unknown EventType 'HapticTransiant': expected one of HapticTransient, HapticContinuous, AudioContinuous, AudioCustom")
+            e.message,
+            "unknown EventType 'HapticTransiant': expected one of HapticTransient, HapticContinuous, AudioContinuous, AudioCustom"
+        )
     }
 }

@@ -13,11 +13,13 @@ public enum FeltOnsetGridTable {
             let calibrated = points.first?.calibrated != false
             let response = ActuatorResponse(profile: profile)
             var cells = [
-                "`\(profile.id)`", DocNumber.fixed(response.timeConstant * 1000, 1), DocNumber.fixed(response.overdriveRatio, 2),
+                "`\(profile.id)`", DocNumber.fixed(response.timeConstant * 1000, 1),
+                DocNumber.fixed(response.overdriveRatio, 2),
                 range(points.filter { !$0.continuous }.map(\.error)), range(points.filter(\.continuous).map(\.error)),
             ]
             if calibrated {
-                let plain = try FeltOnsetGrid.run(profile: profile, options: CompileOptions(feltOnsetCompensation: false))
+                let plain = try FeltOnsetGrid.run(
+                    profile: profile, options: CompileOptions(feltOnsetCompensation: false))
                 cells.append(range(plain.filter { !$0.continuous }.map(\.error)))
             } else {
                 cells.append("(calibration fails, see below)")

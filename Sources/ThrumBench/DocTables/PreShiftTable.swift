@@ -10,7 +10,9 @@ public enum PreShiftTable {
         return (program.events.first?.preShift ?? 0) * 1000
     }
 
-    static func event(_ type: HapticEvent.EventType, intensity: Float, sharpness: Float, duration: Double = 0) -> HapticEvent {
+    static func event(_ type: HapticEvent.EventType, intensity: Float, sharpness: Float, duration: Double = 0)
+        -> HapticEvent
+    {
         HapticEvent(
             eventType: type,
             parameters: [
@@ -33,7 +35,8 @@ public enum PreShiftTable {
             let weak = preShift(event(.hapticTransient, intensity: 0.3, sharpness: 0.5), profile: profile)
             let step = preShift(event(.hapticContinuous, intensity: 1, sharpness: 1, duration: 1), profile: profile)
             lines.append(
-                "| `\(profile.id)` | \(transients.joined(separator: " / ")) | \(DocNumber.fixed(weak, 1)) | \(DocNumber.fixed(step, 1)) |")
+                "| `\(profile.id)` | \(transients.joined(separator: " / ")) | \(DocNumber.fixed(weak, 1)) | \(DocNumber.fixed(step, 1)) |"
+            )
         }
         return lines
     }

@@ -31,19 +31,24 @@ public enum PresetDocTables {
         let shape: String
         switch e.envelope.shape {
         case .pulses(let n, let length, let every):
-            shape = n == 1
+            shape =
+                n == 1
                 ? "1 pulse \(DocNumber.short(length * 1000)) ms"
                 : "\(n) pulses \(DocNumber.short(length * 1000)) ms, every \(DocNumber.short(every * 1000)) ms"
         case .steady: shape = "steady"
         case .ramp(let a, let b): shape = "ramp \(DocNumber.short(Double(a)))→\(DocNumber.short(Double(b)))"
         }
         let ms = DocNumber.short(e.envelope.duration * 1000)
-        return "| \(e.id) | \(e.name) | `rom.\(e.slug)` | \(e.kind.rawValue) | \(e.strengthPercent) | \(ms) | \(shape) | \(e.envelope.edges.rawValue) |"
+        return
+            "| \(e.id) | \(e.name) | `rom.\(e.slug)` | \(e.kind.rawValue) | \(e.strengthPercent) | \(ms) | \(shape) | \(e.envelope.edges.rawValue) |"
     }
 
     /// The whole ROM table: header and one row per effect.
     public static func romTable() -> [String] {
-        ["| ID | TI name | Slug name | Kind | Strength % | ≈ ms | Shape | Edges |", "|---|---|---|---|---|---|---|---|"]
+        [
+            "| ID | TI name | Slug name | Kind | Strength % | ≈ ms | Shape | Edges |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
             + ROMEffect.all.map(romRow)
     }
 }

@@ -38,7 +38,9 @@ enum DevCommand: Subcommand {
             guard words.count == 2 else { throw UsageError(message: "thrum dev table takes one NAME") }
             guard let table = DocTable(rawValue: words[1]) else {
                 throw UsageError(
-                    message: "unknown table '\(words[1])': expected one of \(DocTable.allCases.map(\.rawValue).joined(separator: ", "))")
+                    message:
+                        "unknown table '\(words[1])': expected one of \(DocTable.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             let lines = try table.lines()
             guard let into else {
@@ -54,10 +56,12 @@ enum DevCommand: Subcommand {
                     if let lead { response.updateLead = lead }
                     let options = CompileOptions(feltOnsetCompensation: compensate, response: response)
                     for p in try FeltOnsetGrid.run(profile: profile, options: options, calibrate: !uncalibrated) {
-                        print(String(
-                            format: "GRID %d %@ %@ s=%.2f i=%.1f shift=%6.2f delay=%6.2f error=%6.2f",
-                            compensate ? 1 : 0, p.profile, p.continuous ? "C" : "T", p.sharpness, p.intensity, p.preShift,
-                            p.delay, p.error))
+                        print(
+                            String(
+                                format: "GRID %d %@ %@ s=%.2f i=%.1f shift=%6.2f delay=%6.2f error=%6.2f",
+                                compensate ? 1 : 0, p.profile, p.continuous ? "C" : "T", p.sharpness, p.intensity,
+                                p.preShift,
+                                p.delay, p.error))
                     }
                 }
             }
@@ -72,7 +76,8 @@ enum DevCommand: Subcommand {
     /// Replaces `table`'s block in the file at `path`.
     static func write(_ lines: [String], of table: DocTable, into path: String) throws {
         guard table.isBlock else {
-            throw CommandFailure(message: "\(table.rawValue) is a set of row prefixes, not a block: print it and edit \(table.docsFile)")
+            throw CommandFailure(
+                message: "\(table.rawValue) is a set of row prefixes, not a block: print it and edit \(table.docsFile)")
         }
         let text: String
         do {
