@@ -177,9 +177,10 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             guard HapticDynamicParameter.ID.allKnown.contains(p.parameterID) else {
                 throw HapticError(.invalidParameterType, "unknown dynamic parameter \(p.parameterID)")
             }
-            // Drive up to the emission horizon is already on its way: a change lands there at the
-            // earliest, i.e. within one lead time.
-            let at = max(base + Int64((p.relativeTime * 1e6).rounded()), engine.emittedUntil)
+            // Drive already queued is replaced from the change on (a CUT), which the device can
+            // receive one change lead from now at the earliest.
+            let at = max(base + Int64((p.relativeTime * 1e6).rounded()), engine.nowMicros + engine.changeLeadMicros)
+            engine.invalidate(from: at)
             if p.parameterID == .hapticIntensityControl {
                 intensity.step(at: at, value: Double(p.value))
             } else {
@@ -198,6 +199,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         let points = parameterCurve.controlPoints.filter { $0.relativeTime.isFinite }.map {
             (base + Int64(($0.relativeTime * 1e6).rounded()), Double($0.value))
         }
+        let earliest = engine.nowMicros + engine.changeLeadMicros
+        engine.invalidate(from: max(base, earliest))
         if parameterCurve.parameterID == .hapticIntensityControl {
             intensity.curve(at: base, points: points)
         } else {
@@ -205,7 +208,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
                 .curve(at: base, points: points)
             // Shape controls are read at event starts: the drive is recompiled at the curve's start
             // and at each of its points (never before what was already sent).
-            noteControlChange(parameterCurve.parameterID, at: [base] + points.map(\.0), floor: engine.emittedUntil)
+            noteControlChange(parameterCurve.parameterID, at: [base] + points.map(\.0), floor: earliest)
         }
     }
 
@@ -279,7 +282,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         case .paused:
             state = .paused(offset: x)
         case .playing:
-            let at = max(engine.emittedUntil, engine.nowMicros + engine.marginMicros)
+            let at = engine.nowMicros + max(engine.marginMicros, engine.changeLeadMicros)
+            engine.invalidate(from: at)
             clip(at: at)
             stopAt = nil
             pauseOffset = nil
@@ -296,7 +300,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             rate = newValue
             return
         }
-        let at = max(engine.emittedUntil, engine.nowMicros + engine.marginMicros)
+        let at = engine.nowMicros + max(engine.marginMicros, engine.changeLeadMicros)
+        engine.invalidate(from: at)
         let x = offset(at: at)
         let wasStopping = stopAt
         clip(at: at)
@@ -319,13 +324,14 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         }
         let lead = offset == 0 ? preroll : 0
         var at: Int64
-        if let requested, requested - lead >= engine.nowMicros + engine.marginMicros {
+        // Other players' drive queued from the start on is replaced (CUT) and mixed anew.
+        let earliest = engine.nowMicros + max(engine.marginMicros, engine.changeLeadMicros)
+        if let requested, requested - lead >= earliest {
             at = requested
-            engine.invalidate(from: at - lead)
         } else {
-            at = max(engine.nowMicros + engine.leadMicros, engine.lastSentEnd + lead)
-            engine.invalidate(from: at - lead)
+            at = earliest + lead
         }
+        engine.invalidate(from: at - lead)
         stopAt = nil
         pauseOffset = nil
         place(offset: offset, at: at, engine: engine)
