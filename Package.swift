@@ -61,7 +61,7 @@ let package = Package(
 
         // Shared by the test targets: the project's own fixtures, the package root, the policy for
         // the public material beside the repository (../shared), helpers more than one target uses.
-        .target(name: "ThrumTestSupport", path: "Tests/ThrumTestSupport", exclude: ["Fixtures"]),
+        .target(name: "ThrumTestSupport", dependencies: ["ThrumPattern"], path: "Tests/ThrumTestSupport", exclude: ["Fixtures"]),
 
         .testTarget(name: "ThrumTimeTests", dependencies: ["ThrumTime"]),
         .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern", "ThrumTestSupport", "ThrumTime"]),
@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware", "ThrumTime", "ThrumTestSupport"]),
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink"]),
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
-        .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim", "ThrumHarness"]),
+        .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
         .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(

@@ -4,6 +4,7 @@ import ThrumHarness
 import ThrumLink
 import ThrumPattern
 import ThrumSim
+import ThrumTestSupport
 import ThrumTime
 import XCTest
 
@@ -55,22 +56,16 @@ final class EngineRig {
     }
 }
 
+// The engine tests' defaults on the shared builders: crisp transients, continuous events
+// without a sharpness, four beats 100 ms apart.
 func transient(_ t: Double, intensity: Float = 1, sharpness: Float = 0.8) -> HapticEvent {
-    HapticEvent(
-        eventType: .hapticTransient,
-        parameters: [
-            HapticEventParameter(parameterID: .hapticIntensity, value: intensity),
-            HapticEventParameter(parameterID: .hapticSharpness, value: sharpness),
-        ], relativeTime: t)
+    TestPatterns.transient(at: t, intensity: intensity, sharpness: sharpness)
 }
 
 func continuous(_ t: Double, duration: Double, intensity: Float = 1) -> HapticEvent {
-    HapticEvent(
-        eventType: .hapticContinuous,
-        parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: intensity)], relativeTime: t,
-        duration: duration)
+    TestPatterns.continuous(at: t, duration: duration, intensity: intensity)
 }
 
 func metronome(beats: Int = 4, interval: Double = 0.1) -> HapticPattern {
-    HapticPattern(events: (0..<beats).map { transient(Double($0) * interval) }, parameters: [])
+    TestPatterns.metronome(beats: beats, interval: interval)
 }
