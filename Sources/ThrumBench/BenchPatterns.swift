@@ -52,7 +52,7 @@ public enum BenchPatterns {
         ]
     }
 
-    /// The `examples/*.ahap` of the repository, embedded at build time by
+    /// The `examples/*.ahap` of the repository, embedded (minified) by
     /// `tools/gen-bench-examples.sh` (a test keeps the two in step).
     public static func examples() throws(PatternError) -> [BenchPattern] {
         var result: [BenchPattern] = []
