@@ -5,15 +5,12 @@ import Foundation
 public struct BenchOptions: Sendable {
     /// Fewer runs and events (for tests).
     public var quick: Bool
-    /// The AHAP corpus for the wire-bytes figure; nil skips it with a note.
-    public var corpusDirectory: String?
     /// Run the link matrix on this link only (a ``LinkCatalogue`` name); nil runs every link.
     public var link: String?
 
     /// Creates options.
-    public init(quick: Bool = false, corpusDirectory: String? = nil, link: String? = nil) {
+    public init(quick: Bool = false, link: String? = nil) {
         self.quick = quick
-        self.corpusDirectory = corpusDirectory
         self.link = link
     }
 }
@@ -41,7 +38,7 @@ public enum Bench {
         try clockFigures(options, into: &report)
         try startFigures(options, main: main, into: &report)
         try lossFigures(options, into: &report)
-        wireFigures(options, into: &report)
+        try wireFigures(options, into: &report)
         try feltFigures(options, into: &report)
         try envelopeFigures(options, into: &report)
         compileFigures(options, into: &report)
@@ -175,20 +172,14 @@ public enum Bench {
             note: "device frames are not retransmitted, so an ONSET in a lost device frame is not re-sent; the event itself played"))
     }
 
-    static func wireFigures(_ options: BenchOptions, into report: inout BenchReport) {
-        guard let directory = options.corpusDirectory else {
-            report.figures.append(BenchFigure(
-                key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: nil, unit: "B/s",
-                baseline: WireBytesBench.rtpBytesPerSecond, baselineLabel: "1 kHz RTP", target: "≥ 50× smaller",
-                note: "skipped: no corpus (pass --corpus DIR; default ../shared/corpus/ahap)"))
-            return
-        }
-        let r = WireBytesBench.run(directory: directory)
+    static func wireFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        let patterns = try BenchPatterns.all()
+        let r = WireBytesBench.run(patterns: patterns)
         let ratio = r.bytesPerSecond > 0 ? WireBytesBench.rtpBytesPerSecond / r.bytesPerSecond : nil
         report.figures.append(BenchFigure(
-            key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: r.files > 0 ? r.bytesPerSecond : nil, unit: "B/s",
+            key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: r.patterns > 0 ? r.bytesPerSecond : nil, unit: "B/s",
             baseline: WireBytesBench.rtpBytesPerSecond, baselineLabel: "1 kHz RTP",
-            note: "\(r.files) corpus patterns, \(Int(r.seconds.rounded())) s in all, \(r.skipped) skipped (unreadable or silent); SEGMENT frames host→device, framing included"))
+            note: "the bench's \(r.patterns) patterns (examples and built ones, BenchPatterns), \(Int(r.seconds.rounded())) s in all, \(r.skipped) skipped (silent); SEGMENT frames host→device, framing included"))
         report.figures.append(BenchFigure(
             key: "wire_bytes_ratio_vs_rtp", label: "wire bytes, RTP stream ÷ ours", value: ratio, unit: "×", target: "≥ 50",
             met: ratio.map { $0 >= 50 }))
@@ -227,15 +218,17 @@ public enum Bench {
     static func compileFigures(_ options: BenchOptions, into report: inout BenchReport) {
         let sizes = options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
         let results = CompileThroughputBench.run(sizes: sizes)
+        func millions(_ x: Double) -> String { String(format: "%.2f", x / 1e6) }
         for r in results {
             report.figures.append(BenchFigure(
-                key: "compile_events_per_second_\(r.events)", label: "compile throughput, \(r.events) events", value: r.perSecond, unit: "events/s",
-                target: "≥ 2 M", met: r.perSecond >= 2e6))
+                key: "compile_events_per_second_\(r.events)", label: "compile throughput, \(r.events) events (median)", value: r.median,
+                unit: "events/s", target: "≥ 2 M", met: r.median >= 2e6,
+                note: "median of \(r.runs) runs; p25–p75 \(millions(r.p25))–\(millions(r.p75)) M/s, min–max \(millions(r.min))–\(millions(r.max)) M/s"))
         }
         if let first = results.first, let last = results.last, last.events > first.events {
             report.figures.append(BenchFigure(
-                key: "compile_throughput_ratio_largest_to_smallest", label: "throughput at largest ÷ smallest size", value: last.perSecond / first.perSecond,
-                unit: "×", target: "≈ 1 (linear)", note: "wall clock; debug builds are several times slower"))
+                key: "compile_throughput_ratio_largest_to_smallest", label: "median throughput at largest ÷ smallest size",
+                value: last.median / first.median, unit: "×", target: "≈ 1 (linear)", note: "wall clock; debug builds are several times slower"))
         }
     }
 }
