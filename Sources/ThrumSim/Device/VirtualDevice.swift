@@ -15,7 +15,17 @@ public final class VirtualDevice {
         /// Register defaults the firmware starts with (as a board description would give them).
         public var board: BoardDefaults
         /// Frequency error of the device's crystal in parts per million (positive runs fast).
+        /// Values outside `crystalErrorPPMRange` (and nan) are clamped into it when the clock runs.
         public var crystalErrorPPM: Double
+
+        /// The crystal errors the device models, ppm: ±10 % (real crystals are within ±100 ppm).
+        public static let crystalErrorPPMRange: ClosedRange<Double> = -100_000...100_000
+
+        /// The device clock's rate relative to true time: 1 + the clamped crystal error.
+        var clockRate: Double {
+            let ppm = crystalErrorPPM.isNaN ? 0 : min(Self.crystalErrorPPMRange.upperBound, max(Self.crystalErrorPPMRange.lowerBound, crystalErrorPPM))
+            return 1 + ppm * 1e-6
+        }
         /// The device clock's reading at true time zero (lets tests start near the 32-bit wrap).
         public var clockStart: UInt32
         /// How often the firmware's coarse main-loop pass runs, in µs of true time. Timed work
@@ -109,8 +119,8 @@ public final class VirtualDevice {
 
     /// The device clock's reading at true time `t` (µs), wrapped to 32 bits.
     public func deviceClock(atTrueTime t: UInt64) -> UInt32 {
-        let scaled = Double(t) * (1 + configuration.crystalErrorPPM * 1e-6)
-        let ticks = UInt64(scaled)
+        let scaled = Double(t) * configuration.clockRate
+        let ticks = scaled < 0x1p64 ? UInt64(scaled) : UInt64.max
         return configuration.clockStart &+ UInt32(truncatingIfNeeded: ticks)
     }
 
@@ -119,7 +129,7 @@ public final class VirtualDevice {
     public func trueTime(ofDeviceClock clock: UInt32, near: UInt64) -> Double {
         let reference = deviceClock(atTrueTime: near)
         let delta = Int32(bitPattern: clock &- reference)
-        let rate = 1 + configuration.crystalErrorPPM * 1e-6
+        let rate = configuration.clockRate
         return Double(near) + Double(delta) / rate
     }
 

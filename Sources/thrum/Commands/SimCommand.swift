@@ -24,6 +24,11 @@ enum SimCommand: Subcommand {
         let drift = try arguments.option("drift-ppm", as: { Double($0) }, expected: "a number") ?? 0
         _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
         try arguments.finish()
+        let driftRange = VirtualDevice.Configuration.crystalErrorPPMRange
+        guard drift.isFinite, driftRange.contains(drift) else {
+            throw UsageError(
+                message: "--drift-ppm must be a number from \(Int(driftRange.lowerBound)) to \(Int(driftRange.upperBound)) ppm, got \(drift)")
+        }
 
         let profile = try ProfileChoice.resolve(profileName)
         let terminal: PseudoTerminal
