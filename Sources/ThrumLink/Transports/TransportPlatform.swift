@@ -102,6 +102,51 @@ enum Platform {
         return String(cString: resolved)
     }
 
+    /// The processes other than this one with `path` open, as `PID 1234 (name)`: on Linux from
+    /// `/proc/*/fd` (readable for one's own processes, all of them as root); elsewhere none.
+    static func processesHolding(_ path: String) -> [String] {
+        #if os(Linux)
+        let target = resolve(path)
+        let me = getpid()
+        guard let proc = opendir("/proc") else { return [] }
+        defer { closedir(proc) }
+        var found: [String] = []
+        while let entry = readdir(proc) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let pid = Int32(name), pid != me else { continue }
+            guard let fds = opendir("/proc/\(pid)/fd") else { continue }
+            var holds = false
+            while !holds, let fdEntry = readdir(fds) {
+                let fdName = withUnsafeBytes(of: fdEntry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                guard Int(fdName) != nil else { continue }
+                var buffer = [CChar](repeating: 0, count: 4096)
+                let n = readlink("/proc/\(pid)/fd/\(fdName)", &buffer, buffer.count - 1)
+                if n > 0 && String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) == target {
+                    holds = true
+                }
+            }
+            closedir(fds)
+            guard holds else { continue }
+            var comm = ""
+            if let file = fopen("/proc/\(pid)/comm", "r") {
+                var buffer = [CChar](repeating: 0, count: 64)
+                if fgets(&buffer, 64, file) != nil {
+                    comm = String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                }
+                fclose(file)
+            }
+            found.append(comm.isEmpty ? "PID \(pid)" : "PID \(pid) (\(comm))")
+        }
+        return found.sorted()
+        #else
+        return []
+        #endif
+    }
+
     /// `SOCK_STREAM`, whose type differs between Glibc (an enum) and Darwin (an int).
     #if canImport(Glibc)
     static let streamSocket = CInt(SOCK_STREAM.rawValue)
