@@ -181,4 +181,28 @@ final class PseudoTerminalTransportTests: XCTestCase {
         XCTAssertEqual(holders, ["PID \(child.processIdentifier) (sh)"])
         #endif
     }
+
+    func testTheProcessHoldingTheLockIsNamedFromProcLocks() throws {
+        #if os(Linux)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/flock") else { throw XCTSkip("no flock(1)") }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-locker-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("port").path
+        FileManager.default.createFile(atPath: file, contents: Data())
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        child.arguments = ["-x", file, "/bin/sh", "-c", "echo ready; read line"]
+        let toChild = Pipe(), fromChild = Pipe()
+        child.standardInput = toChild
+        child.standardOutput = fromChild
+        try child.run()
+        defer {
+            try? toChild.fileHandleForWriting.close()
+            child.waitUntilExit()
+        }
+        _ = fromChild.fileHandleForReading.availableData  // "ready": the lock is held
+        XCTAssertEqual(Platform.processesLocking(file), ["PID \(child.processIdentifier) (flock)"])
+        #endif
+    }
 }

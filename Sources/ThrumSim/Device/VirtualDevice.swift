@@ -86,6 +86,10 @@ public final class VirtualDevice {
     /// Bus time consumed by the firmware during the current main-loop pass.
     private var busTime: UInt64 = 0
     private var output: [UInt8] = []
+    /// Added to the device clock; a reset sets it so the clock restarts from 0.
+    private var clockOffset: UInt32 = 0
+    /// How many times the microcontroller was reset (``reset()``).
+    public private(set) var resetCount = 0
 
     /// Creates a device and runs the firmware's power-up (driver probe and set-up).
     public init(configuration: Configuration = Configuration()) {
@@ -108,6 +112,23 @@ public final class VirtualDevice {
         nextPoll = now
     }
 
+    /// Resets the microcontroller now, as its reset pin or a watchdog would: the firmware starts
+    /// afresh (queues, link state and programs lost; the driver is probed and set up again), its
+    /// clock restarts from 0 and bytes it had not sent are lost. The driver chip and the actuator
+    /// keep their state (they are not reset) until the firmware sets them up again.
+    public func reset() {
+        output.removeAll()
+        clockOffset = 0
+        clockOffset = 0 &- deviceClock(atTrueTime: now)
+        firmware.pointee = thrum_fw_t()
+        busTime = 0
+        withUnsafePointer(to: &board) { thrum_fw_init(firmware, hal, $0) }
+        settleBusTime()
+        nextPoll = now
+        lastPassEnd = nil
+        resetCount += 1
+    }
+
     deinit {
         firmware.deinitialize(count: 1)
         firmware.deallocate()
@@ -121,7 +142,7 @@ public final class VirtualDevice {
     public func deviceClock(atTrueTime t: UInt64) -> UInt32 {
         let scaled = Double(t) * configuration.clockRate
         let ticks = scaled < 0x1p64 ? UInt64(scaled) : UInt64.max
-        return configuration.clockStart &+ UInt32(truncatingIfNeeded: ticks)
+        return configuration.clockStart &+ clockOffset &+ UInt32(truncatingIfNeeded: ticks)
     }
 
     /// The true time (µs) at which the device clock reads `clock`, taking the reading nearest to
