@@ -22,8 +22,8 @@ extension AHAPDecoder {
     private func decodeEventType(_ member: JSONMember?, event: JSONNode, path: String) throws(PatternError)
         -> HapticEvent.EventType
     {
-        let p = join(path, "EventType")
-        let known = HapticEvent.EventType.allKnown.map(\.rawValue).joined(separator: ", ")
+        var p: String { join(path, "EventType") }
+        var known: String { HapticEvent.EventType.allKnown.map(\.rawValue).joined(separator: ", ") }
         guard let member else {
             throw error(.badEventEntry, event.position, p, "missing 'EventType': expected one of \(known)")
         }
@@ -146,7 +146,7 @@ extension AHAPDecoder {
                 "event parameter is \(article(node.typeName)), expected an object with 'ParameterID' and 'ParameterValue'")
         }
         let f = fields(of: node, path: path, allowed: ["ParameterID", "ParameterValue"], context: "event parameter")
-        let known = HapticEvent.ParameterID.allKnown.map(\.rawValue)
+        var known: [String] { HapticEvent.ParameterID.allKnown.map(\.rawValue) }
         let idName = try requiredString(f["ParameterID"], in: node, path: path, expected: "one of \(known.joined(separator: ", "))")
         let id = HapticEvent.ParameterID(rawValue: idName)
         guard HapticEvent.ParameterID.allKnown.contains(id) else {
