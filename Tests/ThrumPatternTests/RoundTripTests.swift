@@ -127,7 +127,7 @@ final class RoundTripTests: XCTestCase {
                 HapticParameterCurve(
                     parameterID: .hapticIntensityControl,
                     controlPoints: [.init(relativeTime: 0, value: 1 / 3), .init(relativeTime: 1.0 / 3.0, value: 0.1)],
-                    relativeTime: 123456.789)
+                    relativeTime: 12345.678)  // within HapticPattern.maximumTime (24 h)
             ])
         try assertStable(p, "awkward")
     }

@@ -54,18 +54,33 @@ enum CommandRouter {
             print(command.usage)
             return 0
         }
+        // `play --json` reports its own failures (its report carries the playback so far).
+        let jsonErrors = command.name != PlayCommand.name && arguments.dropFirst().contains("--json")
         do {
             return try command.run(&list)
         } catch let error as UsageError {
             printError("\(error.message)\n\n\(command.usage)")
+            if jsonErrors { printJSONError(command: command.name, kind: "usage", message: error.message, exitCode: 2) }
             return 2
         } catch let error as CommandFailure {
             printError(error.message)
+            if jsonErrors { printJSONError(command: command.name, kind: "failure", message: error.message, exitCode: error.exitCode) }
             return error.exitCode
         } catch {
             printError("\(error)")
+            if jsonErrors { printJSONError(command: command.name, kind: "failure", message: "\(error)", exitCode: 1) }
             return 1
         }
+    }
+
+    /// The JSON object a `--json` command prints on standard output when it fails:
+    /// `{"command", "error": {"kind": "usage" | "failure", "message"}, "exit_code"}`.
+    static func jsonError(command: String, kind: String, message: String, exitCode: Int32) -> [String: Any] {
+        ["command": command, "error": ["kind": kind, "message": message], "exit_code": Int(exitCode)]
+    }
+
+    private static func printJSONError(command: String, kind: String, message: String, exitCode: Int32) {
+        JSONOutput.print(jsonError(command: command, kind: kind, message: message, exitCode: exitCode))
     }
 
     static var overview: String {
