@@ -130,6 +130,7 @@ typedef struct thrum_link {
     uint32_t last_host_time;    /**< arrival of the last host frame that parsed (watchdog) */
     uint8_t host_seen;          /**< a frame has parsed since reset: the watchdog is armed */
     uint8_t watchdog_tripped;   /**< FAULT 5 sent for this silence */
+    uint8_t identify;           /**< the frame being handled asked for IDENTIFY_REPLY */
 } thrum_link_t;
 
 /** Segment scheduler state (§4.1, §4.2). */
