@@ -152,6 +152,11 @@ void thrum_bus_fault(thrum_fw_t *fw)
 {
     fw->stats.bus_errors++;
     thrum_telemetry_fault(fw, THRUM_FAULT_BUS_ERROR, fw->driver.failed_reg);
+    if (fw->hal->i2c_recover != NULL) {
+        /* a slave holding SDA low (a transfer cut short by a reset or a glitch) blocks every
+         * later transfer, the one that would silence the actuator included */
+        thrum_telemetry_fault(fw, THRUM_FAULT_BUS_RECOVERY, fw->hal->i2c_recover(fw->hal->ctx) == 0 ? 0u : 1u);
+    }
 }
 
 void thrum_telemetry_calibration(thrum_fw_t *fw, const drv2605l_calibration_t *result, uint8_t lra_period)
@@ -237,7 +242,10 @@ void thrum_fw_init(thrum_fw_t *fw, const thrum_hal_t *hal, const thrum_board_t *
     thrum_program_init(fw);
     fw->driver.hal = hal;
     fw->driver.bemf_gain = DRV2605L_BEMF_GAIN_LRA_15X; /* until a calibration finds it */
-    /* the driver needs 250 µs after power-up before it answers on I2C */
+    /* EN high, then the driver needs 250 µs before it answers on I2C */
+    if (hal->driver_enable != NULL) {
+        hal->driver_enable(hal->ctx, 1);
+    }
     hal->delay_us(hal->ctx, DRV2605L_POWER_UP_DELAY_US);
     setup_driver(fw);
     fw->sched.last_write_time = hal->clock_us(hal->ctx);
@@ -272,6 +280,9 @@ void thrum_fw_poll(thrum_fw_t *fw)
     thrum_scheduler_run(fw, now);
     thrum_scheduler_check_driver(fw, now);
     thrum_telemetry_flush(fw);
+    if (!fw->sched.output_unknown) {
+        fw->sched.known_at = now;
+    }
 }
 
 uint32_t thrum_fw_next_deadline(const thrum_fw_t *fw, uint32_t now, uint8_t *has_deadline)
@@ -325,4 +336,9 @@ uint8_t thrum_fw_calibrating(const thrum_fw_t *fw)
 uint8_t thrum_fw_standby(const thrum_fw_t *fw)
 {
     return fw->power.standby;
+}
+
+uint8_t thrum_fw_healthy(const thrum_fw_t *fw, uint32_t now)
+{
+    return !fw->sched.output_unknown || now - fw->sched.known_at < THRUM_FW_STUCK_US;
 }

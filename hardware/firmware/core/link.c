@@ -180,7 +180,8 @@ void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_
     thrum_link_t *link = &fw->link;
     uint8_t sequenced;
 
-    /* Every valid frame is a clock sample, whether or not it runs. */
+    /* Every valid frame is a clock sample, whether or not it runs, and gets one ACK (sent at the
+     * end; IDENTIFY_REPLY rides with it when an executed IDENTIFY asked). */
     link->rx_ctrl = frame->ctrl;
     link->rx_seq = frame->seq;
     link->rx_time = rx_time;
@@ -188,45 +189,41 @@ void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_
 
     if (thrum_host_payload_validate(frame->payload, frame->len, &sequenced) != 0) {
         fw->parse_failures++;
-        thrum_telemetry_send(fw, 0);
-        return;
-    }
-    fw->stats.frames_ok++;
-    link->last_host_time = rx_time;
-    link->host_seen = 1;
-    link->watchdog_tripped = 0;
-
-    if ((frame->ctrl & THRUM_CTRL_UNSEQ) != 0u) {
-        if (sequenced) {
-            fw->parse_failures++; /* a sequenced message in the any-lane breaks §2.3 */
+    } else {
+        fw->stats.frames_ok++;
+        link->last_host_time = rx_time;
+        link->host_seen = 1;
+        link->watchdog_tripped = 0;
+        if ((frame->ctrl & THRUM_CTRL_UNSEQ) != 0u) {
+            if (sequenced) {
+                fw->parse_failures++; /* a sequenced message in the any-lane breaks §2.3 */
+            } else {
+                execute(fw, frame->payload, frame->len, rx_time);
+            }
         } else {
-            execute(fw, frame->payload, frame->len, rx_time);
+            if ((frame->ctrl & THRUM_CTRL_RESYNC) != 0u) {
+                link->next_seq = frame->seq;
+            }
+            if (frame->seq != link->next_seq) {
+                /* duplicate or gap: the ACK's next_seq tells the host where to resume */
+                fw->stats.duplicates++;
+            } else {
+                switch (thrum_scheduler_check(fw, frame->payload, frame->len)) {
+                case 0:
+                    execute(fw, frame->payload, frame->len, rx_time);
+                    link->next_seq = (uint8_t)(link->next_seq + 1u);
+                    break;
+                case 1:
+                    /* entries out of order: a rule of §3.1, rejected like a bad parse */
+                    fw->parse_failures++;
+                    break;
+                default:
+                    fw->stats.flow_violations++;
+                    thrum_telemetry_fault(fw, THRUM_FAULT_FLOW_CONTROL, frame->seq);
+                    break;
+                }
+            }
         }
-        thrum_telemetry_send(fw, link->identify);
-        return;
-    }
-    if ((frame->ctrl & THRUM_CTRL_RESYNC) != 0u) {
-        link->next_seq = frame->seq;
-    }
-    if (frame->seq != link->next_seq) {
-        /* duplicate or gap: the ACK's next_seq tells the host where to resume */
-        fw->stats.duplicates++;
-        thrum_telemetry_send(fw, 0);
-        return;
-    }
-    switch (thrum_scheduler_check(fw, frame->payload, frame->len)) {
-    case 0:
-        execute(fw, frame->payload, frame->len, rx_time);
-        link->next_seq = (uint8_t)(link->next_seq + 1u);
-        break;
-    case 1:
-        /* entries out of order: a rule of §3.1, so the frame is rejected like a bad parse */
-        fw->parse_failures++;
-        break;
-    default:
-        fw->stats.flow_violations++;
-        thrum_telemetry_fault(fw, THRUM_FAULT_FLOW_CONTROL, frame->seq);
-        break;
     }
     thrum_telemetry_send(fw, link->identify);
 }
@@ -238,8 +235,8 @@ void thrum_link_check_watchdog(thrum_fw_t *fw, uint32_t now)
     if (!link->host_seen || link->watchdog_tripped) {
         return;
     }
-    if (now - link->last_host_time < THRUM_WATCHDOG_US || thrum_time_before(now, link->last_host_time)) {
-        return;
+    if ((int32_t)(now - link->last_host_time) < (int32_t)THRUM_WATCHDOG_US) {
+        return; /* not silent long enough (or a frame stamped after `now`) */
     }
     link->watchdog_tripped = 1;
     fw->stats.watchdog_stops++;

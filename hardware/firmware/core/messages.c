@@ -112,6 +112,23 @@ int thrum_msg_is_any_lane(uint32_t id)
     return known(THRUM_DIR_H2D, id) && (layout(THRUM_DIR_H2D, id) & LAYOUT_ANY_LANE) != 0u;
 }
 
+/* The range rule of layout `l` (§3 narrows these fields below their type; CONFIGURE_DRIVER values
+ * that overflow their register fields are clamped by the driver, not rejected, §3.1). */
+static int rule_ok(uint32_t l, const thrum_msg_t *msg)
+{
+    switch ((uint8_t)(l >> LAYOUT_RULE_SHIFT) & 3u) {
+    case RULE_DURATION >> LAYOUT_RULE_SHIFT:
+        return msg->field[SEGMENT_DURATION] >= THRUM_SEGMENT_MIN_DURATION_US &&
+               msg->field[SEGMENT_DURATION] <= THRUM_SEGMENT_MAX_DURATION_US;
+    case RULE_SLOT >> LAYOUT_RULE_SHIFT:
+        return msg->field[GO_SLOT] < THRUM_PROGRAM_SLOTS;
+    case RULE_ROM_EFFECT >> LAYOUT_RULE_SHIFT:
+        return msg->field[ROM_EFFECT] >= THRUM_ROM_EFFECT_MIN && msg->field[ROM_EFFECT] <= THRUM_ROM_EFFECT_MAX;
+    default:
+        return 1;
+    }
+}
+
 int thrum_msg_fields_valid(uint8_t dir, const thrum_msg_t *msg)
 {
     uint32_t l = layout(dir, msg->id);
@@ -126,19 +143,7 @@ int thrum_msg_fields_valid(uint8_t dir, const thrum_msg_t *msg)
             return 0;
         }
     }
-    /* Fields §3 narrows below their type; CONFIGURE_DRIVER values that overflow their register
-     * fields are clamped by the driver, not rejected (§3.1). */
-    switch (l & (3uL << LAYOUT_RULE_SHIFT)) {
-    case RULE_DURATION:
-        return msg->field[SEGMENT_DURATION] >= THRUM_SEGMENT_MIN_DURATION_US &&
-               msg->field[SEGMENT_DURATION] <= THRUM_SEGMENT_MAX_DURATION_US;
-    case RULE_SLOT:
-        return msg->field[GO_SLOT] < THRUM_PROGRAM_SLOTS;
-    case RULE_ROM_EFFECT:
-        return msg->field[ROM_EFFECT] >= THRUM_ROM_EFFECT_MIN && msg->field[ROM_EFFECT] <= THRUM_ROM_EFFECT_MAX;
-    default:
-        return 1;
-    }
+    return rule_ok(l, msg);
 }
 
 int thrum_msg_decode(uint8_t dir, const uint8_t *in, size_t len, thrum_msg_t *msg)
@@ -186,7 +191,8 @@ int thrum_msg_decode(uint8_t dir, const uint8_t *in, size_t len, thrum_msg_t *ms
                         ((uint32_t)in[pos + 2u] << 16) | ((uint32_t)in[pos + 3u] << 24);
         pos += 4u;
     }
-    if (!thrum_msg_fields_valid(dir, msg)) {
+    /* decoded u8 fields cannot exceed 255: only the range rule is left to check */
+    if (!rule_ok(layout(dir, msg->id), msg)) {
         return -1;
     }
     return (int)pos;

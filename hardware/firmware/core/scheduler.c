@@ -155,10 +155,11 @@ static int write_amplitude(thrum_fw_t *fw, uint8_t amplitude, uint32_t now)
     s->last_write_time = now;
     if (err != 0) {
         s->output_unknown = 1;
-        fw->stats.bus_errors++;
         if (!s->bus_fault_sent) {
             s->bus_fault_sent = 1;
-            thrum_telemetry_fault(fw, THRUM_FAULT_BUS_ERROR, fw->driver.failed_reg);
+            thrum_bus_fault(fw); /* FAULT 2, then bus recovery (FAULT 9) */
+        } else {
+            fw->stats.bus_errors++;
         }
         return err;
     }
@@ -230,11 +231,14 @@ void thrum_scheduler_cut(thrum_fw_t *fw, uint32_t at)
     /* the queue is ordered by start: remove from the tail while entries start at or after `at` */
     while (s->count > 0u) {
         uint8_t last = QUEUE_INDEX(s->head, s->count - 1u);
+        uint32_t len = at - s->queue[last].start;
+        uint32_t *limit = &s->limit[last];
 
-        if (thrum_time_before(s->queue[last].start, at)) {
-            /* the new tail: every entry ahead of it is taken over before `at` anyway */
-            if (s->limit[last] > at - s->queue[last].start) {
-                s->limit[last] = at - s->queue[last].start;
+        if ((int32_t)len > 0) {
+            /* starts before `at`: the new tail (every entry ahead of it is taken over before
+             * `at` anyway) ends at `at` at the latest */
+            if (*limit > len) {
+                *limit = len;
             }
             break;
         }

@@ -116,6 +116,32 @@ static void fake_delay(void *ctx, uint32_t us)
     f->now += us;
 }
 
+/* Bus recovery: frees the bus (ends the injected failures) when recover_frees is set. */
+static int fake_i2c_recover(void *ctx)
+{
+    fake_t *f = ctx;
+
+    f->recoveries++;
+    f->now += 9u * 10u + 10u; /* 9 SCL pulses at 100 kHz and a STOP */
+    if (f->recover_frees) {
+        f->fail_count = 0;
+        return 0;
+    }
+    return -5;
+}
+
+static void fake_driver_enable(void *ctx, uint8_t on)
+{
+    fake_t *f = ctx;
+
+    f->en = on;
+    f->en_calls++;
+    if (on && !f->en_time_set) {
+        f->en_time_set = 1;
+        f->en_time = f->now;
+    }
+}
+
 void fake_init(fake_t *f)
 {
     memset(f, 0, sizeof(*f));
@@ -125,6 +151,8 @@ void fake_init(fake_t *f)
     f->hal.i2c_read = fake_i2c_read;
     f->hal.serial_write = fake_serial_write;
     f->hal.delay_us = fake_delay;
+    f->hal.i2c_recover = fake_i2c_recover;
+    f->hal.driver_enable = fake_driver_enable;
     f->present = 1;
     f->fail_reg = -1;
     f->i2c_cost_us = 0;

@@ -54,6 +54,12 @@ typedef struct fake {
     unsigned cal_go_reads;     /* default 3 */
     unsigned rom_go_reads;     /* default 5 */
     int cal_fail;              /* the next calibration fails (DIAG_RESULT = 1) */
+    unsigned recoveries;       /* i2c_recover calls */
+    int recover_frees;         /* i2c_recover ends the injected write failures */
+    uint8_t en;                /* EN pin as driven through the HAL */
+    unsigned en_calls;
+    int en_time_set;
+    uint32_t en_time;          /* clock when EN first went high */
 } fake_t;
 
 void fake_init(fake_t *f);

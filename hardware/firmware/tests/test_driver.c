@@ -165,10 +165,14 @@ static void test_bus_error_during_playback(void)
     f.fail_reg = DRV2605L_REG_RTP_INPUT;
     f.fail_count = 4;
     fake_run_until(&f, &fw, 8000, 100);
-    /* one FAULT for the run of failures, each failure counted, and in the end the output is 0 */
-    CHECK_EQ(fake_count(&f, THRUM_MSG_FAULT), 1);
+    /* one FAULT 2 for the run of failures (then the bus recovery's FAULT 9: this fake bus stays
+     * stuck until its failures run out), each failure counted, and in the end the output is 0 */
+    CHECK_EQ(fake_count(&f, THRUM_MSG_FAULT), 2);
     m = fake_next(&f, THRUM_MSG_FAULT);
     CHECK(m != NULL && m->field[0] == THRUM_FAULT_BUS_ERROR && m->field[1] == DRV2605L_REG_RTP_INPUT);
+    m = fake_next(&f, THRUM_MSG_FAULT);
+    CHECK(m != NULL && m->field[0] == THRUM_FAULT_BUS_RECOVERY && m->field[1] == 1u);
+    CHECK_EQ(f.recoveries, 1);
     CHECK_EQ(thrum_fw_stats(&fw)->bus_errors, 4);
     CHECK_EQ(f.regs[DRV2605L_REG_RTP_INPUT], 0);
     CHECK(fake_writes_to(&f, DRV2605L_REG_RTP_INPUT, mark) >= 3u);

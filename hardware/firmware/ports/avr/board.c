@@ -5,11 +5,16 @@
  *          arrival time kept so ACKs carry the time the frame really arrived.
  *   TWI    400 kHz master on PC4/PC5 (SDA/SCL) to the DRV2605L.
  *   Timer1 free-running at 2 MHz; its overflow count extends it to a 32-bit µs clock.
+ *   PD4    (Arduino D4) DRV2605L EN, driven high at start-up; boards with EN tied high need
+ *          no wire. A pull-down on EN keeps the driver shut down while the MCU resets.
+ *   WDT    250 ms hardware watchdog, kicked from the main loop only while the core is healthy.
  *
  * The core runs from the main loop only; interrupts just move bytes and count time.
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
+#include <avr/wdt.h>
+#include <util/delay.h>
 #include <util/twi.h>
 
 #include "thrum_fw.h"
@@ -188,6 +193,51 @@ static int hal_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t l
     return err;
 }
 
+/* Bus recovery (I2C-bus specification §3.1.16): with the TWI off, clock SCL (pulled low by
+ * driving the pin, released by making it an input; the bus pull-ups raise it) until the slave
+ * lets SDA go, at most 9 times, then a STOP, then the TWI back on. */
+#define SDA_BIT (1u << PC4)
+#define SCL_BIT (1u << PC5)
+#define HALF_BIT_US 5 /* 100 kHz */
+
+static int hal_i2c_recover(void *ctx)
+{
+    uint8_t i;
+
+    (void)ctx;
+    TWCR = 0;
+    PORTC &= (uint8_t)~(SDA_BIT | SCL_BIT);
+    DDRC &= (uint8_t)~(SDA_BIT | SCL_BIT);
+    for (i = 0; i < 9u && (PINC & SDA_BIT) == 0u; i++) {
+        DDRC |= SCL_BIT;
+        _delay_us(HALF_BIT_US);
+        DDRC &= (uint8_t)~SCL_BIT;
+        _delay_us(HALF_BIT_US);
+    }
+    DDRC |= SCL_BIT; /* STOP: SDA low while SCL is low, SCL up, then SDA up */
+    DDRC |= SDA_BIT;
+    _delay_us(HALF_BIT_US);
+    DDRC &= (uint8_t)~SCL_BIT;
+    _delay_us(HALF_BIT_US);
+    DDRC &= (uint8_t)~SDA_BIT;
+    _delay_us(HALF_BIT_US);
+    TWCR = (uint8_t)(1u << TWEN);
+    return (PINC & SDA_BIT) != 0u ? 0 : -ERR_IO;
+}
+
+#define EN_BIT (1u << PD4)
+
+static void hal_driver_enable(void *ctx, uint8_t on)
+{
+    (void)ctx;
+    DDRD |= EN_BIT;
+    if (on) {
+        PORTD |= EN_BIT;
+    } else {
+        PORTD &= (uint8_t)~EN_BIT;
+    }
+}
+
 static int hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8_t len)
 {
     uint8_t i;
@@ -265,18 +315,26 @@ int main(void)
 {
     static const thrum_hal_t hal = {
         NULL, hal_clock_us, hal_i2c_write, hal_i2c_read, hal_serial_write, hal_delay_us,
+        hal_i2c_recover, hal_driver_enable,
     };
     static const thrum_board_t board = {
         0u, BOARD_RATED_VOLTAGE, BOARD_OD_CLAMP, BOARD_DRIVE_TIME, BOARD_OL_LRA_PERIOD,
     };
 
+    /* a watchdog reset leaves the WDT running at its shortest period: stop it for set-up */
+    MCUSR = 0;
+    wdt_disable();
     clock_init();
     uart_init();
     twi_init();
     sei();
     thrum_fw_init(&fw, &hal, &board);
+    wdt_enable(WDTO_250MS);
     for (;;) {
         drain_rx();
         thrum_fw_poll(&fw);
+        if (thrum_fw_healthy(&fw, hal_clock_us(NULL))) {
+            wdt_reset();
+        }
     }
 }
