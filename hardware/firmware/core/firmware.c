@@ -185,27 +185,32 @@ void thrum_telemetry_state(thrum_fw_t *fw, uint8_t state, uint8_t cause)
 /* ---- driver ---------------------------------------------------------------------------------- */
 
 /* Probe (again, so a driver that was absent or faulted gets another chance) and set up. */
-static void setup_driver(thrum_fw_t *fw)
+/* Probe (again, so a driver that was absent or faulted gets another chance), at boot reset it
+ * (DEV_RESET: a driver that kept running across an MCU-only reset goes silent, and its
+ * calibration words and BEMF_GAIN return to one consistent reset set), and set it up. */
+static void setup_driver(thrum_fw_t *fw, int reset)
 {
     if (drv2605l_probe(&fw->driver, fw->hal) != 0) {
         thrum_telemetry_fault(fw, THRUM_FAULT_NO_DRIVER, 0);
         return;
     }
-    if (drv2605l_configure(&fw->driver, &fw->driver_config) != 0) {
+    if ((reset && drv2605l_reset(&fw->driver) != 0) || drv2605l_configure(&fw->driver, &fw->driver_config) != 0) {
         thrum_bus_fault(fw);
     }
 }
 
 void thrum_fw_configure_driver(thrum_fw_t *fw, const drv2605l_config_t *config)
 {
-    /* RATED_VOLTAGE and OD_CLAMP are calibration inputs: recalibrate when they change (§2.4) */
-    int recalibrate = config->rated_voltage != fw->driver_config.rated_voltage ||
-                      config->od_clamp != fw->driver_config.od_clamp;
     uint32_t now;
 
-    thrum_scheduler_drop_rom(fw); /* set-up rewrites MODE: a ROM effect ends here */
+    /* The host decides when to calibrate (CALIBRATE); set-up never starts one. */
     fw->driver_config = *config;
-    setup_driver(fw);
+    if (fw->calibration.running) {
+        fw->calibration.reconfigure = 1; /* MODE and FEEDBACK must not change while GO = 1 */
+        return;
+    }
+    thrum_scheduler_drop_rom(fw); /* set-up rewrites MODE: a ROM effect ends here */
+    setup_driver(fw, 0);
     now = fw->hal->clock_us(fw->hal->ctx);
     /* configure began by writing RTP_INPUT = 0 and left standby; segments resume from there */
     fw->sched.amplitude = 0;
@@ -214,9 +219,6 @@ void thrum_fw_configure_driver(thrum_fw_t *fw, const drv2605l_config_t *config)
     fw->power.ready_at = now;
     fw->power.waking = 0;
     fw->power.idle_since = now;
-    if (fw->driver.ready && recalibrate) {
-        thrum_calibration_request(fw, THRUM_CAUSE_AUTOMATIC);
-    }
     if (!fw->driver.ready) {
         /* a half-configured driver must not be driven: discard what was queued, and keep
          * writing 0 until one lands, since the failed step may have been that very write */
@@ -247,7 +249,7 @@ void thrum_fw_init(thrum_fw_t *fw, const thrum_hal_t *hal, const thrum_board_t *
         hal->driver_enable(hal->ctx, 1);
     }
     hal->delay_us(hal->ctx, DRV2605L_POWER_UP_DELAY_US);
-    setup_driver(fw);
+    setup_driver(fw, 1);
     fw->sched.last_write_time = hal->clock_us(hal->ctx);
     thrum_power_init(fw, fw->sched.last_write_time);
 }

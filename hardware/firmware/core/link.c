@@ -23,13 +23,6 @@ void thrum_link_init(thrum_fw_t *fw)
 
 typedef void (*command_handler_t)(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time);
 
-static void on_identify(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
-{
-    (void)m;
-    (void)rx_time;
-    fw->link.identify = 1; /* the reply rides in the frame that carries the ACK */
-}
-
 static void on_stop(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
 {
     (void)m;
@@ -137,7 +130,7 @@ static void on_cut(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
 /* By host message id; NULL: nothing beyond the ACK every frame gets (PING), or unassigned. */
 static const command_handler_t handlers[] THRUM_FLASH = {
     NULL,                /* 0x00 unassigned */
-    on_identify,         /* 0x01 IDENTIFY */
+    NULL,                /* 0x01 IDENTIFY: execute() flags the reply */
     NULL,                /* 0x02 PING */
     on_stop,             /* 0x03 STOP */
     on_segment,          /* 0x04 SEGMENT */
@@ -168,6 +161,9 @@ static THRUM_NOINLINE void execute(thrum_fw_t *fw, const uint8_t *payload, uint8
             return; /* validated before: cannot happen */
         }
         pos = (uint8_t)(pos + n);
+        if (m.id == THRUM_MSG_IDENTIFY) {
+            fw->link.identify = 1; /* the reply rides in the frame that carries the ACK */
+        }
         handler = (command_handler_t)THRUM_FLASH_PTR(&handlers[m.id]);
         if (handler != NULL) {
             handler(fw, &m, rx_time);

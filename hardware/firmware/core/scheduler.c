@@ -149,8 +149,7 @@ static void pop(thrum_scheduler_t *s)
 static int write_amplitude(thrum_fw_t *fw, uint8_t amplitude, uint32_t now)
 {
     thrum_scheduler_t *s = &fw->sched;
-    /* 0 goes through drv2605l_stop, which works even on a driver whose set-up failed */
-    int err = amplitude == 0u ? drv2605l_stop(&fw->driver) : drv2605l_set_amplitude(&fw->driver, amplitude);
+    int err = drv2605l_set_amplitude(&fw->driver, amplitude); /* 0 works on any driver that answered */
 
     s->last_write_time = now;
     if (err != 0) {
@@ -336,9 +335,10 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
     const thrum_segment_t *seg = &s->queue[s->head];
     int superseded = s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start);
 
-    if (now - seg->start >= head_window(s) || !fw->driver.ready || superseded) {
-        /* reached after its window, taken over already, or nothing to drive: never play it
-         * outside its time */
+    if (now - seg->start >= head_window(s) || !fw->driver.ready || superseded ||
+        (seg->effect != 0u && !DRV2605L_HAS_ROM(fw->driver.device_id))) {
+        /* reached after its window, taken over already, nothing to drive, or a ROM effect on a
+         * DRV2604/2604L (RAM, no ROM library): never play it outside its time */
         fw->stats.segments_dropped++;
         report(fw, seg, now, THRUM_ONSET_DROPPED);
         pop(s);

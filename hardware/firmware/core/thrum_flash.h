@@ -3,8 +3,8 @@
  *
  * On Harvard MCUs (AVR) a `static const` table is copied into RAM at start-up unless it is placed
  * in flash and read with special instructions. A port may define THRUM_FLASH (the placement
- * attribute), THRUM_FLASH_U32 and THRUM_FLASH_PTR (read one uint32_t or pointer from such a
- * table) itself; otherwise AVR
+ * attribute), THRUM_FLASH_U8, THRUM_FLASH_U32 and THRUM_FLASH_PTR (read one uint8_t, uint32_t or
+ * pointer from such a table) itself; otherwise AVR
  * builds use avr-libc's PROGMEM / pgm_read_dword and every other target reads plain memory.
  */
 #ifndef THRUM_FLASH_H
@@ -16,10 +16,12 @@
 #if defined(__AVR__)
 #include <avr/pgmspace.h>
 #define THRUM_FLASH PROGMEM
+#define THRUM_FLASH_U8(p) ((uint8_t)pgm_read_byte(p))
 #define THRUM_FLASH_U32(p) ((uint32_t)pgm_read_dword(p))
 #define THRUM_FLASH_PTR(p) pgm_read_word(p)
 #else
 #define THRUM_FLASH
+#define THRUM_FLASH_U8(p) (*(p))
 #define THRUM_FLASH_U32(p) (*(p))
 #define THRUM_FLASH_PTR(p) (*(p))
 #endif

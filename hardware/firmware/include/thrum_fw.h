@@ -173,6 +173,9 @@ typedef struct thrum_calibration {
     uint8_t again;           /**< asked for while running: run once more when this run ends */
     uint8_t lra_period;      /**< LRA_PERIOD read while the calibration drove the actuator */
     uint8_t cause;           /**< THRUM_CAUSE_* of the run */
+    uint8_t failed;          /**< a GO read failed or it ran past the timeout: the run has failed,
+                                  but MODE is not touched until GO reads 0 */
+    uint8_t reconfigure;     /**< CONFIGURE_DRIVER came meanwhile: set up once GO has cleared */
     uint32_t started;
     uint32_t last_poll;
 } thrum_calibration_t;

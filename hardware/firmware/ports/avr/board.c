@@ -17,17 +17,13 @@
 #include <util/delay.h>
 #include <util/twi.h>
 
+#include "thrum_board_defaults.h"
 #include "thrum_fw.h"
 
 #ifndef THRUM_AVR_BAUD
 #define THRUM_AVR_BAUD 115200UL
 #endif
 
-/* Board defaults: SEMCO 1030-class LRA (205 Hz, 1.5 V rms), see hardware/drv2605/README.md. */
-#define BOARD_RATED_VOLTAGE 0x3Eu
-#define BOARD_OD_CLAMP 0x8Cu
-#define BOARD_DRIVE_TIME 19u
-#define BOARD_OL_LRA_PERIOD 50u
 
 /* Ring sizes are powers of two so indices wrap with a mask. */
 #define RX_RING 128u
@@ -238,12 +234,16 @@ static void hal_driver_enable(void *ctx, uint8_t on)
     }
 }
 
+/* Register read of one byte, all the core asks for (anything else is refused): write the
+ * register, repeated START, read it NACKed, STOP. */
 static int hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8_t len)
 {
-    uint8_t i;
     int err;
 
     (void)ctx;
+    if (len != 1u) {
+        return -ERR_IO;
+    }
     err = twi_start((uint8_t)((addr << 1) | TW_WRITE), TW_MT_SLA_ACK);
     if (err == 0) {
         err = twi_send(reg);
@@ -251,15 +251,13 @@ static int hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint
     if (err == 0) {
         err = twi_start((uint8_t)((addr << 1) | TW_READ), TW_MR_SLA_ACK);
     }
-    for (i = 0; err == 0 && i < len; i++) {
-        uint8_t last = (uint8_t)(i + 1u == len);
-        /* ACK every byte but the last, which is NACKed to end the read */
-        TWCR = (uint8_t)((1u << TWINT) | (1u << TWEN) | (last ? 0u : (1u << TWEA)));
-        if (twi_wait() != 0 || TW_STATUS != (last ? TW_MR_DATA_NACK : TW_MR_DATA_ACK)) {
+    if (err == 0) {
+        TWCR = (uint8_t)((1u << TWINT) | (1u << TWEN)); /* no TWEA: NACK the only byte */
+        if (twi_wait() != 0 || TW_STATUS != TW_MR_DATA_NACK) {
             err = -ERR_IO;
-            break;
+        } else {
+            *out = TWDR;
         }
-        out[i] = TWDR;
     }
     twi_stop();
     return err;
@@ -318,7 +316,7 @@ int main(void)
         hal_i2c_recover, hal_driver_enable,
     };
     static const thrum_board_t board = {
-        0u, BOARD_RATED_VOLTAGE, BOARD_OD_CLAMP, BOARD_DRIVE_TIME, BOARD_OL_LRA_PERIOD,
+        0u, THRUM_BOARD_RATED_VOLTAGE, THRUM_BOARD_OD_CLAMP, THRUM_BOARD_DRIVE_TIME, THRUM_BOARD_OL_LRA_PERIOD,
     };
 
     /* a watchdog reset leaves the WDT running at its shortest period: stop it for set-up */

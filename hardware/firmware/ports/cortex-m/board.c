@@ -9,6 +9,7 @@
  *   Faults  HardFault/MemManage/BusFault/UsageFault: EN low, I2C1 reset, system reset.
  */
 #include "stm32f103.h"
+#include "thrum_board_defaults.h"
 #include "thrum_fw.h"
 
 #define HSE_STARTUP_LOOPS 100000u
@@ -21,11 +22,6 @@
 #define ERR_TIMEDOUT 110
 #define ERR_INVAL 22
 
-/* Board defaults: SEMCO 1030-class LRA (205 Hz, 1.5 V rms), see hardware/drv2605/README.md. */
-#define BOARD_RATED_VOLTAGE 0x3Eu
-#define BOARD_OD_CLAMP 0x8Cu
-#define BOARD_DRIVE_TIME 19u
-#define BOARD_OL_LRA_PERIOD 50u
 
 #define RX_RING 256u
 #define TX_RING 256u
@@ -387,7 +383,7 @@ int main(void)
         hal_i2c_recover, hal_driver_enable,
     };
     static const thrum_board_t board = {
-        0u, BOARD_RATED_VOLTAGE, BOARD_OD_CLAMP, BOARD_DRIVE_TIME, BOARD_OL_LRA_PERIOD,
+        0u, THRUM_BOARD_RATED_VOLTAGE, THRUM_BOARD_OD_CLAMP, THRUM_BOARD_DRIVE_TIME, THRUM_BOARD_OL_LRA_PERIOD,
     };
 
     clock_init();
