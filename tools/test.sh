@@ -8,6 +8,9 @@ tools/ensure-deps.sh
 echo "== C firmware tests"
 make -C hardware/firmware test
 
+echo "== Firmware budgets (AVR and Cortex-M builds: flash, static RAM, stack bound)"
+make -s -C hardware/firmware avr cortex-m
+
 echo "== Swift tests"
 swift build --build-tests
 # All tests are XCTest; without this flag swift test also runs an empty Swift Testing pass
