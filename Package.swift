@@ -51,7 +51,7 @@ let package = Package(
         // The command-line tool.
         .executableTarget(
             name: "thrum",
-            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
+            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumWire"]),
 
         .testTarget(name: "ThrumTimeTests", dependencies: ["ThrumTime"]),
         .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern"]),
@@ -63,6 +63,6 @@ let package = Package(
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
+            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumWire"]),
     ]
 )

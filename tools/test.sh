@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: the Swift tests (unit, golden vectors, in-process and pty end to
-# end) and the C firmware tests (the same golden vectors through the C codec).
+# end) and the C firmware tests (the same golden vectors through the C codec); the AVR build and
+# the simavr harness are built first so the AVR end-to-end test runs against the binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/ensure-deps.sh
 
 echo "== C firmware tests"
 make -C hardware/firmware test
+
+echo "== AVR firmware binary and its simavr harness"
+make -C hardware/firmware avr
+make -C hardware/avrsim all test
 
 echo "== Swift tests"
 swift build --build-tests

@@ -32,6 +32,8 @@
 #define REG_TCCR1B 0x81u
 #define PACE_CHECK_CYCLES 800u        /* 50 µs of simulated time at 16 MHz */
 #define PACE_SLEEP_THRESHOLD_NS 100000 /* sleep when more than 100 µs ahead of the wall clock */
+#define LAG_WINDOW_CYCLES 160000u      /* 10 ms */
+#define LAG_REPORT_NS 100000
 
 /* Set from the signal handler only; the one piece of process-wide state. */
 static volatile sig_atomic_t stop_requested;
@@ -62,6 +64,8 @@ typedef struct {
     uint64_t t0_ns;          /* CLOCK_MONOTONIC at simulated t = 0 */
     int64_t lag_ns;          /* last measured: wall clock minus paced simulated time (> 0: behind) */
     int64_t max_lag_ns;
+    int64_t window_lag_ns;   /* largest lag in the current lag window */
+    uint64_t window_end_cycle;
     uint64_t writes;
     uint64_t device_clock_start_cycle;
     int device_clock_started;
@@ -118,6 +122,20 @@ static void pace(sim_t *s)
     s->lag_ns = -ahead;
     if (s->lag_ns > s->max_lag_ns) {
         s->max_lag_ns = s->lag_ns;
+    }
+    if (s->lag_ns > s->window_lag_ns) {
+        s->window_lag_ns = s->lag_ns;
+    }
+    /* Lag is reported, never hidden: each 10 ms window in which the simulation fell more than
+     * 100 µs behind the wall clock gets a comment line in the trace. */
+    if (s->avr->cycle >= s->window_end_cycle) {
+        if (s->window_lag_ns > LAG_REPORT_NS && s->trace != NULL) {
+            fprintf(s->trace, "# lag end_us=%.0f max_lag_us=%.1f\n", cycles_to_us(s->avr, s->avr->cycle),
+                    (double)s->window_lag_ns / 1e3);
+            fflush(s->trace);
+        }
+        s->window_lag_ns = 0;
+        s->window_end_cycle = s->avr->cycle + LAG_WINDOW_CYCLES;
     }
     if (ahead > PACE_SLEEP_THRESHOLD_NS) {
         struct timespec ts = {(time_t)(ahead / 1000000000), (long)(ahead % 1000000000)};
@@ -319,7 +337,8 @@ int main(int argc, char **argv)
     s.t0_ns = monotonic_ns();
     if (s.trace != NULL) {
         fprintf(s.trace, "# avrsim register trace: DRV2605L writes at 0x5A, each stamped at the end of its data byte\n");
-        fprintf(s.trace, "# f_cpu_hz=%u pacing=%s\n", s.avr->frequency, o.pace ? "wall-clock" : "none");
+        fprintf(s.trace, "# f_cpu_hz=%u pacing=%s calibration=%u,%u,%u\n", s.avr->frequency, o.pace ? "wall-clock" : "none",
+                o.cal.compensation, o.cal.back_emf, o.cal.bemf_gain);
         fprintf(s.trace, "# monotonic_ns_at_t0=%llu (host CLOCK_MONOTONIC = t0 + time_us*1000 + pacing_lag_us*1000)\n",
                 (unsigned long long)s.t0_ns);
         fprintf(s.trace, "time_us,register,value,pacing_lag_us\n");

@@ -124,7 +124,9 @@ enum PlayCommand: Subcommand {
                 engine.run(for: 0.01)
             }
             let played = passes == 0 ? engine.currentTime - start : pass * Double(passes)
-            report = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: played, since: before)
+            var patternReport = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: played, since: before)
+            patternReport.startHostTime = HostTime(nanoseconds: Int64((start * 1e9).rounded()))
+            report = patternReport
             if let error = engine.lastError { throw error }
             engine.stop()
         } catch {
