@@ -14,10 +14,13 @@ final class AVRChipModelAgreementTests: XCTestCase {
     /// must be the same board, or its set-up writes differ for a reason that is not the chip.
     let avrBoard = VirtualDevice.BoardDefaults(
         deviceID: 0, ratedVoltage: 0x3E, overdriveClamp: 0x8C, driveTime: 19, openLoopPeriod: 50)
-    /// How far apart the same write may land: the AVR main loop pass and the I²C byte timing of the
-    /// two devices differ by tens of µs; anything the chip models disagree on (a GO that clears
-    /// at another time, a calibration of another length) moves writes by milliseconds.
-    let timeTolerance = 1_000.0  // µs
+    /// How far apart the same write may land. The AVR's main loop reaches work some 20–100 µs
+    /// after its deadline, where the virtual device runs exactly at it, and a CPU-less virtual
+    /// device spends 73 µs per register write where the AVR spends 91: over the 35 GO polls of a
+    /// calibration this adds up to ~1.4 ms (measured). A disagreement between the chip models
+    /// (another calibration window, another ROM effect length, GO not clearing) moves writes by
+    /// 10 ms or more.
+    let timeTolerance = 3_000.0  // µs
 
     func testSameHostBytesGiveTheSameRegisterTraceOnBothModels() throws {
         let elf = try AVRToolchain.prepare()
@@ -57,15 +60,61 @@ final class AVRChipModelAgreementTests: XCTestCase {
             XCTFail("the Swift model's calibration did not pass: \(String(describing: device.chip.lastCalibration))")
         }
 
-        let avr = trace.writes.map { (time: $0.timeMicros - clockStart, register: $0.register, value: $0.value) }
-        XCTAssertEqual(avr.count, swiftWrites.count, "write counts differ")
-        for (k, (a, s)) in zip(avr, swiftWrites).enumerated() {
-            XCTAssertEqual(a.register, s.register, "write \(k): register")
-            XCTAssertEqual(a.value, s.value, "write \(k) (register 0x\(String(s.register, radix: 16))): value")
-            XCTAssertLessThanOrEqual(abs(a.time - Double(s.time)), timeTolerance, "write \(k): AVR \(a.time) µs, Swift \(s.time) µs")
-            if a.register != s.register || a.value != s.value { break }
+        let avr = trace.writes.map { Write(time: $0.timeMicros - clockStart, register: $0.register, value: $0.value) }
+        let swift = swiftWrites.map { Write(time: Double($0.time), register: $0.register, value: $0.value) }
+
+        // Every write but RTP_INPUT: same registers, same values, same order, times within the
+        // tolerance. This is where the chip models show: probe (STATUS), calibration (GO's
+        // self-clear after the AUTO_CAL_TIME window, BEMF_GAIN in later FEEDBACK_CONTROL
+        // writes), ROM effects (GO's self-clear after the effect).
+        let avrControl = avr.filter { $0.register != 0x02 }
+        let swiftControl = swift.filter { $0.register != 0x02 }
+        XCTAssertEqual(avrControl.count, swiftControl.count, "control-register write counts")
+        for (k, (a, s)) in zip(avrControl, swiftControl).enumerated() {
+            guard a.register == s.register, a.value == s.value else {
+                let around = max(0, k - 3)..<min(k + 5, min(avrControl.count, swiftControl.count))
+                XCTFail("control writes diverge at \(k): AVR " + around.map { avrControl[$0].text }.joined(separator: " ")
+                        + " | Swift " + around.map { swiftControl[$0].text }.joined(separator: " "))
+                break
+            }
+            XCTAssertLessThanOrEqual(abs(a.time - s.time), timeTolerance, "control write \(k) \(a.text): Swift at \(s.time) µs")
         }
-        XCTAssertTrue(avr.contains { $0.register == 0x0C && $0.value == 1 }, "the scenario starts calibration and a ROM effect")
+
+        // RTP_INPUT: both interpolate the same segments, but each writes the ramp value of the
+        // moment it reaches a segment (the AVR's main loop is some 100 µs later than the virtual
+        // device, which runs exactly at its deadlines), and only on change; so compare the drive
+        // bursts: each run of non-zero values, its start and end times and its peak.
+        let avrBursts = bursts(avr), swiftBursts = swift.isEmpty ? [] : bursts(swift)
+        XCTAssertEqual(avrBursts.count, swiftBursts.count, "drive bursts")
+        for (k, (a, s)) in zip(avrBursts, swiftBursts).enumerated() {
+            XCTAssertLessThanOrEqual(abs(a.start - s.start), timeTolerance, "burst \(k) start: AVR \(a.start) µs, Swift \(s.start) µs")
+            XCTAssertLessThanOrEqual(abs(a.end - s.end), timeTolerance, "burst \(k) end: AVR \(a.end) µs, Swift \(s.end) µs")
+            XCTAssertEqual(a.peak, s.peak, "burst \(k) peak")
+        }
+        XCTAssertEqual(avr.filter { $0.register == 0x0C && $0.value == 1 }.count, 3, "two calibrations and a ROM effect ran")
+        XCTAssertGreaterThanOrEqual(avrBursts.count, 12, "the heartbeat's and the metronome's drive")
+    }
+
+    struct Write {
+        var time: Double
+        var register: UInt8
+        var value: UInt8
+        var text: String { "\(Int(time)):0x\(String(register, radix: 16))=\(value)" }
+    }
+
+    /// Runs of non-zero RTP_INPUT values: first non-zero write, the zero write that ends it, the peak.
+    private func bursts(_ writes: [Write]) -> [(start: Double, end: Double, peak: UInt8)] {
+        var result: [(start: Double, end: Double, peak: UInt8)] = []
+        var open: (start: Double, peak: UInt8)?
+        for w in writes where w.register == 0x02 {
+            if w.value != 0 {
+                open = open.map { ($0.start, max($0.peak, w.value)) } ?? (w.time, w.value)
+            } else if let o = open {
+                result.append((o.start, w.time, o.peak))
+                open = nil
+            }
+        }
+        return result
     }
 
     func testRomEffectLengthsAgree() throws {

@@ -14,11 +14,11 @@
 #include <sim_io.h>
 #include <sim_irq.h>
 #include <avr_uart.h>
+#include <sim_interrupts.h>
 
 #define REG_UCSR0B 0xC1u
 #define RXEN0_BIT 0x10u
-/* One 8N1 frame is 10 bits; simavr times UART bytes from the baud rate the firmware set. */
-#define UART_FRAME_BITS 10u
+#define USART_RX_VECTOR 18u /* ATmega328P */
 
 int pty_uart_open(pty_uart_t *u)
 {
@@ -71,6 +71,21 @@ static void uart_xoff(struct avr_irq_t *irq, uint32_t value, void *param)
     ((pty_uart_t *)param)->xon = 0;
 }
 
+/* The RX-complete interrupt became pending: the oldest byte in flight has arrived. */
+static void rx_complete(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    pty_uart_t *u = param;
+
+    (void)irq;
+    if (value == 0u || u->flight_tail == u->flight_head) {
+        return;
+    }
+    uint8_t byte = u->in_flight[u->flight_tail++ % PTY_UART_QUEUE];
+    if (u->host_log != NULL) {
+        fprintf(u->host_log, "%.4f,%u\n", (double)u->avr->cycle * 1e6 / (double)u->avr->frequency, byte);
+    }
+}
+
 void pty_uart_attach(pty_uart_t *u, struct avr_t *avr)
 {
     uint32_t flags = 0;
@@ -82,16 +97,7 @@ void pty_uart_attach(pty_uart_t *u, struct avr_t *avr)
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), uart_output, u);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON), uart_xon, u);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF), uart_xoff, u);
-}
-
-/* Cycles per UART frame at the baud rate the firmware programmed (U2X0 double speed). */
-static uint64_t frame_cycles(const pty_uart_t *u)
-{
-    const uint8_t *d = u->avr->data;
-    uint32_t ubrr = ((uint32_t)(d[0xC5] & 0x0Fu) << 8) | d[0xC4];
-    uint32_t divisor = (d[0xC0] & 0x02u) ? 8u : 16u;
-
-    return (uint64_t)UART_FRAME_BITS * divisor * (ubrr + 1u);
+    avr_irq_register_notify(avr_get_interrupt_irq(avr, USART_RX_VECTOR) + AVR_INT_IRQ_PENDING, rx_complete, u);
 }
 
 void pty_uart_pump(pty_uart_t *u)
@@ -112,14 +118,9 @@ void pty_uart_pump(pty_uart_t *u)
     input = avr_io_getirq(u->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
     while (u->xon && u->head != u->tail) {
         uint8_t byte = u->queue[u->tail++ % PTY_UART_QUEUE];
-        uint64_t now = u->avr->cycle;
-        uint64_t start = u->last_delivery_cycle > now ? u->last_delivery_cycle : now;
 
-        u->last_delivery_cycle = start + frame_cycles(u);
         u->rx_bytes++;
-        if (u->host_log != NULL) {
-            fprintf(u->host_log, "%.4f,%u\n", (double)u->last_delivery_cycle / (u->avr->frequency / 1e6), byte);
-        }
+        u->in_flight[u->flight_head++ % PTY_UART_QUEUE] = byte;
         avr_raise_irq(input, byte);
     }
 }

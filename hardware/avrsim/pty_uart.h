@@ -3,7 +3,9 @@
  * the slave path). Single-threaded: the simulation loop calls pty_uart_pump, which moves bytes
  * from the pty into the UART while simavr's receive FIFO has room (XON), and the UART's output
  * IRQ writes each transmitted byte to the pty. Optionally logs what the host sent, each byte
- * with the simulated time it reached the AVR's receiver (for replay into the Swift virtual device).
+ * with the simulated time the AVR's receiver completed it (its RX-complete interrupt became
+ * pending), for replay into the Swift virtual device. simavr paces received bytes itself (1.6
+ * counts 11 bits per 8N1 byte: 93 µs at 115 200 baud, and the next byte only after UDR0 is read).
  */
 #ifndef AVRSIM_PTY_UART_H
 #define AVRSIM_PTY_UART_H
@@ -22,7 +24,8 @@ typedef struct {
     uint8_t queue[PTY_UART_QUEUE];
     unsigned head, tail;
     int xon;
-    uint64_t last_delivery_cycle; /* when the last pushed byte completes its frame */
+    uint8_t in_flight[PTY_UART_QUEUE]; /* pushed into simavr's UART, not yet received */
+    unsigned flight_head, flight_tail;
     FILE *host_log;               /* optional: "time_us,byte" of each host byte */
     uint64_t rx_bytes, tx_bytes, tx_dropped;
 } pty_uart_t;
