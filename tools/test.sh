@@ -12,6 +12,7 @@ make -C hardware/firmware test
 echo "== AVR firmware binary and its simavr harness"
 make -C hardware/firmware avr
 make -C hardware/avrsim all test
+tools/gen-arduino-library.sh --check
 
 echo "== Swift tests"
 swift build --build-tests
