@@ -146,9 +146,10 @@ static void pace(sim_t *s)
 
 static int parse_calibration(const char *text, drv_cal_result_t *cal)
 {
-    unsigned c, b, g;
+    int c, b, g;
+    char extra;
 
-    if (sscanf(text, "%i,%i,%i", (int *)&c, (int *)&b, (int *)&g) != 3 || c > 255u || b > 255u || g > 3u) {
+    if (sscanf(text, "%i,%i,%i%c", &c, &b, &g, &extra) != 3 || c < 0 || c > 255 || b < 0 || b > 255 || g < 0 || g > 3) {
         return -1;
     }
     cal->compensation = (uint8_t)c;
