@@ -53,7 +53,8 @@ typedef struct {
     const char *host_log_path;
     drv_cal_result_t cal;
     int chip;
-    int twi_fixes;
+    int twint_fix;
+    int sla_fix;
     int bus_timing;
     int pace;
     uint64_t stop_after_us;
@@ -170,7 +171,8 @@ static void usage(FILE *out)
             "  --host-log PATH       CSV of host bytes as they reach the UART: time_us,byte\n"
             "  --calibration C,B,G   A_CAL_COMP, A_CAL_BEMF, BEMF_GAIN a calibration finds (default 10,225,0)\n"
             "  --no-chip             nothing answers on the TWI bus\n"
-            "  --no-twi-fixes        leave simavr 1.6's two TWI bugs in place (to see them)\n"
+            "  --no-twi-fixes        leave simavr 1.6's two TWI bugs in place (to see them);\n"
+            "                        --no-twint-fix / --no-sla-fix leave one of them\n"
             "  --no-bus-timing       simavr's own ~9 µs per I2C byte instead of the TWBR-derived time\n"
             "  --no-pace             run as fast as simavr goes (no pseudo-terminal host can keep up)\n"
             "  --stop-after-ms N     stop after N ms of simulated time\n"
@@ -188,7 +190,8 @@ static int parse_options(int argc, char **argv, options_t *o)
     o->cal.back_emf = 225u;
     o->cal.bemf_gain = 0u;
     o->chip = 1;
-    o->twi_fixes = 1;
+    o->twint_fix = 1;
+    o->sla_fix = 1;
     o->bus_timing = 1;
     o->pace = 1;
     for (i = 1; i < argc; i++) {
@@ -206,7 +209,12 @@ static int parse_options(int argc, char **argv, options_t *o)
         } else if (strcmp(a, "--no-chip") == 0) {
             o->chip = 0;
         } else if (strcmp(a, "--no-twi-fixes") == 0) {
-            o->twi_fixes = 0;
+            o->twint_fix = 0;
+            o->sla_fix = 0;
+        } else if (strcmp(a, "--no-twint-fix") == 0) {
+            o->twint_fix = 0;
+        } else if (strcmp(a, "--no-sla-fix") == 0) {
+            o->sla_fix = 0;
         } else if (strcmp(a, "--no-bus-timing") == 0) {
             o->bus_timing = 0;
         } else if (strcmp(a, "--no-pace") == 0) {
@@ -324,8 +332,8 @@ int main(int argc, char **argv)
     }
     pty_uart_attach(&uart, s.avr);
     drv_model_init(&chip, o.cal);
-    bus.fix_twint = o.twi_fixes;
-    bus.fix_sla_status = o.twi_fixes;
+    bus.fix_twint = o.twint_fix;
+    bus.fix_sla_status = o.sla_fix;
     bus.real_timing = o.bus_timing;
     twi_bus_attach(&bus, s.avr, o.chip ? &chip : NULL, on_register_write, &s);
     avr_register_io_write(s.avr, REG_TCCR1B, on_tccr1b, &s);
