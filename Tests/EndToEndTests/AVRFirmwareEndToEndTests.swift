@@ -7,25 +7,29 @@ import XCTest
 /// stamped when its I²C data byte completed (CPU cycles / 16 MHz), and the host's own bytes as
 /// the UART received them.
 ///
-/// Three measures, tolerances from the spread measured on this harness (hardware/avrsim/README.md):
+/// Three measures, tolerances from the spread measured on this harness (docs/avr-simulation.md):
 /// - firmware: the RTP_INPUT write that starts each onset SEGMENT (the one the firmware reports
-///   as the ONSET) against the device time the SEGMENT asked for. The write completes after a pass
-///   of the main loop plus START + 3 bytes at 400 kHz (70 µs); bound 0…250 µs. Independent of
-///   the wall clock.
-/// - inter-onset error against those commanded times: bound 50 µs (measured ≤ ~20 µs).
+///   as the ONSET) against the device time the SEGMENT asked for, judged by the status the
+///   firmware reported. On time: 0…250 µs (measured 160–205 µs: the main loop reaches the segment
+///   up to 50 µs late before it calls it late, ~90 µs of interpolation and scheduling on the AVR,
+///   START + 3 bytes at 400 kHz = 70 µs, interrupts). Late (trimmed): later than 50 µs. A
+///   main-loop pass busy with a host frame holds a due segment back by up to ~1.4 ms (seen in
+///   about one run in three); the firmware must then report it late or dropped, never on time.
+///   Independent of the wall clock.
+/// - inter-onset error between on-time onsets against their commanded times: bound 50 µs
+///   (measured ≤ 16 µs).
 /// - host: where the host wanted each onset on CLOCK_MONOTONIC against where the paced simulation
 ///   put it (its pacing lag added back): bound 1.5 ms. The host's clock sync only sees a steady
 ///   device while the simulation keeps up with the wall clock; when the harness reports more than
-///   `pacingLagBudget` of lag during a playback (a loaded machine), that playback's host figure is
+///   `pacingLagBudget` of lag around a playback (a loaded machine), that playback's host figure is
 ///   printed as not measurable instead of asserted. The firmware measures are asserted always.
 final class AVRFirmwareEndToEndTests: XCTestCase {
     let firmwareLatencyBound = 0.0...250.0  // µs
     let interOnsetBound = 50.0  // µs
     let hostAlignmentBound = 1500.0  // µs
     let pacingLagBudget = 500.0  // µs
-    /// A SEGMENT must reach the UART this long before its start for the firmware to be judged on
-    /// it (a frame is parsed within about a millisecond at 16 MHz).
-    let parseMargin = 2_000.0  // µs
+    /// The firmware reports a segment reached more than this after its start as late (trimmed).
+    let lateThreshold = 50.0  // µs
 
     func testMetronomeAndHeartbeatOnsetsMatchTheSimulatedTruth() throws {
         let elf = try AVRToolchain.prepare()
@@ -33,8 +37,11 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
         var plays: [(name: String, play: PlayReport)] = []
         for name in ["metronome.ahap", "heartbeat.ahap"] {
             let result = try ThrumProcess.run(["play", "--port", simulator.ptyPath, "--json", TestPaths.example(name).path])
-            XCTAssertEqual(result.status, 0, "\(name): \(result.standardError)")
-            plays.append((name, try PlayReport(json: result.standardOutput)))
+            let play = try PlayReport(json: result.standardOutput)
+            // Exit 1 means an event has no onset (dropped): judged below, against the truth.
+            let dropped = play.events.contains { $0.status == "dropped" }
+            XCTAssertEqual(result.status, dropped ? 1 : 0, "\(name): \(result.standardError)")
+            plays.append((name, play))
         }
         let trace = try simulator.stop()
         let hostLog = try HostLog(contentsOf: simulator.hostLogURL)
@@ -43,70 +50,82 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
         XCTAssertEqual(plays.map(\.play.events.count), [8, 4])
         XCTAssertEqual(trace.facts["device_bytes_dropped"], "0")
 
-        // Firmware: every onset SEGMENT the host sent, against the write it caused. A segment
-        // that reached the AVR less than `parseMargin` before its start (the host's clock sync
-        // misled by pacing lag) is the host's lateness, not the firmware's: it is counted, and
-        // the firmware must then report it late rather than on time.
+        // Stack: the lowest SP the harness saw (every instruction) against the RAM the image
+        // leaves free; the budget asks for 256 B to spare.
+        let size = try AVRToolchain.run(["avr-size", "--format=berkeley", elf.path])
+        let fields = size.output.split(separator: "\n").dropFirst().first?.split(whereSeparator: \.isWhitespace).compactMap { Int($0) } ?? []
+        let highWater = try trace.number("stack_high_water_bytes")
+        if fields.count >= 3 {
+            let spare = 2048 - Double(fields[1] + fields[2]) - highWater
+            print("AVR e2e stack: high-water \(Int(highWater)) B, static RAM \(fields[1] + fields[2]) B, \(Int(spare)) B never touched")
+            XCTAssertGreaterThanOrEqual(spare, 256, "stack high-water \(highWater) B leaves less than 256 B of the 2 KB")
+        } else {
+            XCTFail("avr-size printed \(size.output)")
+        }
+
+        // Firmware: every onset SEGMENT the host sent, against the write it caused, judged by
+        // what the firmware reported. On time: the write completes within the latency bound.
+        // Late (trimmed): the firmware reached it more than 50 µs after its start, so the write
+        // must be that late too (a main-loop pass busy with a frame can hold a due segment back
+        // by up to a millisecond on the AVR; the firmware must say so, never claim on time).
         let segments = hostLog.onsetSegments()
-        XCTAssertEqual(segments.count, 12, "onset segments in the host's frames")
-        var firmware: [(commanded: Double, truth: Double, inTime: Bool)] = []
-        for segment in segments {
+        let events = plays.flatMap { play in play.play.events.map { (name: play.name, event: $0) } }
+        XCTAssertEqual(segments.count, events.count, "onset segments in the host's frames, one per event")
+        var onsets: [(play: String, commanded: Double, truth: Double, status: String)] = []
+        for (segment, (name, event)) in zip(segments, events) {
             let commanded = clockStart + Double(segment.start)
             guard let truth = trace.firstRTPWrite(notBefore: commanded) else {
-                XCTFail("event \(segment.event): no RTP_INPUT onset after \(commanded) µs")
+                XCTFail("\(name) event \(segment.event): no RTP_INPUT write after \(commanded) µs")
                 continue
             }
-            let inTime = segment.receivedMicros + parseMargin <= commanded
-            firmware.append((commanded, truth.timeMicros, inTime))
-            guard inTime else {
-                print("AVR e2e: onset segment of event \(segment.event) reached the AVR \(segment.receivedMicros - commanded) µs "
-                      + "after its start - parse margin (host clock sync under pacing lag); firmware latency not judged")
-                continue
+            let latency = truth.timeMicros - commanded
+            let context = "\(name) event \(segment.event) (\(event.status)): write \(latency) µs after the segment's start; "
+                + "the frame arrived \(commanded - segment.receivedMicros) µs ahead; RTP writes around it: "
+                + trace.rtpWrites.filter { abs($0.timeMicros - commanded) < 3_000 }
+                    .map { String(format: "%.1f:%d", $0.timeMicros - commanded, $0.value) }.joined(separator: " ")
+            onsets.append((name, commanded, truth.timeMicros, event.status))
+            switch event.status {
+            case "on_time":
+                XCTAssertTrue(firmwareLatencyBound.contains(latency), context)
+            case "late_trimmed":
+                XCTAssertGreaterThan(latency, lateThreshold, context)
+                print("AVR e2e late: " + context)
+            case "dropped":
+                print("AVR e2e dropped: " + context)
+            default:
+                XCTFail("unexpected status: " + context)
             }
-            XCTAssertTrue(firmwareLatencyBound.contains(truth.timeMicros - commanded),
-                          "event \(segment.event): write at \(truth.timeMicros) µs for a segment at \(commanded) µs "
-                          + "(received at \(segment.receivedMicros) µs; RTP writes around it: "
-                          + trace.rtpWrites.filter { abs($0.timeMicros - commanded) < 3_000 }
-                              .map { "\($0.timeMicros):\($0.value)" }.joined(separator: " ") + ")")
         }
-        for range in [0..<min(8, firmware.count), min(8, firmware.count)..<firmware.count] {
-            let timely = firmware[range].filter(\.inTime)
-            XCTAssertFalse(timely.isEmpty, "no onset segment of this playback reached the AVR in time")
+        for name in plays.map(\.name) {
+            let timely = onsets.filter { $0.play == name && $0.status == "on_time" }
+            XCTAssertFalse(timely.isEmpty, "\(name): no onset on time")
             guard let first = timely.first else { continue }
             for (k, onset) in timely.enumerated() {
                 let error = (onset.truth - first.truth) - (onset.commanded - first.commanded)
-                XCTAssertLessThanOrEqual(abs(error), interOnsetBound, "onset \(k): inter-onset error \(error) µs")
-                print(String(format: "AVR e2e firmware onset %d: inter-onset error %+.1f µs", k, error))
+                XCTAssertLessThanOrEqual(abs(error), interOnsetBound, "\(name) on-time onset \(k): inter-onset error \(error) µs")
+                print(String(format: "AVR e2e %@ on-time onset %d: inter-onset error %+.1f µs", name, k, error))
             }
         }
-        let latencies = firmware.filter(\.inTime).map { $0.truth - $0.commanded }
+        let latencies = onsets.filter { $0.status == "on_time" }.map { $0.truth - $0.commanded }
         if let low = latencies.min(), let high = latencies.max() {
-            print(String(format: "AVR e2e firmware: %d of %d onsets in time; write completes %.1f…%.1f µs after the commanded start",
-                         latencies.count, firmware.count, low, high))
+            print(String(format: "AVR e2e firmware: %d of %d onsets on time; their write completes %.1f…%.1f µs after the commanded start",
+                         latencies.count, onsets.count, low, high))
         }
 
-        // Host: the requested time on CLOCK_MONOTONIC against the simulated truth. The onset
-        // segments arrive in event order: the metronome's 8, then the heartbeat's 4.
-        var offset = 0
+        // Host: the requested time on CLOCK_MONOTONIC against the simulated truth, for the
+        // on-time onsets (the onset segments arrive in event order, as `events`).
         for (name, play) in plays {
             let startSim = Double(play.startHostNanos) / 1e3 - t0 / 1e3
             let lag = trace.maxLag(from: startSim - 2_000_000, to: startSim + 2_000_000)
-            defer { offset += play.events.count }
-            for (k, event) in play.events.enumerated() {
-                if firmware.indices.contains(offset + k), firmware[offset + k].inTime {
-                    XCTAssertEqual(event.status, "on_time", "\(name) event \(k): its segment reached the AVR in time")
-                } else {
-                    XCTAssertNotEqual(event.status, "not_reported", "\(name) event \(k)")
-                }
+            for (k, event) in play.events.enumerated() where event.status == "on_time" {
                 guard let planned = event.plannedDriveOnset, let reported = event.driveOnset,
-                      offset + k < firmware.count
+                      let onset = zip(events, onsets).first(where: { $0.0.name == name && $0.0.event.requested == event.requested })?.1
                 else {
                     XCTFail("\(name) event \(k) has no reported onset or no onset segment")
                     continue
                 }
-                let truth = firmware[offset + k].truth
-                let truthLag = trace.writes.first { $0.timeMicros == truth }?.pacingLagMicros ?? 0
-                let truthHost = t0 / 1e3 + truth + truthLag
+                let truthLag = trace.writes.first { $0.timeMicros == onset.truth }?.pacingLagMicros ?? 0
+                let truthHost = t0 / 1e3 + onset.truth + truthLag
                 let intendedHost = Double(play.startHostNanos) / 1e3 + planned * 1e6
                 let reportedHost = Double(play.startHostNanos) / 1e3 + reported * 1e6
                 print(String(format: "AVR e2e %@ event %d: host alignment %+.0f µs, reported vs truth %+.0f µs (lag %.0f µs)",
