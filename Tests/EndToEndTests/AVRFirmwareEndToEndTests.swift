@@ -153,6 +153,9 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
         let result = try ThrumProcess.run(["sim", "--mcu", "attiny85"])
         XCTAssertNotEqual(result.status, 0)
         XCTAssertTrue(result.standardError.contains("atmega328p"), result.standardError)
+        let profile = try ThrumProcess.run(["sim", "--mcu", "atmega328p", "--profile", "pmd-c10-100"])
+        XCTAssertEqual(profile.status, 2)
+        XCTAssertTrue(profile.standardError.contains("--profile is for the virtual device"), profile.standardError)
     }
 }
 

@@ -34,6 +34,11 @@ enum SimCommand: Subcommand {
             let request = AVRSimLauncher.Request(
                 mcu: mcu, elf: try arguments.option("elf"), trace: try arguments.option("trace"),
                 hostLog: try arguments.option("host-log"))
+            for option in ["profile", "drift-ppm"] where try arguments.option(option) != nil {
+                throw UsageError(
+                    message: "--\(option) is for the virtual device; with --mcu the AVR binary runs with its own board "
+                        + "defaults and a 16 MHz clock")
+            }
             _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
             try arguments.finish()
             try AVRSimLauncher.run(request)
