@@ -45,6 +45,7 @@
 #define THRUM_MSG_PRELOAD_SEGMENT 0x0Cu
 #define THRUM_MSG_GO 0x0Du
 #define THRUM_MSG_ROM_EFFECT 0x0Eu
+#define THRUM_MSG_CUT 0x0Fu
 
 /* Device → host message ids (§3.2). */
 #define THRUM_MSG_ACK 0x40u

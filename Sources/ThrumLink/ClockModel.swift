@@ -111,6 +111,20 @@ public struct ClockModel: Sendable {
         return fit.hostReference + .seconds(x / 1e6)
     }
 
+    /// The host times between which the device clock read `deviceTime` (µs, 64-bit extended):
+    /// a bracket from the samples alone that contains the truth whatever the link's asymmetry
+    /// (see ``ClockBracket``), with ``hostTime(atDevice:)`` inside it. Its half-width is the "±" of
+    /// a reported onset. Nil before any sample.
+    public func hostTimeBounds(atDevice deviceTime: UInt64) -> ClosedRange<HostTime>? {
+        guard let bracket = ClockBracket(samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6) else {
+            return nil
+        }
+        let estimate = hostTime(atDevice: deviceTime)
+        let interval = bracket.hostInterval(atDevice: deviceTime, estimate: estimate)
+        // The estimate lies inside by construction; widen by rounding if it does not.
+        return min(interval.lowerBound, estimate)...max(interval.upperBound, estimate)
+    }
+
     /// Extends a 32-bit device time (e.g. an ONSET `time`) to 64 bits near the latest sample.
     public func extend(_ deviceTime: UInt32) -> UInt64 {
         DeviceTimeExtender.extend(deviceTime, near: extender.latest ?? UInt64(deviceTime))

@@ -65,6 +65,8 @@ public enum ProtocolConstants {
     public static let msgGo: UInt32 = 0x0D
     /// Host → device: ROM_EFFECT.
     public static let msgROMEffect: UInt32 = 0x0E
+    /// Host → device: CUT.
+    public static let msgCut: UInt32 = 0x0F
     /// Device → host: ACK.
     public static let msgAck: UInt32 = 0x40
     /// Device → host: IDENTIFY_REPLY.

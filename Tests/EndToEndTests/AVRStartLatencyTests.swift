@@ -1,5 +1,6 @@
 import Foundation
 import ThrumEngine
+import ThrumBench
 import ThrumHarness
 import ThrumLink
 import ThrumTime

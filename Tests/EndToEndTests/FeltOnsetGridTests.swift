@@ -1,5 +1,6 @@
 import Foundation
 import ThrumCompiler
+import ThrumBench
 import ThrumHarness
 import XCTest
 

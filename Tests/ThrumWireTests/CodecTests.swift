@@ -54,9 +54,10 @@ final class CodecTests: XCTestCase {
             var device: [DeviceMessage] = [.ack(Acknowledgement(
                 nextSeq: rng.u8(), rxCtrl: rng.u8(), rxSeq: rng.u8(), rxTime: rng.u32(), credits: rng.u32()))]
             for _ in 0..<Int(rng.next() % 4) {
-                switch rng.next() % 5 {
+                switch rng.next() % 6 {
                 case 0: host.append(.identify)
                 case 1: host.append(.stop)
+                case 5: host.append(.cut(at: rng.u32()))
                 case 2: host.append(.configureDriver(DriverConfiguration(
                     ratedVoltage: rng.u8(), odClamp: rng.u8(), driveTime: rng.u8(), olLraPeriod: rng.u8())))
                 default: host.append(.segment(SegmentCommand(
@@ -85,6 +86,16 @@ final class CodecTests: XCTestCase {
         XCTAssertFalse(HostMessage.segment(SegmentCommand(start: 0, duration: 1, from: 0, to: 0)).isAnyLane)
         XCTAssertFalse(HostMessage.configureDriver(
             DriverConfiguration(ratedVoltage: 0, odClamp: 0, driveTime: 0, olLraPeriod: 0)).isAnyLane)
+        XCTAssertFalse(HostMessage.cut(at: 0).isAnyLane)
+    }
+
+    func testCutEncodingAndSlots() throws {
+        let cut = HostMessage.cut(at: 0x1234_5678)
+        XCTAssertEqual(cut.encode(), [0x0F, 0x78, 0x56, 0x34, 0x12])
+        XCTAssertEqual(cut.encodedLength, 5)
+        XCTAssertEqual(cut.queueSlots, 0, "CUT takes no slot; it frees those of the entries it removes")
+        XCTAssertEqual(cut.description, "CUT at=305419896")
+        XCTAssertThrowsError(try HostMessage.parsePayload([0x0F, 1, 2, 3])) { XCTAssertEqual($0 as? WireError, .truncated) }
     }
 
     func testKnownStatusAndCodes() {

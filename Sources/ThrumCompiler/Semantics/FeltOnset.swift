@@ -126,8 +126,19 @@ struct FeltOnsetEstimator {
             }
             var w = a.t
             var n: Int64 = 0
+            // PROTOCOL.md §4.1: a ramp up from 0 writes nothing until its rounded value reaches 1,
+            // writes there, and counts its 500 µs cadence from that write.
+            let fromByte = (u * a.g * 255).rounded(), toByte = (u * b.g * 255).rounded()
+            if fromByte == 0 && toByte > 0 {
+                let e1 = Int64((Double(b.t - a.t) / (2 * toByte)).rounded(.up))
+                if e1 < b.t - a.t {
+                    hold(0, until: a.t + e1)
+                    w = a.t + e1
+                }
+            }
+            let cadenceStart = w
             while w < b.t {
-                let at = n == 0 ? a.t : w - writeTime
+                let at = n == 0 ? cadenceStart : w - writeTime
                 let g = a.g + (b.g - a.g) * Double(at - a.t) / Double(b.t - a.t)
                 let next = min(b.t, w + interval)
                 hold(byte(g), until: next)

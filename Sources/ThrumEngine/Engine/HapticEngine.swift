@@ -55,6 +55,12 @@ public final class HapticEngine {
         public var leadTime: HostDuration?
         /// How much drive is rendered per step.
         public var chunk: HostDuration = .milliseconds(10)
+        /// How far ahead of now drive is kept queued on the device, at least: a host that stalls
+        /// (a busy machine, a paused debugger, a garbage-collecting neighbour) for less than this
+        /// loses nothing. Changes (parameters, starts, stops at a time, seeks) still take effect one
+        /// change lead after the call: the engine replaces queued drive from that instant with a
+        /// CUT instead of waiting for the queue to run out. Costs device queue slots, not latency.
+        public var queueAhead: HostDuration = .milliseconds(200)
         /// After an immediate STOP, how far ahead the other players' drive resumes (at least two
         /// smoothed round trips).
         public var restartMargin: HostDuration = .milliseconds(8)
@@ -130,6 +136,8 @@ public final class HapticEngine {
     public var onsets: [OnsetRecord] { markOrder.compactMap { marks[$0] } }
     /// Drive segments sent since the engine was made (re-renders after a STOP included).
     public internal(set) var segmentsSent = 0
+    /// CUTs sent (queued drive replaced from an instant on, for a change).
+    public internal(set) var cutsSent = 0
     /// The error that stopped the engine, if any.
     public private(set) var lastError: Error?
 
@@ -205,6 +213,11 @@ public final class HapticEngine {
         // render chunk and the restart margin on top of it.
         return max(session.currentLeadTime, configuration.chunk * 2 + configuration.restartMargin)
     }
+    /// How far ahead drive is rendered and queued: the lead, or ``Configuration/queueAhead``.
+    var horizonMicros: Int64 { max(leadMicros, configuration.queueAhead.nanoseconds / 1_000) }
+    /// The earliest a change sent now (a CUT and new drive, on the sequenced lane) can take
+    /// effect: the session's lead from the link's round trip and jitter (``LeadTimePolicy``).
+    var changeLeadMicros: Int64 { session.currentLeadTime.nanoseconds / 1_000 }
     /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
     var marginMicros: Int64 {
         max(configuration.restartMargin.nanoseconds, 2 * session.link.statistics.smoothedRoundTrip.nanoseconds) / 1_000
@@ -325,6 +338,15 @@ public final class HapticEngine {
         try makeStreamingPlayer(pattern)
     }
 
+    /// Makes a player for a drive program compiled beforehand (for this engine's profile), played
+    /// exactly as compiled when it plays alone: the benchmarks, the render preview and the
+    /// virtual rig play programs through the same streaming path as patterns. Its events are the
+    /// program's; `playbackRate` and run-time shape controls do not recompile it.
+    public func makePlayer(program: DriveProgram) -> any HapticAdvancedPatternPlayer {
+        defer { nextPlayerID += 1 }
+        return StreamingPatternPlayer(engine: self, id: nextPlayerID, pattern: HapticPattern(events: [], parameters: []), program: program)
+    }
+
     private func makeStreamingPlayer(_ pattern: HapticPattern) throws -> StreamingPatternPlayer {
         for e in pattern.events where !(e.relativeTime.isFinite && e.duration.isFinite) {
             throw HapticError(.invalidPatternData, "the pattern has an event with a non-finite time or duration")
@@ -441,7 +463,9 @@ public final class HapticEngine {
         let now = nowMicros
         var wake = now + 250_000
         if isRunning && !players.isEmpty {
-            wake = min(wake, max(now + 1, emittedUntil - leadMicros))
+            // Top the queue up every chunk so it always holds about `horizonMicros` of drive.
+            let chunk = max(1_000, configuration.chunk.nanoseconds / 1_000)
+            wake = min(wake, max(now + 1, emittedUntil - horizonMicros + chunk))
             for p in players { if let end = p.endTime { wake = min(wake, max(now + 1, end)) } }
         }
         if isPrepared { wake = min(wake, max(now + 1, prepareLapseTime)) }
@@ -484,10 +508,23 @@ public final class HapticEngine {
             if lastLevel != 0, lastSentEnd > now { /* the queued ramp ends on its own */ }
             lastLevel = 0
         }
-        let horizon = now + leadMicros
+        let horizon = now + horizonMicros
         let chunk = max(1_000, configuration.chunk.nanoseconds / 1_000)
         while emittedUntil < horizon {
             let t0 = emittedUntil, t1 = t0 + chunk
+            // One player and nothing to mix: its compiled segments go out as compiled (no
+            // re-quantisation at chunk edges), and rendering continues from their end.
+            if !isMutedForHaptics, players.count == 1, let verbatim = players[0].verbatimSegments(from: t0, to: t1, horizon: horizon) {
+                let end = max(t1, verbatim.map(\.end).max() ?? t1)
+                if lastLevel != 0 && (verbatim.first?.start ?? end) > t0 {
+                    let gap = (verbatim.first?.start ?? end) - t0
+                    send(DriveSegment(start: t0, duration: UInt32(min(gap, 1_000)), from: 0, to: 0))
+                }
+                for s in verbatim { send(s) }
+                lastLevel = verbatim.last.map { $0.end >= end ? $0.to : 0 } ?? 0
+                emittedUntil = end
+                continue
+            }
             var ramps: [EnvelopeRamp] = []
             var marksHere: [DriveMixer.Mark] = []
             if !isMutedForHaptics {
@@ -552,19 +589,39 @@ public final class HapticEngine {
     }
 
     /// Makes engine time `t` (µs) renderable again: no-op when not yet rendered, a cheap rewind when
-    /// only silence was sent since, a STOP otherwise.
+    /// only silence was sent since, a CUT at `t` when a change sent now reaches the device in time
+    /// (``changeLeadMicros``), and an any-lane STOP otherwise.
     func invalidate(from t: Int64) {
         guard t < emittedUntil else { return }
         if lastSentEnd <= t {
             emittedUntil = max(t, lastSentEnd, nowMicros + marginMicros)
             lastLevel = 0
+        } else if t >= nowMicros + changeLeadMicros {
+            cut(at: t)
         } else {
             rewind()
         }
     }
 
-    /// The earliest engine time (µs) a new drive can start without disturbing what was sent.
-    var earliestFreeStart: Int64 { max(nowMicros + leadMicros, lastSentEnd) }
+    /// Replaces the drive queued from engine µs `t` on: a sequenced CUT at `t`'s device time (the
+    /// device drops what starts from there and shortens what spans it), the host's not-yet-sent
+    /// segments from there dropped, rendering resumed at `t`. No silent gap: the device plays the
+    /// old drive up to `t` and the new from `t`.
+    func cut(at t: Int64) {
+        let link = session.link
+        let mapped = Int64(link.clock.deviceTime(at: HostTime(nanoseconds: t * 1_000))) - session.latencyCorrection
+        let device = UInt64(max(0, mapped))
+        link.discardQueuedSegments(startingAtOrAfter: UInt32(truncatingIfNeeded: device))
+        link.send(.cut(at: UInt32(truncatingIfNeeded: device)))
+        cutsSent += 1
+        timeline.restart(hostEnd: t, deviceEnd: Int64(device))
+        lastDeviceStart = device
+        emittedUntil = t
+        lastSentEnd = t
+        lastLevel = 0
+        for p in players { p.unpreload(from: t) }
+    }
+
 
     /// The device id for an event onset of a player's run (stable across re-renders).
     func markID(player: StreamingPatternPlayer, run: Int, event: UInt32, record: () -> OnsetRecord) -> UInt32 {
@@ -606,15 +663,17 @@ public final class HapticEngine {
                 }
             }
             switch report.knownStatus {
-            case .onTime:
-                record.status = .onTime
+            case .onTime, .lateTrimmed:
+                record.status = report.knownStatus == .onTime ? .onTime : .lateTrimmed
+                let device = clock.extend(report.time)
                 record.driveOnsetTime = host.seconds
-            case .lateTrimmed:
-                record.status = .lateTrimmed
-                record.driveOnsetTime = host.seconds
+                record.deviceOnset = device
+                record.driveOnsetRange = clock.hostTimeBounds(atDevice: device).map { $0.lowerBound.seconds...$0.upperBound.seconds }
             case .dropped, .none:
                 record.status = .dropped
                 record.driveOnsetTime = nil
+                record.deviceOnset = nil
+                record.driveOnsetRange = nil
             }
             marks[report.event] = record
         case .fault(let fault):

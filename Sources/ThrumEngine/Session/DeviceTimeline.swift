@@ -34,6 +34,13 @@ struct DeviceTimeline {
         return (deviceStart, length)
     }
 
+    /// Continues the chain from a CUT: the next segment starting at host µs `hostEnd` starts at
+    /// device µs `deviceEnd` exactly (where the CUT ended the old drive).
+    mutating func restart(hostEnd: Int64, deviceEnd: Int64) {
+        lastHostEnd = hostEnd
+        lastDeviceEnd = deviceEnd
+    }
+
     /// Forgets the chain (after a STOP, the next segment starts afresh).
     mutating func reset() { lastHostEnd = nil }
 }

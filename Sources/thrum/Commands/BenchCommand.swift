@@ -1,4 +1,5 @@
 import Foundation
+import ThrumBench
 import ThrumHarness
 
 /// `thrum bench`: every timing, size and throughput figure of DESIGN.md §6, in virtual time.

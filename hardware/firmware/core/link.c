@@ -40,6 +40,9 @@ static int execute(thrum_fw_t *fw, const thrum_host_payload_t *payload, uint32_t
         case THRUM_MSG_ROM_EFFECT:
             thrum_scheduler_enqueue(fw, &cmd->arg.segment);
             break;
+        case THRUM_MSG_CUT:
+            thrum_scheduler_cut(fw, cmd->arg.at);
+            break;
         case THRUM_MSG_CONFIGURE_DRIVER:
             thrum_fw_configure_driver(fw, &cmd->arg.driver);
             break;

@@ -34,7 +34,7 @@
 #define GO_START 1u
 #define GO_EVENT_BASE 2u
 
-/* Layouts by id: host messages 0x00..0x0E, device messages 0x40..0x47. LAYOUT_KNOWN marks an
+/* Layouts by id: host messages 0x00..0x0F, device messages 0x40..0x47. LAYOUT_KNOWN marks an
  * assigned id (0x06, 0x07 and 0x44 stay unassigned: the golden vectors use them as unknown). */
 #define LAYOUT_KNOWN 0x40000000u
 #define SEGMENT_LAYOUT (LAYOUT_KNOWN | 5u | F(0, U32) | F(1, UV) | F(2, U8) | F(3, U8) | F(4, UV))
@@ -54,6 +54,7 @@ static const uint32_t h2d_layouts[] = {
     SEGMENT_LAYOUT,                                                         /* PRELOAD_SEGMENT */
     LAYOUT_KNOWN | LAYOUT_ANY_LANE | 3u | F(0, U8) | F(1, U32) | F(2, UV),  /* GO */
     LAYOUT_KNOWN | 3u | F(0, U32) | F(1, U8) | F(2, UV),                    /* ROM_EFFECT */
+    LAYOUT_KNOWN | 1u | F(0, U32),                                          /* CUT */
 };
 static const uint32_t d2h_layouts[] = {
     LAYOUT_KNOWN | 5u | F(0, U8) | F(1, U8) | F(2, U8) | F(3, U32) | F(4, UV),          /* ACK */
@@ -305,6 +306,9 @@ int thrum_host_payload_parse(const uint8_t *payload, uint8_t len, thrum_host_pay
             break;
         case THRUM_MSG_WAKE:
             cmd->arg.idle_timeout_ms = msg.field[0];
+            break;
+        case THRUM_MSG_CUT:
+            cmd->arg.at = msg.field[0];
             break;
         case THRUM_MSG_PRELOAD_BEGIN:
             cmd->arg.slot = (uint8_t)msg.field[0];

@@ -3,7 +3,10 @@
  *
  * Rules that shape it:
  * - a segment's first write happens as soon as it is reached, and its ONSET time is the clock
- *   read right after that write returns, so the host sees when drive really began;
+ *   read right after that write returns, so the host sees when drive really began; a ramp up
+ *   from 0 is first written (and its onset taken) where it reaches its first non-zero code;
+ * - CUT removes the entries starting at or after its instant and cuts the one spanning it
+ *   (a per-slot limit, so the ramp keeps its slope);
  * - during a segment the interpolated amplitude is written at most every 500 µs and only when it
  *   changes (an I2C write takes ~73 µs at 400 kHz and the LRA loop updates once per cycle);
  * - whenever nothing should play (queue dry, gap between segments, STOP, watchdog, bus trouble)
@@ -19,6 +22,7 @@
 #include "thrum_core.h"
 
 #define QUEUE_INDEX(head, i) ((uint8_t)(((head) + (i)) % THRUM_FW_QUEUE_SLOTS))
+#define NO_LIMIT 0xFFFFFFFFu
 
 void thrum_scheduler_init(thrum_fw_t *fw)
 {
@@ -30,31 +34,72 @@ static const thrum_segment_t *tail(const thrum_scheduler_t *s)
     return s->count == 0u ? NULL : &s->queue[QUEUE_INDEX(s->head, s->count - 1u)];
 }
 
+/* Start of the last entry the simulated queue of thrum_scheduler_check holds: the newest kept
+ * payload entry (bit i of `kept` = payload->cmd[i]), else the last of the first `queued` queue
+ * entries. Returns 0 when it holds none. */
+static int sim_tail(const thrum_scheduler_t *s, const thrum_host_payload_t *payload, uint8_t queued,
+                    uint16_t kept, uint32_t *start, int8_t *cmd_index)
+{
+    int8_t i;
+
+    for (i = (int8_t)(payload->count - 1u); i >= 0; i--) {
+        if ((kept & (1u << i)) != 0u) {
+            *start = payload->cmd[i].arg.segment.start;
+            *cmd_index = i;
+            return 1;
+        }
+    }
+    *cmd_index = -1;
+    if (queued == 0u) {
+        return 0;
+    }
+    *start = s->queue[QUEUE_INDEX(s->head, queued - 1u)].start;
+    return 1;
+}
+
 /*
- * Walk the payload as execute() would: STOP frees every slot, each SEGMENT takes one and must not
- * start before the segment queued ahead of it. 0 = fine, 1 = out of order, 2 = not enough slots.
+ * Walk the payload as execute() would: STOP frees every slot, CUT removes the entries that start
+ * at or after its `at` (freeing their slots), each SEGMENT and ROM_EFFECT takes one slot and must
+ * not start before the entry queued ahead of it. A CUT whose `at` has passed also ends the
+ * playing entry; that slot is not counted here (the check does not depend on the clock).
+ * 0 = fine, 1 = out of order, 2 = not enough slots.
  */
 int thrum_scheduler_check(const thrum_fw_t *fw, const thrum_host_payload_t *payload)
 {
     const thrum_scheduler_t *s = &fw->sched;
-    const thrum_segment_t *last = tail(s);
-    uint32_t last_start = last != NULL ? last->start : 0u;
-    int have_last = last != NULL;
+    uint8_t queued = s->count;  /* queue entries still there, counted from the head */
+    uint16_t kept = 0;          /* payload entries still there */
     uint8_t free_slots = (uint8_t)(THRUM_FW_QUEUE_SLOTS - s->count);
     int result = 0;
+    uint32_t last_start;
+    int8_t last_cmd;
     uint8_t i;
 
     for (i = 0; i < payload->count; i++) {
         const thrum_command_t *cmd = &payload->cmd[i];
 
-        if ((cmd->plain & THRUM_PLAIN_STOP) != 0u) {
+        if ((cmd->plain & (THRUM_PLAIN_STOP | THRUM_PLAIN_STANDBY)) != 0u) {
             free_slots = THRUM_FW_QUEUE_SLOTS;
-            have_last = 0;
+            queued = 0;
+            kept = 0;
+        }
+        if (cmd->id == THRUM_MSG_CUT) {
+            while (sim_tail(s, payload, queued, kept, &last_start, &last_cmd) &&
+                   !thrum_time_before(last_start, cmd->arg.at)) {
+                if (last_cmd >= 0) {
+                    kept &= (uint16_t)~(1u << last_cmd);
+                } else {
+                    queued--;
+                }
+                free_slots++;
+            }
+            continue;
         }
         if (cmd->id != THRUM_MSG_SEGMENT && cmd->id != THRUM_MSG_ROM_EFFECT) {
             continue;
         }
-        if (have_last && thrum_time_before(cmd->arg.segment.start, last_start)) {
+        if (sim_tail(s, payload, queued, kept, &last_start, &last_cmd) &&
+            thrum_time_before(cmd->arg.segment.start, last_start)) {
             return 1; /* ordering is checked first: it rejects the frame for good */
         }
         if (free_slots == 0u) {
@@ -62,8 +107,7 @@ int thrum_scheduler_check(const thrum_fw_t *fw, const thrum_host_payload_t *payl
         } else {
             free_slots--;
         }
-        last_start = cmd->arg.segment.start;
-        have_last = 1;
+        kept |= (uint16_t)(1u << i);
     }
     return result;
 }
@@ -83,7 +127,18 @@ void thrum_scheduler_enqueue(thrum_fw_t *fw, const thrum_segment_t *segment)
         return; /* thrum_scheduler_check rules this out; never overwrite a queued segment */
     }
     s->queue[QUEUE_INDEX(s->head, s->count)] = *segment;
+    s->limit[QUEUE_INDEX(s->head, s->count)] = NO_LIMIT;
     s->count++;
+}
+
+/* How long after its start the head entry may still be started (a ROM effect: its late window)
+ * or played (a segment: its duration), whichever CUT left shorter. */
+static uint32_t head_window(const thrum_scheduler_t *s)
+{
+    uint32_t d = s->queue[s->head].duration;
+    uint32_t limit = s->limit[s->head];
+
+    return limit < d ? limit : d;
 }
 
 static void pop(thrum_scheduler_t *s)
@@ -91,6 +146,7 @@ static void pop(thrum_scheduler_t *s)
     s->head = QUEUE_INDEX(s->head, 1u);
     s->count--;
     s->playing = 0;
+    s->onset_pending = 0;
 }
 
 /* Write an amplitude; 0 on success. A failure leaves the output unknown, so the idle path keeps
@@ -155,8 +211,46 @@ void thrum_scheduler_stop(thrum_fw_t *fw)
     s->head = 0;
     s->count = 0;
     s->playing = 0;
+    s->onset_pending = 0;
     if (fw->driver.device_id != 0u && (s->amplitude != 0u || s->output_unknown)) {
         (void)write_amplitude(fw, 0, fw->hal->clock_us(fw->hal->ctx));
+    }
+}
+
+/* End the playing head entry at once (a ROM effect leaves the sequencer); the next run writes
+ * what follows it, 0 when nothing does. Its ONSET was sent when it started. */
+static void end_head(thrum_fw_t *fw, uint32_t now)
+{
+    if (fw->sched.queue[fw->sched.head].effect != 0u) {
+        end_rom(fw, now);
+    }
+    pop(&fw->sched);
+}
+
+void thrum_scheduler_cut(thrum_fw_t *fw, uint32_t at)
+{
+    thrum_scheduler_t *s = &fw->sched;
+    uint32_t now = fw->hal->clock_us(fw->hal->ctx);
+
+    /* the queue is ordered by start: remove from the tail while entries start at or after `at` */
+    while (s->count > 0u) {
+        uint8_t last = QUEUE_INDEX(s->head, s->count - 1u);
+
+        if (thrum_time_before(s->queue[last].start, at)) {
+            /* the new tail: every entry ahead of it is taken over before `at` anyway */
+            if (s->limit[last] > at - s->queue[last].start) {
+                s->limit[last] = at - s->queue[last].start;
+            }
+            break;
+        }
+        if (s->count == 1u && s->playing) {
+            end_head(fw, now); /* began after `at`, which has passed: it ends now */
+            return;
+        }
+        s->count--; /* never started: removed silently, no ONSET */
+    }
+    if (s->count > 0u && s->playing && !thrum_time_before(now, at)) {
+        end_head(fw, now); /* `at` has passed: the playing entry ends now */
     }
 }
 
@@ -191,25 +285,30 @@ static void report(thrum_fw_t *fw, const thrum_segment_t *seg, uint32_t time, ui
     }
 }
 
-/* Start the head segment, which has been reached at `now`. */
-static void start_segment(thrum_fw_t *fw, uint32_t now)
+/* A ramp up from 0 (§4.1): 1 when `seg` starts at amplitude 0 and reaches a non-zero code inside
+ * its own duration; *cross = the instant it does (the first elapsed e with
+ * round(to * e / duration) >= 1, i.e. e = ceil(duration / (2 * to))). */
+static int ramp_from_zero(const thrum_segment_t *seg, uint32_t *cross)
+{
+    uint32_t e;
+
+    if (seg->effect != 0u || seg->from != 0u || seg->to == 0u) {
+        return 0;
+    }
+    e = (seg->duration + 2u * seg->to - 1u) / (2u * seg->to);
+    *cross = seg->start + e;
+    return e < seg->duration;
+}
+
+/* The head entry's drive begins now: its first non-zero write (or the sequencer start of a ROM
+ * effect, or the single write of an all-zero segment). Its ONSET time is when that write
+ * returned; it is late when that is more than the tolerance after `due`. */
+static void begin_drive(thrum_fw_t *fw, uint32_t now, uint32_t due)
 {
     thrum_scheduler_t *s = &fw->sched;
     const thrum_segment_t *seg = &s->queue[s->head];
-    uint32_t end = seg->start + seg->duration;
-    uint32_t onset;
-    uint8_t status;
-    int superseded = s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start);
+    uint8_t status = (now - due > THRUM_LATE_TOLERANCE_US) ? THRUM_ONSET_LATE_TRIMMED : THRUM_ONSET_ON_TIME;
 
-    if (!thrum_time_before(now, end) || !fw->driver.ready || superseded) {
-        /* reached after its window, taken over already, or nothing to drive: never play it
-         * outside its time */
-        fw->stats.segments_dropped++;
-        report(fw, seg, now, THRUM_ONSET_DROPPED);
-        pop(s);
-        return;
-    }
-    status = (now - seg->start > THRUM_LATE_TOLERANCE_US) ? THRUM_ONSET_LATE_TRIMMED : THRUM_ONSET_ON_TIME;
     if (seg->effect != 0u) {
         s->last_rom_poll = now;
         s->last_write_time = now;
@@ -221,14 +320,45 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
     } else {
         (void)write_amplitude(fw, interpolate(seg, now), now);
     }
-    onset = fw->hal->clock_us(fw->hal->ctx);
     if (status == THRUM_ONSET_ON_TIME) {
         fw->stats.segments_played++;
     } else {
         fw->stats.segments_trimmed++;
     }
-    report(fw, seg, onset, status);
+    report(fw, seg, fw->hal->clock_us(fw->hal->ctx), status);
+}
+
+/* Start the head segment, which has been reached at `now`. */
+static void start_segment(thrum_fw_t *fw, uint32_t now)
+{
+    thrum_scheduler_t *s = &fw->sched;
+    const thrum_segment_t *seg = &s->queue[s->head];
+    uint32_t due = seg->start;
+    uint32_t cross;
+    int superseded = s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start);
+
+    if (now - seg->start >= head_window(s) || !fw->driver.ready || superseded) {
+        /* reached after its window, taken over already, or nothing to drive: never play it
+         * outside its time */
+        fw->stats.segments_dropped++;
+        report(fw, seg, now, THRUM_ONSET_DROPPED);
+        pop(s);
+        return;
+    }
     s->playing = 1;
+    if (ramp_from_zero(seg, &cross)) {
+        if (thrum_time_before(now, cross)) {
+            /* drive begins at the crossing; until then the output is 0 (written now if it
+             * was not: that write is not the onset) */
+            s->onset_pending = 1;
+            if (s->amplitude != 0u || s->output_unknown) {
+                (void)write_amplitude(fw, 0, now);
+            }
+            return;
+        }
+        due = cross;
+    }
+    begin_drive(fw, now, due);
 }
 
 /* A playing ROM effect: poll GO now and then; it ends when GO clears. 1 when it ended. */
@@ -280,20 +410,37 @@ void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
             if (seg->effect != 0u) {
                 end_rom(fw, now);
             }
+            if (s->onset_pending) {
+                /* taken over before its ramp left 0: it never drove */
+                fw->stats.segments_dropped++;
+                report(fw, seg, now, THRUM_ONSET_DROPPED);
+            }
             pop(s);
             continue;
         }
         if (seg->effect != 0u) {
-            if (rom_finished(fw, now)) {
+            if (now - seg->start >= s->limit[s->head] || rom_finished(fw, now)) {
                 end_rom(fw, now);
                 pop(s);
                 continue;
             }
             return;
         }
-        if (!thrum_time_before(now, seg->start + seg->duration)) {
-            pop(s);
+        if (now - seg->start >= head_window(s)) {
+            pop(s); /* one still at 0 was cut (CUT) before it drove: no ONSET, the host re-sends it */
             continue;
+        }
+        if (s->onset_pending) {
+            uint32_t cross;
+
+            (void)ramp_from_zero(seg, &cross);
+            if (!thrum_time_before(now, cross)) {
+                s->onset_pending = 0;
+                begin_drive(fw, now, cross);
+            } else if (s->output_unknown && now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US) {
+                (void)write_amplitude(fw, 0, now);
+            }
+            return;
         }
         if (now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US) {
             uint8_t a = interpolate(seg, now);
@@ -379,9 +526,15 @@ void thrum_scheduler_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *dead
     }
     if (seg->effect != 0u) {
         thrum_deadline_offer(now, s->last_rom_poll + THRUM_FW_ROM_POLL_US, deadline, has);
+        if (s->limit[s->head] != NO_LIMIT) {
+            thrum_deadline_offer(now, seg->start + s->limit[s->head], deadline, has);
+        }
         return;
     }
-    thrum_deadline_offer(now, seg->start + seg->duration, deadline, has);
+    thrum_deadline_offer(now, seg->start + head_window(s), deadline, has);
+    if (s->onset_pending && ramp_from_zero(seg, &t)) {
+        thrum_deadline_offer(now, t, deadline, has); /* the crossing is not held to the 500 µs rule */
+    }
     if (s->output_unknown) {
         thrum_deadline_offer(now, retry, deadline, has);
         return;

@@ -36,6 +36,7 @@ typedef struct thrum_command {
         thrum_segment_t segment;   /* SEGMENT, ROM_EFFECT, PRELOAD_SEGMENT (start = offset) */
         drv2605l_config_t driver;  /* CONFIGURE_DRIVER */
         uint32_t idle_timeout_ms;  /* WAKE */
+        uint32_t at;               /* CUT */
         uint8_t slot;              /* PRELOAD_BEGIN */
         thrum_go_t go;             /* GO */
     } arg;
@@ -71,6 +72,8 @@ void thrum_scheduler_enqueue(thrum_fw_t *fw, const thrum_segment_t *segment);
 /** 1 when an entry starting at `start` may be queued behind the queue's tail (§3.1 order). */
 int thrum_scheduler_accepts(const thrum_fw_t *fw, uint32_t start);
 void thrum_scheduler_stop(thrum_fw_t *fw);
+/** CUT (§4.8): drop the entries starting at or after `at`, end the others at `at` at the latest. */
+void thrum_scheduler_cut(thrum_fw_t *fw, uint32_t at);
 void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now);
 void thrum_scheduler_check_driver(thrum_fw_t *fw, uint32_t now);
 void thrum_scheduler_driver_fault(thrum_fw_t *fw);

@@ -135,9 +135,14 @@ typedef struct thrum_link {
 /** Segment scheduler state (§4.1, §4.2). */
 typedef struct thrum_scheduler {
     thrum_segment_t queue[THRUM_FW_QUEUE_SLOTS];
+    /** µs after its start at which queue[i] ends at the latest (set by CUT, §4.8); 0xFFFFFFFF
+     *  when it has no such limit. Kept beside the queue so the program store stays small. */
+    uint32_t limit[THRUM_FW_QUEUE_SLOTS];
     uint8_t head;            /**< index of the oldest queued segment */
     uint8_t count;           /**< queued segments, the playing one included */
     uint8_t playing;         /**< 1 while queue[head] is being driven */
+    uint8_t onset_pending;   /**< queue[head] ramps up from 0 and has not reached its first
+                                  non-zero code yet: its first write (and ONSET) is still due */
     uint8_t amplitude;       /**< last amplitude the driver accepted */
     uint8_t output_unknown;  /**< a write failed: the driver may hold any amplitude */
     uint8_t bus_fault_sent;  /**< FAULT 2 already reported for the current run of failures */

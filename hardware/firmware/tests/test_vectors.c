@@ -36,6 +36,7 @@ static const msg_name_t names[] = {
     {"PRELOAD_SEGMENT", THRUM_DIR_H2D, THRUM_MSG_PRELOAD_SEGMENT, {"offset", "duration", "from", "to", "event"}},
     {"GO", THRUM_DIR_H2D, THRUM_MSG_GO, {"slot", "start", "event_base"}},
     {"ROM_EFFECT", THRUM_DIR_H2D, THRUM_MSG_ROM_EFFECT, {"start", "effect", "event"}},
+    {"CUT", THRUM_DIR_H2D, THRUM_MSG_CUT, {"at"}},
     {"CALIBRATION_RESULT", THRUM_DIR_D2H, THRUM_MSG_CALIBRATION_RESULT,
      {"status", "a_cal_comp", "a_cal_bemf", "bemf_gain", "lra_period"}},
     {"STATE", THRUM_DIR_D2H, THRUM_MSG_STATE, {"state", "cause"}},

@@ -1,3 +1,4 @@
+import ThrumHarness
 import ThrumEngine
 import ThrumLink
 import ThrumSim

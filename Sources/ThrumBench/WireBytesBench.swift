@@ -1,3 +1,4 @@
+import ThrumHarness
 import Foundation
 import ThrumCompiler
 import ThrumPattern

@@ -1,3 +1,4 @@
+import ThrumHarness
 import ThrumCompiler
 import ThrumEngine
 import ThrumLink
@@ -30,8 +31,8 @@ public enum OnsetBench {
         try rig.connect()
         try rig.idle(until: rig.trueNow + UInt64(settle * 1e6))
         let program = PatternCompiler(profile: rig.profile).compile(BenchSetup.transients(count: count, spacing: spacing))
-        _ = try rig.session.play(PatternCompiler(profile: rig.profile).compile(BenchSetup.transients(count: 6, spacing: spacing)))
-        let report = try rig.session.play(program)
+        _ = try rig.play(program: PatternCompiler(profile: rig.profile).compile(BenchSetup.transients(count: 6, spacing: spacing)))
+        let report = try rig.play(program: program)
         var result = Result()
         let start = Double(report.startHostTime.nanoseconds) / 1e3
         for event in program.events where event.played {

@@ -1,3 +1,4 @@
+import ThrumHarness
 import ThrumCompiler
 import ThrumEngine
 import ThrumPattern
@@ -61,7 +62,7 @@ public enum FeltOnsetGrid {
         }
         let pattern = pattern()
         let program = PatternCompiler(profile: profile, options: options).compile(pattern)
-        let report = try rig.session.play(program)
+        let report = try rig.play(program: program)
         let start = rig.trueStartTime(of: report)
         let end = start + (Double(pattern.events.count) * spacing + 0.5) * 1e6
         while Double(rig.device.now) < end { try rig.idle(until: rig.trueNow + 100_000) }

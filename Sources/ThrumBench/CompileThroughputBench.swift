@@ -1,3 +1,4 @@
+import ThrumHarness
 import ThrumCompiler
 import ThrumPattern
 

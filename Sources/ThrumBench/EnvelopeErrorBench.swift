@@ -1,3 +1,4 @@
+import ThrumHarness
 import Foundation
 import ThrumCompiler
 import ThrumEngine
@@ -194,7 +195,7 @@ public enum EnvelopeErrorBench {
     /// read at the window's centre and interpolated linearly.
     static func measure(_ rig: VirtualRig, program: DriveProgram, times: [Double], fullScale: Double) throws -> [Double] {
         try rig.idle(until: rig.trueNow + 300_000)
-        let report = try rig.session.play(program)
+        let report = try rig.play(program: program)
         let start = rig.trueStartTime(of: report)
         let end = start + ((times.last ?? 0) + 0.05) * 1e6
         while Double(rig.device.now) < end { try rig.idle(until: rig.trueNow + 50_000) }

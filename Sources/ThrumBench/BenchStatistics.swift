@@ -1,3 +1,4 @@
+import ThrumHarness
 /// Order statistics of a set of measurements.
 public struct Percentiles: Sendable {
     /// The values, sorted ascending.

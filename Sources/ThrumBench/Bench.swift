@@ -1,3 +1,4 @@
+import ThrumHarness
 import Foundation
 /// What `thrum bench` runs.
 public struct BenchOptions: Sendable {

@@ -1,5 +1,6 @@
 import XCTest
-@testable import ThrumHarness
+@testable import ThrumBench
+import ThrumHarness
 import ThrumCompiler
 
 /// The envelope-error figure (DESIGN.md §6): requested intensity vs LRA acceleration.

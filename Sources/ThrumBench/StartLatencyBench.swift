@@ -1,3 +1,4 @@
+import ThrumHarness
 import ThrumCompiler
 import ThrumEngine
 import ThrumPattern
@@ -60,7 +61,7 @@ public enum StartLatencyBench {
         for _ in 0..<trials {
             try rig.idle(until: rig.trueNow + 50_000 + rng.next() % 150_000)
             let call = rig.trueNow
-            _ = try rig.session.play(program)
+            _ = try rig.play(program: program)
             if let onset = rig.device.chip.trace.driveOnset(after: call) { latencies.append(Double(onset - call) / 1e3) }
         }
         return latencies

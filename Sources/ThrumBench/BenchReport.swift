@@ -1,3 +1,4 @@
+import ThrumHarness
 /// One measured figure of `thrum bench`, beside its baseline and target.
 public struct BenchFigure: Sendable {
     /// JSON key (snake case), e.g. `onset_error_p99_us`.

@@ -1,3 +1,4 @@
+import ThrumHarness
 import ThrumCompiler
 import ThrumEngine
 import ThrumSim
@@ -24,9 +25,9 @@ public enum LossBench {
         try rig.idle(until: rig.trueNow + 2_000_000)
         let program = PatternCompiler(profile: rig.profile).compile(BenchSetup.transients(count: count, spacing: spacing))
         // A warm-up play, as in the onset figure: the session learns the device's fixed latency.
-        _ = try rig.session.play(PatternCompiler(profile: rig.profile).compile(BenchSetup.transients(count: 6, spacing: spacing)))
+        _ = try rig.play(program: PatternCompiler(profile: rig.profile).compile(BenchSetup.transients(count: 6, spacing: spacing)))
         let before = rig.session.link.statistics.retransmissions
-        let report = try rig.session.play(program)
+        let report = try rig.play(program: program)
         var result = Result()
         result.retransmissions = rig.session.link.statistics.retransmissions - before
         let start = Double(report.startHostTime.nanoseconds) / 1e3

@@ -1,3 +1,4 @@
+import ThrumHarness
 import ThrumCompiler
 import ThrumEngine
 import ThrumPattern
@@ -24,7 +25,7 @@ public enum FeltOnsetBench {
             try rig.idle(until: rig.trueNow + 1_000_000)
             let pattern = BenchSetup.transients(count: count, spacing: 0.25)
             let program = PatternCompiler(profile: rig.profile, options: CompileOptions(feltOnsetCompensation: compensate)).compile(pattern)
-            let report = try rig.session.play(program)
+            let report = try rig.play(program: program)
             let start = Double(report.startHostTime.nanoseconds) / 1e3
             for event in program.events where event.played {
                 let requested = start + event.requestedTime * 1e6
