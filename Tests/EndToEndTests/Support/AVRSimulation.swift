@@ -167,11 +167,10 @@ struct AVRTrace {
         return (windowed + atWrites).max() ?? 0
     }
 
-    /// The first RTP_INPUT write at or after `time`: for the start of a SEGMENT, the write the
-    /// firmware makes when it reaches the segment (and reports as its ONSET), whatever its value
-    /// (a ramp from 0 writes 0 first, then steps every 500 µs).
-    func firstRTPWrite(notBefore time: Double) -> Write? {
-        rtpWrites.first { $0.timeMicros >= time }
+    /// The first non-zero RTP_INPUT write at or after `time`: for a marked SEGMENT whose drive is
+    /// due at `time`, the write the firmware reports as its ONSET (PROTOCOL.md §4.1).
+    func firstDriveWrite(notBefore time: Double) -> Write? {
+        rtpWrites.first { $0.timeMicros >= time && $0.value != 0 }
     }
 
     /// RTP_INPUT (0x02) writes.
@@ -191,6 +190,17 @@ struct HostLog {
         var event: UInt32
         /// Device time (µs) the host asked the ramp to start at.
         var start: UInt32
+        var duration: UInt32
+        var from: UInt8
+        var to: UInt8
+
+        /// Device time (µs) the drive is due (PROTOCOL.md §4.1): the start, or for a ramp up from
+        /// 0 the crossing `start + ceil(duration / (2 × to))` where its rounded value reaches 1.
+        var due: UInt32 {
+            guard from == 0, to != 0 else { return start }
+            let e1 = (duration + 2 * UInt32(to) - 1) / (2 * UInt32(to))
+            return e1 < duration ? start &+ e1 : start
+        }
     }
 
     var entries: [Entry] = []
@@ -215,7 +225,9 @@ struct HostLog {
                 guard let messages = try? HostMessage.parsePayload(frame.payload) else { continue }
                 for case .segment(let segment) in messages where segment.event != 0 {
                     if found.contains(where: { $0.event == segment.event && $0.start == segment.start }) { continue }
-                    found.append(OnsetSegment(receivedMicros: entry.timeMicros, event: segment.event, start: segment.start))
+                    found.append(OnsetSegment(
+                        receivedMicros: entry.timeMicros, event: segment.event, start: segment.start,
+                        duration: segment.duration, from: segment.from, to: segment.to))
                 }
             }
         }

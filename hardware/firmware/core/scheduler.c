@@ -292,6 +292,7 @@ static int ramp_from_zero(const thrum_segment_t *seg, uint32_t *cross)
 {
     uint32_t e;
 
+    *cross = seg->start; /* not a ramp from 0: its drive begins at its start */
     if (seg->effect != 0u || seg->from != 0u || seg->to == 0u) {
         return 0;
     }
