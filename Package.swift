@@ -77,6 +77,7 @@ let package = Package(
             dependencies: [
                 "ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink",
                 "ThrumTestSupport",
+                "ThrumWire",
             ]),
     ]
 )

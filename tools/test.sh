@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: the Swift tests (unit, golden vectors, in-process and pty end to
-# end) and the C firmware tests (the same golden vectors through the C codec).
+# end) and the C firmware tests (the same golden vectors through the C codec); the AVR build and
+# the simavr harness are built first so the AVR end-to-end test runs against the binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/ensure-deps.sh
@@ -10,6 +11,10 @@ make -C hardware/firmware test
 
 echo "== Firmware budgets (AVR and Cortex-M builds: flash, static RAM, stack bound)"
 make -s -C hardware/firmware avr cortex-m
+
+echo "== AVR firmware binary and its simavr harness"
+make -C hardware/avrsim all test
+tools/gen-arduino-library.sh --check
 
 echo "== Swift tests"
 swift build --build-tests

@@ -104,6 +104,10 @@ enum PlayOutput {
             "segments": report.segmentCount,
             "duration_s": JSONOutput.seconds(report.duration),
             "start_host_s": report.startHostTime.seconds,
+            // Where `requested_s` 0 lies: on the host's CLOCK_MONOTONIC and on the device clock, so a
+            // test can hold onsets against an independent truth (the AVR simulation's trace).
+            "start_host_monotonic_ns": report.startHostTime.nanoseconds,
+            "start_device_time_us": report.startDeviceTime,
             "rate": settings.rate,
             "intensity": JSONOutput.orNull(settings.intensity),
             "passes": settings.loop == .forever ? "forever" as Any : passesCount(settings.loop),

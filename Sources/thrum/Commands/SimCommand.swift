@@ -7,9 +7,10 @@ import ThrumTime
 /// `thrum sim`: serve the virtual device on a pseudo-terminal until stopped.
 enum SimCommand: Subcommand {
     static let name = "sim"
-    static let summary = "serve the virtual device on a pseudo-terminal"
+    static let summary = "serve the virtual device (or the AVR firmware in simavr) on a pseudo-terminal"
     static let usage = """
         Usage: thrum sim [options]
+               thrum sim --mcu atmega328p [--elf PATH] [--trace CSV] [--host-log CSV]
 
         Opens a pseudo-terminal, prints `pty: /dev/pts/N` as the first line on standard output, and
         serves the virtual device (the real firmware core, a DRV2605L model and an LRA model) on it
@@ -25,9 +26,31 @@ enum SimCommand: Subcommand {
                              crosses from T for D; disconnect@T: the pty hangs up and sim exits;
                              reset@T: the device's microcontroller resets (repeatable); seed=N.
                              Times count from the start of serving; units us, ms or s.
+
+        With --mcu, the firmware binary itself runs instead, in the simavr AVR simulator: the
+        separate `avrsim` program (hardware/avrsim; simavr is GPL-3.0 and stays out of Thrum) with a
+        DRV2605L model on its I²C bus, paced to the wall clock. It prints the same `pty:` line.
+          --mcu NAME         atmega328p
+          --elf PATH         firmware image (default: hardware/firmware/build/avr/thrum.elf, built
+                             with make when missing)
+          --trace CSV        write every DRV2605L register write (time_us,register,value,pacing_lag_us)
+          --host-log CSV     write every byte the host sent, with the simulated time it arrived
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
+        if let mcu = try arguments.option("mcu") {
+            let request = AVRSimLauncher.Request(
+                mcu: mcu, elf: try arguments.option("elf"), trace: try arguments.option("trace"),
+                hostLog: try arguments.option("host-log"))
+            for option in ["profile", "drift-ppm"] where try arguments.option(option) != nil {
+                throw UsageError(
+                    message: "--\(option) is for the virtual device; with --mcu the AVR binary runs with its own board "
+                        + "defaults and a 16 MHz clock")
+            }
+            _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
+            try arguments.finish()
+            try AVRSimLauncher.run(request)
+        }
         let profileName = try arguments.option("profile")
         let drift = try arguments.option("drift-ppm", as: { Double($0) }, expected: "a number") ?? 0
         let faultText = try arguments.option("fault")
