@@ -80,6 +80,9 @@ public struct ClockModel: Sendable {
         samples.removeAll { $0.hostReceive < horizon }
         if samples.count > configuration.windowSamples { samples.removeFirst(samples.count - configuration.windowSamples) }
         fit = ClockFit(samples: samples, configuration: configuration, previousDrift: fit?.estimate.slope)
+        driftBoundsPPM = ClockBracket(samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6).map {
+            ($0.slopeRange.lowerBound * 1e6)...($0.slopeRange.upperBound * 1e6)
+        }
     }
 
     /// Half the gap between the bounds: the one-way delay if both legs were alike.
@@ -142,11 +145,8 @@ public struct ClockModel: Sendable {
 
     /// The drift range (ppm) every pair of samples in the window allows: the bound on
     /// ``driftPPM``. Nil before any sample.
-    public var driftBoundsPPM: ClosedRange<Double>? {
-        ClockBracket(samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6).map {
-            ($0.slopeRange.lowerBound * 1e6)...($0.slopeRange.upperBound * 1e6)
-        }
-    }
+    public private(set) var driftBoundsPPM: ClosedRange<Double>?
+
 
     /// Extends a 32-bit device time (e.g. an ONSET `time`) to 64 bits near the latest sample.
     public func extend(_ deviceTime: UInt32) -> UInt64 {

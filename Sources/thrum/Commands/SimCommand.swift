@@ -19,6 +19,10 @@ enum SimCommand: Subcommand {
         Options:
           --profile NAME     actuator profile the virtual device is built around
           --drift-ppm X      frequency error of the device's crystal, in ppm (default 0)
+          --trace CSV        write every register write of the chip model as it happens:
+                             time_us (true time since serving started), monotonic_ns (the same
+                             instant on CLOCK_MONOTONIC, the clock `thrum play --json` reports
+                             start_host_monotonic_ns on), register, value
           --fault SPEC       inject faults, e.g.
                              loss=0.05,corrupt=0.05,dup=0.01,reorder=0.01,stall=200ms@1.5s,disconnect@2s,reset@3s
                              loss/corrupt/dup/reorder=P: per chunk of bytes, both ways (P 0…1 or 5%);
@@ -54,6 +58,7 @@ enum SimCommand: Subcommand {
         let profileName = try arguments.option("profile")
         let drift = try arguments.option("drift-ppm", as: { Double($0) }, expected: "a number") ?? 0
         let faultText = try arguments.option("fault")
+        let tracePath = try arguments.option("trace")
         _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
         try arguments.finish()
         let driftRange = VirtualDevice.Configuration.crystalErrorPPMRange
@@ -85,6 +90,19 @@ enum SimCommand: Subcommand {
         flushStandardOutput()
         let server = DeviceServer(device: device, transport: terminal.master)
         server.faults = faults
+        if let tracePath {
+            guard FileManager.default.createFile(atPath: tracePath, contents: Data("time_us,monotonic_ns,register,value\n".utf8)),
+                let file = FileHandle(forWritingAtPath: tracePath)
+            else { throw CommandFailure(message: "cannot write the trace to \(tracePath)") }
+            file.seekToEndOfFile()
+            server.registerWriteSink = { writes, hostTime in
+                var text = ""
+                for w in writes {
+                    text += "\(w.time),\(hostTime(w.time).nanoseconds),\(w.register),\(w.value)\n"
+                }
+                file.write(Data(text.utf8))
+            }
+        }
         server.onDeviceFault = { fault in
             switch fault {
             case .disconnect(let t): print("fault: disconnecting at \(seconds(t))")

@@ -58,6 +58,8 @@ extern "C" {
 /* While the actuator is driven, STATUS is read this often to catch over-temperature and
  * over-current shutdowns (the driver latches them). */
 #define THRUM_FW_STATUS_POLL_US 50000u
+/* No STATUS poll this close before an entry's start, µs: the read holds the bus ≈ 90 µs. */
+#define THRUM_FW_STATUS_GUARD_US 250u
 
 /* While a ROM effect plays, GO is read this often to see it end. */
 #define THRUM_FW_ROM_POLL_US 2000u
