@@ -9,8 +9,10 @@ tools/ensure-deps.sh
 echo "== C firmware tests"
 make -C hardware/firmware test
 
-echo "== AVR firmware binary and its simavr harness"
-make -C hardware/firmware avr
+echo "== Firmware budgets (AVR and Cortex-M builds: flash, static RAM, stack bound)"
+make -s -C hardware/firmware avr cortex-m
+
+echo "== The AVR binary's simavr harness and the Arduino library"
 make -C hardware/avrsim all test
 tools/gen-arduino-library.sh --check
 

@@ -9,6 +9,8 @@
  * Darwin's module exposes them already; the wrappers simply forward there.
  */
 #include <stddef.h>
+#include <sys/ioctl.h>
+#include <sys/file.h>
 
 #if defined(__linux__)
 extern int posix_openpt(int flags);
@@ -27,5 +29,12 @@ static inline int thrum_grantpt(int fd) { return grantpt(fd); }
 static inline int thrum_unlockpt(int fd) { return unlockpt(fd); }
 /** ptsname_r(3): returns 0 or an errno value (glibc) / -1 with errno set (older systems). */
 static inline int thrum_ptsname_r(int fd, char *buf, size_t buflen) { return ptsname_r(fd, buf, buflen); }
+
+/** ioctl(fd, TIOCEXCL): further open(2)s of the terminal fail with EBUSY (except for root). */
+static inline int thrum_set_terminal_exclusive(int fd) { return ioctl(fd, TIOCEXCL); }
+/** ioctl(fd, TIOCNXCL): lifts TIOCEXCL. */
+static inline int thrum_clear_terminal_exclusive(int fd) { return ioctl(fd, TIOCNXCL); }
+/** flock(fd, LOCK_EX | LOCK_NB): an advisory lock every Thrum opener takes; fails with EWOULDBLOCK when held. */
+static inline int thrum_lock_exclusive(int fd) { return flock(fd, LOCK_EX | LOCK_NB); }
 
 #endif

@@ -1,16 +1,17 @@
+import ThrumSim
 import ThrumHarness
 import Foundation
 /// What `thrum bench` runs.
 public struct BenchOptions: Sendable {
     /// Fewer runs and events (for tests).
     public var quick: Bool
-    /// The AHAP corpus for the wire-bytes figure; nil skips it with a note.
-    public var corpusDirectory: String?
+    /// Run the link matrix on this link only (a ``LinkCatalogue`` name); nil runs every link.
+    public var link: String?
 
     /// Creates options.
-    public init(quick: Bool = false, corpusDirectory: String? = nil) {
+    public init(quick: Bool = false, link: String? = nil) {
         self.quick = quick
-        self.corpusDirectory = corpusDirectory
+        self.link = link
     }
 }
 
@@ -19,12 +20,25 @@ public enum Bench {
     /// Runs the bench.
     public static func run(_ options: BenchOptions) throws -> BenchReport {
         var report = BenchReport()
-        report.notes.append("virtual time; USB full-speed link model (1 ms frames) with 0.5–8 ms uniform OS scheduling jitter on host wake-ups and reads; device crystal ±100 ppm")
-        try onsetFigures(options, into: &report)
+        report.notes.append(
+            "virtual time; the shipped defaults of HapticEngine, DeviceSession and the clock model; device crystal ±100 ppm; "
+                + "truth = the simulated chip's first non-zero RTP_INPUT write (true time); single-link figures on usb-fs")
+        let profiles: [LinkProfile]
+        if let name = options.link {
+            guard let profile = LinkCatalogue.profile(named: name) else { throw BenchError.unknownLink(name) }
+            profiles = [profile]
+        } else {
+            profiles = LinkCatalogue.all
+        }
+        for profile in profiles {
+            report.links.append(try LinkMatrixBench.run(link: profile, plan: LinkMatrixBench.Plan(quick: options.quick)))
+        }
+        let main = report.links.first { $0.link == LinkCatalogue.usbFullSpeed.name } ?? report.links[0]
+        onsetFigures(main, into: &report)
         try clockFigures(options, into: &report)
-        try startFigures(options, into: &report)
+        try startFigures(options, main: main, into: &report)
         try lossFigures(options, into: &report)
-        wireFigures(options, into: &report)
+        try wireFigures(options, into: &report)
         try feltFigures(options, into: &report)
         try envelopeFigures(options, into: &report)
         compileFigures(options, into: &report)
@@ -35,52 +49,35 @@ public enum Bench {
         (1...(options.quick ? quick : full)).map(UInt64.init)
     }
 
-    static func onsetFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
-        var ours: [Double] = []
-        var naive: [Double] = []
-        var missing = 0
-        var naiveMissing = 0
-        var drive: [Double] = []
-        var naiveDrive: [Double] = []
-        var streamed: [Double] = []
-        var streamedMissing = 0
-        let count = options.quick ? 20 : 100
-        for seed in seeds(options, full: 4, quick: 1) {
-            let a = try OnsetBench.scheduled(seed: seed, count: count, link: BenchSetup.jitteredUSB(seed: seed))
-            ours += a.errors.map(abs)
-            drive += a.driveErrors.map(abs)
-            missing += a.missing
-            let b = try OnsetBench.naive(seed: seed, count: count, link: BenchSetup.jitteredUSB(seed: seed))
-            naive += b.errors.map(abs)
-            naiveDrive += b.driveErrors.map(abs)
-            naiveMissing += b.missing
-            let c = try OnsetBench.engine(seed: seed, count: count, link: BenchSetup.jitteredUSB(seed: seed))
-            streamed += c.errors.map(abs)
-            streamedMissing += c.missing
-        }
-        let o = Percentiles(ours), n = Percentiles(naive)
-        let p99 = o.p99, np99 = n.p99
-        report.figures.append(BenchFigure(key: "onset_error_p50_us", label: "onset error p50", value: o.p50, unit: "µs", baseline: n.p50, baselineLabel: "naive send-when-due"))
+    /// The headline timing figures (today's top-level keys), from one link of the matrix.
+    static func onsetFigures(_ row: LinkMatrixBench.Row, into report: inout BenchReport) {
+        let o = Percentiles(row.alignment.map(abs)), n = Percentiles(row.naive.map(abs)), y = Percentiles(row.symmetric.map(abs))
+        let p99 = o.p99
+        let on = " on \(row.link)"
         report.figures.append(BenchFigure(
-            key: "onset_error_p99_us", label: "onset error p99", value: p99, unit: "µs", baseline: np99, baselineLabel: "naive send-when-due",
-            target: "≤ 50, ≥ 40× better", met: p99.flatMap { p in np99.map { p <= 50 && $0 / max(p, 1) >= 40 } }))
-        report.figures.append(BenchFigure(key: "onset_error_max_us", label: "onset error max", value: o.max, unit: "µs", baseline: n.max, baselineLabel: "naive send-when-due"))
-        report.figures.append(BenchFigure(key: "naive_onset_error_p99_us", label: "naive host onset error p99", value: np99, unit: "µs"))
+            key: "onset_error_p50_us", label: "alignment error p50" + on, value: o.p50, unit: "µs", baseline: n.p50,
+            baselineLabel: "send-when-due"))
         report.figures.append(BenchFigure(
-            key: "onset_events_missing", label: "events the device never started", value: Double(missing), unit: "",
-            baseline: Double(naiveMissing), baselineLabel: "naive", target: "0", met: missing == 0,
-            note: "\(o.count) events; onset = completion of the event's first RTP_INPUT write in the chip model, against the host's intended instant, both in true time"))
-        let e = Percentiles(streamed)
+            key: "onset_error_p99_us", label: "alignment error p99 (intent → first non-zero drive)" + on, value: p99, unit: "µs",
+            baseline: n.p99, baselineLabel: "send-when-due", target: "≤ 250, ≥ 10× send-when-due, ≥ 2× symmetric pings",
+            met: p99.flatMap { p in n.p99.flatMap { np in y.p99.map { yp in p <= 250 && np / max(p, 1) >= 10 && yp / max(p, 1) >= 2 } } }))
+        report.figures.append(BenchFigure(key: "onset_error_max_us", label: "alignment error max" + on, value: o.max, unit: "µs"))
+        report.figures.append(BenchFigure(key: "naive_onset_error_p99_us", label: "send-when-due alignment error p99" + on, value: n.p99, unit: "µs"))
         report.figures.append(BenchFigure(
-            key: "engine_onset_error_p99_us", label: "onset error p99, HapticEngine streaming", value: e.p99, unit: "µs",
-            baseline: np99, baselineLabel: "naive send-when-due", target: "≤ 50",
-            met: e.p99.map { $0 <= 50 } ?? false && streamedMissing == 0,
-            note: "the same transients through HapticEngine (players, 10 ms render chunks, adaptive lead), as `thrum play` runs them; \(streamedMissing) events never started"))
-        let d = Percentiles(drive), nd = Percentiles(naiveDrive)
+            key: "symmetric_onset_error_p99_us", label: "symmetric-ping scheduler alignment error p99" + on, value: y.p99, unit: "µs"))
         report.figures.append(BenchFigure(
-            key: "drive_onset_error_p99_us", label: "first non-zero drive error p99", value: d.p99, unit: "µs",
-            baseline: nd.p99, baselineLabel: "naive",
-            note: "chip drive onsets: when a segment's first amplitude rounds to 0 the drive begins at the firmware's next 500 µs RTP update (device update law, not timing error)"))
+            key: "onset_events_missing", label: "events the chip never started" + on, value: Double(row.missing), unit: "",
+            target: "0", met: row.missing == 0, note: "\(row.events) events through HapticEngine, as `thrum play` plays them"))
+        report.figures.append(BenchFigure(
+            key: "engine_onset_error_p99_us", label: "alignment error p99 through HapticEngine" + on, value: p99, unit: "µs",
+            note: "the one playback path: the same figure as onset_error_p99_us"))
+        report.figures.append(BenchFigure(
+            key: "drive_onset_error_p99_us", label: "first non-zero drive error p99" + on, value: p99, unit: "µs",
+            note: "truth is the first non-zero drive: the same figure as onset_error_p99_us"))
+        let r = Percentiles(row.interOnset.map(abs))
+        report.figures.append(BenchFigure(
+            key: "inter_onset_error_p99_us", label: "inter-onset interval error p99" + on, value: r.p99, unit: "µs", target: "≤ 10",
+            met: r.p99.map { $0 <= 10 }))
     }
 
     static func clockFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
@@ -95,7 +92,10 @@ public enum Bench {
         }
         var stress: [Double] = []
         for seed in seeds(options, full: 2, quick: 1) {
-            stress += try ClockBench.run(seed: seed, link: BenchSetup.jitteredUSB(seed: seed &+ 200, placement: .wire), measure: 0.5).errors
+            let wire = JitteredLink(
+                base: UsbFullSpeedLink(outboundLanding: LinkCatalogue.usbLanding, seed: seed &+ 201), jitter: BenchSetup.jitter,
+                placement: .wire, seed: seed &+ 200)
+            stress += try ClockBench.run(seed: seed, link: wire, measure: 0.5).errors
         }
         let e = Percentiles(errors), s = Percentiles(symmetric), d = Percentiles(drift)
         report.figures.append(BenchFigure(
@@ -108,29 +108,30 @@ public enum Bench {
             note: "stress model: jitter between the host's timestamp and the bytes leaving, both ways; the outbound floor then includes the jitter floor, which no round-trip method can see"))
     }
 
-    static func startFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
-        var unprepared: [Double] = [], prepared: [Double] = [], writes: [Double] = [], lapsed: [Double] = [], cold: [Double] = []
+    static func startFigures(_ options: BenchOptions, main row: LinkMatrixBench.Row, into report: inout BenchReport) throws {
+        var unprepared: [Double] = [], writes: [Double] = [], lapsed: [Double] = [], cold: [Double] = []
         var goStarts = 0, late = 0
+        let on = " on \(row.link)"
         for seed in seeds(options, full: 4, quick: 1) {
             let r = try StartLatencyBench.run(seed: seed &+ 300, trials: options.quick ? 8 : 40)
             unprepared += r.unprepared
-            prepared += r.prepared
             writes += r.preparedSegmentStart
             lapsed += r.lapsed
             cold += r.cold
-            goStarts += r.preparedGoStarts
             late += r.preparedLate
         }
+        let prepared = row.prepared
+        goStarts = row.preparedGoStarts
         let u = Percentiles(unprepared), p = Percentiles(prepared), w = Percentiles(writes), l = Percentiles(lapsed)
         let c = Percentiles(cold)
         let note = "engine.prepare(pattern) (awake, calibrated, transient preloaded); start() sends a GO for the next USB frame + 0.2 ms; "
             + "call → chip's first non-zero drive, true time; \(goStarts)/\(prepared.count) starts were a GO, \(late) reported late. "
-            + String(format: "Segment start (first RTP write) p50/p99 %.2f/%.2f ms; the first non-zero drive adds the device's 500 µs RTP update when a ramp starts at 0", w.p50 ?? .nan, w.p99 ?? .nan)
+            + String(format: "segment start (first RTP write) p50/p99 %.2f/%.2f ms (a separate run on usb-fs)", w.p50 ?? .nan, w.p99 ?? .nan)
         report.figures.append(BenchFigure(
-            key: "prepared_start_latency_p50_ms", label: "prepared start latency p50", value: p.p50, unit: "ms",
+            key: "prepared_start_latency_p50_ms", label: "prepared start latency p50" + on, value: p.p50, unit: "ms",
             baseline: u.p50, baselineLabel: "unprepared", target: "≤ 1.5", met: p.p50.map { $0 <= 1.5 }, note: note))
         report.figures.append(BenchFigure(
-            key: "prepared_start_latency_p99_ms", label: "prepared start latency p99", value: p.p99, unit: "ms",
+            key: "prepared_start_latency_p99_ms", label: "prepared start latency p99" + on, value: p.p99, unit: "ms",
             baseline: u.p99, baselineLabel: "unprepared", target: "≤ 3", met: p.p99.map { $0 <= 3 }))
         report.figures.append(BenchFigure(
             key: "prepared_segment_start_p50_ms", label: "prepared start, call → segment start p50", value: w.p50, unit: "ms"))
@@ -171,20 +172,14 @@ public enum Bench {
             note: "device frames are not retransmitted, so an ONSET in a lost device frame is not re-sent; the event itself played"))
     }
 
-    static func wireFigures(_ options: BenchOptions, into report: inout BenchReport) {
-        guard let directory = options.corpusDirectory else {
-            report.figures.append(BenchFigure(
-                key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: nil, unit: "B/s",
-                baseline: WireBytesBench.rtpBytesPerSecond, baselineLabel: "1 kHz RTP", target: "≥ 50× smaller",
-                note: "skipped: no corpus (pass --corpus DIR; default ../shared/corpus/ahap)"))
-            return
-        }
-        let r = WireBytesBench.run(directory: directory)
+    static func wireFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        let patterns = try BenchPatterns.all()
+        let r = WireBytesBench.run(patterns: patterns)
         let ratio = r.bytesPerSecond > 0 ? WireBytesBench.rtpBytesPerSecond / r.bytesPerSecond : nil
         report.figures.append(BenchFigure(
-            key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: r.files > 0 ? r.bytesPerSecond : nil, unit: "B/s",
+            key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: r.patterns > 0 ? r.bytesPerSecond : nil, unit: "B/s",
             baseline: WireBytesBench.rtpBytesPerSecond, baselineLabel: "1 kHz RTP",
-            note: "\(r.files) corpus patterns, \(Int(r.seconds.rounded())) s in all, \(r.skipped) skipped (unreadable or silent); SEGMENT frames host→device, framing included"))
+            note: "the bench's \(r.patterns) patterns (examples and built ones, BenchPatterns), \(Int(r.seconds.rounded())) s in all, \(r.skipped) skipped (silent); SEGMENT frames host→device, framing included"))
         report.figures.append(BenchFigure(
             key: "wire_bytes_ratio_vs_rtp", label: "wire bytes, RTP stream ÷ ours", value: ratio, unit: "×", target: "≥ 50",
             met: ratio.map { $0 >= 50 }))
@@ -223,15 +218,30 @@ public enum Bench {
     static func compileFigures(_ options: BenchOptions, into report: inout BenchReport) {
         let sizes = options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
         let results = CompileThroughputBench.run(sizes: sizes)
+        func millions(_ x: Double) -> String { String(format: "%.2f", x / 1e6) }
         for r in results {
             report.figures.append(BenchFigure(
-                key: "compile_events_per_second_\(r.events)", label: "compile throughput, \(r.events) events", value: r.perSecond, unit: "events/s",
-                target: "≥ 2 M", met: r.perSecond >= 2e6))
+                key: "compile_events_per_second_\(r.events)", label: "compile throughput, \(r.events) events (median)", value: r.median,
+                unit: "events/s", target: "≥ 2 M", met: r.median >= 2e6,
+                note: "median of \(r.runs) runs; p25–p75 \(millions(r.p25))–\(millions(r.p75)) M/s, min–max \(millions(r.min))–\(millions(r.max)) M/s"))
         }
         if let first = results.first, let last = results.last, last.events > first.events {
             report.figures.append(BenchFigure(
-                key: "compile_throughput_ratio_largest_to_smallest", label: "throughput at largest ÷ smallest size", value: last.perSecond / first.perSecond,
-                unit: "×", target: "≈ 1 (linear)", note: "wall clock; debug builds are several times slower"))
+                key: "compile_throughput_ratio_largest_to_smallest", label: "median throughput at largest ÷ smallest size",
+                value: last.median / first.median, unit: "×", target: "≈ 1 (linear)", note: "wall clock; debug builds are several times slower"))
+        }
+    }
+}
+
+/// Why the bench could not run.
+public enum BenchError: Error, CustomStringConvertible {
+    /// `--link NAME` named no link model.
+    case unknownLink(String)
+
+    public var description: String {
+        switch self {
+        case .unknownLink(let name):
+            "no link model named '\(name)' (known: \(LinkCatalogue.all.map(\.name).joined(separator: ", ")))"
         }
     }
 }

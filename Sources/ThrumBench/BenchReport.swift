@@ -1,3 +1,4 @@
+import ThrumSim
 import ThrumHarness
 /// One measured figure of `thrum bench`, beside its baseline and target.
 public struct BenchFigure: Sendable {
@@ -41,6 +42,8 @@ public struct BenchReport: Sendable {
     public var figures: [BenchFigure] = []
     /// Notes that apply to the run as a whole.
     public var notes: [String] = []
+    /// The link matrix: every timing figure per link model.
+    public var links: [LinkMatrixBench.Row] = []
 
     /// Creates an empty report.
     public init() {}
@@ -59,7 +62,50 @@ public struct BenchReport: Sendable {
         }
         let notes = (notes + figures.compactMap { f in f.note.map { "\(f.key): \($0)" } }).map(Self.quoted)
         parts.append("\"notes\": [\(notes.joined(separator: ", "))]")
+        let links = links.map { row in
+            Self.quoted(row.link) + ": {" + Self.linkFigures(row).map { "\"\($0.key)\": \(Self.number($0.value))" }.joined(separator: ", ") + "}"
+        }
+        parts.append("\"links\": {\(links.joined(separator: ", "))}")
         return "{" + parts.joined(separator: ", ") + "}"
+    }
+
+    /// The figures of one link, by JSON key (the contract of `thrum bench --json`'s `links`).
+    public static func linkFigures(_ row: LinkMatrixBench.Row) -> [(key: String, label: String, value: Double?)] {
+        let halfWidths = row.boundHalfWidths
+        return [
+            ("inter_onset_error_p99_us", "inter-onset error p99 µs", Percentiles(row.interOnset.map(abs)).p99),
+            ("alignment_error_p50_us", "alignment error p50 µs", Percentiles(row.alignment.map(abs)).p50),
+            ("alignment_error_p99_us", "alignment error p99 µs", row.alignmentP99),
+            ("naive_alignment_error_p99_us", "send-when-due p99 µs", Percentiles(row.naive.map(abs)).p99),
+            ("symmetric_alignment_error_p99_us", "symmetric pings p99 µs", Percentiles(row.symmetric.map(abs)).p99),
+            ("bound_contains_truth_ratio", "bound holds truth", row.containment),
+            ("bound_width_mean_us", "bound ± mean µs", halfWidths.isEmpty ? nil : halfWidths.reduce(0, +) / Double(halfWidths.count)),
+            ("prepared_start_latency_p50_ms", "prepared start p50 ms", Percentiles(row.prepared).p50),
+            ("prepared_start_latency_p99_ms", "prepared start p99 ms", Percentiles(row.prepared).p99),
+            ("late_events_in_stall", "late in 100 ms stall", row.stallEvents > 0 ? Double(row.lateInStall) : nil),
+            ("parameter_change_latency_p99_ms", "parameter change p99 ms", Percentiles(row.parameterLatency).p99),
+            ("stop_latency_p99_ms", "stop p99 ms", Percentiles(row.stopLatency).p99),
+            ("idle_overhead_host_bytes_per_s", "idle host → device B/s", row.idleHostBytesPerSecond),
+            ("idle_overhead_device_bytes_per_s", "idle device → host B/s", row.idleDeviceBytesPerSecond),
+            ("events", "events", Double(row.events)),
+            ("events_missing", "events missing", Double(row.missing)),
+        ]
+    }
+
+    /// The link matrix as a table: one row per figure, one column per link.
+    public var linkTable: String {
+        guard let first = links.first else { return "" }
+        let keys = Self.linkFigures(first)
+        var rows: [[String]] = [["figure"] + links.map(\.link)]
+        for (i, k) in keys.enumerated() {
+            rows.append([k.label] + links.map { Self.linkFigures($0)[i].value.map(Self.format) ?? "n/a" })
+        }
+        var widths = Array(repeating: 0, count: rows[0].count)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        return rows.enumerated().map { n, row in
+            let line = row.enumerated().map { i, cell in cell + String(repeating: " ", count: widths[i] - cell.count) }.joined(separator: "  ")
+            return n == 0 ? line + "\n" + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") : line
+        }.joined(separator: "\n")
     }
 
     /// A readable table: figure, value, baseline, target, met.
@@ -78,6 +124,7 @@ public struct BenchReport: Sendable {
             lines.append(row.enumerated().map { i, cell in cell + String(repeating: " ", count: widths[i] - cell.count) }.joined(separator: "  "))
             if n == 0 { lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
         }
+        if !links.isEmpty { lines.append(""); lines.append("link matrix (shipped defaults, truth from the chip):"); lines.append(linkTable) }
         let notes = notes + figures.compactMap { f in f.note.map { "\(f.label): \($0)" } }
         if !notes.isEmpty { lines.append(""); lines += notes.map { "note: " + $0 } }
         return lines.joined(separator: "\n")

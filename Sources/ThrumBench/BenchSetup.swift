@@ -9,26 +9,19 @@ import ThrumTime
 /// The link and session set-up every timing figure shares, so that figures are comparable.
 public enum BenchSetup {
     /// The OS scheduling jitter of the headline figures (DESIGN.md §6): 0.5–8 ms, uniform.
-    public static let jitter = JitterDistribution.uniform(500...8_000)
+    public static let jitter = LinkCatalogue.wakeJitter
 
-    /// USB full speed with host scheduling jitter (the physical placement; see ``JitteredLink``).
-    public static func jitteredUSB(seed: UInt64, placement: JitteredLink<UsbFullSpeedLink>.Placement = .hostScheduling) -> JitteredLink<UsbFullSpeedLink> {
-        JitteredLink(base: UsbFullSpeedLink(), jitter: jitter, placement: placement, seed: seed)
-    }
+    /// The realistic USB full-speed link (``LinkCatalogue``'s `usb-fs`: data lands 100–400 µs
+    /// into the frame, host wake-ups 0.5–8 ms late).
+    public static func jitteredUSB(seed: UInt64) -> any LinkModel { LinkCatalogue.usbFullSpeed.make(seed) }
 
     /// The same with 5 % chunk loss and 5 % corruption in both directions.
-    public static func lossyUSB(seed: UInt64) -> LossyLink<JitteredLink<UsbFullSpeedLink>> {
-        LossyLink(base: jitteredUSB(seed: seed), loss: 0.05, corruption: 0.05, seed: seed &* 31 &+ 7)
+    public static func lossyUSB(seed: UInt64) -> LossyLink<AnyLinkModel> {
+        LossyLink(base: AnyLinkModel(jitteredUSB(seed: seed)), loss: 0.05, corruption: 0.05, seed: seed &* 31 &+ 7)
     }
 
-    /// Session tunables for a USB link: the clock model knows the outbound floor (≈ 0, see
-    /// ``ClockModelConfiguration/outboundDelayFloor``) unless `symmetric`, and probes every 2 ms after the last frame (every ≈ 6 ms with the wake-up jitter).
-    public static func session(symmetric: Bool = false) -> DeviceSession.Configuration {
-        var configuration = DeviceSession.Configuration()
-        configuration.link.clock.outboundDelayFloor = symmetric ? nil : .zero
-        configuration.link.pingInterval = .milliseconds(2)
-        return configuration
-    }
+    /// Session tunables of every figure: the shipped defaults, nothing the host could not know.
+    public static func session() -> DeviceSession.Configuration { DeviceSession.Configuration() }
 
     /// A device clock start and crystal error for run `seed`: ±100 ppm alternately, arbitrary start.
     public static func crystal(seed: UInt64) -> (ppm: Double, start: UInt32) {
@@ -37,9 +30,9 @@ public enum BenchSetup {
     }
 
     /// A rig on the jittered USB link, drift ±100 ppm.
-    public static func rig(seed: UInt64, link: any LinkModel, symmetric: Bool = false) -> VirtualRig {
+    public static func rig(seed: UInt64, link: any LinkModel) -> VirtualRig {
         let c = crystal(seed: seed)
-        return VirtualRig(crystalErrorPPM: c.ppm, clockStart: c.start, link: link, sessionConfiguration: session(symmetric: symmetric))
+        return VirtualRig(crystalErrorPPM: c.ppm, clockStart: c.start, link: link, sessionConfiguration: session())
     }
 
     /// Transients of alternating strength, `spacing` s apart (each starts from rest).

@@ -1,43 +1,41 @@
 import ThrumHarness
-import Foundation
 import ThrumCompiler
 import ThrumPattern
 import ThrumWire
 
-/// Bytes on the wire per second of pattern over a corpus of AHAP files: every pattern compiled
-/// for the default profile and its SEGMENTs packed into sequenced frames as the link packs them
-/// (payload ≤ 58 bytes, 6 bytes of framing), compared with a 1 kHz RTP stream (one amplitude
-/// byte per millisecond, before any framing).
+/// Bytes on the wire per second of pattern over the bench's pattern set (``BenchPatterns``):
+/// every pattern compiled for the default profile and its SEGMENTs packed into sequenced frames as
+/// the link packs them (payload ≤ 58 bytes, 6 bytes of framing), compared with a 1 kHz RTP stream
+/// (one amplitude byte per millisecond, before any framing).
 public enum WireBytesBench {
-    /// Totals over the corpus.
+    /// Totals over the set.
     public struct Result: Sendable {
-        public var files = 0
+        /// Patterns measured.
+        public var patterns = 0
+        /// Patterns left out because they drive nothing (audio only, or silent).
         public var skipped = 0
+        /// Frame bytes host→device, framing included.
         public var bytes = 0
+        /// Seconds of pattern.
         public var seconds = 0.0
-        /// Bytes per second of pattern, over the whole corpus.
+        /// Bytes per second of pattern, over the whole set.
         public var bytesPerSecond: Double { seconds > 0 ? Double(bytes) / seconds : 0 }
     }
 
     /// The RTP baseline, bytes per second.
     public static let rtpBytesPerSecond = 1_000.0
 
-    /// Reads every `.ahap` (and AHAP-shaped `.json`) file under `directory`.
-    public static func run(directory: String, profile: ActuatorProfile = .default) -> Result {
+    /// Compiles every pattern and counts its frame bytes.
+    public static func run(patterns: [BenchPattern], profile: ActuatorProfile = .default) -> Result {
         var result = Result()
         let compiler = PatternCompiler(profile: profile)
-        guard let walker = FileManager.default.enumerator(atPath: directory) else { return result }
-        for case let relative as String in walker where relative.hasSuffix(".ahap") {
-            guard let pattern = try? HapticPattern(contentsOf: directory + "/" + relative, options: .lenient) else {
-                result.skipped += 1
-                continue
-            }
-            let program = compiler.compile(pattern)
+        for entry in patterns {
+            let program = compiler.compile(entry.pattern)
             guard program.duration > 0, !program.segments.isEmpty else {
                 result.skipped += 1
                 continue
             }
-            result.files += 1
+            result.patterns += 1
             result.bytes += frameBytes(program)
             result.seconds += program.duration
         }

@@ -119,11 +119,18 @@ public final class VirtualRig {
     /// Fills each reported event's true onset: the chip's first non-zero drive at or after the
     /// event's intended drive instant less `before` µs (within `window` µs), in pattern time.
     public func attachTruth(to report: inout PlaybackReport, before: Double = 3_000, window: Double = 40_000) {
+        Self.attachTruth(to: &report, device: device, before: before, window: window)
+    }
+
+    /// The same for any virtual device whose true time is the host's time (a ``SimulatedPump``'s).
+    public static func attachTruth(
+        to report: inout PlaybackReport, device: VirtualDevice, before: Double = 3_000, window: Double = 40_000
+    ) {
         let start = Double(report.startHostTime.nanoseconds) / 1e3
         for i in report.events.indices where report.events[i].type.isHaptic && report.events[i].status != .notPlayed {
             let e = report.events[i]
             let intended = start + (e.requestedTime - e.preShift) * 1e6
-            guard let onset = firstDrive(near: intended, before: before, window: window) else { continue }
+            guard let onset = firstDrive(on: device, near: intended, before: before, window: window) else { continue }
             report.events[i].trueDriveOnsetTime = (onset - start) / 1e6
             report.events[i].trueOnsetTime = (onset - start) / 1e6 + e.preShift
         }
@@ -134,6 +141,10 @@ public final class VirtualRig {
     /// of `intended`; nil when there is none. For an event that starts while earlier drive is
     /// still non-zero this finds the earlier drive: the truth is for events that start from rest.
     public func firstDrive(near intended: Double, before: Double = 3_000, window: Double = 40_000) -> Double? {
+        Self.firstDrive(on: device, near: intended, before: before, window: window)
+    }
+
+    static func firstDrive(on device: VirtualDevice, near intended: Double, before: Double, window: Double) -> Double? {
         let from = UInt64(max(0, intended - before))
         guard let t = device.chip.trace.firstDriveCommand(atOrAfter: from), Double(t) < intended + window else { return nil }
         return Double(t)

@@ -14,6 +14,13 @@ public enum TransportError: Error, Equatable, Sendable, CustomStringConvertible 
     case disconnected
     /// The transport was already closed.
     case closed
+    /// A `tcp://host:port` host name did not resolve (`getaddrinfo`'s message).
+    case hostNotFound(host: String, reason: String)
+    /// Another process has the port open (exclusive lock or TIOCEXCL); `holder` names it when
+    /// it can be found (`PID 1234 (thrum)`), else nil.
+    case busy(path: String, holder: String?)
+    /// A baud rate outside ``TransportLimits/baudRates``.
+    case invalidBaudRate(Int)
 
     public var description: String {
         switch self {
@@ -23,8 +30,19 @@ public enum TransportError: Error, Equatable, Sendable, CustomStringConvertible 
         case .ioFailed(let reason): return "I/O error: \(reason)"
         case .disconnected: return "the device disconnected"
         case .closed: return "the port is closed"
+        case .hostNotFound(let host, let reason): return "cannot resolve host '\(host)': \(reason)"
+        case .busy(let path, let holder):
+            return "port busy: \(path) is open in another process" + (holder.map { " (\($0))" } ?? "")
+        case .invalidBaudRate(let baud):
+            return "invalid baud rate \(baud): expected a whole number from \(TransportLimits.baudRates.lowerBound) to \(TransportLimits.baudRates.upperBound)"
         }
     }
+}
+
+/// Ranges of the numbers a transport accepts.
+public enum TransportLimits {
+    /// Baud rates accepted for serial ports: 50 (the slowest POSIX rate) to 4 000 000.
+    public static let baudRates: ClosedRange<Int> = 50...4_000_000
 }
 
 /// A bidirectional byte pipe to a device: a real serial port, a pseudo-terminal, a socket or an

@@ -48,13 +48,37 @@ struct ClockBracket {
         slopeRange = smin <= smax ? smin...smax : -slopeLimit...slopeLimit
     }
 
-    /// The range of θ (device − host, µs, relative to the references) at host µs `x`.
+    /// The range of θ (device − host, µs, relative to the references) at host µs `x`: the highest
+    /// and lowest value any line consistent with every sample takes there. For a slope s the
+    /// highest line is min over the upper constraints of (z + s·(x − xᵢ)), a concave function of s,
+    /// and the lowest is max over the lower ones, a convex one; each is optimised over the feasible
+    /// slopes by ternary search (a two-variable linear programme, solved exactly to 0.01 µs).
     private func theta(at x: Double) -> (low: Double, high: Double) {
-        let smin = slopeRange.lowerBound, smax = slopeRange.upperBound
-        var high = Double.infinity, low = -Double.infinity
-        for o in outbound { high = min(high, o.z + (x >= o.x ? smax : smin) * (x - o.x)) }
-        for i in inbound { low = max(low, i.z + (x >= i.x ? smin : smax) * (x - i.x)) }
-        return (min(low, high), max(low, high))
+        func high(_ s: Double) -> Double {
+            var v = Double.infinity
+            for o in outbound { v = min(v, o.z + s * (x - o.x)) }
+            return v
+        }
+        func low(_ s: Double) -> Double {
+            var v = -Double.infinity
+            for i in inbound { v = max(v, i.z + s * (x - i.x)) }
+            return v
+        }
+        let h = Self.optimise(high, over: slopeRange, maximise: true)
+        let l = Self.optimise(low, over: slopeRange, maximise: false)
+        return (min(l, h), max(l, h))
+    }
+
+    /// The extreme of a concave (`maximise`) or convex function over `range`.
+    private static func optimise(_ f: (Double) -> Double, over range: ClosedRange<Double>, maximise: Bool) -> Double {
+        var a = range.lowerBound, b = range.upperBound
+        for _ in 0..<80 where b - a > 1e-12 {
+            let m1 = a + (b - a) / 3, m2 = b - (b - a) / 3
+            let f1 = f(m1), f2 = f(m2)
+            if maximise ? f1 < f2 : f1 > f2 { a = m1 } else { b = m2 }
+        }
+        let ends = [f(range.lowerBound), f(range.upperBound), f((a + b) / 2)]
+        return maximise ? ends.max()! : ends.min()!
     }
 
     /// The host times between which the device clock read `deviceTime` (µs, extended), given the

@@ -148,6 +148,8 @@ public enum ProtocolConstants {
     public static let faultProgramFull: UInt32 = 7
     /// FAULT: GO refused (detail = the slot).
     public static let faultGoRejected: UInt32 = 8
+    /// FAULT: I²C bus recovery after a failed transfer (detail 0 = bus free again, 1 = still stuck).
+    public static let faultBusRecovery: UInt32 = 9
 
     // MARK: Device behaviour (§4)
 

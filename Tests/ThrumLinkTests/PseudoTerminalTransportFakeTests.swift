@@ -37,13 +37,13 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
         XCTAssertEqual(
             system.calls,
             [
-                .open(path, flags: Platform.terminalOpenFlags), .getAttributes(10), .setAttributes(10, raw: true),
-                .discardPending(10),
+                .open(path, flags: Platform.terminalOpenFlags), .lockExclusively(10), .setTerminalExclusive(10),
+                .getAttributes(10), .setAttributes(10, raw: true), .discardPending(10),
             ])
         XCTAssertEqual(transport.endpointName, path)
         transport.close()
         transport.close()
-        XCTAssertEqual(system.calls.last, .close(10))
+        XCTAssertEqual(Array(system.calls.suffix(2)), [.clearTerminalExclusive(10), .close(10)], "TIOCEXCL lifted before close")
         XCTAssertEqual(system.calls.filter { $0 == .close(10) }.count, 1, "closing twice closes once")
     }
 
@@ -73,7 +73,41 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
         assertThrows(.configurationFailed(path: path, reason: "not a terminal")) { () throws(TransportError) in
             try open(system)
         }
-        XCTAssertEqual(system.calls, [.open(path, flags: Platform.terminalOpenFlags), .getAttributes(10), .close(10)])
+        XCTAssertEqual(
+            system.calls,
+            [
+                .open(path, flags: Platform.terminalOpenFlags), .lockExclusively(10), .setTerminalExclusive(10), .getAttributes(10),
+                .clearTerminalExclusive(10), .close(10),
+            ])
+    }
+
+    func testAHeldLockIsPortBusyNamingTheHolderAndClosesTheDescriptor() {
+        let system = RecordingTermiosSystem()
+        system.lockResults = [.failure(.wouldBlock)]
+        system.holders = ["PID 4242 (thrum)"]
+        assertThrows(.busy(path: path, holder: "held by PID 4242 (thrum)")) { () throws(TransportError) in try open(system) }
+        XCTAssertEqual(
+            system.calls,
+            [.open(path, flags: Platform.terminalOpenFlags), .lockExclusively(10), .close(10), .processesHolding(path)])
+        XCTAssertEqual(
+            TransportError.busy(path: path, holder: "held by PID 4242 (thrum)").description,
+            "port busy: /dev/pts/7 is open in another process (held by PID 4242 (thrum))")
+    }
+
+    func testOpenEBUSYFromTIOCEXCLIsPortBusyEvenWhenNobodyCanBeNamed() {
+        let system = RecordingTermiosSystem()
+        system.openResults = [.failure(.busy)]
+        assertThrows(.busy(path: path, holder: nil)) { () throws(TransportError) in try open(system) }
+        XCTAssertEqual(system.calls, [.open(path, flags: Platform.terminalOpenFlags), .processesHolding(path)])
+        XCTAssertEqual(TransportError.busy(path: path, holder: nil).description, "port busy: /dev/pts/7 is open in another process")
+    }
+
+    func testATerminalRefusingTIOCEXCLIsStillOpenedUnderTheLock() throws {
+        let system = RecordingTermiosSystem()
+        system.exclusiveResults = [.failure(.notATerminal)]
+        let transport = try open(system)
+        XCTAssertEqual(Array(system.calls.prefix(3)), [.open(path, flags: Platform.terminalOpenFlags), .lockExclusively(10), .setTerminalExclusive(10)])
+        transport.close()
     }
 
     func testReadRetriesAnInterruptedPollWithTheSameTimeout() throws {

@@ -136,4 +136,73 @@ final class PseudoTerminalTransportTests: XCTestCase {
             XCTAssertEqual($0 as? TransportError, .configurationFailed(path: "/dev/null", reason: "not a terminal"))
         }
     }
+
+    func testASecondOpenerOfARealPtyGetsPortBusy() throws {
+        let pty = try PseudoTerminal()
+        defer { pty.close() }
+        let first = try PseudoTerminalTransport(path: pty.devicePath)
+        XCTAssertThrowsError(try PseudoTerminalTransport(path: pty.devicePath)) { error in
+            guard case .busy(let path, _) = error as? TransportError else {
+                return XCTFail("expected port busy, got \(error)")
+            }
+            XCTAssertEqual(path, pty.devicePath)
+            XCTAssertTrue("\(error)".hasPrefix("port busy: \(pty.devicePath)"), "\(error)")
+        }
+        // The first opener is unaffected, and closing it frees the port (TIOCEXCL lifted too, so
+        // a non-root opener is not locked out while the simulator keeps its side open).
+        try pty.master.write([7])
+        XCTAssertEqual(try read(1, from: first), [7])
+        first.close()
+        let second = try PseudoTerminalTransport(path: pty.devicePath)
+        second.close()
+    }
+
+    func testTheHolderOfAPathIsFoundInProc() throws {
+        #if os(Linux)
+        // This process is excluded; a child holding the file is named by PID and command.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-holder-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("held").path
+        FileManager.default.createFile(atPath: file, contents: Data())
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/sh")
+        child.arguments = ["-c", "exec 3<\"$0\"; echo ready; read line", file]
+        let toChild = Pipe(), fromChild = Pipe()
+        child.standardInput = toChild
+        child.standardOutput = fromChild
+        try child.run()
+        defer {
+            try? toChild.fileHandleForWriting.close()
+            child.waitUntilExit()
+        }
+        _ = fromChild.fileHandleForReading.availableData  // "ready": the file is open
+        let holders = Platform.processesHolding(file)
+        XCTAssertEqual(holders, ["PID \(child.processIdentifier) (sh)"])
+        #endif
+    }
+
+    func testTheProcessHoldingTheLockIsNamedFromProcLocks() throws {
+        #if os(Linux)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/flock") else { throw XCTSkip("no flock(1)") }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-locker-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("port").path
+        FileManager.default.createFile(atPath: file, contents: Data())
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        child.arguments = ["-x", file, "/bin/sh", "-c", "echo ready; read line"]
+        let toChild = Pipe(), fromChild = Pipe()
+        child.standardInput = toChild
+        child.standardOutput = fromChild
+        try child.run()
+        defer {
+            try? toChild.fileHandleForWriting.close()
+            child.waitUntilExit()
+        }
+        _ = fromChild.fileHandleForReading.availableData  // "ready": the lock is held
+        XCTAssertEqual(Platform.processesLocking(file), ["PID \(child.processIdentifier) (flock)"])
+        #endif
+    }
 }

@@ -23,6 +23,10 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
         case grant(CInt)
         case unlock(CInt)
         case slavePath(CInt)
+        case lockExclusively(CInt)
+        case setTerminalExclusive(CInt)
+        case clearTerminalExclusive(CInt)
+        case processesHolding(String)
 
         var description: String {
             switch self {
@@ -38,6 +42,10 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
             case .grant(let fd): return "grantpt(\(fd))"
             case .unlock(let fd): return "unlockpt(\(fd))"
             case .slavePath(let fd): return "ptsname_r(\(fd))"
+            case .lockExclusively(let fd): return "flock(\(fd), LOCK_EX | LOCK_NB)"
+            case .setTerminalExclusive(let fd): return "ioctl(\(fd), TIOCEXCL)"
+            case .clearTerminalExclusive(let fd): return "ioctl(\(fd), TIOCNXCL)"
+            case .processesHolding(let p): return "holders(\(p))"
             }
         }
     }
@@ -56,6 +64,10 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
     var masterResults: [Result<CInt, SystemErrno>] = []
     var unlockResults: [Result<Void, SystemErrno>] = []
     var slavePath = "/dev/pts/42"
+    var lockResults: [Result<Void, SystemErrno>] = []
+    var exclusiveResults: [Result<Void, SystemErrno>] = []
+    /// What `processesHolding` answers.
+    var holders: [String] = []
 
     /// The calls so far.
     var calls: [Call] {
@@ -156,5 +168,23 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
     func pseudoTerminalSlavePath(_ fd: CInt) -> Result<String, SystemErrno> {
         record(.slavePath(fd))
         return .success(slavePath)
+    }
+
+    func lockExclusively(_ fd: CInt) -> Result<Void, SystemErrno> {
+        record(.lockExclusively(fd), \.lockResults) { .success(()) }
+    }
+
+    func setTerminalExclusive(_ fd: CInt) -> Result<Void, SystemErrno> {
+        record(.setTerminalExclusive(fd), \.exclusiveResults) { .success(()) }
+    }
+
+    func clearTerminalExclusive(_ fd: CInt) -> Result<Void, SystemErrno> {
+        record(.clearTerminalExclusive(fd))
+        return .success(())
+    }
+
+    func processesHolding(_ path: String) -> [String] {
+        record(.processesHolding(path))
+        return holders
     }
 }

@@ -111,11 +111,24 @@ final class TCPTransportTests: XCTestCase {
         #if canImport(Glibc)
         let listener = try Listener()
         defer { listener.close() }
-        let transport = try openTransport(path: "tcp://127.0.0.1:\(listener.port)", baud: 0)
+        let transport = try openTransport(path: "tcp://127.0.0.1:\(listener.port)", baud: 115_200)
         defer { transport.close() }
         XCTAssertTrue(transport is TCPTransport)
         #else
         throw XCTSkip("Linux only")
         #endif
+    }
+
+    func testAnUnresolvableHostSaysSoNotNoSuchPort() {
+        // `.invalid` is reserved (RFC 6761): it never resolves, with or without a network.
+        XCTAssertThrowsError(try TCPTransport(host: "no-such-rig.invalid", port: 5555, connectTimeout: .seconds(1))) { error in
+            guard case .hostNotFound(let host, let reason) = error as? TransportError else {
+                return XCTFail("expected hostNotFound, got \(error)")
+            }
+            XCTAssertEqual(host, "no-such-rig.invalid")
+            XCTAssertFalse(reason.isEmpty)
+            XCTAssertTrue("\(error)".hasPrefix("cannot resolve host 'no-such-rig.invalid': "), "\(error)")
+            XCTAssertFalse("\(error)".contains("no such port"))
+        }
     }
 }

@@ -77,4 +77,17 @@ final class TransportFactoryTests: XCTestCase {
         throw XCTSkip("Linux only")
         #endif
     }
+
+    func testBaudRatesOutsideTheRangeAreRefusedBeforeAnythingOpens() {
+        for baud in [0, -5, 49, 4_000_001, Int.max, Int.min] {
+            XCTAssertThrowsError(try openTransport(path: "/nonexistent/ttyACM9", baud: baud)) { error in
+                XCTAssertEqual(error as? TransportError, .invalidBaudRate(baud))
+                XCTAssertTrue("\(error)".contains("expected a whole number from 50 to 4000000"), "\(error)")
+            }
+        }
+        // In range, the path is what fails.
+        XCTAssertThrowsError(try openTransport(path: "/nonexistent/ttyACM9", baud: 115_200)) { error in
+            XCTAssertEqual(error as? TransportError, .notFound(path: "/nonexistent/ttyACM9"))
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import ThrumSim
+import ThrumTime
 import XCTest
 
 /// The delivery law of each link model, in virtual time.

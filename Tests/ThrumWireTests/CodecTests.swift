@@ -1,3 +1,4 @@
+import ThrumTime
 import ThrumWire
 import XCTest
 
@@ -106,17 +107,8 @@ final class CodecTests: XCTestCase {
     }
 }
 
-/// A small deterministic generator for test data.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// Test data from the project's one generator.
+extension SplitMix64 {
     mutating func u8() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
     mutating func u32() -> UInt32 { UInt32(truncatingIfNeeded: next()) }
 }

@@ -70,7 +70,8 @@ public struct CompileDiagnostic: Equatable, Sendable {
         case continuousDurationClamped(original: Double, clamped: Double)
         /// A parameter curve without control points was ignored.
         case emptyCurveIgnored
-        /// A haptic event with a non-finite time or duration was listed but not played.
+        /// A haptic event with a non-finite time or duration, or one beyond `HapticPattern.maximumTime`
+        /// or `HapticPattern.maximumDuration`, was listed but not played.
         case invalidEventNotPlayed
     }
     /// What happened.

@@ -62,13 +62,13 @@ public struct PatternCompiler: Sendable {
                 let e = evs[i]
                 var ce = CompiledEvent(id: UInt32(rank + 1), patternIndex: i, type: e.type, requestedTime: e.relativeTime,
                                        driveOnset: micros(e.relativeTime), played: e.type.isHaptic)
-                if ce.played && !(e.relativeTime.isFinite && e.duration.isFinite) {
+                if ce.played && !(Self.isPlayableTime(e.relativeTime) && Self.isPlayableDuration(e.duration)) {
                     ce.played = false
                     diagnostics.append(CompileDiagnostic(kind: .invalidEventNotPlayed, index: i))
                 }
                 guard ce.played else {
                     let end = e.relativeTime + max(0, e.duration)
-                    if end.isFinite { patternEnd = max(patternEnd, end) }
+                    if Self.isPlayableEnd(end) { patternEnd = max(patternEnd, end) }
                     events.append(ce)
                     shapes.append(nil)
                     continue
@@ -89,13 +89,13 @@ public struct PatternCompiler: Sendable {
                 shapes.append(shape)
             }
         }
-        for p in pattern.parameters where p.relativeTime.isFinite { patternEnd = max(patternEnd, p.relativeTime) }
+        for p in pattern.parameters where Self.isPlayableEnd(p.relativeTime) { patternEnd = max(patternEnd, p.relativeTime) }
         for (i, c) in pattern.parameterCurves.enumerated() {
             if c.controlPoints.isEmpty {
                 diagnostics.append(CompileDiagnostic(kind: .emptyCurveIgnored, index: i))
             }
             let end = c.relativeTime + (c.controlPoints.map(\.relativeTime).max() ?? 0)
-            if end.isFinite { patternEnd = max(patternEnd, end) }
+            if Self.isPlayableEnd(end) { patternEnd = max(patternEnd, end) }
         }
 
         // Distinct onsets: a later event sharing an onset moves 1 µs so each gets its own segment.
@@ -150,6 +150,17 @@ public struct PatternCompiler: Sendable {
         let program = DriveProgram(segments: segments, events: events, duration: end, diagnostics: diagnostics)
         return Compilation(program: program, eventPieces: eventPieces, mixed: mixed, controls: controls)
     }
+
+    /// Whether an event time is one the compiler plays: finite and within ±`HapticPattern.maximumTime`
+    /// (the AHAP reader refuses later times; patterns built in code may hold anything).
+    static func isPlayableTime(_ t: Double) -> Bool { t.magnitude <= HapticPattern.maximumTime }
+
+    /// Whether an event duration is one the compiler plays: finite and at most `HapticPattern.maximumDuration`.
+    static func isPlayableDuration(_ d: Double) -> Bool { d.isFinite && d <= HapticPattern.maximumDuration }
+
+    /// Whether an end time may lengthen the program (later ones are ignored, so the program's
+    /// duration stays bounded whatever a pattern built in code holds).
+    static func isPlayableEnd(_ t: Double) -> Bool { t.magnitude <= HapticPattern.maximumTime + HapticPattern.maximumDuration }
 
     /// An event's contribution over drive time: shape × final intensity. Continuous events follow
     /// `HapticIntensityControl` over their life (evaluated at requested time, so the whole event

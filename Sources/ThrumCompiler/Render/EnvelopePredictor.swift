@@ -42,7 +42,14 @@ public struct EnvelopePredictor: Sendable {
     /// `writeInterval` with the ramp value computed `writeTime` before the write completes.
     public func predict(program: DriveProgram, times: [Double]) -> [Double] {
         guard times.count > 1 else { return times.map { _ in 0 } }
-        let spacing = times[1] - times[0]
+        return predict(program: program, times: times, spacing: times[1] - times[0])
+    }
+
+    /// The predicted envelope at `times` (s, increasing, multiples of `spacing` apart). Between
+    /// two times further apart than `spacing` the drive must be off (as in `EnvelopeRenderer`'s
+    /// grid, which leaves out long silences): the actuator rings down across the gap in one step.
+    public func predict(program: DriveProgram, times: [Double], spacing: Double) -> [Double] {
+        guard times.count > 1, spacing > 0, spacing.isFinite else { return times.map { _ in 0 } }
         let sub = max(1, Int((spacing / Self.maxStep).rounded(.up)))
         let dt = spacing / Double(sub)
         var loop = ClosedLoopEnvelope(response: response)
@@ -50,14 +57,37 @@ public struct EnvelopePredictor: Sendable {
         var k = 0
         for i in times.indices {
             if i > 0 {
+                let step = times[i] - times[i - 1]
+                if step > 1.5 * spacing {
+                    // A left-out silence: step to its last sample period in one go, then as usual.
+                    loop.advance(step - spacing, target: 0)
+                }
+                let from = times[i] - spacing
+                if let u = constantTarget(program.segments, from: from - response.startLatency, to: from + spacing - response.startLatency, hint: &k) {
+                    // Nothing changes within the step (silence or a flat segment): one exact step.
+                    loop.advance(spacing, target: u)
+                    out[i] = loop.envelope
+                    continue
+                }
                 for s in 0..<sub {
-                    let t = times[i - 1] + Double(s) * dt - response.startLatency
+                    let t = from + Double(s) * dt - response.startLatency
                     loop.advance(dt, target: rtp(program.segments, at: t, hint: &k))
                 }
             }
             out[i] = loop.envelope
         }
         return out
+    }
+
+    /// The RTP fraction over [`t0`, `t1`) s when it is the same throughout (no segment, or one
+    /// flat segment covering it), else nil. Moves `k` as `rtp` does.
+    func constantTarget(_ segments: [DriveSegment], from t0: Double, to t1: Double, hint k: inout Int) -> Double? {
+        let us0 = Int64((t0 * 1e6).rounded(.down)), us1 = Int64((t1 * 1e6).rounded(.up))
+        while k < segments.count && segments[k].end <= us0 { k += 1 }
+        guard k < segments.count, segments[k].start <= us1 else { return 0 }
+        let s = segments[k]
+        guard s.start <= us0, us1 < s.end, s.from == s.to else { return nil }
+        return Double(s.from) / 255
     }
 
     /// The RTP fraction the firmware has written at `t` s for `segments`.
@@ -68,12 +98,14 @@ public struct EnvelopePredictor: Sendable {
         let s = segments[k]
         if s.from == s.to { return Double(s.from) / 255 }
         let interval = Int64((response.writeInterval * 1e6).rounded())
-        // PROTOCOL.md §4.1: a ramp up from 0 starts writing where its rounded value reaches 1.
+        // A ramp up from 0 is first written where it reaches code 1 (firmware, PROTOCOL.md §4.1).
         var first = s.start
-        if s.from == 0 && s.to > 0 {
+        if s.from == 0, s.to > 0 {
             let e1 = (Int64(s.duration) + 2 * Int64(s.to) - 1) / (2 * Int64(s.to))
-            if e1 < Int64(s.duration) { first = s.start + e1 }
-            if us < first { return 0 }
+            if e1 < Int64(s.duration) {
+                first = s.start + e1
+                if us < first { return 0 }
+            }
         }
         let n = (us - first) / interval
         let at = n == 0 ? first : first + n * interval - Int64((response.writeTime * 1e6).rounded())

@@ -48,9 +48,20 @@ public struct EnvelopeRenderer: Sendable {
         self.compiler = PatternCompiler(profile: profile, options: options)
     }
 
-    /// Samples the pattern at `sampleRate` Hz, from the earliest drive (or 0) to the program's
-    /// end plus five actuator time constants.
+    /// The silence, s, beyond which the renderer stops sampling: a stretch longer than this with
+    /// nothing requested, nothing driven and the actuator rung down keeps only its two end rows.
+    public static let longestSampledSilence = 1.0
+    /// The sample rates `render` accepts, Hz; others are clamped into this range.
+    public static let sampleRates: ClosedRange<Double> = 1...1_000_000
+
+    /// Samples the pattern at `sampleRate` Hz (clamped into `sampleRates`), from the earliest drive
+    /// (or 0) to the program's end plus five actuator time constants.
+    ///
+    /// The grid is the sample grid with long silences left out (`longestSampledSilence`), so the
+    /// cost follows the events and curve points, not the timeline's length: an event at 3600 s
+    /// renders as fast as one at 1 s. Every row's time is still a whole multiple of the sample period.
     public func render(_ pattern: HapticPattern, sampleRate: Double = 1000) -> EnvelopeRender {
+        let sampleRate = sampleRate.isNaN ? 1000 : min(Self.sampleRates.upperBound, max(Self.sampleRates.lowerBound, sampleRate))
         let program = compiler.compile(pattern)
         var plain = compiler.options
         plain.feltOnsetCompensation = false
@@ -58,16 +69,50 @@ public struct EnvelopeRenderer: Sendable {
 
         let first = min(0, Double(program.segments.first?.start ?? 0) * 1e-6)
         let startIndex = Int((first * sampleRate).rounded(.down))
-        let end = program.duration + 5 * compiler.response.timeConstant
-        let endIndex = Int((end * sampleRate).rounded(.up))
-        let times = (startIndex...max(startIndex, endIndex)).map { Double($0) / sampleRate }
+        let ringDown = 5 * compiler.response.timeConstant
+        let end = program.duration + ringDown
+        let endIndex = max(startIndex, Int((end * sampleRate).rounded(.up)))
+        var spans: [(Double, Double)] = program.segments.map { (Double($0.start) * 1e-6, Double($0.end) * 1e-6 + ringDown) }
+        for e in requested.eventPieces {
+            for p in e.pieces { spans.append((Double(p.t0) * 1e-6, Double(p.t1) * 1e-6)) }
+        }
+        let times = Self.grid(from: startIndex, to: endIndex, active: spans, sampleRate: sampleRate)
 
         let intensity = sample(requested.mixed, at: times)
         let drive = times.map { program.drive(at: $0) }
         let sharpness = sharpnessColumn(requested, at: times)
-        let accel = EnvelopePredictor(response: compiler.response).predict(program: program, times: times)
+        let accel = EnvelopePredictor(response: compiler.response).predict(program: program, times: times, spacing: 1 / sampleRate)
         return EnvelopeRender(sampleRate: sampleRate, time: times, intensity: intensity, sharpness: sharpness,
                               drive: drive, acceleration: accel)
+    }
+
+    /// Sample times from index `start` to `end` (of period 1/`sampleRate`) covering every active
+    /// span (s) with a sample of margin, with silences longer than `longestSampledSilence`
+    /// reduced to their end rows.
+    static func grid(from start: Int, to end: Int, active spans: [(Double, Double)], sampleRate: Double) -> [Double] {
+        let gap = max(2, Int((longestSampledSilence * sampleRate).rounded()))
+        var ranges: [(Int, Int)] = spans.compactMap { span in
+            guard span.0.isFinite, span.1.isFinite else { return nil }
+            let a = max(start, Int((span.0 * sampleRate).rounded(.down)) - 1)
+            let b = min(end, Int((span.1 * sampleRate).rounded(.up)) + 1)
+            return a <= b ? (a, b) : nil
+        }
+        ranges.append((start, start))
+        ranges.append((end, end))
+        ranges.sort { $0.0 < $1.0 }
+        var times: [Double] = []
+        var last = Int.min  // last index emitted
+        for (a, b) in ranges {
+            var from = a
+            if last != .min {
+                if b <= last { continue }
+                // Fill short silences; leave long ones out.
+                from = a - last <= gap ? last + 1 : max(a, last + 1)
+            }
+            for i in from...b { times.append(Double(i) / sampleRate) }
+            last = b
+        }
+        return times
     }
 
     /// Samples sorted, non-overlapping pieces at increasing times (0 in gaps).

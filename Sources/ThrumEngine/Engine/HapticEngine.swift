@@ -216,8 +216,14 @@ public final class HapticEngine {
     /// How far ahead drive is rendered and queued: the lead, or ``Configuration/queueAhead``.
     var horizonMicros: Int64 { max(leadMicros, configuration.queueAhead.nanoseconds / 1_000) }
     /// The earliest a change sent now (a CUT and new drive, on the sequenced lane) can take
-    /// effect: the session's lead from the link's round trip and jitter (``LeadTimePolicy``).
-    var changeLeadMicros: Int64 { session.currentLeadTime.nanoseconds / 1_000 }
+    /// effect: what host → device frames recently took at most (``ThrumLink/ClockModel/outboundDelayBound(quantile:last:)``,
+    /// the return leg does not matter), with a quarter more and 2 ms for the frame being
+    /// written and handled; the session's round-trip lead until the model has samples.
+    var changeLeadMicros: Int64 {
+        guard let outbound = session.link.clock.outboundDelayBound() else { return session.currentLeadTime.nanoseconds / 1_000 }
+        let micros = outbound.nanoseconds / 1_000
+        return min(session.currentLeadTime.nanoseconds / 1_000, micros + micros / 4 + 2_000)
+    }
     /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
     var marginMicros: Int64 {
         max(configuration.restartMargin.nanoseconds, 2 * session.link.statistics.smoothedRoundTrip.nanoseconds) / 1_000
@@ -558,16 +564,26 @@ public final class HapticEngine {
         // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
         let correction = session.latencyCorrection
         let mapped = timeline.map(hostStart: s.start, duration: s.duration, clock: link.clock, shift: correction)
-        // The latency learnt is onset − the start as sent (the compensator's own definition).
-        if s.eventID != 0 { intendedDeviceStart[s.eventID] = mapped.start }
-        var device = UInt64(max(0, mapped.start))
+        // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it that
+        // much earlier (keeping its end) so that its first drive lands on the intended instant.
+        var duration = mapped.duration
+        var lead: UInt32 = 0
+        if s.eventID != 0 {
+            lead = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
+            duration += lead
+        }
+        var device = UInt64(max(0, mapped.start - Int64(lead)))
         if let last = lastDeviceStart, device < last { device = last }
         lastDeviceStart = device
+        // The latency learnt is onset − the first drive as scheduled (the compensator's definition).
+        if s.eventID != 0 {
+            let first = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
+            intendedDeviceStart[s.eventID] = Int64(device) + Int64(first)
+        }
         link.send(
             .segment(
                 SegmentCommand(
-                    start: UInt32(truncatingIfNeeded: device), duration: mapped.duration, from: s.from, to: s.to,
-                    event: s.eventID)))
+                    start: UInt32(truncatingIfNeeded: device), duration: duration, from: s.from, to: s.to, event: s.eventID)))
         lastSentEnd = max(lastSentEnd, s.end)
         segmentsSent += 1
     }
@@ -609,7 +625,7 @@ public final class HapticEngine {
     /// old drive up to `t` and the new from `t`.
     func cut(at t: Int64) {
         let link = session.link
-        let mapped = Int64(link.clock.deviceTime(at: HostTime(nanoseconds: t * 1_000))) - session.latencyCorrection
+        let mapped = timeline.deviceTime(atHost: t, clock: link.clock) - session.latencyCorrection
         let device = UInt64(max(0, mapped))
         link.discardQueuedSegments(startingAtOrAfter: UInt32(truncatingIfNeeded: device))
         link.send(.cut(at: UInt32(truncatingIfNeeded: device)))
@@ -666,9 +682,14 @@ public final class HapticEngine {
             case .onTime, .lateTrimmed:
                 record.status = report.knownStatus == .onTime ? .onTime : .lateTrimmed
                 let device = clock.extend(report.time)
-                record.driveOnsetTime = host.seconds
                 record.deviceOnset = device
-                record.driveOnsetRange = clock.hostTimeBounds(atDevice: device).map { $0.lowerBound.seconds...$0.upperBound.seconds }
+                // The reported onset is the middle of the guaranteed bracket, its "±" half the width.
+                if let range = clock.hostTimeBounds(atDevice: device) {
+                    record.driveOnsetRange = range.lowerBound.seconds...range.upperBound.seconds
+                    record.driveOnsetTime = (range.lowerBound.seconds + range.upperBound.seconds) / 2
+                } else {
+                    record.driveOnsetTime = host.seconds
+                }
             case .dropped, .none:
                 record.status = .dropped
                 record.driveOnsetTime = nil

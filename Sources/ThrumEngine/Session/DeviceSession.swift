@@ -47,7 +47,8 @@ public final class DeviceSession {
     /// streaming engine listens here.
     public var deviceEventHandler: ((DeviceEvent) -> Void)?
     /// The device's learnt fixed latency of a segment start (see ``LatencyCompensator``).
-    public private(set) var latency = LatencyCompensator()
+    /// Before the first report it assumes PROTOCOL.md §4.1's 73 µs (one RTP_INPUT write at 400 kHz).
+    public private(set) var latency = LatencyCompensator(prior: 73)
     /// The device's learnt fixed latency of a ROM effect start (MODE, WAV_FRM_SEQ and GO writes,
     /// ≈ 241 µs at 400 kHz), learnt the same way from ROM effect onsets. Before the first report it
     /// assumes PROTOCOL.md §4.7's 241 µs (three writes at 400 kHz), so a one-shot effect lands too.

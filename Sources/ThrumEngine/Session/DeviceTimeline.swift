@@ -4,16 +4,49 @@ import ThrumTime
 import ThrumWire
 
 /// Maps drive segments from host time to device time so that what is contiguous on the host
-/// stays contiguous on the device.
+/// stays contiguous on the device, and so that the rhythm of what plays is the device's.
 ///
 /// Each end of a segment goes through the clock model, so crystal drift is followed (a 1 s
 /// segment on a 100 ppm crystal lasts 1.0001 s of device time). A segment that starts where the
 /// previous one ended reuses that end exactly: converting the two separately could leave a 1 µs
 /// gap — and the device, which honours gaps, would write amplitude 0 in the middle of a
 /// continuous event.
+///
+/// The clock model's estimate moves as its bracket tightens (hundreds of µs in the first seconds
+/// of a jittery link, tens later). Applied as steps, every move would land in the interval
+/// between two events. So while drive streams, the mapping follows the model by slewing, at most
+/// ``maximumSlew`` of the elapsed time (40 ppm: 5 µs over a 120 ms interval): intervals stay
+/// device-timed and the absolute alignment converges to the model's. After a silence of
+/// ``restartAfter`` the mapping takes the model's estimate as it is.
 struct DeviceTimeline {
+    /// The largest correction per µs of host time while streaming.
+    static let maximumSlew = 40e-6
+    /// Silence (host µs between the end of the last segment and the next start) after which the
+    /// mapping restarts from the model.
+    static let restartAfter: Int64 = 1_000_000
+
     private var lastHostEnd: Int64?
     private var lastDeviceEnd: Int64 = 0
+    /// The last mapped instant (host µs, device µs before the latency shift).
+    private var anchor: (host: Int64, device: Double)?
+    private var lastMappedHostEnd: Int64?
+
+    /// The device time (µs, before any latency shift) the schedule uses for host µs `t`.
+    mutating func deviceTime(atHost t: Int64, clock: ClockModel) -> Int64 {
+        let target = Double(clock.deviceTime(at: HostTime(nanoseconds: t * 1_000)))
+        let rate = 1 + clock.driftPPM * 1e-6
+        guard let a = anchor, let last = lastMappedHostEnd, t - last < Self.restartAfter else {
+            anchor = (t, target)
+            return Int64(target.rounded())
+        }
+        let predicted = a.device + Double(t - a.host) * rate
+        // Drive rendered again behind the newest mapping (after a CUT) keeps its old mapping.
+        guard t > a.host else { return Int64(predicted.rounded()) }
+        let room = Self.maximumSlew * Double(t - a.host)
+        let mapped = predicted + min(max(target - predicted, -room), room)
+        anchor = (t, mapped)
+        return Int64(mapped.rounded())
+    }
 
     /// Device start and duration (µs) of a segment spanning host µs `[start, start + duration)`,
     /// scheduled `shift` µs early (the learnt fixed latency).
@@ -25,11 +58,12 @@ struct DeviceTimeline {
         if let previous = lastHostEnd, previous == start {
             deviceStart = lastDeviceEnd
         } else {
-            deviceStart = Int64(clock.deviceTime(at: HostTime(nanoseconds: start * 1_000))) - shift
+            deviceStart = deviceTime(atHost: start, clock: clock) - shift
         }
-        let deviceEnd = max(deviceStart + 1, Int64(clock.deviceTime(at: HostTime(nanoseconds: end * 1_000))) - shift)
+        let deviceEnd = max(deviceStart + 1, deviceTime(atHost: end, clock: clock) - shift)
         lastHostEnd = end
         lastDeviceEnd = deviceEnd
+        lastMappedHostEnd = max(lastMappedHostEnd ?? end, end)
         let length = UInt32(clamping: min(deviceEnd - deviceStart, Int64(ProtocolConstants.segmentMaxDurationMicroseconds)))
         return (deviceStart, length)
     }
@@ -41,6 +75,6 @@ struct DeviceTimeline {
         lastDeviceEnd = deviceEnd
     }
 
-    /// Forgets the chain (after a STOP, the next segment starts afresh).
+    /// Forgets the chain (after a STOP, the next segment starts afresh); the slewed mapping stays.
     mutating func reset() { lastHostEnd = nil }
 }

@@ -23,6 +23,10 @@ final class DescriptorChannel: @unchecked Sendable {
     private var inFlight = 0
     private var closeRequested = false
     private var released = false
+    /// Whether the descriptor holds TIOCEXCL, which must be cleared before closing: the flag
+    /// lives on the terminal and would outlast this descriptor while another (a simulator's
+    /// own hold on its pty) keeps the terminal open, locking out the next opener.
+    var clearsExclusiveOnClose = false
 
     init(
         adopting fd: CInt, name: String, system: any TermiosSystem, clock: any HostClock,
@@ -37,7 +41,7 @@ final class DescriptorChannel: @unchecked Sendable {
     }
 
     deinit {
-        if !released { _ = system.close(fd) }
+        if !released { releaseDescriptor() }
     }
 
     var isClosed: Bool {
@@ -60,7 +64,12 @@ final class DescriptorChannel: @unchecked Sendable {
         let mustRelease = closeRequested && inFlight == 0 && !released
         if mustRelease { released = true }
         lock.unlock()
-        if mustRelease { _ = system.close(fd) }
+        if mustRelease { releaseDescriptor() }
+    }
+
+    private func releaseDescriptor() {
+        if clearsExclusiveOnClose { _ = system.clearTerminalExclusive(fd) }
+        _ = system.close(fd)
     }
 
     func close() {
@@ -69,7 +78,7 @@ final class DescriptorChannel: @unchecked Sendable {
         closeRequested = true
         if mustRelease { released = true }
         lock.unlock()
-        if mustRelease { _ = system.close(fd) }
+        if mustRelease { releaseDescriptor() }
     }
 
     /// Milliseconds for `poll(2)` until `deadline`, rounded up so a short timeout still waits.

@@ -14,7 +14,8 @@ public final class PseudoTerminalTransport: ByteTransport, @unchecked Sendable {
     public let endpointName: String
     let channel: DescriptorChannel
 
-    /// Opens a terminal device with `open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)`, puts it in raw
+    /// Opens a terminal device with `open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)`, claims it
+    /// exclusively (`flock(LOCK_EX | LOCK_NB)`, then `ioctl(TIOCEXCL)`), puts it in raw
     /// mode (`tcgetattr`, `cfmakeraw`, VMIN = 0, VTIME = 0, `tcsetattr`) and drops stale bytes
     /// (`tcflush(TCIOFLUSH)`).
     ///
@@ -23,6 +24,7 @@ public final class PseudoTerminalTransport: ByteTransport, @unchecked Sendable {
     ///   - writeTimeout: How long ``write(_:)`` waits for the terminal to take bytes before
     ///     failing with ``TransportError/ioFailed(reason:)``.
     /// - Throws: ``TransportError/notFound(path:)`` when the path does not exist,
+    ///   ``TransportError/busy(path:holder:)`` when another process has it (naming it when it can),
     ///   ``TransportError/openFailed(path:reason:)`` when `open` fails otherwise,
     ///   ``TransportError/configurationFailed(path:reason:)`` when it is not a terminal.
     public convenience init(path: String, writeTimeout: HostDuration = .seconds(5)) throws(TransportError) {
@@ -36,9 +38,12 @@ public final class PseudoTerminalTransport: ByteTransport, @unchecked Sendable {
         switch system.open(path, flags: Platform.terminalOpenFlags) {
         case .success(let d): fd = d
         case .failure(.noSuchFile): throw .notFound(path: path)
+        case .failure(.busy): throw .busy(path: path, holder: system.holderText(path))
         case .failure(let e): throw .openFailed(path: path, reason: e.description)
         }
+        if case .failure(let e) = system.claimExclusively(fd, path: path) { throw e }
         if case .failure(let e) = system.makeRaw(fd) {
+            _ = system.clearTerminalExclusive(fd)
             _ = system.close(fd)
             let reason = e == .notATerminal ? "not a terminal" : "cannot set raw mode: \(e)"
             throw .configurationFailed(path: path, reason: reason)
@@ -48,6 +53,7 @@ public final class PseudoTerminalTransport: ByteTransport, @unchecked Sendable {
         self.endpointName = path
         self.channel = DescriptorChannel(
             adopting: fd, name: path, system: system, clock: clock, isSocket: false, writeTimeout: writeTimeout)
+        self.channel.clearsExclusiveOnClose = true
     }
 
     init(adopting channel: DescriptorChannel) {

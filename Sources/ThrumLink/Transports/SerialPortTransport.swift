@@ -27,7 +27,8 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
     private var closeRequested = false
     private var released = false
 
-    /// Opens a serial port by name (`sp_get_port_by_name`, `sp_open`) and configures it 8N1 at
+    /// Opens a serial port by name (`sp_get_port_by_name`, `sp_open`), claims it exclusively
+    /// (`flock(LOCK_EX | LOCK_NB)` and `ioctl(TIOCEXCL)` on its descriptor), configures it 8N1 at
     /// `baud` with no flow control (`sp_set_config_*`, `sp_set_config`), then drops stale input
     /// and output (`sp_flush`).
     ///
@@ -51,9 +52,25 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
         }
         let opened = sp_open(port, SP_MODE_READ_WRITE)
         guard opened == SP_OK else {
+            let busy = opened == SP_ERR_FAIL && sp_last_error_code() == EBUSY
             let reason = Self.explain(Self.message(for: opened, call: "sp_open"), path)
             sp_free_port(port)
+            if busy { throw .busy(path: path, holder: RealTermiosSystem().holderText(path)) }
             throw .openFailed(path: path, reason: reason)
+        }
+        var handle: CInt = -1
+        if sp_get_port_handle(port, &handle) == SP_OK, handle >= 0 {
+            // The same claim as the pty transport: flock, then TIOCEXCL.
+            let system = RealTermiosSystem()
+            switch system.lockExclusively(handle) {
+            case .success:
+                _ = system.setTerminalExclusive(handle)
+            case .failure(let e):
+                sp_close(port)
+                sp_free_port(port)
+                if e == .wouldBlock || e == .busy { throw .busy(path: path, holder: system.holderText(path)) }
+                throw .openFailed(path: path, reason: "cannot lock the port: \(e)")
+            }
         }
         if let reason = Self.configure(port, baud: baud) {
             sp_close(port)

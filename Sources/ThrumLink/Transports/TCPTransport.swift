@@ -19,7 +19,7 @@ public final class TCPTransport: ByteTransport, @unchecked Sendable {
     ///   - port: The TCP port.
     ///   - connectTimeout: How long to wait for each address to accept.
     ///   - writeTimeout: How long ``write(_:)`` waits for the socket to take bytes.
-    /// - Throws: ``TransportError/notFound(path:)`` when the host name does not resolve,
+    /// - Throws: ``TransportError/hostNotFound(host:reason:)`` when the host name does not resolve,
     ///   ``TransportError/openFailed(path:reason:)`` when the connection is refused or times out.
     public init(
         host: String, port: Int, connectTimeout: HostDuration = .seconds(5), writeTimeout: HostDuration = .seconds(5)
@@ -33,8 +33,8 @@ public final class TCPTransport: ByteTransport, @unchecked Sendable {
             channel = DescriptorChannel(
                 adopting: fd, name: name, system: RealTermiosSystem(), clock: MonotonicClock(), isSocket: true,
                 writeTimeout: writeTimeout)
-        case .failure(.unresolved):
-            throw .notFound(path: name)
+        case .failure(.unresolved(let reason)):
+            throw .hostNotFound(host: host, reason: reason)
         case .failure(.connect(let e)):
             throw .openFailed(path: name, reason: "connect: \(e)")
         }

@@ -37,6 +37,15 @@ protocol TermiosSystem: Sendable {
     func unlockPseudoTerminal(_ fd: CInt) -> Result<Void, SystemErrno>
     /// `ptsname_r(3)`.
     func pseudoTerminalSlavePath(_ fd: CInt) -> Result<String, SystemErrno>
+    /// `flock(fd, LOCK_EX | LOCK_NB)`: fails with EWOULDBLOCK while another descriptor holds it.
+    func lockExclusively(_ fd: CInt) -> Result<Void, SystemErrno>
+    /// `ioctl(fd, TIOCEXCL)`: later `open(2)`s of the terminal fail with EBUSY (root excepted).
+    func setTerminalExclusive(_ fd: CInt) -> Result<Void, SystemErrno>
+    /// `ioctl(fd, TIOCNXCL)`: lifts TIOCEXCL before the descriptor is closed.
+    func clearTerminalExclusive(_ fd: CInt) -> Result<Void, SystemErrno>
+    /// The other processes that have `path` open, as `PID 1234 (name)` (empty when none can be
+    /// found: Linux reads `/proc/*/fd`; elsewhere nothing is known).
+    func processesHolding(_ path: String) -> [String]
 }
 
 extension TermiosSystem {
@@ -114,5 +123,48 @@ struct RealTermiosSystem: TermiosSystem {
 
     func pseudoTerminalSlavePath(_ fd: CInt) -> Result<String, SystemErrno> {
         Platform.slavePath(ofMaster: fd)
+    }
+
+    func lockExclusively(_ fd: CInt) -> Result<Void, SystemErrno> {
+        thrum_lock_exclusive(fd) == 0 ? .success(()) : .failure(.current)
+    }
+
+    func setTerminalExclusive(_ fd: CInt) -> Result<Void, SystemErrno> {
+        thrum_set_terminal_exclusive(fd) == 0 ? .success(()) : .failure(.current)
+    }
+
+    func clearTerminalExclusive(_ fd: CInt) -> Result<Void, SystemErrno> {
+        thrum_clear_terminal_exclusive(fd) == 0 ? .success(()) : .failure(.current)
+    }
+
+    func processesHolding(_ path: String) -> [String] {
+        Platform.processesHolding(path)
+    }
+}
+
+extension TermiosSystem {
+    /// Claims an open terminal for this process alone: the advisory lock (every Thrum opener
+    /// takes it, root included), then TIOCEXCL (which stops other programs opening it). On
+    /// failure the descriptor is closed and the error says who holds the port, when known.
+    func claimExclusively(_ fd: CInt, path: String) -> Result<Void, TransportError> {
+        switch lockExclusively(fd) {
+        case .success: break
+        case .failure(let e) where e == .wouldBlock || e == .busy:
+            _ = close(fd)
+            return .failure(.busy(path: path, holder: holderText(path)))
+        case .failure(let e):
+            _ = close(fd)
+            return .failure(.openFailed(path: path, reason: "cannot lock the port: \(e)"))
+        }
+        // TIOCEXCL is a second line for programs that do not lock; a terminal that refuses it is
+        // still ours through the lock.
+        _ = setTerminalExclusive(fd)
+        return .success(())
+    }
+
+    /// `PID 1234 (thrum), PID 99 (screen)`, or nil when nobody can be named.
+    func holderText(_ path: String) -> String? {
+        let holders = processesHolding(path)
+        return holders.isEmpty ? nil : "held by " + holders.joined(separator: ", ")
     }
 }

@@ -54,9 +54,12 @@ func parseTCPAddress(_ path: String) -> (host: String, port: Int)? {
 ///   - path: A device path (`/dev/ttyACM0`, `/dev/pts/3`) or `tcp://host:port`.
 ///   - baud: The baud rate for a real serial port; ignored by ptys and TCP, which have none.
 /// - Returns: An open transport.
-/// - Throws: ``TransportError/notFound(path:)`` when nothing exists at `path`, and whatever the
+/// - Throws: ``TransportError/invalidBaudRate(_:)`` for a baud rate outside
+///   ``TransportLimits/baudRates`` (whatever the transport), ``TransportError/notFound(path:)``
+///   when nothing exists at `path`, and whatever the
 ///   chosen transport's initializer throws.
 public func openTransport(path: String, baud: Int) throws(TransportError) -> any ByteTransport {
+    guard TransportLimits.baudRates.contains(baud) else { throw .invalidBaudRate(baud) }
     switch try transportKind(forPath: path) {
     case .pseudoTerminal:
         return try PseudoTerminalTransport(path: path)

@@ -102,6 +102,84 @@ enum Platform {
         return String(cString: resolved)
     }
 
+    /// The processes other than this one with `path` open, as `PID 1234 (name)`: on Linux from
+    /// `/proc/*/fd` (readable for one's own processes, all of them as root); elsewhere none.
+    static func processesHolding(_ path: String) -> [String] {
+        #if os(Linux)
+        let lockers = processesLocking(path)
+        if !lockers.isEmpty { return lockers }
+        let target = resolve(path)
+        let me = getpid()
+        guard let proc = opendir("/proc") else { return [] }
+        defer { closedir(proc) }
+        var found: [String] = []
+        while let entry = readdir(proc) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let pid = Int32(name), pid != me else { continue }
+            guard let fds = opendir("/proc/\(pid)/fd") else { continue }
+            var holds = false
+            while !holds, let fdEntry = readdir(fds) {
+                let fdName = withUnsafeBytes(of: fdEntry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                guard Int(fdName) != nil else { continue }
+                var buffer = [CChar](repeating: 0, count: 4096)
+                let n = readlink("/proc/\(pid)/fd/\(fdName)", &buffer, buffer.count - 1)
+                if n > 0 && String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) == target {
+                    holds = true
+                }
+            }
+            closedir(fds)
+            guard holds else { continue }
+            found.append(describeProcess(pid))
+        }
+        return found.sorted()
+        #else
+        return []
+        #endif
+    }
+
+    #if os(Linux)
+    /// The processes holding a `flock` on `path`, from `/proc/locks` (`1: FLOCK ADVISORY WRITE
+    /// 1234 00:19:4 0 EOF`: the PID, then the device as major:minor and the inode, in hex).
+    static func processesLocking(_ path: String) -> [String] {
+        var info = stat()
+        guard stat(path, &info) == 0, let file = fopen("/proc/locks", "r") else { return [] }
+        defer { fclose(file) }
+        let major = String(UInt32((info.st_dev >> 8) & 0xFFF), radix: 16), minor = String(UInt32((info.st_dev & 0xFF) | ((info.st_dev >> 12) & 0xFFF00)), radix: 16)
+        var found: [String] = []
+        var buffer = [CChar](repeating: 0, count: 512)
+        while fgets(&buffer, Int32(buffer.count), file) != nil {
+            let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            // "1:", "FLOCK", "ADVISORY", "WRITE", pid, "maj:min:inode", start, end
+            guard fields.count >= 6, fields[1] == "FLOCK", let pid = Int32(fields[4]) else { continue }
+            let id = fields[5].split(separator: ":").map(String.init)
+            guard id.count == 3, UInt64(id[2]) == UInt64(info.st_ino),
+                UInt32(id[0], radix: 16).map({ String($0, radix: 16) }) == major,
+                UInt32(id[1], radix: 16).map({ String($0, radix: 16) }) == minor
+            else { continue }
+            if pid != getpid() { found.append(describeProcess(pid)) }
+        }
+        return found.sorted()
+    }
+
+    /// `PID 1234 (name)` from `/proc/PID/comm`, or `PID 1234`.
+    static func describeProcess(_ pid: Int32) -> String {
+        var comm = ""
+        if let file = fopen("/proc/\(pid)/comm", "r") {
+            var buffer = [CChar](repeating: 0, count: 64)
+            if fgets(&buffer, 64, file) != nil {
+                comm = String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            fclose(file)
+        }
+        return comm.isEmpty ? "PID \(pid)" : "PID \(pid) (\(comm))"
+    }
+    #endif
+
     /// `SOCK_STREAM`, whose type differs between Glibc (an enum) and Darwin (an int).
     #if canImport(Glibc)
     static let streamSocket = CInt(SOCK_STREAM.rawValue)

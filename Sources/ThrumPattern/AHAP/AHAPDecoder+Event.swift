@@ -22,8 +22,8 @@ extension AHAPDecoder {
     private func decodeEventType(_ member: JSONMember?, event: JSONNode, path: String) throws(PatternError)
         -> HapticEvent.EventType
     {
-        let p = join(path, "EventType")
-        let known = HapticEvent.EventType.allKnown.map(\.rawValue).joined(separator: ", ")
+        var p: String { join(path, "EventType") }
+        var known: String { HapticEvent.EventType.allKnown.map(\.rawValue).joined(separator: ", ") }
         guard let member else {
             throw error(.badEventEntry, event.position, p, "missing 'EventType': expected one of \(known)")
         }
@@ -65,6 +65,12 @@ extension AHAPDecoder {
                 .invalidEventTime, member.value.position, p,
                 "'\(member.key)' is negative (\(JSONNumberFormat.text(t))): expected a number ≥ 0 (seconds)")
         }
+        guard t <= HapticPattern.maximumTime else {
+            throw error(
+                .invalidEventTime, member.value.position, p,
+                "'\(member.key)' is \(JSONNumberFormat.text(t)) s, beyond the maximum of "
+                    + "\(JSONNumberFormat.text(HapticPattern.maximumTime)) s (24 h)")
+        }
         return t
     }
 
@@ -83,6 +89,12 @@ extension AHAPDecoder {
                 throw error(
                     .invalidEventDuration, member.value.position, p,
                     "'EventDuration' is negative (\(JSONNumberFormat.text(d))): expected a number ≥ 0 (seconds)")
+            }
+            guard d <= HapticPattern.maximumDuration else {
+                throw error(
+                    .invalidEventDuration, member.value.position, p,
+                    "'EventDuration' is \(JSONNumberFormat.text(d)) s, beyond the maximum of "
+                        + "\(JSONNumberFormat.text(HapticPattern.maximumDuration)) s (24 h)")
             }
             duration = d
         }
@@ -110,8 +122,17 @@ extension AHAPDecoder {
             )
         }
         var result: [HapticEventParameter] = []
+        result.reserveCapacity(items.count)
+        var seen: [HapticEvent.ParameterID: (count: Int, first: Int)] = [:]
         for (i, item) in items.enumerated() {
-            result.append(try decodeEventParameter(item, path: "\(path)[\(i)]"))
+            let parameter = try decodeEventParameter(item, path: "\(path)[\(i)]")
+            seen[parameter.parameterID, default: (0, i)].count += 1
+            result.append(parameter)
+        }
+        for (id, use) in seen.sorted(by: { $0.value.first < $1.value.first }) where use.count > 1 {
+            warn(
+                .duplicateParameter, items[use.first].position, "\(path)[\(use.first)]",
+                "event parameter '\(id.rawValue)' is given \(use.count) times in this event; the last one wins")
         }
         return result
     }
@@ -125,7 +146,7 @@ extension AHAPDecoder {
                 "event parameter is \(article(node.typeName)), expected an object with 'ParameterID' and 'ParameterValue'")
         }
         let f = fields(of: node, path: path, allowed: ["ParameterID", "ParameterValue"], context: "event parameter")
-        let known = HapticEvent.ParameterID.allKnown.map(\.rawValue)
+        var known: [String] { HapticEvent.ParameterID.allKnown.map(\.rawValue) }
         let idName = try requiredString(f["ParameterID"], in: node, path: path, expected: "one of \(known.joined(separator: ", "))")
         let id = HapticEvent.ParameterID(rawValue: idName)
         guard HapticEvent.ParameterID.allKnown.contains(id) else {

@@ -41,7 +41,7 @@ extension AHAPDecoder {
                 "'ParameterCurveControlPoints' is \(article(pointsMember.value.typeName)), expected an array of {Time, ParameterValue} objects"
             )
         }
-        let points = decodeControlPoints(items, id: id, path: p)
+        let points = try decodeControlPoints(items, id: id, path: p)
         checkCurve(points, curveTime: time, items: items, at: pointsMember, path: p)
         return HapticParameterCurve(parameterID: id, controlPoints: points, relativeTime: time)
     }
@@ -49,7 +49,7 @@ extension AHAPDecoder {
     /// The points, or none when any point lacks `Time` or `ParameterValue` (Core Haptics drops
     /// the whole list then).
     private mutating func decodeControlPoints(_ items: [JSONNode], id: HapticDynamicParameter.ID, path: String)
-        -> [HapticParameterCurve.ControlPoint]
+        throws(PatternError) -> [HapticParameterCurve.ControlPoint]
     {
         var points: [HapticParameterCurve.ControlPoint] = []
         for (i, item) in items.enumerated() {
@@ -63,6 +63,12 @@ extension AHAPDecoder {
                     .controlPointsDropped, item.position, ip,
                     "control point \(lacking); Core Haptics drops all \(items.count) points of this curve")
                 return []
+            }
+            guard t <= HapticPattern.maximumTime else {
+                throw error(
+                    .badParameterEntry, tm.value.position, ip + ".Time",
+                    "control-point Time is \(JSONNumberFormat.text(t)) s, beyond the maximum of "
+                        + "\(JSONNumberFormat.text(HapticPattern.maximumTime)) s (24 h)")
             }
             var time = t
             if t < 0 {
@@ -125,6 +131,12 @@ extension AHAPDecoder {
             throw error(
                 .badParameterEntry, member!.value.position, join(path, member!.key),
                 "'\(member!.key)' is negative (\(JSONNumberFormat.text(t))): expected a number ≥ 0 (seconds)")
+        }
+        guard t <= HapticPattern.maximumTime else {
+            throw error(
+                .badParameterEntry, member!.value.position, join(path, member!.key),
+                "'\(member!.key)' is \(JSONNumberFormat.text(t)) s, beyond the maximum of "
+                    + "\(JSONNumberFormat.text(HapticPattern.maximumTime)) s (24 h)")
         }
         return t
     }

@@ -96,6 +96,7 @@ extension AHAPDecoder {
     /// The members of an object, one per key (the last occurrence wins), warning about duplicates.
     mutating func uniqueMembers(of node: JSONNode, path: String) -> [JSONMember] {
         let members = node.members ?? []
+        if !Self.hasDuplicateKeys(members) { return members }
         var lastIndex: [String: Int] = [:]
         for (i, m) in members.enumerated() {
             if lastIndex[m.key] != nil {
@@ -106,6 +107,16 @@ extension AHAPDecoder {
             lastIndex[m.key] = i
         }
         return members.enumerated().filter { lastIndex[$0.element.key] == $0.offset }.map(\.element)
+    }
+
+    /// Whether two members share a key (a pairwise scan for the small objects AHAP is made of).
+    static func hasDuplicateKeys(_ members: [JSONMember]) -> Bool {
+        guard members.count > 1 else { return false }
+        guard members.count <= 16 else { return Set(members.map(\.key)).count != members.count }
+        for i in 1..<members.count {
+            for j in 0..<i where members[j].key == members[i].key { return true }
+        }
+        return false
     }
 
     /// An object's members by key (last wins, nulls count as absent), warning about duplicate and

@@ -35,7 +35,8 @@ public struct AHAPReader: Sendable {
     }
 
     /// Reads an AHAP file. Like `CHHapticPattern(contentsOf:)` the name must end in `.ahap` or
-    /// `.json` (else `notSupported`, −4809); a missing file gives `fileNotFound` (−4851).
+    /// `.json` (else `notSupported`, −4809); a file that cannot be read gives `fileNotFound` (−4851)
+    /// with the reason: missing, a directory, a FIFO or device, no permission, larger than 1 GiB.
     public func read(contentsOf path: String) throws(PatternError) -> AHAPDocument {
         let name = (path as NSString).lastPathComponent
         let ext = (path as NSString).pathExtension.lowercased()
@@ -44,18 +45,18 @@ public struct AHAPReader: Sendable {
                 code: .notSupported, file: name, line: 0, column: 0, path: "",
                 message: "unsupported file type '.\(ext)': expected a file ending in .ahap or .json")
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-            let data = FileManager.default.contents(atPath: path)
-        else {
+        let data: [UInt8]
+        switch PatternFile.bytes(at: path) {
+        case .success(let bytes): data = bytes
+        case .failure(let failure):
             throw PatternError(
                 code: .fileNotFound, file: name, line: 0, column: 0, path: "",
-                message: "cannot read '\(path)': no such file")
+                message: "cannot read '\(TextEscaping.escaped(path))': \(failure.reason)")
         }
         let directory = (path as NSString).deletingLastPathComponent
         var searched = [directory.isEmpty ? "." : directory]
         if let base = options.baseDirectory, base != searched[0] { searched.append(base) }
-        return try read(bytes: [UInt8](data), sourceName: name, audioSearchDirectories: searched)
+        return try read(bytes: data, sourceName: name, audioSearchDirectories: searched)
     }
 
     /// Reads AHAP bytes; `sourceName` names them in diagnostics.

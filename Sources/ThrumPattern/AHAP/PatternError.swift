@@ -30,6 +30,8 @@ public struct PatternError: Error, Equatable, Sendable, CustomStringConvertible 
 
     /// `file:line:column: error[-4822]: message (at path)`; the path reads `top level` when empty.
     public var description: String {
-        "\(file):\(line):\(column): error[\(code.rawValue)]: \(message) (at \(path.isEmpty ? "top level" : path))"
+        let place = line == 0 ? "" : ":\(line):\(column)"
+        let at = line == 0 && path.isEmpty ? "" : " (at \(TextEscaping.escaped(path.isEmpty ? "top level" : path)))"
+        return "\(TextEscaping.escaped(file))\(place): error[\(code.rawValue)]: \(TextEscaping.escaped(message))\(at)"
     }
 }

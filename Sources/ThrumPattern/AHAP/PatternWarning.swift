@@ -28,6 +28,9 @@ public struct PatternWarning: Equatable, Sendable, CustomStringConvertible {
         case versionAssumed
         /// An `EventWaveformPath` whose audio file cannot be found.
         case audioFileNotFound
+        /// The same event parameter given more than once in one event (the last one wins); one
+        /// warning per event and parameter, however many repeats.
+        case duplicateParameter
     }
 
     /// The kind of problem.
@@ -55,6 +58,7 @@ public struct PatternWarning: Equatable, Sendable, CustomStringConvertible {
 
     /// `file:line:column: warning: message (at path)`.
     public var description: String {
-        "\(file):\(line):\(column): warning: \(message) (at \(path.isEmpty ? "top level" : path))"
+        let place = line == 0 ? "" : ":\(line):\(column)"
+        return "\(TextEscaping.escaped(file))\(place): warning: \(TextEscaping.escaped(message)) (at \(TextEscaping.escaped(path.isEmpty ? "top level" : path)))"
     }
 }

@@ -34,6 +34,16 @@ public struct HapticPattern: Equatable, Sendable {
         self.metadata = metadata
     }
 
+    /// The latest time, s, that the AHAP reader accepts for an element (an event's `Time`, a
+    /// parameter's or curve's `Time`, a control point's `Time`): 24 hours. Core Haptics gives no
+    /// figure; Thrum's bound keeps every time exact in whole microseconds and every cost finite.
+    /// A later event `Time` is `invalidEventTime` (−4822); a later parameter time `badParameterEntry` (−4831).
+    public static let maximumTime: Double = 86_400
+
+    /// The longest `EventDuration`, s, that the AHAP reader accepts: 24 hours (longer is
+    /// `invalidEventDuration`, −4823). Continuous events still play at most 30 s, as on Apple devices.
+    public static let maximumDuration: Double = 86_400
+
     /// The pattern's length in seconds, as Core Haptics defines it: the latest of each event's
     /// time plus duration, each parameter's time, and each curve's time plus its last point's time.
     public var duration: Double {

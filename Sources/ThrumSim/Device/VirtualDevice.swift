@@ -15,7 +15,17 @@ public final class VirtualDevice {
         /// Register defaults the firmware starts with (as a board description would give them).
         public var board: BoardDefaults
         /// Frequency error of the device's crystal in parts per million (positive runs fast).
+        /// Values outside `crystalErrorPPMRange` (and nan) are clamped into it when the clock runs.
         public var crystalErrorPPM: Double
+
+        /// The crystal errors the device models, ppm: ±10 % (real crystals are within ±100 ppm).
+        public static let crystalErrorPPMRange: ClosedRange<Double> = -100_000...100_000
+
+        /// The device clock's rate relative to true time: 1 + the clamped crystal error.
+        var clockRate: Double {
+            let ppm = crystalErrorPPM.isNaN ? 0 : min(Self.crystalErrorPPMRange.upperBound, max(Self.crystalErrorPPMRange.lowerBound, crystalErrorPPM))
+            return 1 + ppm * 1e-6
+        }
         /// The device clock's reading at true time zero (lets tests start near the 32-bit wrap).
         public var clockStart: UInt32
         /// How often the firmware's coarse main-loop pass runs, in µs of true time. Timed work
@@ -47,10 +57,12 @@ public final class VirtualDevice {
         public var overdriveClamp: UInt8
         public var driveTime: UInt8
         public var openLoopPeriod: UInt8
-        /// Defaults: the DRV2605L's own reset values (tuned for a 205 Hz, 1.5 V LRA) and id 0x7487_0001.
+        /// Defaults: the firmware's board defaults (`thrum_board_defaults.h`, the one source every port
+        /// uses: a 205 Hz, 1.5 V rms SEMCO 1030 LRA) and id 0x7487_0001.
         public init(
-            deviceID: UInt32 = 0x7487_0001, ratedVoltage: UInt8 = 0x3E, overdriveClamp: UInt8 = 0x8C,
-            driveTime: UInt8 = 19, openLoopPeriod: UInt8 = 0x33
+            deviceID: UInt32 = 0x7487_0001, ratedVoltage: UInt8 = UInt8(THRUM_BOARD_RATED_VOLTAGE),
+            overdriveClamp: UInt8 = UInt8(THRUM_BOARD_OD_CLAMP), driveTime: UInt8 = UInt8(THRUM_BOARD_DRIVE_TIME),
+            openLoopPeriod: UInt8 = UInt8(THRUM_BOARD_OL_LRA_PERIOD)
         ) {
             self.deviceID = deviceID
             self.ratedVoltage = ratedVoltage
@@ -76,6 +88,10 @@ public final class VirtualDevice {
     /// Bus time consumed by the firmware during the current main-loop pass.
     private var busTime: UInt64 = 0
     private var output: [UInt8] = []
+    /// Added to the device clock; a reset sets it so the clock restarts from 0.
+    private var clockOffset: UInt32 = 0
+    /// How many times the microcontroller was reset (``reset()``).
+    public private(set) var resetCount = 0
 
     /// Creates a device and runs the firmware's power-up (driver probe and set-up).
     public init(configuration: Configuration = Configuration()) {
@@ -98,6 +114,23 @@ public final class VirtualDevice {
         nextPoll = now
     }
 
+    /// Resets the microcontroller now, as its reset pin or a watchdog would: the firmware starts
+    /// afresh (queues, link state and programs lost; the driver is probed and set up again), its
+    /// clock restarts from 0 and bytes it had not sent are lost. The driver chip and the actuator
+    /// keep their state (they are not reset) until the firmware sets them up again.
+    public func reset() {
+        output.removeAll()
+        clockOffset = 0
+        clockOffset = 0 &- deviceClock(atTrueTime: now)
+        firmware.pointee = thrum_fw_t()
+        busTime = 0
+        withUnsafePointer(to: &board) { thrum_fw_init(firmware, hal, $0) }
+        settleBusTime()
+        nextPoll = now
+        lastPassEnd = nil
+        resetCount += 1
+    }
+
     deinit {
         firmware.deinitialize(count: 1)
         firmware.deallocate()
@@ -109,9 +142,9 @@ public final class VirtualDevice {
 
     /// The device clock's reading at true time `t` (µs), wrapped to 32 bits.
     public func deviceClock(atTrueTime t: UInt64) -> UInt32 {
-        let scaled = Double(t) * (1 + configuration.crystalErrorPPM * 1e-6)
-        let ticks = UInt64(scaled)
-        return configuration.clockStart &+ UInt32(truncatingIfNeeded: ticks)
+        let scaled = Double(t) * configuration.clockRate
+        let ticks = scaled < 0x1p64 ? UInt64(scaled) : UInt64.max
+        return configuration.clockStart &+ clockOffset &+ UInt32(truncatingIfNeeded: ticks)
     }
 
     /// The true time (µs) at which the device clock reads `clock`, taking the reading nearest to
@@ -119,7 +152,7 @@ public final class VirtualDevice {
     public func trueTime(ofDeviceClock clock: UInt32, near: UInt64) -> Double {
         let reference = deviceClock(atTrueTime: near)
         let delta = Int32(bitPattern: clock &- reference)
-        let rate = 1 + configuration.crystalErrorPPM * 1e-6
+        let rate = configuration.clockRate
         return Double(near) + Double(delta) / rate
     }
 

@@ -24,6 +24,32 @@ public final class SimulatedPump: LinkPump {
         var order: Int
         var bytes: [UInt8]
     }
+    /// A device event injected at a true time: the device disconnects, or its microcontroller resets.
+    public enum DeviceFault: Equatable, Sendable {
+        case disconnect(at: UInt64)
+        case reset(at: UInt64)
+
+        var time: UInt64 {
+            switch self {
+            case .disconnect(let t), .reset(let t): return t
+            }
+        }
+    }
+
+    /// Device events still to happen, in time order. At a disconnect the link goes dead: bytes
+    /// in flight are lost and every later ``run(_:until:)`` throws ``TransportError/disconnected``.
+    /// At a reset the device restarts (``VirtualDevice/reset()``) and bytes in flight to it are lost.
+    public var deviceFaults: [DeviceFault] = [] {
+        didSet { deviceFaults.sort { $0.time < $1.time } }
+    }
+    /// Whether a disconnect has happened.
+    public private(set) var isDisconnected = false
+
+    /// The device events of `plan` (disconnect and resets), in time order.
+    public static func deviceFaults(of plan: FaultPlan) -> [DeviceFault] {
+        (plan.disconnect.map { [DeviceFault.disconnect(at: $0)] } ?? []) + plan.resets.map { .reset(at: $0) }
+    }
+
     private var toDevice: [InFlight] = []
     private var toHost: [InFlight] = []
     private var order = 0
@@ -43,12 +69,15 @@ public final class SimulatedPump: LinkPump {
 
     public func run(_ session: LinkSession, until deadline: HostTime) throws(TransportError) {
         while true {
+            if isDisconnected { throw .disconnected }
             sendFromHost(session)
             let now = trueTime
+            try applyDeviceFaults(at: now)
             let deadlineMicros = UInt64(max(0, (deadline.nanoseconds + 999) / 1_000))
             if now >= deadlineMicros { return }
 
             var next = min(deadlineMicros, now + device.configuration.pollInterval, max(now, device.nextFirmwarePass) + 1)
+            if let fault = deviceFaults.first { next = min(next, max(now + 1, fault.time)) }
             if let t = session.nextDeadline { next = min(next, max(now, wakeTime(for: t))) }
             if let t = toDevice.map(\.arrival).min() { next = min(next, max(now, t)) }
             if let t = toHost.map(\.arrival).min() { next = min(next, max(now, t)) }
@@ -64,6 +93,41 @@ public final class SimulatedPump: LinkPump {
             if delivered {
                 sendFromHost(session)
                 return
+            }
+        }
+    }
+
+    /// A host stall: for `duration` µs the host process does not run (a busy machine, a paused
+    /// debugger), so nothing it would send goes out and nothing the device sends is read, while
+    /// the device and the bytes already on the link carry on. The host's next ``run(_:until:)``
+    /// reads what arrived meanwhile.
+    public func stallHost(for duration: UInt64) {
+        let end = trueTime + duration
+        while trueTime < end {
+            let now = trueTime
+            var next = min(end, now + device.configuration.pollInterval, max(now, device.nextFirmwarePass) + 1)
+            if let t = toDevice.map(\.arrival).min() { next = min(next, max(now + 1, t)) }
+            device.advance(to: next)
+            manualClock.advance(to: HostTime(nanoseconds: Int64(next) * 1_000))
+            deliverToDevice(upTo: next)
+            collectDeviceOutput(at: next)
+        }
+    }
+
+    /// Applies the device events due by `now`.
+    private func applyDeviceFaults(at now: UInt64) throws(TransportError) {
+        while let fault = deviceFaults.first, fault.time <= now {
+            deviceFaults.removeFirst()
+            device.advance(to: max(device.now, fault.time))
+            switch fault {
+            case .disconnect:
+                isDisconnected = true
+                toDevice.removeAll()
+                toHost.removeAll()
+                throw .disconnected
+            case .reset:
+                toDevice.removeAll()
+                device.reset()
             }
         }
     }

@@ -1,3 +1,5 @@
+import ThrumTime
+
 /// A USB full-speed CDC link (a microcontroller with native USB), in whole 1 ms frames.
 ///
 /// - Host → device: data the host submits goes out in the next frame after it was written. It

@@ -15,6 +15,25 @@ public final class DeviceServer {
     public var maximumWait: HostDuration = .microseconds(250)
 
     private let origin: HostTime
+    /// Link faults applied to bytes both ways (nil: none), and the device events still to come.
+    private var link: FaultyLink<FixedLatencyLink>?
+    private var deviceFaults: [SimulatedPump.DeviceFault] = []
+    private var inbound: [(arrival: UInt64, order: Int, bytes: [UInt8])] = []
+    private var outbound: [(arrival: UInt64, order: Int, bytes: [UInt8])] = []
+    private var order = 0
+    /// Called when an injected device event happens (for the CLI to say so): the event and the true time, µs.
+    public var onDeviceFault: ((SimulatedPump.DeviceFault) -> Void)?
+
+    /// The faults being injected (none by default). Set before serving.
+    public var faults = FaultPlan() {
+        didSet {
+            link = faults.affectsLink ? FaultyLink(base: FixedLatencyLink(latency: 0), plan: faults) : nil
+            deviceFaults = SimulatedPump.deviceFaults(of: faults).sorted { $0.time < $1.time }
+        }
+    }
+
+    /// Link faults injected so far.
+    public var injectedLinkFaults: FaultyLink<FixedLatencyLink>.Counts { link?.counts ?? .init() }
 
     /// Creates a server; true time zero of the device is now on `clock`.
     public init(device: VirtualDevice, transport: any ByteTransport, clock: any HostClock = MonotonicClock()) {
@@ -32,12 +51,54 @@ public final class DeviceServer {
     }
 
     /// One pass: wait briefly for bytes, bring the device up to the present, deliver, write output.
+    ///
+    /// With ``faults``, bytes cross a ``FaultyLink`` both ways and the device events happen at
+    /// their times: a reset restarts the device, a disconnect closes the transport (the host sees
+    /// the port hang up) and ends serving with ``TransportError/disconnected``.
     public func servePass() throws(TransportError) {
         let bytes = try transport.read(maxCount: 4096, timeout: maximumWait)
-        device.advance(to: trueNow)
-        device.receive(bytes)
-        let output = device.takeOutput()
-        if !output.isEmpty { try transport.write(output) }
+        let now = trueNow
+        while let fault = deviceFaults.first, fault.time <= now {
+            deviceFaults.removeFirst()
+            device.advance(to: max(device.now, fault.time))
+            onDeviceFault?(fault)
+            switch fault {
+            case .disconnect:
+                transport.close()
+                throw .disconnected
+            case .reset:
+                inbound.removeAll()
+                device.reset()
+            }
+        }
+        device.advance(to: now)
+        guard link != nil else {
+            device.receive(bytes)
+            let output = device.takeOutput()
+            if !output.isEmpty { try transport.write(output) }
+            return
+        }
+        enqueue(bytes, at: now, direction: .hostToDevice, into: &inbound)
+        for chunk in takeDue(&inbound, at: now) { device.receive(chunk) }
+        enqueue(device.takeOutput(), at: now, direction: .deviceToHost, into: &outbound)
+        for chunk in takeDue(&outbound, at: now) { try transport.write(chunk) }
+    }
+
+    private func enqueue(
+        _ bytes: [UInt8], at now: UInt64, direction: LinkDirection,
+        into queue: inout [(arrival: UInt64, order: Int, bytes: [UInt8])]
+    ) {
+        guard !bytes.isEmpty else { return }
+        var chunk = bytes
+        guard let arrival = link?.deliver(&chunk, writtenAt: now, direction: direction) else { return }
+        order += 1
+        queue.append((arrival, order, chunk))
+    }
+
+    private func takeDue(_ queue: inout [(arrival: UInt64, order: Int, bytes: [UInt8])], at now: UInt64) -> [[UInt8]] {
+        let due = queue.filter { $0.arrival <= now }.sorted { ($0.arrival, $0.order) < ($1.arrival, $1.order) }
+        queue.removeAll { $0.arrival <= now }
+        return due.map(\.bytes)
     }
 
     private var trueNow: UInt64 {

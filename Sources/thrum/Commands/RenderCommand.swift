@@ -119,7 +119,7 @@ enum RenderCommand: Subcommand {
         lines.append(
             "peak acceleration \(format(peak)) \(preview.accelerationSource.unit) at \(ms(peakTime)) "
                 + "(\(preview.accelerationSource.label))")
-        if case .predictor(let reason) = preview.accelerationSource { lines.append("simulation failed: \(reason)") }
+        if case .predictor(let reason) = preview.accelerationSource { lines.append("simulation not used: \(reason)") }
         return lines.joined(separator: "\n")
     }
 
@@ -167,11 +167,7 @@ enum RenderCommand: Subcommand {
     }
 
     private static func write(_ text: String, to path: String, what: String) throws(CommandFailure) {
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        } catch {
-            throw CommandFailure(message: "cannot write the \(what) to '\(path)': \(error.localizedDescription)")
-        }
+        try OutputFile.write(text, to: path, what: what)
     }
 
     private static func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }

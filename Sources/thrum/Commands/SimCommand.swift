@@ -1,3 +1,4 @@
+import Foundation
 import ThrumHarness
 import ThrumLink
 import ThrumSim
@@ -18,6 +19,13 @@ enum SimCommand: Subcommand {
         Options:
           --profile NAME     actuator profile the virtual device is built around
           --drift-ppm X      frequency error of the device's crystal, in ppm (default 0)
+          --fault SPEC       inject faults, e.g.
+                             loss=0.05,corrupt=0.05,dup=0.01,reorder=0.01,stall=200ms@1.5s,disconnect@2s,reset@3s
+                             loss/corrupt/dup/reorder=P: per chunk of bytes, both ways (P 0…1 or 5%);
+                             reorder holds a chunk 2 ms so the next overtakes it; stall=D@T: nothing
+                             crosses from T for D; disconnect@T: the pty hangs up and sim exits;
+                             reset@T: the device's microcontroller resets (repeatable); seed=N.
+                             Times count from the start of serving; units us, ms or s.
 
         With --mcu, the firmware binary itself runs instead, in the simavr AVR simulator: the
         separate `avrsim` program (hardware/avrsim; simavr is GPL-3.0 and stays out of Thrum) with a
@@ -45,9 +53,23 @@ enum SimCommand: Subcommand {
         }
         let profileName = try arguments.option("profile")
         let drift = try arguments.option("drift-ppm", as: { Double($0) }, expected: "a number") ?? 0
+        let faultText = try arguments.option("fault")
         _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
         try arguments.finish()
+        let driftRange = VirtualDevice.Configuration.crystalErrorPPMRange
+        guard drift.isFinite, driftRange.contains(drift) else {
+            throw UsageError(
+                message: "--drift-ppm must be a number from \(Int(driftRange.lowerBound)) to \(Int(driftRange.upperBound)) ppm, got \(drift)")
+        }
 
+        var faults = FaultPlan()
+        if let faultText {
+            do {
+                faults = try FaultPlan(parsing: faultText)
+            } catch {
+                throw UsageError(message: "--fault: \(error.description)")
+            }
+        }
         let profile = try ProfileChoice.resolve(profileName)
         let terminal: PseudoTerminal
         do {
@@ -59,12 +81,29 @@ enum SimCommand: Subcommand {
         print("pty: \(terminal.devicePath)")
         print("virtual device: \(profile.name), crystal \(drift) ppm; serving until stopped")
         flushStandardOutput()
+        if !faults.isEmpty { print("injecting faults: \(faultText ?? "")") }
+        flushStandardOutput()
         let server = DeviceServer(device: device, transport: terminal.master)
+        server.faults = faults
+        server.onDeviceFault = { fault in
+            switch fault {
+            case .disconnect(let t): print("fault: disconnecting at \(seconds(t))")
+            case .reset(let t): print("fault: device reset at \(seconds(t))")
+            }
+            flushStandardOutput()
+        }
         do {
             try server.serve()
+        } catch .disconnected where faults.disconnect != nil {
+            let c = server.injectedLinkFaults
+            print("disconnected as asked; link faults injected: \(c.lost) lost, \(c.corrupted) corrupted, \(c.duplicated) duplicated, \(c.reordered) reordered, \(c.stalled) stalled")
+            return 0
         } catch {
             throw CommandFailure(message: "the pseudo-terminal failed: \(error)")
         }
         return 0
     }
 }
+
+/// `1.500 s` from µs.
+private func seconds(_ us: UInt64) -> String { String(format: "%.3f s", Double(us) / 1e6) }

@@ -76,7 +76,7 @@ enum ValidateCommand: Subcommand {
             if !outcome.warnings.isEmpty {
                 detail += ", \(outcome.warnings.count) warning\(outcome.warnings.count == 1 ? "" : "s")"
             }
-            lines.append("\(outcome.file): ok (\(detail))")
+            lines.append("\(TextEscaping.escaped(outcome.file)): ok (\(detail))")
         }
         return lines.joined(separator: "\n")
     }

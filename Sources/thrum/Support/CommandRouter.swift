@@ -25,10 +25,16 @@ enum CommandRouter {
         PlayCommand.self, RenderCommand.self, ValidateCommand.self, PresetsCommand.self, BenchCommand.self,
         SimCommand.self, DevicesCommand.self,
     ]
+    /// Commands that `thrum help` does not list (tools for working on Thrum itself).
+    static let hiddenCommands: [any Subcommand.Type] = [DevCommand.self]
+
+    static func command(named word: String) -> (any Subcommand.Type)? {
+        (commands + hiddenCommands).first { $0.name == word }
+    }
 
     static func run(_ arguments: [String]) -> Int32 {
         guard let word = arguments.first, word != "help", word != "--help", word != "-h" else {
-            if arguments.count > 1, let command = commands.first(where: { $0.name == arguments[1] }) {
+            if arguments.count > 1, let command = command(named: arguments[1]) {
                 print(command.usage)
             } else {
                 print(overview)
@@ -39,7 +45,7 @@ enum CommandRouter {
             print("thrum \(ThrumVersion.string)")
             return 0
         }
-        guard let command = commands.first(where: { $0.name == word }) else {
+        guard let command = command(named: word) else {
             printError("unknown command '\(word)'\n\n\(overview)")
             return 2
         }
@@ -48,18 +54,33 @@ enum CommandRouter {
             print(command.usage)
             return 0
         }
+        // `play --json` reports its own failures (its report carries the playback so far).
+        let jsonErrors = command.name != PlayCommand.name && arguments.dropFirst().contains("--json")
         do {
             return try command.run(&list)
         } catch let error as UsageError {
             printError("\(error.message)\n\n\(command.usage)")
+            if jsonErrors { printJSONError(command: command.name, kind: "usage", message: error.message, exitCode: 2) }
             return 2
         } catch let error as CommandFailure {
             printError(error.message)
+            if jsonErrors { printJSONError(command: command.name, kind: "failure", message: error.message, exitCode: error.exitCode) }
             return error.exitCode
         } catch {
             printError("\(error)")
+            if jsonErrors { printJSONError(command: command.name, kind: "failure", message: "\(error)", exitCode: 1) }
             return 1
         }
+    }
+
+    /// The JSON object a `--json` command prints on standard output when it fails:
+    /// `{"command", "error": {"kind": "usage" | "failure", "message"}, "exit_code"}`.
+    static func jsonError(command: String, kind: String, message: String, exitCode: Int32) -> [String: Any] {
+        ["command": command, "error": ["kind": kind, "message": message], "exit_code": Int(exitCode)]
+    }
+
+    private static func printJSONError(command: String, kind: String, message: String, exitCode: Int32) {
+        JSONOutput.print(jsonError(command: command, kind: kind, message: message, exitCode: exitCode))
     }
 
     static var overview: String {

@@ -27,7 +27,7 @@ struct PatternPreview {
         var label: String {
             switch self {
             case .simulator: return "virtual device simulation"
-            case .predictor: return "compiler prediction (simulation unavailable)"
+            case .predictor: return "compiler prediction (simulation not used)"
             }
         }
     }
@@ -43,20 +43,30 @@ struct PatternPreview {
 
     /// Renders `pattern` for `profile` at `sampleRate` Hz, then plays the compiled program on a
     /// `VirtualRig` and resamples the chip's acceleration envelope onto the render's time grid.
+    /// The longest program, s, whose acceleration the preview simulates: the virtual device runs
+    /// in virtual time but its cost follows the simulated time, so longer patterns get the
+    /// compiler's prediction instead (and the output says so).
+    static let longestSimulated = 60.0
+
     static func make(pattern: HapticPattern, profile: ActuatorProfile, sampleRate: Double) -> PatternPreview {
         let renderer = EnvelopeRenderer(profile: profile)
         var render = renderer.render(pattern, sampleRate: sampleRate)
+        let duration = renderer.compiler.compile(pattern).duration
         let source: AccelerationSource
-        do {
-            render.acceleration = try simulatedAcceleration(pattern: pattern, profile: profile, at: render.time)
-            source = .simulator
-        } catch {
-            source = .predictor(reason: "\(error)")
+        if duration > longestSimulated {
+            source = .predictor(
+                reason: "the program lasts \(String(format: "%.1f", duration)) s; the virtual device simulates at most "
+                    + "\(Int(longestSimulated)) s for a preview")
+        } else {
+            do {
+                render.acceleration = try simulatedAcceleration(pattern: pattern, profile: profile, at: render.time)
+                source = .simulator
+            } catch {
+                source = .predictor(reason: "\(error)")
+            }
         }
         let times = pattern.events.filter(\.type.isHaptic).map(\.relativeTime).sorted()
-        return PatternPreview(
-            render: render, accelerationSource: source, eventTimes: times,
-            programDuration: renderer.compiler.compile(pattern).duration)
+        return PatternPreview(render: render, accelerationSource: source, eventTimes: times, programDuration: duration)
     }
 
     /// Plays `pattern` on a fresh virtual rig and returns the acceleration envelope (G) at `times`

@@ -34,80 +34,75 @@ static const thrum_segment_t *tail(const thrum_scheduler_t *s)
     return s->count == 0u ? NULL : &s->queue[QUEUE_INDEX(s->head, s->count - 1u)];
 }
 
-/* Start of the last entry the simulated queue of thrum_scheduler_check holds: the newest kept
- * payload entry (bit i of `kept` = payload->cmd[i]), else the last of the first `queued` queue
- * entries. Returns 0 when it holds none. */
-static int sim_tail(const thrum_scheduler_t *s, const thrum_host_payload_t *payload, uint8_t queued,
-                    uint16_t kept, uint32_t *start, int8_t *cmd_index)
+/*
+ * Walk the payload as executing it would: STOP and STANDBY free every slot, CUT removes the
+ * entries that start at or after its `at` (freeing their slots), each SEGMENT and ROM_EFFECT
+ * takes one slot and must not start before the entry queued ahead of it. The simulated queue is
+ * the first `queued` real entries followed by the payload's own entries still standing (their
+ * starts in `added`, a stack: CUT removes from the end). A CUT whose `at` has passed also ends the
+ * playing entry; that slot is not counted here (the check does not depend on the clock).
+ */
+/* Start of the simulated queue's last entry (see thrum_scheduler_check); 0 when it is empty. */
+static int sim_tail(const thrum_scheduler_t *s, const uint32_t *added, uint8_t n_added, uint8_t queued,
+                    uint32_t *start)
 {
-    int8_t i;
-
-    for (i = (int8_t)(payload->count - 1u); i >= 0; i--) {
-        if ((kept & (1u << i)) != 0u) {
-            *start = payload->cmd[i].arg.segment.start;
-            *cmd_index = i;
-            return 1;
-        }
+    if (n_added > 0u) {
+        *start = added[n_added - 1u];
+        return 1;
     }
-    *cmd_index = -1;
-    if (queued == 0u) {
-        return 0;
+    if (queued > 0u) {
+        *start = s->queue[QUEUE_INDEX(s->head, queued - 1u)].start;
+        return 1;
     }
-    *start = s->queue[QUEUE_INDEX(s->head, queued - 1u)].start;
-    return 1;
+    return 0;
 }
 
-/*
- * Walk the payload as execute() would: STOP frees every slot, CUT removes the entries that start
- * at or after its `at` (freeing their slots), each SEGMENT and ROM_EFFECT takes one slot and must
- * not start before the entry queued ahead of it. A CUT whose `at` has passed also ends the
- * playing entry; that slot is not counted here (the check does not depend on the clock).
- * 0 = fine, 1 = out of order, 2 = not enough slots.
- */
-int thrum_scheduler_check(const thrum_fw_t *fw, const thrum_host_payload_t *payload)
+int thrum_scheduler_check(const thrum_fw_t *fw, const uint8_t *payload, uint8_t len)
 {
     const thrum_scheduler_t *s = &fw->sched;
-    uint8_t queued = s->count;  /* queue entries still there, counted from the head */
-    uint16_t kept = 0;          /* payload entries still there */
+    uint32_t added[THRUM_MAX_FIELD_MESSAGES];
+    uint8_t n_added = 0;
+    uint8_t queued = s->count;
     uint8_t free_slots = (uint8_t)(THRUM_FW_QUEUE_SLOTS - s->count);
+    uint8_t pos = 0;
     int result = 0;
-    uint32_t last_start;
-    int8_t last_cmd;
-    uint8_t i;
+    thrum_msg_t m;
 
-    for (i = 0; i < payload->count; i++) {
-        const thrum_command_t *cmd = &payload->cmd[i];
+    while (pos < len) {
+        uint32_t last;
+        int n = thrum_msg_decode(THRUM_DIR_H2D, payload + pos, (size_t)(len - pos), &m);
 
-        if ((cmd->plain & (THRUM_PLAIN_STOP | THRUM_PLAIN_STANDBY)) != 0u) {
+        if (n < 0) {
+            return 1; /* validated before: cannot happen */
+        }
+        pos = (uint8_t)(pos + n);
+        if (m.id == THRUM_MSG_STOP || m.id == THRUM_MSG_STANDBY) {
             free_slots = THRUM_FW_QUEUE_SLOTS;
             queued = 0;
-            kept = 0;
-        }
-        if (cmd->id == THRUM_MSG_CUT) {
-            while (sim_tail(s, payload, queued, kept, &last_start, &last_cmd) &&
-                   !thrum_time_before(last_start, cmd->arg.at)) {
-                if (last_cmd >= 0) {
-                    kept &= (uint16_t)~(1u << last_cmd);
+            n_added = 0;
+        } else if (m.id == THRUM_MSG_CUT) {
+            while (sim_tail(s, added, n_added, queued, &last) && !thrum_time_before(last, m.field[THRUM_F_CUT_AT])) {
+                if (n_added > 0u) {
+                    n_added--;
                 } else {
                     queued--;
                 }
                 free_slots++;
             }
-            continue;
+        } else if (m.id == THRUM_MSG_SEGMENT || m.id == THRUM_MSG_ROM_EFFECT) {
+            /* the start is field 0 of both */
+            if (sim_tail(s, added, n_added, queued, &last) && thrum_time_before(m.field[0], last)) {
+                return 1; /* ordering is checked first: it rejects the frame for good */
+            }
+            if (free_slots == 0u) {
+                result = 2;
+            } else {
+                free_slots--;
+            }
+            if (n_added < THRUM_MAX_FIELD_MESSAGES) {
+                added[n_added++] = m.field[0];
+            }
         }
-        if (cmd->id != THRUM_MSG_SEGMENT && cmd->id != THRUM_MSG_ROM_EFFECT) {
-            continue;
-        }
-        if (sim_tail(s, payload, queued, kept, &last_start, &last_cmd) &&
-            thrum_time_before(cmd->arg.segment.start, last_start)) {
-            return 1; /* ordering is checked first: it rejects the frame for good */
-        }
-        if (free_slots == 0u) {
-            result = 2;
-        } else {
-            free_slots--;
-        }
-        kept |= (uint16_t)(1u << i);
     }
     return result;
 }
@@ -154,16 +149,16 @@ static void pop(thrum_scheduler_t *s)
 static int write_amplitude(thrum_fw_t *fw, uint8_t amplitude, uint32_t now)
 {
     thrum_scheduler_t *s = &fw->sched;
-    /* 0 goes through drv2605l_stop, which works even on a driver whose set-up failed */
-    int err = amplitude == 0u ? drv2605l_stop(&fw->driver) : drv2605l_set_amplitude(&fw->driver, amplitude);
+    int err = drv2605l_set_amplitude(&fw->driver, amplitude); /* 0 works on any driver that answered */
 
     s->last_write_time = now;
     if (err != 0) {
         s->output_unknown = 1;
-        fw->stats.bus_errors++;
         if (!s->bus_fault_sent) {
             s->bus_fault_sent = 1;
-            thrum_telemetry_fault(fw, THRUM_FAULT_BUS_ERROR, fw->driver.failed_reg);
+            thrum_bus_fault(fw); /* FAULT 2, then bus recovery (FAULT 9) */
+        } else {
+            fw->stats.bus_errors++;
         }
         return err;
     }
@@ -235,17 +230,19 @@ void thrum_scheduler_cut(thrum_fw_t *fw, uint32_t at)
     /* the queue is ordered by start: remove from the tail while entries start at or after `at` */
     while (s->count > 0u) {
         uint8_t last = QUEUE_INDEX(s->head, s->count - 1u);
+        uint32_t len = at - s->queue[last].start;
+        uint32_t *limit = &s->limit[last];
 
-        if (thrum_time_before(s->queue[last].start, at)) {
-            /* the new tail: every entry ahead of it is taken over before `at` anyway */
-            if (s->limit[last] > at - s->queue[last].start) {
-                s->limit[last] = at - s->queue[last].start;
+        if ((int32_t)len > 0) {
+            /* starts before `at`: the new tail (every entry ahead of it is taken over before
+             * `at` anyway) ends at `at` at the latest */
+            if (*limit > len) {
+                *limit = len;
             }
             break;
         }
         if (s->count == 1u && s->playing) {
-            end_head(fw, now); /* began after `at`, which has passed: it ends now */
-            return;
+            break; /* began at or after `at`, so `at` has passed: it ends now, below */
         }
         s->count--; /* never started: removed silently, no ONSET */
     }
@@ -285,30 +282,32 @@ static void report(thrum_fw_t *fw, const thrum_segment_t *seg, uint32_t time, ui
     }
 }
 
-/* A ramp up from 0 (§4.1): 1 when `seg` starts at amplitude 0 and reaches a non-zero code inside
- * its own duration; *cross = the instant it does (the first elapsed e with
- * round(to * e / duration) >= 1, i.e. e = ceil(duration / (2 * to))). */
-static int ramp_from_zero(const thrum_segment_t *seg, uint32_t *cross)
+/* A ramp up from 0 (§4.1): `seg` starts at amplitude 0 and its rounded amplitude becomes non-zero
+ * inside its own duration (then it is non-zero just before its end: the ramp only rises). */
+static int ramp_from_zero(const thrum_segment_t *seg)
 {
-    uint32_t e;
+    return seg->effect == 0u && seg->from == 0u && seg->to != 0u &&
+           interpolate(seg, seg->start + seg->duration - 1u) != 0u;
+}
 
-    *cross = seg->start; /* not a ramp from 0: its drive begins at its start */
-    if (seg->effect != 0u || seg->from != 0u || seg->to == 0u) {
-        return 0;
-    }
-    e = (seg->duration + 2u * seg->to - 1u) / (2u * seg->to);
-    *cross = seg->start + e;
-    return e < seg->duration;
+/* For a ramp up from 0 reached at `now`: 1 when its crossing (the first instant its rounded
+ * amplitude is non-zero) lies more than the late tolerance before `now`, i.e. the amplitude was
+ * already non-zero THRUM_LATE_TOLERANCE_US + 1 µs ago. */
+static int late_after_crossing(const thrum_segment_t *seg, uint32_t now)
+{
+    uint32_t t = now - (THRUM_LATE_TOLERANCE_US + 1u);
+
+    return !thrum_time_before(t, seg->start) && interpolate(seg, t) != 0u;
 }
 
 /* The head entry's drive begins now: its first non-zero write (or the sequencer start of a ROM
  * effect, or the single write of an all-zero segment). Its ONSET time is when that write
- * returned; it is late when that is more than the tolerance after `due`. */
-static void begin_drive(thrum_fw_t *fw, uint32_t now, uint32_t due)
+ * returned; `late` says it began more than the tolerance after it was due. */
+static void begin_drive(thrum_fw_t *fw, uint32_t now, int late)
 {
     thrum_scheduler_t *s = &fw->sched;
     const thrum_segment_t *seg = &s->queue[s->head];
-    uint8_t status = (now - due > THRUM_LATE_TOLERANCE_US) ? THRUM_ONSET_LATE_TRIMMED : THRUM_ONSET_ON_TIME;
+    uint8_t status = late ? THRUM_ONSET_LATE_TRIMMED : THRUM_ONSET_ON_TIME;
 
     if (seg->effect != 0u) {
         s->last_rom_poll = now;
@@ -334,21 +333,20 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
 {
     thrum_scheduler_t *s = &fw->sched;
     const thrum_segment_t *seg = &s->queue[s->head];
-    uint32_t due = seg->start;
-    uint32_t cross;
     int superseded = s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start);
 
-    if (now - seg->start >= head_window(s) || !fw->driver.ready || superseded) {
-        /* reached after its window, taken over already, or nothing to drive: never play it
-         * outside its time */
+    if (now - seg->start >= head_window(s) || !fw->driver.ready || superseded ||
+        (seg->effect != 0u && !DRV2605L_HAS_ROM(fw->driver.device_id))) {
+        /* reached after its window, taken over already, nothing to drive, or a ROM effect on a
+         * DRV2604/2604L (RAM, no ROM library): never play it outside its time */
         fw->stats.segments_dropped++;
         report(fw, seg, now, THRUM_ONSET_DROPPED);
         pop(s);
         return;
     }
     s->playing = 1;
-    if (ramp_from_zero(seg, &cross)) {
-        if (thrum_time_before(now, cross)) {
+    if (ramp_from_zero(seg)) {
+        if (interpolate(seg, now) == 0u) {
             /* drive begins at the crossing; until then the output is 0 (written now if it
              * was not: that write is not the onset) */
             s->onset_pending = 1;
@@ -357,9 +355,10 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
             }
             return;
         }
-        due = cross;
+        begin_drive(fw, now, late_after_crossing(seg, now));
+        return;
     }
-    begin_drive(fw, now, due);
+    begin_drive(fw, now, now - seg->start > THRUM_LATE_TOLERANCE_US);
 }
 
 /* A playing ROM effect: poll GO now and then; it ends when GO clears. 1 when it ended. */
@@ -432,12 +431,9 @@ void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
             continue;
         }
         if (s->onset_pending) {
-            uint32_t cross;
-
-            (void)ramp_from_zero(seg, &cross);
-            if (!thrum_time_before(now, cross)) {
+            if (interpolate(seg, now) != 0u) {
                 s->onset_pending = 0;
-                begin_drive(fw, now, cross);
+                begin_drive(fw, now, late_after_crossing(seg, now));
             } else if (s->output_unknown && now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US) {
                 (void)write_amplitude(fw, 0, now);
             }
@@ -533,8 +529,9 @@ void thrum_scheduler_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *dead
         return;
     }
     thrum_deadline_offer(now, seg->start + head_window(s), deadline, has);
-    if (s->onset_pending && ramp_from_zero(seg, &t)) {
-        thrum_deadline_offer(now, t, deadline, has); /* the crossing is not held to the 500 µs rule */
+    if (s->onset_pending) {
+        /* the crossing is not held to the 500 µs rule */
+        thrum_deadline_offer(now, next_change(seg, 0, now, &changes), deadline, has);
     }
     if (s->output_unknown) {
         thrum_deadline_offer(now, retry, deadline, has);

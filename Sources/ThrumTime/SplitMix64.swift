@@ -1,5 +1,7 @@
 /// A small seeded pseudo-random generator (SplitMix64): deterministic for a seed, fast, and good
-/// enough to drive link jitter, loss and corruption in the simulator. Not for cryptography.
+/// enough to drive link jitter, loss and corruption in the simulator, and to make test data. The
+/// one copy in the project: it lives here, the lowest module, so every target can use it. Not
+/// for cryptography.
 public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     private var state: UInt64
 

@@ -1,0 +1,81 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads a pattern file's bytes, saying plainly why a path cannot be read: missing, a
+/// directory, a FIFO or device (which would block or never end), no permission, too large.
+enum PatternFile {
+    /// The largest file the reader loads: 1 GiB (a million events take about 150 MB).
+    static let maximumSize = 1 << 30
+
+    /// Why reading failed: a sentence fragment to follow the path.
+    struct Failure: Error {
+        var reason: String
+        var missing: Bool
+    }
+
+    /// The bytes of the regular file at `path`.
+    static func bytes(at path: String) -> Result<[UInt8], Failure> {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(openFailure(errno)) }
+        defer { _ = close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failure(Failure(reason: describe(errno), missing: false)) }
+        if let kind = nonRegularKind(info.st_mode) {
+            return .failure(Failure(reason: "it is \(kind), not a regular file", missing: false))
+        }
+        let size = Int(info.st_size)
+        guard size <= maximumSize else {
+            return .failure(Failure(reason: "it is \(size) bytes; the reader accepts at most \(maximumSize) bytes (1 GiB)", missing: false))
+        }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        while true {
+            if filled == bytes.count {
+                // The file grew since fstat: read on, still bounded.
+                guard bytes.count < maximumSize else { break }
+                bytes.append(contentsOf: [UInt8](repeating: 0, count: min(maximumSize - bytes.count, max(4096, bytes.count))))
+            }
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(Failure(reason: describe(errno), missing: false))
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        bytes.removeSubrange(filled...)
+        return .success(bytes)
+    }
+
+    private static func openFailure(_ code: CInt) -> Failure {
+        switch code {
+        case ENOENT: return Failure(reason: "no such file", missing: true)
+        case ENOTDIR: return Failure(reason: "a component of the path is not a directory", missing: true)
+        case EACCES, EPERM: return Failure(reason: "permission denied (the file is not readable by this user)", missing: false)
+        case ELOOP: return Failure(reason: "too many levels of symbolic links", missing: false)
+        case EISDIR: return Failure(reason: "it is a directory, not a file", missing: false)
+        default: return Failure(reason: describe(code), missing: false)
+        }
+    }
+
+    private static func nonRegularKind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        default: return "not a regular file"
+        }
+    }
+
+    private static func describe(_ code: CInt) -> String {
+        String(cString: strerror(code)).lowercased()
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import ThrumPattern
+
+/// Writes a command's output file, failing with a sentence that names the problem (a directory,
+/// a missing parent directory, no permission) rather than a Foundation error code.
+enum OutputFile {
+    /// Writes `text` to `path` (replacing it atomically).
+    /// - Parameter what: what the file holds, for the message (`CSV`, `SVG`).
+    static func write(_ text: String, to path: String, what: String) throws(CommandFailure) {
+        let shown = TextEscaping.escaped(path)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw CommandFailure(message: "cannot write the \(what) to '\(shown)': it is a directory; give a file name")
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty {
+            var parentIsDirectory: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: parent, isDirectory: &parentIsDirectory) {
+                throw CommandFailure(message: "cannot write the \(what) to '\(shown)': the directory '\(TextEscaping.escaped(parent))' does not exist")
+            }
+            if !parentIsDirectory.boolValue {
+                throw CommandFailure(message: "cannot write the \(what) to '\(shown)': '\(TextEscaping.escaped(parent))' is not a directory")
+            }
+        }
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw CommandFailure(message: "cannot write the \(what) to '\(shown)': \(reason(for: error))")
+        }
+    }
+
+    /// The operating system's reason inside a Foundation error, when there is one.
+    private static func reason(for error: Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code))).lowercased()
+        }
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))).lowercased() }
+        switch ns.code {
+        case NSFileWriteNoPermissionError: return "permission denied"
+        case NSFileWriteOutOfSpaceError: return "no space left on the device"
+        case NSFileWriteVolumeReadOnlyError: return "the file system is read-only"
+        default: return ns.localizedDescription
+        }
+    }
+}
