@@ -76,8 +76,8 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink",
-                "ThrumWire",
                 "ThrumTestSupport",
+                "ThrumWire",
             ]),
     ]
 )

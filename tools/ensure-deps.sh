@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what Thrum needs on a Debian or Ubuntu machine that already has a Swift 6 toolchain:
-# libserialport (headers and pkg-config file), pkg-config, make and a C compiler, and for the
-# firmware cross builds gcc-avr + avr-libc and gcc-arm-none-eabi + newlib (python3 for their
-# budget report); for the AVR firmware binary in simavr (hardware/avrsim, the AVR end-to-end
-# tests): simavr, libsimavr-dev, libsimavrparts1 (a separate package on Debian) and libelf-dev.
+# libserialport (headers and pkg-config file), pkg-config, make and a C compiler; for the firmware
+# cross builds gcc-avr + avr-libc and gcc-arm-none-eabi + newlib (python3 for their budget report);
+# and for the AVR firmware binary in simavr (hardware/avrsim, EndToEndTests/AVRFirmwareEndToEndTests):
+# simavr, libsimavr-dev, libsimavrparts1 (a separate package on Debian) and libelf-dev.
 # Uses sudo when not root. Prints nothing when everything is already there.
 set -euo pipefail
 

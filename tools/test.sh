@@ -12,7 +12,7 @@ make -C hardware/firmware test
 echo "== Firmware budgets (AVR and Cortex-M builds: flash, static RAM, stack bound)"
 make -s -C hardware/firmware avr cortex-m
 
-echo "== The AVR binary's simavr harness and the Arduino library"
+echo "== AVR firmware binary and its simavr harness"
 make -C hardware/avrsim all test
 tools/gen-arduino-library.sh --check
 

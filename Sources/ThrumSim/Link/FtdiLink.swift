@@ -24,13 +24,16 @@ public struct FtdiLink: LinkModel, Sendable {
     /// USB frame period, µs.
     public var framePeriod: UInt64
     private var buffered = 0
-    /// When the bridge last sent a packet to the host (the latency timer restarts there).
+    /// When the bridge's latency timer last restarted (its last transfer to the host); expiries
+    /// follow every `latencyTimer` from there.
     private var lastTransfer: UInt64
+    /// Before the first transfer the timer's expiries fall at `lastTransfer + k·latencyTimer`, k ≥ 0.
+    private var started = false
     private var lastDelivery: [LinkDirection: UInt64] = [:]
 
     /// Creates a bridge; the defaults are the FTDI factory settings at 115 200 baud. `timerPhase`
-    /// (µs) is when the bridge's timer last restarted before time 0 (bridges are not in step with
-    /// anything the host does).
+    /// (µs, modulo the timer) is when the bridge's timer first expires (bridges are not in step
+    /// with anything the host does).
     public init(
         uart: UartLink = UartLink(), latencyTimer: UInt64 = 16_000, flushThreshold: Int = 62, framePeriod: UInt64 = 1_000,
         timerPhase: UInt64 = 0
@@ -55,6 +58,7 @@ public struct FtdiLink: LinkModel, Sendable {
             // Ticks that passed while the buffer was empty sent status bytes only.
             let expiry = nextExpiry(atOrAfter: inBridge)
             if buffered > 0, expiry.previous > lastTransfer { buffered = 0 }
+            started = true
             buffered += bytes.count
             let flush: UInt64
             if buffered >= flushThreshold {
@@ -74,6 +78,7 @@ public struct FtdiLink: LinkModel, Sendable {
 
     /// The timer's expiries around `t`: the last one before it and the first one at or after it.
     private func nextExpiry(atOrAfter t: UInt64) -> (previous: UInt64, next: UInt64) {
+        if !started && t <= lastTransfer { return (lastTransfer, lastTransfer) }
         guard t > lastTransfer else { return (lastTransfer, lastTransfer + latencyTimer) }
         let periods = (t - lastTransfer + latencyTimer - 1) / latencyTimer
         let next = lastTransfer + periods * latencyTimer
