@@ -28,7 +28,12 @@ copy() { # copy SOURCE [NAME]
     { header "$1"; cat "$1"; } >"$src/$name"
 }
 
-for f in "$fw"/core/*.c "$fw"/core/*.h "$fw"/include/drv2605l.h "$fw"/include/thrum_codec.h "$fw"/include/thrum_board_defaults.h; do copy "$f"; done
+for f in "$fw"/core/*.c "$fw"/core/*.h "$fw"/include/*.h; do
+    case "$(basename "$f")" in
+    thrum_fw.h | thrum_protocol.h | thrum_host_sim.h) ;; # below / a link / the virtual device's
+    *) copy "$f" ;;
+    esac
+done
 copy "$(readlink -f "$fw/include/thrum_protocol.h" | sed "s|^$PWD/||")" thrum_protocol.h
 copy "$fw/ports/avr/board.c" thrum_avr_board.c
 # The AVR build's sizing (hardware/firmware/Makefile AVR_CFLAGS), which an Arduino library
@@ -37,7 +42,7 @@ copy "$fw/ports/avr/board.c" thrum_avr_board.c
     header "$fw/include/thrum_fw.h"
     printf '/* ATmega328P sizing, as `make -C hardware/firmware avr` builds it */\n'
     avr_cflags=$(awk '/^AVR_CFLAGS :=/ { on = 1 } on { print; if ($0 !~ /\\$/) exit }' "$fw/Makefile")
-    for knob in $(grep -o 'THRUM_FW_[A-Z_]*=[A-Za-z0-9_]*' <<<"$avr_cflags"); do
+    for knob in $(grep -o 'THRUM_FW_[A-Z_]*=[^ \\]*' <<<"$avr_cflags"); do
         printf '#ifndef %s\n#define %s %s\n#endif\n' "${knob%%=*}" "${knob%%=*}" "${knob#*=}"
     done
     cat "$fw/include/thrum_fw.h"

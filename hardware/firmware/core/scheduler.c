@@ -482,8 +482,6 @@ static uint32_t next_change(const thrum_segment_t *seg, uint8_t a, uint32_t now,
     return seg->start + e;
 }
 
-static uint32_t status_poll_time(const thrum_fw_t *fw);
-
 void thrum_scheduler_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *deadline, uint8_t *has)
 {
     const thrum_scheduler_t *s = &fw->sched;
@@ -493,7 +491,7 @@ void thrum_scheduler_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *dead
     uint32_t t;
 
     if (fw->driver.ready && s->amplitude != 0u) {
-        thrum_deadline_offer(now, status_poll_time(fw), deadline, has);
+        thrum_deadline_offer(now, s->last_status_time + THRUM_FW_STATUS_POLL_US, deadline, has);
     }
     if (fw->calibration.running) {
         return;
@@ -550,26 +548,6 @@ void thrum_scheduler_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *dead
 
 /* While driving, read STATUS now and then: the driver shuts itself down on over-temperature or
  * over-current and only this read tells us. */
-/* When the next STATUS poll may run: THRUM_FW_STATUS_POLL_US after the last one, but never in
- * the THRUM_FW_STATUS_GUARD_US before the next entry starts (the read holds the bus ~90 µs, and
- * an entry reached after it would start late), so then just after that start. */
-static uint32_t status_poll_time(const thrum_fw_t *fw)
-{
-    const thrum_scheduler_t *s = &fw->sched;
-    uint32_t due = s->last_status_time + THRUM_FW_STATUS_POLL_US;
-    uint32_t next;
-
-    if (s->count == 0u) {
-        return due;
-    }
-    next = s->playing ? (s->count > 1u ? s->queue[QUEUE_INDEX(s->head, 1u)].start : due + THRUM_FW_STATUS_GUARD_US)
-                      : s->queue[s->head].start;
-    if (!thrum_time_before(due + THRUM_FW_STATUS_GUARD_US, next) && !thrum_time_before(next, due)) {
-        return next + 1u;
-    }
-    return due;
-}
-
 void thrum_scheduler_check_driver(thrum_fw_t *fw, uint32_t now)
 {
     thrum_scheduler_t *s = &fw->sched;
@@ -579,9 +557,18 @@ void thrum_scheduler_check_driver(thrum_fw_t *fw, uint32_t now)
         s->last_status_time = now;
         return;
     }
-    if (thrum_time_before(now, status_poll_time(fw))) {
+    /* Not in the THRUM_FW_STATUS_GUARD_US before the next entry starts: the read holds the bus
+     * ≈ 90 µs, and the entry would start late. 16 bits suffice: a start 65 ms away that aliases
+     * into the guard only postpones one poll. */
+    if (now - s->last_status_time < THRUM_FW_STATUS_POLL_US) {
         return;
     }
+#if THRUM_FW_STATUS_GUARD_US > 0
+    if (s->count > s->playing &&
+        (uint16_t)(s->queue[QUEUE_INDEX(s->head, s->playing)].start - now) < THRUM_FW_STATUS_GUARD_US) {
+        return;
+    }
+#endif
     s->last_status_time = now;
     if (drv2605l_read_status(&fw->driver, &status) != 0) {
         thrum_bus_fault(fw);

@@ -58,8 +58,12 @@ extern "C" {
 /* While the actuator is driven, STATUS is read this often to catch over-temperature and
  * over-current shutdowns (the driver latches them). */
 #define THRUM_FW_STATUS_POLL_US 50000u
-/* No STATUS poll this close before an entry's start, µs: the read holds the bus ≈ 90 µs. */
+/* No STATUS poll this close before an entry's start, µs: the read holds the bus ≈ 90 µs. The
+ * AVR build sets 0 (no guard) until it has the 70 bytes of flash the check takes; there an entry
+ * can start up to ≈ 90 µs late (and say so) about once per 50 ms of drive. */
+#ifndef THRUM_FW_STATUS_GUARD_US
 #define THRUM_FW_STATUS_GUARD_US 250u
+#endif
 
 /* While a ROM effect plays, GO is read this often to see it end. */
 #define THRUM_FW_ROM_POLL_US 2000u
