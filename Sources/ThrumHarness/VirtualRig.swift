@@ -147,6 +147,20 @@ public final class VirtualRig {
         Self.firstDrive(on: device, near: intended, before: before, window: window)
     }
 
+    /// When `record`'s event really started, in engine seconds on the same footing as its
+    /// `requestedTime`: the chip's drive command that the device's report names (or, without a
+    /// report, the first drive after its intended instant) plus the planned pre-shift. Nil when
+    /// the chip never started it.
+    public func trueOnset(of record: OnsetRecord) -> Double? { Self.trueOnset(of: record, on: device) }
+
+    /// The same on any virtual device whose true time is the engine's time.
+    public static func trueOnset(of record: OnsetRecord, on device: VirtualDevice) -> Double? {
+        let intended = record.intendedDriveTime * 1e6
+        let t = record.deviceOnset.flatMap { commandWrite(on: device, deviceClock: $0, near: intended) }
+            ?? firstDrive(on: device, near: intended, before: 3_000, window: 40_000)
+        return t.map { $0 / 1e6 + record.preShift }
+    }
+
     /// The true time (µs) of the drive command (a non-zero RTP_INPUT or a GO write) that the
     /// device's own onset report names: its clock reading `deviceClock` converted with the
     /// simulation's true crystal (not the host's estimate), matched to the chip's register log
