@@ -87,7 +87,7 @@ static void on_configure_driver(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t r
     config.od_clamp = (uint8_t)m->field[1];
     config.drive_time = (uint8_t)m->field[2];
     config.ol_lra_period = (uint8_t)m->field[3];
-    thrum_fw_configure_driver(fw, &config);
+    thrum_setup_configure(fw, &config);
 }
 
 static void on_wake(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
