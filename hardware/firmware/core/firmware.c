@@ -17,6 +17,7 @@ void thrum_fw_init(thrum_fw_t *fw, const thrum_hal_t *hal, const thrum_board_t *
     fw->driver_config.od_clamp = board->od_clamp;
     fw->driver_config.drive_time = board->drive_time;
     fw->driver_config.ol_lra_period = board->ol_lra_period;
+    fw->driver_config.sample_time = DRV2605L_SAMPLE_TIME_300US; /* until CONFIGURE_SAMPLE_TIME */
     thrum_frame_decoder_init(&fw->decoder, THRUM_CTRL_MARK_HOST);
     thrum_link_init(fw);
     thrum_scheduler_init(fw);

@@ -24,7 +24,9 @@ void thrum_setup_configure(thrum_fw_t *fw, const drv2605l_config_t *config)
     uint32_t now;
 
     /* The host decides when to calibrate (CALIBRATE); set-up never starts one. */
-    fw->driver_config = *config;
+    if (config != &fw->driver_config) {
+        fw->driver_config = *config;
+    }
     if (fw->calibration.running) {
         fw->calibration.reconfigure = 1; /* MODE and FEEDBACK must not change while GO = 1 */
         return;
