@@ -12,9 +12,10 @@ final class PlayEngineOptionsTests: XCTestCase {
     /// Checks `events` against the simulated chip's truth (`true_onset_s`): every event has one,
     /// the reported bound holds it, it lies within `alignment` s of the request (the realistic USB
     /// link's asymmetry the host cannot see: docs/timing.md), and the intervals between events are
-    /// the requested ones within `rhythm` s.
+    /// the requested ones within `rhythm` s plus 150 ppm of the interval (the drift the schedule
+    /// has not yet learnt in a run's first seconds).
     func assertTruth(
-        _ events: [[String: Any]], alignment: Double = 1.5e-3, rhythm: Double = 60e-6, file: StaticString = #filePath,
+        _ events: [[String: Any]], alignment: Double = 1.5e-3, rhythm: Double = 20e-6, file: StaticString = #filePath,
         line: UInt = #line
     ) throws {
         var previous: (truth: Double, requested: Double)?
@@ -26,7 +27,8 @@ final class PlayEngineOptionsTests: XCTestCase {
             XCTAssertLessThanOrEqual(abs(truth - onset), bound + 1e-6, "the bound misses the truth: \(e)", file: file, line: line)
             XCTAssertEqual(truth, requested, accuracy: alignment, file: file, line: line)
             if let p = previous {
-                XCTAssertEqual(truth - p.truth, requested - p.requested, accuracy: rhythm, "interval before \(e)", file: file, line: line)
+                let interval = requested - p.requested
+                XCTAssertEqual(truth - p.truth, interval, accuracy: rhythm + 150e-6 * abs(interval), "interval before \(e)", file: file, line: line)
             }
             previous = (truth, requested)
         }
