@@ -30,14 +30,16 @@ final class BenchTimingTests: XCTestCase {
         }
     }
 
-    func testOnTheIdealLinkEveryOnsetIsExact() throws {
+    func testOnTheIdealLinkTheRhythmIsExactAndTheAlignmentConverges() throws {
         var row = LinkMatrixBench.Row(link: "ideal")
-        try LinkMatrixBench.rhythm(link: LinkCatalogue.profile(named: "ideal")!, seed: 1, count: 12, into: &row)
-        XCTAssertEqual(row.alignment.count, 12)
-        // Symmetric link, no jitter: what is left is the schedule converging on the crystal's
-        // 100 ppm from the nominal rate in its first second (DeviceTimeline).
-        for e in row.alignment { XCTAssertLessThan(abs(e), 20, "µs") }
-        XCTAssertLessThan(abs(row.alignment.last!), 3, "µs once converged")
+        try LinkMatrixBench.rhythm(link: LinkCatalogue.profile(named: "ideal")!, seed: 1, count: 80, into: &row)
+        XCTAssertEqual(row.alignment.count, 80)
+        // Symmetric link, no jitter. The schedule starts at the crystal's nominal rate and learns
+        // its 100 ppm at a bounded pace (DeviceTimeline), so the first seconds drift by tens of µs;
+        // the intervals stay within the drift not yet learnt, and the alignment comes back.
+        for e in row.interOnset { XCTAssertLessThan(abs(e), 15, "µs interval error") }
+        for e in row.alignment { XCTAssertLessThan(abs(e), 100, "µs") }
+        XCTAssertLessThan(abs(row.alignment.last!), 5, "µs once converged")
     }
 
     func testSendWhenDueIsMillisecondsLate() throws {

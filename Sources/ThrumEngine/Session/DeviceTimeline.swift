@@ -29,8 +29,8 @@ struct DeviceTimeline {
     private var lastDeviceEnd: Int64 = 0
     /// A drift estimate whose samples bound it to ± this (ppm) is trusted from a stream's start.
     static let trustedDriftWidth = 50.0
-    /// The largest change of the assumed drift per µs of host time (200 ppm per second).
-    static let maximumDriftChange = 200e-6 / 1e6
+    /// The largest change of the assumed drift per µs of host time (50 ppm per second).
+    static let maximumDriftChange = 50e-6 / 1e6
     /// The last mapped instant (host µs, device µs before the latency shift) and the drift the
     /// mapping assumed there.
     private var anchor: (host: Int64, device: Double, drift: Double)?
@@ -54,7 +54,9 @@ struct DeviceTimeline {
         // The drift estimate is noisy while the window is short: follow it at a bounded rate, so
         // that it moves the intervals between events by a few µs at most.
         let step = Self.maximumDriftChange * Double(t - a.host)
-        let assumed = a.drift + min(max(drift - a.drift, -step), step)
+        var assumed = a.drift + min(max(drift - a.drift, -step), step)
+        // Never a drift the samples rule out.
+        if let bounds = clock.driftBoundsPPM { assumed = min(max(assumed, bounds.lowerBound * 1e-6), bounds.upperBound * 1e-6) }
         let predicted = a.device + Double(t - a.host) * (1 + assumed)
         let room = Self.maximumSlew * Double(t - a.host)
         let mapped = predicted + min(max(target - predicted, -room), room)
