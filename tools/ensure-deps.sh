@@ -9,6 +9,8 @@ pkg-config --exists libserialport 2>/dev/null || missing+=(libserialport-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
+# tools/fuzz.sh makes its seed corpora with python3.
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "thrum: no Swift toolchain on PATH; install Swift 6 (swift.org) and try again" >&2
