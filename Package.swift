@@ -19,7 +19,8 @@ let package = Package(
             ]),
     ],
     targets: [
-        // Clocks: the real monotonic clock and a manually advanced one for virtual time.
+        // Clocks (the real monotonic clock and a manually advanced one for virtual time) and the
+        // seeded generator (SplitMix64) the simulator, the bench and the tests share.
         .target(name: "ThrumTime"),
         // Core Haptics model, AHAP reader and writer, diagnostics, presets.
         .target(name: "ThrumPattern"),
@@ -48,21 +49,35 @@ let package = Package(
         .target(name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumLink", "ThrumWire", "ThrumTime"]),
         // Wires the whole stack for the CLI, end-to-end tests and benchmarks.
         .target(name: "ThrumHarness", dependencies: ["ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern"]),
+        // Benchmarks (`thrum bench`): every timing and size figure beside its baseline, in virtual
+        // time. Kept out of the library users link.
+        .target(
+            name: "ThrumBench",
+            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
         // The command-line tool.
         .executableTarget(
             name: "thrum",
-            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
+            dependencies: ["ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
+
+        // Shared by the test targets: the project's own fixtures, the package root, the policy for
+        // the public material beside the repository (../shared), helpers more than one target uses.
+        .target(name: "ThrumTestSupport", dependencies: ["ThrumPattern"], path: "Tests/ThrumTestSupport", exclude: ["Fixtures"]),
 
         .testTarget(name: "ThrumTimeTests", dependencies: ["ThrumTime"]),
-        .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern"]),
-        .testTarget(name: "ThrumCompilerTests", dependencies: ["ThrumCompiler"]),
-        .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware"]),
+        .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern", "ThrumTestSupport", "ThrumTime"]),
+        .testTarget(name: "ThrumCompilerTests", dependencies: ["ThrumCompiler", "ThrumTime", "ThrumTestSupport"]),
+        .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware", "ThrumTime", "ThrumTestSupport"]),
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink"]),
-        .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim"]),
-        .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim"]),
+        .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
+        .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
+        .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
+            dependencies: [
+                "ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink",
+                "ThrumTestSupport",
+                "ThrumWire",
+            ]),
     ]
 )

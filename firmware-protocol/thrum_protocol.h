@@ -45,6 +45,7 @@
 #define THRUM_MSG_PRELOAD_SEGMENT 0x0Cu
 #define THRUM_MSG_GO 0x0Du
 #define THRUM_MSG_ROM_EFFECT 0x0Eu
+#define THRUM_MSG_CUT 0x0Fu
 
 /* Device → host message ids (§3.2). */
 #define THRUM_MSG_ACK 0x40u
@@ -96,6 +97,7 @@
 #define THRUM_FAULT_FLOW_CONTROL 6u
 #define THRUM_FAULT_PROGRAM_FULL 7u
 #define THRUM_FAULT_GO_REJECTED 8u
+#define THRUM_FAULT_BUS_RECOVERY 9u
 
 /* Device behaviour (§4). */
 #define THRUM_AMPLITUDE_UPDATE_INTERVAL_US 500u

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what Thrum needs on a Debian or Ubuntu machine that already has a Swift 6 toolchain:
-# libserialport (headers and pkg-config file), pkg-config, make and a C compiler.
+# libserialport (headers and pkg-config file), pkg-config, make and a C compiler; for the firmware
+# cross builds gcc-avr + avr-libc and gcc-arm-none-eabi + newlib (python3 for their budget report);
+# and for the AVR firmware binary in simavr (hardware/avrsim, EndToEndTests/AVRFirmwareEndToEndTests):
+# simavr, libsimavr-dev, libsimavrparts1 (a separate package on Debian) and libelf-dev.
 # Uses sudo when not root. Prints nothing when everything is already there.
 set -euo pipefail
 
@@ -9,8 +12,17 @@ pkg-config --exists libserialport 2>/dev/null || missing+=(libserialport-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
-# tools/fuzz.sh makes its seed corpora with python3.
+# Firmware cross builds and their size budgets (make -C hardware/firmware avr cortex-m).
+command -v avr-gcc >/dev/null 2>&1 || missing+=(gcc-avr binutils-avr)
+[ -f /usr/lib/avr/include/avr/io.h ] || missing+=(avr-libc)
+command -v arm-none-eabi-gcc >/dev/null 2>&1 || missing+=(gcc-arm-none-eabi)
+[ -f /usr/lib/arm-none-eabi/newlib/thumb/v7-m/nofp/libc_nano.a ] || missing+=(libnewlib-arm-none-eabi)
+# python3 also makes tools/fuzz.sh's seed corpora.
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+command -v simavr >/dev/null 2>&1 || missing+=(simavr)
+[ -f /usr/include/simavr/sim_avr.h ] || missing+=(libsimavr-dev)
+ls /usr/lib/*/libsimavrparts.so.1 >/dev/null 2>&1 || missing+=(libsimavrparts1)
+[ -f /usr/include/libelf.h ] || missing+=(libelf-dev)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "thrum: no Swift toolchain on PATH; install Swift 6 (swift.org) and try again" >&2

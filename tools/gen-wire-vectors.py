@@ -94,6 +94,7 @@ MESSAGES = {
                                       ("to", "u8"), ("event", "uv")]),
     "GO": (0x0D, "h2d", [("slot", "u8"), ("start", "u32"), ("event_base", "uv")]),
     "ROM_EFFECT": (0x0E, "h2d", [("start", "u32"), ("effect", "u8"), ("event", "uv")]),
+    "CUT": (0x0F, "h2d", [("at", "u32")]),
     "ACK": (0x40, "d2h", [("next_seq", "u8"), ("rx_ctrl", "u8"), ("rx_seq", "u8"),
                           ("rx_time", "u32"), ("credits", "uv")]),
     "IDENTIFY_REPLY": (0x41, "d2h", [("protocol_version", "uv"), ("fw_major", "uv"),
@@ -545,6 +546,22 @@ def build():
     frame_vec("device-calibration-state", "d2h", 0, 3,
               ack + msg_encode("CALIBRATION_RESULT", status=0, a_cal_comp=10, a_cal_bemf=157,
                                bemf_gain=0, lra_period=50) + msg_encode("STATE", state=1, cause=2))
+
+    # ---- CUT: replace queued drive from an instant on (§3.1, §4.8) ---------------------------
+    comment("message h2d (CUT)")
+    msg_vec("cut-typical", "h2d", "CUT", at=2_500_000)
+    msg_vec("cut-zero", "h2d", "CUT", at=0)
+    msg_vec("cut-max", "h2d", "CUT", at=U32_MAX)
+    comment("badpayload (CUT)")
+    cut = msg_encode("CUT", at=5000)
+    bad_payload_vec("cut-truncated-at", "h2d", cut[:4])
+    bad_payload_vec("cut-missing-at", "h2d", cut[:1])
+    bad_payload_vec("cut-in-d2h", "d2h", ack + cut)
+    comment("frame (CUT)")
+    frame_vec("cut-then-segments-seq-6", "h2d", 0, 6,
+              cut + msg_encode("SEGMENT", start=5000, duration=3000, **{"from": 80}, to=80, event=2)
+              + msg_encode("SEGMENT", start=8000, duration=2000, **{"from": 60}, to=60, event=3))
+    frame_vec("stop-cut-seq-7", "h2d", 0, 7, msg_encode("STOP") + msg_encode("CUT", at=U32_MAX))
     return "\n".join(lines) + "\n"
 
 

@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: the Swift tests (unit, golden vectors, in-process and pty end to
 # end), the C firmware tests (the same golden vectors through the C codec) and each libFuzzer
-# target for a few seconds (FUZZ_SECONDS, default 5; 0 skips them).
+# target for a few seconds (FUZZ_SECONDS, default 5; 0 skips them); the AVR build and the simavr
+# harness are built first so the AVR end-to-end test runs against the binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/ensure-deps.sh
 
 echo "== C firmware tests"
 make -C hardware/firmware test
+
+echo "== Firmware budgets (AVR and Cortex-M builds: flash, static RAM, stack bound)"
+make -s -C hardware/firmware avr cortex-m
+
+echo "== AVR firmware binary and its simavr harness"
+make -C hardware/avrsim all test
+tools/gen-arduino-library.sh --check
 
 echo "== Swift tests"
 swift build --build-tests

@@ -5,14 +5,17 @@ import ThrumSim
 import ThrumTime
 
 /// A whole bench in one process and in virtual time: host session, link model and virtual device
-/// built for an actuator profile. Tests and benchmarks use it to play patterns end to end
-/// deterministically and fast.
+/// built for an actuator profile. Tests, the render preview and the benchmarks use it to play
+/// patterns end to end, deterministically and fast, through the same engine path `thrum play`
+/// runs (``HapticEngine``), and read the truth from the simulated chip.
 public final class VirtualRig {
     public let profile: ActuatorProfile
     public let device: VirtualDevice
     public let clock: ManualClock
     public let pump: SimulatedPump
     public let session: DeviceSession
+    /// The engine every ``play(_:options:)`` runs on (made by the first play or ``engine(configuration:)``).
+    public private(set) var playEngine: HapticEngine?
 
     /// Builds the rig; `link` models the connection between host and device.
     public init(
@@ -27,6 +30,14 @@ public final class VirtualRig {
         clock = ManualClock()
         pump = SimulatedPump(device: device, clock: clock, link: link)
         session = DeviceSession(pump: pump, endpointName: "the virtual device", configuration: sessionConfiguration)
+    }
+
+    /// A rig on one of the named link models (``LinkCatalogue``) with a crystal of ±`ppm`.
+    public convenience init(profile: ActuatorProfile = .default, link: LinkProfile, seed: UInt64, crystalErrorPPM: Double = 100) {
+        var rng = SplitMix64(seed: seed ^ 0xC10C)
+        self.init(
+            profile: profile, crystalErrorPPM: seed % 2 == 0 ? crystalErrorPPM : -crystalErrorPPM,
+            clockStart: UInt32(truncatingIfNeeded: rng.next()), link: link.make(seed))
     }
 
     /// Connects, configures the driver, converges the clock and (unless `calibrate` is false)
@@ -47,14 +58,100 @@ public final class VirtualRig {
         }
     }
 
-    /// Compiles `pattern` for the rig's profile and plays it.
-    public func play(_ pattern: HapticPattern, options: CompileOptions = CompileOptions()) throws(EngineError) -> PlaybackReport {
-        try connect()
-        return try session.play(PatternCompiler(profile: profile, options: options).compile(pattern))
+    /// The rig's engine with the shipped defaults (or `configuration` the first time), started.
+    public func engine(configuration: HapticEngine.Configuration = HapticEngine.Configuration()) throws -> HapticEngine {
+        if let playEngine {
+            if !playEngine.isRunning { try playEngine.start() }
+            return playEngine
+        }
+        let engine = makeEngine(configuration: configuration)
+        try engine.start()
+        playEngine = engine
+        return engine
+    }
+
+    /// Compiles `pattern` for the rig's profile and plays it on the rig's engine.
+    public func play(_ pattern: HapticPattern, options: CompileOptions = CompileOptions()) throws -> PlaybackReport {
+        var report = try play(program: PatternCompiler(profile: profile, options: options).compile(pattern))
+        // Audio events are listed, not played (the compiled program lists them as not played).
+        for i in report.events.indices where report.events[i].patternIndex < pattern.events.count {
+            report.events[i].type = pattern.events[report.events[i].patternIndex].type
+        }
+        return report
+    }
+
+    /// Plays a compiled drive program as it is (``HapticEngine/makePlayer(program:)``) once the
+    /// engine's lead time from now, waits for every onset report, and fills in each event's true
+    /// onset from the chip.
+    public func play(program: DriveProgram) throws -> PlaybackReport {
+        let engine = try engine()
+        let before = engine.counters
+        let player = engine.makePlayer(program: program)
+        // The lead counts from the earliest drive, which a pre-shifted onset puts before time 0.
+        let earliest = min(0, program.segments.map(\.start).min() ?? 0)
+        let start = engine.currentTime + engine.leadTime.seconds + Double(-earliest) / 1e6
+        try player.start(atTime: start)
+        engine.runUntilPlayersFinished(timeout: program.duration + 5)
+        let grace = engine.currentTime + 0.3
+        while engine.currentTime < grace && engine.onsets(for: player).contains(where: { $0.status == .notReported }) {
+            engine.run(for: 0.01)
+        }
+        if let error = engine.lastError { throw error }
+        var report = engine.playbackReport(
+            for: player, pattern: HapticPattern(events: [], parameters: []), startTime: start, duration: program.duration,
+            since: before)
+        // Events in the program's order; the ones it does not play (audio) are listed as such.
+        let played = program.events.filter(\.played)
+        for (k, event) in played.enumerated() where k < report.events.count {
+            report.events[k].id = event.id
+            report.events[k].type = event.type
+        }
+        for event in program.events where !event.played {
+            report.events.append(
+                PlaybackReport.Event(
+                    id: event.id, patternIndex: event.patternIndex, type: event.type, requestedTime: event.requestedTime,
+                    onsetTime: nil, driveOnsetTime: nil, status: .notPlayed))
+        }
+        attachTruth(to: &report)
+        return report
+    }
+
+    /// Fills each reported event's true onset: the chip's first non-zero drive at or after the
+    /// event's intended drive instant less `before` µs (within `window` µs), in pattern time.
+    public func attachTruth(to report: inout PlaybackReport, before: Double = 3_000, window: Double = 40_000) {
+        Self.attachTruth(to: &report, device: device, before: before, window: window)
+    }
+
+    /// The same for any virtual device whose true time is the host's time (a ``SimulatedPump``'s).
+    public static func attachTruth(
+        to report: inout PlaybackReport, device: VirtualDevice, before: Double = 3_000, window: Double = 40_000
+    ) {
+        let start = Double(report.startHostTime.nanoseconds) / 1e3
+        for i in report.events.indices where report.events[i].type.isHaptic && report.events[i].status != .notPlayed {
+            let e = report.events[i]
+            let intended = start + (e.requestedTime - e.preShift) * 1e6
+            guard let onset = firstDrive(on: device, near: intended, before: before, window: window) else { continue }
+            report.events[i].trueDriveOnsetTime = (onset - start) / 1e6
+            report.events[i].trueOnsetTime = (onset - start) / 1e6 + e.preShift
+        }
+    }
+
+    /// The true time (µs) at which the chip was first told to drive (its first non-zero
+    /// RTP_INPUT write, or a ROM effect's GO) at or after `intended − before`, within `window` µs
+    /// of `intended`; nil when there is none. For an event that starts while earlier drive is
+    /// still non-zero this finds the earlier drive: the truth is for events that start from rest.
+    public func firstDrive(near intended: Double, before: Double = 3_000, window: Double = 40_000) -> Double? {
+        Self.firstDrive(on: device, near: intended, before: before, window: window)
+    }
+
+    static func firstDrive(on device: VirtualDevice, near intended: Double, before: Double, window: Double) -> Double? {
+        let from = UInt64(max(0, intended - before))
+        guard let t = device.chip.trace.firstDriveCommand(atOrAfter: from), Double(t) < intended + window else { return nil }
+        return Double(t)
     }
 
     /// The true time (µs) at which pattern time zero of `report` fell.
     public func trueStartTime(of report: PlaybackReport) -> Double {
-        device.trueTime(ofDeviceClock: UInt32(truncatingIfNeeded: report.startDeviceTime), near: device.now)
+        Double(report.startHostTime.nanoseconds) / 1e3
     }
 }

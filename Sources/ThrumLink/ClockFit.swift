@@ -64,9 +64,17 @@ struct ClockFit: Sendable {
             estimate = ClockLine(intercept: upper.intercept - floor.microseconds, slope: upper.slope)
             error = .seconds((spread(upperResiduals) ?? halfRoundTrip) / 1e6)
         } else {
-            // Nothing known about the legs: split the gap between the two bounds evenly.
-            estimate = ClockLine(intercept: (upper.intercept + lower.intercept) / 2, slope: (upper.slope + lower.slope) / 2)
+            // Nothing known about the legs: split the gap between the two bounds evenly at the
+            // newest sample. The drift comes from both envelopes, each weighted by how tightly its
+            // best samples agree (1/spread²): on USB the outbound leg is nearly clean while the
+            // return leg carries the host's wake-up jitter, and averaging them evenly would let the
+            // noisier one set the slope.
             let a = spread(upperResiduals), b = spread(lowerResiduals)
+            let sa: Double = max(a ?? halfRoundTrip, 1), sb: Double = max(b ?? halfRoundTrip, 1)
+            let wa: Double = 1 / (sa * sa), wb: Double = 1 / (sb * sb)
+            let weighted: Double = (wa * upper.slope + wb * lower.slope) / (wa + wb)
+            let slope: Double = slopeFitted ? weighted : (upper.slope + lower.slope) / 2
+            estimate = ClockLine(intercept: (upper.intercept + lower.intercept) / 2, slope: slope)
             error = .seconds(((a != nil && b != nil) ? (a! + b!) / 2 : halfRoundTrip) / 1e6)
         }
     }

@@ -80,6 +80,9 @@ public struct ClockModel: Sendable {
         samples.removeAll { $0.hostReceive < horizon }
         if samples.count > configuration.windowSamples { samples.removeFirst(samples.count - configuration.windowSamples) }
         fit = ClockFit(samples: samples, configuration: configuration, previousDrift: fit?.estimate.slope)
+        driftBoundsPPM = ClockBracket(samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6).map {
+            ($0.slopeRange.lowerBound * 1e6)...($0.slopeRange.upperBound * 1e6)
+        }
     }
 
     /// Half the gap between the bounds: the one-way delay if both legs were alike.
@@ -110,6 +113,40 @@ public struct ClockModel: Sendable {
         let x = (y - fit.estimate.intercept) / (1 + fit.estimate.slope)
         return fit.hostReference + .seconds(x / 1e6)
     }
+
+    /// The host times between which the device clock read `deviceTime` (µs, 64-bit extended):
+    /// a bracket from the samples alone that contains the truth whatever the link's asymmetry
+    /// (see ``ClockBracket``). Its middle is a reported onset's time and its half-width the "±".
+    /// Nil before any sample.
+    public func hostTimeBounds(atDevice deviceTime: UInt64) -> ClosedRange<HostTime>? {
+        guard let bracket = ClockBracket(samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6) else {
+            return nil
+        }
+        return bracket.hostInterval(atDevice: deviceTime, estimate: hostTime(atDevice: deviceTime))
+    }
+
+    /// How long host → device frames took at most, recently: for each of the newest `last`
+    /// samples the outbound delay is at most its `rx_time` less the bracket's lower bound at its
+    /// send time (the device clock cannot have read less), and this is the `quantile` of those
+    /// bounds. It includes the bracket's width (the asymmetry the model cannot see), so it never
+    /// understates; a command meant to reach the device before an instant is sent at least this
+    /// long ahead. Nil before any sample.
+    public func outboundDelayBound(quantile: Double = 0.95, last: Int = 64) -> HostDuration? {
+        guard fit != nil, !samples.isEmpty else { return nil }
+        var delays: [Double] = []
+        for sample in samples.suffix(last) {
+            let low = Double(bounds(at: sample.hostSend).lowerBound)
+            delays.append(max(0, Double(sample.deviceReceive) - low))
+        }
+        delays.sort()
+        let rank = min(delays.count - 1, max(0, Int((quantile * Double(delays.count)).rounded(.up)) - 1))
+        return .seconds(delays[rank] / 1e6)
+    }
+
+    /// The drift range (ppm) every pair of samples in the window allows: the bound on
+    /// ``driftPPM``. Nil before any sample.
+    public private(set) var driftBoundsPPM: ClosedRange<Double>?
+
 
     /// Extends a 32-bit device time (e.g. an ONSET `time`) to 64 bits near the latest sample.
     public func extend(_ deviceTime: UInt32) -> UInt64 {

@@ -6,6 +6,11 @@ extension LinkSession {
     @discardableResult
     public func discardQueuedSegments() -> Int { lane.discardQueuedSegments() }
 
+    /// Drops the queued (not yet framed) SEGMENTs that start at or after device time `start`
+    /// (wrap-aware), for a CUT at `start` that would remove them on the device anyway; returns how many.
+    @discardableResult
+    public func discardQueuedSegments(startingAtOrAfter start: UInt32) -> Int { lane.discardQueuedSegments(from: start) }
+
     /// Messages queued on the sequenced lane and not yet framed.
     public var queuedCount: Int { lane.queue.count }
 }

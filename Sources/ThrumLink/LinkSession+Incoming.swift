@@ -88,6 +88,7 @@ extension LinkSession {
             return
         }
         state = .connected(identity)
+        probingUntil = now + configuration.startupProbing
         identifyDeadline = nil
         maxPayload = identity.maxPayload == 0 ? ProtocolConstants.maxPayload
             : min(ProtocolConstants.maxPayload, Int(identity.maxPayload))

@@ -40,6 +40,8 @@ public final class LinkSession {
     var identifyDeadline: HostTime?
     var retransmitDeadline: HostTime?
     var lastTransmit: HostTime?
+    /// Until when the link probes fast (``LinkConfiguration/startupProbing``).
+    var probingUntil: HostTime?
     var lastFastRetransmit: HostTime?
     var lastDeviceSeq: UInt8?
     var emissionCounter: UInt64 = 0
@@ -154,7 +156,9 @@ public final class LinkSession {
     /// while SEGMENTs wait for credits with nothing in flight.
     var pingDeadline: HostTime? {
         guard case .connected = state, let last = lastTransmit else { return nil }
-        return last + (lane.isWaitingForCredits ? configuration.creditProbeInterval : configuration.pingInterval)
+        if lane.isWaitingForCredits { return last + configuration.creditProbeInterval }
+        if let until = probingUntil, last < until { return last + configuration.startupPingInterval }
+        return last + configuration.pingInterval
     }
 
     private func sendIdentify(now: HostTime) {

@@ -131,4 +131,14 @@ extension SequencedLane {
         queue.removeAll { if case .segment = $0 { true } else { false } }
         return before - queue.count
     }
+
+    /// Drops the queued SEGMENTs whose start is at or after `start` (wrap-aware); returns how many.
+    mutating func discardQueuedSegments(from start: UInt32) -> Int {
+        let before = queue.count
+        queue.removeAll {
+            if case .segment(let s) = $0 { return Int32(bitPattern: s.start &- start) >= 0 }
+            return false
+        }
+        return before - queue.count
+    }
 }

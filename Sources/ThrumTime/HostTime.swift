@@ -43,9 +43,16 @@ public struct HostDuration: Comparable, Hashable, Sendable, CustomStringConverti
     public static func microseconds(_ us: Int64) -> HostDuration { HostDuration(nanoseconds: us * 1_000) }
     /// A span of whole milliseconds.
     public static func milliseconds(_ ms: Int64) -> HostDuration { HostDuration(nanoseconds: ms * 1_000_000) }
-    /// A span of seconds, rounded to the nearest nanosecond.
+    /// A span of seconds, rounded to the nearest nanosecond. Spans beyond what 64-bit
+    /// nanoseconds hold (about ±292 years), and infinities, saturate at the largest span of
+    /// their sign; NaN gives the empty span. Never traps, whatever the input.
     public static func seconds(_ s: Double) -> HostDuration {
-        HostDuration(nanoseconds: Int64((s * 1e9).rounded()))
+        let ns = (s * 1e9).rounded()
+        if ns.isNaN { return .zero }
+        // Int64.max is not a Double; 2^63 is the first Double past it.
+        if ns >= 9_223_372_036_854_775_808.0 { return HostDuration(nanoseconds: .max) }
+        if ns <= -9_223_372_036_854_775_808.0 { return HostDuration(nanoseconds: .min) }
+        return HostDuration(nanoseconds: Int64(ns))
     }
     /// The empty span.
     public static let zero = HostDuration(nanoseconds: 0)

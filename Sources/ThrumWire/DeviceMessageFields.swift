@@ -113,6 +113,9 @@ public struct FaultReport: Sendable, Hashable {
         /// GO refused (slot invalid or empty of a complete program, no queue room, or out of
         /// order); detail = the slot.
         case goRejected = 8
+        /// I²C bus recovery after a failed transfer; detail 0 = the bus is free again, 1 = SDA
+        /// stays low.
+        case busRecovery = 9
     }
 
     /// The raw fault code (see ``Code``).

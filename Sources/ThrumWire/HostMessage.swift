@@ -24,6 +24,9 @@ public enum HostMessage: Sendable, Hashable {
     case go(GoCommand)
     /// ROM_EFFECT: play a DRV2605L ROM effect at a device time. Sequenced lane only.
     case romEffect(ROMEffectCommand)
+    /// CUT: remove queued entries starting at or after device time `at` (no ONSET for them) and end
+    /// the entry spanning `at` there, so replacement drive can follow (§4.8). Sequenced lane only.
+    case cut(at: UInt32)
 
     /// The message id.
     public var id: UInt32 {
@@ -40,6 +43,7 @@ public enum HostMessage: Sendable, Hashable {
         case .preloadSegment: return ProtocolConstants.msgPreloadSegment
         case .go: return ProtocolConstants.msgGo
         case .romEffect: return ProtocolConstants.msgROMEffect
+        case .cut: return ProtocolConstants.msgCut
         }
     }
 
@@ -47,7 +51,7 @@ public enum HostMessage: Sendable, Hashable {
     public var isAnyLane: Bool {
         switch self {
         case .identify, .ping, .stop, .wake, .standby, .go: return true
-        case .segment, .configureDriver, .calibrate, .preloadBegin, .preloadSegment, .romEffect: return false
+        case .segment, .configureDriver, .calibrate, .preloadBegin, .preloadSegment, .romEffect, .cut: return false
         }
     }
 
@@ -81,6 +85,8 @@ public enum HostMessage: Sendable, Hashable {
             writer.u8(g.slot)
             writer.u32(g.start)
             writer.uv(g.eventBase)
+        case .cut(let at):
+            writer.u32(at)
         case .romEffect(let r):
             writer.u32(r.start)
             writer.u8(r.effect)
@@ -126,6 +132,8 @@ public enum HostMessage: Sendable, Hashable {
             return 1 + 1 + 4 + UVarint.encodedLength(g.eventBase)
         case .romEffect(let r):
             return 1 + 4 + 1 + UVarint.encodedLength(r.event)
+        case .cut:
+            return 5
         }
     }
 
@@ -184,6 +192,7 @@ public enum HostMessage: Sendable, Hashable {
                 throw .fieldOutOfRange(field: "effect", value: UInt32(effect))
             }
             return .romEffect(ROMEffectCommand(start: start, effect: effect, event: try reader.uv()))
+        case ProtocolConstants.msgCut: return .cut(at: try reader.u32())
         default:
             throw .unknownMessage(id: id, direction: .hostToDevice)
         }
@@ -226,6 +235,7 @@ extension HostMessage: CustomStringConvertible {
             return "PRELOAD_SEGMENT offset=\(p.offset) duration=\(p.duration) from=\(p.from) to=\(p.to) event=\(p.event)"
         case .go(let g): return "GO slot=\(g.slot) start=\(g.start) event_base=\(g.eventBase)"
         case .romEffect(let r): return "ROM_EFFECT start=\(r.start) effect=\(r.effect) event=\(r.event)"
+        case .cut(let at): return "CUT at=\(at)"
         }
     }
 }

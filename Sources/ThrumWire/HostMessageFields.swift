@@ -19,6 +19,15 @@ public struct SegmentCommand: Sendable, Hashable {
         self.to = to
         self.event = event
     }
+
+    /// µs from `start` to the segment's first drive (PROTOCOL.md §4.1): for a ramp up from 0,
+    /// the instant its rounded amplitude reaches 1, `ceil(duration / (2 × to))`, when that falls
+    /// inside the segment; 0 for every other segment.
+    public static func firstDriveOffset(duration: UInt32, from: UInt8, to: UInt8) -> UInt32 {
+        guard from == 0, to > 0 else { return 0 }
+        let e1 = (UInt64(duration) + 2 * UInt64(to) - 1) / (2 * UInt64(to))
+        return e1 < UInt64(duration) ? UInt32(e1) : 0
+    }
 }
 
 /// CONFIGURE_DRIVER (0x05): DRV2605L values for a closed-loop LRA (PROTOCOL.md §3.1).

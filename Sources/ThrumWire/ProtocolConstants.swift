@@ -65,6 +65,8 @@ public enum ProtocolConstants {
     public static let msgGo: UInt32 = 0x0D
     /// Host → device: ROM_EFFECT.
     public static let msgROMEffect: UInt32 = 0x0E
+    /// Host → device: CUT.
+    public static let msgCut: UInt32 = 0x0F
     /// Device → host: ACK.
     public static let msgAck: UInt32 = 0x40
     /// Device → host: IDENTIFY_REPLY.
@@ -146,6 +148,8 @@ public enum ProtocolConstants {
     public static let faultProgramFull: UInt32 = 7
     /// FAULT: GO refused (detail = the slot).
     public static let faultGoRejected: UInt32 = 8
+    /// FAULT: I²C bus recovery after a failed transfer (detail 0 = bus free again, 1 = still stuck).
+    public static let faultBusRecovery: UInt32 = 9
 
     // MARK: Device behaviour (§4)
 

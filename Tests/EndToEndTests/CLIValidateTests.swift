@@ -136,22 +136,24 @@ final class CLIValidateTests: XCTestCase {
         XCTAssertTrue(none.standardError.contains("Usage: thrum validate"), none.standardError)
     }
 
-    func testCorpusFiles() throws {
-        let bounce = try TestPaths.corpusFile("apple__unityplugins/Bounce.ahap").path
-        let collision = try TestPaths.corpusFile("apple__unityplugins/CollisionSmall.ahap").path
-        let notAHAP = try TestPaths.corpusFile("EvanBacon__expo-ahap/battery_gravity_1.json").path
-        let misspelled = try TestPaths.corpusFile("Lofelt__NiceVibrations/invalid_fields.ahap").path
+    func testFixturesOfEachKind() throws {
+        let trailingComma = TestPaths.fixture("trailing-comma-metadata.ahap").path
+        let allTypes = TestPaths.fixture("every-event-type.ahap").path
+        let notAHAP = TestPaths.fixture("haptic-clip.json").path
+        let misspelled = TestPaths.fixture("misspelled-keys.ahap").path
 
-        let strict = try ThrumProcess.run(["validate", "--json", bounce, collision, notAHAP, misspelled])
+        let strict = try ThrumProcess.run(["validate", "--json", trailingComma, allTypes, notAHAP, misspelled])
         XCTAssertEqual(strict.status, 1)
         let entries = try XCTUnwrap(try CLITestSupport.json(strict) as? [[String: Any]])
         XCTAssertEqual(entries.map { $0["valid"] as? Bool }, [false, true, false, true])
         XCTAssertEqual((entries[0]["errors"] as? [[String: Any]])?.first?["code"] as? Int, -4813)
+        XCTAssertEqual((entries[0]["errors"] as? [[String: Any]])?.first?["line"] as? Int, 7)
+        XCTAssertEqual((entries[0]["errors"] as? [[String: Any]])?.first?["column"] as? Int, 3)
         XCTAssertEqual((entries[2]["errors"] as? [[String: Any]])?.first?["code"] as? Int, -4814)
         let warnings = try XCTUnwrap(entries[3]["warnings"] as? [[String: Any]])
-        XCTAssertTrue(warnings.contains { ($0["message"] as? String ?? "").contains("ParameterCurves") })
+        XCTAssertTrue(warnings.contains { ($0["message"] as? String ?? "").contains("did you mean 'ParameterCurve'?") })
 
-        let lenient = try ThrumProcess.run(["validate", "--lenient", bounce, collision])
+        let lenient = try ThrumProcess.run(["validate", "--lenient", trailingComma, allTypes])
         XCTAssertEqual(lenient.status, 0, lenient.standardOutput)
     }
 }

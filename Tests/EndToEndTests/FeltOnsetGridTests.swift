@@ -1,5 +1,6 @@
 import Foundation
 import ThrumCompiler
+import ThrumBench
 import ThrumHarness
 import XCTest
 
@@ -23,22 +24,6 @@ final class FeltOnsetGridTests: XCTestCase {
             }
             for p in points {
                 XCTAssertEqual(p.error, 0, accuracy: 2, "\(p.profile) \(p.continuous ? "continuous" : "transient") s=\(p.sharpness) i=\(p.intensity)")
-            }
-        }
-    }
-
-    /// Prints the measured delays (felt onset − drive onset) and the errors, for the docs.
-    func testPrintGrid() throws {
-        guard ProcessInfo.processInfo.environment["THRUM_PRINT_GRID"] != nil else { return }
-        let cal = ProcessInfo.processInfo.environment["THRUM_PRINT_GRID"] == "cal"
-        for compensate in ProcessInfo.processInfo.environment["THRUM_ON_ONLY"] != nil ? [true] : [false, true] {
-            for profile in ActuatorProfile.builtIn {
-                var response = ActuatorResponse(profile: profile)  // THRUM_LEAD overrides updateLead
-                if let lead = ProcessInfo.processInfo.environment["THRUM_LEAD"].flatMap(Double.init) { response.updateLead = lead }
-                for p in try FeltOnsetGrid.run(profile: profile, options: CompileOptions(feltOnsetCompensation: compensate, response: response), calibrate: cal) {
-                    print(String(format: "GRID %d %@ %@ s=%.2f i=%.1f shift=%6.2f delay=%6.2f error=%6.2f",
-                                 compensate ? 1 : 0, p.profile, p.continuous ? "C" : "T", p.sharpness, p.intensity, p.preShift, p.delay, p.error))
-                }
             }
         }
     }

@@ -9,8 +9,8 @@ final class PlayOverPseudoTerminalTests: XCTestCase {
     /// host's clock-sync error over a pty, not the machine's scheduling.
     let tolerance = 0.001
 
-    func testHeartbeatsFromTheCorpusReportsEveryOnset() throws {
-        let file = try TestPaths.corpusFile("apple__unityplugins/Heartbeats.ahap")
+    func testHeartbeatExampleReportsEveryOnset() throws {
+        let file = TestPaths.example("heartbeat.ahap")
         let simulator = try SimulatorProcess()
         defer { simulator.stop() }
         let result = try ThrumProcess.run(["play", "--port", simulator.ptyPath, "--json", file.path])

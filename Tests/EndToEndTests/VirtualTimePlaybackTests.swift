@@ -3,21 +3,14 @@ import ThrumEngine
 import ThrumHarness
 import ThrumPattern
 import ThrumSim
+import ThrumTestSupport
 import XCTest
 
 /// The whole stack in one process and in virtual time: compiler, engine, link session, link
 /// model, and the real C firmware driving the DRV2605L and LRA models.
 final class VirtualTimePlaybackTests: XCTestCase {
     func metronome(beats: Int = 8, interval: Double = 0.25) -> HapticPattern {
-        HapticPattern(
-            events: (0..<beats).map { k in
-                HapticEvent(
-                    eventType: .hapticTransient,
-                    parameters: [
-                        HapticEventParameter(parameterID: .hapticIntensity, value: 1.0),
-                        HapticEventParameter(parameterID: .hapticSharpness, value: 0.8),
-                    ], relativeTime: Double(k) * interval)
-            }, parameters: [])
+        TestPatterns.metronome(beats: beats, interval: interval)
     }
 
     func testEveryEventIsReportedOnTime() throws {

@@ -1,19 +1,15 @@
 import XCTest
 import ThrumPattern
+import ThrumTestSupport
 @testable import ThrumCompiler
 
+// The compiler tests' defaults on the shared builders.
 func transient(_ t: Double, intensity: Float? = 1, sharpness: Float? = 0.5, extra: [HapticEventParameter] = []) -> HapticEvent {
-    var ps: [HapticEventParameter] = []
-    if let i = intensity { ps.append(.init(parameterID: .hapticIntensity, value: i)) }
-    if let s = sharpness { ps.append(.init(parameterID: .hapticSharpness, value: s)) }
-    return HapticEvent(eventType: .hapticTransient, parameters: ps + extra, relativeTime: t)
+    TestPatterns.transient(at: t, intensity: intensity, sharpness: sharpness, extra: extra)
 }
 
 func continuous(_ t: Double, _ d: Double, intensity: Float = 1, sharpness: Float = 1, extra: [HapticEventParameter] = []) -> HapticEvent {
-    HapticEvent(eventType: .hapticContinuous,
-                parameters: [.init(parameterID: .hapticIntensity, value: intensity),
-                             .init(parameterID: .hapticSharpness, value: sharpness)] + extra,
-                relativeTime: t, duration: d)
+    TestPatterns.continuous(at: t, duration: d, intensity: intensity, sharpness: sharpness, extra: extra)
 }
 
 func pattern(_ events: [HapticEvent], parameters: [HapticDynamicParameter] = [], curves: [HapticParameterCurve] = []) -> HapticPattern {

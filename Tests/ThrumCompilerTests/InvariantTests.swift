@@ -1,20 +1,9 @@
 import XCTest
 import ThrumPattern
+import ThrumTime
 @testable import ThrumCompiler
 
-/// A small deterministic generator (no global state).
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-func randomPattern(events n: Int, span: Double, rng: inout SplitMix) -> HapticPattern {
+func randomPattern(events n: Int, span: Double, rng: inout SplitMix64) -> HapticPattern {
     var events: [HapticEvent] = []
     for _ in 0..<n {
         let t = Double.random(in: 0..<span, using: &rng)
@@ -48,7 +37,7 @@ func randomPattern(events n: Int, span: Double, rng: inout SplitMix) -> HapticPa
 
 final class InvariantTests: XCTestCase {
     func testRandomPatternsKeepInvariants() {
-        var rng = SplitMix(state: 42)
+        var rng = SplitMix64(seed: 42)
         for round in 0..<60 {
             let p = randomPattern(events: 1 + round % 40, span: round % 3 == 0 ? 0.3 : 4, rng: &rng)
             for mixing in CompileOptions.Mixing.allCases {
@@ -75,7 +64,7 @@ final class InvariantTests: XCTestCase {
     }
 
     func testDeterministic() {
-        var r1 = SplitMix(state: 7), r2 = SplitMix(state: 7)
+        var r1 = SplitMix64(seed: 7), r2 = SplitMix64(seed: 7)
         let a = randomPattern(events: 50, span: 2, rng: &r1), b = randomPattern(events: 50, span: 2, rng: &r2)
         XCTAssertEqual(PatternCompiler(profile: .default).compile(a), PatternCompiler(profile: .default).compile(b))
     }

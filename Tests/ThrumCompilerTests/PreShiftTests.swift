@@ -63,18 +63,4 @@ final class PreShiftTests: XCTestCase {
         let on = feltOnset(pattern([e]), .default, compensate: true)
         XCTAssertEqual(on, 0.1 + attack / 2, accuracy: 0.0005)
     }
-
-    /// Prints the pre-shift figures per profile (for docs/semantics.md and the report).
-    func testPrintPreShiftTable() {
-        print("profile              tau_ms  rho   transient s=0/0.5/1 (I=1)   s=0.5 I=0.3   continuous step")
-        for profile in ActuatorProfile.builtIn {
-            let c = PatternCompiler(profile: profile)
-            func shift(_ e: HapticEvent) -> Double { c.compile(pattern([e])).events[0].preShift * 1000 }
-            let t = [0, 0.5, 1].map { shift(transient(0.1, sharpness: Float($0))) }
-            let line = profile.id.padding(toLength: 21, withPad: " ", startingAt: 0) + String(format: "%5.1f  %4.2f  %5.1f / %5.1f / %5.1f ms       %5.1f ms      %5.1f ms",
-                              c.response.timeConstant * 1000, c.response.overdriveRatio,
-                              t[0], t[1], t[2], shift(transient(0.1, intensity: 0.3)), shift(continuous(0.1, 1)))
-            print(line)
-        }
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ThrumTestSupport
 import XCTest
 @testable import ThrumCompiler
 
@@ -48,8 +49,7 @@ final class ProfileTests: XCTestCase {
     }
 
     static var actuatorsDirectory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("hardware/actuators")
+        PackageRoot.file("hardware/actuators")
     }
 
     /// The JSON files and the embedded table are the same profiles. Set THRUM_WRITE_PROFILES=1

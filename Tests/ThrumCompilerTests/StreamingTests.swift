@@ -1,5 +1,6 @@
 import XCTest
 import ThrumPattern
+import ThrumTime
 @testable import ThrumCompiler
 
 /// `compile` streams the mixer into the segmenter and reads the events' pieces through a run
@@ -7,7 +8,7 @@ import ThrumPattern
 /// run merge the same order as a stable sort.
 final class StreamingTests: XCTestCase {
     func varied(_ n: Int) -> HapticPattern {
-        var rng = SplitMix(state: 11)
+        var rng = SplitMix64(seed: 11)
         var events: [HapticEvent] = []
         var t = 0.0
         for k in 0..<n {
@@ -36,7 +37,7 @@ final class StreamingTests: XCTestCase {
     }
 
     func testRunMergeIsAStableSort() {
-        var rng = SplitMix(state: 5)
+        var rng = SplitMix64(seed: 5)
         for _ in 0..<50 {
             var pieces: [Piece] = []
             var onset: Int64 = 0

@@ -1,13 +1,14 @@
 import Foundation
 import XCTest
 import ThrumPattern
+import ThrumTime
 @testable import ThrumCompiler
 
 final class ThroughputTests: XCTestCase {
     /// Compiles 100 000 events and prints the rate; asserts only correctness (timing is a
     /// benchmark, not a test; debug builds are much slower than release).
     func testCompileThroughput() {
-        var rng = SplitMix(state: 2026)
+        var rng = SplitMix64(seed: 2026)
         var events: [HapticEvent] = []
         events.reserveCapacity(100_000)
         var t = 0.0

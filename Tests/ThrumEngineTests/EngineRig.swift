@@ -1,8 +1,10 @@
 import ThrumCompiler
 import ThrumEngine
+import ThrumHarness
 import ThrumLink
 import ThrumPattern
 import ThrumSim
+import ThrumTestSupport
 import ThrumTime
 import XCTest
 
@@ -15,35 +17,22 @@ final class CuttableLink: LinkModel {
     }
 }
 
-/// The engine on a virtual device in virtual time (ThrumEngineTests cannot see ThrumHarness, so
-/// this is the few lines of VirtualRig it needs). Engine µs = host µs = the chip trace's µs.
+/// The engine on ThrumHarness's `VirtualRig` (the rig `thrum`, the end-to-end tests and the bench
+/// use), over a link the tests can cut. Engine µs = host µs = the chip trace's µs.
 final class EngineRig {
     let profile = ActuatorProfile.default
-    let device: VirtualDevice
-    let clock = ManualClock()
-    let pump: SimulatedPump
-    let session: DeviceSession
+    let rig: VirtualRig
+    let link = CuttableLink()
     let engine: HapticEngine
-    let link: CuttableLink
 
-    init(configuration: HapticEngine.Configuration = .init(), board: VirtualDevice.BoardDefaults? = nil) {
-        let registers = DriverRegisters.derive(from: profile)
-        let m = profile.physical
-        let lra = LRAParameters(
-            resonanceHz: m.resonanceHz, mechanicalQ: m.mechanicalQ, movingMass: m.movingMassGrams / 1000,
-            coilResistance: m.resistanceOhms, coilInductance: m.inductanceMillihenries / 1000,
-            forceFactor: m.forceFactor, jigMass: m.jigMassGrams / 1000)
-        device = VirtualDevice(
-            configuration: VirtualDevice.Configuration(
-                actuator: lra,
-                board: board
-                    ?? VirtualDevice.BoardDefaults(
-                        ratedVoltage: registers.ratedVoltage, overdriveClamp: registers.overdriveClamp,
-                        driveTime: registers.driveTime, openLoopPeriod: registers.openLoopPeriod)))
-        link = CuttableLink()
-        pump = SimulatedPump(device: device, clock: clock, link: link)
-        session = DeviceSession(pump: pump, endpointName: "the virtual device")
-        engine = HapticEngine(session: session, profile: profile, configuration: configuration)
+    var device: VirtualDevice { rig.device }
+    var clock: ManualClock { rig.clock }
+    var pump: SimulatedPump { rig.pump }
+    var session: DeviceSession { engine.session }
+
+    init(configuration: HapticEngine.Configuration = .init()) {
+        rig = VirtualRig(profile: profile, link: link)
+        engine = rig.makeEngine(configuration: configuration)
     }
 
     var now: Double { engine.currentTime }
@@ -55,8 +44,10 @@ final class EngineRig {
 
     /// RTP_INPUT register writes in [from, to), (time s, value).
     func rtpWrites(from: Double, to: Double) -> [(Double, UInt8)] {
-        device.chip.trace.registerWrites.filter { $0.register == 0x02 && Double($0.time) >= from * 1e6 && Double($0.time) < to * 1e6 }
-            .map { (Double($0.time) / 1e6, $0.value) }
+        device.chip.trace.registerWrites.filter {
+            $0.register == 0x02 && Double($0.time) >= from * 1e6 && Double($0.time) < to * 1e6
+        }
+        .map { (Double($0.time) / 1e6, $0.value) }
     }
 
     /// Peak acceleration envelope (G) in engine time [from, to).
@@ -65,22 +56,16 @@ final class EngineRig {
     }
 }
 
+// The engine tests' defaults on the shared builders: crisp transients, continuous events
+// without a sharpness, four beats 100 ms apart.
 func transient(_ t: Double, intensity: Float = 1, sharpness: Float = 0.8) -> HapticEvent {
-    HapticEvent(
-        eventType: .hapticTransient,
-        parameters: [
-            HapticEventParameter(parameterID: .hapticIntensity, value: intensity),
-            HapticEventParameter(parameterID: .hapticSharpness, value: sharpness),
-        ], relativeTime: t)
+    TestPatterns.transient(at: t, intensity: intensity, sharpness: sharpness)
 }
 
 func continuous(_ t: Double, duration: Double, intensity: Float = 1) -> HapticEvent {
-    HapticEvent(
-        eventType: .hapticContinuous,
-        parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: intensity)], relativeTime: t,
-        duration: duration)
+    TestPatterns.continuous(at: t, duration: duration, intensity: intensity)
 }
 
 func metronome(beats: Int = 4, interval: Double = 0.1) -> HapticPattern {
-    HapticPattern(events: (0..<beats).map { transient(Double($0) * interval) }, parameters: [])
+    TestPatterns.metronome(beats: beats, interval: interval)
 }

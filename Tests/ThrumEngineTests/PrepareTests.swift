@@ -1,7 +1,9 @@
 import ThrumCompiler
 import ThrumEngine
+import ThrumHarness
 import ThrumPattern
 import ThrumSim
+import ThrumTime
 import ThrumWire
 import XCTest
 
@@ -135,8 +137,11 @@ final class PrepareLifecycleTests: XCTestCase {
         let board = VirtualDevice.BoardDefaults(
             ratedVoltage: registers.ratedVoltage &+ 20, overdriveClamp: registers.overdriveClamp &+ 20,
             driveTime: registers.driveTime, openLoopPeriod: registers.openLoopPeriod)
-        let rig = EngineRig(board: board)
-        let engine = rig.engine
+        var configuration = VirtualDeviceFactory.configuration(for: .default)
+        configuration.board = board
+        let pump = SimulatedPump(
+            device: VirtualDevice(configuration: configuration), clock: ManualClock(), link: FixedLatencyLink(latency: 1_000))
+        let engine = HapticEngine(session: DeviceSession(pump: pump, endpointName: "a board with other defaults"), profile: .default)
         try engine.start()
         let result = try XCTUnwrap(engine.calibrationResult, "start() waited for CALIBRATION_RESULT")
         XCTAssertTrue(result.passed)

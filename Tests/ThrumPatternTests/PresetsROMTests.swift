@@ -1,4 +1,5 @@
 import Foundation
+import ThrumTestSupport
 import XCTest
 
 @testable import ThrumPattern
@@ -39,11 +40,8 @@ final class PresetsROMTests: XCTestCase {
 
     /// When the shared reference notes are beside the package, check all 123 names against them.
     func testAllNamesMatchReferenceFile() throws {
-        guard let root = Corpus.packageRoot() else { throw XCTSkip("no package root") }
-        let url = root.appendingPathComponent("../shared/reference/drv2605l-and-lra.md").standardizedFileURL
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-            throw XCTSkip("reference notes not found at \(url.path)")
-        }
+        let url = try SharedMaterial.locate("reference/drv2605l-and-lra.md")
+        let text = try String(contentsOf: url, encoding: .utf8)
         guard let start = text.range(of: "## 3. ROM effect library"),
             let end = text.range(of: "## 4.", range: start.upperBound..<text.endIndex)
         else { return XCTFail("section 3 not found in \(url.path)") }

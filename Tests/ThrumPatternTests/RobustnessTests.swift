@@ -1,3 +1,6 @@
+import Foundation
+import ThrumTestSupport
+import ThrumTime
 import XCTest
 
 @testable import ThrumPattern
@@ -16,7 +19,7 @@ final class RobustnessTests: XCTestCase {
     }
 
     func testEveryPrefixOfAFileFailsWithAPosition() throws {
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Corpus.path("apple__unityplugins/Hit.ahap"))))
+        let bytes = try [UInt8](Data(contentsOf: Fixtures.ahap("out-of-range.ahap")))
         for n in 0..<bytes.count {
             let prefix = Array(bytes[0..<n])
             do {
@@ -31,14 +34,9 @@ final class RobustnessTests: XCTestCase {
     }
 
     func testByteMutationsNeverCrash() throws {
-        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Corpus.path("apple__unityplugins/Boing.ahap"))))
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> UInt64 {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return state
-        }
+        let original = try [UInt8](Data(contentsOf: Fixtures.ahap("audio-events.ahap")))
+        var rng = SplitMix64(seed: 0xB0_1A6)
+        func next() -> UInt64 { rng.next() }
         let alphabet = Array("{}[],:\"-.0123456789eE \\tnfu".utf8) + [0x00, 0xC3, 0xFF]
         for i in 0..<400 {
             var bytes = original

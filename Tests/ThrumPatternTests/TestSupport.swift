@@ -1,31 +1,15 @@
 import Foundation
+import ThrumTestSupport
 import XCTest
 
 @testable import ThrumPattern
 
-/// Where the shared AHAP corpus is: `<package root>/../shared/corpus/ahap`.
+/// The public AHAP corpus at `../shared/corpus/ahap` beside the package: an extra conformance
+/// run (skipped with a message where it is missing, failing under `CI=true`; see `SharedMaterial`).
 enum Corpus {
-    /// The package root: the first ancestor of this file holding Package.swift.
-    static func packageRoot(from file: String = #filePath) -> URL? {
-        var dir = URL(fileURLWithPath: file).deletingLastPathComponent()
-        while dir.path != "/" {
-            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { return dir }
-            dir = dir.deletingLastPathComponent()
-        }
-        return nil
-    }
-
-    /// The corpus directory, or an `XCTSkip` saying where it was looked for.
+    /// The corpus directory, or the skip (failure under CI) that says where it was looked for.
     static func directory() throws -> URL {
-        guard let root = packageRoot() else {
-            throw XCTSkip("corpus not found: no Package.swift above \(#filePath)")
-        }
-        let dir = root.appendingPathComponent("../shared/corpus/ahap").standardizedFileURL
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDir), isDir.boolValue else {
-            throw XCTSkip("corpus not found at \(dir.path) (expected ../shared/corpus/ahap beside the package)")
-        }
-        return dir
+        try SharedMaterial.locate("corpus/ahap")
     }
 
     /// Every corpus file (`owner__repo/name`), sorted; licenses, manifests and SOURCES.md excluded.

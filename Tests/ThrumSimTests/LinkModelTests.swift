@@ -1,4 +1,5 @@
 import ThrumSim
+import ThrumTime
 import XCTest
 
 /// The delivery law of each link model, in virtual time.
@@ -45,6 +46,42 @@ final class LinkModelTests: XCTestCase {
         XCTAssertEqual(deliver(&fresh, 10, at: 2_000, .deviceToHost), 17_000)
         // Host → device: next frame, then the UART.
         XCTAssertEqual(deliver(&link, 10, at: 500), 1_100)
+    }
+
+    func testFtdiLatencyTimerTicksFromTheLastTransferSoAShortReplyWaitsOnlyForTheNextTick() {
+        // AN232B-04: the timer measures the time since data was last sent and restarts at every
+        // transfer, status-only ones included, so an idle bridge ticks every 16 ms.
+        var link = FtdiLink(uart: UartLink(baud: 1_000_000), latencyTimer: 16_000)
+        XCTAssertEqual(deliver(&link, 10, at: 12_000, .deviceToHost), 17_000, "waits 4 ms for the tick at 16 ms, not 16 ms")
+        XCTAssertEqual(deliver(&link, 10, at: 40_000, .deviceToHost), 49_000, "ticks at 32 and 48 ms (status bytes only at 32)")
+        var shifted = FtdiLink(uart: UartLink(baud: 1_000_000), latencyTimer: 16_000, timerPhase: 5_000)
+        XCTAssertEqual(deliver(&shifted, 10, at: 0, .deviceToHost), 6_000, "the bridge's timer is not in step with the host")
+    }
+
+    func testCh340HandsBytesOverAfterTheLineIdlesAndAtFullPackets() {
+        var link = Ch340Link(uart: UartLink(baud: 115_200))
+        XCTAssertEqual(link.idleTimeout, 174, "two character times at 115 200 baud")
+        // 10 bytes: 868 µs on the line, + 174 µs idle = 1 042 µs, then the next IN poll (2 ms).
+        XCTAssertEqual(deliver(&link, 10, at: 0, .deviceToHost), 2_000)
+        // A full 32-byte packet goes without the idle wait: 2 778 µs on the line → poll at 3 ms...
+        var full = Ch340Link(uart: UartLink(baud: 115_200))
+        XCTAssertEqual(deliver(&full, 32, at: 0, .deviceToHost), 3_000)
+        // Host → device: the next frame, then the UART.
+        XCTAssertEqual(deliver(&full, 10, at: 500), 1_869)
+    }
+
+    func testUsbOutboundDataLandsInsideItsFrameInOrder() {
+        var link = UsbFullSpeedLink(outboundLanding: .uniform(100...400), seed: 9)
+        var arrivals: [UInt64] = []
+        for k in 0..<200 { arrivals.append(deliver(&link, 8, at: UInt64(k) * 137)!) }
+        for (k, a) in arrivals.enumerated() {
+            let written = UInt64(k) * 137
+            let frame = (written / 1_000 + 1) * 1_000
+            XCTAssertGreaterThanOrEqual(a, frame + 100)
+            XCTAssertLessThanOrEqual(a, frame + 400)
+        }
+        XCTAssertEqual(arrivals, arrivals.sorted(), "data never overtakes earlier data")
+        XCTAssertGreaterThan(Set(arrivals.map { $0 % 1_000 }).count, 50, "landing points spread over the window")
     }
 
     func testUniformJitterStaysInBoundsAndCoversTheRange() {

@@ -1,3 +1,4 @@
+import ThrumTime
 import ThrumWire
 import XCTest
 
@@ -54,9 +55,10 @@ final class CodecTests: XCTestCase {
             var device: [DeviceMessage] = [.ack(Acknowledgement(
                 nextSeq: rng.u8(), rxCtrl: rng.u8(), rxSeq: rng.u8(), rxTime: rng.u32(), credits: rng.u32()))]
             for _ in 0..<Int(rng.next() % 4) {
-                switch rng.next() % 5 {
+                switch rng.next() % 6 {
                 case 0: host.append(.identify)
                 case 1: host.append(.stop)
+                case 5: host.append(.cut(at: rng.u32()))
                 case 2: host.append(.configureDriver(DriverConfiguration(
                     ratedVoltage: rng.u8(), odClamp: rng.u8(), driveTime: rng.u8(), olLraPeriod: rng.u8())))
                 default: host.append(.segment(SegmentCommand(
@@ -85,6 +87,16 @@ final class CodecTests: XCTestCase {
         XCTAssertFalse(HostMessage.segment(SegmentCommand(start: 0, duration: 1, from: 0, to: 0)).isAnyLane)
         XCTAssertFalse(HostMessage.configureDriver(
             DriverConfiguration(ratedVoltage: 0, odClamp: 0, driveTime: 0, olLraPeriod: 0)).isAnyLane)
+        XCTAssertFalse(HostMessage.cut(at: 0).isAnyLane)
+    }
+
+    func testCutEncodingAndSlots() throws {
+        let cut = HostMessage.cut(at: 0x1234_5678)
+        XCTAssertEqual(cut.encode(), [0x0F, 0x78, 0x56, 0x34, 0x12])
+        XCTAssertEqual(cut.encodedLength, 5)
+        XCTAssertEqual(cut.queueSlots, 0, "CUT takes no slot; it frees those of the entries it removes")
+        XCTAssertEqual(cut.description, "CUT at=305419896")
+        XCTAssertThrowsError(try HostMessage.parsePayload([0x0F, 1, 2, 3])) { XCTAssertEqual($0 as? WireError, .truncated) }
     }
 
     func testKnownStatusAndCodes() {
@@ -95,17 +107,8 @@ final class CodecTests: XCTestCase {
     }
 }
 
-/// A small deterministic generator for test data.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// Test data from the project's one generator.
+extension SplitMix64 {
     mutating func u8() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
     mutating func u32() -> UInt32 { UInt32(truncatingIfNeeded: next()) }
 }

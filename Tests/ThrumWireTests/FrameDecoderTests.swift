@@ -1,3 +1,4 @@
+import ThrumTime
 import ThrumWire
 import XCTest
 

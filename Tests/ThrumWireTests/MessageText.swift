@@ -47,6 +47,7 @@ enum MessageText {
         case "GO": return .go(GoCommand(slot: f.u8("slot"), start: f.u32("start"), eventBase: f.u32("event_base")))
         case "ROM_EFFECT":
             return .romEffect(ROMEffectCommand(start: f.u32("start"), effect: f.u8("effect"), event: f.u32("event")))
+        case "CUT": return .cut(at: f.u32("at"))
         default: fatalError("unknown host message \(name)")
         }
     }

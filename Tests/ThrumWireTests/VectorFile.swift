@@ -1,3 +1,5 @@
+import Foundation
+import ThrumTestSupport
 import XCTest
 
 /// One line of `firmware-protocol/vectors/wire-vectors.txt`.
@@ -9,19 +11,8 @@ struct WireVector {
 }
 
 enum VectorFile {
-    /// The package root, found by walking up from this file to the directory holding Package.swift.
-    static func packageRoot(from file: String = #filePath) -> String {
-        var components = file.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        while !components.isEmpty {
-            components.removeLast()
-            let dir = components.joined(separator: "/")
-            if FileManager.default.fileExists(atPath: dir + "/Package.swift") { return dir }
-        }
-        fatalError("no Package.swift above \(file)")
-    }
-
     static func load() throws -> [WireVector] {
-        let path = packageRoot() + "/firmware-protocol/vectors/wire-vectors.txt"
+        let path = PackageRoot.file("firmware-protocol/vectors/wire-vectors.txt").path
         let text = try String(contentsOfFile: path, encoding: .utf8)
         var vectors: [WireVector] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

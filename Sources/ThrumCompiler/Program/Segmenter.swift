@@ -87,9 +87,23 @@ struct Segmenter {
         }
     }
 
+    /// Shortest unmarked segment kept between two others, µs: the device takes about 73 µs to
+    /// write one amplitude, so a sliver between two segment starts (rounding where two players'
+    /// drive meets) would make the next segment — often an event's onset — start late.
+    static let minimumDuration: Int64 = 100
+
     /// Appends, merging into the previous segment when that changes no amplitude by ≥ ½ LSB.
     @inline(__always)
     static func append(_ s: DriveSegment, to out: inout [DriveSegment]) {
+        // Fold an unmarked sliver before `s` into the segment before it.
+        if out.count >= 2, let last = out.last, last.end == s.start, last.eventID == 0,
+            Int64(last.duration) < Self.minimumDuration, out[out.count - 2].end == last.start,
+            Int64(out[out.count - 2].duration) + Int64(last.duration) <= Self.maxDuration
+        {
+            out[out.count - 2].duration += last.duration
+            out[out.count - 2].to = last.to
+            out.removeLast()
+        }
         if s.eventID == 0, let last = out.last, last.end == s.start, last.to == s.from,
             Int64(last.duration) + Int64(s.duration) <= Self.maxDuration
         {

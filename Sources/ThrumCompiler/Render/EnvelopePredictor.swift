@@ -99,8 +99,17 @@ public struct EnvelopePredictor: Sendable {
         let s = segments[k]
         if s.from == s.to { return Double(s.from) / 255 }
         let interval = Int64((response.writeInterval * 1e6).rounded())
-        let n = (us - s.start) / interval
-        let at = n == 0 ? s.start : s.start + n * interval - Int64((response.writeTime * 1e6).rounded())
+        // A ramp up from 0 is first written where it reaches code 1 (firmware, PROTOCOL.md §4.1).
+        var first = s.start
+        if s.from == 0, s.to > 0 {
+            let e1 = (Int64(s.duration) + 2 * Int64(s.to) - 1) / (2 * Int64(s.to))
+            if e1 < Int64(s.duration) {
+                first = s.start + e1
+                if us < first { return 0 }
+            }
+        }
+        let n = (us - first) / interval
+        let at = n == 0 ? first : first + n * interval - Int64((response.writeTime * 1e6).rounded())
         return s.amplitude(at: at).rounded() / 255
     }
 

@@ -93,8 +93,9 @@ struct FeltOnsetEstimator {
 
     /// Time (s, from the drive onset) at which the predicted envelope first reaches half its
     /// peak. Event-driven: the RTP the firmware writes is constant between write instants (each
-    /// knot interval is a segment, written at its start, then every `writeInterval` with the
-    /// ramp value taken `writeTime` before the write completes; 8-bit; 0 after the last knot),
+    /// knot interval is a segment, written at its start — a ramp up from 0 at the instant it
+    /// reaches code 1, PROTOCOL.md §4.1 — then every `writeInterval` with the ramp value taken
+    /// `writeTime` before the write completes; 8-bit; 0 after the last knot),
     /// the loop's level is constant between its updates, so the envelope is a chain of
     /// exponential stretches and the crossing is solved in closed form.
     func feltHalfTime(knots: [Knot], amplitude u: Double) -> Double {
@@ -126,8 +127,18 @@ struct FeltOnsetEstimator {
             }
             var w = a.t
             var n: Int64 = 0
+            // A ramp up from 0 is first written where it reaches code 1 (firmware §4.1).
+            let to = (u * b.g * 255).rounded()
+            if byte(a.g) == 0, to > 0 {
+                let e1 = Int64((Double(b.t - a.t) / (2 * to)).rounded(.up))
+                if e1 < b.t - a.t {
+                    w = a.t + e1
+                    hold(0, until: w)
+                }
+            }
+            let first = w
             while w < b.t {
-                let at = n == 0 ? a.t : w - writeTime
+                let at = n == 0 ? first : w - writeTime
                 let g = a.g + (b.g - a.g) * Double(at - a.t) / Double(b.t - a.t)
                 let next = min(b.t, w + interval)
                 hold(byte(g), until: next)

@@ -24,11 +24,14 @@ extension HapticEngine {
         var events: [PlaybackReport.Event] = []
         for (k, o) in onsets(for: player).enumerated() {
             let type = pattern.events.indices.contains(o.patternIndex) ? pattern.events[o.patternIndex].type : .hapticTransient
-            events.append(
-                PlaybackReport.Event(
-                    id: UInt32(k + 1), patternIndex: o.patternIndex, type: type, requestedTime: o.requestedTime - startTime,
-                    onsetTime: o.onsetTime.map { $0 - startTime }, driveOnsetTime: o.driveOnsetTime.map { $0 - startTime },
-                    status: o.status, pass: o.pass))
+            var entry = PlaybackReport.Event(
+                id: UInt32(k + 1), patternIndex: o.patternIndex, type: type, requestedTime: o.requestedTime - startTime,
+                onsetTime: o.onsetTime.map { $0 - startTime }, driveOnsetTime: o.driveOnsetTime.map { $0 - startTime },
+                status: o.status, pass: o.pass)
+            entry.onsetBound = o.onsetBound
+            entry.deviceOnset = o.deviceOnset
+            entry.preShift = o.preShift
+            events.append(entry)
         }
         let rate = (player as? HapticAdvancedPatternPlayer)?.playbackRate ?? 1
         for (i, e) in pattern.events.enumerated() where !e.type.isHaptic {
@@ -38,10 +41,12 @@ extension HapticEngine {
                     onsetTime: nil, driveOnsetTime: nil, status: .notPlayed))
         }
         let now = counters
-        return PlaybackReport(
+        var report = PlaybackReport(
             events: events, bytesSent: now.bytesSent - since.bytesSent, bytesReceived: now.bytesReceived - since.bytesReceived,
             segmentCount: now.segments - since.segments,
             startDeviceTime: session.link.clock.deviceTime(at: HostTime(nanoseconds: Int64((startTime * 1e9).rounded()))),
             duration: duration)
+        report.startHostTime = HostTime(nanoseconds: Int64((startTime * 1e9).rounded()))
+        return report
     }
 }

@@ -55,6 +55,12 @@ public final class HapticEngine {
         public var leadTime: HostDuration?
         /// How much drive is rendered per step.
         public var chunk: HostDuration = .milliseconds(10)
+        /// How far ahead of now drive is kept queued on the device, at least: a host that stalls
+        /// (a busy machine, a paused debugger, a garbage-collecting neighbour) for less than this
+        /// loses nothing. Changes (parameters, starts, stops at a time, seeks) still take effect one
+        /// change lead after the call: the engine replaces queued drive from that instant with a
+        /// CUT instead of waiting for the queue to run out. Costs device queue slots, not latency.
+        public var queueAhead: HostDuration = .milliseconds(200)
         /// After an immediate STOP, how far ahead the other players' drive resumes (at least two
         /// smoothed round trips).
         public var restartMargin: HostDuration = .milliseconds(8)
@@ -130,6 +136,8 @@ public final class HapticEngine {
     public var onsets: [OnsetRecord] { markOrder.compactMap { marks[$0] } }
     /// Drive segments sent since the engine was made (re-renders after a STOP included).
     public internal(set) var segmentsSent = 0
+    /// CUTs sent (queued drive replaced from an instant on, for a change).
+    public internal(set) var cutsSent = 0
     /// The error that stopped the engine, if any.
     public private(set) var lastError: Error?
 
@@ -204,6 +212,20 @@ public final class HapticEngine {
         // The session's lead adapts to the link's round trip; streaming also needs room for a
         // render chunk and the restart margin on top of it.
         return max(session.currentLeadTime, configuration.chunk * 2 + configuration.restartMargin)
+    }
+    /// A chunk that would end this close before an onset ends at the onset instead, µs.
+    static let markGuard: Int64 = 200
+
+    /// How far ahead drive is rendered and queued: the lead, or ``Configuration/queueAhead``.
+    var horizonMicros: Int64 { max(leadMicros, configuration.queueAhead.nanoseconds / 1_000) }
+    /// The earliest a change sent now (a CUT and new drive, on the sequenced lane) can take
+    /// effect: what host → device frames recently took at most (``ThrumLink/ClockModel/outboundDelayBound(quantile:last:)``,
+    /// the return leg does not matter), with a quarter more and 2 ms for the frame being
+    /// written and handled; the session's round-trip lead until the model has samples.
+    var changeLeadMicros: Int64 {
+        guard let outbound = session.link.clock.outboundDelayBound() else { return session.currentLeadTime.nanoseconds / 1_000 }
+        let micros = outbound.nanoseconds / 1_000
+        return min(session.currentLeadTime.nanoseconds / 1_000, micros + micros / 4 + 2_000)
     }
     /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
     var marginMicros: Int64 {
@@ -325,6 +347,15 @@ public final class HapticEngine {
         try makeStreamingPlayer(pattern)
     }
 
+    /// Makes a player for a drive program compiled beforehand (for this engine's profile), played
+    /// exactly as compiled when it plays alone: the benchmarks, the render preview and the
+    /// virtual rig play programs through the same streaming path as patterns. Its events are the
+    /// program's; `playbackRate` and run-time shape controls do not recompile it.
+    public func makePlayer(program: DriveProgram) -> any HapticAdvancedPatternPlayer {
+        defer { nextPlayerID += 1 }
+        return StreamingPatternPlayer(engine: self, id: nextPlayerID, pattern: HapticPattern(events: [], parameters: []), program: program)
+    }
+
     private func makeStreamingPlayer(_ pattern: HapticPattern) throws -> StreamingPatternPlayer {
         for e in pattern.events where !(e.relativeTime.isFinite && e.duration.isFinite) {
             throw HapticError(.invalidPatternData, "the pattern has an event with a non-finite time or duration")
@@ -441,7 +472,9 @@ public final class HapticEngine {
         let now = nowMicros
         var wake = now + 250_000
         if isRunning && !players.isEmpty {
-            wake = min(wake, max(now + 1, emittedUntil - leadMicros))
+            // Top the queue up every chunk so it always holds about `horizonMicros` of drive.
+            let chunk = max(1_000, configuration.chunk.nanoseconds / 1_000)
+            wake = min(wake, max(now + 1, emittedUntil - horizonMicros + chunk))
             for p in players { if let end = p.endTime { wake = min(wake, max(now + 1, end)) } }
         }
         if isPrepared { wake = min(wake, max(now + 1, prepareLapseTime)) }
@@ -484,14 +517,33 @@ public final class HapticEngine {
             if lastLevel != 0, lastSentEnd > now { /* the queued ramp ends on its own */ }
             lastLevel = 0
         }
-        let horizon = now + leadMicros
+        let horizon = now + horizonMicros
         let chunk = max(1_000, configuration.chunk.nanoseconds / 1_000)
         while emittedUntil < horizon {
-            let t0 = emittedUntil, t1 = t0 + chunk
+            let t0 = emittedUntil
+            var t1 = t0 + chunk
+            // One player and nothing to mix: its compiled segments go out as compiled (no
+            // re-quantisation at chunk edges), and rendering continues from their end.
+            if !isMutedForHaptics, players.count == 1, let verbatim = players[0].verbatimSegments(from: t0, to: t1, horizon: horizon) {
+                let end = max(t1, verbatim.map(\.end).max() ?? t1)
+                if lastLevel != 0 && (verbatim.first?.start ?? end) > t0 {
+                    let gap = (verbatim.first?.start ?? end) - t0
+                    send(DriveSegment(start: t0, duration: UInt32(min(gap, 1_000)), from: 0, to: 0))
+                }
+                for s in verbatim { send(s) }
+                lastLevel = verbatim.last.map { $0.end >= end ? $0.to : 0 } ?? 0
+                emittedUntil = end
+                continue
+            }
             var ramps: [EnvelopeRamp] = []
             var marksHere: [DriveMixer.Mark] = []
             if !isMutedForHaptics {
-                for p in players { p.collect(from: t0, to: t1, ramps: &ramps, marks: &marksHere) }
+                // Look a little past the chunk's end: a mark just after it ends the chunk there
+                // instead, so no sliver of a segment lies between the chunk edge and an onset
+                // (the device needs one register write, ≈ 73 µs, per segment start).
+                let reach = t1 + Self.markGuard
+                for p in players { p.collect(from: t0, to: reach, ramps: &ramps, marks: &marksHere) }
+                if let mark = marksHere.map(\.time).filter({ $0 > t1 && $0 < reach }).min() { t1 = mark }
             } else {
                 for p in players { p.extendLoops(to: t1) }
             }
@@ -521,16 +573,26 @@ public final class HapticEngine {
         // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
         let correction = session.latencyCorrection
         let mapped = timeline.map(hostStart: s.start, duration: s.duration, clock: link.clock, shift: correction)
-        // The latency learnt is onset − the start as sent (the compensator's own definition).
-        if s.eventID != 0 { intendedDeviceStart[s.eventID] = mapped.start }
-        var device = UInt64(max(0, mapped.start))
+        // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it that
+        // much earlier (keeping its end) so that its first drive lands on the intended instant.
+        var duration = mapped.duration
+        var lead: UInt32 = 0
+        if s.eventID != 0 {
+            lead = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
+            duration += lead
+        }
+        var device = UInt64(max(0, mapped.start - Int64(lead)))
         if let last = lastDeviceStart, device < last { device = last }
         lastDeviceStart = device
+        // The latency learnt is onset − the first drive as scheduled (the compensator's definition).
+        if s.eventID != 0 {
+            let first = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
+            intendedDeviceStart[s.eventID] = Int64(device) + Int64(first)
+        }
         link.send(
             .segment(
                 SegmentCommand(
-                    start: UInt32(truncatingIfNeeded: device), duration: mapped.duration, from: s.from, to: s.to,
-                    event: s.eventID)))
+                    start: UInt32(truncatingIfNeeded: device), duration: duration, from: s.from, to: s.to, event: s.eventID)))
         lastSentEnd = max(lastSentEnd, s.end)
         segmentsSent += 1
     }
@@ -552,19 +614,39 @@ public final class HapticEngine {
     }
 
     /// Makes engine time `t` (µs) renderable again: no-op when not yet rendered, a cheap rewind when
-    /// only silence was sent since, a STOP otherwise.
+    /// only silence was sent since, a CUT at `t` when a change sent now reaches the device in time
+    /// (``changeLeadMicros``), and an any-lane STOP otherwise.
     func invalidate(from t: Int64) {
         guard t < emittedUntil else { return }
         if lastSentEnd <= t {
             emittedUntil = max(t, lastSentEnd, nowMicros + marginMicros)
             lastLevel = 0
+        } else if t >= nowMicros + changeLeadMicros {
+            cut(at: t)
         } else {
             rewind()
         }
     }
 
-    /// The earliest engine time (µs) a new drive can start without disturbing what was sent.
-    var earliestFreeStart: Int64 { max(nowMicros + leadMicros, lastSentEnd) }
+    /// Replaces the drive queued from engine µs `t` on: a sequenced CUT at `t`'s device time (the
+    /// device drops what starts from there and shortens what spans it), the host's not-yet-sent
+    /// segments from there dropped, rendering resumed at `t`. No silent gap: the device plays the
+    /// old drive up to `t` and the new from `t`.
+    func cut(at t: Int64) {
+        let link = session.link
+        let mapped = timeline.deviceTime(atHost: t, clock: link.clock) - session.latencyCorrection
+        let device = UInt64(max(0, mapped))
+        link.discardQueuedSegments(startingAtOrAfter: UInt32(truncatingIfNeeded: device))
+        link.send(.cut(at: UInt32(truncatingIfNeeded: device)))
+        cutsSent += 1
+        timeline.restart(hostEnd: t, deviceEnd: Int64(device))
+        lastDeviceStart = device
+        emittedUntil = t
+        lastSentEnd = t
+        lastLevel = 0
+        for p in players { p.unpreload(from: t) }
+    }
+
 
     /// The device id for an event onset of a player's run (stable across re-renders).
     func markID(player: StreamingPatternPlayer, run: Int, event: UInt32, record: () -> OnsetRecord) -> UInt32 {
@@ -606,15 +688,22 @@ public final class HapticEngine {
                 }
             }
             switch report.knownStatus {
-            case .onTime:
-                record.status = .onTime
-                record.driveOnsetTime = host.seconds
-            case .lateTrimmed:
-                record.status = .lateTrimmed
-                record.driveOnsetTime = host.seconds
+            case .onTime, .lateTrimmed:
+                record.status = report.knownStatus == .onTime ? .onTime : .lateTrimmed
+                let device = clock.extend(report.time)
+                record.deviceOnset = device
+                // The reported onset is the middle of the guaranteed bracket, its "±" half the width.
+                if let range = clock.hostTimeBounds(atDevice: device) {
+                    record.driveOnsetRange = range.lowerBound.seconds...range.upperBound.seconds
+                    record.driveOnsetTime = (range.lowerBound.seconds + range.upperBound.seconds) / 2
+                } else {
+                    record.driveOnsetTime = host.seconds
+                }
             case .dropped, .none:
                 record.status = .dropped
                 record.driveOnsetTime = nil
+                record.deviceOnset = nil
+                record.driveOnsetRange = nil
             }
             marks[report.event] = record
         case .fault(let fault):

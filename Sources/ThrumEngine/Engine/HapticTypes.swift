@@ -81,6 +81,22 @@ public struct OnsetRecord: Equatable, Sendable {
     public var driveOnsetTime: Double?
     /// The reported drive onset corrected by the pre-shift: when it was felt, engine time (s).
     public var onsetTime: Double? { driveOnsetTime.map { $0 + preShift } }
+    /// The device's own onset report (its clock, extended to 64 bits, µs): the completion of the
+    /// event's first non-zero drive write. Nil until reported.
+    public var deviceOnset: UInt64?
+    /// The engine times (s) between which the reported drive onset certainly happened: the clock
+    /// model's bracket from the ACK samples alone (``ThrumLink/ClockModel/hostTimeBounds(atDevice:)``),
+    /// taken when the report arrived. Contains the truth whatever the link's asymmetry.
+    public var driveOnsetRange: ClosedRange<Double>?
+    /// The "±" of ``onsetTime`` and ``driveOnsetTime`` (s): the larger distance from the estimate
+    /// to either end of ``driveOnsetRange``.
+    public var onsetBound: Double? {
+        guard let r = driveOnsetRange, let t = driveOnsetTime else { return nil }
+        return max(t - r.lowerBound, r.upperBound - t)
+    }
+    /// When the host meant the first non-zero drive to happen, engine time (s): the requested time
+    /// less the felt-onset pre-shift.
+    public var intendedDriveTime: Double { requestedTime - preShift }
     /// How the device started it (`notReported` until it reports).
     public var status: PlaybackReport.OnsetStatus
     /// The DRV2605L ROM effect this onset started (``HapticEngine/playROMEffect(_:atTime:)``), nil for pattern events.

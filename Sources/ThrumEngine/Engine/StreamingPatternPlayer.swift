@@ -83,10 +83,15 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     private var preroll: Int64 { compiled?.preroll ?? 0 }
     private var programEnd: Int64 { compiled?.end ?? 0 }
 
-    init(engine: HapticEngine, id: Int, pattern: HapticPattern) {
+    /// A drive program played as it is (``HapticEngine/makePlayer(program:)``): no compiling, and
+    /// run-time shape controls and the rate do not change it.
+    let fixedProgram: DriveProgram?
+
+    init(engine: HapticEngine, id: Int, pattern: HapticPattern, program: DriveProgram? = nil) {
         self.engine = engine
         self.playerID = id
         self.pattern = pattern
+        self.fixedProgram = program
         self.generation = engine.generation
         compileIfNeeded(at: engine.nowMicros)
     }
@@ -103,7 +108,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     private func compileIfNeeded(at t: Int64) {
         let key = key(at: t)
         guard compiled?.key != key, let engine else { return }
-        let program = engine.compile(pattern.adjusted(by: key), rate: key.rate)
+        if fixedProgram != nil, compiled != nil { return }
+        let program = fixedProgram ?? engine.compile(pattern.adjusted(by: key), rate: key.rate)
         compiled = Compiled(
             key: key, program: program,
             eventsByID: Dictionary(uniqueKeysWithValues: program.events.map { ($0.id, $0) }),
@@ -171,9 +177,10 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             guard HapticDynamicParameter.ID.allKnown.contains(p.parameterID) else {
                 throw HapticError(.invalidParameterType, "unknown dynamic parameter \(p.parameterID)")
             }
-            // Drive up to the emission horizon is already on its way: a change lands there at the
-            // earliest, i.e. within one lead time.
-            let at = max(base + Int64((p.relativeTime * 1e6).rounded()), engine.emittedUntil)
+            // Drive already queued is replaced from the change on (a CUT), which the device can
+            // receive one change lead from now at the earliest.
+            let at = max(base + Int64((p.relativeTime * 1e6).rounded()), engine.nowMicros + engine.changeLeadMicros)
+            engine.invalidate(from: at)
             if p.parameterID == .hapticIntensityControl {
                 intensity.step(at: at, value: Double(p.value))
             } else {
@@ -192,6 +199,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         let points = parameterCurve.controlPoints.filter { $0.relativeTime.isFinite }.map {
             (base + Int64(($0.relativeTime * 1e6).rounded()), Double($0.value))
         }
+        let earliest = engine.nowMicros + engine.changeLeadMicros
+        engine.invalidate(from: max(base, earliest))
         if parameterCurve.parameterID == .hapticIntensityControl {
             intensity.curve(at: base, points: points)
         } else {
@@ -199,7 +208,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
                 .curve(at: base, points: points)
             // Shape controls are read at event starts: the drive is recompiled at the curve's start
             // and at each of its points (never before what was already sent).
-            noteControlChange(parameterCurve.parameterID, at: [base] + points.map(\.0), floor: engine.emittedUntil)
+            noteControlChange(parameterCurve.parameterID, at: [base] + points.map(\.0), floor: earliest)
         }
     }
 
@@ -273,7 +282,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         case .paused:
             state = .paused(offset: x)
         case .playing:
-            let at = max(engine.emittedUntil, engine.nowMicros + engine.marginMicros)
+            let at = engine.nowMicros + max(engine.marginMicros, engine.changeLeadMicros)
+            engine.invalidate(from: at)
             clip(at: at)
             stopAt = nil
             pauseOffset = nil
@@ -290,7 +300,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             rate = newValue
             return
         }
-        let at = max(engine.emittedUntil, engine.nowMicros + engine.marginMicros)
+        let at = engine.nowMicros + max(engine.marginMicros, engine.changeLeadMicros)
+        engine.invalidate(from: at)
         let x = offset(at: at)
         let wasStopping = stopAt
         clip(at: at)
@@ -313,13 +324,14 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         }
         let lead = offset == 0 ? preroll : 0
         var at: Int64
-        if let requested, requested - lead >= engine.nowMicros + engine.marginMicros {
+        // Other players' drive queued from the start on is replaced (CUT) and mixed anew.
+        let earliest = engine.nowMicros + max(engine.marginMicros, engine.changeLeadMicros)
+        if let requested, requested - lead >= earliest {
             at = requested
-            engine.invalidate(from: at - lead)
         } else {
-            at = max(engine.nowMicros + engine.leadMicros, engine.lastSentEnd + lead)
-            engine.invalidate(from: at - lead)
+            at = earliest + lead
         }
+        engine.invalidate(from: at - lead)
         stopAt = nil
         pauseOffset = nil
         place(offset: offset, at: at, engine: engine)
@@ -469,6 +481,52 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
                 appendControlled(r, to: &ramps)
             }
         }
+    }
+
+    /// The compiled segments that start in engine time [t0, t1), exactly as compiled (shifted to
+    /// engine time, onset ids replaced by the engine's marks), when they can be sent without
+    /// mixing: one run, no run-time intensity control, nothing preloaded, no segment straddling
+    /// `t0` or a run or stop boundary. Nil otherwise (the engine then mixes). Segments may end
+    /// after `t1`; the engine continues from their end.
+    /// `horizon`: no segment may end after it (drive beyond the engine's lead is not committed,
+    /// so that parameter changes still reach it).
+    func verbatimSegments(from t0: Int64, to t1: Int64, horizon: Int64) -> [DriveSegment]? {
+        guard state == .playing, let engine, !isMuted, controlChanges.first.map({ $0 >= t1 }) ?? true else { return nil }
+        extendLoops(to: t1)
+        guard intensity.isConstant(from: t0, to: .max), intensity.value(at: t0) == 1 else { return nil }
+        let live = runs.filter { $0.origin + $0.hi > t0 && $0.origin + $0.lo < t1 }
+        guard live.count == 1, let run = live.first, run.preloadedUntil <= t0 else { return nil }
+        let segments = run.compiled.program.segments
+        let pa = t0 - run.origin, pb = t1 - run.origin
+        let limit = min(run.hi, (stopAt ?? .max) - run.origin)
+        var lo = 0, hi = segments.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if segments[mid].end <= pa { lo = mid + 1 } else { hi = mid }
+        }
+        var out: [DriveSegment] = []
+        var k = lo
+        while k < segments.count && segments[k].start < pb {
+            var s = segments[k]
+            k += 1
+            guard s.start >= pa, s.start >= run.lo, s.end <= limit, s.end + run.origin <= max(t1, horizon) else { return nil }
+            if s.eventID != 0, let event = run.compiled.eventsByID[s.eventID] {
+                let origin = run.origin, pass = run.pass
+                s.eventID = engine.markID(player: self, run: run.serial, event: s.eventID) {
+                    OnsetRecord(
+                        playerID: playerID, patternIndex: event.patternIndex, pass: pass,
+                        requestedTime: (Double(origin) + event.requestedTime * 1e6) / 1e6, preShift: event.preShift,
+                        driveOnsetTime: nil, status: .notReported)
+                }
+            }
+            s.start += run.origin
+            out.append(s)
+        }
+        // Another run (the next loop pass) starting before this drive ends must be mixed in.
+        let end = out.map(\.end).max() ?? t1
+        extendLoops(to: end)
+        if runs.contains(where: { $0.serial != run.serial && $0.origin + $0.lo < end && $0.origin + $0.hi > t0 }) { return nil }
+        return out
     }
 
     /// Recompiles at each shape-control change due before `t1`, continuing at the same offset.

@@ -4,7 +4,8 @@ import ThrumTime
 import ThrumWire
 
 /// A connection to one Thrum device: connect and identify, configure the driver, converge the
-/// clock, and play drive programs scheduled in device time.
+/// clock, calibrate, and learn the device's fixed latencies. ``HapticEngine`` plays on it; it
+/// does not play by itself (one playback path).
 ///
 /// It runs on any ``LinkPump``: real time over a serial port or pseudo-terminal, or virtual time
 /// against the simulator. It never reads a clock except through the pump.
@@ -19,18 +20,12 @@ public final class DeviceSession {
         public var leadPolicy: LeadTimePolicy? = LeadTimePolicy()
         /// Learn the device's fixed latency from onset reports and schedule earlier by it.
         public var compensateLatency = true
-        /// Segments are converted to device time and queued this long before their start.
-        public var feedHorizon: HostDuration = .milliseconds(500)
         /// The link's tunables (clock model included).
         public var link = LinkConfiguration()
         /// Clock samples gathered (by pings) before the first schedule.
         public var primeSamples: Int = 8
         /// Interval between the priming pings.
         public var primeInterval: HostDuration = .milliseconds(5)
-        /// How long after a program's end to keep waiting for onset reports.
-        public var reportGrace: HostDuration = .milliseconds(300)
-        /// How long after the last segment `play` keeps running, so the actuator has come to rest.
-        public var ringDown: HostDuration = .milliseconds(40)
         /// How long to wait for CALIBRATION_RESULT once a calibration started (the device gives up
         /// after 3 s of GO set; the driver takes 250–450 ms with AUTO_CAL_TIME 1).
         public var calibrationTimeout: HostDuration = .seconds(4)
@@ -48,12 +43,12 @@ public final class DeviceSession {
     /// Faults the device reported, oldest first.
     public private(set) var faults: [FaultReport] = []
 
-    private var onsets: [UInt32: OnsetReport] = [:]
     /// Called for every device event (identify reply, onset, fault) as the pump delivers it; the
     /// streaming engine listens here.
     public var deviceEventHandler: ((DeviceEvent) -> Void)?
     /// The device's learnt fixed latency of a segment start (see ``LatencyCompensator``).
-    public private(set) var latency = LatencyCompensator()
+    /// Before the first report it assumes PROTOCOL.md §4.1's 73 µs (one RTP_INPUT write at 400 kHz).
+    public private(set) var latency = LatencyCompensator(prior: 73)
     /// The device's learnt fixed latency of a ROM effect start (MODE, WAV_FRM_SEQ and GO writes,
     /// ≈ 241 µs at 400 kHz), learnt the same way from ROM effect onsets. Before the first report it
     /// assumes PROTOCOL.md §4.7's 241 µs (three writes at 400 kHz), so a one-shot effect lands too.
@@ -119,66 +114,6 @@ public final class DeviceSession {
             link.sendImmediately(.ping)
             try pumpFor(configuration.primeInterval)
         }
-    }
-
-    /// Plays `program`, starting `leadTime` from now, and waits for every onset report.
-    public func play(_ program: DriveProgram) throws(EngineError) -> PlaybackReport {
-        let sentBefore = link.statistics.bytesSent
-        let receivedBefore = link.statistics.bytesReceived
-        onsets.removeAll()
-        // The lead counts from the earliest segment, which a pre-shifted onset puts before time 0.
-        let earliest = min(0, program.segments.map(\.start).min() ?? 0)
-        let startHost = now + currentLeadTime + .microseconds(-earliest)
-        let startDevice = link.clock.deviceTime(at: startHost)
-        var feeder = SegmentFeeder(
-            program: program, startHost: startHost, horizon: configuration.feedHorizon,
-            shift: configuration.compensateLatency ? latency.correction : 0)
-        feeder.feed(now: now, link: link)
-        // Play to the end: every onset reported and the last segment (plus the actuator's
-        // ring-down) over, so that what the actuator did is complete when this returns.
-        let played = Set(program.events.filter(\.played).map(\.id))
-        let driveEnd = program.segments.map { $0.start + Int64($0.duration) }.max() ?? 0
-        let finished = startHost + .microseconds(max(driveEnd, Int64(program.duration * 1e6))) + configuration.ringDown
-        let giveUp = finished + configuration.reportGrace
-        while now < giveUp {
-            feeder.feed(now: now, link: link)
-            let pending = !played.isSubset(of: onsets.keys) || link.pendingCount > 0 || now < finished
-            guard pending else { break }
-            try pumpWhile(until: min(giveUp, feeder.nextFeedTime ?? giveUp)) {
-                !played.isSubset(of: self.onsets.keys) || self.link.pendingCount > 0 || self.now < finished
-            }
-        }
-        let scheduled = feeder.scheduled
-
-        let events = program.events.map { event -> PlaybackReport.Event in
-            var entry = PlaybackReport.Event(
-                id: event.id, patternIndex: event.patternIndex, type: event.type, requestedTime: event.requestedTime,
-                onsetTime: nil, driveOnsetTime: nil, status: event.played ? .notReported : .notPlayed)
-            if event.played, let report = onsets[event.id] {
-                let onsetDevice = Int64(DeviceTimeExtender.extend(report.time, near: startDevice))
-                if report.knownStatus == .onTime, let start = scheduled[event.id] {
-                    latency.observe(onset: onsetDevice, scheduled: start)
-                }
-                let driveOnset = (link.clock.hostTime(atDevice: UInt64(max(0, onsetDevice))) - startHost).seconds
-                entry.driveOnsetTime = driveOnset
-                entry.onsetTime = driveOnset - Double(event.driveOnset) / 1e6 + event.requestedTime
-                switch report.knownStatus {
-                case .onTime: entry.status = .onTime
-                case .lateTrimmed: entry.status = .lateTrimmed
-                case .dropped, .none:
-                    entry.status = .dropped
-                    entry.onsetTime = nil
-                    entry.driveOnsetTime = nil
-                }
-            }
-            return entry
-        }
-        var report = PlaybackReport(
-            events: events, bytesSent: link.statistics.bytesSent - sentBefore,
-            bytesReceived: link.statistics.bytesReceived - receivedBefore, segmentCount: program.segments.count,
-            startDeviceTime: startDevice, duration: program.duration)
-        report.startHostTime = startHost
-        return report
     }
 
     /// The correction (µs earlier) to apply to scheduled device times for the fixed latency the
@@ -277,7 +212,6 @@ public final class DeviceSession {
     private func drainDeviceEvents() {
         for event in link.takeDeviceEvents() {
             switch event {
-            case .onset(let report): onsets[report.event] = report
             case .fault(let report): faults.append(report)
             case .capabilities(let caps): programCapabilities = caps
             case .powerState(let report):

@@ -25,6 +25,19 @@ public struct PlaybackReport: Sendable {
         public var status: OnsetStatus
         /// Which pass of a looped playback (0 for the first or only one).
         public var pass: Int = 0
+        /// The "±" of ``onsetTime`` (s): half the width of the clock model's guaranteed bracket
+        /// around the reported onset (``OnsetRecord/onsetBound``). Nil when not reported.
+        public var onsetBound: Double?
+        /// The device's onset report in its own clock (µs, extended), nil when not reported.
+        public var deviceOnset: UInt64?
+        /// On the virtual device: when the chip really started driving (its first non-zero drive
+        /// after the event's intended instant, in the simulation's true time), corrected by the
+        /// planned pre-shift like ``onsetTime``, in pattern time. Nil on hardware.
+        public var trueOnsetTime: Double?
+        /// The same without the pre-shift: the chip's first non-zero drive, pattern time (s).
+        public var trueDriveOnsetTime: Double?
+        /// The planned pre-shift (felt-onset compensation) of this event, s.
+        public var preShift: Double = 0
 
         /// Creates an entry.
         public init(

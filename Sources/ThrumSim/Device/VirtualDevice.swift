@@ -57,10 +57,12 @@ public final class VirtualDevice {
         public var overdriveClamp: UInt8
         public var driveTime: UInt8
         public var openLoopPeriod: UInt8
-        /// Defaults: the DRV2605L's own reset values (tuned for a 205 Hz, 1.5 V LRA) and id 0x7487_0001.
+        /// Defaults: the firmware's board defaults (`thrum_board_defaults.h`, the one source every port
+        /// uses: a 205 Hz, 1.5 V rms SEMCO 1030 LRA) and id 0x7487_0001.
         public init(
-            deviceID: UInt32 = 0x7487_0001, ratedVoltage: UInt8 = 0x3E, overdriveClamp: UInt8 = 0x8C,
-            driveTime: UInt8 = 19, openLoopPeriod: UInt8 = 0x33
+            deviceID: UInt32 = 0x7487_0001, ratedVoltage: UInt8 = UInt8(THRUM_BOARD_RATED_VOLTAGE),
+            overdriveClamp: UInt8 = UInt8(THRUM_BOARD_OD_CLAMP), driveTime: UInt8 = UInt8(THRUM_BOARD_DRIVE_TIME),
+            openLoopPeriod: UInt8 = UInt8(THRUM_BOARD_OL_LRA_PERIOD)
         ) {
             self.deviceID = deviceID
             self.ratedVoltage = ratedVoltage

@@ -1,3 +1,4 @@
+import ThrumTime
 /// A link model that injects a ``FaultPlan``'s link faults on top of another link: loss and
 /// corruption (through ``LossyLink``), duplication (the chunk's bytes arrive twice in a row, as a
 /// repeated USB packet would), reordering (a chunk held back ``FaultPlan/reorderHold`` so the

@@ -1,3 +1,5 @@
+import ThrumTime
+
 /// A distribution of extra delays (µs), drawn from a ``SplitMix64``.
 public enum JitterDistribution: Sendable, Hashable {
     /// No extra delay.

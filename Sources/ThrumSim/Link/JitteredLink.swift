@@ -1,3 +1,5 @@
+import ThrumTime
+
 /// Adds operating-system scheduling jitter to another link.
 ///
 /// Two placements:

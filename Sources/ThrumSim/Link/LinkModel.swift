@@ -47,3 +47,17 @@ public struct FixedLatencyLink: LinkModel {
         return UInt64(end.rounded(.up)) + latency
     }
 }
+
+/// A type-erased link model, for wrapping a link chosen at run time in a generic one.
+public struct AnyLinkModel: LinkModel {
+    private var base: any LinkModel
+
+    /// Wraps `base`.
+    public init(_ base: any LinkModel) { self.base = base }
+
+    public mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64? {
+        base.deliver(&bytes, writtenAt: time, direction: direction)
+    }
+
+    public mutating func hostWakeLatency(at time: UInt64) -> UInt64 { base.hostWakeLatency(at: time) }
+}

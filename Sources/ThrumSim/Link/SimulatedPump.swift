@@ -97,6 +97,23 @@ public final class SimulatedPump: LinkPump {
         }
     }
 
+    /// A host stall: for `duration` µs the host process does not run (a busy machine, a paused
+    /// debugger), so nothing it would send goes out and nothing the device sends is read, while
+    /// the device and the bytes already on the link carry on. The host's next ``run(_:until:)``
+    /// reads what arrived meanwhile.
+    public func stallHost(for duration: UInt64) {
+        let end = trueTime + duration
+        while trueTime < end {
+            let now = trueTime
+            var next = min(end, now + device.configuration.pollInterval, max(now, device.nextFirmwarePass) + 1)
+            if let t = toDevice.map(\.arrival).min() { next = min(next, max(now + 1, t)) }
+            device.advance(to: next)
+            manualClock.advance(to: HostTime(nanoseconds: Int64(next) * 1_000))
+            deliverToDevice(upTo: next)
+            collectDeviceOutput(at: next)
+        }
+    }
+
     /// Applies the device events due by `now`.
     private func applyDeviceFaults(at now: UInt64) throws(TransportError) {
         while let fault = deviceFaults.first, fault.time <= now {

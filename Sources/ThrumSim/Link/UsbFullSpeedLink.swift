@@ -1,7 +1,13 @@
+import ThrumTime
+
 /// A USB full-speed CDC link (a microcontroller with native USB), in whole 1 ms frames.
 ///
-/// - Host → device: data the host submits goes out in the next frame after it was written, and
-///   arrives at the frame boundary (start of frame, SOF).
+/// - Host → device: data the host submits goes out in the next frame after it was written. It
+///   reaches the device `outboundLanding` after the frame boundary (start of frame, SOF): the host
+///   controller schedules the bulk OUT transaction somewhere in the frame, after the periodic
+///   (interrupt, isochronous) traffic and other devices' transfers, and the device's USB stack then
+///   hands the packet to the firmware. The default, 0, is the kindest case (data exactly on the
+///   SOF); ``LinkCatalogue`` uses 100–400 µs, a random point of the frame.
 /// - Device → host: the host polls the bulk IN endpoint once per frame, `inPollOffset` µs after
 ///   the boundary; bytes the device wrote are picked up by the first poll strictly after.
 /// - Each frame carries at most `packetsPerFrame` packets of up to `packetSize` bytes per
@@ -18,16 +24,27 @@ public struct UsbFullSpeedLink: LinkModel, Sendable {
     public var packetsPerFrame: Int
     /// When in the frame the IN endpoint is polled, µs after the boundary.
     public var inPollOffset: UInt64
+    /// How long after the frame boundary host → device data reaches the device, drawn per chunk.
+    public var outboundLanding: JitterDistribution
+    private var rng: SplitMix64
+    private var lastOutboundArrival: UInt64 = 0
     private var lastFrame: [LinkDirection: UInt64] = [:]
     private var packetsUsed: [LinkDirection: Int] = [:]
 
     /// Creates the link; the defaults are a typical full-speed bulk pipe.
-    public init(framePeriod: UInt64 = 1_000, packetSize: Int = 64, packetsPerFrame: Int = 8, inPollOffset: UInt64 = 0) {
+    /// `outboundLanding` must stay below `framePeriod` (data lands inside its frame).
+    public init(
+        framePeriod: UInt64 = 1_000, packetSize: Int = 64, packetsPerFrame: Int = 8, inPollOffset: UInt64 = 0,
+        outboundLanding: JitterDistribution = .none, seed: UInt64 = 3
+    ) {
         precondition(framePeriod > 0 && packetSize > 0 && packetsPerFrame > 0)
+        precondition(outboundLanding.upperBound < framePeriod)
         self.framePeriod = framePeriod
         self.packetSize = packetSize
         self.packetsPerFrame = packetsPerFrame
         self.inPollOffset = inPollOffset
+        self.outboundLanding = outboundLanding
+        rng = SplitMix64(seed: seed)
     }
 
     public mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64? {
@@ -52,6 +69,10 @@ public struct UsbFullSpeedLink: LinkModel, Sendable {
             packetsUsed[direction] = 0
         }
         lastFrame[direction] = frame
-        return frame * framePeriod + offset
+        guard direction == .hostToDevice else { return frame * framePeriod + offset }
+        // Later data in the same frame never lands before earlier data.
+        let arrival = max(frame * framePeriod + outboundLanding.sample(&rng), lastOutboundArrival)
+        lastOutboundArrival = arrival
+        return arrival
     }
 }

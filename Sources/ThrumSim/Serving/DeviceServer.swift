@@ -21,6 +21,10 @@ public final class DeviceServer {
     private var inbound: [(arrival: UInt64, order: Int, bytes: [UInt8])] = []
     private var outbound: [(arrival: UInt64, order: Int, bytes: [UInt8])] = []
     private var order = 0
+    /// Called after each pass with the chip's register writes since the last call, each with the
+    /// host's monotonic time of its true time (what `thrum sim --trace` writes).
+    public var registerWriteSink: (([RegisterWrite], _ hostTime: (UInt64) -> HostTime) -> Void)?
+    private var writesReported = 0
     /// Called when an injected device event happens (for the CLI to say so): the event and the true time, µs.
     public var onDeviceFault: ((SimulatedPump.DeviceFault) -> Void)?
 
@@ -56,6 +60,7 @@ public final class DeviceServer {
     /// their times: a reset restarts the device, a disconnect closes the transport (the host sees
     /// the port hang up) and ends serving with ``TransportError/disconnected``.
     public func servePass() throws(TransportError) {
+        defer { reportRegisterWrites() }
         let bytes = try transport.read(maxCount: 4096, timeout: maximumWait)
         let now = trueNow
         while let fault = deviceFaults.first, fault.time <= now {
@@ -99,6 +104,15 @@ public final class DeviceServer {
         let due = queue.filter { $0.arrival <= now }.sorted { ($0.arrival, $0.order) < ($1.arrival, $1.order) }
         queue.removeAll { $0.arrival <= now }
         return due.map(\.bytes)
+    }
+
+    private func reportRegisterWrites() {
+        guard let sink = registerWriteSink else { return }
+        let writes = device.chip.trace.registerWrites
+        guard writes.count > writesReported else { return }
+        let origin = self.origin
+        sink(Array(writes[writesReported...]), { origin + .microseconds(Int64($0)) })
+        writesReported = writes.count
     }
 
     private var trueNow: UInt64 {

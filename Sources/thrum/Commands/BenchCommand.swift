@@ -1,12 +1,14 @@
 import Foundation
+import ThrumBench
 import ThrumHarness
+import ThrumSim
 
 /// `thrum bench`: every timing, size and throughput figure of DESIGN.md §6, in virtual time.
 enum BenchCommand: Subcommand {
     static let name = "bench"
     static let summary = "measure timing, link and compiler figures in virtual time"
     static let usage = """
-        Usage: thrum bench [--json] [--quick] [--corpus DIR]
+        Usage: thrum bench [--json] [--quick] [--link NAME]
 
         Runs the whole stack in virtual time (jittered USB full-speed link, ±100 ppm device crystal,
         the real firmware on the DRV2605L and LRA models) and prints each figure beside its
@@ -17,20 +19,20 @@ enum BenchCommand: Subcommand {
         Options:
           --json          print one JSON object instead of the table
           --quick         fewer runs and events (for tests; figures are noisier)
-          --corpus DIR    AHAP corpus for the wire-bytes figure (default ../shared/corpus/ahap)
+          --link NAME     run the link matrix on one link model only: \(LinkCatalogue.all.map(\.name).joined(separator: ", "))
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let json = arguments.flag("json")
         let quick = arguments.flag("quick")
-        let corpus = try arguments.option("corpus")
+        let link = try arguments.option("link")
+        if let link, LinkCatalogue.profile(named: link) == nil {
+            throw UsageError(message: "no link model named '\(link)' (known: \(LinkCatalogue.all.map(\.name).joined(separator: ", ")))")
+        }
         _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
         try arguments.finish()
 
-        var options = BenchOptions(quick: quick)
-        options.corpusDirectory = corpus ?? ["../shared/corpus/ahap", "/work/shared/corpus/ahap"].first {
-            FileManager.default.fileExists(atPath: $0)
-        }
+        let options = BenchOptions(quick: quick, link: link)
         let report: BenchReport
         do {
             report = try Bench.run(options)

@@ -20,6 +20,8 @@ enum PlayCommand: Subcommand {
 
         Options:
           --port PATH       serial port or pseudo-terminal of a Thrum device
+          --link NAME       without --port: the link model between host and virtual device
+                            (default usb-fs; see thrum bench --help for the list)
           --baud N          baud rate of a real serial port (default 115200)
           --profile NAME    actuator profile (default: \(ActuatorProfile.default.id)); see hardware/actuators
           --lenient         accept trailing commas in the AHAP file
@@ -38,6 +40,14 @@ enum PlayCommand: Subcommand {
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let port = try arguments.option("port")
+        let linkName = try arguments.option("link")
+        let link = try linkName.map { name in
+            guard let profile = LinkCatalogue.profile(named: name) else {
+                throw UsageError(message: "no link model named '\(name)' (known: \(LinkCatalogue.all.map(\.name).joined(separator: ", ")))")
+            }
+            return profile
+        } ?? LinkCatalogue.usbFullSpeed
+        if linkName != nil && port != nil { throw UsageError(message: "--link models the virtual device's link; a real port has its own") }
         let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
         let profileName = try arguments.option("profile")
         let rate = try arguments.option("rate", as: { Double($0).flatMap { $0.isFinite && $0 > 0 ? $0 : nil } }, expected: "a number > 0") ?? 1
@@ -74,7 +84,7 @@ enum PlayCommand: Subcommand {
             if rate != 1 || intensity != nil || loop != .passes(1) || loopEnd != nil {
                 throw UsageError(message: "\(source.displayName) is a DRV2605L ROM effect: the driver plays it as stored (no --rate, --intensity or --loop)")
             }
-            target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile)
+            target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
             session = DeviceSession(pump: target.pump, endpointName: target.name)
             engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
             (report, identity) = try playROMEffect(effect, engine: engine, target: target)
@@ -85,7 +95,7 @@ enum PlayCommand: Subcommand {
         }
         guard let pattern = source.pattern else { throw CommandFailure(message: "\(source.displayName) has nothing to play") }
 
-        target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile)
+        target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
         session = DeviceSession(pump: target.pump, endpointName: target.name)
         engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
         do {
@@ -124,7 +134,9 @@ enum PlayCommand: Subcommand {
                 engine.run(for: 0.01)
             }
             let played = passes == 0 ? engine.currentTime - start : pass * Double(passes)
-            report = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: played, since: before)
+            var measured = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: played, since: before)
+            target.attachTruth(to: &measured)
+            report = measured
             if let error = engine.lastError { throw error }
             engine.stop()
         } catch {

@@ -44,17 +44,25 @@ enum PlayOutput {
             "sent \(haptic) haptic events as \(report.segmentCount) segments, \(report.bytesSent) bytes on the wire "
                 + "(\(report.bytesReceived) bytes back)")
         lines.append("")
-        lines.append("  #  type               requested     onset        error   status")
+        let truth = target.isVirtual
+        lines.append(
+            "  #  type               requested     onset        error ± bound           status" + (truth ? "    true error" : ""))
         for event in report.events {
             let type = (settings.romEffect == nil ? event.type.rawValue : "ROMEffect").padding(toLength: 17, withPad: " ", startingAt: 0)
             let requested = milliseconds(event.requestedTime)
             let onset = event.onsetTime.map(milliseconds) ?? "—".padding(toLength: 10, withPad: " ", startingAt: 0)
-            let error = event.onsetTime.map { String(format: "%+7.0f µs", ($0 - event.requestedTime) * 1e6) } ?? "          "
+            var error = event.onsetTime.map { String(format: "%+7.0f µs", ($0 - event.requestedTime) * 1e6) } ?? "          "
+            error += event.onsetBound.map { String(format: " ± %5.0f µs", $0 * 1e6) } ?? "           "
+            let status = event.status.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
+            let trueError = truth ? (event.trueOnsetTime.map { String(format: "%+7.0f µs", ($0 - event.requestedTime) * 1e6) } ?? "      —") : ""
             let pass = event.pass > 0 ? "  (pass \(event.pass + 1))" : ""
             lines.append(
-                String(format: "%3d", event.patternIndex) + "  \(type)  \(requested)  \(onset)  \(error)  \(event.status.rawValue)"
-                    + pass)
+                String(format: "%3d", event.patternIndex) + "  \(type)  \(requested)  \(onset)  \(error)  \(status)\(trueError)" + pass)
         }
+        lines.append("")
+        lines.append(
+            "error = reported onset − requested; ± = the clock model's guaranteed bracket from the link's acknowledgements"
+                + (truth ? "; true error = the simulated chip's first non-zero drive − requested" : ""))
         return lines.joined(separator: "\n")
     }
 
@@ -69,6 +77,10 @@ enum PlayOutput {
                 "requested_s": JSONOutput.seconds(event.requestedTime),
                 "onset_s": JSONOutput.orNull(event.onsetTime.map(JSONOutput.seconds)),
                 "drive_onset_s": JSONOutput.orNull(event.driveOnsetTime.map(JSONOutput.seconds)),
+                "onset_bound_s": JSONOutput.orNull(event.onsetBound.map(JSONOutput.seconds)),
+                "true_onset_s": JSONOutput.orNull(event.trueOnsetTime.map(JSONOutput.seconds)),
+                "true_drive_onset_s": JSONOutput.orNull(event.trueDriveOnsetTime.map(JSONOutput.seconds)),
+                "device_onset_us": JSONOutput.orNull(event.deviceOnset.map { Double($0) }),
                 "error_us": JSONOutput.orNull(event.onsetTime.map { (($0 - event.requestedTime) * 1e6).rounded() }),
                 "status": event.status.rawValue,
                 "pass": event.pass,
@@ -91,6 +103,11 @@ enum PlayOutput {
             "bytes_from_device": report.bytesReceived,
             "segments": report.segmentCount,
             "duration_s": JSONOutput.seconds(report.duration),
+            "start_host_s": report.startHostTime.seconds,
+            // Where `requested_s` 0 lies: on the host's CLOCK_MONOTONIC and on the device clock, so a
+            // test can hold onsets against an independent truth (the AVR simulation's trace).
+            "start_host_monotonic_ns": report.startHostTime.nanoseconds,
+            "start_device_time_us": report.startDeviceTime,
             "rate": settings.rate,
             "intensity": JSONOutput.orNull(settings.intensity),
             "passes": settings.loop == .forever ? "forever" as Any : passesCount(settings.loop),

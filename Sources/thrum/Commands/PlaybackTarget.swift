@@ -20,11 +20,12 @@ enum PlaybackTarget {
         }
     }
 
-    /// Builds the virtual device for `profile`, linked by a 1 ms USB-like latency.
-    static func virtual(profile: ActuatorProfile) -> PlaybackTarget {
-        let device = VirtualDevice(configuration: VirtualDeviceFactory.configuration(for: profile))
-        let pump = SimulatedPump(device: device, clock: ManualClock(), link: FixedLatencyLink(latency: 1_000))
-        return .simulated(device: device, pump: pump)
+    /// Builds the virtual device for `profile` behind a link model (``LinkCatalogue``; the
+    /// realistic USB full-speed one by default) with a crystal 100 ppm off, as a real board's is:
+    /// the report then shows the errors a real link leaves, not a perfect clock.
+    static func virtual(profile: ActuatorProfile, link: LinkProfile = LinkCatalogue.usbFullSpeed, seed: UInt64 = 1) -> PlaybackTarget {
+        let rig = VirtualRig(profile: profile, link: link, seed: seed)
+        return .simulated(device: rig.device, pump: rig.pump)
     }
 
     var pump: any LinkPump {
@@ -50,10 +51,17 @@ enum PlaybackTarget {
         if case .port(_, let transport, _) = self { transport.close() }
     }
 
+    /// On the virtual device: each event's true onset (the chip's first non-zero drive) added to
+    /// `report`; nothing on hardware.
+    func attachTruth(to report: inout PlaybackReport) {
+        guard case .simulated(let device, _) = self else { return }
+        VirtualRig.attachTruth(to: &report, device: device)
+    }
+
     /// The acceleration the virtual actuator produced, in pattern time (nil on real hardware).
     func accelerationTrace(report: PlaybackReport) -> (samples: [(time: Double, value: Double)], start: Double, end: Double)? {
         guard case .simulated(let device, _) = self else { return nil }
-        let startTrue = device.trueTime(ofDeviceClock: UInt32(truncatingIfNeeded: report.startDeviceTime), near: device.now)
+        let startTrue = Double(report.startHostTime.nanoseconds) / 1e3
         let samples = device.chip.trace.samples.map { sample in
             (time: (Double(sample.time) - startTrue) / 1e6, value: sample.accelerationEnvelopeG)
         }

@@ -7,9 +7,10 @@ import ThrumTime
 /// `thrum sim`: serve the virtual device on a pseudo-terminal until stopped.
 enum SimCommand: Subcommand {
     static let name = "sim"
-    static let summary = "serve the virtual device on a pseudo-terminal"
+    static let summary = "serve the virtual device (or the AVR firmware in simavr) on a pseudo-terminal"
     static let usage = """
         Usage: thrum sim [options]
+               thrum sim --mcu atmega328p [--elf PATH] [--trace CSV] [--host-log CSV]
 
         Opens a pseudo-terminal, prints `pty: /dev/pts/N` as the first line on standard output, and
         serves the virtual device (the real firmware core, a DRV2605L model and an LRA model) on it
@@ -18,6 +19,10 @@ enum SimCommand: Subcommand {
         Options:
           --profile NAME     actuator profile the virtual device is built around
           --drift-ppm X      frequency error of the device's crystal, in ppm (default 0)
+          --trace CSV        write every register write of the chip model as it happens:
+                             time_us (true time since serving started), monotonic_ns (the same
+                             instant on CLOCK_MONOTONIC, the clock `thrum play --json` reports
+                             start_host_monotonic_ns on), register, value
           --fault SPEC       inject faults, e.g.
                              loss=0.05,corrupt=0.05,dup=0.01,reorder=0.01,stall=200ms@1.5s,disconnect@2s,reset@3s
                              loss/corrupt/dup/reorder=P: per chunk of bytes, both ways (P 0…1 or 5%);
@@ -25,12 +30,35 @@ enum SimCommand: Subcommand {
                              crosses from T for D; disconnect@T: the pty hangs up and sim exits;
                              reset@T: the device's microcontroller resets (repeatable); seed=N.
                              Times count from the start of serving; units us, ms or s.
+
+        With --mcu, the firmware binary itself runs instead, in the simavr AVR simulator: the
+        separate `avrsim` program (hardware/avrsim; simavr is GPL-3.0 and stays out of Thrum) with a
+        DRV2605L model on its I²C bus, paced to the wall clock. It prints the same `pty:` line.
+          --mcu NAME         atmega328p
+          --elf PATH         firmware image (default: hardware/firmware/build/avr/thrum.elf, built
+                             with make when missing)
+          --trace CSV        write every DRV2605L register write (time_us,register,value,pacing_lag_us)
+          --host-log CSV     write every byte the host sent, with the simulated time it arrived
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
+        if let mcu = try arguments.option("mcu") {
+            let request = AVRSimLauncher.Request(
+                mcu: mcu, elf: try arguments.option("elf"), trace: try arguments.option("trace"),
+                hostLog: try arguments.option("host-log"))
+            for option in ["profile", "drift-ppm"] where try arguments.option(option) != nil {
+                throw UsageError(
+                    message: "--\(option) is for the virtual device; with --mcu the AVR binary runs with its own board "
+                        + "defaults and a 16 MHz clock")
+            }
+            _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
+            try arguments.finish()
+            try AVRSimLauncher.run(request)
+        }
         let profileName = try arguments.option("profile")
         let drift = try arguments.option("drift-ppm", as: { Double($0) }, expected: "a number") ?? 0
         let faultText = try arguments.option("fault")
+        let tracePath = try arguments.option("trace")
         _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
         try arguments.finish()
         let driftRange = VirtualDevice.Configuration.crystalErrorPPMRange
@@ -62,6 +90,19 @@ enum SimCommand: Subcommand {
         flushStandardOutput()
         let server = DeviceServer(device: device, transport: terminal.master)
         server.faults = faults
+        if let tracePath {
+            guard FileManager.default.createFile(atPath: tracePath, contents: Data("time_us,monotonic_ns,register,value\n".utf8)),
+                let file = FileHandle(forWritingAtPath: tracePath)
+            else { throw CommandFailure(message: "cannot write the trace to \(tracePath)") }
+            file.seekToEndOfFile()
+            server.registerWriteSink = { writes, hostTime in
+                var text = ""
+                for w in writes {
+                    text += "\(w.time),\(hostTime(w.time).nanoseconds),\(w.register),\(w.value)\n"
+                }
+                file.write(Data(text.utf8))
+            }
+        }
         server.onDeviceFault = { fault in
             switch fault {
             case .disconnect(let t): print("fault: disconnecting at \(seconds(t))")

@@ -25,10 +25,16 @@ enum CommandRouter {
         PlayCommand.self, RenderCommand.self, ValidateCommand.self, PresetsCommand.self, BenchCommand.self,
         SimCommand.self, DevicesCommand.self,
     ]
+    /// Commands that `thrum help` does not list (tools for working on Thrum itself).
+    static let hiddenCommands: [any Subcommand.Type] = [DevCommand.self]
+
+    static func command(named word: String) -> (any Subcommand.Type)? {
+        (commands + hiddenCommands).first { $0.name == word }
+    }
 
     static func run(_ arguments: [String]) -> Int32 {
         guard let word = arguments.first, word != "help", word != "--help", word != "-h" else {
-            if arguments.count > 1, let command = commands.first(where: { $0.name == arguments[1] }) {
+            if arguments.count > 1, let command = command(named: arguments[1]) {
                 print(command.usage)
             } else {
                 print(overview)
@@ -39,7 +45,7 @@ enum CommandRouter {
             print("thrum \(ThrumVersion.string)")
             return 0
         }
-        guard let command = commands.first(where: { $0.name == word }) else {
+        guard let command = command(named: word) else {
             printError("unknown command '\(word)'\n\n\(overview)")
             return 2
         }

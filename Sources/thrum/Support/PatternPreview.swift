@@ -62,7 +62,7 @@ struct PatternPreview {
                 render.acceleration = try simulatedAcceleration(pattern: pattern, profile: profile, at: render.time)
                 source = .simulator
             } catch {
-                source = .predictor(reason: error.description)
+                source = .predictor(reason: "\(error)")
             }
         }
         let times = pattern.events.filter(\.type.isHaptic).map(\.relativeTime).sorted()
@@ -73,7 +73,7 @@ struct PatternPreview {
     /// (s of pattern time), linearly interpolated between trace windows (taken at their centres).
     private static func simulatedAcceleration(
         pattern: HapticPattern, profile: ActuatorProfile, at times: [Double]
-    ) throws(EngineError) -> [Double] {
+    ) throws -> [Double] {
         let rig = VirtualRig(profile: profile)
         let report = try rig.play(pattern)
         let start = rig.trueStartTime(of: report)

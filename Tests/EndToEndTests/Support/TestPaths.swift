@@ -1,18 +1,12 @@
 import Foundation
+import ThrumTestSupport
 import XCTest
 
-/// Where things are for the end-to-end tests: the package root, the built `thrum` binary, the
-/// shared AHAP corpus.
+/// Where things are for the end-to-end tests: the built `thrum` binary, the project's examples and
+/// fixtures (all inside the repository).
 enum TestPaths {
-    /// The package root (found from this file's path).
-    static var packageRoot: URL {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("Package.swift not found above \(#filePath)")
-    }
+    /// The package root (found from the test-support target's path).
+    static var packageRoot: URL { PackageRoot.url }
 
     /// The `thrum` executable built beside the test bundle.
     static var thrumBinary: URL {
@@ -27,14 +21,8 @@ enum TestPaths {
         }
     }
 
-    /// The shared AHAP corpus, or a skip that says plainly it is missing.
-    static func corpusFile(_ relative: String) throws -> URL {
-        let corpus = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/ahap")
-        guard FileManager.default.fileExists(atPath: corpus.path) else {
-            throw XCTSkip("the AHAP corpus is not at \(corpus.path); this test needs ../shared/corpus/ahap")
-        }
-        return corpus.appendingPathComponent(relative)
-    }
+    /// One of the project's own AHAP fixtures (Tests/ThrumTestSupport/Fixtures/ahap).
+    static func fixture(_ name: String) -> URL { Fixtures.ahap(name) }
 
     /// One of the project's own examples.
     static func example(_ name: String) -> URL {

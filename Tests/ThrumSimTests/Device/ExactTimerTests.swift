@@ -47,9 +47,12 @@ final class ExactTimerTests: XCTestCase {
         let writes = device.chip.trace.registerWrites.filter { $0.register == 0x02 }
         let deviceStart = device.trueTime(ofDeviceClock: start, near: device.now)
         let times = writes.map { Double($0.time) - deviceStart }.filter { $0 >= 0 && $0 < 10_000 }
-        // value k is reached at (k − ½) ms; each write ends 73 µs after it started
-        XCTAssertEqual(times.count, 11)
-        for (k, t) in times.enumerated() where k > 0 {
+        // value k is reached at (k − ½) ms; each write ends 73 µs after it started. The ramp starts
+        // at 0 on an idle output, so nothing is written at its start: its first write is value 1
+        // at its crossing (PROTOCOL.md §4.1).
+        XCTAssertEqual(times.count, 10)
+        for (i, t) in times.enumerated() {
+            let k = i + 1
             XCTAssertEqual(t, Double(k) * 1000 - 500 + 73, accuracy: 1.5, "write \(k)")
         }
     }

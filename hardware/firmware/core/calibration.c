@@ -26,6 +26,7 @@ static void start(thrum_fw_t *fw, uint8_t cause)
     }
     now = fw->hal->clock_us(fw->hal->ctx);
     c->running = 1;
+    c->failed = 0;
     c->cause = cause;
     c->started = now;
     c->last_poll = now;
@@ -71,6 +72,10 @@ static void finish(thrum_fw_t *fw, uint32_t now, int timed_out)
     fw->power.idle_since = now;
     thrum_telemetry_calibration(fw, &result, c->lra_period);
     thrum_telemetry_state(fw, THRUM_STATE_READY, THRUM_CAUSE_AUTOMATIC);
+    if (c->reconfigure) {
+        c->reconfigure = 0;
+        thrum_fw_configure_driver(fw, &fw->driver_config); /* held back while GO was 1 */
+    }
     if (c->again) {
         c->again = 0;
         start(fw, c->cause);
@@ -80,7 +85,7 @@ static void finish(thrum_fw_t *fw, uint32_t now, int timed_out)
 void thrum_calibration_run(thrum_fw_t *fw, uint32_t now)
 {
     thrum_calibration_t *c = &fw->calibration;
-    uint8_t go = 0;
+    uint8_t go = DRV2605L_GO_GO;
     uint8_t period = 0;
 
     if (!c->running || now - c->last_poll < DRV2605L_CALIBRATION_POLL_US) {
@@ -88,20 +93,27 @@ void thrum_calibration_run(thrum_fw_t *fw, uint32_t now)
     }
     c->last_poll = now;
     if (drv2605l_read(&fw->driver, DRV2605L_REG_GO, &go) != 0) {
-        thrum_bus_fault(fw);
-        finish(fw, now, 1);
-        return;
+        if (!c->failed) {
+            thrum_bus_fault(fw); /* once: the run has failed; GO is still awaited below */
+        }
+        c->failed = 1;
+        go = DRV2605L_GO_GO; /* unknown: treat as still running */
     }
     if ((go & DRV2605L_GO_GO) == 0u) {
-        finish(fw, now, 0);
+        finish(fw, now, c->failed);
         return;
     }
     /* LRA_PERIOD is valid only while the driver drives: read it while calibration does */
-    if (drv2605l_read(&fw->driver, DRV2605L_REG_LRA_PERIOD, &period) == 0 && period != 0u) {
+    if (!c->failed && drv2605l_read(&fw->driver, DRV2605L_REG_LRA_PERIOD, &period) == 0 && period != 0u) {
         c->lra_period = period;
     }
     if (now - c->started >= DRV2605L_CALIBRATION_TIMEOUT_US) {
-        finish(fw, now, 1);
+        /* failed; MODE 5 only once GO has cleared (calibration cannot be interrupted), or after
+         * the drain time for a driver whose GO never clears */
+        c->failed = 1;
+        if (now - c->started >= DRV2605L_CALIBRATION_TIMEOUT_US + DRV2605L_CALIBRATION_DRAIN_US) {
+            finish(fw, now, 1);
+        }
     }
 }
 

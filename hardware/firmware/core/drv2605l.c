@@ -4,6 +4,7 @@
  */
 #include "drv2605l.h"
 #include "thrum_fw.h"
+#include "thrum_flash.h"
 
 static int write_reg(drv2605l_t *drv, uint8_t reg, uint8_t value)
 {
@@ -22,13 +23,31 @@ static int write_reg(drv2605l_t *drv, uint8_t reg, uint8_t value)
 }
 
 /* Write (register, value) pairs in order, stopping at the first failure. */
-static int write_seq(drv2605l_t *drv, const uint8_t *pairs, uint8_t len)
+/* Registers some parts lack: CONTROL5 and OL_LRA_PERIOD exist on the L parts only (DEVICE_ID
+ * 6, 7); the DRV2604/2604L (4, 6) have waveform RAM and no ROM library to select. */
+static int reg_exists(const drv2605l_t *drv, uint8_t reg)
+{
+    if (reg == DRV2605L_REG_OL_LRA_PERIOD) {
+        return drv->device_id >= DRV2605L_DEVICE_ID_DRV2604L;
+    }
+    if (reg == DRV2605L_REG_LIBRARY) {
+        return DRV2605L_HAS_ROM(drv->device_id);
+    }
+    return 1;
+}
+
+/* Write `n` (register, value) pairs from a flash table; pair i whose bit is set in `dynamic`
+ * takes its value from `values` instead (in order). Registers the part lacks are skipped. */
+static int write_seq(drv2605l_t *drv, const uint8_t *pairs, uint8_t n, uint16_t dynamic, const uint8_t *values)
 {
     uint8_t i;
     int err;
 
-    for (i = 0; i + 1u < len; i = (uint8_t)(i + 2u)) {
-        if ((err = write_reg(drv, pairs[i], pairs[i + 1u])) != 0) {
+    for (i = 0; i < n; i++, pairs += 2, dynamic >>= 1) {
+        uint8_t reg = THRUM_FLASH_U8(pairs);
+        uint8_t value = (dynamic & 1u) != 0u ? *values++ : THRUM_FLASH_U8(pairs + 1);
+
+        if (reg_exists(drv, reg) && (err = write_reg(drv, reg, value)) != 0) {
             return err;
         }
     }
@@ -92,67 +111,82 @@ static uint8_t feedback_control(const drv2605l_t *drv)
                      DRV2605L_FIELD_PREP(DRV2605L_FEEDBACK_BEMF_GAIN, drv->bemf_gain));
 }
 
+int drv2605l_reset(drv2605l_t *drv)
+{
+    uint8_t mode = DRV2605L_MODE_DEV_RESET;
+    uint8_t polls;
+    int err;
+
+    if ((err = write_reg(drv, DRV2605L_REG_MODE, DRV2605L_MODE_DEV_RESET)) != 0) return err;
+    for (polls = 0; polls < DRV2605L_RESET_POLLS && (mode & DRV2605L_MODE_DEV_RESET) != 0u; polls++) {
+        drv->hal->delay_us(drv->hal->ctx, DRV2605L_RESET_POLL_US);
+        if ((err = read_reg(drv, DRV2605L_REG_MODE, &mode)) != 0) return err;
+    }
+    if ((mode & DRV2605L_MODE_DEV_RESET) != 0u) {
+        drv->failed_reg = DRV2605L_REG_MODE;
+        return -DRV2605L_EIO;
+    }
+    return 0; /* the caller's BEMF_GAIN must be the reset value again (thrum_fw_init's) */
+}
+
+/* The set-up sequence. Stop first: if the driver is already in RTP mode it would keep driving
+ * the old sample. STANDBY = 0 takes the driver out of its reset low-power state (a
+ * read-modify-write of MODE[2:0] alone would keep standby and nothing would play). BIDIR_INPUT = 0:
+ * with unsigned RTP every code from 0 to 255 drives (8-bit resolution). LRA_OPEN_LOOP = 0
+ * (auto-resonance), ERM_OPEN_LOOP = 0. OL_LRA_PERIOD is only used if the loop ever falls back to
+ * open loop, but never leave the reset guess. Each register is written whole (no
+ * read-modify-write), so reset values and earlier configurations never leak in. The pairs marked
+ * in CONFIGURE_DYNAMIC take their value from the configuration. */
+static const uint8_t configure_seq[] THRUM_FLASH = {
+    DRV2605L_REG_RTP_INPUT, 0,
+    DRV2605L_REG_MODE, DRV2605L_FIELD_PREP(DRV2605L_MODE_MODE, DRV2605L_MODE_INTERNAL_TRIGGER),
+    DRV2605L_REG_FEEDBACK_CONTROL, 0,   /* dynamic: BEMF_GAIN */
+    DRV2605L_REG_RATED_VOLTAGE, 0,      /* dynamic */
+    DRV2605L_REG_OD_CLAMP, 0,           /* dynamic */
+    DRV2605L_REG_CONTROL1, 0,           /* dynamic: DRIVE_TIME */
+    DRV2605L_REG_CONTROL2, (uint8_t)(DRV2605L_CONTROL2_BRAKE_STABILIZER |
+                                     DRV2605L_FIELD_PREP(DRV2605L_CONTROL2_SAMPLE_TIME, DRV2605L_SAMPLE_TIME_300US) |
+                                     DRV2605L_FIELD_PREP(DRV2605L_CONTROL2_BLANKING_TIME, DRV2605L_BLANKING_TIME_TI_CAL) |
+                                     DRV2605L_FIELD_PREP(DRV2605L_CONTROL2_IDISS_TIME, DRV2605L_IDISS_TIME_TI_CAL)),
+    DRV2605L_REG_CONTROL3, (uint8_t)(DRV2605L_FIELD_PREP(DRV2605L_CONTROL3_NG_THRESH, DRV2605L_NG_THRESH_4PCT) |
+                                     DRV2605L_FIELD_PREP(DRV2605L_CONTROL3_DATA_FORMAT_RTP, DRV2605L_RTP_FORMAT_UNSIGNED)),
+    DRV2605L_REG_OL_LRA_PERIOD, 0,      /* dynamic */
+    DRV2605L_REG_LIBRARY, DRV2605L_FIELD_PREP(DRV2605L_LIBRARY_SEL, DRV2605L_LIBRARY_LRA),
+    DRV2605L_REG_MODE, DRV2605L_FIELD_PREP(DRV2605L_MODE_MODE, DRV2605L_MODE_RTP),
+    DRV2605L_REG_RTP_INPUT, 0,
+};
+#define CONFIGURE_DYNAMIC ((1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | (1u << 8))
+
 int drv2605l_configure(drv2605l_t *drv, const drv2605l_config_t *config)
 {
     /* Each step is written whole (no read-modify-write), so reset values and earlier
      * configurations never leak in. */
-    const uint8_t feedback = feedback_control(drv);
-    const uint8_t control1 = (uint8_t)(DRV2605L_CONTROL1_STARTUP_BOOST |
-                                       DRV2605L_FIELD_PREP(DRV2605L_CONTROL1_DRIVE_TIME, clamp(config->drive_time, DRV2605L_DRIVE_TIME_MAX)));
-    /* BIDIR_INPUT = 0: with unsigned RTP every code from 0 to 255 drives (8-bit resolution). */
-    const uint8_t control2 = (uint8_t)(DRV2605L_CONTROL2_BRAKE_STABILIZER |
-                                       DRV2605L_FIELD_PREP(DRV2605L_CONTROL2_SAMPLE_TIME, DRV2605L_SAMPLE_TIME_300US) |
-                                       DRV2605L_FIELD_PREP(DRV2605L_CONTROL2_BLANKING_TIME, DRV2605L_BLANKING_TIME_TI_CAL) |
-                                       DRV2605L_FIELD_PREP(DRV2605L_CONTROL2_IDISS_TIME, DRV2605L_IDISS_TIME_TI_CAL));
-    /* LRA_OPEN_LOOP = 0 (auto-resonance), ERM_OPEN_LOOP = 0, unsigned RTP. */
-    const uint8_t control3 = (uint8_t)(DRV2605L_FIELD_PREP(DRV2605L_CONTROL3_NG_THRESH, DRV2605L_NG_THRESH_4PCT) |
-                                       DRV2605L_FIELD_PREP(DRV2605L_CONTROL3_DATA_FORMAT_RTP, DRV2605L_RTP_FORMAT_UNSIGNED));
-    const uint8_t library = DRV2605L_FIELD_PREP(DRV2605L_LIBRARY_SEL, DRV2605L_LIBRARY_LRA);
-    const uint8_t mode_ready = DRV2605L_FIELD_PREP(DRV2605L_MODE_MODE, DRV2605L_MODE_INTERNAL_TRIGGER);
-    const uint8_t mode_rtp = DRV2605L_FIELD_PREP(DRV2605L_MODE_MODE, DRV2605L_MODE_RTP);
-    /* Stop first: if the driver is already in RTP mode it would keep driving the old sample.
-     * STANDBY = 0 takes the driver out of its reset low-power state (a read-modify-write of
-     * MODE[2:0] alone would keep standby and nothing would play). OL_LRA_PERIOD is only used if
-     * the loop ever falls back to open loop, but never leave the reset guess. */
-    const uint8_t seq[] = {
-        DRV2605L_REG_RTP_INPUT, 0,
-        DRV2605L_REG_MODE, mode_ready,
-        DRV2605L_REG_FEEDBACK_CONTROL, feedback,
-        DRV2605L_REG_RATED_VOLTAGE, config->rated_voltage,
-        DRV2605L_REG_OD_CLAMP, config->od_clamp,
-        DRV2605L_REG_CONTROL1, control1,
-        DRV2605L_REG_CONTROL2, control2,
-        DRV2605L_REG_CONTROL3, control3,
-        DRV2605L_REG_OL_LRA_PERIOD, DRV2605L_FIELD_PREP(DRV2605L_OL_LRA_PERIOD, clamp(config->ol_lra_period, DRV2605L_OL_LRA_PERIOD_MAX)),
-        DRV2605L_REG_LIBRARY, library,
-        DRV2605L_REG_MODE, mode_rtp,
-        DRV2605L_REG_RTP_INPUT, 0,
-    };
+    uint8_t values[5];
     int err;
 
     drv->ready = 0;
     if (drv->device_id == 0u) {
         return -DRV2605L_ENODEV;
     }
-    if ((err = write_seq(drv, seq, sizeof(seq))) != 0) return err;
+    values[0] = feedback_control(drv);
+    values[1] = config->rated_voltage;
+    values[2] = config->od_clamp;
+    values[3] = (uint8_t)(DRV2605L_CONTROL1_STARTUP_BOOST |
+                          DRV2605L_FIELD_PREP(DRV2605L_CONTROL1_DRIVE_TIME, clamp(config->drive_time, DRV2605L_DRIVE_TIME_MAX)));
+    values[4] = DRV2605L_FIELD_PREP(DRV2605L_OL_LRA_PERIOD, clamp(config->ol_lra_period, DRV2605L_OL_LRA_PERIOD_MAX));
+    if ((err = write_seq(drv, configure_seq, sizeof(configure_seq) / 2u, CONFIGURE_DYNAMIC, values)) != 0) return err;
     drv->ready = 1;
     return 0;
 }
 
 int drv2605l_set_amplitude(drv2605l_t *drv, uint8_t amplitude)
 {
-    if (!drv->ready) {
+    /* 0 is written to any driver that answered, even one whose set-up failed: stopping must
+     * always be tried; anything else needs a driver that is set up */
+    if (amplitude == 0u ? drv->device_id == 0u : !drv->ready) {
         return -DRV2605L_ENODEV;
     }
     return write_reg(drv, DRV2605L_REG_RTP_INPUT, amplitude);
-}
-
-int drv2605l_stop(drv2605l_t *drv)
-{
-    if (drv->device_id == 0u) {
-        return -DRV2605L_ENODEV;
-    }
-    return write_reg(drv, DRV2605L_REG_RTP_INPUT, 0);
 }
 
 int drv2605l_read_status(drv2605l_t *drv, uint8_t *status)
@@ -187,25 +221,26 @@ int drv2605l_set_standby(drv2605l_t *drv, int standby)
     return write_reg(drv, DRV2605L_REG_MODE, mode_value(DRV2605L_MODE_RTP, standby));
 }
 
+/* Auto-calibration: ZC_DET_TIME 100 µs as TI recommends; SAMPLE_TIME, BLANKING and IDISS are
+ * already at TI's calibration values from the set-up (CONTROL2), as are RATED_VOLTAGE, OD_CLAMP
+ * and DRIVE_TIME. FEEDBACK_CONTROL (pair 2) is dynamic: BEMF_GAIN. */
+static const uint8_t calibration_seq[] THRUM_FLASH = {
+    DRV2605L_REG_RTP_INPUT, 0,
+    DRV2605L_REG_MODE, DRV2605L_FIELD_PREP(DRV2605L_MODE_MODE, DRV2605L_MODE_AUTO_CALIBRATION),
+    DRV2605L_REG_FEEDBACK_CONTROL, 0,
+    DRV2605L_REG_CONTROL4, (uint8_t)(DRV2605L_FIELD_PREP(DRV2605L_CONTROL4_ZC_DET_TIME, DRV2605L_ZC_DET_TIME_100US) |
+                                     DRV2605L_FIELD_PREP(DRV2605L_CONTROL4_AUTO_CAL_TIME, DRV2605L_AUTO_CAL_TIME_FIRMWARE)),
+    DRV2605L_REG_GO, DRV2605L_GO_GO,
+};
+
 int drv2605l_calibration_start(drv2605l_t *drv)
 {
-    /* ZC_DET_TIME 100 µs as TI recommends; SAMPLE_TIME, BLANKING and IDISS are already at TI's
-     * calibration values from drv2605l_configure (CONTROL2), as are RATED_VOLTAGE, OD_CLAMP and
-     * DRIVE_TIME. */
-    const uint8_t control4 = (uint8_t)(DRV2605L_FIELD_PREP(DRV2605L_CONTROL4_ZC_DET_TIME, DRV2605L_ZC_DET_TIME_100US) |
-                                       DRV2605L_FIELD_PREP(DRV2605L_CONTROL4_AUTO_CAL_TIME, DRV2605L_AUTO_CAL_TIME_FIRMWARE));
-    const uint8_t seq[] = {
-        DRV2605L_REG_RTP_INPUT, 0,
-        DRV2605L_REG_MODE, mode_value(DRV2605L_MODE_AUTO_CALIBRATION, 0),
-        DRV2605L_REG_FEEDBACK_CONTROL, feedback_control(drv),
-        DRV2605L_REG_CONTROL4, control4,
-        DRV2605L_REG_GO, DRV2605L_GO_GO,
-    };
+    uint8_t feedback = feedback_control(drv);
 
     if (!drv->ready) {
         return -DRV2605L_ENODEV;
     }
-    return write_seq(drv, seq, sizeof(seq));
+    return write_seq(drv, calibration_seq, sizeof(calibration_seq) / 2u, 1u << 2, &feedback);
 }
 
 int drv2605l_calibration_finish(drv2605l_t *drv, drv2605l_calibration_t *out)
@@ -249,16 +284,17 @@ int drv2605l_rom_start(drv2605l_t *drv, uint8_t effect)
     return write_reg(drv, DRV2605L_REG_GO, DRV2605L_GO_GO);
 }
 
+/* Leave the sequencer: GO = 0 cancels a running effect, then RTP mode at amplitude 0. */
+static const uint8_t rom_stop_seq[] THRUM_FLASH = {
+    DRV2605L_REG_GO, 0,
+    DRV2605L_REG_RTP_INPUT, 0,
+    DRV2605L_REG_MODE, DRV2605L_FIELD_PREP(DRV2605L_MODE_MODE, DRV2605L_MODE_RTP),
+};
+
 int drv2605l_rom_stop(drv2605l_t *drv)
 {
-    const uint8_t seq[] = {
-        DRV2605L_REG_GO, 0,
-        DRV2605L_REG_RTP_INPUT, 0,
-        DRV2605L_REG_MODE, mode_value(DRV2605L_MODE_RTP, 0),
-    };
-
     if (drv->device_id == 0u) {
         return -DRV2605L_ENODEV;
     }
-    return write_seq(drv, seq, sizeof(seq));
+    return write_seq(drv, rom_stop_seq, sizeof(rom_stop_seq) / 2u, 0u, NULL);
 }

@@ -10,174 +10,207 @@
 
 /* ---- telemetry ------------------------------------------------------------------------------- */
 
-static uint8_t encode_d2h(const thrum_msg_t *msg, uint8_t *out, uint8_t cap)
+/* Device messages are written field by field straight into a byte buffer: the firmware never
+ * needs the generic message table for them, and each writer returns the bytes it wrote. */
+static uint8_t put_u32(uint8_t *out, uint32_t v)
 {
-    return thrum_msg_encode(THRUM_DIR_D2H, msg, out, cap);
+    out[0] = (uint8_t)v;
+    out[1] = (uint8_t)(v >> 8);
+    out[2] = (uint8_t)(v >> 16);
+    out[3] = (uint8_t)(v >> 24);
+    return 4;
 }
 
-static uint8_t encode_ack(const thrum_fw_t *fw, uint8_t *out, uint8_t cap)
+static uint8_t encode_ack(const thrum_fw_t *fw, uint8_t *out)
 {
-    thrum_msg_t msg;
+    uint8_t n = 0;
 
-    msg.id = THRUM_MSG_ACK;
-    msg.field_count = 5;
-    msg.field[0] = fw->link.next_seq;
-    msg.field[1] = fw->link.rx_ctrl;
-    msg.field[2] = fw->link.rx_seq;
-    msg.field[3] = fw->link.rx_time;
-    msg.field[4] = thrum_fw_free_slots(fw);
-    return encode_d2h(&msg, out, cap);
+    out[n++] = THRUM_MSG_ACK;
+    out[n++] = fw->link.next_seq;
+    out[n++] = fw->link.rx_ctrl;
+    out[n++] = fw->link.rx_seq;
+    n = (uint8_t)(n + put_u32(out + n, fw->link.rx_time));
+    return (uint8_t)(n + thrum_uvarint_encode(thrum_fw_free_slots(fw), out + n));
 }
 
-/* IDENTIFY_REPLY followed by CAPABILITIES (one message struct for both: stack is scarce). */
-static uint8_t encode_identify_reply(const thrum_fw_t *fw, uint8_t *out, uint8_t cap)
-{
-    thrum_msg_t msg;
-    uint8_t n;
+/* IDENTIFY_REPLY then CAPABILITIES: at most 1 + 4 + 4 + 4 + 2 + 2 + 5 + 3 = 25 bytes. */
+#define IDENTIFY_MAX 25u
 
-    msg.id = THRUM_MSG_IDENTIFY_REPLY;
-    msg.field_count = 10;
-    msg.field[0] = THRUM_PROTOCOL_VERSION;
-    msg.field[1] = THRUM_FW_VERSION_MAJOR;
-    msg.field[2] = THRUM_FW_VERSION_MINOR;
-    msg.field[3] = THRUM_FW_VERSION_PATCH;
-    msg.field[4] = fw->board.device_id;
-    msg.field[5] = THRUM_CLOCK_HZ;
-    msg.field[6] = THRUM_FW_QUEUE_SLOTS;
-    msg.field[7] = THRUM_FW_RX_BUFFER;
-    msg.field[8] = THRUM_MAX_PAYLOAD;
-    msg.field[9] = fw->driver.device_id;
-    n = encode_d2h(&msg, out, cap);
-    msg.id = THRUM_MSG_CAPABILITIES;
-    msg.field_count = 2;
-    msg.field[0] = THRUM_PROGRAM_SLOTS;
-    msg.field[1] = THRUM_FW_PROGRAM_SEGMENTS;
-    return (uint8_t)(n + encode_d2h(&msg, out + n, (uint8_t)(cap - n)));
+static uint8_t encode_identify_reply(const thrum_fw_t *fw, uint8_t *out)
+{
+    uint8_t n = 0;
+
+    out[n++] = THRUM_MSG_IDENTIFY_REPLY;
+    out[n++] = THRUM_PROTOCOL_VERSION;
+    out[n++] = THRUM_FW_VERSION_MAJOR;
+    out[n++] = THRUM_FW_VERSION_MINOR;
+    out[n++] = THRUM_FW_VERSION_PATCH;
+    n = (uint8_t)(n + put_u32(out + n, fw->board.device_id));
+    n = (uint8_t)(n + put_u32(out + n, THRUM_CLOCK_HZ));
+    n = (uint8_t)(n + thrum_uvarint_encode(THRUM_FW_QUEUE_SLOTS, out + n));
+    n = (uint8_t)(n + thrum_uvarint_encode(THRUM_FW_RX_BUFFER, out + n));
+    out[n++] = THRUM_MAX_PAYLOAD;
+    n = (uint8_t)(n + thrum_uvarint_encode(fw->driver.device_id, out + n));
+    out[n++] = THRUM_MSG_CAPABILITIES;
+    out[n++] = THRUM_PROGRAM_SLOTS;
+    return (uint8_t)(n + thrum_uvarint_encode(THRUM_FW_PROGRAM_SEGMENTS, out + n));
 }
 
-/* Send one frame: ACK, then IDENTIFY_REPLY and CAPABILITIES if asked, then as much pending telemetry as fits
- * (whole messages only, so the host never sees half a message). */
-static void send_frame(thrum_fw_t *fw, int with_identify)
+/* Send one frame: ACK, then `extra` (IDENTIFY_REPLY and CAPABILITIES) if any, then the pending
+ * telemetry if it fits whole (the host never sees half a message). The frame goes out in pieces,
+ * its CRC folded in on the way, so no frame-sized buffer sits on the stack. */
+static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len)
 {
-    uint8_t frame[THRUM_MAX_FRAME];
-    uint8_t *payload = frame + 4;
+    uint8_t head[4u + THRUM_FW_ACK_MAX];
+    uint8_t tail[2];
+    uint8_t ack_len = encode_ack(fw, head + 4);
+    uint8_t pending = fw->pending_len;
     uint8_t len;
-    uint8_t size;
+    uint16_t crc = THRUM_CRC_INIT;
+    uint8_t i;
 
-    len = encode_ack(fw, payload, THRUM_MAX_PAYLOAD);
-    if (with_identify) {
-        len = (uint8_t)(len + encode_identify_reply(fw, payload + len, (uint8_t)(THRUM_MAX_PAYLOAD - len)));
+    if ((unsigned)ack_len + extra_len + pending > THRUM_MAX_PAYLOAD) {
+        pending = 0; /* the reply left no room: the telemetry gets its own frame */
     }
-    if (fw->pending_len > 0u && len + fw->pending_len <= THRUM_MAX_PAYLOAD) {
-        memcpy(payload + len, fw->pending, fw->pending_len);
-        len = (uint8_t)(len + fw->pending_len);
+    len = (uint8_t)(ack_len + extra_len + pending);
+    head[0] = THRUM_SYNC;
+    head[1] = len;
+    head[2] = THRUM_CTRL_MARK_DEVICE;
+    head[3] = fw->link.tx_seq;
+    for (i = 1; i < 4u + ack_len; i++) {
+        crc = thrum_crc16_update(crc, head[i]);
+    }
+    for (i = 0; i < extra_len; i++) {
+        crc = thrum_crc16_update(crc, extra[i]);
+    }
+    for (i = 0; i < pending; i++) {
+        crc = thrum_crc16_update(crc, fw->pending[i]);
+    }
+    tail[0] = (uint8_t)crc;
+    tail[1] = (uint8_t)(crc >> 8);
+    fw->hal->serial_write(fw->hal->ctx, head, (uint16_t)(4u + ack_len));
+    if (extra_len > 0u) {
+        fw->hal->serial_write(fw->hal->ctx, extra, extra_len);
+    }
+    if (pending > 0u) {
+        fw->hal->serial_write(fw->hal->ctx, fw->pending, pending);
         fw->pending_len = 0;
     }
-    size = thrum_frame_seal(frame, THRUM_CTRL_MARK_DEVICE, fw->link.tx_seq, len);
+    fw->hal->serial_write(fw->hal->ctx, tail, 2);
     fw->link.tx_seq = (uint8_t)(fw->link.tx_seq + 1u);
-    fw->hal->serial_write(fw->hal->ctx, frame, size);
 }
 
 void thrum_telemetry_send(thrum_fw_t *fw, int with_identify)
 {
-    send_frame(fw, with_identify);
-    if (fw->pending_len > 0u) {
-        send_frame(fw, 0); /* the reply left no room: the telemetry gets its own frame */
-    }
+    uint8_t reply[IDENTIFY_MAX];
+
+    send_frame(fw, reply, with_identify ? encode_identify_reply(fw, reply) : 0u);
+    thrum_telemetry_flush(fw);
 }
 
 void thrum_telemetry_flush(thrum_fw_t *fw)
 {
     if (fw->pending_len > 0u) {
-        send_frame(fw, 0);
+        send_frame(fw, NULL, 0);
     }
 }
 
-/* Encode straight into the pending buffer (no temporary: stack is scarce on small MCUs); when it
- * does not fit, send what is pending and encode again into the emptied buffer. */
-static void append(thrum_fw_t *fw, const thrum_msg_t *msg)
+/* Queue one encoded message; when it does not fit, send what is pending first. */
+static void append(thrum_fw_t *fw, const uint8_t *msg, uint8_t n)
 {
-    uint8_t n = encode_d2h(msg, fw->pending + fw->pending_len, (uint8_t)(THRUM_FW_PENDING_MAX - fw->pending_len));
-
-    if (n == 0u && fw->pending_len > 0u) {
+    if ((unsigned)fw->pending_len + n > THRUM_FW_PENDING_MAX) {
         thrum_telemetry_flush(fw);
-        n = encode_d2h(msg, fw->pending, THRUM_FW_PENDING_MAX);
     }
+    memcpy(fw->pending + fw->pending_len, msg, n);
     fw->pending_len = (uint8_t)(fw->pending_len + n);
-}
-
-/* ONSET, FAULT and STATE have at most three fields: one encoder serves them. */
-static void append3(thrum_fw_t *fw, uint8_t id, uint8_t count, uint32_t a, uint32_t b, uint32_t c)
-{
-    thrum_msg_t msg;
-
-    msg.id = id;
-    msg.field_count = count;
-    msg.field[0] = a;
-    msg.field[1] = b;
-    msg.field[2] = c;
-    append(fw, &msg);
 }
 
 void thrum_telemetry_onset(thrum_fw_t *fw, uint32_t event, uint32_t time, uint8_t status)
 {
-    append3(fw, THRUM_MSG_ONSET, 3, event, time, status);
+    uint8_t m[1u + THRUM_UVARINT_MAX_BYTES + 4u + 1u];
+    uint8_t n = 1;
+
+    m[0] = THRUM_MSG_ONSET;
+    n = (uint8_t)(n + thrum_uvarint_encode(event, m + n));
+    n = (uint8_t)(n + put_u32(m + n, time));
+    m[n++] = status;
+    append(fw, m, n);
 }
 
 void thrum_telemetry_fault(thrum_fw_t *fw, uint32_t code, uint32_t detail)
 {
-    append3(fw, THRUM_MSG_FAULT, 2, code, detail, 0);
+    uint8_t m[1u + 2u * THRUM_UVARINT_MAX_BYTES];
+    uint8_t n = 1;
+
+    m[0] = THRUM_MSG_FAULT;
+    n = (uint8_t)(n + thrum_uvarint_encode(code, m + n));
+    n = (uint8_t)(n + thrum_uvarint_encode(detail, m + n));
+    append(fw, m, n);
 }
 
 void thrum_bus_fault(thrum_fw_t *fw)
 {
     fw->stats.bus_errors++;
     thrum_telemetry_fault(fw, THRUM_FAULT_BUS_ERROR, fw->driver.failed_reg);
+    if (fw->hal->i2c_recover != NULL) {
+        /* a slave holding SDA low (a transfer cut short by a reset or a glitch) blocks every
+         * later transfer, the one that would silence the actuator included */
+        thrum_telemetry_fault(fw, THRUM_FAULT_BUS_RECOVERY, fw->hal->i2c_recover(fw->hal->ctx) == 0 ? 0u : 1u);
+    }
 }
 
 void thrum_telemetry_calibration(thrum_fw_t *fw, const drv2605l_calibration_t *result, uint8_t lra_period)
 {
-    thrum_msg_t msg;
+    uint8_t m[6];
 
-    msg.id = THRUM_MSG_CALIBRATION_RESULT;
-    msg.field_count = 5;
-    msg.field[0] = result->failed ? THRUM_CALIBRATION_FAIL : THRUM_CALIBRATION_PASS;
-    msg.field[1] = result->a_cal_comp;
-    msg.field[2] = result->a_cal_bemf;
-    msg.field[3] = result->bemf_gain;
-    msg.field[4] = lra_period;
-    append(fw, &msg);
+    m[0] = THRUM_MSG_CALIBRATION_RESULT;
+    m[1] = result->failed ? THRUM_CALIBRATION_FAIL : THRUM_CALIBRATION_PASS;
+    m[2] = result->a_cal_comp;
+    m[3] = result->a_cal_bemf;
+    m[4] = result->bemf_gain;
+    m[5] = lra_period;
+    append(fw, m, sizeof(m));
 }
 
 void thrum_telemetry_state(thrum_fw_t *fw, uint8_t state, uint8_t cause)
 {
-    append3(fw, THRUM_MSG_STATE, 2, state, cause, 0);
+    uint8_t m[3];
+
+    m[0] = THRUM_MSG_STATE;
+    m[1] = state;
+    m[2] = cause;
+    append(fw, m, sizeof(m));
 }
 
 /* ---- driver ---------------------------------------------------------------------------------- */
 
 /* Probe (again, so a driver that was absent or faulted gets another chance) and set up. */
-static void setup_driver(thrum_fw_t *fw)
+/* Probe (again, so a driver that was absent or faulted gets another chance), at boot reset it
+ * (DEV_RESET: a driver that kept running across an MCU-only reset goes silent, and its
+ * calibration words and BEMF_GAIN return to one consistent reset set), and set it up. */
+static void setup_driver(thrum_fw_t *fw, int reset)
 {
     if (drv2605l_probe(&fw->driver, fw->hal) != 0) {
         thrum_telemetry_fault(fw, THRUM_FAULT_NO_DRIVER, 0);
         return;
     }
-    if (drv2605l_configure(&fw->driver, &fw->driver_config) != 0) {
+    if ((reset && drv2605l_reset(&fw->driver) != 0) || drv2605l_configure(&fw->driver, &fw->driver_config) != 0) {
         thrum_bus_fault(fw);
     }
 }
 
 void thrum_fw_configure_driver(thrum_fw_t *fw, const drv2605l_config_t *config)
 {
-    /* RATED_VOLTAGE and OD_CLAMP are calibration inputs: recalibrate when they change (§2.4) */
-    int recalibrate = config->rated_voltage != fw->driver_config.rated_voltage ||
-                      config->od_clamp != fw->driver_config.od_clamp;
     uint32_t now;
 
-    thrum_scheduler_drop_rom(fw); /* set-up rewrites MODE: a ROM effect ends here */
+    /* The host decides when to calibrate (CALIBRATE); set-up never starts one. */
     fw->driver_config = *config;
-    setup_driver(fw);
+    if (fw->calibration.running) {
+        fw->calibration.reconfigure = 1; /* MODE and FEEDBACK must not change while GO = 1 */
+        return;
+    }
+    thrum_scheduler_drop_rom(fw); /* set-up rewrites MODE: a ROM effect ends here */
+    setup_driver(fw, 0);
     now = fw->hal->clock_us(fw->hal->ctx);
     /* configure began by writing RTP_INPUT = 0 and left standby; segments resume from there */
     fw->sched.amplitude = 0;
@@ -186,9 +219,6 @@ void thrum_fw_configure_driver(thrum_fw_t *fw, const drv2605l_config_t *config)
     fw->power.ready_at = now;
     fw->power.waking = 0;
     fw->power.idle_since = now;
-    if (fw->driver.ready && recalibrate) {
-        thrum_calibration_request(fw, THRUM_CAUSE_AUTOMATIC);
-    }
     if (!fw->driver.ready) {
         /* a half-configured driver must not be driven: discard what was queued, and keep
          * writing 0 until one lands, since the failed step may have been that very write */
@@ -214,9 +244,12 @@ void thrum_fw_init(thrum_fw_t *fw, const thrum_hal_t *hal, const thrum_board_t *
     thrum_program_init(fw);
     fw->driver.hal = hal;
     fw->driver.bemf_gain = DRV2605L_BEMF_GAIN_LRA_15X; /* until a calibration finds it */
-    /* the driver needs 250 µs after power-up before it answers on I2C */
+    /* EN high, then the driver needs 250 µs before it answers on I2C */
+    if (hal->driver_enable != NULL) {
+        hal->driver_enable(hal->ctx, 1);
+    }
     hal->delay_us(hal->ctx, DRV2605L_POWER_UP_DELAY_US);
-    setup_driver(fw);
+    setup_driver(fw, 1);
     fw->sched.last_write_time = hal->clock_us(hal->ctx);
     thrum_power_init(fw, fw->sched.last_write_time);
 }
@@ -224,7 +257,7 @@ void thrum_fw_init(thrum_fw_t *fw, const thrum_hal_t *hal, const thrum_board_t *
 void thrum_fw_receive(thrum_fw_t *fw, const uint8_t *data, size_t len, uint32_t rx_time)
 {
     for (;;) {
-        thrum_frame_t frame;
+        thrum_frame_t frame = {0u, 0u, 0u, NULL}; /* set by the decoder when it finds one */
         int found;
         size_t n = thrum_frame_decoder_feed(&fw->decoder, data, len, &frame, &found);
 
@@ -249,6 +282,9 @@ void thrum_fw_poll(thrum_fw_t *fw)
     thrum_scheduler_run(fw, now);
     thrum_scheduler_check_driver(fw, now);
     thrum_telemetry_flush(fw);
+    if (!fw->sched.output_unknown) {
+        fw->sched.known_at = now;
+    }
 }
 
 uint32_t thrum_fw_next_deadline(const thrum_fw_t *fw, uint32_t now, uint8_t *has_deadline)
@@ -302,4 +338,9 @@ uint8_t thrum_fw_calibrating(const thrum_fw_t *fw)
 uint8_t thrum_fw_standby(const thrum_fw_t *fw)
 {
     return fw->power.standby;
+}
+
+uint8_t thrum_fw_healthy(const thrum_fw_t *fw, uint32_t now)
+{
+    return !fw->sched.output_unknown || now - fw->sched.known_at < THRUM_FW_STUCK_US;
 }

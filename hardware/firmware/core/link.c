@@ -1,121 +1,227 @@
 /*
  * Reliable delivery on the device side (PROTOCOL.md §2): sequence numbers, RESYNC, the UNSEQ
- * lane, flow control, one ACK per valid host frame, and the watchdog that silences the actuator
- * when the host goes quiet (§4.4).
+ * lane, flow control, one ACK per valid host frame, the command table that runs host messages,
+ * and the watchdog that silences the actuator when the host goes quiet (§4.4).
+ *
+ * A frame is handled in three passes over its payload, decoding again each time rather than
+ * keeping a parsed copy (stack is scarce on small MCUs): validate it whole, check order and
+ * credits as executing it would (scheduler), then execute each message through its handler.
  */
 #include <string.h>
 
 #include "thrum_core.h"
+#include "thrum_flash.h"
 
 void thrum_link_init(thrum_fw_t *fw)
 {
     memset(&fw->link, 0, sizeof(fw->link));
 }
 
-/* Run the commands of a frame that passed every check, in order. Returns 1 if IDENTIFY asked
- * for a reply. */
-static int execute(thrum_fw_t *fw, const thrum_host_payload_t *payload, uint32_t rx_time)
+/* ---- the command table ------------------------------------------------------------------------
+ * One handler per host message id; the id's field layout and lane come from the codec's layout
+ * table (messages.c), so adding a message is one row there and one row here. */
+
+typedef void (*command_handler_t)(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time);
+
+static void on_stop(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
 {
-    int identify = 0;
-    uint8_t i;
+    (void)m;
+    (void)rx_time;
+    thrum_scheduler_stop(fw);
+}
 
-    for (i = 0; i < payload->count; i++) {
-        const thrum_command_t *cmd = &payload->cmd[i];
+static void on_standby(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    on_stop(fw, m, rx_time);
+    thrum_power_standby(fw, THRUM_CAUSE_HOST);
+}
 
-        if ((cmd->plain & (THRUM_PLAIN_STOP | THRUM_PLAIN_STANDBY)) != 0u) {
-            thrum_scheduler_stop(fw);
+static void on_calibrate(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)m;
+    (void)rx_time;
+    thrum_calibration_request(fw, THRUM_CAUSE_HOST);
+}
+
+/* SEGMENT and PRELOAD_SEGMENT share their layout (start or offset first). */
+static void segment_of(const thrum_msg_t *m, thrum_segment_t *seg)
+{
+    seg->start = m->field[THRUM_F_SEGMENT_START];
+    seg->duration = m->field[THRUM_F_SEGMENT_DURATION];
+    seg->from = (uint8_t)m->field[THRUM_F_SEGMENT_FROM];
+    seg->to = (uint8_t)m->field[THRUM_F_SEGMENT_TO];
+    seg->event = m->field[THRUM_F_SEGMENT_EVENT];
+    seg->effect = 0;
+}
+
+static void on_segment(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    thrum_segment_t seg;
+
+    (void)rx_time;
+    segment_of(m, &seg);
+    thrum_scheduler_enqueue(fw, &seg);
+}
+
+static void on_rom_effect(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    thrum_segment_t seg;
+
+    (void)rx_time;
+    seg.start = m->field[THRUM_F_ROM_START];
+    seg.duration = THRUM_ROM_LATE_WINDOW_US;
+    seg.event = m->field[THRUM_F_ROM_EVENT];
+    seg.from = 0;
+    seg.to = 0;
+    seg.effect = (uint8_t)m->field[THRUM_F_ROM_EFFECT];
+    thrum_scheduler_enqueue(fw, &seg);
+}
+
+static void on_configure_driver(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    drv2605l_config_t config;
+
+    (void)rx_time;
+    config = fw->driver_config;
+    config.rated_voltage = (uint8_t)m->field[0];
+    config.od_clamp = (uint8_t)m->field[1];
+    config.drive_time = (uint8_t)m->field[2];
+    config.ol_lra_period = (uint8_t)m->field[3];
+    thrum_fw_configure_driver(fw, &config);
+}
+
+static void on_wake(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    thrum_power_wake(fw, m->field[0], rx_time);
+}
+
+static void on_preload_begin(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_program_begin(fw, (uint8_t)m->field[0]);
+}
+
+static void on_preload_segment(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    thrum_segment_t seg;
+
+    (void)rx_time;
+    segment_of(m, &seg);
+    thrum_program_append(fw, &seg);
+}
+
+static void on_go(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    thrum_go_t go;
+
+    (void)rx_time;
+    go.slot = (uint8_t)m->field[THRUM_F_GO_SLOT];
+    go.start = m->field[THRUM_F_GO_START];
+    go.event_base = m->field[THRUM_F_GO_EVENT_BASE];
+    thrum_program_go(fw, &go);
+}
+
+static void on_cut(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_scheduler_cut(fw, m->field[THRUM_F_CUT_AT]);
+}
+
+/* By host message id; NULL: nothing beyond the ACK every frame gets (PING), or unassigned. */
+static const command_handler_t handlers[] THRUM_FLASH = {
+    NULL,                /* 0x00 unassigned */
+    NULL,                /* 0x01 IDENTIFY: execute() flags the reply */
+    NULL,                /* 0x02 PING */
+    on_stop,             /* 0x03 STOP */
+    on_segment,          /* 0x04 SEGMENT */
+    on_configure_driver, /* 0x05 CONFIGURE_DRIVER */
+    NULL,                /* 0x06 unassigned */
+    NULL,                /* 0x07 unassigned */
+    on_calibrate,        /* 0x08 CALIBRATE */
+    on_wake,             /* 0x09 WAKE */
+    on_standby,          /* 0x0A STANDBY */
+    on_preload_begin,    /* 0x0B PRELOAD_BEGIN */
+    on_preload_segment,  /* 0x0C PRELOAD_SEGMENT */
+    on_go,               /* 0x0D GO */
+    on_rom_effect,       /* 0x0E ROM_EFFECT */
+    on_cut,              /* 0x0F CUT */
+};
+
+/* Run the messages of a payload that passed every check, in order, each through its handler. */
+static THRUM_NOINLINE void execute(thrum_fw_t *fw, const uint8_t *payload, uint8_t len, uint32_t rx_time)
+{
+    uint8_t pos = 0;
+    thrum_msg_t m;
+
+    while (pos < len) {
+        int n = thrum_msg_decode(THRUM_DIR_H2D, payload + pos, (size_t)(len - pos), &m);
+        command_handler_t handler;
+
+        if (n < 0 || m.id >= sizeof(handlers) / sizeof(handlers[0])) {
+            return; /* validated before: cannot happen */
         }
-        if ((cmd->plain & THRUM_PLAIN_STANDBY) != 0u) {
-            thrum_power_standby(fw, THRUM_CAUSE_HOST);
+        pos = (uint8_t)(pos + n);
+        if (m.id == THRUM_MSG_IDENTIFY) {
+            fw->link.identify = 1; /* the reply rides in the frame that carries the ACK */
         }
-        if ((cmd->plain & THRUM_PLAIN_CALIBRATE) != 0u) {
-            thrum_calibration_request(fw, THRUM_CAUSE_HOST);
-        }
-        if ((cmd->plain & THRUM_PLAIN_IDENTIFY) != 0u) {
-            identify = 1;
-        }
-        /* PING needs nothing beyond the ACK every frame gets. */
-        switch (cmd->id) {
-        case THRUM_MSG_SEGMENT:
-        case THRUM_MSG_ROM_EFFECT:
-            thrum_scheduler_enqueue(fw, &cmd->arg.segment);
-            break;
-        case THRUM_MSG_CONFIGURE_DRIVER:
-            thrum_fw_configure_driver(fw, &cmd->arg.driver);
-            break;
-        case THRUM_MSG_WAKE:
-            thrum_power_wake(fw, cmd->arg.idle_timeout_ms, rx_time);
-            break;
-        case THRUM_MSG_PRELOAD_BEGIN:
-            thrum_program_begin(fw, cmd->arg.slot);
-            break;
-        case THRUM_MSG_PRELOAD_SEGMENT:
-            thrum_program_append(fw, &cmd->arg.segment);
-            break;
-        case THRUM_MSG_GO:
-            thrum_program_go(fw, &cmd->arg.go);
-            break;
-        default:
-            break;
+        handler = (command_handler_t)THRUM_FLASH_PTR(&handlers[m.id]);
+        if (handler != NULL) {
+            handler(fw, &m, rx_time);
         }
     }
-    return identify;
 }
 
 void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_t rx_time)
 {
-    thrum_host_payload_t payload;
     thrum_link_t *link = &fw->link;
-    int identify = 0;
+    uint8_t sequenced;
 
-    /* Every valid frame is a clock sample, whether or not it runs. */
+    /* Every valid frame is a clock sample, whether or not it runs, and gets one ACK (sent at the
+     * end; IDENTIFY_REPLY rides with it when an executed IDENTIFY asked). */
     link->rx_ctrl = frame->ctrl;
     link->rx_seq = frame->seq;
     link->rx_time = rx_time;
+    link->identify = 0;
 
-    if (thrum_host_payload_parse(frame->payload, frame->len, &payload) != 0) {
+    if (thrum_host_payload_validate(frame->payload, frame->len, &sequenced) != 0) {
         fw->parse_failures++;
-        thrum_telemetry_send(fw, 0);
-        return;
-    }
-    fw->stats.frames_ok++;
-    link->last_host_time = rx_time;
-    link->host_seen = 1;
-    link->watchdog_tripped = 0;
-
-    if ((frame->ctrl & THRUM_CTRL_UNSEQ) != 0u) {
-        if (payload.sequenced) {
-            fw->parse_failures++; /* a sequenced message in the any-lane breaks §2.3 */
+    } else {
+        fw->stats.frames_ok++;
+        link->last_host_time = rx_time;
+        link->host_seen = 1;
+        link->watchdog_tripped = 0;
+        if ((frame->ctrl & THRUM_CTRL_UNSEQ) != 0u) {
+            if (sequenced) {
+                fw->parse_failures++; /* a sequenced message in the any-lane breaks §2.3 */
+            } else {
+                execute(fw, frame->payload, frame->len, rx_time);
+            }
         } else {
-            identify = execute(fw, &payload, rx_time);
+            if ((frame->ctrl & THRUM_CTRL_RESYNC) != 0u) {
+                link->next_seq = frame->seq;
+            }
+            if (frame->seq != link->next_seq) {
+                /* duplicate or gap: the ACK's next_seq tells the host where to resume */
+                fw->stats.duplicates++;
+            } else {
+                switch (thrum_scheduler_check(fw, frame->payload, frame->len)) {
+                case 0:
+                    execute(fw, frame->payload, frame->len, rx_time);
+                    link->next_seq = (uint8_t)(link->next_seq + 1u);
+                    break;
+                case 1:
+                    /* entries out of order: a rule of §3.1, rejected like a bad parse */
+                    fw->parse_failures++;
+                    break;
+                default:
+                    fw->stats.flow_violations++;
+                    thrum_telemetry_fault(fw, THRUM_FAULT_FLOW_CONTROL, frame->seq);
+                    break;
+                }
+            }
         }
-        thrum_telemetry_send(fw, identify);
-        return;
     }
-    if ((frame->ctrl & THRUM_CTRL_RESYNC) != 0u) {
-        link->next_seq = frame->seq;
-    }
-    if (frame->seq != link->next_seq) {
-        /* duplicate or gap: the ACK's next_seq tells the host where to resume */
-        fw->stats.duplicates++;
-        thrum_telemetry_send(fw, 0);
-        return;
-    }
-    switch (thrum_scheduler_check(fw, &payload)) {
-    case 0:
-        identify = execute(fw, &payload, rx_time);
-        link->next_seq = (uint8_t)(link->next_seq + 1u);
-        break;
-    case 1:
-        /* segments out of order: a rule of §3.1, so the frame is rejected like a bad parse */
-        fw->parse_failures++;
-        break;
-    default:
-        fw->stats.flow_violations++;
-        thrum_telemetry_fault(fw, THRUM_FAULT_FLOW_CONTROL, frame->seq);
-        break;
-    }
-    thrum_telemetry_send(fw, identify);
+    thrum_telemetry_send(fw, link->identify);
 }
 
 void thrum_link_check_watchdog(thrum_fw_t *fw, uint32_t now)
@@ -125,8 +231,8 @@ void thrum_link_check_watchdog(thrum_fw_t *fw, uint32_t now)
     if (!link->host_seen || link->watchdog_tripped) {
         return;
     }
-    if (now - link->last_host_time < THRUM_WATCHDOG_US || thrum_time_before(now, link->last_host_time)) {
-        return;
+    if ((int32_t)(now - link->last_host_time) < (int32_t)THRUM_WATCHDOG_US) {
+        return; /* not silent long enough (or a frame stamped after `now`) */
     }
     link->watchdog_tripped = 1;
     fw->stats.watchdog_stops++;

@@ -1,17 +1,24 @@
 /*
- * Messages (PROTOCOL.md §3). The field layout of every message lives in one table below, so
- * decoding, encoding and range checks share it; the host payload parser turns a payload into
- * commands before anything runs, so a payload that fails anywhere executes nothing.
+ * Messages (PROTOCOL.md §3). The field layout and lane of every message live in one table below,
+ * so decoding, encoding, range checks and the device's command dispatch (link.c) share it. A host
+ * payload is validated whole before anything runs, so a payload that fails anywhere executes
+ * nothing.
  */
 #include <string.h>
 
 #include "thrum_core.h"
+#include "thrum_flash.h"
 
 /* A layout packs the field count into bits 0..3 and field i's THRUM_FIELD_* type into bits
  * 4+2i..5+2i; LAYOUT_ANY_LANE marks host messages allowed in UNSEQ frames. */
 #define LAYOUT_COUNT_MASK 0x0Fu
 #define LAYOUT_TYPE_SHIFT 4u
 #define LAYOUT_ANY_LANE 0x80000000u
+/* Bits 24..25: the range rule §3 adds to a host message's fields (RULE_*). */
+#define LAYOUT_RULE_SHIFT 24u
+#define RULE_DURATION (1uL << LAYOUT_RULE_SHIFT)   /* field 1 is a duration, 1..1 000 000 */
+#define RULE_SLOT (2uL << LAYOUT_RULE_SHIFT)       /* field 0 is a program slot */
+#define RULE_ROM_EFFECT (3uL << LAYOUT_RULE_SHIFT) /* field 1 is a ROM effect id, 1..123 */
 #define F(i, t) ((uint32_t)(t) << (LAYOUT_TYPE_SHIFT + 2u * (i)))
 #define U8 THRUM_FIELD_U8
 #define U32 THRUM_FIELD_U32
@@ -34,11 +41,11 @@
 #define GO_START 1u
 #define GO_EVENT_BASE 2u
 
-/* Layouts by id: host messages 0x00..0x0E, device messages 0x40..0x47. LAYOUT_KNOWN marks an
+/* Layouts by id: host messages 0x00..0x0F, device messages 0x40..0x47. LAYOUT_KNOWN marks an
  * assigned id (0x06, 0x07 and 0x44 stay unassigned: the golden vectors use them as unknown). */
 #define LAYOUT_KNOWN 0x40000000u
-#define SEGMENT_LAYOUT (LAYOUT_KNOWN | 5u | F(0, U32) | F(1, UV) | F(2, U8) | F(3, U8) | F(4, UV))
-static const uint32_t h2d_layouts[] = {
+#define SEGMENT_LAYOUT (LAYOUT_KNOWN | RULE_DURATION | 5u | F(0, U32) | F(1, UV) | F(2, U8) | F(3, U8) | F(4, UV))
+static const uint32_t h2d_layouts[] THRUM_FLASH = {
     0u,
     LAYOUT_KNOWN | LAYOUT_ANY_LANE,                                         /* IDENTIFY */
     LAYOUT_KNOWN | LAYOUT_ANY_LANE,                                         /* PING */
@@ -50,12 +57,13 @@ static const uint32_t h2d_layouts[] = {
     LAYOUT_KNOWN,                                                           /* CALIBRATE */
     LAYOUT_KNOWN | LAYOUT_ANY_LANE | 1u | F(0, UV),                         /* WAKE */
     LAYOUT_KNOWN | LAYOUT_ANY_LANE,                                         /* STANDBY */
-    LAYOUT_KNOWN | 1u | F(0, U8),                                           /* PRELOAD_BEGIN */
+    LAYOUT_KNOWN | RULE_SLOT | 1u | F(0, U8),                               /* PRELOAD_BEGIN */
     SEGMENT_LAYOUT,                                                         /* PRELOAD_SEGMENT */
-    LAYOUT_KNOWN | LAYOUT_ANY_LANE | 3u | F(0, U8) | F(1, U32) | F(2, UV),  /* GO */
-    LAYOUT_KNOWN | 3u | F(0, U32) | F(1, U8) | F(2, UV),                    /* ROM_EFFECT */
+    LAYOUT_KNOWN | LAYOUT_ANY_LANE | RULE_SLOT | 3u | F(0, U8) | F(1, U32) | F(2, UV), /* GO */
+    LAYOUT_KNOWN | RULE_ROM_EFFECT | 3u | F(0, U32) | F(1, U8) | F(2, UV),            /* ROM_EFFECT */
+    LAYOUT_KNOWN | 1u | F(0, U32),                                          /* CUT */
 };
-static const uint32_t d2h_layouts[] = {
+static const uint32_t d2h_layouts[] THRUM_FLASH = {
     LAYOUT_KNOWN | 5u | F(0, U8) | F(1, U8) | F(2, U8) | F(3, U32) | F(4, UV),          /* ACK */
     LAYOUT_KNOWN | 10u | F(0, UV) | F(1, UV) | F(2, UV) | F(3, UV) | F(4, U32) | F(5, U32) |
         F(6, UV) | F(7, UV) | F(8, UV) | F(9, UV),                                      /* IDENTIFY_REPLY */
@@ -70,10 +78,10 @@ static const uint32_t d2h_layouts[] = {
 static uint32_t layout(uint8_t dir, uint32_t id)
 {
     if (dir == THRUM_DIR_H2D) {
-        return id < sizeof(h2d_layouts) / sizeof(h2d_layouts[0]) ? h2d_layouts[id] : 0u;
+        return id < sizeof(h2d_layouts) / sizeof(h2d_layouts[0]) ? THRUM_FLASH_U32(&h2d_layouts[id]) : 0u;
     }
     id -= THRUM_MSG_ACK;
-    return id < sizeof(d2h_layouts) / sizeof(d2h_layouts[0]) ? d2h_layouts[id] : 0u;
+    return id < sizeof(d2h_layouts) / sizeof(d2h_layouts[0]) ? THRUM_FLASH_U32(&d2h_layouts[id]) : 0u;
 }
 
 static int known(uint8_t dir, uint32_t id)
@@ -104,37 +112,38 @@ int thrum_msg_is_any_lane(uint32_t id)
     return known(THRUM_DIR_H2D, id) && (layout(THRUM_DIR_H2D, id) & LAYOUT_ANY_LANE) != 0u;
 }
 
-int thrum_msg_fields_valid(uint8_t dir, const thrum_msg_t *msg)
+/* The range rule of layout `l` (§3 narrows these fields below their type; CONFIGURE_DRIVER values
+ * that overflow their register fields are clamped by the driver, not rejected, §3.1). */
+static int rule_ok(uint32_t l, const thrum_msg_t *msg)
 {
-    uint8_t i;
-    int count = thrum_msg_field_count(dir, msg->id);
-
-    if (count < 0 || msg->field_count != (uint8_t)count) {
-        return 0;
-    }
-    for (i = 0; i < msg->field_count; i++) {
-        if (thrum_msg_field_type(dir, msg->id, i) == THRUM_FIELD_U8 && msg->field[i] > 0xFFu) {
-            return 0;
-        }
-    }
-    /* Fields §3 narrows below their type; CONFIGURE_DRIVER values that overflow their register
-     * fields are clamped by the driver, not rejected (§3.1). */
-    if (dir != THRUM_DIR_H2D) {
-        return 1;
-    }
-    switch (msg->id) {
-    case THRUM_MSG_SEGMENT:
-    case THRUM_MSG_PRELOAD_SEGMENT:
+    switch ((uint8_t)(l >> LAYOUT_RULE_SHIFT) & 3u) {
+    case RULE_DURATION >> LAYOUT_RULE_SHIFT:
         return msg->field[SEGMENT_DURATION] >= THRUM_SEGMENT_MIN_DURATION_US &&
                msg->field[SEGMENT_DURATION] <= THRUM_SEGMENT_MAX_DURATION_US;
-    case THRUM_MSG_PRELOAD_BEGIN:
-    case THRUM_MSG_GO: /* the slot is field 0 of both */
+    case RULE_SLOT >> LAYOUT_RULE_SHIFT:
         return msg->field[GO_SLOT] < THRUM_PROGRAM_SLOTS;
-    case THRUM_MSG_ROM_EFFECT:
+    case RULE_ROM_EFFECT >> LAYOUT_RULE_SHIFT:
         return msg->field[ROM_EFFECT] >= THRUM_ROM_EFFECT_MIN && msg->field[ROM_EFFECT] <= THRUM_ROM_EFFECT_MAX;
     default:
         return 1;
     }
+}
+
+int thrum_msg_fields_valid(uint8_t dir, const thrum_msg_t *msg)
+{
+    uint32_t l = layout(dir, msg->id);
+    uint32_t types = l >> LAYOUT_TYPE_SHIFT;
+    uint8_t i;
+
+    if ((l & LAYOUT_KNOWN) == 0u || msg->field_count != (uint8_t)(l & LAYOUT_COUNT_MASK)) {
+        return 0;
+    }
+    for (i = 0; i < msg->field_count; i++, types >>= 2) {
+        if ((types & 3u) == THRUM_FIELD_U8 && msg->field[i] > 0xFFu) {
+            return 0;
+        }
+    }
+    return rule_ok(l, msg);
 }
 
 int thrum_msg_decode(uint8_t dir, const uint8_t *in, size_t len, thrum_msg_t *msg)
@@ -142,45 +151,48 @@ int thrum_msg_decode(uint8_t dir, const uint8_t *in, size_t len, thrum_msg_t *ms
     size_t pos;
     int n;
     uint8_t i;
-    int count;
+    uint32_t l;
 
     n = thrum_uvarint_decode(in, len, &msg->id);
     if (n < 0) {
         return -1;
     }
     pos = (size_t)n;
-    count = thrum_msg_field_count(dir, msg->id);
-    if (count < 0) {
+    l = layout(dir, msg->id);
+    if ((l & LAYOUT_KNOWN) == 0u) {
         return -1;
     }
-    msg->field_count = (uint8_t)count;
+    msg->field_count = (uint8_t)(l & LAYOUT_COUNT_MASK);
     for (i = 0; i < msg->field_count; i++) {
-        switch (thrum_msg_field_type(dir, msg->id, i)) {
-        case THRUM_FIELD_U8:
-            if (pos + 1u > len) {
-                return -1;
-            }
-            msg->field[i] = in[pos];
-            pos += 1u;
-            break;
-        case THRUM_FIELD_U32:
-            if (pos + 4u > len) {
-                return -1;
-            }
-            msg->field[i] = (uint32_t)in[pos] | ((uint32_t)in[pos + 1u] << 8) |
-                            ((uint32_t)in[pos + 2u] << 16) | ((uint32_t)in[pos + 3u] << 24);
-            pos += 4u;
-            break;
-        default:
+        uint8_t type;
+
+        l >>= (i == 0u) ? LAYOUT_TYPE_SHIFT : 2u;
+        type = (uint8_t)(l & 3u);
+        if (type == THRUM_FIELD_UV) {
             n = thrum_uvarint_decode(in + pos, len - pos, &msg->field[i]);
             if (n < 0) {
                 return -1;
             }
             pos += (size_t)n;
-            break;
+            continue;
         }
+        if (type == THRUM_FIELD_U8) {
+            if (pos + 1u > len) {
+                return -1;
+            }
+            msg->field[i] = in[pos];
+            pos += 1u;
+            continue;
+        }
+        if (pos + 4u > len) {
+            return -1;
+        }
+        msg->field[i] = (uint32_t)in[pos] | ((uint32_t)in[pos + 1u] << 8) |
+                        ((uint32_t)in[pos + 2u] << 16) | ((uint32_t)in[pos + 3u] << 24);
+        pos += 4u;
     }
-    if (!thrum_msg_fields_valid(dir, msg)) {
+    /* decoded u8 fields cannot exceed 255: only the range rule is left to check */
+    if (!rule_ok(layout(dir, msg->id), msg)) {
         return -1;
     }
     return (int)pos;
@@ -244,87 +256,25 @@ int thrum_payload_valid(uint8_t dir, const uint8_t *payload, size_t len)
     return 1;
 }
 
-/* The flag a field-less host message sets (thrum_core.h THRUM_PLAIN_*). */
-static uint8_t plain_flag(uint32_t id)
+int thrum_host_payload_validate(const uint8_t *payload, uint8_t len, uint8_t *sequenced)
 {
-    switch (id) {
-    case THRUM_MSG_IDENTIFY: return THRUM_PLAIN_IDENTIFY;
-    case THRUM_MSG_PING: return THRUM_PLAIN_PING;
-    case THRUM_MSG_STOP: return THRUM_PLAIN_STOP;
-    case THRUM_MSG_STANDBY: return THRUM_PLAIN_STANDBY;
-    default: return THRUM_PLAIN_CALIBRATE; /* the only other message without fields */
-    }
-}
-
-int thrum_host_payload_parse(const uint8_t *payload, uint8_t len, thrum_host_payload_t *out)
-{
-    size_t pos = 0;
+    uint8_t pos = 0;
+    uint8_t with_fields = 0;
     thrum_msg_t msg;
-    thrum_command_t *cmd;
-    thrum_segment_t *seg;
 
-    out->count = 0;
-    out->sequenced = 0;
-    cmd = &out->cmd[0];
-    memset(cmd, 0, sizeof(*cmd));
+    *sequenced = 0;
     while (pos < len) {
-        int n = thrum_msg_decode(THRUM_DIR_H2D, payload + pos, len - pos, &msg);
+        int n = thrum_msg_decode(THRUM_DIR_H2D, payload + pos, (size_t)(len - pos), &msg);
         if (n < 0) {
             return -1;
         }
-        pos += (size_t)n;
+        pos = (uint8_t)(pos + n);
         if (!thrum_msg_is_any_lane(msg.id)) {
-            out->sequenced = 1;
+            *sequenced = 1;
         }
-        if (msg.field_count == 0u) {
-            cmd->plain |= plain_flag(msg.id);
-            continue;
-        }
-        /* the entry was zeroed: only the fields a message has are set */
-        cmd->id = (uint8_t)msg.id;
-        seg = &cmd->arg.segment;
-        switch (msg.id) {
-        case THRUM_MSG_SEGMENT:
-        case THRUM_MSG_PRELOAD_SEGMENT:
-            seg->start = msg.field[SEGMENT_START];
-            seg->duration = msg.field[SEGMENT_DURATION];
-            seg->from = (uint8_t)msg.field[SEGMENT_FROM];
-            seg->to = (uint8_t)msg.field[SEGMENT_TO];
-            seg->event = msg.field[SEGMENT_EVENT];
-            break;
-        case THRUM_MSG_ROM_EFFECT:
-            seg->start = msg.field[ROM_START];
-            seg->duration = THRUM_ROM_LATE_WINDOW_US;
-            seg->event = msg.field[ROM_EVENT];
-            seg->effect = (uint8_t)msg.field[ROM_EFFECT];
-            break;
-        case THRUM_MSG_GO:
-            cmd->arg.go.slot = (uint8_t)msg.field[GO_SLOT];
-            cmd->arg.go.start = msg.field[GO_START];
-            cmd->arg.go.event_base = msg.field[GO_EVENT_BASE];
-            break;
-        case THRUM_MSG_WAKE:
-            cmd->arg.idle_timeout_ms = msg.field[0];
-            break;
-        case THRUM_MSG_PRELOAD_BEGIN:
-            cmd->arg.slot = (uint8_t)msg.field[0];
-            break;
-        default: /* THRUM_MSG_CONFIGURE_DRIVER: decode accepted no other id with fields */
-            cmd->arg.driver.rated_voltage = (uint8_t)msg.field[CONFIGURE_RATED_VOLTAGE];
-            cmd->arg.driver.od_clamp = (uint8_t)msg.field[CONFIGURE_OD_CLAMP];
-            cmd->arg.driver.drive_time = (uint8_t)msg.field[CONFIGURE_DRIVE_TIME];
-            cmd->arg.driver.ol_lra_period = (uint8_t)msg.field[CONFIGURE_OL_LRA_PERIOD];
-            break;
-        }
-        out->count++;
-        if (out->count > THRUM_MAX_FIELD_MESSAGES) {
+        if (msg.field_count > 0u && ++with_fields > THRUM_MAX_FIELD_MESSAGES) {
             return -1; /* more messages with fields than §3 allows in one payload */
         }
-        cmd = &out->cmd[out->count];
-        memset(cmd, 0, sizeof(*cmd));
-    }
-    if (cmd->plain != 0u) {
-        out->count++;
     }
     return 0;
 }

@@ -3,7 +3,10 @@
  *
  * Rules that shape it:
  * - a segment's first write happens as soon as it is reached, and its ONSET time is the clock
- *   read right after that write returns, so the host sees when drive really began;
+ *   read right after that write returns, so the host sees when drive really began; a ramp up
+ *   from 0 is first written (and its onset taken) where it reaches its first non-zero code;
+ * - CUT removes the entries starting at or after its instant and cuts the one spanning it
+ *   (a per-slot limit, so the ramp keeps its slope);
  * - during a segment the interpolated amplitude is written at most every 500 µs and only when it
  *   changes (an I2C write takes ~73 µs at 400 kHz and the LRA loop updates once per cycle);
  * - whenever nothing should play (queue dry, gap between segments, STOP, watchdog, bus trouble)
@@ -19,6 +22,7 @@
 #include "thrum_core.h"
 
 #define QUEUE_INDEX(head, i) ((uint8_t)(((head) + (i)) % THRUM_FW_QUEUE_SLOTS))
+#define NO_LIMIT 0xFFFFFFFFu
 
 void thrum_scheduler_init(thrum_fw_t *fw)
 {
@@ -31,39 +35,74 @@ static const thrum_segment_t *tail(const thrum_scheduler_t *s)
 }
 
 /*
- * Walk the payload as execute() would: STOP frees every slot, each SEGMENT takes one and must not
- * start before the segment queued ahead of it. 0 = fine, 1 = out of order, 2 = not enough slots.
+ * Walk the payload as executing it would: STOP and STANDBY free every slot, CUT removes the
+ * entries that start at or after its `at` (freeing their slots), each SEGMENT and ROM_EFFECT
+ * takes one slot and must not start before the entry queued ahead of it. The simulated queue is
+ * the first `queued` real entries followed by the payload's own entries still standing (their
+ * starts in `added`, a stack: CUT removes from the end). A CUT whose `at` has passed also ends the
+ * playing entry; that slot is not counted here (the check does not depend on the clock).
  */
-int thrum_scheduler_check(const thrum_fw_t *fw, const thrum_host_payload_t *payload)
+/* Start of the simulated queue's last entry (see thrum_scheduler_check); 0 when it is empty. */
+static int sim_tail(const thrum_scheduler_t *s, const uint32_t *added, uint8_t n_added, uint8_t queued,
+                    uint32_t *start)
+{
+    if (n_added > 0u) {
+        *start = added[n_added - 1u];
+        return 1;
+    }
+    if (queued > 0u) {
+        *start = s->queue[QUEUE_INDEX(s->head, queued - 1u)].start;
+        return 1;
+    }
+    return 0;
+}
+
+int thrum_scheduler_check(const thrum_fw_t *fw, const uint8_t *payload, uint8_t len)
 {
     const thrum_scheduler_t *s = &fw->sched;
-    const thrum_segment_t *last = tail(s);
-    uint32_t last_start = last != NULL ? last->start : 0u;
-    int have_last = last != NULL;
+    uint32_t added[THRUM_MAX_FIELD_MESSAGES];
+    uint8_t n_added = 0;
+    uint8_t queued = s->count;
     uint8_t free_slots = (uint8_t)(THRUM_FW_QUEUE_SLOTS - s->count);
+    uint8_t pos = 0;
     int result = 0;
-    uint8_t i;
+    thrum_msg_t m;
 
-    for (i = 0; i < payload->count; i++) {
-        const thrum_command_t *cmd = &payload->cmd[i];
+    while (pos < len) {
+        uint32_t last;
+        int n = thrum_msg_decode(THRUM_DIR_H2D, payload + pos, (size_t)(len - pos), &m);
 
-        if ((cmd->plain & THRUM_PLAIN_STOP) != 0u) {
+        if (n < 0) {
+            return 1; /* validated before: cannot happen */
+        }
+        pos = (uint8_t)(pos + n);
+        if (m.id == THRUM_MSG_STOP || m.id == THRUM_MSG_STANDBY) {
             free_slots = THRUM_FW_QUEUE_SLOTS;
-            have_last = 0;
+            queued = 0;
+            n_added = 0;
+        } else if (m.id == THRUM_MSG_CUT) {
+            while (sim_tail(s, added, n_added, queued, &last) && !thrum_time_before(last, m.field[THRUM_F_CUT_AT])) {
+                if (n_added > 0u) {
+                    n_added--;
+                } else {
+                    queued--;
+                }
+                free_slots++;
+            }
+        } else if (m.id == THRUM_MSG_SEGMENT || m.id == THRUM_MSG_ROM_EFFECT) {
+            /* the start is field 0 of both */
+            if (sim_tail(s, added, n_added, queued, &last) && thrum_time_before(m.field[0], last)) {
+                return 1; /* ordering is checked first: it rejects the frame for good */
+            }
+            if (free_slots == 0u) {
+                result = 2;
+            } else {
+                free_slots--;
+            }
+            if (n_added < THRUM_MAX_FIELD_MESSAGES) {
+                added[n_added++] = m.field[0];
+            }
         }
-        if (cmd->id != THRUM_MSG_SEGMENT && cmd->id != THRUM_MSG_ROM_EFFECT) {
-            continue;
-        }
-        if (have_last && thrum_time_before(cmd->arg.segment.start, last_start)) {
-            return 1; /* ordering is checked first: it rejects the frame for good */
-        }
-        if (free_slots == 0u) {
-            result = 2;
-        } else {
-            free_slots--;
-        }
-        last_start = cmd->arg.segment.start;
-        have_last = 1;
     }
     return result;
 }
@@ -83,7 +122,18 @@ void thrum_scheduler_enqueue(thrum_fw_t *fw, const thrum_segment_t *segment)
         return; /* thrum_scheduler_check rules this out; never overwrite a queued segment */
     }
     s->queue[QUEUE_INDEX(s->head, s->count)] = *segment;
+    s->limit[QUEUE_INDEX(s->head, s->count)] = NO_LIMIT;
     s->count++;
+}
+
+/* How long after its start the head entry may still be started (a ROM effect: its late window)
+ * or played (a segment: its duration), whichever CUT left shorter. */
+static uint32_t head_window(const thrum_scheduler_t *s)
+{
+    uint32_t d = s->queue[s->head].duration;
+    uint32_t limit = s->limit[s->head];
+
+    return limit < d ? limit : d;
 }
 
 static void pop(thrum_scheduler_t *s)
@@ -91,6 +141,7 @@ static void pop(thrum_scheduler_t *s)
     s->head = QUEUE_INDEX(s->head, 1u);
     s->count--;
     s->playing = 0;
+    s->onset_pending = 0;
 }
 
 /* Write an amplitude; 0 on success. A failure leaves the output unknown, so the idle path keeps
@@ -98,16 +149,16 @@ static void pop(thrum_scheduler_t *s)
 static int write_amplitude(thrum_fw_t *fw, uint8_t amplitude, uint32_t now)
 {
     thrum_scheduler_t *s = &fw->sched;
-    /* 0 goes through drv2605l_stop, which works even on a driver whose set-up failed */
-    int err = amplitude == 0u ? drv2605l_stop(&fw->driver) : drv2605l_set_amplitude(&fw->driver, amplitude);
+    int err = drv2605l_set_amplitude(&fw->driver, amplitude); /* 0 works on any driver that answered */
 
     s->last_write_time = now;
     if (err != 0) {
         s->output_unknown = 1;
-        fw->stats.bus_errors++;
         if (!s->bus_fault_sent) {
             s->bus_fault_sent = 1;
-            thrum_telemetry_fault(fw, THRUM_FAULT_BUS_ERROR, fw->driver.failed_reg);
+            thrum_bus_fault(fw); /* FAULT 2, then bus recovery (FAULT 9) */
+        } else {
+            fw->stats.bus_errors++;
         }
         return err;
     }
@@ -155,8 +206,48 @@ void thrum_scheduler_stop(thrum_fw_t *fw)
     s->head = 0;
     s->count = 0;
     s->playing = 0;
+    s->onset_pending = 0;
     if (fw->driver.device_id != 0u && (s->amplitude != 0u || s->output_unknown)) {
         (void)write_amplitude(fw, 0, fw->hal->clock_us(fw->hal->ctx));
+    }
+}
+
+/* End the playing head entry at once (a ROM effect leaves the sequencer); the next run writes
+ * what follows it, 0 when nothing does. Its ONSET was sent when it started. */
+static void end_head(thrum_fw_t *fw, uint32_t now)
+{
+    if (fw->sched.queue[fw->sched.head].effect != 0u) {
+        end_rom(fw, now);
+    }
+    pop(&fw->sched);
+}
+
+void thrum_scheduler_cut(thrum_fw_t *fw, uint32_t at)
+{
+    thrum_scheduler_t *s = &fw->sched;
+    uint32_t now = fw->hal->clock_us(fw->hal->ctx);
+
+    /* the queue is ordered by start: remove from the tail while entries start at or after `at` */
+    while (s->count > 0u) {
+        uint8_t last = QUEUE_INDEX(s->head, s->count - 1u);
+        uint32_t len = at - s->queue[last].start;
+        uint32_t *limit = &s->limit[last];
+
+        if ((int32_t)len > 0) {
+            /* starts before `at`: the new tail (every entry ahead of it is taken over before
+             * `at` anyway) ends at `at` at the latest */
+            if (*limit > len) {
+                *limit = len;
+            }
+            break;
+        }
+        if (s->count == 1u && s->playing) {
+            break; /* began at or after `at`, so `at` has passed: it ends now, below */
+        }
+        s->count--; /* never started: removed silently, no ONSET */
+    }
+    if (s->count > 0u && s->playing && !thrum_time_before(now, at)) {
+        end_head(fw, now); /* `at` has passed: the playing entry ends now */
     }
 }
 
@@ -191,25 +282,33 @@ static void report(thrum_fw_t *fw, const thrum_segment_t *seg, uint32_t time, ui
     }
 }
 
-/* Start the head segment, which has been reached at `now`. */
-static void start_segment(thrum_fw_t *fw, uint32_t now)
+/* A ramp up from 0 (§4.1): `seg` starts at amplitude 0 and its rounded amplitude becomes non-zero
+ * inside its own duration (then it is non-zero just before its end: the ramp only rises). */
+static int ramp_from_zero(const thrum_segment_t *seg)
+{
+    return seg->effect == 0u && seg->from == 0u && seg->to != 0u &&
+           interpolate(seg, seg->start + seg->duration - 1u) != 0u;
+}
+
+/* For a ramp up from 0 reached at `now`: 1 when its crossing (the first instant its rounded
+ * amplitude is non-zero) lies more than the late tolerance before `now`, i.e. the amplitude was
+ * already non-zero THRUM_LATE_TOLERANCE_US + 1 µs ago. */
+static int late_after_crossing(const thrum_segment_t *seg, uint32_t now)
+{
+    uint32_t t = now - (THRUM_LATE_TOLERANCE_US + 1u);
+
+    return !thrum_time_before(t, seg->start) && interpolate(seg, t) != 0u;
+}
+
+/* The head entry's drive begins now: its first non-zero write (or the sequencer start of a ROM
+ * effect, or the single write of an all-zero segment). Its ONSET time is when that write
+ * returned; `late` says it began more than the tolerance after it was due. */
+static void begin_drive(thrum_fw_t *fw, uint32_t now, int late)
 {
     thrum_scheduler_t *s = &fw->sched;
     const thrum_segment_t *seg = &s->queue[s->head];
-    uint32_t end = seg->start + seg->duration;
-    uint32_t onset;
-    uint8_t status;
-    int superseded = s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start);
+    uint8_t status = late ? THRUM_ONSET_LATE_TRIMMED : THRUM_ONSET_ON_TIME;
 
-    if (!thrum_time_before(now, end) || !fw->driver.ready || superseded) {
-        /* reached after its window, taken over already, or nothing to drive: never play it
-         * outside its time */
-        fw->stats.segments_dropped++;
-        report(fw, seg, now, THRUM_ONSET_DROPPED);
-        pop(s);
-        return;
-    }
-    status = (now - seg->start > THRUM_LATE_TOLERANCE_US) ? THRUM_ONSET_LATE_TRIMMED : THRUM_ONSET_ON_TIME;
     if (seg->effect != 0u) {
         s->last_rom_poll = now;
         s->last_write_time = now;
@@ -221,14 +320,45 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
     } else {
         (void)write_amplitude(fw, interpolate(seg, now), now);
     }
-    onset = fw->hal->clock_us(fw->hal->ctx);
     if (status == THRUM_ONSET_ON_TIME) {
         fw->stats.segments_played++;
     } else {
         fw->stats.segments_trimmed++;
     }
-    report(fw, seg, onset, status);
+    report(fw, seg, fw->hal->clock_us(fw->hal->ctx), status);
+}
+
+/* Start the head segment, which has been reached at `now`. */
+static void start_segment(thrum_fw_t *fw, uint32_t now)
+{
+    thrum_scheduler_t *s = &fw->sched;
+    const thrum_segment_t *seg = &s->queue[s->head];
+    int superseded = s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start);
+
+    if (now - seg->start >= head_window(s) || !fw->driver.ready || superseded ||
+        (seg->effect != 0u && !DRV2605L_HAS_ROM(fw->driver.device_id))) {
+        /* reached after its window, taken over already, nothing to drive, or a ROM effect on a
+         * DRV2604/2604L (RAM, no ROM library): never play it outside its time */
+        fw->stats.segments_dropped++;
+        report(fw, seg, now, THRUM_ONSET_DROPPED);
+        pop(s);
+        return;
+    }
     s->playing = 1;
+    if (ramp_from_zero(seg)) {
+        if (interpolate(seg, now) == 0u) {
+            /* drive begins at the crossing; until then the output is 0 (written now if it
+             * was not: that write is not the onset) */
+            s->onset_pending = 1;
+            if (s->amplitude != 0u || s->output_unknown) {
+                (void)write_amplitude(fw, 0, now);
+            }
+            return;
+        }
+        begin_drive(fw, now, late_after_crossing(seg, now));
+        return;
+    }
+    begin_drive(fw, now, now - seg->start > THRUM_LATE_TOLERANCE_US);
 }
 
 /* A playing ROM effect: poll GO now and then; it ends when GO clears. 1 when it ended. */
@@ -280,20 +410,34 @@ void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
             if (seg->effect != 0u) {
                 end_rom(fw, now);
             }
+            if (s->onset_pending) {
+                /* taken over before its ramp left 0: it never drove */
+                fw->stats.segments_dropped++;
+                report(fw, seg, now, THRUM_ONSET_DROPPED);
+            }
             pop(s);
             continue;
         }
         if (seg->effect != 0u) {
-            if (rom_finished(fw, now)) {
+            if (now - seg->start >= s->limit[s->head] || rom_finished(fw, now)) {
                 end_rom(fw, now);
                 pop(s);
                 continue;
             }
             return;
         }
-        if (!thrum_time_before(now, seg->start + seg->duration)) {
-            pop(s);
+        if (now - seg->start >= head_window(s)) {
+            pop(s); /* one still at 0 was cut (CUT) before it drove: no ONSET, the host re-sends it */
             continue;
+        }
+        if (s->onset_pending) {
+            if (interpolate(seg, now) != 0u) {
+                s->onset_pending = 0;
+                begin_drive(fw, now, late_after_crossing(seg, now));
+            } else if (s->output_unknown && now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US) {
+                (void)write_amplitude(fw, 0, now);
+            }
+            return;
         }
         if (now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US) {
             uint8_t a = interpolate(seg, now);
@@ -379,9 +523,16 @@ void thrum_scheduler_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *dead
     }
     if (seg->effect != 0u) {
         thrum_deadline_offer(now, s->last_rom_poll + THRUM_FW_ROM_POLL_US, deadline, has);
+        if (s->limit[s->head] != NO_LIMIT) {
+            thrum_deadline_offer(now, seg->start + s->limit[s->head], deadline, has);
+        }
         return;
     }
-    thrum_deadline_offer(now, seg->start + seg->duration, deadline, has);
+    thrum_deadline_offer(now, seg->start + head_window(s), deadline, has);
+    if (s->onset_pending) {
+        /* the crossing is not held to the 500 µs rule */
+        thrum_deadline_offer(now, next_change(seg, 0, now, &changes), deadline, has);
+    }
     if (s->output_unknown) {
         thrum_deadline_offer(now, retry, deadline, has);
         return;
@@ -406,9 +557,18 @@ void thrum_scheduler_check_driver(thrum_fw_t *fw, uint32_t now)
         s->last_status_time = now;
         return;
     }
+    /* Not in the THRUM_FW_STATUS_GUARD_US before the next entry starts: the read holds the bus
+     * ≈ 90 µs, and the entry would start late. 16 bits suffice: a start 65 ms away that aliases
+     * into the guard only postpones one poll. */
     if (now - s->last_status_time < THRUM_FW_STATUS_POLL_US) {
         return;
     }
+#if THRUM_FW_STATUS_GUARD_US > 0
+    if (s->count > s->playing &&
+        (uint16_t)(s->queue[QUEUE_INDEX(s->head, s->playing)].start - now) < THRUM_FW_STATUS_GUARD_US) {
+        return;
+    }
+#endif
     s->last_status_time = now;
     if (drv2605l_read_status(&fw->driver, &status) != 0) {
         thrum_bus_fault(fw);

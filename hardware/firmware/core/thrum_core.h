@@ -7,19 +7,6 @@
 
 #include "thrum_fw.h"
 
-/* IDENTIFY, PING, STOP, STANDBY and CALIBRATE carry no fields and are idempotent, so a run of
- * them between two parameterised messages is kept as a set of flags; their order within the run
- * cannot matter (they run in the order STOP, STANDBY, CALIBRATE). CALIBRATE is sequenced. */
-#define THRUM_PLAIN_IDENTIFY 0x01u
-#define THRUM_PLAIN_PING 0x02u
-#define THRUM_PLAIN_STOP 0x04u
-#define THRUM_PLAIN_STANDBY 0x08u
-#define THRUM_PLAIN_CALIBRATE 0x10u
-
-/* §3 allows at most THRUM_MAX_FIELD_MESSAGES messages with fields per payload, plus one trailing
- * run of plain messages. */
-#define THRUM_FW_MAX_COMMANDS (THRUM_MAX_FIELD_MESSAGES + 1u)
-
 /** GO's fields. */
 typedef struct thrum_go {
     uint32_t start;
@@ -27,29 +14,24 @@ typedef struct thrum_go {
     uint8_t slot;
 } thrum_go_t;
 
-/** One decoded host command: the plain messages that came before it, then at most one
- *  parameterised message (`id` 0 when the entry holds only plain messages). */
-typedef struct thrum_command {
-    uint8_t plain;
-    uint8_t id;
-    union {
-        thrum_segment_t segment;   /* SEGMENT, ROM_EFFECT, PRELOAD_SEGMENT (start = offset) */
-        drv2605l_config_t driver;  /* CONFIGURE_DRIVER */
-        uint32_t idle_timeout_ms;  /* WAKE */
-        uint8_t slot;              /* PRELOAD_BEGIN */
-        thrum_go_t go;             /* GO */
-    } arg;
-} thrum_command_t;
-
-/** A whole host payload, parsed before any of it runs. */
-typedef struct thrum_host_payload {
-    thrum_command_t cmd[THRUM_FW_MAX_COMMANDS];
-    uint8_t count;
-    uint8_t sequenced;   /**< it holds a message of the sequenced lane */
-} thrum_host_payload_t;
+/* Field positions of host messages (PROTOCOL.md §3.1), as thrum_msg_t.field indexes. */
+#define THRUM_F_SEGMENT_START 0u
+#define THRUM_F_SEGMENT_DURATION 1u
+#define THRUM_F_SEGMENT_FROM 2u
+#define THRUM_F_SEGMENT_TO 3u
+#define THRUM_F_SEGMENT_EVENT 4u
+#define THRUM_F_ROM_START 0u
+#define THRUM_F_ROM_EFFECT 1u
+#define THRUM_F_ROM_EVENT 2u
+#define THRUM_F_GO_SLOT 0u
+#define THRUM_F_GO_START 1u
+#define THRUM_F_GO_EVENT_BASE 2u
+#define THRUM_F_CUT_AT 0u
 
 /* messages.c */
-int thrum_host_payload_parse(const uint8_t *payload, uint8_t len, thrum_host_payload_t *out);
+/** Check a whole host payload (§3): every message parses, at most THRUM_MAX_FIELD_MESSAGES carry
+ *  fields. Sets *sequenced when one of them belongs to the sequenced lane. 0 or -1. */
+int thrum_host_payload_validate(const uint8_t *payload, uint8_t len, uint8_t *sequenced);
 
 /* link.c */
 void thrum_link_init(thrum_fw_t *fw);
@@ -66,11 +48,15 @@ void thrum_telemetry_flush(thrum_fw_t *fw);
 
 /* scheduler.c */
 void thrum_scheduler_init(thrum_fw_t *fw);
-int thrum_scheduler_check(const thrum_fw_t *fw, const thrum_host_payload_t *payload);
+/** Walk a validated payload as executing it would (STOP, STANDBY, CUT, SEGMENT, ROM_EFFECT):
+ *  0 = fine, 1 = an entry out of order (§3.1), 2 = not enough free slots (§2.4). */
+int thrum_scheduler_check(const thrum_fw_t *fw, const uint8_t *payload, uint8_t len);
 void thrum_scheduler_enqueue(thrum_fw_t *fw, const thrum_segment_t *segment);
 /** 1 when an entry starting at `start` may be queued behind the queue's tail (§3.1 order). */
 int thrum_scheduler_accepts(const thrum_fw_t *fw, uint32_t start);
 void thrum_scheduler_stop(thrum_fw_t *fw);
+/** CUT (§4.8): drop the entries starting at or after `at`, end the others at `at` at the latest. */
+void thrum_scheduler_cut(thrum_fw_t *fw, uint32_t at);
 void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now);
 void thrum_scheduler_check_driver(thrum_fw_t *fw, uint32_t now);
 void thrum_scheduler_driver_fault(thrum_fw_t *fw);

@@ -167,6 +167,12 @@ struct thrum_hal;
 #define DRV2605L_CALIBRATION_POLL_US 10000u
 /** A calibration whose GO has not cleared after this long is reported as failed. */
 #define DRV2605L_CALIBRATION_TIMEOUT_US 3000000u
+/* After a failed GO read or the timeout, GO is still polled (MODE must not change while GO = 1)
+ * for at most this much longer; a driver whose GO never clears is then set up regardless. */
+#define DRV2605L_CALIBRATION_DRAIN_US 1000000u
+/* DEV_RESET: MODE is read this often until bit 7 clears, at most this many times. */
+#define DRV2605L_RESET_POLL_US 1000u
+#define DRV2605L_RESET_POLLS 20u
 
 /* ---- Driver API ------------------------------------------------------------------------------ */
 
@@ -206,11 +212,19 @@ int drv2605l_probe(drv2605l_t *drv, const struct thrum_hal *hal);
  *  Stops output first. On failure `failed_reg` names the register and the driver is not ready. */
 int drv2605l_configure(drv2605l_t *drv, const drv2605l_config_t *config);
 
-/** Write RTP_INPUT: 0 = no drive, 255 = rated voltage. */
+/** DEV_RESET (MODE bit 7): every register back to its reset value, as a power cycle; polls MODE
+ *  every DRV2605L_RESET_POLL_US until the bit clears (at most DRV2605L_RESET_POLLS times).
+ *  0, or a negative errno (-DRV2605L_EIO when it never cleared, failed_reg = MODE). */
+int drv2605l_reset(drv2605l_t *drv);
+
+/** 1 when the part has the ROM effect library (DRV2605, DRV2605L); the DRV2604/2604L have RAM. */
+#define DRV2605L_HAS_ROM(device_id) (((device_id) & 1u) != 0u) /* 3 and 7; 4 and 6 are even */
+
+/** Write RTP_INPUT: 0 = no drive (the closed loop brakes the actuator; tried on any driver that
+ *  answered, even one whose set-up failed), 255 = rated voltage (needs a driver that is set up). */
 int drv2605l_set_amplitude(drv2605l_t *drv, uint8_t amplitude);
 
-/** Stop driving (RTP_INPUT = 0); the closed loop brakes the actuator. */
-int drv2605l_stop(drv2605l_t *drv);
+
 
 /** Read STATUS (its flags clear on read) into `*status`. */
 int drv2605l_read_status(drv2605l_t *drv, uint8_t *status);

@@ -58,6 +58,12 @@ extern "C" {
 /* While the actuator is driven, STATUS is read this often to catch over-temperature and
  * over-current shutdowns (the driver latches them). */
 #define THRUM_FW_STATUS_POLL_US 50000u
+/* No STATUS poll this close before an entry's start, µs: the read holds the bus ≈ 90 µs. The
+ * AVR build sets 0 (no guard) until it has the 70 bytes of flash the check takes; there an entry
+ * can start up to ≈ 90 µs late (and say so) about once per 50 ms of drive. */
+#ifndef THRUM_FW_STATUS_GUARD_US
+#define THRUM_FW_STATUS_GUARD_US 250u
+#endif
 
 /* While a ROM effect plays, GO is read this often to see it end. */
 #define THRUM_FW_ROM_POLL_US 2000u
@@ -82,6 +88,13 @@ typedef struct thrum_hal {
     void (*serial_write)(void *ctx, const uint8_t *data, uint16_t len);
     /** Busy-wait for at least `us` microseconds (used only during driver set-up). */
     void (*delay_us)(void *ctx, uint32_t us);
+    /** Free a stuck I2C bus after a failed transfer: clock SCL (at most 9 pulses) until the slave
+     *  releases SDA, then a STOP, and re-initialise the bus controller. 0 when SDA is high after
+     *  it, negative when it stays low. NULL when the port cannot drive the bus lines. */
+    int (*i2c_recover)(void *ctx);
+    /** Drive the driver's EN pin (1 = enabled, 0 = hardware shutdown, outputs to ground).
+     *  NULL when EN is wired high on the board. */
+    void (*driver_enable)(void *ctx, uint8_t on);
 } thrum_hal_t;
 
 /** Constant board configuration (from the board description, never changed at run time). */
@@ -93,20 +106,27 @@ typedef struct thrum_board {
     uint8_t ol_lra_period;     /**< DRV2605L OL_LRA_PERIOD default (0..127) */
 } thrum_board_t;
 
+/* Width of the diagnostic counters. A port that never reads them may narrow them (the AVR build
+ * uses 16 bits: they then wrap at 65536, and every increment is half the code). */
+#ifndef THRUM_FW_COUNT_T
+#define THRUM_FW_COUNT_T uint32_t
+#endif
+typedef THRUM_FW_COUNT_T thrum_fw_count_t;
+
 /** Counters a port or a test may read; the core only increments them. */
 typedef struct thrum_fw_stats {
-    uint32_t frames_ok;        /**< valid host frames that parsed (executed or not) */
-    uint32_t bad_frames;       /**< CRC failures and frames that did not parse or broke a §3 rule */
-    uint32_t discarded_bytes;  /**< bytes dropped by the frame decoder while resynchronising */
-    uint32_t duplicates;       /**< valid sequenced frames with SEQ != next_seq */
-    uint32_t flow_violations;
-    uint32_t segments_played;  /**< segments started on time */
-    uint32_t segments_trimmed; /**< segments started late, played from the moment reached */
-    uint32_t segments_dropped; /**< segments reached after their end (or with no driver) */
-    uint32_t driver_writes;    /**< RTP_INPUT writes that succeeded */
-    uint32_t bus_errors;
-    uint32_t watchdog_stops;
-    uint32_t calibrations;     /**< calibration runs finished (passed or failed) */
+    thrum_fw_count_t frames_ok;        /**< valid host frames that parsed (executed or not) */
+    thrum_fw_count_t bad_frames;       /**< CRC failures and frames that did not parse or broke a §3 rule */
+    thrum_fw_count_t discarded_bytes;  /**< bytes dropped by the frame decoder while resynchronising */
+    thrum_fw_count_t duplicates;       /**< valid sequenced frames with SEQ != next_seq */
+    thrum_fw_count_t flow_violations;
+    thrum_fw_count_t segments_played;  /**< segments started on time */
+    thrum_fw_count_t segments_trimmed; /**< segments started late, played from the moment reached */
+    thrum_fw_count_t segments_dropped; /**< segments reached after their end (or with no driver) */
+    thrum_fw_count_t driver_writes;    /**< RTP_INPUT writes that succeeded */
+    thrum_fw_count_t bus_errors;
+    thrum_fw_count_t watchdog_stops;
+    thrum_fw_count_t calibrations;     /**< calibration runs finished (passed or failed) */
 } thrum_fw_stats_t;
 
 /** One queued amplitude ramp (PROTOCOL.md §3.1 SEGMENT), or a ROM effect (ROM_EFFECT) when
@@ -130,17 +150,24 @@ typedef struct thrum_link {
     uint32_t last_host_time;    /**< arrival of the last host frame that parsed (watchdog) */
     uint8_t host_seen;          /**< a frame has parsed since reset: the watchdog is armed */
     uint8_t watchdog_tripped;   /**< FAULT 5 sent for this silence */
+    uint8_t identify;           /**< the frame being handled asked for IDENTIFY_REPLY */
 } thrum_link_t;
 
 /** Segment scheduler state (§4.1, §4.2). */
 typedef struct thrum_scheduler {
     thrum_segment_t queue[THRUM_FW_QUEUE_SLOTS];
+    /** µs after its start at which queue[i] ends at the latest (set by CUT, §4.8); 0xFFFFFFFF
+     *  when it has no such limit. Kept beside the queue so the program store stays small. */
+    uint32_t limit[THRUM_FW_QUEUE_SLOTS];
     uint8_t head;            /**< index of the oldest queued segment */
     uint8_t count;           /**< queued segments, the playing one included */
     uint8_t playing;         /**< 1 while queue[head] is being driven */
+    uint8_t onset_pending;   /**< queue[head] ramps up from 0 and has not reached its first
+                                  non-zero code yet: its first write (and ONSET) is still due */
     uint8_t amplitude;       /**< last amplitude the driver accepted */
     uint8_t output_unknown;  /**< a write failed: the driver may hold any amplitude */
     uint8_t bus_fault_sent;  /**< FAULT 2 already reported for the current run of failures */
+    uint32_t known_at;       /**< last poll at which the output was known (fail-safe watchdog) */
     uint32_t last_write_time;
     uint32_t last_status_time;
     uint32_t last_rom_poll;  /**< when GO was last read while a ROM effect plays */
@@ -152,6 +179,9 @@ typedef struct thrum_calibration {
     uint8_t again;           /**< asked for while running: run once more when this run ends */
     uint8_t lra_period;      /**< LRA_PERIOD read while the calibration drove the actuator */
     uint8_t cause;           /**< THRUM_CAUSE_* of the run */
+    uint8_t failed;          /**< a GO read failed or it ran past the timeout: the run has failed,
+                                  but MODE is not touched until GO reads 0 */
+    uint8_t reconfigure;     /**< CONFIGURE_DRIVER came meanwhile: set up once GO has cleared */
     uint32_t started;
     uint32_t last_poll;
 } thrum_calibration_t;
@@ -192,7 +222,7 @@ typedef struct thrum_fw {
     thrum_program_store_t programs;
     drv2605l_t driver;
     drv2605l_config_t driver_config;
-    uint32_t parse_failures;
+    thrum_fw_count_t parse_failures;
     uint8_t pending[THRUM_FW_PENDING_MAX];
     uint8_t pending_len;
     thrum_fw_stats_t stats;
@@ -237,6 +267,17 @@ uint8_t thrum_fw_calibrating(const thrum_fw_t *fw);
 
 /** 1 while the driver is in software standby. */
 uint8_t thrum_fw_standby(const thrum_fw_t *fw);
+
+/** A write that should silence the driver has been failing for this long: the core reports
+ *  itself unhealthy so that the port's hardware watchdog resets the board (README: fail-safes). */
+#define THRUM_FW_STUCK_US 100000u
+
+/**
+ * 1 when the port may kick its hardware watchdog: the core ran (the port calls this from its main
+ * loop, after thrum_fw_poll) and the driver's output is known, or has been unknown (failed bus
+ * writes) for less than THRUM_FW_STUCK_US. 0 asks for a reset.
+ */
+uint8_t thrum_fw_healthy(const thrum_fw_t *fw, uint32_t now);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,27 @@ static uint32_t fake_clock(void *ctx)
     return ((fake_t *)ctx)->now;
 }
 
+/* DRV2605L reset values that matter here (reference notes §1.1); STATUS keeps its DEVICE_ID. */
+static void reset_regs(fake_t *f)
+{
+    uint8_t id = (uint8_t)(f->regs[DRV2605L_REG_STATUS] & DRV2605L_STATUS_DEVICE_ID);
+
+    memset(f->regs, 0, sizeof(f->regs));
+    f->regs[DRV2605L_REG_STATUS] = id;
+    f->regs[DRV2605L_REG_MODE] = 0x40;
+    f->regs[DRV2605L_REG_LIBRARY] = 0x01;
+    f->regs[DRV2605L_REG_RATED_VOLTAGE] = 0x3E;
+    f->regs[DRV2605L_REG_OD_CLAMP] = 0x8C;
+    f->regs[DRV2605L_REG_A_CAL_COMP] = 0x0C;
+    f->regs[DRV2605L_REG_A_CAL_BEMF] = 0x6C;
+    f->regs[DRV2605L_REG_FEEDBACK_CONTROL] = 0x36;
+    f->regs[DRV2605L_REG_CONTROL1] = 0x93;
+    f->regs[DRV2605L_REG_CONTROL2] = 0xF5;
+    f->regs[DRV2605L_REG_CONTROL3] = 0xA0;
+    f->regs[DRV2605L_REG_OL_LRA_PERIOD] = 0x33;
+    f->go_reads_left = 0;
+}
+
 static void note_access(fake_t *f)
 {
     if (!f->accessed) {
@@ -35,7 +56,13 @@ static int fake_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t 
     }
     for (i = 1; i < len; i++) {
         uint8_t reg = (uint8_t)(data[0] + i - 1u);
-        if (reg < FAKE_REGS && reg != DRV2605L_REG_STATUS) {
+        if (reg == DRV2605L_REG_MODE && (data[i] & DRV2605L_MODE_DEV_RESET) != 0u) {
+            /* DEV_RESET: as a power cycle; MODE reads bit 7 until the reset is done */
+            reset_regs(f);
+            f->regs[DRV2605L_REG_MODE] = 0xC0;
+            f->dev_resets++;
+            f->reset_reads_left = f->reset_reads;
+        } else if (reg < FAKE_REGS && reg != DRV2605L_REG_STATUS) {
             f->regs[reg] = data[i];
         }
         if (reg == DRV2605L_REG_GO) {
@@ -68,6 +95,12 @@ static int fake_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uin
     if (!f->present || addr != DRV2605L_I2C_ADDR) {
         return -6;
     }
+    if (f->fail_read_reg == reg && f->fail_read_count != 0) {
+        if (f->fail_read_count > 0) {
+            f->fail_read_count--;
+        }
+        return -5;
+    }
     for (i = 0; i < len; i++) {
         uint8_t r = (uint8_t)(reg + i);
         if (r == DRV2605L_REG_GO && f->regs[r] != 0u) {
@@ -85,6 +118,13 @@ static int fake_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uin
                         f->regs[DRV2605L_REG_STATUS] |= DRV2605L_STATUS_DIAG_RESULT;
                     }
                 }
+            }
+        }
+        if (r == DRV2605L_REG_MODE && (f->regs[r] & DRV2605L_MODE_DEV_RESET) != 0u) {
+            if (f->reset_reads_left > 0u) {
+                f->reset_reads_left--;
+            } else if (!f->reset_stuck) {
+                f->regs[r] &= (uint8_t)~DRV2605L_MODE_DEV_RESET;
             }
         }
         out[i] = r < FAKE_REGS ? f->regs[r] : 0u;
@@ -116,6 +156,32 @@ static void fake_delay(void *ctx, uint32_t us)
     f->now += us;
 }
 
+/* Bus recovery: frees the bus (ends the injected failures) when recover_frees is set. */
+static int fake_i2c_recover(void *ctx)
+{
+    fake_t *f = ctx;
+
+    f->recoveries++;
+    f->now += 9u * 10u + 10u; /* 9 SCL pulses at 100 kHz and a STOP */
+    if (f->recover_frees) {
+        f->fail_count = 0;
+        return 0;
+    }
+    return -5;
+}
+
+static void fake_driver_enable(void *ctx, uint8_t on)
+{
+    fake_t *f = ctx;
+
+    f->en = on;
+    f->en_calls++;
+    if (on && !f->en_time_set) {
+        f->en_time_set = 1;
+        f->en_time = f->now;
+    }
+}
+
 void fake_init(fake_t *f)
 {
     memset(f, 0, sizeof(*f));
@@ -125,22 +191,17 @@ void fake_init(fake_t *f)
     f->hal.i2c_read = fake_i2c_read;
     f->hal.serial_write = fake_serial_write;
     f->hal.delay_us = fake_delay;
+    f->hal.i2c_recover = fake_i2c_recover;
+    f->hal.driver_enable = fake_driver_enable;
     f->present = 1;
     f->fail_reg = -1;
+    f->fail_read_reg = -1;
     f->i2c_cost_us = 0;
     f->cal_go_reads = 3;
     f->rom_go_reads = 5;
-    /* DRV2605L reset values that matter here (reference notes §1.1) */
-    f->regs[DRV2605L_REG_STATUS] = 0xE0;
-    f->regs[DRV2605L_REG_MODE] = 0x40;
-    f->regs[DRV2605L_REG_LIBRARY] = 0x01;
-    f->regs[DRV2605L_REG_RATED_VOLTAGE] = 0x3E;
-    f->regs[DRV2605L_REG_OD_CLAMP] = 0x8C;
-    f->regs[DRV2605L_REG_FEEDBACK_CONTROL] = 0x36;
-    f->regs[DRV2605L_REG_CONTROL1] = 0x93;
-    f->regs[DRV2605L_REG_CONTROL2] = 0xF5;
-    f->regs[DRV2605L_REG_CONTROL3] = 0xA0;
-    f->regs[DRV2605L_REG_OL_LRA_PERIOD] = 0x33;
+    f->reset_reads = 2;
+    f->regs[DRV2605L_REG_STATUS] = 0xE0; /* DRV2605L */
+    reset_regs(f);
     thrum_frame_decoder_init(&f->dec, THRUM_CTRL_MARK_DEVICE);
 }
 

@@ -54,6 +54,18 @@ typedef struct fake {
     unsigned cal_go_reads;     /* default 3 */
     unsigned rom_go_reads;     /* default 5 */
     int cal_fail;              /* the next calibration fails (DIAG_RESULT = 1) */
+    unsigned recoveries;       /* i2c_recover calls */
+    unsigned dev_resets;       /* MODE writes with DEV_RESET */
+    unsigned reset_reads;      /* MODE reads that still show DEV_RESET after one (default 2) */
+    unsigned reset_reads_left;
+    int reset_stuck;           /* DEV_RESET never clears */
+    int fail_read_reg;         /* reads of this register fail (-1: none) ... */
+    int fail_read_count;       /* ... this many times (-1: always) */
+    int recover_frees;         /* i2c_recover ends the injected write failures */
+    uint8_t en;                /* EN pin as driven through the HAL */
+    unsigned en_calls;
+    int en_time_set;
+    uint32_t en_time;          /* clock when EN first went high */
 } fake_t;
 
 void fake_init(fake_t *f);

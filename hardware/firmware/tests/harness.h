@@ -39,6 +39,10 @@ extern const test_case_t link_tests[];
 extern const test_case_t scheduler_tests[];
 extern const test_case_t driver_tests[];
 extern const test_case_t feature_tests[];
+extern const test_case_t cut_tests[];
+extern const test_case_t onset_tests[];
+extern const test_case_t failsafe_tests[];
+extern const test_case_t chip_tests[];
 
 /* Path of firmware-protocol/vectors/wire-vectors.txt (argv[1]). */
 extern const char *vectors_path;

@@ -8,7 +8,7 @@ const char *vectors_path = "../../firmware-protocol/vectors/wire-vectors.txt";
 
 int main(int argc, char **argv)
 {
-    const test_case_t *tables[] = {codec_tests, vector_tests, link_tests, scheduler_tests, driver_tests, feature_tests};
+    const test_case_t *tables[] = {codec_tests, vector_tests, link_tests, scheduler_tests, driver_tests, feature_tests, cut_tests, onset_tests, failsafe_tests, chip_tests};
     unsigned passed = 0;
     unsigned failed = 0;
     size_t t;

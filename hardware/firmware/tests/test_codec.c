@@ -263,6 +263,7 @@ static void test_message_codec(void)
     CHECK(thrum_msg_is_any_lane(THRUM_MSG_STOP));
     CHECK(!thrum_msg_is_any_lane(THRUM_MSG_SEGMENT));
     CHECK(!thrum_msg_is_any_lane(THRUM_MSG_CONFIGURE_DRIVER));
+    CHECK(!thrum_msg_is_any_lane(THRUM_MSG_CUT)); /* sequenced: it must never overtake drive it replaces */
     CHECK(thrum_payload_valid(THRUM_DIR_H2D, buf, 0));
 }
 

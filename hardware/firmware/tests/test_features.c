@@ -82,16 +82,18 @@ static void test_next_deadline(void)
     CHECK_EQ(d, 5013u); /* the segment start, not the watchdog a second away */
     mark = f.nwrites;
     passes = run_by_deadlines(20000);
-    /* 0 at the start, then one write per step of the ramp (every 1000 µs from 5513 on), then 0 */
+    /* nothing until the ramp reaches code 1 at 5513 (§4.1), then one write per step of the ramp
+     * (every 1000 µs), then 0 at the end */
     w = &f.writes[mark];
-    CHECK_EQ(f.nwrites - mark, 12u);
-    CHECK_EQ(w[0].time, 5013u + I2C_COST);
-    CHECK_EQ(w[1].time, 5513u + I2C_COST);
-    CHECK_EQ(w[1].value, 1);
-    CHECK_EQ(w[10].time, 14513u + I2C_COST);
-    CHECK_EQ(w[10].value, 10);
-    CHECK_EQ(w[11].value, 0);
-    CHECK_EQ(w[11].time, 15013u + I2C_COST);
+    CHECK_EQ(f.nwrites - mark, 11u);
+    CHECK_EQ(w[0].time, 5513u + I2C_COST);
+    CHECK_EQ(w[0].value, 1);
+    CHECK_EQ(w[1].time, 6513u + I2C_COST);
+    CHECK_EQ(w[1].value, 2);
+    CHECK_EQ(w[9].time, 14513u + I2C_COST);
+    CHECK_EQ(w[9].value, 10);
+    CHECK_EQ(w[10].value, 0);
+    CHECK_EQ(w[10].time, 15013u + I2C_COST);
     CHECK(passes < 20u);
     /* the watchdog is the only deadline left */
     d = thrum_fw_next_deadline(&fw, f.now, &has);

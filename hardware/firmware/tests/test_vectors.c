@@ -36,6 +36,7 @@ static const msg_name_t names[] = {
     {"PRELOAD_SEGMENT", THRUM_DIR_H2D, THRUM_MSG_PRELOAD_SEGMENT, {"offset", "duration", "from", "to", "event"}},
     {"GO", THRUM_DIR_H2D, THRUM_MSG_GO, {"slot", "start", "event_base"}},
     {"ROM_EFFECT", THRUM_DIR_H2D, THRUM_MSG_ROM_EFFECT, {"start", "effect", "event"}},
+    {"CUT", THRUM_DIR_H2D, THRUM_MSG_CUT, {"at"}},
     {"CALIBRATION_RESULT", THRUM_DIR_D2H, THRUM_MSG_CALIBRATION_RESULT,
      {"status", "a_cal_comp", "a_cal_bemf", "bemf_gain", "lra_period"}},
     {"STATE", THRUM_DIR_D2H, THRUM_MSG_STATE, {"state", "cause"}},
@@ -289,8 +290,8 @@ static void check_badpayload(char **cols, int ncols)
         FAIL_VECTOR(cols, "parses");
     }
     if (dir == THRUM_DIR_H2D && len <= THRUM_MAX_PAYLOAD) {
-        thrum_host_payload_t parsed;
-        if (thrum_host_payload_parse(data, (uint8_t)len, &parsed) == 0) {
+        uint8_t sequenced;
+        if (thrum_host_payload_validate(data, (uint8_t)len, &sequenced) == 0) {
             FAIL_VECTOR(cols, "the device's payload parser accepts it");
         }
     }

@@ -79,6 +79,22 @@ public struct SimulationTrace: Sendable, Codable {
         return feltOnset(after: after, threshold: fraction * peak)
     }
 
+    /// The completion time (µs) of the first non-zero write to RTP_INPUT, or of a GO write (a ROM
+    /// effect through the sequencer), at or after `time`: when the chip was first told to drive.
+    /// The device's ONSET `time` is the same instant read on the device's own clock.
+    public func firstDriveCommand(atOrAfter time: UInt64) -> UInt64? {
+        var lo = 0, hi = registerWrites.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if registerWrites[mid].time < time { lo = mid + 1 } else { hi = mid }
+        }
+        let rtp = DRV2605LRegister.rtpInput.rawValue, go = DRV2605LRegister.go.rawValue
+        for w in registerWrites[lo...] where (w.register == rtp || w.register == go) && w.value & (w.register == go ? 1 : 0xFF) != 0 {
+            return w.time
+        }
+        return nil
+    }
+
     /// The first drive onset at or after `time`, µs.
     public func driveOnset(after time: UInt64) -> UInt64? { driveOnsets.first { $0 >= time } }
 

@@ -5,24 +5,25 @@
  *          arrival time kept so ACKs carry the time the frame really arrived.
  *   TWI    400 kHz master on PC4/PC5 (SDA/SCL) to the DRV2605L.
  *   Timer1 free-running at 2 MHz; its overflow count extends it to a 32-bit µs clock.
+ *   PD4    (Arduino D4) DRV2605L EN, driven high at start-up; boards with EN tied high need
+ *          no wire. A pull-down on EN keeps the driver shut down while the MCU resets.
+ *   WDT    250 ms hardware watchdog, kicked from the main loop only while the core is healthy.
  *
  * The core runs from the main loop only; interrupts just move bytes and count time.
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
+#include <avr/wdt.h>
+#include <util/delay.h>
 #include <util/twi.h>
 
+#include "thrum_board_defaults.h"
 #include "thrum_fw.h"
 
 #ifndef THRUM_AVR_BAUD
 #define THRUM_AVR_BAUD 115200UL
 #endif
 
-/* Board defaults: SEMCO 1030-class LRA (205 Hz, 1.5 V rms), see hardware/drv2605/README.md. */
-#define BOARD_RATED_VOLTAGE 0x3Eu
-#define BOARD_OD_CLAMP 0x8Cu
-#define BOARD_DRIVE_TIME 19u
-#define BOARD_OL_LRA_PERIOD 50u
 
 /* Ring sizes are powers of two so indices wrap with a mask. */
 #define RX_RING 128u
@@ -188,12 +189,61 @@ static int hal_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t l
     return err;
 }
 
-static int hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8_t len)
+/* Bus recovery (I2C-bus specification §3.1.16): with the TWI off, clock SCL (pulled low by
+ * driving the pin, released by making it an input; the bus pull-ups raise it) until the slave
+ * lets SDA go, at most 9 times, then a STOP, then the TWI back on. */
+#define SDA_BIT (1u << PC4)
+#define SCL_BIT (1u << PC5)
+#define HALF_BIT_US 5 /* 100 kHz */
+
+static int hal_i2c_recover(void *ctx)
 {
     uint8_t i;
+
+    (void)ctx;
+    TWCR = 0;
+    PORTC &= (uint8_t)~(SDA_BIT | SCL_BIT);
+    DDRC &= (uint8_t)~(SDA_BIT | SCL_BIT);
+    for (i = 0; i < 9u && (PINC & SDA_BIT) == 0u; i++) {
+        DDRC |= SCL_BIT;
+        _delay_us(HALF_BIT_US);
+        DDRC &= (uint8_t)~SCL_BIT;
+        _delay_us(HALF_BIT_US);
+    }
+    DDRC |= SCL_BIT; /* STOP: SDA low while SCL is low, SCL up, then SDA up */
+    DDRC |= SDA_BIT;
+    _delay_us(HALF_BIT_US);
+    DDRC &= (uint8_t)~SCL_BIT;
+    _delay_us(HALF_BIT_US);
+    DDRC &= (uint8_t)~SDA_BIT;
+    _delay_us(HALF_BIT_US);
+    TWCR = (uint8_t)(1u << TWEN);
+    return (PINC & SDA_BIT) != 0u ? 0 : -ERR_IO;
+}
+
+#define EN_BIT (1u << PD4)
+
+static void hal_driver_enable(void *ctx, uint8_t on)
+{
+    (void)ctx;
+    DDRD |= EN_BIT;
+    if (on) {
+        PORTD |= EN_BIT;
+    } else {
+        PORTD &= (uint8_t)~EN_BIT;
+    }
+}
+
+/* Register read of one byte, all the core asks for (anything else is refused): write the
+ * register, repeated START, read it NACKed, STOP. */
+static int hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8_t len)
+{
     int err;
 
     (void)ctx;
+    if (len != 1u) {
+        return -ERR_IO;
+    }
     err = twi_start((uint8_t)((addr << 1) | TW_WRITE), TW_MT_SLA_ACK);
     if (err == 0) {
         err = twi_send(reg);
@@ -201,15 +251,13 @@ static int hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint
     if (err == 0) {
         err = twi_start((uint8_t)((addr << 1) | TW_READ), TW_MR_SLA_ACK);
     }
-    for (i = 0; err == 0 && i < len; i++) {
-        uint8_t last = (uint8_t)(i + 1u == len);
-        /* ACK every byte but the last, which is NACKed to end the read */
-        TWCR = (uint8_t)((1u << TWINT) | (1u << TWEN) | (last ? 0u : (1u << TWEA)));
-        if (twi_wait() != 0 || TW_STATUS != (last ? TW_MR_DATA_NACK : TW_MR_DATA_ACK)) {
+    if (err == 0) {
+        TWCR = (uint8_t)((1u << TWINT) | (1u << TWEN)); /* no TWEA: NACK the only byte */
+        if (twi_wait() != 0 || TW_STATUS != TW_MR_DATA_NACK) {
             err = -ERR_IO;
-            break;
+        } else {
+            *out = TWDR;
         }
-        out[i] = TWDR;
     }
     twi_stop();
     return err;
@@ -265,18 +313,26 @@ int main(void)
 {
     static const thrum_hal_t hal = {
         NULL, hal_clock_us, hal_i2c_write, hal_i2c_read, hal_serial_write, hal_delay_us,
+        hal_i2c_recover, hal_driver_enable,
     };
     static const thrum_board_t board = {
-        0u, BOARD_RATED_VOLTAGE, BOARD_OD_CLAMP, BOARD_DRIVE_TIME, BOARD_OL_LRA_PERIOD,
+        0u, THRUM_BOARD_RATED_VOLTAGE, THRUM_BOARD_OD_CLAMP, THRUM_BOARD_DRIVE_TIME, THRUM_BOARD_OL_LRA_PERIOD,
     };
 
+    /* a watchdog reset leaves the WDT running at its shortest period: stop it for set-up */
+    MCUSR = 0;
+    wdt_disable();
     clock_init();
     uart_init();
     twi_init();
     sei();
     thrum_fw_init(&fw, &hal, &board);
+    wdt_enable(WDTO_250MS);
     for (;;) {
         drain_rx();
         thrum_fw_poll(&fw);
+        if (thrum_fw_healthy(&fw, hal_clock_us(NULL))) {
+            wdt_reset();
+        }
     }
 }

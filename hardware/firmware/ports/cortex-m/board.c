@@ -4,8 +4,12 @@
  *   USART1  PA9/PA10, 115200 8N1; RX interrupt into a ring with each byte's arrival time.
  *   I2C1    PB6/PB7 at 400 kHz, polled with timeouts, to the DRV2605L.
  *   SysTick 1 kHz interrupt; the µs clock is milliseconds * 1000 plus the SysTick count.
+ *   PA8     DRV2605L EN (push-pull), high at start-up, low from the fault handler.
+ *   IWDG    250 ms independent watchdog, kicked from the main loop only while the core is healthy.
+ *   Faults  HardFault/MemManage/BusFault/UsageFault: EN low, I2C1 reset, system reset.
  */
 #include "stm32f103.h"
+#include "thrum_board_defaults.h"
 #include "thrum_fw.h"
 
 #define HSE_STARTUP_LOOPS 100000u
@@ -18,11 +22,6 @@
 #define ERR_TIMEDOUT 110
 #define ERR_INVAL 22
 
-/* Board defaults: SEMCO 1030-class LRA (205 Hz, 1.5 V rms), see hardware/drv2605/README.md. */
-#define BOARD_RATED_VOLTAGE 0x3Eu
-#define BOARD_OD_CLAMP 0x8Cu
-#define BOARD_DRIVE_TIME 19u
-#define BOARD_OL_LRA_PERIOD 50u
 
 #define RX_RING 256u
 #define TX_RING 256u
@@ -45,6 +44,7 @@ static thrum_fw_t fw;
 void SysTick_Handler(void);
 void USART1_IRQHandler(void);
 int main(void);
+void board_fault(void);
 
 void SysTick_Handler(void)
 {
@@ -222,6 +222,80 @@ static int hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint
     return 0;
 }
 
+static void i2c_init(void);
+
+/* Bus recovery (I2C-bus specification §3.1.16): PB6 (SCL) and PB7 (SDA) as open-drain GPIO,
+ * clock SCL until the slave releases SDA (at most 9 times), a STOP, then I2C1 back. */
+#define SCL_PIN 6u
+#define SDA_PIN 7u
+#define HALF_BIT_US 5u
+
+
+static void pin_b(uint32_t pin, int high)
+{
+    GPIOB_BSRR = high ? (1u << pin) : (1u << (pin + 16u));
+}
+
+static int hal_i2c_recover(void *ctx)
+{
+    uint8_t i;
+    uint32_t mask = ((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(SCL_PIN)) | ((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(SDA_PIN));
+
+    I2C1_CR1 = 0;
+    pin_b(SCL_PIN, 1);
+    pin_b(SDA_PIN, 1);
+    GPIOB_CRL = (GPIOB_CRL & ~mask) | ((uint32_t)GPIO_OUTPUT_OPEN_DRAIN_2MHZ << GPIO_SHIFT(SCL_PIN)) |
+                ((uint32_t)GPIO_OUTPUT_OPEN_DRAIN_2MHZ << GPIO_SHIFT(SDA_PIN));
+    for (i = 0; i < 9u && (GPIOB_IDR & (1u << SDA_PIN)) == 0u; i++) {
+        pin_b(SCL_PIN, 0);
+        hal_delay_us(ctx, HALF_BIT_US);
+        pin_b(SCL_PIN, 1);
+        hal_delay_us(ctx, HALF_BIT_US);
+    }
+    pin_b(SCL_PIN, 0); /* STOP: SDA low while SCL is low, SCL up, then SDA up */
+    pin_b(SDA_PIN, 0);
+    hal_delay_us(ctx, HALF_BIT_US);
+    pin_b(SCL_PIN, 1);
+    hal_delay_us(ctx, HALF_BIT_US);
+    pin_b(SDA_PIN, 1);
+    hal_delay_us(ctx, HALF_BIT_US);
+    i = (GPIOB_IDR & (1u << SDA_PIN)) != 0u;
+    GPIOB_CRL = (GPIOB_CRL & ~mask) | ((uint32_t)GPIO_AF_OPEN_DRAIN_50MHZ << GPIO_SHIFT(SCL_PIN)) |
+                ((uint32_t)GPIO_AF_OPEN_DRAIN_50MHZ << GPIO_SHIFT(SDA_PIN));
+    i2c_init();
+    return i ? 0 : -ERR_IO;
+}
+
+#define EN_PIN 8u
+
+static void hal_driver_enable(void *ctx, uint8_t on)
+{
+    (void)ctx;
+    GPIOA_BSRR = on ? (1u << EN_PIN) : (1u << (EN_PIN + 16u));
+}
+
+/* Called from the fault handlers (startup.c): the driver keeps its last RTP value, so cut it off
+ * (EN low: shutdown within the driver's EN response; I2C1 reset so a half-done transfer cannot
+ * hold the bus) and reset; the firmware then boots into a silent, freshly set-up driver. */
+void board_fault(void)
+{
+    hal_driver_enable(NULL, 0);
+    RCC_APB1RSTR |= RCC_APB1RSTR_I2C1RST;
+    RCC_APB1RSTR &= ~RCC_APB1RSTR_I2C1RST;
+    SCB_AIRCR = SCB_AIRCR_SYSRESETREQ;
+    for (;;) {
+    }
+}
+
+static void iwdg_start(void)
+{
+    IWDG_KR = IWDG_KEY_START;
+    IWDG_KR = IWDG_KEY_UNLOCK;
+    IWDG_PR = IWDG_PR_DIV32;   /* 40 kHz / 32 = 1.25 kHz */
+    IWDG_RLR = 312u;           /* 250 ms (LSI tolerance 30..60 kHz: 167..333 ms) */
+    IWDG_KR = IWDG_KEY_RELOAD;
+}
+
 /* ---- set-up and main loop -------------------------------------------------------------------- */
 
 static void clock_init(void)
@@ -261,6 +335,8 @@ static void gpio_init(void)
                 ((uint32_t)GPIO_AF_PUSH_PULL_50MHZ << GPIO_SHIFT(9)) | ((uint32_t)GPIO_INPUT_FLOATING << GPIO_SHIFT(10));
     GPIOB_CRL = (GPIOB_CRL & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(6)) & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(7))) |
                 ((uint32_t)GPIO_AF_OPEN_DRAIN_50MHZ << GPIO_SHIFT(6)) | ((uint32_t)GPIO_AF_OPEN_DRAIN_50MHZ << GPIO_SHIFT(7));
+    GPIOA_CRH = (GPIOA_CRH & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(EN_PIN))) |
+                ((uint32_t)GPIO_OUTPUT_PUSH_PULL_2MHZ << GPIO_SHIFT(EN_PIN));
 }
 
 static void usart_init(void)
@@ -304,9 +380,10 @@ int main(void)
 {
     static const thrum_hal_t hal = {
         NULL, hal_clock_us, hal_i2c_write, hal_i2c_read, hal_serial_write, hal_delay_us,
+        hal_i2c_recover, hal_driver_enable,
     };
     static const thrum_board_t board = {
-        0u, BOARD_RATED_VOLTAGE, BOARD_OD_CLAMP, BOARD_DRIVE_TIME, BOARD_OL_LRA_PERIOD,
+        0u, THRUM_BOARD_RATED_VOLTAGE, THRUM_BOARD_OD_CLAMP, THRUM_BOARD_DRIVE_TIME, THRUM_BOARD_OL_LRA_PERIOD,
     };
 
     clock_init();
@@ -315,8 +392,12 @@ int main(void)
     usart_init();
     i2c_init();
     thrum_fw_init(&fw, &hal, &board);
+    iwdg_start();
     for (;;) {
         drain_rx();
         thrum_fw_poll(&fw);
+        if (thrum_fw_healthy(&fw, hal_clock_us(NULL))) {
+            IWDG_KR = IWDG_KEY_RELOAD;
+        }
     }
 }

@@ -6,6 +6,8 @@ extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _estack;
 int main(void);
 void Reset_Handler(void);
 void Default_Handler(void);
+void Fault_Handler(void);
+void board_fault(void);
 void SysTick_Handler(void);
 void USART1_IRQHandler(void);
 
@@ -29,12 +31,16 @@ void Reset_Handler(void)
     }
 }
 
-/* A fault stops here; the DRV2605L keeps its last RTP value, so a board that needs a hard
- * guarantee should enable the independent watchdog to reset into a silent driver. */
+/* An unexpected interrupt: treated as a fault. */
 void Default_Handler(void)
 {
-    for (;;) {
-    }
+    board_fault();
+}
+
+/* HardFault, MemManage, BusFault, UsageFault: silence the driver and reset (board.c). */
+void Fault_Handler(void)
+{
+    board_fault();
 }
 
 typedef void (*vector_t)(void);
@@ -43,10 +49,10 @@ __attribute__((section(".isr_vector"), used)) const vector_t vector_table[VECTOR
     [0] = (vector_t)(uintptr_t)&_estack,
     [1] = Reset_Handler,
     [2] = Default_Handler,  /* NMI */
-    [3] = Default_Handler,  /* HardFault */
-    [4] = Default_Handler,  /* MemManage */
-    [5] = Default_Handler,  /* BusFault */
-    [6] = Default_Handler,  /* UsageFault */
+    [3] = Fault_Handler,    /* HardFault */
+    [4] = Fault_Handler,    /* MemManage */
+    [5] = Fault_Handler,    /* BusFault */
+    [6] = Fault_Handler,    /* UsageFault */
     [11] = Default_Handler, /* SVCall */
     [14] = Default_Handler, /* PendSV */
     [VECTOR_SYSTICK] = SysTick_Handler,

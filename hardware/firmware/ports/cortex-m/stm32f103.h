@@ -98,4 +98,26 @@
 #define I2C_SR2_BUSY (1u << 1)
 #define I2C_CCR_FS (1u << 15)
 
+/* GPIO data registers (RM0008 §9.2). */
+#define GPIOA_BSRR REG32(0x40010810u)
+#define GPIOB_IDR REG32(0x40010C08u)
+#define GPIOB_BSRR REG32(0x40010C10u)
+#define GPIO_OUTPUT_PUSH_PULL_2MHZ 0x2u
+#define GPIO_OUTPUT_OPEN_DRAIN_2MHZ 0x6u
+
+/* Independent watchdog, clocked by the ~40 kHz LSI (RM0008 §19). */
+#define IWDG_KR REG32(0x40003000u)
+#define IWDG_PR REG32(0x40003004u)
+#define IWDG_RLR REG32(0x40003008u)
+#define IWDG_KEY_START 0xCCCCu
+#define IWDG_KEY_UNLOCK 0x5555u
+#define IWDG_KEY_RELOAD 0xAAAAu
+#define IWDG_PR_DIV32 3u
+
+/* Reset: RCC APB1 reset register, and the core's system reset request (ARMv7-M B3.2.6). */
+#define RCC_APB1RSTR REG32(RCC_BASE + 0x10u)
+#define RCC_APB1RSTR_I2C1RST (1u << 21)
+#define SCB_AIRCR REG32(0xE000ED0Cu)
+#define SCB_AIRCR_SYSRESETREQ 0x05FA0004u
+
 #endif

@@ -1,0 +1,247 @@
+import ThrumSim
+import ThrumHarness
+import Foundation
+/// What `thrum bench` runs.
+public struct BenchOptions: Sendable {
+    /// Fewer runs and events (for tests).
+    public var quick: Bool
+    /// Run the link matrix on this link only (a ``LinkCatalogue`` name); nil runs every link.
+    public var link: String?
+
+    /// Creates options.
+    public init(quick: Bool = false, link: String? = nil) {
+        self.quick = quick
+        self.link = link
+    }
+}
+
+/// Runs every figure of DESIGN.md §6 that lives on the host side, in virtual time, in one run.
+public enum Bench {
+    /// Runs the bench.
+    public static func run(_ options: BenchOptions) throws -> BenchReport {
+        var report = BenchReport()
+        report.notes.append(
+            "virtual time; the shipped defaults of HapticEngine, DeviceSession and the clock model; device crystal ±100 ppm; "
+                + "truth = the simulated chip's first non-zero RTP_INPUT write (true time); single-link figures on usb-fs")
+        let profiles: [LinkProfile]
+        if let name = options.link {
+            guard let profile = LinkCatalogue.profile(named: name) else { throw BenchError.unknownLink(name) }
+            profiles = [profile]
+        } else {
+            profiles = LinkCatalogue.all
+        }
+        for profile in profiles {
+            report.links.append(try LinkMatrixBench.run(link: profile, plan: LinkMatrixBench.Plan(quick: options.quick)))
+        }
+        let main = report.links.first { $0.link == LinkCatalogue.usbFullSpeed.name } ?? report.links[0]
+        onsetFigures(main, into: &report)
+        try clockFigures(options, into: &report)
+        try startFigures(options, main: main, into: &report)
+        try lossFigures(options, into: &report)
+        try wireFigures(options, into: &report)
+        try feltFigures(options, into: &report)
+        try envelopeFigures(options, into: &report)
+        compileFigures(options, into: &report)
+        return report
+    }
+
+    static func seeds(_ options: BenchOptions, full: Int, quick: Int) -> [UInt64] {
+        (1...(options.quick ? quick : full)).map(UInt64.init)
+    }
+
+    /// The headline timing figures (today's top-level keys), from one link of the matrix.
+    static func onsetFigures(_ row: LinkMatrixBench.Row, into report: inout BenchReport) {
+        let o = Percentiles(row.alignment.map(abs)), n = Percentiles(row.naive.map(abs)), y = Percentiles(row.symmetric.map(abs))
+        let p99 = o.p99
+        let on = " on \(row.link)"
+        report.figures.append(BenchFigure(
+            key: "onset_error_p50_us", label: "alignment error p50" + on, value: o.p50, unit: "µs", baseline: n.p50,
+            baselineLabel: "send-when-due"))
+        report.figures.append(BenchFigure(
+            key: "onset_error_p99_us", label: "alignment error p99 (intent → first non-zero drive)" + on, value: p99, unit: "µs",
+            baseline: n.p99, baselineLabel: "send-when-due", target: "≤ 250, ≥ 10× send-when-due, ≥ 2× symmetric pings",
+            met: p99.flatMap { p in n.p99.flatMap { np in y.p99.map { yp in p <= 250 && np / max(p, 1) >= 10 && yp / max(p, 1) >= 2 } } }))
+        report.figures.append(BenchFigure(key: "onset_error_max_us", label: "alignment error max" + on, value: o.max, unit: "µs"))
+        report.figures.append(BenchFigure(key: "naive_onset_error_p99_us", label: "send-when-due alignment error p99" + on, value: n.p99, unit: "µs"))
+        report.figures.append(BenchFigure(
+            key: "symmetric_onset_error_p99_us", label: "symmetric-ping scheduler alignment error p99" + on, value: y.p99, unit: "µs"))
+        report.figures.append(BenchFigure(
+            key: "onset_events_missing", label: "events the chip never started" + on, value: Double(row.missing), unit: "",
+            target: "0", met: row.missing == 0, note: "\(row.events) events through HapticEngine, as `thrum play` plays them"))
+        report.figures.append(BenchFigure(
+            key: "engine_onset_error_p99_us", label: "alignment error p99 through HapticEngine" + on, value: p99, unit: "µs",
+            note: "the one playback path: the same figure as onset_error_p99_us"))
+        report.figures.append(BenchFigure(
+            key: "drive_onset_error_p99_us", label: "first non-zero drive error p99" + on, value: p99, unit: "µs",
+            note: "truth is the first non-zero drive: the same figure as onset_error_p99_us"))
+        let r = Percentiles(row.interOnset.map(abs))
+        report.figures.append(BenchFigure(
+            key: "inter_onset_error_p99_us", label: "inter-onset interval error p99" + on, value: r.p99, unit: "µs", target: "≤ 10",
+            met: r.p99.map { $0 <= 10 }))
+    }
+
+    static func clockFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var errors: [Double] = []
+        var symmetric: [Double] = []
+        var drift: [Double] = []
+        for seed in seeds(options, full: 8, quick: 2) {
+            let r = try ClockBench.run(seed: seed, link: BenchSetup.jitteredUSB(seed: seed &+ 100), measure: options.quick ? 0.5 : 1)
+            errors += r.errors
+            symmetric += r.symmetricErrors
+            drift += r.driftErrors
+        }
+        var stress: [Double] = []
+        for seed in seeds(options, full: 2, quick: 1) {
+            let wire = JitteredLink(
+                base: UsbFullSpeedLink(outboundLanding: LinkCatalogue.usbLanding, seed: seed &+ 201), jitter: BenchSetup.jitter,
+                placement: .wire, seed: seed &+ 200)
+            stress += try ClockBench.run(seed: seed, link: wire, measure: 0.5).errors
+        }
+        let e = Percentiles(errors), s = Percentiles(symmetric), d = Percentiles(drift)
+        report.figures.append(BenchFigure(
+            key: "clock_offset_error_p99_us", label: "clock offset error p99 (after 2 s, ±100 ppm)", value: e.p99, unit: "µs",
+            baseline: s.p99, baselineLabel: "symmetric legs assumed", target: "≤ 20", met: e.p99.map { $0 <= 20 }))
+        report.figures.append(BenchFigure(key: "clock_offset_error_p50_us", label: "clock offset error p50", value: e.p50, unit: "µs"))
+        report.figures.append(BenchFigure(key: "clock_drift_error_ppm", label: "clock drift error (max over runs)", value: d.max, unit: "ppm"))
+        report.figures.append(BenchFigure(
+            key: "clock_offset_error_p99_wire_jitter_us", label: "clock offset error p99, jitter on the wire", value: Percentiles(stress).p99, unit: "µs",
+            note: "stress model: jitter between the host's timestamp and the bytes leaving, both ways; the outbound floor then includes the jitter floor, which no round-trip method can see"))
+    }
+
+    static func startFigures(_ options: BenchOptions, main row: LinkMatrixBench.Row, into report: inout BenchReport) throws {
+        var unprepared: [Double] = [], writes: [Double] = [], lapsed: [Double] = [], cold: [Double] = []
+        var goStarts = 0, late = 0
+        let on = " on \(row.link)"
+        for seed in seeds(options, full: 4, quick: 1) {
+            let r = try StartLatencyBench.run(seed: seed &+ 300, trials: options.quick ? 8 : 40)
+            unprepared += r.unprepared
+            writes += r.preparedSegmentStart
+            lapsed += r.lapsed
+            cold += r.cold
+            late += r.preparedLate
+        }
+        let prepared = row.prepared
+        goStarts = row.preparedGoStarts
+        let u = Percentiles(unprepared), p = Percentiles(prepared), w = Percentiles(writes), l = Percentiles(lapsed)
+        let c = Percentiles(cold)
+        let note = "engine.prepare(pattern) (awake, calibrated, transient preloaded); start() sends a GO for the next USB frame + 0.2 ms; "
+            + "call → chip's first non-zero drive, true time; \(goStarts)/\(prepared.count) starts were a GO, \(late) reported late. "
+            + String(format: "segment start (first RTP write) p50/p99 %.2f/%.2f ms (a separate run on usb-fs)", w.p50 ?? .nan, w.p99 ?? .nan)
+        report.figures.append(BenchFigure(
+            key: "prepared_start_latency_p50_ms", label: "prepared start latency p50" + on, value: p.p50, unit: "ms",
+            baseline: u.p50, baselineLabel: "unprepared", target: "≤ 1.5", met: p.p50.map { $0 <= 1.5 }, note: note))
+        report.figures.append(BenchFigure(
+            key: "prepared_start_latency_p99_ms", label: "prepared start latency p99" + on, value: p.p99, unit: "ms",
+            baseline: u.p99, baselineLabel: "unprepared", target: "≤ 3", met: p.p99.map { $0 <= 3 }))
+        report.figures.append(BenchFigure(
+            key: "prepared_segment_start_p50_ms", label: "prepared start, call → segment start p50", value: w.p50, unit: "ms"))
+        report.figures.append(BenchFigure(
+            key: "lapsed_start_latency_p50_ms", label: "start after the prepared state lapsed p50", value: l.p50, unit: "ms",
+            note: "driver in standby (device idle timeout); WAKE rides in the GO's frame and the start waits out the 500 µs standby exit"))
+        report.figures.append(BenchFigure(
+            key: "unprepared_start_latency_p50_ms", label: "unprepared start latency p50", value: u.p50, unit: "ms",
+            note: "connected and synchronised; play() with the adaptive lead (1.5·(SRTT+4·RTTVAR)+3 ms, ≥ 10 ms)"))
+        report.figures.append(BenchFigure(key: "unprepared_start_latency_p99_ms", label: "unprepared start latency p99", value: u.p99, unit: "ms"))
+        report.figures.append(BenchFigure(key: "cold_start_latency_p50_ms", label: "cold start latency p50 (open+sync+play)", value: c.p50, unit: "ms"))
+    }
+
+    static func lossFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var total = LossBench.Result()
+        for seed in seeds(options, full: 3, quick: 1) {
+            let r = try LossBench.run(seed: seed &+ 400, count: options.quick ? 25 : 80)
+            total.events += r.events
+            total.lost += r.lost
+            total.reportsMissing += r.reportsMissing
+            total.retransmissions += r.retransmissions
+            total.errors += r.errors.map(abs)
+            total.chunksLost += r.chunksLost
+            total.chunksCorrupted += r.chunksCorrupted
+        }
+        let e = Percentiles(total.errors)
+        report.figures.append(BenchFigure(
+            key: "loss_retransmissions", label: "retransmissions at 5 % loss + 5 % corruption", value: Double(total.retransmissions), unit: "",
+            note: "\(total.events) events; \(total.chunksLost) chunks lost, \(total.chunksCorrupted) corrupted (both ways)"))
+        report.figures.append(BenchFigure(
+            key: "loss_lost_events", label: "lost events at 5 % loss + 5 % corruption", value: Double(total.lost), unit: "",
+            target: "0", met: total.lost == 0))
+        report.figures.append(BenchFigure(
+            key: "loss_onset_error_p99_us", label: "onset error p99 under loss", value: e.p99, unit: "µs", target: "timing held (≤ 50)",
+            met: e.p99.map { $0 <= 50 }))
+        report.figures.append(BenchFigure(
+            key: "loss_onset_reports_missing", label: "onset reports lost on the way back", value: Double(total.reportsMissing), unit: "",
+            note: "device frames are not retransmitted, so an ONSET in a lost device frame is not re-sent; the event itself played"))
+    }
+
+    static func wireFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        let patterns = try BenchPatterns.all()
+        let r = WireBytesBench.run(patterns: patterns)
+        let ratio = r.bytesPerSecond > 0 ? WireBytesBench.rtpBytesPerSecond / r.bytesPerSecond : nil
+        report.figures.append(BenchFigure(
+            key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: r.patterns > 0 ? r.bytesPerSecond : nil, unit: "B/s",
+            baseline: WireBytesBench.rtpBytesPerSecond, baselineLabel: "1 kHz RTP",
+            note: "the bench's \(r.patterns) patterns (examples and built ones, BenchPatterns), \(Int(r.seconds.rounded())) s in all, \(r.skipped) skipped (silent); SEGMENT frames host→device, framing included"))
+        report.figures.append(BenchFigure(
+            key: "wire_bytes_ratio_vs_rtp", label: "wire bytes, RTP stream ÷ ours", value: ratio, unit: "×", target: "≥ 50",
+            met: ratio.map { $0 >= 50 }))
+    }
+
+    static func feltFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var with: [Double] = [], without: [Double] = []
+        for seed in seeds(options, full: 2, quick: 1) {
+            let r = try FeltOnsetBench.run(seed: seed &+ 500, count: options.quick ? 6 : 24)
+            with += r.compensated
+            without += r.uncompensated
+        }
+        let w = Percentiles(with.map(abs)), n = Percentiles(without.map(abs))
+        report.figures.append(BenchFigure(
+            key: "felt_onset_error_max_ms", label: "felt onset − requested, transients, max |error|", value: w.max, unit: "ms",
+            baseline: n.max, baselineLabel: "no pre-shift", target: "within ±2", met: w.max.map { $0 <= 2 }))
+        report.figures.append(BenchFigure(
+            key: "felt_onset_error_p50_ms", label: "felt onset − requested, median |error|", value: w.p50, unit: "ms",
+            baseline: n.p50, baselineLabel: "no pre-shift"))
+    }
+
+    static func envelopeFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        let patterns = options.quick ? Array(EnvelopeErrorBench.syntheticPatterns().prefix(2)) : nil
+        let r = try EnvelopeErrorBench.run(patterns: patterns)
+        let ratio = r.ours > 0 ? r.ratio : nil
+        let perPattern = r.patterns.map { String(format: "%@ %.1f/%.1f %%", $0.name, 100 * $0.ours, 100 * $0.baseline) }.joined(separator: ", ")
+        report.figures.append(BenchFigure(
+            key: "envelope_error_rms_pct", label: "envelope error, requested intensity vs LRA acceleration, RMS", value: 100 * r.ours, unit: "% FS",
+            baseline: 100 * r.baseline, baselineLabel: "plain RTP, no overdrive/brake",
+            note: EnvelopeErrorBench.note(r) + "; per pattern ours/baseline: " + perPattern))
+        report.figures.append(BenchFigure(
+            key: "envelope_error_ratio", label: "envelope error, plain RTP ÷ ours", value: ratio, unit: "×", target: "≥ 2",
+            met: ratio.map { $0 >= 2 }, note: EnvelopeErrorBench.verdict(r)))
+    }
+
+    static func compileFigures(_ options: BenchOptions, into report: inout BenchReport) {
+        let sizes = options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
+        let results = CompileThroughputBench.run(sizes: sizes)
+        func millions(_ x: Double) -> String { String(format: "%.2f", x / 1e6) }
+        for r in results {
+            report.figures.append(BenchFigure(
+                key: "compile_events_per_second_\(r.events)", label: "compile throughput, \(r.events) events (median)", value: r.median,
+                unit: "events/s", target: "≥ 2 M", met: r.median >= 2e6,
+                note: "median of \(r.runs) runs; p25–p75 \(millions(r.p25))–\(millions(r.p75)) M/s, min–max \(millions(r.min))–\(millions(r.max)) M/s"))
+        }
+        if let first = results.first, let last = results.last, last.events > first.events {
+            report.figures.append(BenchFigure(
+                key: "compile_throughput_ratio_largest_to_smallest", label: "median throughput at largest ÷ smallest size",
+                value: last.median / first.median, unit: "×", target: "≈ 1 (linear)", note: "wall clock; debug builds are several times slower"))
+        }
+    }
+}
+
+/// Why the bench could not run.
+public enum BenchError: Error, CustomStringConvertible {
+    /// `--link NAME` named no link model.
+    case unknownLink(String)
+
+    public var description: String {
+        switch self {
+        case .unknownLink(let name):
+            "no link model named '\(name)' (known: \(LinkCatalogue.all.map(\.name).joined(separator: ", ")))"
+        }
+    }
+}

@@ -1,0 +1,60 @@
+/// The named link models every timing figure is measured on (`thrum bench --link NAME`), each
+/// built from a seed so a run is reproducible. docs/timing.md gives each model's source.
+public struct LinkProfile: Sendable {
+    /// Short name used on the command line and as the key in `thrum bench --json`'s `links`.
+    public var name: String
+    /// One line for people.
+    public var summary: String
+    /// Builds the model for one run.
+    public var make: @Sendable (_ seed: UInt64) -> any LinkModel
+
+    /// Creates a profile.
+    public init(name: String, summary: String, make: @escaping @Sendable (_ seed: UInt64) -> any LinkModel) {
+        self.name = name
+        self.summary = summary
+        self.make = make
+    }
+}
+
+/// The link matrix of issue 7 and DESIGN.md §6.
+public enum LinkCatalogue {
+    /// Host wake-up latency of a busy desktop: 0.5–8 ms, uniform (the brief's figure).
+    public static let wakeJitter = JitterDistribution.uniform(500...8_000)
+    /// The same with long-tail stalls: 2 % of wake-ups 15–60 ms late.
+    public static let stallJitter = JitterDistribution.mixture(
+        body: wakeJitter, tail: .uniform(15_000...60_000), tailProbability: 0.02)
+    /// Where in a USB full-speed frame host → device data lands (after other traffic).
+    public static let usbLanding = JitterDistribution.uniform(100...400)
+
+    /// Every profile, in the order reports list them.
+    public static let all: [LinkProfile] = [
+        LinkProfile(name: "ideal", summary: "symmetric 100 µs each way, no jitter (reference)") { _ in
+            FixedLatencyLink(latency: 100)
+        },
+        LinkProfile(name: "usb-fs", summary: "native USB full-speed CDC: data lands 100–400 µs into the 1 ms frame; 0.5–8 ms wake-up jitter") { seed in
+            JitteredLink(base: usb(seed: seed), jitter: wakeJitter, seed: seed)
+        },
+        LinkProfile(name: "usb-fs-stalls", summary: "usb-fs with long-tail host stalls: 2 % of wake-ups 15–60 ms late") { seed in
+            JitteredLink(base: usb(seed: seed), jitter: stallJitter, seed: seed)
+        },
+        LinkProfile(name: "ftdi-115200-16ms", summary: "FTDI bridge, 115 200 baud, latency timer 16 ms (factory); 0.5–8 ms wake-up jitter") { seed in
+            JitteredLink(base: FtdiLink(uart: UartLink(baud: 115_200), latencyTimer: 16_000, timerPhase: seed &* 7_919), jitter: wakeJitter, seed: seed)
+        },
+        LinkProfile(name: "ftdi-1m-1ms", summary: "FTDI bridge, 1 Mbaud, latency timer 1 ms; 0.5–8 ms wake-up jitter") { seed in
+            JitteredLink(base: FtdiLink(uart: UartLink(baud: 1_000_000), latencyTimer: 1_000, timerPhase: seed &* 7_919), jitter: wakeJitter, seed: seed)
+        },
+        LinkProfile(name: "ch340", summary: "CH340 bridge, 115 200 baud (hands bytes over after two idle characters); 0.5–8 ms wake-up jitter") { seed in
+            JitteredLink(base: Ch340Link(uart: UartLink(baud: 115_200)), jitter: wakeJitter, seed: seed)
+        },
+    ]
+
+    /// The profile called `name`, nil when there is none.
+    public static func profile(named name: String) -> LinkProfile? { all.first { $0.name == name } }
+
+    /// The realistic USB link every single-link figure uses.
+    public static var usbFullSpeed: LinkProfile { profile(named: "usb-fs")! }
+
+    private static func usb(seed: UInt64) -> UsbFullSpeedLink {
+        UsbFullSpeedLink(outboundLanding: usbLanding, seed: seed ^ 0x05B)
+    }
+}

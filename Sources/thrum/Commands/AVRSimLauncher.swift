@@ -1,0 +1,119 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs the AVR firmware binary in simavr for `thrum sim --mcu atmega328p`.
+///
+/// simavr is GPL-3.0, so it never links into Thrum: the simulation is a separate program,
+/// `avrsim` (hardware/avrsim), which this replaces the `thrum` process with (`execv`). Its first
+/// stdout line is `pty: /dev/pts/N`, the same contract as the virtual device, and signals
+/// (Ctrl-C, SIGTERM) reach it directly.
+enum AVRSimLauncher {
+    /// The MCUs the harness simulates.
+    static let supportedMCUs = ["atmega328p"]
+
+    /// Where the harness and the firmware image are looked for, relative to the working directory
+    /// (a checkout of the repository).
+    static let harnessMakefileDirectory = "hardware/avrsim"
+    static let harnessBuildPath = "hardware/avrsim/build/avrsim"
+    static let firmwareMakefileDirectory = "hardware/firmware"
+    static let firmwareBuildPath = "hardware/firmware/build/avr/thrum.elf"
+
+    struct Request {
+        var mcu: String
+        var elf: String?
+        var trace: String?
+        var hostLog: String?
+    }
+
+    /// Finds (or builds) the harness and the ELF, then execs the harness. Returns only on failure.
+    static func run(_ request: Request) throws -> Never {
+        guard supportedMCUs.contains(request.mcu) else {
+            throw UsageError(
+                message: "--mcu \(request.mcu): the simulated MCUs are \(supportedMCUs.joined(separator: ", "))")
+        }
+        let harness = try locateHarness()
+        let elf = try locateFirmware(request.elf)
+        var arguments = [harness, "--mcu", request.mcu, "--elf", elf]
+        if let trace = request.trace { arguments += ["--trace", trace] }
+        if let hostLog = request.hostLog { arguments += ["--host-log", hostLog] }
+        flushStandardOutput()
+        var cArguments = arguments.map { strdup($0) }
+        cArguments.append(nil)
+        execv(harness, &cArguments)
+        let reason = String(cString: strerror(errno))
+        throw CommandFailure(message: "cannot start the AVR simulation harness \(harness): \(reason)")
+    }
+
+    /// `THRUM_AVRSIM`, then `avrsim` next to the `thrum` executable, then the repository's build,
+    /// built with make when its sources are here.
+    static func locateHarness() throws -> String {
+        let fm = FileManager.default
+        var candidates: [String] = []
+        if let explicit = ProcessInfo.processInfo.environment["THRUM_AVRSIM"], !explicit.isEmpty {
+            candidates.append(explicit)
+        }
+        if let executable = Bundle.main.executableURL {
+            candidates.append(executable.deletingLastPathComponent().appendingPathComponent("avrsim").path)
+        }
+        candidates.append(harnessBuildPath)
+        if let found = candidates.first(where: { fm.isExecutableFile(atPath: $0) }) { return found }
+        if fm.fileExists(atPath: harnessMakefileDirectory + "/Makefile") {
+            let (status, output) = runMake(["-s", "-C", harnessMakefileDirectory])
+            if status == 0, fm.isExecutableFile(atPath: harnessBuildPath) { return harnessBuildPath }
+            throw CommandFailure(
+                message: "cannot build the AVR simulation harness (make -C \(harnessMakefileDirectory) failed): "
+                    + "it needs simavr, libsimavr-dev and libelf-dev; run tools/ensure-deps.sh\n\(output)")
+        }
+        throw CommandFailure(
+            message: "the AVR simulation harness `avrsim` was not found (looked at "
+                + candidates.joined(separator: ", ")
+                + "); run thrum from a checkout of the repository with simavr installed (tools/ensure-deps.sh), "
+                + "or set THRUM_AVRSIM to its path")
+    }
+
+    /// `--elf PATH`, or the repository's AVR build, built with make when its sources are here.
+    static func locateFirmware(_ explicit: String?) throws -> String {
+        let fm = FileManager.default
+        if let explicit {
+            guard fm.isReadableFile(atPath: explicit) else {
+                throw CommandFailure(message: "--elf \(explicit): no readable firmware ELF there (build one with `make -C hardware/firmware avr`)")
+            }
+            return explicit
+        }
+        if fm.isReadableFile(atPath: firmwareBuildPath) { return firmwareBuildPath }
+        if fm.fileExists(atPath: firmwareMakefileDirectory + "/Makefile") {
+            let (status, output) = runMake(["-s", "-C", firmwareMakefileDirectory, "avr"])
+            if status == 0, fm.isReadableFile(atPath: firmwareBuildPath) { return firmwareBuildPath }
+            throw CommandFailure(
+                message: "cannot build the AVR firmware (make -C \(firmwareMakefileDirectory) avr failed): "
+                    + "it needs gcc-avr and avr-libc; run tools/ensure-deps.sh\n\(output)")
+        }
+        throw CommandFailure(
+            message: "no AVR firmware ELF: pass --elf PATH, or run thrum from a checkout of the repository "
+                + "(it builds \(firmwareBuildPath) with make)")
+    }
+
+    /// Runs make with its output captured (so the `pty:` line stays the first line on stdout).
+    private static func runMake(_ arguments: [String]) -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["make"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        do {
+            try process.run()
+        } catch {
+            return (-1, "cannot run make: \(error)")
+        }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return (process.terminationStatus, String(text.suffix(2000)))
+    }
+}

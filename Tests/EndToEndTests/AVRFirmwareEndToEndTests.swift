@@ -1,0 +1,205 @@
+import Foundation
+import XCTest
+
+/// The AVR firmware *binary* (avr-gcc build of hardware/firmware) in simavr, served by
+/// `thrum sim --mcu atmega328p` on a pseudo-terminal, played by `thrum play --port`; each onset is
+/// held against the simulated truth: the harness's trace of DRV2605L register writes, each
+/// stamped when its I²C data byte completed (CPU cycles / 16 MHz), and the host's own bytes as
+/// the UART received them.
+///
+/// Three measures, tolerances from the spread measured on this harness (docs/avr-simulation.md):
+/// - firmware: the first non-zero RTP_INPUT write of each onset SEGMENT (the one the firmware
+///   reports as the ONSET) against the device time its drive was due (its start, or the crossing
+///   of a ramp up from 0, PROTOCOL.md §4.1), judged by the status the firmware reported. On time
+///   (the main loop reached it at most 50 µs late): 0…500 µs, that 50 µs, then the interpolation
+///   and write set-up of the size-optimised AVR build (measured 120–300 µs), START + 3 bytes at
+///   400 kHz (70 µs) and interrupts; measured 205–375 µs depending on the build. Late (trimmed):
+///   the write must be more than 50 µs late too. A main-loop pass busy elsewhere (a host frame,
+///   the deadline computation) holds a due segment back; the firmware must then report it late
+///   or dropped, never on time. Independent of the wall clock.
+/// - inter-onset error between on-time onsets against their commanded times: bound 120 µs. An
+///   on-time onset may be reached anywhere in the 50 µs tolerance, and the set-up path differs
+///   between segment shapes (a ramp's crossing, a first write from 0) by up to ~70 µs on the AVR:
+///   on-time latencies measured 267–374 µs with the current build. Measured errors: ≤ 22 µs
+///   (metronome), ≤ 38 µs (heartbeat); the p99 ≤ 20 µs target is not met on the AVR.
+/// - host: where the host wanted each onset on CLOCK_MONOTONIC against where the paced simulation
+///   put it (its pacing lag added back): bound 1.5 ms. The host's clock sync only sees a steady
+///   device while the simulation keeps up with the wall clock; when the harness reports more than
+///   `pacingLagBudget` of lag around a playback (a loaded machine), that playback's host figure is
+///   printed as not measurable instead of asserted. The firmware measures are asserted always.
+final class AVRFirmwareEndToEndTests: XCTestCase {
+    let firmwareLatencyBound = 0.0...500.0  // µs
+    let interOnsetBound = 120.0  // µs
+    let hostAlignmentBound = 1500.0  // µs
+    let pacingLagBudget = 500.0  // µs
+    /// The firmware reports a segment reached more than this after its start as late (trimmed).
+    let lateThreshold = 50.0  // µs
+
+    func testMetronomeAndHeartbeatOnsetsMatchTheSimulatedTruth() throws {
+        let elf = try AVRToolchain.prepare()
+        let simulator = try AVRSimulatorProcess(elf: elf)
+        var plays: [(name: String, play: PlayReport)] = []
+        for name in ["metronome.ahap", "heartbeat.ahap"] {
+            let result = try ThrumProcess.run(["play", "--port", simulator.ptyPath, "--json", TestPaths.example(name).path])
+            let play = try PlayReport(json: result.standardOutput)
+            // Exit 1 means an event has no onset (dropped): judged below, against the truth.
+            let dropped = play.events.contains { $0.status == "dropped" }
+            XCTAssertEqual(result.status, dropped ? 1 : 0, "\(name): \(result.standardError)")
+            plays.append((name, play))
+        }
+        let trace = try simulator.stop()
+        let hostLog = try HostLog(contentsOf: simulator.hostLogURL)
+        let t0 = try trace.number("monotonic_ns_at_t0")
+        let clockStart = try trace.number("device_clock_start_us")
+        XCTAssertEqual(plays.map(\.play.events.count), [8, 4])
+        XCTAssertEqual(trace.facts["device_bytes_dropped"], "0")
+
+        // Stack: the lowest SP the harness saw (every instruction) against the RAM the image
+        // leaves free; the budget asks for 256 B to spare.
+        let size = try AVRToolchain.run(["avr-size", "--format=berkeley", elf.path])
+        let fields = size.output.split(separator: "\n").dropFirst().first?.split(whereSeparator: \.isWhitespace).compactMap { Int($0) } ?? []
+        let highWater = try trace.number("stack_high_water_bytes")
+        if fields.count >= 3 {
+            let spare = 2048 - Double(fields[1] + fields[2]) - highWater
+            print("AVR e2e stack: high-water \(Int(highWater)) B, static RAM \(fields[1] + fields[2]) B, \(Int(spare)) B never touched")
+            // A collision would corrupt static data: never. The budget's 256 B margin is for the
+            // static bound (make avr); the measured figure is reported beside it.
+            XCTAssertGreaterThan(spare, 0, "the stack (high-water \(highWater) B) ran into static RAM")
+            if spare < 256 { print("AVR e2e stack: \(Int(spare)) B spare is below the 256 B budget margin") }
+        } else {
+            XCTFail("avr-size printed \(size.output)")
+        }
+
+        // Firmware: every onset SEGMENT the host sent, against the write it caused, judged by
+        // what the firmware reported. On time: the write completes within the latency bound.
+        // Late (trimmed): the firmware reached it more than 50 µs after its start, so the write
+        // must be that late too (a main-loop pass busy with a frame can hold a due segment back
+        // by up to a millisecond on the AVR; the firmware must say so, never claim on time).
+        let segments = hostLog.onsetSegments()
+        let events = plays.flatMap { play in play.play.events.map { (name: play.name, event: $0) } }
+        XCTAssertEqual(segments.count, events.count, "onset segments in the host's frames, one per event")
+        var onsets: [(play: String, commanded: Double, truth: Double, status: String)] = []
+        for (segment, (name, event)) in zip(segments, events) {
+            let commanded = clockStart + Double(segment.due)
+            guard let truth = trace.firstDriveWrite(notBefore: commanded) else {
+                XCTFail("\(name) event \(segment.event): no RTP_INPUT write after \(commanded) µs")
+                continue
+            }
+            let latency = truth.timeMicros - commanded
+            let context = "\(name) event \(segment.event) (\(event.status)): write \(latency) µs after its drive was due; "
+                + "the frame arrived \(commanded - segment.receivedMicros) µs ahead; RTP writes around it: "
+                + trace.rtpWrites.filter { abs($0.timeMicros - commanded) < 3_000 }
+                    .map { String(format: "%.1f:%d", $0.timeMicros - commanded, $0.value) }.joined(separator: " ")
+            onsets.append((name, commanded, truth.timeMicros, event.status))
+            switch event.status {
+            case "on_time":
+                XCTAssertTrue(firmwareLatencyBound.contains(latency), context)
+            case "late_trimmed":
+                XCTAssertGreaterThan(latency, lateThreshold, context)
+                print("AVR e2e late: " + context)
+            case "dropped":
+                print("AVR e2e dropped: " + context)
+            default:
+                XCTFail("unexpected status: " + context)
+            }
+        }
+        for name in plays.map(\.name) {
+            let timely = onsets.filter { $0.play == name && $0.status == "on_time" }
+            guard let first = timely.first else { continue }
+            for (k, onset) in timely.enumerated() {
+                let error = (onset.truth - first.truth) - (onset.commanded - first.commanded)
+                XCTAssertLessThanOrEqual(abs(error), interOnsetBound, "\(name) on-time onset \(k): inter-onset error \(error) µs")
+                print(String(format: "AVR e2e %@ on-time onset %d: inter-onset error %+.1f µs", name, k, error))
+            }
+        }
+        XCTAssertTrue(onsets.contains { $0.status == "on_time" }, "no onset on time at all")
+        let latencies = onsets.filter { $0.status == "on_time" }.map { $0.truth - $0.commanded }
+        if let low = latencies.min(), let high = latencies.max() {
+            print(String(format: "AVR e2e firmware: %d of %d onsets on time; their write completes %.1f…%.1f µs after the commanded start",
+                         latencies.count, onsets.count, low, high))
+        }
+
+        // Host: the requested time on CLOCK_MONOTONIC against the simulated truth, for the
+        // on-time onsets (the onset segments arrive in event order, as `events`).
+        for (name, play) in plays {
+            let startSim = Double(play.startHostNanos) / 1e3 - t0 / 1e3
+            let lag = trace.maxLag(from: startSim - 2_000_000, to: startSim + 2_000_000)
+            for (k, event) in play.events.enumerated() where event.status == "on_time" {
+                guard let planned = event.plannedDriveOnset, let reported = event.driveOnset,
+                      let onset = zip(events, onsets).first(where: { $0.0.name == name && $0.0.event.requested == event.requested })?.1
+                else {
+                    XCTFail("\(name) event \(k) has no reported onset or no onset segment")
+                    continue
+                }
+                let truthLag = trace.writes.first { $0.timeMicros == onset.truth }?.pacingLagMicros ?? 0
+                let truthHost = t0 / 1e3 + onset.truth + truthLag
+                let intendedHost = Double(play.startHostNanos) / 1e3 + planned * 1e6
+                let reportedHost = Double(play.startHostNanos) / 1e3 + reported * 1e6
+                print(String(format: "AVR e2e %@ event %d: host alignment %+.0f µs, reported vs truth %+.0f µs (lag %.0f µs)",
+                             name, k, truthHost - intendedHost, reportedHost - truthHost, lag))
+                guard lag <= pacingLagBudget else { continue }
+                XCTAssertLessThanOrEqual(abs(truthHost - intendedHost), hostAlignmentBound, "\(name) event \(k): host alignment")
+                XCTAssertLessThanOrEqual(abs(truthHost - reportedHost), hostAlignmentBound, "\(name) event \(k): reported vs truth")
+            }
+            if lag > pacingLagBudget {
+                print("AVR e2e \(name): the simulation lagged the wall clock by up to \(lag) µs around this playback "
+                      + "(machine load): host-side alignment not measurable, not asserted; firmware timing asserted")
+            }
+        }
+    }
+
+    func testWithoutTheElfTheCommandSaysHowToBuildIt() throws {
+        _ = try AVRToolchain.prepare()
+        let result = try ThrumProcess.run(["sim", "--mcu", "atmega328p", "--elf", "/nonexistent/thrum.elf"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.standardError.contains("--elf /nonexistent/thrum.elf"), result.standardError)
+        XCTAssertTrue(result.standardError.contains("make -C hardware/firmware avr"), result.standardError)
+    }
+
+    func testUnknownMCUIsAUsageError() throws {
+        let result = try ThrumProcess.run(["sim", "--mcu", "attiny85"])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.standardError.contains("atmega328p"), result.standardError)
+        let profile = try ThrumProcess.run(["sim", "--mcu", "atmega328p", "--profile", "pmd-c10-100"])
+        XCTAssertEqual(profile.status, 2)
+        XCTAssertTrue(profile.standardError.contains("--profile is for the virtual device"), profile.standardError)
+    }
+}
+
+/// What `thrum play --json` reports, in the fields these tests use.
+struct PlayReport {
+    struct Event {
+        var requested: Double
+        var onset: Double?
+        var driveOnset: Double?
+        var status: String
+        /// Where the host planned the drive to start (s after the start): the reported drive
+        /// onset minus the reported error.
+        var plannedDriveOnset: Double? {
+            guard let onset, let driveOnset else { return nil }
+            return driveOnset - (onset - requested)
+        }
+    }
+
+    var events: [Event]
+    var startHostNanos: Int64
+    var startDeviceMicros: UInt64
+
+    init(json: String) throws {
+        guard let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+              let events = object["events"] as? [[String: Any]],
+              let host = (object["start_host_monotonic_ns"] as? NSNumber)?.int64Value,
+              let device = (object["start_device_time_us"] as? NSNumber)?.uint64Value
+        else {
+            throw AVRSimulationError(message: "thrum play --json: unexpected output: \(json.prefix(400))")
+        }
+        self.events = events.map {
+            Event(
+                requested: ($0["requested_s"] as? NSNumber)?.doubleValue ?? .nan,
+                onset: ($0["onset_s"] as? NSNumber)?.doubleValue, driveOnset: ($0["drive_onset_s"] as? NSNumber)?.doubleValue,
+                status: $0["status"] as? String ?? "")
+        }
+        startHostNanos = host
+        startDeviceMicros = device
+    }
+}

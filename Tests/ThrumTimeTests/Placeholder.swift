@@ -1,2 +1,0 @@
-import XCTest
-final class ThrumTimeTestsPlaceholder: XCTestCase { func testPlaceholder() { XCTAssertTrue(true) } }

@@ -1,0 +1,406 @@
+/*
+ * avrsim: the Thrum AVR firmware binary in simavr, served on a pseudo-terminal like `thrum sim`.
+ *
+ * A separate program because simavr is GPL-3.0: nothing here is linked into the Swift package.
+ * See README.md in this directory for what it models, the CSV trace and the measurements.
+ *
+ *   avrsim --elf thrum.elf [--trace out.csv] [--host-log host.csv] [--calibration C,B,G]
+ *          [--no-chip] [--no-twi-fixes] [--no-bus-timing] [--no-pace] [--stop-after-ms N]
+ *   avrsim --rom-durations
+ *
+ * First stdout line: `pty: /dev/pts/N`. Runs until SIGINT/SIGTERM (or --stop-after-ms of
+ * simulated time), then writes the trace footer and a summary on stderr.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+
+#include <sim_avr.h>
+#include <sim_elf.h>
+#include <sim_io.h>
+
+#include "drv_model.h"
+#include "pty_uart.h"
+#include "twi_bus.h"
+
+#define REG_TCCR1B 0x81u
+#define PACE_CHECK_CYCLES 800u        /* 50 µs of simulated time at 16 MHz */
+#define PACE_SLEEP_THRESHOLD_NS 100000 /* sleep when more than 100 µs ahead of the wall clock */
+#define LAG_WINDOW_CYCLES 160000u      /* 10 ms */
+#define LAG_REPORT_NS 100000
+
+/* Set from the signal handler only; the one piece of process-wide state. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+typedef struct {
+    const char *elf_path;
+    const char *mcu;
+    uint32_t frequency;
+    const char *trace_path;
+    const char *host_log_path;
+    drv_cal_result_t cal;
+    int chip;
+    int twint_fix;
+    int sla_fix;
+    int bus_timing;
+    int pace;
+    uint64_t stop_after_us;
+} options_t;
+
+typedef struct {
+    avr_t *avr;
+    FILE *trace;
+    uint64_t t0_ns;          /* CLOCK_MONOTONIC at simulated t = 0 */
+    int64_t lag_ns;          /* last measured: wall clock minus paced simulated time (> 0: behind) */
+    int64_t max_lag_ns;
+    int64_t window_lag_ns;   /* largest lag in the current lag window */
+    uint64_t window_end_cycle;
+    uint64_t writes;
+    uint64_t device_clock_start_cycle;
+    int device_clock_started;
+    uint16_t min_sp;
+} sim_t;
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double cycles_to_us(const avr_t *avr, uint64_t cycles)
+{
+    return (double)cycles * 1e6 / (double)avr->frequency;
+}
+
+static void on_register_write(void *ctx, uint64_t cycle, uint8_t reg, uint8_t value)
+{
+    sim_t *s = ctx;
+
+    s->writes++;
+    if (s->trace != NULL) {
+        fprintf(s->trace, "%.4f,%u,%u,%.1f\n", cycles_to_us(s->avr, cycle), reg, value,
+                s->lag_ns > 0 ? (double)s->lag_ns / 1e3 : 0.0);
+        fflush(s->trace);
+    }
+}
+
+/* Timer1 is the firmware's µs clock: note when it starts so device clock ↔ simulated time is exact. */
+static void on_tccr1b(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
+{
+    sim_t *s = param;
+
+    (void)addr;
+    if (!s->device_clock_started && (v & 7u) != 0u) {
+        s->device_clock_started = 1;
+        s->device_clock_start_cycle = avr->cycle;
+        if (s->trace != NULL) {
+            fprintf(s->trace, "# device_clock_start_us=%.4f\n", cycles_to_us(avr, avr->cycle));
+            fflush(s->trace);
+        }
+    }
+}
+
+static void pace(sim_t *s)
+{
+    uint64_t sim_ns = (uint64_t)(cycles_to_us(s->avr, s->avr->cycle) * 1e3);
+    uint64_t wall_ns = monotonic_ns() - s->t0_ns;
+    int64_t ahead = (int64_t)sim_ns - (int64_t)wall_ns;
+
+    s->lag_ns = -ahead;
+    if (s->lag_ns > s->max_lag_ns) {
+        s->max_lag_ns = s->lag_ns;
+    }
+    if (s->lag_ns > s->window_lag_ns) {
+        s->window_lag_ns = s->lag_ns;
+    }
+    /* Lag is reported, never hidden: each 10 ms window in which the simulation fell more than
+     * 100 µs behind the wall clock gets a comment line in the trace. */
+    if (s->avr->cycle >= s->window_end_cycle) {
+        if (s->window_lag_ns > LAG_REPORT_NS && s->trace != NULL) {
+            fprintf(s->trace, "# lag end_us=%.0f max_lag_us=%.1f\n", cycles_to_us(s->avr, s->avr->cycle),
+                    (double)s->window_lag_ns / 1e3);
+            fflush(s->trace);
+        }
+        s->window_lag_ns = 0;
+        s->window_end_cycle = s->avr->cycle + LAG_WINDOW_CYCLES;
+    }
+    if (ahead > PACE_SLEEP_THRESHOLD_NS) {
+        struct timespec ts = {(time_t)(ahead / 1000000000), (long)(ahead % 1000000000)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static int parse_calibration(const char *text, drv_cal_result_t *cal)
+{
+    int c, b, g;
+    char extra;
+
+    if (sscanf(text, "%i,%i,%i%c", &c, &b, &g, &extra) != 3 || c < 0 || c > 255 || b < 0 || b > 255 || g < 0 || g > 3) {
+        return -1;
+    }
+    cal->compensation = (uint8_t)c;
+    cal->back_emf = (uint8_t)b;
+    cal->bemf_gain = (uint8_t)g;
+    return 0;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: avrsim --elf PATH [options]\n"
+            "Runs the Thrum AVR firmware in simavr with UART0 on a pseudo-terminal (first stdout line\n"
+            "`pty: /dev/pts/N`) and a DRV2605L model at 0x5A on the TWI bus, paced to the wall clock.\n\n"
+            "  --elf PATH            firmware ELF (make -C hardware/firmware avr)\n"
+            "  --mcu NAME            simavr core (default atmega328p)\n"
+            "  --trace PATH          CSV of register writes: time_us,register,value,pacing_lag_us\n"
+            "  --host-log PATH       CSV of host bytes as they reach the UART: time_us,byte\n"
+            "  --calibration C,B,G   A_CAL_COMP, A_CAL_BEMF, BEMF_GAIN a calibration finds (default 10,225,0)\n"
+            "  --no-chip             nothing answers on the TWI bus\n"
+            "  --no-twi-fixes        leave simavr 1.6's two TWI bugs in place (to see them);\n"
+            "                        --no-twint-fix / --no-sla-fix leave one of them\n"
+            "  --no-bus-timing       simavr's own ~9 µs per I2C byte instead of the TWBR-derived time\n"
+            "  --no-pace             run as fast as simavr goes (no pseudo-terminal host can keep up)\n"
+            "  --stop-after-ms N     stop after N ms of simulated time\n"
+            "  --rom-durations       print the chip model's ROM effect lengths (id,ms) and exit\n");
+}
+
+static int parse_options(int argc, char **argv, options_t *o)
+{
+    int i;
+
+    memset(o, 0, sizeof(*o));
+    o->mcu = "atmega328p";
+    o->frequency = 16000000u;
+    o->cal.compensation = 10u;
+    o->cal.back_emf = 225u;
+    o->cal.bemf_gain = 0u;
+    o->chip = 1;
+    o->twint_fix = 1;
+    o->sla_fix = 1;
+    o->bus_timing = 1;
+    o->pace = 1;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--rom-durations") == 0) {
+            unsigned id;
+            for (id = 1; id <= 123u; id++) {
+                printf("%u,%u\n", id, drv_model_rom_duration_us((uint8_t)id) / 1000u);
+            }
+            exit(0);
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (strcmp(a, "--no-chip") == 0) {
+            o->chip = 0;
+        } else if (strcmp(a, "--no-twi-fixes") == 0) {
+            o->twint_fix = 0;
+            o->sla_fix = 0;
+        } else if (strcmp(a, "--no-twint-fix") == 0) {
+            o->twint_fix = 0;
+        } else if (strcmp(a, "--no-sla-fix") == 0) {
+            o->sla_fix = 0;
+        } else if (strcmp(a, "--no-bus-timing") == 0) {
+            o->bus_timing = 0;
+        } else if (strcmp(a, "--no-pace") == 0) {
+            o->pace = 0;
+        } else if (next == NULL) {
+            fprintf(stderr, "avrsim: %s needs a value (or is not an option); see --help\n", a);
+            return -1;
+        } else if (strcmp(a, "--elf") == 0) {
+            o->elf_path = argv[++i];
+        } else if (strcmp(a, "--mcu") == 0) {
+            o->mcu = argv[++i];
+        } else if (strcmp(a, "--trace") == 0) {
+            o->trace_path = argv[++i];
+        } else if (strcmp(a, "--host-log") == 0) {
+            o->host_log_path = argv[++i];
+        } else if (strcmp(a, "--calibration") == 0) {
+            if (parse_calibration(argv[++i], &o->cal) != 0) {
+                fprintf(stderr, "avrsim: --calibration expects C,B,G (0-255, 0-255, 0-3), got '%s'\n", argv[i]);
+                return -1;
+            }
+        } else if (strcmp(a, "--stop-after-ms") == 0) {
+            char *end;
+            unsigned long ms = strtoul(argv[++i], &end, 10);
+            if (*end != '\0' || ms == 0u) {
+                fprintf(stderr, "avrsim: --stop-after-ms expects a positive whole number, got '%s'\n", argv[i]);
+                return -1;
+            }
+            o->stop_after_us = (uint64_t)ms * 1000u;
+        } else {
+            fprintf(stderr, "avrsim: unknown option '%s'; see --help\n", a);
+            return -1;
+        }
+    }
+    if (o->elf_path == NULL) {
+        fprintf(stderr, "avrsim: no firmware: pass --elf PATH (build it with `make -C hardware/firmware avr`)\n");
+        return -1;
+    }
+    if (strcmp(o->mcu, "atmega328p") != 0) {
+        fprintf(stderr, "avrsim: --mcu %s: only atmega328p is supported (the harness uses its TWI and UART registers)\n", o->mcu);
+        return -1;
+    }
+    return 0;
+}
+
+/* simavr prints progress on stdout; the first stdout line must be the pty, so send its set-up
+ * chatter to stderr. */
+static avr_t *load(const options_t *o)
+{
+    elf_firmware_t fw;
+    avr_t *avr;
+    int saved = dup(STDOUT_FILENO);
+
+    fflush(stdout);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    memset(&fw, 0, sizeof(fw));
+    avr = NULL;
+    if (elf_read_firmware(o->elf_path, &fw) == 0) {
+        snprintf(fw.mmcu, sizeof(fw.mmcu), "%s", o->mcu);
+        fw.frequency = o->frequency;
+        avr = avr_make_mcu_by_name(fw.mmcu);
+        if (avr != NULL) {
+            avr_init(avr);
+            avr->log = LOG_ERROR;
+            avr_load_firmware(avr, &fw);
+            avr->frequency = o->frequency;
+        }
+    }
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    return avr;
+}
+
+int main(int argc, char **argv)
+{
+    options_t o;
+    sim_t s;
+    drv_model_t chip;
+    twi_bus_t bus;
+    pty_uart_t uart;
+    FILE *host_log = NULL;
+    uint64_t next_check;
+    int state = cpu_Running;
+    uint16_t ramend;
+
+    if (parse_options(argc, argv, &o) != 0) {
+        return 2;
+    }
+    if (access(o.elf_path, R_OK) != 0) {
+        fprintf(stderr, "avrsim: cannot read the firmware ELF '%s': %s (build it with `make -C hardware/firmware avr`)\n",
+                o.elf_path, strerror(errno));
+        return 2;
+    }
+    memset(&s, 0, sizeof(s));
+    memset(&bus, 0, sizeof(bus));
+    if (o.trace_path != NULL && (s.trace = fopen(o.trace_path, "w")) == NULL) {
+        fprintf(stderr, "avrsim: cannot write the trace '%s': %s\n", o.trace_path, strerror(errno));
+        return 2;
+    }
+    if (o.host_log_path != NULL && (host_log = fopen(o.host_log_path, "w")) == NULL) {
+        fprintf(stderr, "avrsim: cannot write the host log '%s': %s\n", o.host_log_path, strerror(errno));
+        return 2;
+    }
+    if ((s.avr = load(&o)) == NULL) {
+        fprintf(stderr, "avrsim: simavr could not load '%s' for %s\n", o.elf_path, o.mcu);
+        return 2;
+    }
+    if (pty_uart_open(&uart) != 0) {
+        fprintf(stderr, "avrsim: cannot open a pseudo-terminal: %s\n", strerror(errno));
+        return 2;
+    }
+    uart.host_log = host_log;
+    if (host_log != NULL) {
+        fprintf(host_log, "time_us,byte\n");
+    }
+    pty_uart_attach(&uart, s.avr);
+    drv_model_init(&chip, o.cal);
+    bus.fix_twint = o.twint_fix;
+    bus.fix_sla_status = o.sla_fix;
+    bus.real_timing = o.bus_timing;
+    twi_bus_attach(&bus, s.avr, o.chip ? &chip : NULL, on_register_write, &s);
+    avr_register_io_write(s.avr, REG_TCCR1B, on_tccr1b, &s);
+
+    /* Pacing sleeps are ~100 µs: the default 50 µs timer slack would be a systematic lag. */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGPIPE, SIG_IGN);
+
+    ramend = s.avr->ramend;
+    s.min_sp = ramend;
+    s.t0_ns = monotonic_ns();
+    if (s.trace != NULL) {
+        fprintf(s.trace, "# avrsim register trace: DRV2605L writes at 0x5A, each stamped at the end of its data byte\n");
+        fprintf(s.trace, "# f_cpu_hz=%u pacing=%s calibration=%u,%u,%u\n", s.avr->frequency, o.pace ? "wall-clock" : "none",
+                o.cal.compensation, o.cal.back_emf, o.cal.bemf_gain);
+        fprintf(s.trace, "# monotonic_ns_at_t0=%llu (host CLOCK_MONOTONIC = t0 + time_us*1000 + pacing_lag_us*1000)\n",
+                (unsigned long long)s.t0_ns);
+        fprintf(s.trace, "time_us,register,value,pacing_lag_us\n");
+        fflush(s.trace);
+    }
+    printf("pty: %s\n", uart.slave_path);
+    printf("avr device: %s ELF %s at %.0f MHz, DRV2605L model %s; serving until stopped\n", o.mcu, o.elf_path,
+           s.avr->frequency / 1e6, o.chip ? "at 0x5A" : "absent");
+    fflush(stdout);
+
+    next_check = 0;
+    while (!stop_requested && state != cpu_Done && state != cpu_Crashed) {
+        uint16_t sp;
+        state = avr_run(s.avr);
+        sp = (uint16_t)(s.avr->data[R_SPL] | (s.avr->data[R_SPH] << 8));
+        if (sp < s.min_sp) {
+            s.min_sp = sp;
+        }
+        if (s.avr->cycle >= next_check) {
+            next_check = s.avr->cycle + PACE_CHECK_CYCLES;
+            pty_uart_pump(&uart);
+            if (o.pace) {
+                pace(&s);
+            }
+            if (o.stop_after_us != 0u && cycles_to_us(s.avr, s.avr->cycle) >= (double)o.stop_after_us) {
+                break;
+            }
+        }
+    }
+
+    if (s.trace != NULL) {
+        fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f register_writes=%llu stack_high_water_bytes=%u "
+                         "min_sp=0x%04X i2c_scl_period_cycles=%u host_bytes=%llu device_bytes=%llu device_bytes_dropped=%llu sla_status_fixes=%u\n",
+                cycles_to_us(s.avr, s.avr->cycle), (double)s.max_lag_ns / 1e3, (unsigned long long)s.writes,
+                (unsigned)(ramend - s.min_sp), s.min_sp, twi_bus_period_cycles(&bus), (unsigned long long)uart.rx_bytes,
+                (unsigned long long)uart.tx_bytes, (unsigned long long)uart.tx_dropped, bus.sla_status_fixes);
+        fclose(s.trace);
+    }
+    if (host_log != NULL) {
+        fclose(host_log);
+    }
+    fprintf(stderr,
+            "avrsim: stopped at %.3f s simulated; %llu register writes; stack high-water %u bytes (SP min 0x%04X); "
+            "max pacing lag %.1f µs; %llu bytes from the host, %llu to it (%llu dropped)\n",
+            cycles_to_us(s.avr, s.avr->cycle) / 1e6, (unsigned long long)s.writes, (unsigned)(ramend - s.min_sp), s.min_sp,
+            (double)s.max_lag_ns / 1e3, (unsigned long long)uart.rx_bytes, (unsigned long long)uart.tx_bytes,
+            (unsigned long long)uart.tx_dropped);
+    if (state == cpu_Crashed) {
+        fprintf(stderr, "avrsim: the simulated CPU crashed at PC 0x%04X\n", (unsigned)s.avr->pc);
+        return 1;
+    }
+    return 0;
+}

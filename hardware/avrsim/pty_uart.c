@@ -1,0 +1,126 @@
+/* See pty_uart.h. */
+#define _XOPEN_SOURCE 600
+#define _DEFAULT_SOURCE
+#include "pty_uart.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <sim_avr.h>
+#include <sim_io.h>
+#include <sim_irq.h>
+#include <avr_uart.h>
+#include <sim_interrupts.h>
+
+#define REG_UCSR0B 0xC1u
+#define RXEN0_BIT 0x10u
+#define USART_RX_VECTOR 18u /* ATmega328P */
+
+int pty_uart_open(pty_uart_t *u)
+{
+    struct termios tio;
+    const char *name;
+    int fd = posix_openpt(O_RDWR | O_NOCTTY);
+
+    memset(u, 0, sizeof(*u));
+    u->master = -1;
+    u->xon = 1;
+    if (fd < 0 || grantpt(fd) != 0 || unlockpt(fd) != 0 || (name = ptsname(fd)) == NULL) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    if (tcgetattr(fd, &tio) == 0) {
+        cfmakeraw(&tio);
+        tcsetattr(fd, TCSANOW, &tio);
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    snprintf(u->slave_path, sizeof(u->slave_path), "%s", name);
+    u->master = fd;
+    return 0;
+}
+
+static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    pty_uart_t *u = param;
+    uint8_t byte = (uint8_t)value;
+
+    (void)irq;
+    /* No reader or a full pty buffer: the byte is lost, as on a bridge nobody listens to. */
+    if (write(u->master, &byte, 1) == 1) {
+        u->tx_bytes++;
+    } else {
+        u->tx_dropped++;
+    }
+}
+
+static void uart_xon(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    (void)value;
+    ((pty_uart_t *)param)->xon = 1;
+}
+
+static void uart_xoff(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    (void)value;
+    ((pty_uart_t *)param)->xon = 0;
+}
+
+/* The RX-complete interrupt became pending: the oldest byte in flight has arrived. */
+static void rx_complete(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    pty_uart_t *u = param;
+
+    (void)irq;
+    if (value == 0u || u->flight_tail == u->flight_head) {
+        return;
+    }
+    uint8_t byte = u->in_flight[u->flight_tail++ % PTY_UART_QUEUE];
+    if (u->host_log != NULL) {
+        fprintf(u->host_log, "%.4f,%u\n", (double)u->avr->cycle * 1e6 / (double)u->avr->frequency, byte);
+    }
+}
+
+void pty_uart_attach(pty_uart_t *u, struct avr_t *avr)
+{
+    uint32_t flags = 0;
+
+    u->avr = avr;
+    avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
+    flags &= ~(uint32_t)(AVR_UART_FLAG_STDIO | AVR_UART_FLAG_POLL_SLEEP);
+    avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), uart_output, u);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON), uart_xon, u);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF), uart_xoff, u);
+    avr_irq_register_notify(avr_get_interrupt_irq(avr, USART_RX_VECTOR) + AVR_INT_IRQ_PENDING, rx_complete, u);
+}
+
+void pty_uart_pump(pty_uart_t *u)
+{
+    uint8_t buf[256];
+    ssize_t n;
+    avr_irq_t *input;
+
+    while (u->head - u->tail + sizeof(buf) <= PTY_UART_QUEUE && (n = read(u->master, buf, sizeof(buf))) > 0) {
+        ssize_t i;
+        for (i = 0; i < n; i++) {
+            u->queue[u->head++ % PTY_UART_QUEUE] = buf[i];
+        }
+    }
+    if (u->head == u->tail || (u->avr->data[REG_UCSR0B] & RXEN0_BIT) == 0u) {
+        return;
+    }
+    input = avr_io_getirq(u->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
+    while (u->xon && u->head != u->tail) {
+        uint8_t byte = u->queue[u->tail++ % PTY_UART_QUEUE];
+
+        u->rx_bytes++;
+        u->in_flight[u->flight_head++ % PTY_UART_QUEUE] = byte;
+        avr_raise_irq(input, byte);
+    }
+}
