@@ -110,7 +110,7 @@ out.append(0x01)
 sys.stdout.buffer.write(bytes(out))
 PY
                 else
-                    printf '%s' "$hex" | xxd -r -p > "$seeds/$label"
+                    python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))' "$hex" > "$seeds/$label"
                 fi
             done
         ;;
