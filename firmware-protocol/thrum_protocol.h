@@ -46,6 +46,7 @@
 #define THRUM_MSG_GO 0x0Du
 #define THRUM_MSG_ROM_EFFECT 0x0Eu
 #define THRUM_MSG_CUT 0x0Fu
+#define THRUM_MSG_CONFIGURE_SAMPLE_TIME 0x10u
 
 /* Device → host message ids (§3.2). */
 #define THRUM_MSG_ACK 0x40u

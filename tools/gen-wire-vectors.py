@@ -95,6 +95,7 @@ MESSAGES = {
     "GO": (0x0D, "h2d", [("slot", "u8"), ("start", "u32"), ("event_base", "uv")]),
     "ROM_EFFECT": (0x0E, "h2d", [("start", "u32"), ("effect", "u8"), ("event", "uv")]),
     "CUT": (0x0F, "h2d", [("at", "u32")]),
+    "CONFIGURE_SAMPLE_TIME": (0x10, "h2d", [("sample_time", "u8")]),
     "ACK": (0x40, "d2h", [("next_seq", "u8"), ("rx_ctrl", "u8"), ("rx_seq", "u8"),
                           ("rx_time", "u32"), ("credits", "uv")]),
     "IDENTIFY_REPLY": (0x41, "d2h", [("protocol_version", "uv"), ("fw_major", "uv"),
@@ -562,6 +563,19 @@ def build():
               cut + msg_encode("SEGMENT", start=5000, duration=3000, **{"from": 80}, to=80, event=2)
               + msg_encode("SEGMENT", start=8000, duration=2000, **{"from": 60}, to=60, event=3))
     frame_vec("stop-cut-seq-7", "h2d", 0, 7, msg_encode("STOP") + msg_encode("CUT", at=U32_MAX))
+
+    # ---- CONFIGURE_SAMPLE_TIME: the profile's SAMPLE_TIME, ahead of CONFIGURE_DRIVER (§3.1) ----
+    comment("message h2d (CONFIGURE_SAMPLE_TIME)")
+    msg_vec("sample-time-300us", "h2d", "CONFIGURE_SAMPLE_TIME", sample_time=3)
+    msg_vec("sample-time-150us", "h2d", "CONFIGURE_SAMPLE_TIME", sample_time=0)
+    msg_vec("sample-time-max", "h2d", "CONFIGURE_SAMPLE_TIME", sample_time=255)
+    comment("badpayload (CONFIGURE_SAMPLE_TIME)")
+    bad_payload_vec("sample-time-truncated", "h2d", bytes.fromhex("10"))
+    comment("frame (CONFIGURE_SAMPLE_TIME)")
+    frame_vec("sample-time-then-configure-seq-8", "h2d", 0, 8,
+              msg_encode("CONFIGURE_SAMPLE_TIME", sample_time=2)
+              + msg_encode("CONFIGURE_DRIVER", rated_voltage=83, od_clamp=133, drive_time=24,
+                           ol_lra_period=58))
     return "\n".join(lines) + "\n"
 
 

@@ -65,21 +65,4 @@ extension VirtualRig {
         let model = session.link.clock.deviceTime32(at: clock.now())
         return Double(Int32(bitPattern: model &- truth))
     }
-
-    /// When the device started executing the segment that begins near `intended` (true µs): the
-    /// completion of its first RTP_INPUT register write, as the chip model saw it.
-    func segmentOnset(near intended: Double, before: Double = 3_000, window: Double = 40_000) -> Double? {
-        let from = max(0, intended - before)
-        guard let write = device.chip.trace.registerWrites.first(where: {
-            $0.register == DRV2605LRegister.rtpInput.rawValue && Double($0.time) >= from
-        }), Double(write.time) < intended + window else { return nil }
-        return Double(write.time)
-    }
-
-    /// The true drive onset (µs) the chip recorded nearest after `intended − before`, within `window`.
-    func driveOnset(near intended: Double, before: Double = 5_000, window: Double = 40_000) -> Double? {
-        let from = UInt64(max(0, intended - before))
-        guard let t = device.chip.trace.driveOnset(after: from), Double(t) < intended + window else { return nil }
-        return Double(t)
-    }
 }

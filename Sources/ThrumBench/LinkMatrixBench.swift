@@ -95,7 +95,7 @@ public enum LinkMatrixBench {
 
     /// The engine path: `thrum play`'s start (now + lead + 20 ms right after `start()`), then the
     /// transients; each onset against the chip, each bound checked.
-    static func rhythm(link: LinkProfile, seed: UInt64, count: Int, into row: inout Row) throws {
+    public static func rhythm(link: LinkProfile, seed: UInt64, count: Int, into row: inout Row) throws {
         let rig = VirtualRig(link: link, seed: seed)
         let engine = try rig.engine()
         let player = try engine.makePlayer(with: BenchSetup.transients(count: count, spacing: spacing))
@@ -107,7 +107,7 @@ public enum LinkMatrixBench {
         for record in engine.onsets(for: player) {
             row.events += 1
             let intended = record.intendedDriveTime * 1e6
-            guard let truth = rig.firstDrive(near: intended) else {
+            guard let truth = record.deviceOnset.flatMap({ rig.commandWrite(deviceClock: $0, near: intended) }) ?? rig.firstDrive(near: intended) else {
                 row.missing += 1
                 previous = nil
                 continue
@@ -125,7 +125,7 @@ public enum LinkMatrixBench {
 
     /// Send-when-due: the host sleeps until each event is due, wakes late by the OS's latency, and
     /// writes the event's segments to start at its estimate of the device's "now".
-    static func naive(link: LinkProfile, seed: UInt64, count: Int) throws -> [Double] {
+    public static func naive(link: LinkProfile, seed: UInt64, count: Int) throws -> [Double] {
         let rig = VirtualRig(link: link, seed: seed)
         try rig.connect()
         let program = PatternCompiler(profile: rig.profile).compile(BenchSetup.transients(count: count, spacing: spacing))
@@ -157,7 +157,7 @@ public enum LinkMatrixBench {
     /// an NTP-style offset — the sample with the shortest round trip among the last eight,
     /// assuming the device read its clock halfway through it — and no envelope, no drift model, no
     /// latency learning.
-    static func symmetric(link: LinkProfile, seed: UInt64, count: Int) throws -> [Double] {
+    public static func symmetric(link: LinkProfile, seed: UInt64, count: Int) throws -> [Double] {
         let rig = VirtualRig(link: link, seed: seed)
         try rig.connect()
         let program = PatternCompiler(profile: rig.profile).compile(BenchSetup.transients(count: count, spacing: spacing))
@@ -183,7 +183,7 @@ public enum LinkMatrixBench {
     }
 
     /// device − host (µs) from the shortest round trip among `samples`, taken at its midpoint.
-    static func ntpOffset(_ samples: ArraySlice<ClockSample>) -> Double {
+    public static func ntpOffset(_ samples: ArraySlice<ClockSample>) -> Double {
         guard let best = samples.min(by: { $0.roundTrip < $1.roundTrip }) else { return 0 }
         let middle = (Double(best.hostSend.nanoseconds) + Double(best.hostReceive.nanoseconds)) / 2e3
         return Double(best.deviceReceive) - middle
@@ -191,7 +191,7 @@ public enum LinkMatrixBench {
 
     /// Prepared starts: `prepare(pattern)`, then `start(atTime: HapticTimeImmediate)` after idle
     /// gaps of 50–200 ms; call → the chip's first non-zero drive.
-    static func prepared(link: LinkProfile, seed: UInt64, trials: Int, into row: inout Row) throws {
+    public static func prepared(link: LinkProfile, seed: UInt64, trials: Int, into row: inout Row) throws {
         let rig = VirtualRig(link: link, seed: seed)
         let engine = try rig.engine()
         let pattern = BenchSetup.transients(count: 1, spacing: 0.1)
@@ -214,7 +214,7 @@ public enum LinkMatrixBench {
     /// A 100 ms host stall 0.7 s into a train of transients 50 ms apart: events the device
     /// reached late (PROTOCOL.md §4.2: more than 50 µs after their start; trimmed or dropped) or
     /// that never came.
-    static func stall(link: LinkProfile, seed: UInt64, into row: inout Row) throws {
+    public static func stall(link: LinkProfile, seed: UInt64, into row: inout Row) throws {
         let rig = VirtualRig(link: link, seed: seed)
         let engine = try rig.engine()
         let player = try engine.makePlayer(with: BenchSetup.transients(count: 40, spacing: 0.05))
@@ -233,7 +233,7 @@ public enum LinkMatrixBench {
 
     /// Intensity-control changes during a continuous event (call → the chip's first write of the
     /// new level), then immediate stops (call → amplitude 0).
-    static func changes(link: LinkProfile, seed: UInt64, trials: Int, into row: inout Row) throws {
+    public static func changes(link: LinkProfile, seed: UInt64, trials: Int, into row: inout Row) throws {
         let rig = VirtualRig(link: link, seed: seed)
         let engine = try rig.engine()
         let length = Double(trials) * 0.35 + 1
@@ -277,7 +277,7 @@ public enum LinkMatrixBench {
     }
 
     /// Link traffic with the engine started and idle.
-    static func idle(link: LinkProfile, seed: UInt64, seconds: Double, into row: inout Row) throws {
+    public static func idle(link: LinkProfile, seed: UInt64, seconds: Double, into row: inout Row) throws {
         let rig = VirtualRig(link: link, seed: seed)
         let engine = try rig.engine()
         engine.run(for: 1)

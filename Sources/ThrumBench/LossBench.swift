@@ -16,6 +16,8 @@ public enum LossBench {
         public var errors: [Double] = []
         public var chunksLost = 0
         public var chunksCorrupted = 0
+        /// Frames the host sent in the measured run, retransmissions included.
+        public var framesSent = 0
     }
 
     /// One run of `count` transients `spacing` s apart.
@@ -26,18 +28,19 @@ public enum LossBench {
         let program = PatternCompiler(profile: rig.profile).compile(BenchSetup.transients(count: count, spacing: spacing))
         // A warm-up play, as in the onset figure: the session learns the device's fixed latency.
         _ = try rig.play(program: PatternCompiler(profile: rig.profile).compile(BenchSetup.transients(count: 6, spacing: spacing)))
-        let before = rig.session.link.statistics.retransmissions
+        let before = rig.session.link.statistics
         let report = try rig.play(program: program)
         var result = Result()
-        result.retransmissions = rig.session.link.statistics.retransmissions - before
+        result.retransmissions = rig.session.link.statistics.retransmissions - before.retransmissions
+        result.framesSent = rig.session.link.statistics.framesSent - before.framesSent
         let start = Double(report.startHostTime.nanoseconds) / 1e3
         for event in program.events where event.played {
             result.events += 1
             let intended = start + Double(event.driveOnset)
-            if let onset = rig.segmentOnset(near: intended, window: spacing * 0.5e6) { result.errors.append(onset - intended) } else { result.lost += 1 }
+            if let onset = rig.firstDrive(near: intended, window: spacing * 0.5e6) { result.errors.append(onset - intended) } else { result.lost += 1 }
         }
         result.reportsMissing = report.events.filter { $0.status == .notReported }.count
-        if let link = rig.pump.link as? LossyLink<JitteredLink<UsbFullSpeedLink>> {
+        if let link = rig.pump.link as? LossyLink<AnyLinkModel> {
             result.chunksLost = link.lostChunks.values.reduce(0, +)
             result.chunksCorrupted = link.corruptedChunks.values.reduce(0, +)
         }

@@ -130,7 +130,10 @@ public final class VirtualRig {
         for i in report.events.indices where report.events[i].type.isHaptic && report.events[i].status != .notPlayed {
             let e = report.events[i]
             let intended = start + (e.requestedTime - e.preShift) * 1e6
-            guard let onset = firstDrive(on: device, near: intended, before: before, window: window) else { continue }
+            guard
+                let onset = e.deviceOnset.flatMap({ commandWrite(on: device, deviceClock: $0, near: intended) })
+                    ?? firstDrive(on: device, near: intended, before: before, window: window)
+            else { continue }
             report.events[i].trueDriveOnsetTime = (onset - start) / 1e6
             report.events[i].trueOnsetTime = (onset - start) / 1e6 + e.preShift
         }
@@ -142,6 +145,37 @@ public final class VirtualRig {
     /// still non-zero this finds the earlier drive: the truth is for events that start from rest.
     public func firstDrive(near intended: Double, before: Double = 3_000, window: Double = 40_000) -> Double? {
         Self.firstDrive(on: device, near: intended, before: before, window: window)
+    }
+
+    /// When `record`'s event really started, in engine seconds on the same footing as its
+    /// `requestedTime`: the chip's drive command that the device's report names (or, without a
+    /// report, the first drive after its intended instant) plus the planned pre-shift. Nil when
+    /// the chip never started it.
+    public func trueOnset(of record: OnsetRecord) -> Double? { Self.trueOnset(of: record, on: device) }
+
+    /// The same on any virtual device whose true time is the engine's time.
+    public static func trueOnset(of record: OnsetRecord, on device: VirtualDevice) -> Double? {
+        let intended = record.intendedDriveTime * 1e6
+        let t = record.deviceOnset.flatMap { commandWrite(on: device, deviceClock: $0, near: intended) }
+            ?? firstDrive(on: device, near: intended, before: 3_000, window: 40_000)
+        return t.map { $0 / 1e6 + record.preShift }
+    }
+
+    /// The true time (µs) of the drive command (a non-zero RTP_INPUT or a GO write) that the
+    /// device's own onset report names: its clock reading `deviceClock` converted with the
+    /// simulation's true crystal (not the host's estimate), matched to the chip's register log
+    /// within 3 µs. Nil when the chip saw no such write then. Unlike ``firstDrive(near:before:window:)``
+    /// this also finds the onset of an event that starts while earlier drive still plays.
+    public func commandWrite(deviceClock: UInt64, near intended: Double) -> Double? {
+        Self.commandWrite(on: device, deviceClock: deviceClock, near: intended)
+    }
+
+    static func commandWrite(on device: VirtualDevice, deviceClock: UInt64, near intended: Double) -> Double? {
+        let t = device.trueTime(ofDeviceClock: UInt32(truncatingIfNeeded: deviceClock), near: UInt64(max(0, intended)))
+        guard let write = device.chip.trace.firstDriveCommand(atOrAfter: UInt64(max(0, t - 3))), Double(write) <= t + 3 else {
+            return nil
+        }
+        return Double(write)
     }
 
     static func firstDrive(on device: VirtualDevice, near intended: Double, before: Double, window: Double) -> Double? {

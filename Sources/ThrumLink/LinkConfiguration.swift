@@ -7,9 +7,9 @@ public struct LinkConfiguration: Sendable {
     /// How many IDENTIFY frames to send before reporting that the device does not answer.
     public var identifyAttempts: Int = 5
     /// Once connected, an UNSEQ PING goes out whenever nothing was sent for this long: fresh
-    /// clock samples near every event keep the reported bounds narrow. Costs 70 B/s host → device
-    /// and 150 B/s back when idle (`thrum bench` reports it per link).
-    public var pingInterval: HostDuration = .milliseconds(100)
+    /// clock samples near every event keep the reported bounds narrow. Costs about 47 B/s host → device
+    /// and 180 B/s back when idle (`thrum bench` reports it per link), within 200 B/s each way.
+    public var pingInterval: HostDuration = .milliseconds(150)
     /// For this long after connecting the link probes every ``startupPingInterval`` instead: the
     /// clock model's bracket closes on the best-placed samples and its drift needs a baseline, so
     /// a burst of samples at first makes the first patterns land as well as later ones (about

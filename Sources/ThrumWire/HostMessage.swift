@@ -27,6 +27,9 @@ public enum HostMessage: Sendable, Hashable {
     /// CUT: remove queued entries starting at or after device time `at` (no ONSET for them) and end
     /// the entry spanning `at` there, so replacement drive can follow (§4.8). Sequenced lane only.
     case cut(at: UInt32)
+    /// CONFIGURE_SAMPLE_TIME: the driver's back-EMF SAMPLE_TIME code (0…3 = 150…300 µs), written by
+    /// the next CONFIGURE_DRIVER's set-up, so it is sent before it (§3.1). Sequenced lane only.
+    case configureSampleTime(code: UInt8)
 
     /// The message id.
     public var id: UInt32 {
@@ -44,6 +47,7 @@ public enum HostMessage: Sendable, Hashable {
         case .go: return ProtocolConstants.msgGo
         case .romEffect: return ProtocolConstants.msgROMEffect
         case .cut: return ProtocolConstants.msgCut
+        case .configureSampleTime: return ProtocolConstants.msgConfigureSampleTime
         }
     }
 
@@ -51,7 +55,9 @@ public enum HostMessage: Sendable, Hashable {
     public var isAnyLane: Bool {
         switch self {
         case .identify, .ping, .stop, .wake, .standby, .go: return true
-        case .segment, .configureDriver, .calibrate, .preloadBegin, .preloadSegment, .romEffect, .cut: return false
+        case .segment, .configureDriver, .calibrate, .preloadBegin, .preloadSegment, .romEffect, .cut,
+            .configureSampleTime:
+            return false
         }
     }
 
@@ -87,6 +93,8 @@ public enum HostMessage: Sendable, Hashable {
             writer.uv(g.eventBase)
         case .cut(let at):
             writer.u32(at)
+        case .configureSampleTime(let code):
+            writer.u8(code)
         case .romEffect(let r):
             writer.u32(r.start)
             writer.u8(r.effect)
@@ -134,6 +142,8 @@ public enum HostMessage: Sendable, Hashable {
             return 1 + 4 + 1 + UVarint.encodedLength(r.event)
         case .cut:
             return 5
+        case .configureSampleTime:
+            return 2
         }
     }
 
@@ -193,6 +203,7 @@ public enum HostMessage: Sendable, Hashable {
             }
             return .romEffect(ROMEffectCommand(start: start, effect: effect, event: try reader.uv()))
         case ProtocolConstants.msgCut: return .cut(at: try reader.u32())
+        case ProtocolConstants.msgConfigureSampleTime: return .configureSampleTime(code: try reader.u8())
         default:
             throw .unknownMessage(id: id, direction: .hostToDevice)
         }
@@ -236,6 +247,7 @@ extension HostMessage: CustomStringConvertible {
         case .go(let g): return "GO slot=\(g.slot) start=\(g.start) event_base=\(g.eventBase)"
         case .romEffect(let r): return "ROM_EFFECT start=\(r.start) effect=\(r.effect) event=\(r.event)"
         case .cut(let at): return "CUT at=\(at)"
+        case .configureSampleTime(let code): return "CONFIGURE_SAMPLE_TIME sample_time=\(code)"
         }
     }
 }

@@ -67,6 +67,8 @@ public enum ProtocolConstants {
     public static let msgROMEffect: UInt32 = 0x0E
     /// Host → device: CUT.
     public static let msgCut: UInt32 = 0x0F
+    /// Host → device: CONFIGURE_SAMPLE_TIME.
+    public static let msgConfigureSampleTime: UInt32 = 0x10
     /// Device → host: ACK.
     public static let msgAck: UInt32 = 0x40
     /// Device → host: IDENTIFY_REPLY.

@@ -9,6 +9,31 @@ final class PlayEngineOptionsTests: XCTestCase {
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
     }
 
+    /// Checks `events` against the simulated chip's truth (`true_onset_s`): every event has one,
+    /// the reported bound holds it, it lies within `alignment` s of the request (the realistic USB
+    /// link's asymmetry the host cannot see: docs/timing.md), and the intervals between events are
+    /// the requested ones within `rhythm` s plus 150 ppm of the interval (the drift the schedule
+    /// has not yet learnt in a run's first seconds).
+    func assertTruth(
+        _ events: [[String: Any]], alignment: Double = 1.5e-3, rhythm: Double = 20e-6, file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
+        var previous: (truth: Double, requested: Double)?
+        for e in events {
+            let requested = try XCTUnwrap(e["requested_s"] as? Double, file: file, line: line)
+            let truth = try XCTUnwrap(e["true_onset_s"] as? Double, "no true onset in \(e)", file: file, line: line)
+            let onset = try XCTUnwrap(e["onset_s"] as? Double, "no onset in \(e)", file: file, line: line)
+            let bound = try XCTUnwrap(e["onset_bound_s"] as? Double, file: file, line: line)
+            XCTAssertLessThanOrEqual(abs(truth - onset), bound + 1e-6, "the bound misses the truth: \(e)", file: file, line: line)
+            XCTAssertEqual(truth, requested, accuracy: alignment, file: file, line: line)
+            if let p = previous {
+                let interval = requested - p.requested
+                XCTAssertEqual(truth - p.truth, interval, accuracy: rhythm + 150e-6 * abs(interval), "interval before \(e)", file: file, line: line)
+            }
+            previous = (truth, requested)
+        }
+    }
+
     func testRateTwoHalvesEveryRequestedTimeAndOnsetsFollow() throws {
         let file = TestPaths.example("metronome.ahap").path
         let normal = try XCTUnwrap(try report([file])["events"] as? [[String: Any]])
@@ -19,10 +44,9 @@ final class PlayEngineOptionsTests: XCTestCase {
         for (a, b) in zip(normal, fast) {
             let requested = try XCTUnwrap(a["requested_s"] as? Double)
             XCTAssertEqual(try XCTUnwrap(b["requested_s"] as? Double), requested / 2, accuracy: 1e-6)
-            let onset = try XCTUnwrap(b["onset_s"] as? Double, "no onset in \(b)")
-            XCTAssertEqual(onset, requested / 2, accuracy: 300e-6)
             XCTAssertEqual(b["status"] as? String, "on_time")
         }
+        try assertTruth(fast)
     }
 
     func testROMPresetPlaysThroughTheDriversSequencer() throws {
@@ -34,8 +58,9 @@ final class PlayEngineOptionsTests: XCTestCase {
         XCTAssertEqual(events.count, 1)
         XCTAssertEqual(events[0]["type"] as? String, "ROMEffect")
         XCTAssertEqual(events[0]["status"] as? String, "on_time")
-        // The fixed latency of the three register writes (≈ 241 µs) is corrected.
-        XCTAssertEqual(try XCTUnwrap(events[0]["onset_s"] as? Double), 0, accuracy: 60e-6)
+        // The fixed latency of the three register writes (≈ 241 µs) is corrected: the chip's GO
+        // lands where the request is, within the link's unseen asymmetry.
+        try assertTruth(events)
         let refused = try ThrumProcess.run(["play", "preset:rom.1", "--rate", "2"])
         XCTAssertNotEqual(refused.status, 0)
         XCTAssertTrue(refused.standardError.contains("ROM effect"), refused.standardError)
@@ -48,6 +73,7 @@ final class PlayEngineOptionsTests: XCTestCase {
         XCTAssertEqual(events.count, 24)
         XCTAssertEqual(Set(events.compactMap { $0["pass"] as? Int }), [0, 1, 2])
         for e in events { XCTAssertEqual(e["status"] as? String, "on_time") }
+        try assertTruth(events)
     }
 
     func testLoopEndSetsThePassLength() throws {
@@ -57,8 +83,8 @@ final class PlayEngineOptionsTests: XCTestCase {
         for (k, e) in events.enumerated() {
             let requested = try XCTUnwrap(e["requested_s"] as? Double)
             XCTAssertEqual(requested, 0.5 * Double(k), accuracy: 1e-6)
-            XCTAssertEqual(try XCTUnwrap(e["onset_s"] as? Double), requested, accuracy: 300e-6)
         }
+        try assertTruth(events)
     }
 
     func testBadOptionsAreUsageErrors() throws {

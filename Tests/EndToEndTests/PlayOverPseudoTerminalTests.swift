@@ -11,25 +11,31 @@ final class PlayOverPseudoTerminalTests: XCTestCase {
 
     func testHeartbeatExampleReportsEveryOnset() throws {
         let file = TestPaths.example("heartbeat.ahap")
-        let simulator = try SimulatorProcess()
+        let trace = traceFile()
+        let simulator = try SimulatorProcess(arguments: ["--trace", trace.path])
         defer { simulator.stop() }
         let result = try ThrumProcess.run(["play", "--port", simulator.ptyPath, "--json", file.path])
         XCTAssertEqual(result.status, 0, result.standardError)
+        simulator.stop()
         let report = try decodeReport(result.standardOutput)
         XCTAssertGreaterThan(report.events.count, 1)
         try assertEveryOnsetClose(report)
+        try assertAgainstTheChip(report, trace: trace)
         XCTAssertEqual(report.device["driver"] as? String, "DRV2605L")
         XCTAssertGreaterThan(report.bytesOnWire, 0)
     }
 
     func testMetronomeExampleReportsEveryOnset() throws {
-        let simulator = try SimulatorProcess()
+        let trace = traceFile()
+        let simulator = try SimulatorProcess(arguments: ["--trace", trace.path])
         defer { simulator.stop() }
         let result = try ThrumProcess.run(["play", "--port", simulator.ptyPath, "--json", TestPaths.example("metronome.ahap").path])
         XCTAssertEqual(result.status, 0, result.standardError)
+        simulator.stop()
         let report = try decodeReport(result.standardOutput)
         XCTAssertEqual(report.events.count, 8)
         try assertEveryOnsetClose(report)
+        try assertAgainstTheChip(report, trace: trace)
     }
 
     func testNonexistentPortIsAClearError() throws {
@@ -55,6 +61,48 @@ final class PlayOverPseudoTerminalTests: XCTestCase {
         var events: [[String: Any]]
         var device: [String: Any]
         var bytesOnWire: Int
+        /// Pattern time zero on CLOCK_MONOTONIC (the clock `thrum sim --trace` stamps with too).
+        var startMonotonicNanoseconds: Int64
+    }
+
+    func traceFile() -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-trace-\(UUID().uuidString).csv")
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    /// Each event against the simulated chip, read from `thrum sim --trace` (another process, the
+    /// same monotonic clock): the chip's first non-zero RTP_INPUT write after the event's intended
+    /// drive instant lands within `tolerance` of it, lies inside the reported bound, and the
+    /// intervals between events are the requested ones.
+    func assertAgainstTheChip(_ report: Report, trace: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+        let rows = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").dropFirst().compactMap { row -> (Int64, Int, Int)? in
+            let f = row.split(separator: ",")
+            guard f.count == 4, let ns = Int64(f[1]), let reg = Int(f[2]), let value = Int(f[3]) else { return nil }
+            return (ns, reg, value)
+        }
+        let drives = rows.filter { $0.1 == 0x02 && $0.2 > 0 }.map(\.0)
+        XCTAssertFalse(drives.isEmpty, "the trace has no drive", file: file, line: line)
+        var previous: (truth: Double, intended: Double)?
+        for event in report.events {
+            let requested = try XCTUnwrap(event["requested_s"] as? Double, file: file, line: line)
+            let onset = try XCTUnwrap(event["onset_s"] as? Double, file: file, line: line)
+            let drive = try XCTUnwrap(event["drive_onset_s"] as? Double, file: file, line: line)
+            let bound = try XCTUnwrap(event["onset_bound_s"] as? Double, "no bound: \(event)", file: file, line: line)
+            let intended = requested - (onset - drive)  // the planned drive instant (pre-shift removed)
+            let intendedNs = Double(report.startMonotonicNanoseconds) + intended * 1e9
+            let truthNs = try XCTUnwrap(drives.first { Double($0) >= intendedNs - 3e6 }, "no drive near \(requested) s", file: file, line: line)
+            let truth = (Double(truthNs) - Double(report.startMonotonicNanoseconds)) / 1e9
+            XCTAssertEqual(truth, intended, accuracy: tolerance, "true drive vs intent at \(requested) s", file: file, line: line)
+            // In virtual time the bound always holds (BenchTimingTests); over a real pty, one run in
+            // a few showed the truth ≈ 80 µs outside a ±21 µs bound (not yet explained: see the
+            // issue note), so this end-to-end check allows 200 µs beyond the bound.
+            XCTAssertLessThanOrEqual(abs(truth - drive), bound + 200e-6, "the reported bound misses the chip at \(requested) s", file: file, line: line)
+            if let p = previous {
+                XCTAssertEqual(truth - p.truth, intended - p.intended, accuracy: 100e-6, "interval before \(requested) s", file: file, line: line)
+            }
+            previous = (truth, intended)
+        }
     }
 
     func decodeReport(_ text: String) throws -> Report {
@@ -62,14 +110,16 @@ final class PlayOverPseudoTerminalTests: XCTestCase {
         let events = try XCTUnwrap(object?["events"] as? [[String: Any]], "no events array in \(text)")
         let device = try XCTUnwrap(object?["device"] as? [String: Any], "no device object in \(text)")
         let bytes = try XCTUnwrap(object?["bytes_on_wire"] as? Int, "no bytes_on_wire in \(text)")
-        return Report(events: events, device: device, bytesOnWire: bytes)
+        let start = try XCTUnwrap((object?["start_host_monotonic_ns"] as? NSNumber)?.int64Value, "no start_host_monotonic_ns")
+        return Report(events: events, device: device, bytesOnWire: bytes, startMonotonicNanoseconds: start)
     }
 
+    /// Every event was reported, on time.
     func assertEveryOnsetClose(_ report: Report, file: StaticString = #filePath, line: UInt = #line) throws {
         for event in report.events {
             let requested = try XCTUnwrap(event["requested_s"] as? Double)
-            let onset = try XCTUnwrap(event["onset_s"] as? Double, "event at \(requested) s has no onset: \(event)")
-            XCTAssertEqual(onset, requested, accuracy: tolerance, "event at \(requested) s", file: file, line: line)
+            XCTAssertNotNil(event["onset_s"] as? Double, "event at \(requested) s has no onset: \(event)", file: file, line: line)
+            XCTAssertEqual(event["status"] as? String, "on_time", file: file, line: line)
         }
     }
 }

@@ -18,8 +18,10 @@ final class VirtualTimePlaybackTests: XCTestCase {
         let report = try rig.play(metronome())
         XCTAssertEqual(report.events.count, 8)
         for event in report.events {
-            let onset = try XCTUnwrap(event.onsetTime, "event \(event.id) has no onset")
-            XCTAssertEqual(onset, event.requestedTime, accuracy: 200e-6)
+            let truth = try XCTUnwrap(event.trueOnsetTime, "the chip never started event \(event.id)")
+            XCTAssertEqual(truth, event.requestedTime, accuracy: 200e-6)
+            let onset = try XCTUnwrap(event.onsetTime), bound = try XCTUnwrap(event.onsetBound)
+            XCTAssertLessThanOrEqual(abs(truth - onset), bound + 1e-6, "the reported bound misses the truth")
             XCTAssertEqual(event.status, .onTime)
         }
         XCTAssertGreaterThan(report.bytesSent, 0)
@@ -50,8 +52,10 @@ final class VirtualTimePlaybackTests: XCTestCase {
         let rig = VirtualRig(crystalErrorPPM: 100, clockStart: UInt32.max - 400_000)
         let report = try rig.play(metronome())
         for event in report.events {
-            let onset = try XCTUnwrap(event.onsetTime, "event \(event.id) has no onset")
-            XCTAssertEqual(onset, event.requestedTime, accuracy: 300e-6)
+            let truth = try XCTUnwrap(event.trueOnsetTime, "the chip never started event \(event.id)")
+            XCTAssertEqual(truth, event.requestedTime, accuracy: 300e-6)
+            let onset = try XCTUnwrap(event.onsetTime), bound = try XCTUnwrap(event.onsetBound)
+            XCTAssertLessThanOrEqual(abs(truth - onset), bound + 1e-6, "the reported bound misses the truth")
         }
     }
 
@@ -65,5 +69,6 @@ final class VirtualTimePlaybackTests: XCTestCase {
             }, parameters: [])
         let report = try VirtualRig().play(pattern)
         XCTAssertEqual(report.events.map { $0.onsetTime != nil }, [true, true, true])
+        XCTAssertEqual(report.events.map { $0.trueOnsetTime != nil }, [true, true, true], "the chip started each")
     }
 }

@@ -37,6 +37,19 @@ final class EngineRig {
 
     var now: Double { engine.currentTime }
 
+    /// When `record`'s event really started, from the chip (VirtualRig.trueOnset), comparable
+    /// with its `requestedTime`; fails the test when the report's bound does not hold it.
+    func trueOnset(_ record: OnsetRecord, file: StaticString = #filePath, line: UInt = #line) -> Double? {
+        let truth = rig.trueOnset(of: record)
+        if let truth, let range = record.driveOnsetRange {
+            let drive = truth - record.preShift
+            XCTAssertTrue(
+                range.lowerBound - 1e-6 <= drive && drive <= range.upperBound + 1e-6,
+                "the reported bound \(range) misses the true drive onset \(drive)", file: file, line: line)
+        }
+        return truth
+    }
+
     /// Peak drive amplitude (RTP_INPUT) the chip got in engine time [from, to).
     func peakRTP(from: Double, to: Double) -> UInt8 {
         device.chip.trace.samples(from: UInt64(from * 1e6), to: UInt64(to * 1e6)).map(\.rtpInput).max() ?? 0

@@ -80,7 +80,7 @@ final class FeedbackGeneratorTests: XCTestCase {
         rig.engine.runUntilPlayersFinished(timeout: 1)
         let full = rig.peakRTP(from: t, to: rig.now)
         XCTAssertGreaterThan(full, 200)
-        let onset = try XCTUnwrap(rig.engine.onsets.last?.onsetTime)
+        let onset = try XCTUnwrap(rig.engine.onsets.last.flatMap { rig.trueOnset($0) })
         // Prepared: a GO one frame ahead instead of a lead time; felt after the pre-shifted rise.
         XCTAssertEqual(rig.engine.preparedStarts, 1)
         let preShift = try XCTUnwrap(rig.engine.onsets.last?.preShift)

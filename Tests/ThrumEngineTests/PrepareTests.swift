@@ -35,7 +35,7 @@ final class PrepareTests: XCTestCase {
         XCTAssertLessThan(write - Double(call) / 1e6, 1.5e-3, "call → segment start")
         XCTAssertLessThan(Double(drive - call) / 1e3, 2.1, "call → drive in ms")
         // Onsets land where they were asked for (reported drive onset + pre-shift = requested).
-        for o in onsets { XCTAssertEqual(try XCTUnwrap(o.onsetTime), o.requestedTime, accuracy: 150e-6) }
+        for o in onsets { XCTAssertEqual(try XCTUnwrap(rig.trueOnset(o)), o.requestedTime, accuracy: 150e-6) }
         XCTAssertEqual(engine.segmentsSent, 0, "nothing streamed")
     }
 }

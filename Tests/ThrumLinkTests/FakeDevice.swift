@@ -16,6 +16,8 @@ final class FakeDevice {
     private(set) var nextSeq: UInt8 = 0
     private(set) var executed: [HostMessage] = []
     private(set) var receivedFrames: [Frame] = []
+    /// When each of ``receivedFrames`` arrived (host time).
+    private(set) var receivedTimes: [HostTime] = []
     private(set) var flowControlRejections = 0
     private(set) var rejectedFrames = 0
     private(set) var duplicatesOrGaps = 0
@@ -49,6 +51,7 @@ final class FakeDevice {
         var replies: [[UInt8]] = []
         for frame in decoder.push(bytes) {
             receivedFrames.append(frame)
+            receivedTimes.append(t)
             guard !silent else { continue }
             lastRx = (frame.ctrl, frame.seq, UInt32(truncatingIfNeeded: now))
             var extra: [DeviceMessage] = []

@@ -64,7 +64,10 @@ final class LinkSessionConnectTests: XCTestCase {
     }
 
     func testIdlePingsKeepSamplesFlowing() {
-        let harness = LinkHarness()
+        var configuration = LinkConfiguration()
+        configuration.startupProbing = .zero
+        configuration.pingInterval = .milliseconds(250)
+        let harness = LinkHarness(configuration: configuration)
         harness.connect()
         let before = harness.device.receivedFrames.count
         harness.run(for: .milliseconds(2_100))
@@ -72,6 +75,18 @@ final class LinkSessionConnectTests: XCTestCase {
         XCTAssertEqual(pings.count, 8, "one every 250 ms")
         XCTAssertTrue(pings.allSatisfy { $0.flags == .unseq && $0.payload == [0x02] })
         XCTAssertEqual(harness.session.clock.sampleCount, 9)
+    }
+
+    func testTheLinkProbesFastAfterConnectingThenAtTheIdleRate() {
+        let harness = LinkHarness()  // defaults: 10 ms for 2 s, then 150 ms
+        harness.connect()
+        let connected = harness.clock.now()
+        harness.run(for: .milliseconds(3_000))
+        let times = harness.device.receivedTimes.filter { $0 > connected }.map { ($0 - connected).seconds }
+        let early = times.filter { $0 < 2 }, late = times.filter { $0 > 2.1 }
+        XCTAssertEqual(Double(early.count), 2 / 0.010, accuracy: 2, "every 10 ms while probing")
+        XCTAssertEqual(Double(late.count), 0.9 / 0.15, accuracy: 1, "every 150 ms afterwards")
+        XCTAssertEqual(harness.session.configuration.startupProbing, .seconds(2))
     }
 
     func testInvalidDevicePayloadIsIgnoredWhole() {

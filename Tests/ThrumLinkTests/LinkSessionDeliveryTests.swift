@@ -48,7 +48,10 @@ final class LinkSessionDeliveryTests: XCTestCase {
     }
 
     func testDroppedAckLeadsToRetransmissionWithoutDoubleExecutionOrRTTSample() {
-        let harness = LinkHarness()
+        var configuration = LinkConfiguration()
+        configuration.startupProbing = .zero
+        configuration.pingInterval = .milliseconds(250)
+        let harness = LinkHarness(configuration: configuration)
         harness.connect()
         let samplesBefore = harness.session.statistics.roundTripSamples
         let firstAck = harness.deviceFramesSent
@@ -201,7 +204,10 @@ final class LinkSessionDeliveryTests: XCTestCase {
     }
 
     func testRetransmissionTimeoutFollowsRFC6298() {
-        let harness = LinkHarness()
+        var configuration = LinkConfiguration()
+        configuration.startupProbing = .zero
+        configuration.pingInterval = .milliseconds(250)
+        let harness = LinkHarness(configuration: configuration)
         harness.connect()
         harness.run(for: .seconds(3))
         let stats = harness.session.statistics

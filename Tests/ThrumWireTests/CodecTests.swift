@@ -55,10 +55,11 @@ final class CodecTests: XCTestCase {
             var device: [DeviceMessage] = [.ack(Acknowledgement(
                 nextSeq: rng.u8(), rxCtrl: rng.u8(), rxSeq: rng.u8(), rxTime: rng.u32(), credits: rng.u32()))]
             for _ in 0..<Int(rng.next() % 4) {
-                switch rng.next() % 6 {
+                switch rng.next() % 7 {
                 case 0: host.append(.identify)
                 case 1: host.append(.stop)
                 case 5: host.append(.cut(at: rng.u32()))
+                case 6: host.append(.configureSampleTime(code: rng.u8()))
                 case 2: host.append(.configureDriver(DriverConfiguration(
                     ratedVoltage: rng.u8(), odClamp: rng.u8(), driveTime: rng.u8(), olLraPeriod: rng.u8())))
                 default: host.append(.segment(SegmentCommand(
@@ -88,6 +89,7 @@ final class CodecTests: XCTestCase {
         XCTAssertFalse(HostMessage.configureDriver(
             DriverConfiguration(ratedVoltage: 0, odClamp: 0, driveTime: 0, olLraPeriod: 0)).isAnyLane)
         XCTAssertFalse(HostMessage.cut(at: 0).isAnyLane)
+        XCTAssertFalse(HostMessage.configureSampleTime(code: 3).isAnyLane)
     }
 
     func testCutEncodingAndSlots() throws {

@@ -48,6 +48,7 @@ enum MessageText {
         case "ROM_EFFECT":
             return .romEffect(ROMEffectCommand(start: f.u32("start"), effect: f.u8("effect"), event: f.u32("event")))
         case "CUT": return .cut(at: f.u32("at"))
+        case "CONFIGURE_SAMPLE_TIME": return .configureSampleTime(code: f.u8("sample_time"))
         default: fatalError("unknown host message \(name)")
         }
     }

@@ -321,7 +321,7 @@ public final class HapticEngine {
         pausedPlayers.removeAll()
         for p in stopping { p.finish(error: error) }
         lastDeviceStart = nil
-        timeline.reset()
+        timeline = DeviceTimeline()
         lastLevel = 0
         fireFinishedHandlersIfIdle()
     }
@@ -758,7 +758,8 @@ public final class HapticEngine {
         pendingGo = nil
         isPrepared = false
         lastDeviceStart = nil
-        timeline.reset()
+        // A rebooted device has a new clock: nothing of the old mapping carries over.
+        timeline = DeviceTimeline()
         lastLevel = 0
         emittedUntil = nowMicros
         lastSentEnd = nowMicros

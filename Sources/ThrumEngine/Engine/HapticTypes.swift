@@ -55,11 +55,15 @@ public struct DeviceCapabilities: Equatable, Sendable {
 
     /// What a device that identified itself this way supports. A device that follows
     /// IDENTIFY_REPLY with CAPABILITIES (`program`) has the whole of protocol 0 as PROTOCOL.md
-    /// describes it: WAKE/STANDBY, CALIBRATE, PRELOAD + GO and ROM_EFFECT; one that does not has
-    /// the base messages only.
+    /// describes it: WAKE/STANDBY, CALIBRATE, PRELOAD + GO and ROM_EFFECT (the last only on a driver
+    /// with the ROM library, `driverId` 3 or 7: the DRV2604/2604L have waveform RAM instead); one
+    /// that does not has the base messages only.
     public init(identity: DeviceIdentity, program: ThrumWire.DeviceCapabilities? = nil) {
         let full = program != nil
-        self.init(queueSlots: Int(identity.queueSlots), standby: full, calibration: full, preload: full, romEffects: full)
+        let romLibrary = identity.driverId == 3 || identity.driverId == 7
+        self.init(
+            queueSlots: Int(identity.queueSlots), standby: full, calibration: full, preload: full,
+            romEffects: full && romLibrary)
         programSlots = Int(program?.programSlots ?? 0)
         programSegments = Int(program?.programSegments ?? 0)
     }

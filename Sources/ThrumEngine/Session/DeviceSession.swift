@@ -97,8 +97,10 @@ public final class DeviceSession {
         return identity
     }
 
-    /// Sends the driver configuration derived from an actuator profile.
+    /// Sends the driver configuration derived from an actuator profile: its SAMPLE_TIME first
+    /// (CONFIGURE_SAMPLE_TIME, written by the set-up CONFIGURE_DRIVER then makes), then the rest.
     public func configureDriver(_ registers: DriverRegisters) {
+        link.send(.configureSampleTime(code: registers.sampleTime))
         link.send(
             .configureDriver(
                 DriverConfiguration(

@@ -29,8 +29,8 @@ struct DeviceTimeline {
     private var lastDeviceEnd: Int64 = 0
     /// A drift estimate whose samples bound it to ± this (ppm) is trusted from a stream's start.
     static let trustedDriftWidth = 50.0
-    /// The largest change of the assumed drift per µs of host time (20 ppm per second).
-    static let maximumDriftChange = 20e-6 / 1e6
+    /// The largest change of the assumed drift per µs of host time (200 ppm per second).
+    static let maximumDriftChange = 200e-6 / 1e6
     /// The last mapped instant (host µs, device µs before the latency shift) and the drift the
     /// mapping assumed there.
     private var anchor: (host: Int64, device: Double, drift: Double)?

@@ -24,16 +24,15 @@ public struct FtdiLink: LinkModel, Sendable {
     /// USB frame period, µs.
     public var framePeriod: UInt64
     private var buffered = 0
-    /// When the bridge's latency timer last restarted (its last transfer to the host); expiries
-    /// follow every `latencyTimer` from there.
+    /// When the bridge's latency timer last restarted (its last transfer to the host, status-only
+    /// ones included); it expires every `latencyTimer` from there.
     private var lastTransfer: UInt64
-    /// Before the first transfer the timer's expiries fall at `lastTransfer + k·latencyTimer`, k ≥ 0.
-    private var started = false
+    /// When the bytes now in the buffer go out (nil: the buffer is empty).
+    private var pendingFlush: UInt64?
     private var lastDelivery: [LinkDirection: UInt64] = [:]
 
     /// Creates a bridge; the defaults are the FTDI factory settings at 115 200 baud. `timerPhase`
-    /// (µs, modulo the timer) is when the bridge's timer first expires (bridges are not in step
-    /// with anything the host does).
+    /// (µs, modulo the timer) places the bridge's timer: it is not in step with anything the host does.
     public init(
         uart: UartLink = UartLink(), latencyTimer: UInt64 = 16_000, flushThreshold: Int = 62, framePeriod: UInt64 = 1_000,
         timerPhase: UInt64 = 0
@@ -55,34 +54,32 @@ public struct FtdiLink: LinkModel, Sendable {
             arrival = end
         case .deviceToHost:
             guard let inBridge = uart.deliver(&bytes, writtenAt: time, direction: .deviceToHost) else { return nil }
-            // Ticks that passed while the buffer was empty sent status bytes only.
-            let expiry = nextExpiry(atOrAfter: inBridge)
-            if buffered > 0, expiry.previous > lastTransfer { buffered = 0 }
-            started = true
-            buffered += bytes.count
-            let flush: UInt64
+            var flush: UInt64
+            if let pending = pendingFlush, inBridge < pending {
+                // Joins the bytes already waiting for the next tick.
+                flush = pending
+                buffered += bytes.count
+            } else {
+                if let pending = pendingFlush { lastTransfer = pending }
+                // Ticks that passed with an empty buffer sent status bytes only (and restarted the timer).
+                let periods = inBridge > lastTransfer ? (inBridge - lastTransfer + latencyTimer - 1) / latencyTimer : 0
+                flush = lastTransfer + periods * latencyTimer
+                buffered = bytes.count
+            }
             if buffered >= flushThreshold {
+                // A full packet goes at once; what is left over waits for the timer restarted there.
                 flush = inBridge
                 buffered %= flushThreshold
+                lastTransfer = inBridge
+                pendingFlush = buffered > 0 ? inBridge + latencyTimer : nil
             } else {
-                flush = expiry.next
-                buffered = 0
+                pendingFlush = flush
             }
-            lastTransfer = flush
             arrival = (flush / framePeriod + 1) * framePeriod
         }
         arrival = max(arrival, lastDelivery[direction] ?? 0)
         lastDelivery[direction] = arrival
         return arrival
-    }
-
-    /// The timer's expiries around `t`: the last one before it and the first one at or after it.
-    private func nextExpiry(atOrAfter t: UInt64) -> (previous: UInt64, next: UInt64) {
-        if !started && t <= lastTransfer { return (lastTransfer, lastTransfer) }
-        guard t > lastTransfer else { return (lastTransfer, lastTransfer + latencyTimer) }
-        let periods = (t - lastTransfer + latencyTimer - 1) / latencyTimer
-        let next = lastTransfer + periods * latencyTimer
-        return (next - latencyTimer, next)
     }
 }
 

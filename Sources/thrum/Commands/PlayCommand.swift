@@ -162,10 +162,13 @@ enum PlayCommand: Subcommand {
             let grace = engine.currentTime + 0.3
             while engine.currentTime < grace && engine.onset(ofROMEffect: mark)?.status == .notReported { engine.run(for: 0.01) }
             let record = engine.onset(ofROMEffect: mark)
-            let event = PlaybackReport.Event(
+            var event = PlaybackReport.Event(
                 id: 1, patternIndex: 0, type: .hapticTransient, requestedTime: (record?.requestedTime ?? start) - start,
                 onsetTime: record?.onsetTime.map { $0 - start }, driveOnsetTime: record?.driveOnsetTime.map { $0 - start },
                 status: record?.status ?? .notReported)
+            event.onsetBound = record?.onsetBound
+            event.deviceOnset = record?.deviceOnset
+            event.preShift = record?.preShift ?? 0
             let now = engine.counters
             var report = PlaybackReport(
                 events: [event], bytesSent: now.bytesSent - before.bytesSent, bytesReceived: now.bytesReceived - before.bytesReceived,
@@ -173,6 +176,7 @@ enum PlayCommand: Subcommand {
                 startDeviceTime: engine.session.link.clock.deviceTime(at: HostTime(nanoseconds: Int64((start * 1e9).rounded()))),
                 duration: effect.envelope.duration)
             report.startHostTime = HostTime(nanoseconds: Int64((start * 1e9).rounded()))
+            target.attachTruth(to: &report)
             if let error = engine.lastError { throw error }
             engine.stop()
             target.close()

@@ -74,7 +74,7 @@ static void finish(thrum_fw_t *fw, uint32_t now, int timed_out)
     thrum_telemetry_state(fw, THRUM_STATE_READY, THRUM_CAUSE_AUTOMATIC);
     if (c->reconfigure) {
         c->reconfigure = 0;
-        thrum_fw_configure_driver(fw, &fw->driver_config); /* held back while GO was 1 */
+        thrum_setup_configure(fw, &fw->driver_config); /* held back while GO was 1 */
     }
     if (c->again) {
         c->again = 0;

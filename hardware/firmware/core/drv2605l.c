@@ -144,10 +144,7 @@ static const uint8_t configure_seq[] THRUM_FLASH = {
     DRV2605L_REG_RATED_VOLTAGE, 0,      /* dynamic */
     DRV2605L_REG_OD_CLAMP, 0,           /* dynamic */
     DRV2605L_REG_CONTROL1, 0,           /* dynamic: DRIVE_TIME */
-    DRV2605L_REG_CONTROL2, (uint8_t)(DRV2605L_CONTROL2_BRAKE_STABILIZER |
-                                     DRV2605L_FIELD_PREP(DRV2605L_CONTROL2_SAMPLE_TIME, DRV2605L_SAMPLE_TIME_300US) |
-                                     DRV2605L_FIELD_PREP(DRV2605L_CONTROL2_BLANKING_TIME, DRV2605L_BLANKING_TIME_TI_CAL) |
-                                     DRV2605L_FIELD_PREP(DRV2605L_CONTROL2_IDISS_TIME, DRV2605L_IDISS_TIME_TI_CAL)),
+    DRV2605L_REG_CONTROL2, 0,           /* dynamic: SAMPLE_TIME */
     DRV2605L_REG_CONTROL3, (uint8_t)(DRV2605L_FIELD_PREP(DRV2605L_CONTROL3_NG_THRESH, DRV2605L_NG_THRESH_4PCT) |
                                      DRV2605L_FIELD_PREP(DRV2605L_CONTROL3_DATA_FORMAT_RTP, DRV2605L_RTP_FORMAT_UNSIGNED)),
     DRV2605L_REG_OL_LRA_PERIOD, 0,      /* dynamic */
@@ -155,13 +152,13 @@ static const uint8_t configure_seq[] THRUM_FLASH = {
     DRV2605L_REG_MODE, DRV2605L_FIELD_PREP(DRV2605L_MODE_MODE, DRV2605L_MODE_RTP),
     DRV2605L_REG_RTP_INPUT, 0,
 };
-#define CONFIGURE_DYNAMIC ((1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | (1u << 8))
+#define CONFIGURE_DYNAMIC ((1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | (1u << 6) | (1u << 8))
 
 int drv2605l_configure(drv2605l_t *drv, const drv2605l_config_t *config)
 {
     /* Each step is written whole (no read-modify-write), so reset values and earlier
      * configurations never leak in. */
-    uint8_t values[5];
+    uint8_t values[6];
     int err;
 
     drv->ready = 0;
@@ -173,7 +170,12 @@ int drv2605l_configure(drv2605l_t *drv, const drv2605l_config_t *config)
     values[2] = config->od_clamp;
     values[3] = (uint8_t)(DRV2605L_CONTROL1_STARTUP_BOOST |
                           DRV2605L_FIELD_PREP(DRV2605L_CONTROL1_DRIVE_TIME, clamp(config->drive_time, DRV2605L_DRIVE_TIME_MAX)));
-    values[4] = DRV2605L_FIELD_PREP(DRV2605L_OL_LRA_PERIOD, clamp(config->ol_lra_period, DRV2605L_OL_LRA_PERIOD_MAX));
+    /* BLANKING and IDISS at TI's calibration values; SAMPLE_TIME from the profile */
+    values[4] = (uint8_t)(DRV2605L_CONTROL2_BRAKE_STABILIZER |
+                          DRV2605L_FIELD_PREP(DRV2605L_CONTROL2_SAMPLE_TIME, clamp(config->sample_time, DRV2605L_SAMPLE_TIME_300US)) |
+                          DRV2605L_FIELD_PREP(DRV2605L_CONTROL2_BLANKING_TIME, DRV2605L_BLANKING_TIME_TI_CAL) |
+                          DRV2605L_FIELD_PREP(DRV2605L_CONTROL2_IDISS_TIME, DRV2605L_IDISS_TIME_TI_CAL));
+    values[5] = DRV2605L_FIELD_PREP(DRV2605L_OL_LRA_PERIOD, clamp(config->ol_lra_period, DRV2605L_OL_LRA_PERIOD_MAX));
     if ((err = write_seq(drv, configure_seq, sizeof(configure_seq) / 2u, CONFIGURE_DYNAMIC, values)) != 0) return err;
     drv->ready = 1;
     return 0;
@@ -243,19 +245,26 @@ int drv2605l_calibration_start(drv2605l_t *drv)
     return write_seq(drv, calibration_seq, sizeof(calibration_seq) / 2u, 1u << 2, &feedback);
 }
 
+/* Read after a calibration, in this order: STATUS once (DIAG_RESULT clears on read), then the
+ * results. */
+static const uint8_t result_regs[] THRUM_FLASH = {
+    DRV2605L_REG_STATUS, DRV2605L_REG_A_CAL_COMP, DRV2605L_REG_A_CAL_BEMF, DRV2605L_REG_FEEDBACK_CONTROL,
+};
+
 int drv2605l_calibration_finish(drv2605l_t *drv, drv2605l_calibration_t *out)
 {
-    uint8_t status = 0;
-    uint8_t feedback = 0;
+    uint8_t v[sizeof(result_regs)];
+    uint8_t i;
     int err;
 
     out->failed = 1;
-    if ((err = drv2605l_read(drv, DRV2605L_REG_STATUS, &status)) != 0) return err;
-    if ((err = read_reg(drv, DRV2605L_REG_A_CAL_COMP, &out->a_cal_comp)) != 0) return err;
-    if ((err = read_reg(drv, DRV2605L_REG_A_CAL_BEMF, &out->a_cal_bemf)) != 0) return err;
-    if ((err = read_reg(drv, DRV2605L_REG_FEEDBACK_CONTROL, &feedback)) != 0) return err;
-    out->failed = DRV2605L_FIELD_GET(DRV2605L_STATUS_DIAG_RESULT, status);
-    out->bemf_gain = DRV2605L_FIELD_GET(DRV2605L_FEEDBACK_BEMF_GAIN, feedback);
+    for (i = 0; i < sizeof(result_regs); i++) {
+        if ((err = read_reg(drv, THRUM_FLASH_U8(&result_regs[i]), &v[i])) != 0) return err;
+    }
+    out->failed = DRV2605L_FIELD_GET(DRV2605L_STATUS_DIAG_RESULT, v[0]);
+    out->a_cal_comp = v[1];
+    out->a_cal_bemf = v[2];
+    out->bemf_gain = DRV2605L_FIELD_GET(DRV2605L_FEEDBACK_BEMF_GAIN, v[3]);
     if (!out->failed) {
         drv->bemf_gain = out->bemf_gain;
     }

@@ -79,15 +79,14 @@ static void on_rom_effect(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time
 
 static void on_configure_driver(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
 {
-    drv2605l_config_t config;
+    drv2605l_config_t *config = &fw->driver_config; /* SAMPLE_TIME stays as last set */
 
     (void)rx_time;
-    config = fw->driver_config;
-    config.rated_voltage = (uint8_t)m->field[0];
-    config.od_clamp = (uint8_t)m->field[1];
-    config.drive_time = (uint8_t)m->field[2];
-    config.ol_lra_period = (uint8_t)m->field[3];
-    thrum_fw_configure_driver(fw, &config);
+    config->rated_voltage = (uint8_t)m->field[0];
+    config->od_clamp = (uint8_t)m->field[1];
+    config->drive_time = (uint8_t)m->field[2];
+    config->ol_lra_period = (uint8_t)m->field[3];
+    thrum_setup_configure(fw, config);
 }
 
 static void on_wake(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
@@ -127,6 +126,12 @@ static void on_cut(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
     thrum_scheduler_cut(fw, m->field[THRUM_F_CUT_AT]);
 }
 
+static void on_sample_time(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    fw->driver_config.sample_time = (uint8_t)m->field[0]; /* written by the next set-up */
+}
+
 /* By host message id; NULL: nothing beyond the ACK every frame gets (PING), or unassigned. */
 static const command_handler_t handlers[] THRUM_FLASH = {
     NULL,                /* 0x00 unassigned */
@@ -145,6 +150,7 @@ static const command_handler_t handlers[] THRUM_FLASH = {
     on_go,               /* 0x0D GO */
     on_rom_effect,       /* 0x0E ROM_EFFECT */
     on_cut,              /* 0x0F CUT */
+    on_sample_time,      /* 0x10 CONFIGURE_SAMPLE_TIME */
 };
 
 /* Run the messages of a payload that passed every check, in order, each through its handler. */

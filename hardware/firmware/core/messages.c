@@ -41,7 +41,7 @@
 #define GO_START 1u
 #define GO_EVENT_BASE 2u
 
-/* Layouts by id: host messages 0x00..0x0F, device messages 0x40..0x47. LAYOUT_KNOWN marks an
+/* Layouts by id: host messages 0x00..0x10, device messages 0x40..0x47. LAYOUT_KNOWN marks an
  * assigned id (0x06, 0x07 and 0x44 stay unassigned: the golden vectors use them as unknown). */
 #define LAYOUT_KNOWN 0x40000000u
 #define SEGMENT_LAYOUT (LAYOUT_KNOWN | RULE_DURATION | 5u | F(0, U32) | F(1, UV) | F(2, U8) | F(3, U8) | F(4, UV))
@@ -62,6 +62,7 @@ static const uint32_t h2d_layouts[] THRUM_FLASH = {
     LAYOUT_KNOWN | LAYOUT_ANY_LANE | RULE_SLOT | 3u | F(0, U8) | F(1, U32) | F(2, UV), /* GO */
     LAYOUT_KNOWN | RULE_ROM_EFFECT | 3u | F(0, U32) | F(1, U8) | F(2, UV),            /* ROM_EFFECT */
     LAYOUT_KNOWN | 1u | F(0, U32),                                          /* CUT */
+    LAYOUT_KNOWN | 1u | F(0, U8),                                           /* CONFIGURE_SAMPLE_TIME */
 };
 static const uint32_t d2h_layouts[] THRUM_FLASH = {
     LAYOUT_KNOWN | 5u | F(0, U8) | F(1, U8) | F(2, U8) | F(3, U32) | F(4, UV),          /* ACK */

@@ -80,7 +80,7 @@ void thrum_program_go(thrum_fw_t *fw, const thrum_go_t *go)
     uint8_t n = p->count[go->slot];
     thrum_segment_t seg;
 
-    if ((p->valid & SLOT_BIT(go->slot)) == 0u || n > thrum_fw_free_slots(fw) ||
+    if ((p->valid & SLOT_BIT(go->slot)) == 0u || n > (uint8_t)(THRUM_FW_QUEUE_SLOTS - fw->sched.count) ||
         (n > 0u && !thrum_scheduler_accepts(fw, go->start + src->start))) {
         thrum_telemetry_fault(fw, THRUM_FAULT_GO_REJECTED, go->slot);
         return;

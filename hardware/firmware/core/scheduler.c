@@ -347,10 +347,12 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
     s->playing = 1;
     if (ramp_from_zero(seg)) {
         if (interpolate(seg, now) == 0u) {
-            /* drive begins at the crossing; until then the output is 0 (written now if it
-             * was not: that write is not the onset) */
+            /* drive begins at the crossing; until then the output is 0: written now if it was
+             * not (that write is not the onset), unless the crossing is less than an update
+             * interval away, where the crossing's write replaces the old drive directly */
             s->onset_pending = 1;
-            if (s->amplitude != 0u || s->output_unknown) {
+            if ((s->amplitude != 0u || s->output_unknown) &&
+                interpolate(seg, now + THRUM_AMPLITUDE_UPDATE_INTERVAL_US) == 0u) {
                 (void)write_amplitude(fw, 0, now);
             }
             return;
@@ -530,8 +532,13 @@ void thrum_scheduler_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *dead
     }
     thrum_deadline_offer(now, seg->start + head_window(s), deadline, has);
     if (s->onset_pending) {
-        /* the crossing is not held to the 500 µs rule */
+        /* the crossing is not held to the 500 µs rule; nothing else changes before it (the
+         * output may still hold the drive it takes over from) */
         thrum_deadline_offer(now, next_change(seg, 0, now, &changes), deadline, has);
+        if (s->output_unknown) {
+            thrum_deadline_offer(now, retry, deadline, has); /* the 0 is retried meanwhile */
+        }
+        return;
     }
     if (s->output_unknown) {
         thrum_deadline_offer(now, retry, deadline, has);
@@ -564,8 +571,9 @@ void thrum_scheduler_check_driver(thrum_fw_t *fw, uint32_t now)
         return;
     }
 #if THRUM_FW_STATUS_GUARD_US > 0
-    if (s->count > s->playing &&
-        (uint16_t)(s->queue[QUEUE_INDEX(s->head, s->playing)].start - now) < THRUM_FW_STATUS_GUARD_US) {
+    /* Polls happen only while driving, so the entry to protect is the one after the head. */
+    if (s->count > 1u &&
+        (uint16_t)((uint16_t)s->queue[QUEUE_INDEX(s->head, 1u)].start - (uint16_t)now) < THRUM_FW_STATUS_GUARD_US) {
         return;
     }
 #endif

@@ -38,7 +38,7 @@ void thrum_link_init(thrum_fw_t *fw);
 void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_t rx_time);
 void thrum_link_check_watchdog(thrum_fw_t *fw, uint32_t now);
 
-/* telemetry (firmware.c) */
+/* outbox.c: reports, drained into device frames */
 void thrum_telemetry_onset(thrum_fw_t *fw, uint32_t event, uint32_t time, uint8_t status);
 void thrum_telemetry_fault(thrum_fw_t *fw, uint32_t code, uint32_t detail);
 /** Count a failed bus access and report FAULT 2 with the register. */
@@ -69,8 +69,11 @@ void thrum_telemetry_state(thrum_fw_t *fw, uint8_t state, uint8_t cause);
 /* scheduler.c (deadlines) */
 void thrum_scheduler_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *deadline, uint8_t *has);
 
-/* firmware.c */
-void thrum_fw_configure_driver(thrum_fw_t *fw, const drv2605l_config_t *config);
+/* setup.c */
+/** Probe, DEV_RESET and set up the driver (power-up). */
+void thrum_setup_boot(thrum_fw_t *fw);
+/** CONFIGURE_DRIVER: stop, set up with `config`; held until GO clears while calibrating. */
+void thrum_setup_configure(thrum_fw_t *fw, const drv2605l_config_t *config);
 
 /* calibration.c */
 void thrum_calibration_request(thrum_fw_t *fw, uint8_t cause);

@@ -182,6 +182,7 @@ typedef struct drv2605l_config {
     uint8_t od_clamp;      /**< OD_CLAMP: peak limit during overdrive */
     uint8_t drive_time;    /**< CONTROL1 DRIVE_TIME, 0..31 (larger is clamped): initial half-period guess */
     uint8_t ol_lra_period; /**< OL_LRA_PERIOD, 0..127 (larger is clamped): open-loop fallback period */
+    uint8_t sample_time;   /**< CONTROL2 SAMPLE_TIME code, 0..3 = 150..300 µs (larger is clamped) */
 } drv2605l_config_t;
 
 /** Mutable driver state. */

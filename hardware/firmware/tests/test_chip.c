@@ -51,6 +51,7 @@ static void test_reset_that_never_completes(void)
     fake_init(&f);
     f.reset_stuck = 1;
     fake_boot(&f, &fw, 0);
+    seq = 0;
     thrum_fw_poll(&fw);
     m = fake_next(&f, THRUM_MSG_FAULT);
     CHECK(m != NULL && m->field[0] == THRUM_FAULT_BUS_ERROR && m->field[1] == DRV2605L_REG_MODE);
@@ -173,7 +174,37 @@ static void test_no_rom_effects_on_drv2604(void)
     CHECK_EQ(thrum_fw_queued(&fw), 0);
 }
 
+static void test_sample_time_reaches_control2(void)
+{
+    uint8_t p[THRUM_MAX_PAYLOAD];
+    uint8_t n;
+    uint32_t code = 1;
+
+    boot();
+    CHECK_EQ(f.regs[DRV2605L_REG_CONTROL2], 0x75); /* 300 µs until told otherwise */
+    /* CONFIGURE_SAMPLE_TIME alone only stores it ... */
+    send(p, msg_any(p, THRUM_MSG_CONFIGURE_SAMPLE_TIME, 1, &code));
+    CHECK_EQ(f.regs[DRV2605L_REG_CONTROL2], 0x75);
+    /* ... the set-up of the CONFIGURE_DRIVER after it (same frame) writes 200 µs */
+    code = 1;
+    n = msg_any(p, THRUM_MSG_CONFIGURE_SAMPLE_TIME, 1, &code);
+    n = (uint8_t)(n + msg_configure(p + n, 0x53, 0x85, 24, 58));
+    send(p, n);
+    CHECK_EQ(f.regs[DRV2605L_REG_CONTROL2], 0x55); /* stabiliser, SAMPLE_TIME 1, blank 1, idiss 1 */
+    CHECK_EQ(f.regs[DRV2605L_REG_RATED_VOLTAGE], 0x53);
+    /* and it stays for later set-ups; out-of-range codes are clamped to 300 µs */
+    send(p, msg_configure(p, 0x53, 0x85, 24, 58));
+    CHECK_EQ(f.regs[DRV2605L_REG_CONTROL2], 0x55);
+    code = 200;
+    n = msg_any(p, THRUM_MSG_CONFIGURE_SAMPLE_TIME, 1, &code);
+    n = (uint8_t)(n + msg_configure(p + n, 0x53, 0x85, 24, 58));
+    send(p, n);
+    CHECK_EQ(f.regs[DRV2605L_REG_CONTROL2], 0x75);
+    CHECK(!f.bad_output);
+}
+
 const test_case_t chip_tests[] = {
+    {"chip: CONFIGURE_SAMPLE_TIME reaches CONTROL2 with the next set-up", test_sample_time_reaches_control2},
     {"chip: DEV_RESET that never completes -> FAULT 2 (MODE), driver not driven", test_reset_that_never_completes},
     {"chip: CONFIGURE_DRIVER during calibration is applied after GO clears", test_configure_waits_for_go},
     {"chip: failed GO read: FAULT once, MODE only after GO reads 0, result failed", test_failed_go_read_waits_for_go},

@@ -323,7 +323,32 @@ static void test_over_temperature_and_current(void)
     }
 }
 
+/* No STATUS read (≈ 90 µs on the bus) in the THRUM_FW_STATUS_GUARD_US before the next entry
+ * starts: the entry would start late. The poll runs right after the start instead. */
+static void test_status_poll_keeps_clear_of_the_next_start(void)
+{
+    uint8_t p[THRUM_MAX_PAYLOAD];
+    uint8_t n;
+    unsigned reads;
+
+    fake_init(&f);
+    fake_boot(&f, &fw, 0);
+    f.now = 0;
+    n = msg_segment(p, 1000, 1000000, 200, 200, 0);
+    n = (uint8_t)(n + msg_segment(p + n, 1000u + THRUM_FW_STATUS_POLL_US + 150u, 1000000, 120, 120, 0));
+    fake_send(&f, &fw, HOST_RESYNC, 0, p, n);
+    fake_run_until(&f, &fw, 1000u + THRUM_FW_STATUS_POLL_US - 200u, 10);
+    reads = f.reads;
+    /* the poll falls due here, 150 µs or less before the second segment starts */
+    fake_run_until(&f, &fw, 1000u + THRUM_FW_STATUS_POLL_US + 149u, 1);
+    CHECK_EQ(f.reads, reads);
+    fake_run_until(&f, &fw, 1000u + THRUM_FW_STATUS_POLL_US + 2000u, 10);
+    CHECK(f.reads > reads);
+    CHECK_EQ(f.regs[DRV2605L_REG_RTP_INPUT], 120);
+}
+
 const test_case_t driver_tests[] = {
+    {"driver: STATUS poll keeps clear of the next entry's start", test_status_poll_keeps_clear_of_the_next_start},
     {"driver: field helpers", test_field_helpers},
     {"driver: power-up wait, probe, LRA/RTP register sequence", test_init_sequence},
     {"driver: absent driver -> FAULT 1, never driven", test_absent_driver},

@@ -223,7 +223,32 @@ static void test_ended_before_crossing(void)
     CHECK(!f.bad_output);
 }
 
+static void test_near_crossing_replaces_drive_directly(void)
+{
+    uint8_t p[THRUM_MAX_PAYLOAD];
+    uint8_t n;
+    fake_write_t w[64];
+    const thrum_msg_t *m;
+
+    boot();
+    /* drive at 100, then a steep ramp from 0 (code 1 after 25 µs): no 0 in between, whose 73 µs
+     * write would make the ramp's own first write late */
+    n = msg_segment(p, 1000, 1000, 100, 100, 1);
+    n = (uint8_t)(n + msg_segment(p + n, 2000, 10000, 0, 200, 2));
+    send(p, n);
+    run_by_deadlines(3000);
+    CHECK(rtp_writes(w, 64) >= 3u);
+    CHECK_EQ(w[0].value, 100);
+    CHECK(w[1].value != 0u);
+    CHECK_EQ(w[1].time, 2025u + I2C_COST);
+    m = fake_next(&f, THRUM_MSG_ONSET);
+    m = fake_next(&f, THRUM_MSG_ONSET);
+    CHECK(m != NULL && m->field[0] == 2u && m->field[1] == 2025u + I2C_COST && m->field[2] == THRUM_ONSET_ON_TIME);
+    CHECK(!f.bad_output);
+}
+
 const test_case_t onset_tests[] = {
+    {"onset: taking over drive, a crossing < 500 us away is written without a 0 first", test_near_crossing_replaces_drive_directly},
     {"onset: ramp from 0 first written at its crossing; cadence from there", test_first_write_at_crossing},
     {"onset: after drive, 0 at the start is not the onset", test_from_zero_after_drive},
     {"onset: all-zero segments keep the start write as onset", test_all_zero_keeps_start_write},

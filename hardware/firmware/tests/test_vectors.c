@@ -37,6 +37,7 @@ static const msg_name_t names[] = {
     {"GO", THRUM_DIR_H2D, THRUM_MSG_GO, {"slot", "start", "event_base"}},
     {"ROM_EFFECT", THRUM_DIR_H2D, THRUM_MSG_ROM_EFFECT, {"start", "effect", "event"}},
     {"CUT", THRUM_DIR_H2D, THRUM_MSG_CUT, {"at"}},
+    {"CONFIGURE_SAMPLE_TIME", THRUM_DIR_H2D, THRUM_MSG_CONFIGURE_SAMPLE_TIME, {"sample_time"}},
     {"CALIBRATION_RESULT", THRUM_DIR_D2H, THRUM_MSG_CALIBRATION_RESULT,
      {"status", "a_cal_comp", "a_cal_bemf", "bemf_gain", "lra_period"}},
     {"STATE", THRUM_DIR_D2H, THRUM_MSG_STATE, {"state", "cause"}},
