@@ -17,6 +17,7 @@ command -v avr-gcc >/dev/null 2>&1 || missing+=(gcc-avr binutils-avr)
 [ -f /usr/lib/avr/include/avr/io.h ] || missing+=(avr-libc)
 command -v arm-none-eabi-gcc >/dev/null 2>&1 || missing+=(gcc-arm-none-eabi)
 [ -f /usr/lib/arm-none-eabi/newlib/thumb/v7-m/nofp/libc_nano.a ] || missing+=(libnewlib-arm-none-eabi)
+# python3 also makes tools/fuzz.sh's seed corpora.
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v simavr >/dev/null 2>&1 || missing+=(simavr)
 [ -f /usr/include/simavr/sim_avr.h ] || missing+=(libsimavr-dev)

@@ -55,6 +55,7 @@ public struct EnvelopePredictor: Sendable {
         var loop = ClosedLoopEnvelope(response: response)
         var out = [Double](repeating: 0, count: times.count)
         var k = 0
+        let segments = program.segments
         for i in times.indices {
             if i > 0 {
                 let step = times[i] - times[i - 1]
@@ -63,7 +64,7 @@ public struct EnvelopePredictor: Sendable {
                     loop.advance(step - spacing, target: 0)
                 }
                 let from = times[i] - spacing
-                if let u = constantTarget(program.segments, from: from - response.startLatency, to: from + spacing - response.startLatency, hint: &k) {
+                if let u = constantTarget(segments, from: from - response.startLatency, to: from + spacing - response.startLatency, hint: &k) {
                     // Nothing changes within the step (silence or a flat segment): one exact step.
                     loop.advance(spacing, target: u)
                     out[i] = loop.envelope
@@ -71,7 +72,7 @@ public struct EnvelopePredictor: Sendable {
                 }
                 for s in 0..<sub {
                     let t = from + Double(s) * dt - response.startLatency
-                    loop.advance(dt, target: rtp(program.segments, at: t, hint: &k))
+                    loop.advance(dt, target: rtp(segments, at: t, hint: &k))
                 }
             }
             out[i] = loop.envelope

@@ -127,25 +127,36 @@ public struct EnvelopeRenderer: Sendable {
     }
 
     private func sharpnessColumn(_ c: PatternCompiler.Compilation, at times: [Double]) -> [Double] {
-        let evs = c.eventPieces.filter { !$0.pieces.isEmpty }
-            .sorted { $0.pieces[0].t0 < $1.pieces[0].t0 }
+        // Flat arrays per event, in onset order (no tuple copies in the per-sample loop).
+        var order = c.eventPieces.indices.filter { !c.eventPieces[$0].pieces.isEmpty }
+        order.sort { c.eventPieces[$0].pieces[0].t0 < c.eventPieces[$1].pieces[0].t0 }
+        let starts = order.map { c.eventPieces[$0].pieces[0].t0 }
+        let ends = order.map { c.eventPieces[$0].pieces[c.eventPieces[$0].pieces.count - 1].t1 }
+        let base = order.map { c.eventPieces[$0].shape.baseSharpness }
+        let pieces = order.map { c.eventPieces[$0].pieces }
         var active: [Int] = []
         var next = 0
-        return times.map { t in
+        var out = [Double](repeating: 0, count: times.count)
+        for (i, t) in times.enumerated() {
             let us = micros(t)
-            while next < evs.count && evs[next].pieces[0].t0 <= us { active.append(next); next += 1 }
-            active.removeAll { evs[$0].pieces[evs[$0].pieces.count - 1].t1 <= us }
+            while next < starts.count && starts[next] <= us { active.append(next); next += 1 }
+            active.removeAll { ends[$0] <= us }
+            if active.isEmpty { continue }
             var num = 0.0, den = 0.0, plain = 0.0
             let control = c.controls.sharpness.value(at: t)
             for j in active {
-                let s = HapticSemantics.clamp01(evs[j].shape.baseSharpness + control)
-                let w = evs[j].pieces.first { $0.t0 <= us && us < $0.t1 }?.value(at: us) ?? 0
+                let s = HapticSemantics.clamp01(base[j] + control)
+                var w = 0.0
+                for p in pieces[j] where p.t0 <= us && us < p.t1 {
+                    w = p.value(at: us)
+                    break
+                }
                 num += s * w
                 den += w
                 plain += s
             }
-            if active.isEmpty { return 0 }
-            return den > 0 ? num / den : plain / Double(active.count)
+            out[i] = den > 0 ? num / den : plain / Double(active.count)
         }
+        return out
     }
 }

@@ -43,7 +43,7 @@ extension AHAPDecoder {
         return type
     }
 
-    private mutating func decodeEventTime(_ f: [String: JSONMember], event: JSONNode, path: String)
+    private mutating func decodeEventTime(_ f: Fields, event: JSONNode, path: String)
         throws(PatternError) -> Double
     {
         if f["Time"] != nil, let alias = f["EventTime"] {
@@ -123,13 +123,19 @@ extension AHAPDecoder {
         }
         var result: [HapticEventParameter] = []
         result.reserveCapacity(items.count)
-        var seen: [HapticEvent.ParameterID: (count: Int, first: Int)] = [:]
+        // Uses of each parameter id, in order of first use (a handful of ids: a linear scan).
+        var seen: [(id: HapticEvent.ParameterID, count: Int, first: Int)] = []
         for (i, item) in items.enumerated() {
             let parameter = try decodeEventParameter(item, path: "\(path)[\(i)]")
-            seen[parameter.parameterID, default: (0, i)].count += 1
+            if let k = seen.firstIndex(where: { $0.id == parameter.parameterID }) {
+                seen[k].count += 1
+            } else {
+                seen.append((parameter.parameterID, 1, i))
+            }
             result.append(parameter)
         }
-        for (id, use) in seen.sorted(by: { $0.value.first < $1.value.first }) where use.count > 1 {
+        for use in seen where use.count > 1 {
+            let id = use.id
             warn(
                 .duplicateParameter, items[use.first].position, "\(path)[\(use.first)]",
                 "event parameter '\(id.rawValue)' is given \(use.count) times in this event; the last one wins")
@@ -162,7 +168,7 @@ extension AHAPDecoder {
     }
 
     private mutating func decodeWaveform(
-        _ f: [String: JSONMember], type: HapticEvent.EventType, event: JSONNode, path: String
+        _ f: Fields, type: HapticEvent.EventType, event: JSONNode, path: String
     ) throws(PatternError) -> HapticEvent.Waveform? {
         let waveformKeys = ["EventWaveformPath", "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled"]
         guard type == .audioCustom else {

@@ -119,7 +119,7 @@ extension AHAPDecoder {
 
     /// `Time` (or the legacy `ParameterTime`) of a Parameter or ParameterCurve: required, ≥ 0,
     /// else `badParameterEntry` (−4831).
-    private mutating func decodeElementTime(_ f: [String: JSONMember], in node: JSONNode, path: String)
+    private mutating func decodeElementTime(_ f: Fields, in node: JSONNode, path: String)
         throws(PatternError) -> Double
     {
         if f["Time"] != nil, let alias = f["ParameterTime"] {

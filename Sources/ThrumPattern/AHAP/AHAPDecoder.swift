@@ -121,16 +121,26 @@ extension AHAPDecoder {
 
     /// An object's members by key (last wins, nulls count as absent), warning about duplicate and
     /// unknown keys.
-    mutating func fields(of node: JSONNode, path: String, allowed: [String], context: String) -> [String: JSONMember] {
-        var result: [String: JSONMember] = [:]
+    mutating func fields(of node: JSONNode, path: String, allowed: [String], context: String) -> Fields {
+        var result = Fields()
         for m in uniqueMembers(of: node, path: path) {
             guard allowed.contains(m.key) else {
                 warnUnknownKey(m, path: join(path, m.key), known: allowed, context: context)
                 continue
             }
-            if !m.value.isNull { result[m.key] = m }
+            if !m.value.isNull { result.members.append(m) }
         }
         return result
+    }
+
+    /// An object's known, non-null members with unique keys, looked up by key with a linear scan
+    /// (AHAP objects have a handful of members; a dictionary per object costs more than it saves).
+    struct Fields {
+        var members: [JSONMember] = []
+
+        subscript(key: String) -> JSONMember? {
+            members.first { $0.key == key }
+        }
     }
 
     mutating func warnUnknownKey(_ member: JSONMember, path: String, known: [String], context: String) {

@@ -45,18 +45,19 @@ public struct AHAPReader: Sendable {
                 code: .notSupported, file: name, line: 0, column: 0, path: "",
                 message: "unsupported file type '.\(ext)': expected a file ending in .ahap or .json")
         }
-        let data: [UInt8]
+        let directory = (path as NSString).deletingLastPathComponent
+        var searched = [directory.isEmpty ? "." : directory]
+        if let base = options.baseDirectory, base != searched[0] { searched.append(base) }
+        // The file's bytes live only while they are parsed, not while the tree is decoded.
+        let root: JSONNode
         switch PatternFile.bytes(at: path) {
-        case .success(let bytes): data = bytes
+        case .success(let bytes): root = try parse(bytes, sourceName: name)
         case .failure(let failure):
             throw PatternError(
                 code: .fileNotFound, file: name, line: 0, column: 0, path: "",
                 message: "cannot read '\(TextEscaping.escaped(path))': \(failure.reason)")
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        var searched = [directory.isEmpty ? "." : directory]
-        if let base = options.baseDirectory, base != searched[0] { searched.append(base) }
-        return try read(bytes: data, sourceName: name, audioSearchDirectories: searched)
+        return try decode(root, sourceName: name, audioSearchDirectories: searched)
     }
 
     /// Reads AHAP bytes; `sourceName` names them in diagnostics.
@@ -89,16 +90,18 @@ public struct AHAPReader: Sendable {
     private func read(bytes: [UInt8], sourceName: String, audioSearchDirectories: [String]) throws(PatternError)
         -> AHAPDocument
     {
-        let parser = JSONParser(options: options.lenient ? .lenient : .strict)
-        let root: JSONNode
+        try decode(parse(bytes, sourceName: sourceName), sourceName: sourceName, audioSearchDirectories: audioSearchDirectories)
+    }
+
+    /// The JSON tree of `bytes`, or `invalidPatternData` (−4813) at the syntax error.
+    private func parse(_ bytes: [UInt8], sourceName: String) throws(PatternError) -> JSONNode {
         do {
-            root = try parser.parse(bytes)
+            return try JSONParser(options: options.lenient ? .lenient : .strict).parse(bytes)
         } catch {
             throw PatternError(
                 code: .invalidPatternData, file: sourceName, line: error.position.line, column: error.position.column,
                 path: error.path, message: "invalid JSON: \(error.message)")
         }
-        return try decode(root, sourceName: sourceName, audioSearchDirectories: audioSearchDirectories)
     }
 
     private func decode(_ root: JSONNode, sourceName: String, audioSearchDirectories: [String]) throws(PatternError)
