@@ -17,13 +17,14 @@ echo "== AVR firmware binary and its simavr harness"
 make -C hardware/avrsim all test
 tools/gen-arduino-library.sh --check
 
+echo "== fuzzers, briefly (tools/fuzz.sh all \${FUZZ_SECONDS:-5}; 0 skips them)"
+if [[ ${FUZZ_SECONDS:-5} != 0 ]]; then
+    tools/fuzz.sh all "${FUZZ_SECONDS:-5}"
+fi
+
+# Last, so that the XCTest summary closes the output.
 echo "== Swift tests"
 swift build --build-tests
 # All tests are XCTest; without this flag swift test also runs an empty Swift Testing pass
 # whose "0 tests" line would close the output.
 swift test --skip-build --disable-swift-testing
-
-echo "== fuzzers, briefly (tools/fuzz.sh all \${FUZZ_SECONDS:-5}; 0 skips them)"
-if [[ ${FUZZ_SECONDS:-5} != 0 ]]; then
-    tools/fuzz.sh all "${FUZZ_SECONDS:-5}"
-fi

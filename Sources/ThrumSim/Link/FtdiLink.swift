@@ -49,8 +49,7 @@ public struct FtdiLink: LinkModel, Sendable {
         var arrival: UInt64
         switch direction {
         case .hostToDevice:
-            let frame = (time / framePeriod + 1) * framePeriod
-            guard let end = uart.deliver(&bytes, writtenAt: frame, direction: .hostToDevice) else { return nil }
+            guard let end = uart.deliverFromUSB(&bytes, writtenAt: time, framePeriod: framePeriod) else { return nil }
             arrival = end
         case .deviceToHost:
             guard let inBridge = uart.deliver(&bytes, writtenAt: time, direction: .deviceToHost) else { return nil }
@@ -116,8 +115,7 @@ public struct Ch340Link: LinkModel, Sendable {
         var arrival: UInt64
         switch direction {
         case .hostToDevice:
-            let frame = (time / framePeriod + 1) * framePeriod
-            guard let end = uart.deliver(&bytes, writtenAt: frame, direction: .hostToDevice) else { return nil }
+            guard let end = uart.deliverFromUSB(&bytes, writtenAt: time, framePeriod: framePeriod) else { return nil }
             arrival = end
         case .deviceToHost:
             let count = bytes.count
@@ -129,5 +127,13 @@ public struct Ch340Link: LinkModel, Sendable {
         arrival = max(arrival, lastDelivery[direction] ?? 0)
         lastDelivery[direction] = arrival
         return arrival
+    }
+}
+
+extension UartLink {
+    /// Host → device through a USB-to-serial bridge: the bytes leave the host in the next USB
+    /// frame, then cross this UART.
+    mutating func deliverFromUSB(_ bytes: inout [UInt8], writtenAt time: UInt64, framePeriod: UInt64) -> UInt64? {
+        deliver(&bytes, writtenAt: (time / framePeriod + 1) * framePeriod, direction: .hostToDevice)
     }
 }

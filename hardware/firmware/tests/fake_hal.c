@@ -378,3 +378,12 @@ uint8_t msg_any(uint8_t *out, uint32_t id, uint8_t count, const uint32_t *fields
     }
     return thrum_msg_encode(THRUM_DIR_H2D, &msg, out, THRUM_MAX_PAYLOAD);
 }
+
+void fake_start(fake_t *f, thrum_fw_t *fw, uint32_t now, uint32_t i2c_cost_us)
+{
+    fake_init(f);
+    fake_boot(f, fw, 0);
+    f->now = now;
+    f->i2c_cost_us = i2c_cost_us;
+    fake_drop_output(f);
+}

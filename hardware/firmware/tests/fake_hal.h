@@ -72,6 +72,9 @@ void fake_init(fake_t *f);
 
 /* Typical boot: fake_init, then thrum_fw_init with the host-sim board at time `t0`. */
 void fake_boot(fake_t *f, thrum_fw_t *fw, uint32_t t0);
+/* A fresh fake and a booted firmware, then the clock set to `now`, I2C transfers costing
+ * `i2c_cost_us`, and the boot's output dropped: the common start of a scheduler test. */
+void fake_start(fake_t *f, thrum_fw_t *fw, uint32_t now, uint32_t i2c_cost_us);
 
 /* Decode the serial output produced so far. */
 void fake_decode(fake_t *f);

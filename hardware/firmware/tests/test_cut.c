@@ -17,11 +17,7 @@ static size_t mark;
 
 static void boot(void)
 {
-    fake_init(&f);
-    fake_boot(&f, &fw, 0);
-    f.now = 500;
-    f.i2c_cost_us = I2C_COST;
-    fake_drop_output(&f);
+    fake_start(&f, &fw, 500, I2C_COST);
     seq = 0;
     mark = f.nwrites;
 }

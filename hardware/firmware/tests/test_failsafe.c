@@ -16,11 +16,7 @@ static void boot_with_segment(uint32_t duration)
 {
     uint8_t p[THRUM_MAX_PAYLOAD];
 
-    fake_init(&f);
-    fake_boot(&f, &fw, 0);
-    f.now = 1000;
-    f.i2c_cost_us = I2C_COST;
-    fake_drop_output(&f);
+    fake_start(&f, &fw, 1000, I2C_COST);
     fake_send(&f, &fw, HOST_RESYNC, 0, p, msg_segment(p, 2000, duration, 120, 120, 1));
 }
 

@@ -16,11 +16,7 @@ static uint8_t seq;
 
 static void boot(void)
 {
-    fake_init(&f);
-    fake_boot(&f, &fw, 0);
-    f.now = 1000;
-    f.i2c_cost_us = I2C_COST;
-    fake_drop_output(&f);
+    fake_start(&f, &fw, 1000, I2C_COST);
     seq = 0;
 }
 
