@@ -22,6 +22,20 @@ public enum LinkFailure: Error, Sendable, Equatable {
     case deliveryFailed(seq: UInt8, transmissions: Int)
 }
 
+extension LinkFailure: CustomStringConvertible {
+    /// The failure as a sentence for people.
+    public var description: String {
+        switch self {
+        case .deviceNotResponding(let attempts):
+            "no Thrum device answered (\(attempts) identify requests, no reply)"
+        case .unsupportedProtocol(let version):
+            "the device speaks protocol version \(version), which this host does not"
+        case .deliveryFailed(let seq, let transmissions):
+            "the device stopped acknowledging: frame \(seq) was sent \(transmissions) times without an answer (frozen, unplugged, or the link is down)"
+        }
+    }
+}
+
 /// Something the device reported, in arrival order.
 public enum DeviceEvent: Sendable, Equatable {
     /// IDENTIFY_REPLY.

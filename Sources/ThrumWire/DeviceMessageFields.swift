@@ -131,4 +131,20 @@ public struct FaultReport: Sendable, Hashable {
 
     /// The code, when it is one this protocol version defines.
     public var knownCode: Code? { Code(rawValue: code) }
+
+    /// What the fault means, for people.
+    public var meaning: String {
+        switch knownCode {
+        case .noDriver: return "no haptic driver answers on the I²C bus"
+        case .busError: return "an I²C transfer to the driver failed (register \(detail))"
+        case .overTemperature: return "the driver shut down for over-temperature; the drive was stopped"
+        case .overCurrent: return "the driver detected over-current; the drive was stopped"
+        case .watchdogStop: return "the host fell silent for a second, so the device stopped the drive (watchdog)"
+        case .flowControl: return "a frame asked for more queue slots than the device had free"
+        case .programFull: return "a preloaded program did not fit the device's program store"
+        case .goRejected: return "the device refused to start a preloaded program (slot \(detail))"
+        case .busRecovery: return "the I²C bus was stuck and had to be recovered"
+        case .none: return "unknown fault \(code) (detail \(detail))"
+        }
+    }
 }

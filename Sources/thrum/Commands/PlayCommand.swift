@@ -25,7 +25,7 @@ enum PlayCommand: Subcommand {
           --baud N          baud rate of a real serial port (default 115200)
           --profile NAME    actuator profile (default: \(ActuatorProfile.default.id)); see hardware/actuators
           --lenient         accept trailing commas in the AHAP file
-          --rate X          playback rate, > 0 (2 plays twice as fast; transients keep their length)
+          --rate X          playback rate, 0.01…100 (2 plays twice as fast; transients keep their length)
           --intensity X     HapticIntensityControl for the whole pattern, 0…1 (0.5 halves the drive)
           --loop N          play N passes back to back (loop end = the end of the last event);
                             --loop forever repeats until Ctrl-C (with --port only)
@@ -36,6 +36,11 @@ enum PlayCommand: Subcommand {
 
         preset:rom.N (1…123) plays DRV2605L ROM effect N through the driver's own sequencer
         (ROM_EFFECT); the report gives its onset.
+
+        Ctrl-C (SIGINT) or SIGTERM stops the actuator at once (STOP), reports what played and exits
+        130 or 143 (--loop forever ends this way with 0). A device fault (watchdog stop, driver
+        fault), a device reset or disconnect, or an event not started on time is said on standard
+        error (and in --json) and makes the exit status 1.
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
@@ -50,7 +55,9 @@ enum PlayCommand: Subcommand {
         if linkName != nil && port != nil { throw UsageError(message: "--link models the virtual device's link; a real port has its own") }
         let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
         let profileName = try arguments.option("profile")
-        let rate = try arguments.option("rate", as: { Double($0).flatMap { $0.isFinite && $0 > 0 ? $0 : nil } }, expected: "a number > 0") ?? 1
+        let rate = try arguments.option(
+            "rate", as: { Double($0).flatMap { $0.isFinite && $0 >= 0.01 && $0 <= 100 ? $0 : nil } },
+            expected: "a number from 0.01 to 100") ?? 1
         let intensity = try arguments.option(
             "intensity", as: { Double($0).flatMap { $0 >= 0 && $0 <= 1 ? $0 : nil } }, expected: "a number from 0 to 1")
         let loop = try arguments.option(
@@ -120,13 +127,26 @@ enum PlayCommand: Subcommand {
             let start = engine.currentTime + engine.leadTime.seconds + 0.02
             try player.start(atTime: start)
             if passes > 1 { try player.stop(atTime: start + pass * Double(passes)) }
+            Interrupt.install()
             if passes == 0 {
-                Interrupt.install()
-                while !Interrupt.requested && engine.isRunning { engine.run(for: 0.05) }
+                while !Interrupt.requested && engine.isRunning { engine.run(for: 0.005) }
                 try? player.stop(atTime: HapticTimeImmediate)
                 engine.run(for: 0.05)
             } else {
-                engine.runUntilPlayersFinished(timeout: pass * Double(passes) + 5)
+                let deadline = engine.currentTime + pass * Double(passes) + 5
+                while !Interrupt.requested && engine.isRunning && engine.currentTime < deadline {
+                    if engine.runUntilPlayersFinished(timeout: 0.005, ringDown: 0) {
+                        engine.run(for: 0.04)
+                        break
+                    }
+                }
+                if Interrupt.requested {
+                    // Silence first (any-lane STOP), then give its acknowledgement a moment.
+                    engine.stop()
+                    let settle = engine.session.pump.clock.now() + .milliseconds(30)
+                    while engine.session.pump.clock.now() < settle { try? engine.session.runOnce(until: settle) }
+                    settings.interruptedBy = Interrupt.signalNumber
+                }
             }
             // Wait for the last onset reports (the device sends them as segments start).
             let grace = engine.currentTime + 0.3
@@ -137,11 +157,15 @@ enum PlayCommand: Subcommand {
             var measured = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: played, since: before)
             target.attachTruth(to: &measured)
             report = measured
+            settings.faults = session.faults
             if let error = engine.lastError { throw error }
             engine.stop()
         } catch {
             target.close()
             let message = (error as? HapticError)?.message ?? "\(error)"
+            if json {
+                JSONOutput.print(CommandRouter.jsonError(command: name, kind: "failure", message: message, exitCode: 1))
+            }
             throw CommandFailure(message: message)
         }
         target.close()
@@ -205,8 +229,29 @@ enum PlayCommand: Subcommand {
                         markers: report.events.filter(\.type.isHaptic).map(\.requestedTime)))
             }
         }
-        let missing = report.events.filter { $0.type.isHaptic && $0.onsetTime == nil }.count
-        return missing == 0 ? 0 : 1
+        // Anything short of every event on time is said plainly, and fails the exit status.
+        var problems = 0
+        for fault in settings.faults {
+            printError("the device reported fault \(fault.code): \(fault.meaning)")
+            problems += 1
+        }
+        for event in report.events where event.type.isHaptic && event.status != .onTime {
+            let at = String(format: "%.3f s", event.requestedTime)
+            let reason: String
+            switch event.status {
+            case .lateTrimmed: reason = "the device reached it late and trimmed its start"
+            case .dropped: reason = "the device dropped it (reached after its time window, or taken over before it drove)"
+            case .notReported: reason = "no onset report came back (lost on the link, or the device never started it)"
+            case .notPlayed, .onTime: continue
+            }
+            printError("event \(event.patternIndex) at \(at): \(event.status.rawValue): \(reason)")
+            problems += 1
+        }
+        if let signal = settings.interruptedBy {
+            printError("interrupted (signal \(signal)): the actuator was stopped")
+            if settings.loop != .forever { return 128 + signal }
+        }
+        return problems == 0 ? 0 : 1
     }
 }
 
@@ -226,14 +271,17 @@ enum LoopChoice: Equatable {
     }
 }
 
-/// Ctrl-C during `--loop forever`: stop the player and report instead of dying.
+/// SIGINT or SIGTERM while playing: stop the actuator and report instead of dying with the drive on.
 enum Interrupt {
     nonisolated(unsafe) private static var flag: sig_atomic_t = 0
 
     static var requested: Bool { flag != 0 }
+    /// The signal that arrived (SIGINT 2, SIGTERM 15), nil before any.
+    static var signalNumber: Int32? { flag == 0 ? nil : Int32(flag) }
 
     static func install() {
-        signal(SIGINT) { _ in Interrupt.flag = 1 }
+        signal(SIGINT) { Interrupt.flag = sig_atomic_t($0) }
+        signal(SIGTERM) { Interrupt.flag = sig_atomic_t($0) }
     }
 }
 

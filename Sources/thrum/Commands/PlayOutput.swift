@@ -13,6 +13,10 @@ enum PlayOutput {
         var loop: LoopChoice
         /// The ROM effect played instead of a pattern.
         var romEffect: ROMEffect? = nil
+        /// Faults the device reported during the session.
+        var faults: [FaultReport] = []
+        /// The signal that interrupted playback, if one did.
+        var interruptedBy: Int32? = nil
 
         var summary: String? {
             var parts: [String] = []
@@ -111,6 +115,8 @@ enum PlayOutput {
             "rate": settings.rate,
             "intensity": JSONOutput.orNull(settings.intensity),
             "passes": settings.loop == .forever ? "forever" as Any : passesCount(settings.loop),
+            "faults": settings.faults.map { ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any] },
+            "interrupted_by_signal": JSONOutput.orNull(settings.interruptedBy.map { Int($0) }),
         ]
     }
 
