@@ -58,6 +58,25 @@ final class PlaySignalTests: XCTestCase {
         }
     }
 
+    /// A link that stalls for 1.5 s mid-pattern: the device's watchdog stops the drive, and
+    /// `thrum play` says so (text and JSON) and fails instead of reporting every event on time.
+    func testAWatchdogStopDuringPlayIsReportedAndFails() throws {
+        let pattern = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-long-\(UUID().uuidString).ahap")
+        defer { try? FileManager.default.removeItem(at: pattern) }
+        try Data(
+            #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":4,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}}]}"#
+                .utf8
+        ).write(to: pattern)
+        let simulator = try SimulatorProcess(arguments: ["--fault", "stall=1500ms@1.5s"])
+        defer { simulator.stop() }
+        let result = try ThrumProcess.run(["play", "--port", simulator.ptyPath, "--no-calibrate", "--json", pattern.path])
+        XCTAssertEqual(result.status, 1, result.standardError)
+        XCTAssertTrue(result.standardError.contains("fault 5"), result.standardError)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let faults = try XCTUnwrap(report["faults"] as? [[String: Any]])
+        XCTAssertTrue(faults.contains { $0["code"] as? Int == 5 }, "\(faults)")
+    }
+
     private func rtpWrites(_ trace: URL) throws -> [(ns: Int64, value: Int)] {
         guard let text = try? String(contentsOf: trace, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").dropFirst().compactMap { row in
