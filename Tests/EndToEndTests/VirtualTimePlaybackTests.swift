@@ -71,4 +71,24 @@ final class VirtualTimePlaybackTests: XCTestCase {
         XCTAssertEqual(report.events.map { $0.onsetTime != nil }, [true, true, true])
         XCTAssertEqual(report.events.map { $0.trueOnsetTime != nil }, [true, true, true], "the chip started each")
     }
+
+    func testLayeredEventsAtTheSameTimeMixAndEachGetsTheOnset() throws {
+        // Three identical transients at one Time (valid AHAP, as layering tools write it).
+        let pattern = HapticPattern(
+            events: (0..<3).map { _ in
+                HapticEvent(
+                    eventType: .hapticTransient,
+                    parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 0.8)], relativeTime: 0.1)
+            }, parameters: [])
+        let program = PatternCompiler(profile: .default).compile(pattern)
+        XCTAssertEqual(program.segments.filter { $0.eventID != 0 }.count, 1, "one drive, one mark")
+        XCTAssertEqual(program.events.compactMap(\.sharesOnsetWith), [1, 1])
+        // Mixed as Core Haptics mixes: the soft sum of three 0.8s is 0.992 of full drive.
+        XCTAssertEqual(Int(program.segments.map(\.to).max()!), Int((255 * (1 - 0.2 * 0.2 * 0.2)).rounded()), accuracy: 1)
+        let rig = VirtualRig()
+        let report = try rig.play(pattern)
+        XCTAssertEqual(report.events.map(\.status), [.onTime, .onTime, .onTime], "nothing dropped or trimmed")
+        let truths = try report.events.map { try XCTUnwrap($0.trueOnsetTime) }
+        for t in truths { XCTAssertEqual(t, 0.1, accuracy: 200e-6) }
+    }
 }

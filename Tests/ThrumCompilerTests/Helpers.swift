@@ -40,7 +40,11 @@ func assertInvariants(_ p: DriveProgram, file: StaticString = #filePath, line: U
         marks[s.eventID] = s.start
     }
     for e in p.events {
-        if e.played {
+        if e.played, let leader = e.sharesOnsetWith {
+            // Layered with an earlier event: not marked itself, begins at that event's mark.
+            XCTAssertNil(marks[e.id], "event \(e.id) shares an onset but is marked", file: file, line: line)
+            XCTAssertEqual(marks[leader], e.driveOnset, "event \(e.id) begins at its leader's mark", file: file, line: line)
+        } else if e.played {
             XCTAssertEqual(marks[e.id], e.driveOnset, "event \(e.id) marked at its onset", file: file, line: line)
         } else {
             XCTAssertNil(marks[e.id], file: file, line: line)

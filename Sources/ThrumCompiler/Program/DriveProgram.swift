@@ -47,6 +47,10 @@ public struct CompiledEvent: Equatable, Sendable {
     public var driveOnset: Int64
     /// False for audio events (kept, not played by the actuator).
     public var played: Bool
+    /// Set when the event begins together with an earlier one (layered events at the same time,
+    /// drive onsets less than ``PatternCompiler/coincidence`` apart): they mix into one drive
+    /// whose single marked segment carries that event's id, and this event's onset is that one's.
+    public var sharesOnsetWith: UInt32? = nil
 
     /// Creates a compiled event.
     public init(id: UInt32, patternIndex: Int, type: HapticEvent.EventType, requestedTime: Double, driveOnset: Int64, played: Bool) {

@@ -13,6 +13,11 @@ public struct PatternCompiler: Sendable {
     public let response: ActuatorResponse
 
     /// Creates a compiler for an actuator.
+    /// Drive onsets closer than this (µs) begin together (``CompiledEvent/sharesOnsetWith``): the
+    /// device needs about 73 µs per register write, so two marks this close could not both start
+    /// on time, and Core Haptics mixes events that start together into one.
+    public static let coincidence: Int64 = 100
+
     public init(profile: ActuatorProfile, options: CompileOptions = .init()) {
         self.profile = profile
         self.options = options
@@ -115,9 +120,17 @@ public struct PatternCompiler: Sendable {
         var marks: [Segmenter.Mark] = []
         marks.reserveCapacity(played.count)
         var previous = Int64.min
+        var leader: UInt32 = 0
         for j in played {
-            if events[j].driveOnset <= previous { events[j].driveOnset = previous + 1 }
+            // Layered events (onsets closer than one register write can resolve) begin as one:
+            // they share the earlier onset, mix into one drive, and its mark reports for both.
+            if previous != .min && events[j].driveOnset - previous < Self.coincidence {
+                events[j].driveOnset = previous
+                events[j].sharesOnsetWith = leader
+                continue
+            }
             previous = events[j].driveOnset
+            leader = events[j].id
             marks.append(Segmenter.Mark(time: previous, id: events[j].id))
         }
 

@@ -660,6 +660,15 @@ public final class HapticEngine {
         return id
     }
 
+    /// Marks whose events begin together with another mark's (layered events): they take that
+    /// mark's onset report. Never sent to the device.
+    var followerMarks: [UInt32: Set<UInt32>] = [:]
+
+    /// Records that mark `follower` begins together with mark `leader`.
+    func follow(_ follower: UInt32, _ leader: UInt32) {
+        followerMarks[leader, default: []].insert(follower)
+    }
+
     /// The onsets of one player, in schedule order.
     public func onsets(for player: any HapticPatternPlayer) -> [OnsetRecord] {
         onsets.filter { $0.playerID == player.playerID }
@@ -706,6 +715,14 @@ public final class HapticEngine {
                 record.driveOnsetRange = nil
             }
             marks[report.event] = record
+            for follower in followerMarks[report.event] ?? [] {
+                guard var other = marks[follower] else { continue }
+                other.status = record.status
+                other.driveOnsetTime = record.driveOnsetTime
+                other.deviceOnset = record.deviceOnset
+                other.driveOnsetRange = record.driveOnsetRange
+                marks[follower] = other
+            }
         case .fault(let fault):
             switch fault.knownCode {
             case .watchdogStop:

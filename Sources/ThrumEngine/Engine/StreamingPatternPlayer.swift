@@ -41,6 +41,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         var key: CompileKey
         var program: DriveProgram
         var eventsByID: [UInt32: CompiledEvent]
+        /// Events that begin together with another (``CompiledEvent/sharesOnsetWith``), by that one's id.
+        var followers: [UInt32: [CompiledEvent]] = [:]
         /// How far before pattern time 0 the drive starts (felt-onset pre-shift), µs.
         var preroll: Int64
         /// End of the compiled drive, µs of scaled pattern time.
@@ -113,6 +115,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         compiled = Compiled(
             key: key, program: program,
             eventsByID: Dictionary(uniqueKeysWithValues: program.events.map { ($0.id, $0) }),
+            followers: Dictionary(grouping: program.events.filter { $0.sharesOnsetWith != nil }, by: { $0.sharesOnsetWith! }),
             preroll: max(0, -(program.segments.first?.start ?? 0)), end: Int64((program.duration * 1e6).rounded()))
     }
 
@@ -468,15 +471,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
                 let ca = max(r.start, a), cb = min(r.end, b)
                 guard cb > ca else { continue }
                 r = EnvelopeRamp(start: ca, end: cb, from: r.value(at: ca), to: r.value(at: cb))
-                if s.eventID != 0, s.start + run.origin >= a, let event = run.compiled.eventsByID[s.eventID] {
-                    let origin = run.origin, pass = run.pass
-                    let id = engine.markID(player: self, run: run.serial, event: s.eventID) {
-                        OnsetRecord(
-                            playerID: playerID, patternIndex: event.patternIndex, pass: pass,
-                            requestedTime: (Double(origin) + event.requestedTime * 1e6) / 1e6, preShift: event.preShift,
-                            driveOnsetTime: nil, status: .notReported)
-                    }
-                    marks.append(DriveMixer.Mark(time: s.start + run.origin, id: id))
+                if s.eventID != 0, s.start + run.origin >= a, run.compiled.eventsByID[s.eventID] != nil {
+                    marks.append(DriveMixer.Mark(time: s.start + run.origin, id: mark(event: s.eventID, of: run, engine: engine)))
                 }
                 appendControlled(r, to: &ramps)
             }
@@ -510,14 +506,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             var s = segments[k]
             k += 1
             guard s.start >= pa, s.start >= run.lo, s.end <= limit, s.end + run.origin <= max(t1, horizon) else { return nil }
-            if s.eventID != 0, let event = run.compiled.eventsByID[s.eventID] {
-                let origin = run.origin, pass = run.pass
-                s.eventID = engine.markID(player: self, run: run.serial, event: s.eventID) {
-                    OnsetRecord(
-                        playerID: playerID, patternIndex: event.patternIndex, pass: pass,
-                        requestedTime: (Double(origin) + event.requestedTime * 1e6) / 1e6, preShift: event.preShift,
-                        driveOnsetTime: nil, status: .notReported)
-                }
+            if s.eventID != 0, run.compiled.eventsByID[s.eventID] != nil {
+                s.eventID = mark(event: s.eventID, of: run, engine: engine)
             }
             s.start += run.origin
             out.append(s)
@@ -527,6 +517,25 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         extendLoops(to: end)
         if runs.contains(where: { $0.serial != run.serial && $0.origin + $0.lo < end && $0.origin + $0.hi > t0 }) { return nil }
         return out
+    }
+
+    /// The device mark id for compiled event `id` of `run` (stable across re-renders), with the
+    /// onset records of the events that begin together with it attached to it.
+    private func mark(event id: UInt32, of run: Run, engine: HapticEngine) -> UInt32 {
+        let origin = run.origin, pass = run.pass
+        func record(_ event: CompiledEvent) -> OnsetRecord {
+            OnsetRecord(
+                playerID: playerID, patternIndex: event.patternIndex, pass: pass,
+                requestedTime: (Double(origin) + event.requestedTime * 1e6) / 1e6, preShift: event.preShift,
+                driveOnsetTime: nil, status: .notReported)
+        }
+        let leader = run.compiled.eventsByID[id]!
+        let mark = engine.markID(player: self, run: run.serial, event: id) { record(leader) }
+        for follower in run.compiled.followers[id] ?? [] {
+            let f = engine.markID(player: self, run: run.serial, event: follower.id) { record(follower) }
+            engine.follow(f, mark)
+        }
+        return mark
     }
 
     /// Recompiles at each shape-control change due before `t1`, continuing at the same offset.
