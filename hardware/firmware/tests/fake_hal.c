@@ -387,3 +387,19 @@ void fake_start(fake_t *f, thrum_fw_t *fw, uint32_t now, uint32_t i2c_cost_us)
     f->i2c_cost_us = i2c_cost_us;
     fake_drop_output(f);
 }
+
+unsigned fake_register_writes(const fake_t *f, size_t from, uint8_t reg, fake_write_t *out, unsigned max)
+{
+    size_t i;
+    unsigned n = 0;
+
+    for (i = from; i < f->nwrites; i++) {
+        if (f->writes[i].reg == reg) {
+            if (n < max) {
+                out[n] = f->writes[i];
+            }
+            n++;
+        }
+    }
+    return n;
+}

@@ -75,6 +75,9 @@ void fake_boot(fake_t *f, thrum_fw_t *fw, uint32_t t0);
 /* A fresh fake and a booted firmware, then the clock set to `now`, I2C transfers costing
  * `i2c_cost_us`, and the boot's output dropped: the common start of a scheduler test. */
 void fake_start(fake_t *f, thrum_fw_t *fw, uint32_t now, uint32_t i2c_cost_us);
+/* The writes to register `reg` from write number `from` on: copies the first `max` into `out`
+ * and returns how many there are. */
+unsigned fake_register_writes(const fake_t *f, size_t from, uint8_t reg, fake_write_t *out, unsigned max);
 
 /* Decode the serial output produced so far. */
 void fake_decode(fake_t *f);

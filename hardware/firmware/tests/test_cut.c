@@ -79,18 +79,7 @@ static uint8_t msg_rom(uint8_t *out, uint32_t start, uint32_t effect, uint32_t e
 /* RTP writes since boot. */
 static unsigned rtp_writes(fake_write_t *out, unsigned max)
 {
-    size_t i;
-    unsigned n = 0;
-
-    for (i = mark; i < f.nwrites; i++) {
-        if (f.writes[i].reg == DRV2605L_REG_RTP_INPUT) {
-            if (n < max) {
-                out[n] = f.writes[i];
-            }
-            n++;
-        }
-    }
-    return n;
+    return fake_register_writes(&f, mark, DRV2605L_REG_RTP_INPUT, out, max);
 }
 
 /* The ramp 100 -> 200 over [1000, 11000), rounded as §4.1 says. */

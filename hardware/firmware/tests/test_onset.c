@@ -47,18 +47,7 @@ static void run_by_deadlines(uint32_t t)
 
 static unsigned rtp_writes(fake_write_t *out, unsigned max)
 {
-    size_t i;
-    unsigned n = 0;
-
-    for (i = mark; i < f.nwrites; i++) {
-        if (f.writes[i].reg == DRV2605L_REG_RTP_INPUT) {
-            if (n < max) {
-                out[n] = f.writes[i];
-            }
-            n++;
-        }
-    }
-    return n;
+    return fake_register_writes(&f, mark, DRV2605L_REG_RTP_INPUT, out, max);
 }
 
 static uint8_t ramp_value(uint32_t start, uint32_t duration, uint32_t to, uint32_t t)

@@ -47,18 +47,7 @@ static void ping(void)
 /* RTP writes since boot, in order. */
 static unsigned rtp_writes(fake_write_t *out, unsigned max)
 {
-    size_t i;
-    unsigned n = 0;
-
-    for (i = mark; i < f.nwrites; i++) {
-        if (f.writes[i].reg == DRV2605L_REG_RTP_INPUT) {
-            if (n < max) {
-                out[n] = f.writes[i];
-            }
-            n++;
-        }
-    }
-    return n;
+    return fake_register_writes(&f, mark, DRV2605L_REG_RTP_INPUT, out, max);
 }
 
 static void test_on_time_onset(void)
