@@ -27,7 +27,9 @@ static void remove_slot(thrum_program_store_t *p, uint8_t slot)
         memmove(&p->segment[first], &p->segment[first + n],
                 (size_t)(p->used - first - n) * sizeof(p->segment[0]));
         for (i = 0; i < THRUM_PROGRAM_SLOTS; i++) {
-            if (i != slot && p->count[i] > 0u && p->first[i] > first) {
+            /* every slot above the gap moves down, an empty one too: its `first` must stay
+             * within the pool (fuzzer finding firmware-receive crash-cf09a372) */
+            if (i != slot && p->first[i] > first) {
                 p->first[i] = (uint8_t)(p->first[i] - n);
             }
         }

@@ -211,6 +211,20 @@ static void test_program_store(void)
     CHECK_EQ(fw.programs.used, 3);
     CHECK_EQ(fw.programs.first[1], 0);
     CHECK_EQ(fw.programs.first[0], 2);
+    /* an empty slot begun above a slot that is reloaded moves down with the rest (it must never
+     * point past the pool: fuzzer finding) */
+    slot = 2;
+    send1(THRUM_MSG_PRELOAD_BEGIN, 1, &slot); /* slot 2: valid, empty, first = 3 */
+    slot = 1;
+    send1(THRUM_MSG_PRELOAD_BEGIN, 1, &slot); /* removes slot 1's two segments */
+    CHECK_EQ(fw.programs.used, 1);
+    CHECK(fw.programs.first[2] + fw.programs.count[2] <= fw.programs.used);
+    slot = 1;
+    send1(THRUM_MSG_PRELOAD_BEGIN, 1, &slot); /* back to the layout the GO below expects */
+    for (i = 0; i < 2u; i++) {
+        seg[0] = i * 2000u;
+        send1(THRUM_MSG_PRELOAD_SEGMENT, 5, seg);
+    }
     go[0] = 1;
     go[1] = f.now + 1000;
     unseq1(THRUM_MSG_GO, 3, go);
