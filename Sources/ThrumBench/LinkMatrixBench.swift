@@ -102,7 +102,7 @@ public enum LinkMatrixBench {
         let start = engine.currentTime + engine.leadTime.seconds + 0.02
         try player.start(atTime: start)
         engine.runUntilPlayersFinished(timeout: Double(count) * spacing + 5)
-        waitForReports(engine, player)
+        engine.waitForOnsetReports(of: player)
         var previous: (truth: Double, intended: Double)?
         for record in engine.onsets(for: player) {
             row.events += 1
@@ -223,7 +223,7 @@ public enum LinkMatrixBench {
         engine.run(until: start + 0.7)
         rig.pump.stallHost(for: 100_000)
         engine.runUntilPlayersFinished(timeout: 5)
-        waitForReports(engine, player)
+        engine.waitForOnsetReports(of: player)
         for record in engine.onsets(for: player) {
             row.stallEvents += 1
             let intended = record.intendedDriveTime * 1e6
@@ -290,12 +290,5 @@ public enum LinkMatrixBench {
 
     static func rtpWrites(_ rig: VirtualRig, after t: UInt64) -> [RegisterWrite] {
         rig.device.chip.trace.registerWrites.filter { $0.register == DRV2605LRegister.rtpInput.rawValue && $0.time >= t }
-    }
-
-    static func waitForReports(_ engine: HapticEngine, _ player: any HapticPatternPlayer) {
-        let grace = engine.currentTime + 0.3
-        while engine.currentTime < grace && engine.onsets(for: player).contains(where: { $0.status == .notReported }) {
-            engine.run(for: 0.01)
-        }
     }
 }

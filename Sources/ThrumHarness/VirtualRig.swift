@@ -92,10 +92,7 @@ public final class VirtualRig {
         let start = engine.currentTime + engine.leadTime.seconds + Double(-earliest) / 1e6
         try player.start(atTime: start)
         engine.runUntilPlayersFinished(timeout: program.duration + 5)
-        let grace = engine.currentTime + 0.3
-        while engine.currentTime < grace && engine.onsets(for: player).contains(where: { $0.status == .notReported }) {
-            engine.run(for: 0.01)
-        }
+        engine.waitForOnsetReports(of: player)
         if let error = engine.lastError { throw error }
         var report = engine.playbackReport(
             for: player, pattern: HapticPattern(events: [], parameters: []), startTime: start, duration: program.duration,

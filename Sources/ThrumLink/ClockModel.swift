@@ -80,9 +80,7 @@ public struct ClockModel: Sendable {
         samples.removeAll { $0.hostReceive < horizon }
         if samples.count > configuration.windowSamples { samples.removeFirst(samples.count - configuration.windowSamples) }
         fit = ClockFit(samples: samples, configuration: configuration, previousDrift: fit?.estimate.slope)
-        driftBoundsPPM = ClockBracket(samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6).map {
-            ($0.slopeRange.lowerBound * 1e6)...($0.slopeRange.upperBound * 1e6)
-        }
+        bracket = ClockBracket(samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6)
     }
 
     /// Half the gap between the bounds: the one-way delay if both legs were alike.
@@ -119,9 +117,7 @@ public struct ClockModel: Sendable {
     /// (see ``ClockBracket``). Its middle is a reported onset's time and its half-width the "±".
     /// Nil before any sample.
     public func hostTimeBounds(atDevice deviceTime: UInt64) -> ClosedRange<HostTime>? {
-        guard let bracket = ClockBracket(samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6) else {
-            return nil
-        }
+        guard let bracket else { return nil }
         return bracket.hostInterval(atDevice: deviceTime, estimate: hostTime(atDevice: deviceTime))
     }
 
@@ -145,7 +141,11 @@ public struct ClockModel: Sendable {
 
     /// The drift range (ppm) every pair of samples in the window allows: the bound on
     /// ``driftPPM``. Nil before any sample.
-    public private(set) var driftBoundsPPM: ClosedRange<Double>?
+    public var driftBoundsPPM: ClosedRange<Double>? {
+        bracket.map { ($0.slopeRange.lowerBound * 1e6)...($0.slopeRange.upperBound * 1e6) }
+    }
+    /// The guaranteed bracket of the current window (rebuilt with each sample).
+    private var bracket: ClockBracket?
 
 
     /// Extends a 32-bit device time (e.g. an ONSET `time`) to 64 bits near the latest sample.

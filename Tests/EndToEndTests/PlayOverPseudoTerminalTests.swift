@@ -76,12 +76,7 @@ final class PlayOverPseudoTerminalTests: XCTestCase {
     /// drive instant lands within `tolerance` of it, lies inside the reported bound, and the
     /// intervals between events are the requested ones.
     func assertAgainstTheChip(_ report: Report, trace: URL, file: StaticString = #filePath, line: UInt = #line) throws {
-        let rows = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").dropFirst().compactMap { row -> (Int64, Int, Int)? in
-            let f = row.split(separator: ",")
-            guard f.count == 4, let ns = Int64(f[1]), let reg = Int(f[2]), let value = Int(f[3]) else { return nil }
-            return (ns, reg, value)
-        }
-        let drives = rows.filter { $0.1 == 0x02 && $0.2 > 0 }.map(\.0)
+        let drives = SimulatorTrace.rtpWrites(trace).filter { $0.value > 0 }.map(\.ns)
         XCTAssertFalse(drives.isEmpty, "the trace has no drive", file: file, line: line)
         var previous: (truth: Double, intended: Double)?
         for event in report.events {

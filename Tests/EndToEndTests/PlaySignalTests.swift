@@ -77,14 +77,7 @@ final class PlaySignalTests: XCTestCase {
         XCTAssertTrue(faults.contains { $0["code"] as? Int == 5 }, "\(faults)")
     }
 
-    private func rtpWrites(_ trace: URL) throws -> [(ns: Int64, value: Int)] {
-        guard let text = try? String(contentsOf: trace, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").dropFirst().compactMap { row in
-            let f = row.split(separator: ",")
-            guard f.count == 4, let ns = Int64(f[1]), f[2] == "2", let value = Int(f[3]) else { return nil }
-            return (ns, value)
-        }
-    }
+    private func rtpWrites(_ trace: URL) throws -> [(ns: Int64, value: Int)] { SimulatorTrace.rtpWrites(trace) }
 
     private func driving(_ trace: URL) throws -> Bool { try rtpWrites(trace).contains { $0.value > 0 } }
 

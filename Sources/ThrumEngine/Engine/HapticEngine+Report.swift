@@ -9,6 +9,16 @@ extension HapticEngine {
         public var segments: Int
     }
 
+    /// Runs the engine until every onset of `player` has been reported, or `grace` s have passed
+    /// (a report lost on the way back is not re-sent): what a caller does after a playback ends
+    /// and before it reads ``onsets(for:)``.
+    public func waitForOnsetReports(of player: any HapticPatternPlayer, grace: Double = 0.3) {
+        let until = currentTime + grace
+        while currentTime < until && onsets(for: player).contains(where: { $0.status == .notReported }) {
+            run(for: 0.01)
+        }
+    }
+
     /// The counters now.
     public var counters: Counters {
         let stats = session.link.statistics

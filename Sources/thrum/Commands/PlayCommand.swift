@@ -149,10 +149,7 @@ enum PlayCommand: Subcommand {
                 }
             }
             // Wait for the last onset reports (the device sends them as segments start).
-            let grace = engine.currentTime + 0.3
-            while engine.currentTime < grace && engine.onsets(for: player).contains(where: { $0.status == .notReported }) {
-                engine.run(for: 0.01)
-            }
+            engine.waitForOnsetReports(of: player)
             let played = passes == 0 ? engine.currentTime - start : pass * Double(passes)
             var measured = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: played, since: before)
             target.attachTruth(to: &measured)

@@ -72,14 +72,7 @@ final class AVRSimulatorProcess {
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: standardErrorURL)
         try process.run()
-        let handle = output.fileHandleForReading
-        var line = Data()
-        while true {
-            let byte = handle.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data([0x0A]) { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        let text = SimulatorProcess.firstLine(of: output)
         guard text.hasPrefix("pty: ") else {
             process.terminate()
             process.waitUntilExit()
@@ -196,11 +189,7 @@ struct HostLog {
 
         /// Device time (µs) the drive is due (PROTOCOL.md §4.1): the start, or for a ramp up from
         /// 0 the crossing `start + ceil(duration / (2 × to))` where its rounded value reaches 1.
-        var due: UInt32 {
-            guard from == 0, to != 0 else { return start }
-            let e1 = (duration + 2 * UInt32(to) - 1) / (2 * UInt32(to))
-            return e1 < duration ? start &+ e1 : start
-        }
+        var due: UInt32 { start &+ SegmentCommand.firstDriveOffset(duration: duration, from: from, to: to) }
     }
 
     var entries: [Entry] = []

@@ -58,19 +58,25 @@ final class SimulatorProcess {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let handle = output.fileHandleForReading
+        let text = Self.firstLine(of: output)
+        guard text.hasPrefix("pty: ") else {
+            process.terminate()
+            throw SimulatorError(message: "thrum sim printed '\(text)' instead of 'pty: PATH'")
+        }
+        ptyPath = String(text.dropFirst(5))
+    }
+
+    /// The first line a child writes to `pipe` (its `pty: PATH`), read byte by byte so nothing
+    /// after it is consumed; what came before end of file when there is no newline.
+    static func firstLine(of pipe: Pipe) -> String {
+        let handle = pipe.fileHandleForReading
         var line = Data()
         while true {
             let byte = handle.readData(ofLength: 1)
             if byte.isEmpty || byte == Data([0x0A]) { break }
             line.append(byte)
         }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("pty: ") else {
-            process.terminate()
-            throw SimulatorError(message: "thrum sim printed '\(text)' instead of 'pty: PATH'")
-        }
-        ptyPath = String(text.dropFirst(5))
+        return String(decoding: line, as: UTF8.self)
     }
 
     func stop() {
@@ -85,5 +91,19 @@ final class SimulatorProcess {
     struct SimulatorError: Error, CustomStringConvertible {
         var message: String
         var description: String { message }
+    }
+}
+
+/// `thrum sim --trace`'s CSV (`time_us,monotonic_ns,register,value`): the chip's register writes
+/// on the host's monotonic clock, readable while the simulator still writes it.
+enum SimulatorTrace {
+    /// The RTP_INPUT writes so far (monotonic ns, value); none when the file is not there yet.
+    static func rtpWrites(_ url: URL) -> [(ns: Int64, value: Int)] {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").dropFirst().compactMap { row in
+            let f = row.split(separator: ",")
+            guard f.count == 4, let ns = Int64(f[1]), f[2] == "2", let value = Int(f[3]) else { return nil }
+            return (ns, value)
+        }
     }
 }

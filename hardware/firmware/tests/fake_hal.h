@@ -12,6 +12,12 @@
 #define FAKE_MAX_SERIAL 65536
 #define FAKE_MAX_MSGS 2048
 
+/* CTRL bytes of host frames: sequenced, and sequenced with RESYNC. */
+#define HOST_SEQ THRUM_CTRL_MARK_HOST
+#define HOST_RESYNC (THRUM_CTRL_MARK_HOST | THRUM_CTRL_RESYNC)
+/* One register write at 400 kHz, µs: what the schedulers' tests charge per I2C transfer. */
+#define I2C_COST 73u
+
 typedef struct fake_write {
     uint32_t time; /* clock when the write returned */
     uint8_t reg;

@@ -7,8 +7,6 @@
 #include "fake_hal.h"
 #include "harness.h"
 
-#define HOST_SEQ THRUM_CTRL_MARK_HOST
-#define HOST_RESYNC (THRUM_CTRL_MARK_HOST | THRUM_CTRL_RESYNC)
 
 static fake_t f;
 static thrum_fw_t fw;

@@ -6,8 +6,6 @@
 #include "harness.h"
 #include "thrum_host_sim.h"
 
-#define HOST_SEQ THRUM_CTRL_MARK_HOST
-#define HOST_RESYNC (THRUM_CTRL_MARK_HOST | THRUM_CTRL_RESYNC)
 #define HOST_UNSEQ (THRUM_CTRL_MARK_HOST | THRUM_CTRL_UNSEQ)
 
 static fake_t f;

@@ -5,10 +5,7 @@
 #include "fake_hal.h"
 #include "harness.h"
 
-#define HOST_SEQ THRUM_CTRL_MARK_HOST
-#define HOST_RESYNC (THRUM_CTRL_MARK_HOST | THRUM_CTRL_RESYNC)
 #define HOST_UNSEQ (THRUM_CTRL_MARK_HOST | THRUM_CTRL_UNSEQ)
-#define I2C_COST 73u /* one register write at 400 kHz */
 
 static fake_t f;
 static thrum_fw_t fw;
