@@ -35,7 +35,11 @@ final class AVRChipModelAgreementTests: XCTestCase {
             XCTAssertEqual(result.status, play.events.contains { $0.status != "on_time" } ? 1 : 0, result.standardError)
         }
         let rom = try ThrumProcess.run(["play", "--port", simulator.ptyPath, "--json", "preset:rom.47"])
-        XCTAssertEqual(rom.status, 0, rom.standardError)
+        let romPlay = try PlayReport(json: rom.standardOutput)
+        statuses += romPlay.events.map(\.status)
+        // A loaded machine slows the simulation against the wall clock; the firmware then reports
+        // the effect late (exit 1). The GO write and its self-clear are still compared below.
+        XCTAssertEqual(rom.status, romPlay.events.contains { $0.status != "on_time" } ? 1 : 0, rom.standardError)
         let trace = try simulator.stop()
         let clockStart = try trace.number("device_clock_start_us")
         let hostBytes = try HostLog(contentsOf: simulator.hostLogURL)
