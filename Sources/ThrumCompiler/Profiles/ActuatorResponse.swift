@@ -121,6 +121,10 @@ public struct ClosedLoopEnvelope: Sendable {
     private var halves = 0
     private var peakHalf = 0.0
     private let halfPeriod: Double
+    // exp(−h/τ) of the last driven step and exp(−dt/τ_free) of the last free one: a sampled
+    // preview repeats the same step millions of times (the cached factor is the same number).
+    private var drivenStep = Double.nan, drivenDecay = 1.0
+    private var freeStep = Double.nan, freeDecay = 1.0
 
     /// A stepper at rest.
     public init(response: ActuatorResponse) {
@@ -150,7 +154,7 @@ public struct ClosedLoopEnvelope: Sendable {
         if !running {
             guard u > 0 else {
                 if envelope > 0 {
-                    envelope *= exp(-dt / response.freeTimeConstant)
+                    envelope *= ringDownFactor(dt)
                     recording?.append(Stretch(end: now + dt, envelope: envelope, level: .nan))
                 }
                 return
@@ -179,7 +183,7 @@ public struct ClosedLoopEnvelope: Sendable {
                     update(target: u, measured: measured)
                     if !running {
                         if left > 0 {
-                            envelope *= exp(-left / response.freeTimeConstant)
+                            envelope *= ringDownFactor(left)
                             recording?.append(Stretch(end: clock + left, envelope: envelope, level: .nan))
                         }
                         return
@@ -189,9 +193,23 @@ public struct ClosedLoopEnvelope: Sendable {
         }
     }
 
+    /// exp(−dt/τ_free), computed once per distinct step.
+    @inline(__always)
+    private mutating func ringDownFactor(_ dt: Double) -> Double {
+        if dt != freeStep {
+            freeStep = dt
+            freeDecay = exp(-dt / response.freeTimeConstant)
+        }
+        return freeDecay
+    }
+
     @inline(__always)
     private mutating func evolve(_ h: Double) {
-        let d = exp(-h / response.timeConstant)
+        if h != drivenStep {
+            drivenStep = h
+            drivenDecay = exp(-h / response.timeConstant)
+        }
+        let d = drivenDecay
         let l = level
         var e = l + (envelope - l) * d
         if l < 0 && e < 0 { e = 0 }

@@ -56,6 +56,8 @@ public struct EnvelopePredictor: Sendable {
         var out = [Double](repeating: 0, count: times.count)
         var k = 0
         let segments = program.segments
+        let law = WriteLaw(response)
+        var written = WrittenValue()
         for i in times.indices {
             if i > 0 {
                 let step = times[i] - times[i - 1]
@@ -72,7 +74,7 @@ public struct EnvelopePredictor: Sendable {
                 }
                 for s in 0..<sub {
                     let t = from + Double(s) * dt - response.startLatency
-                    loop.advance(dt, target: rtp(segments, at: t, hint: &k))
+                    loop.advance(dt, target: rtp(segments, at: t, law: law, hint: &k, written: &written))
                 }
             }
             out[i] = loop.envelope
@@ -83,7 +85,7 @@ public struct EnvelopePredictor: Sendable {
     /// The RTP fraction over [`t0`, `t1`) s when it is the same throughout (no segment, or one
     /// flat segment covering it), else nil. Moves `k` as `rtp` does.
     func constantTarget(_ segments: [DriveSegment], from t0: Double, to t1: Double, hint k: inout Int) -> Double? {
-        let us0 = Int64((t0 * 1e6).rounded(.down)), us1 = Int64((t1 * 1e6).rounded(.up))
+        let us0 = floorMicros(t0), us1 = ceilMicros(t1)
         while k < segments.count && segments[k].end <= us0 { k += 1 }
         guard k < segments.count, segments[k].start <= us1 else { return 0 }
         let s = segments[k]
@@ -91,14 +93,41 @@ public struct EnvelopePredictor: Sendable {
         return Double(s.from) / 255
     }
 
-    /// The RTP fraction the firmware has written at `t` s for `segments`.
-    func rtp(_ segments: [DriveSegment], at t: Double, hint k: inout Int) -> Double {
-        let us = Int64((t * 1e6).rounded(.down))
+    /// The firmware's write timing in whole microseconds (rounded once, not per sample).
+    struct WriteLaw {
+        var interval: Int64
+        var writeTime: Int64
+        init(_ response: ActuatorResponse) {
+            interval = Int64((response.writeInterval * 1e6).rounded())
+            writeTime = Int64((response.writeTime * 1e6).rounded())
+        }
+    }
+
+    /// The last value `rtp` computed on a ramp and the stretch of microseconds over which the
+    /// firmware holds it (one write interval): the sub-steps inside it get the same number
+    /// without the divisions and rounding that made it.
+    struct WrittenValue {
+        var segment = -1
+        var from = Int64.max
+        var to = Int64.min
+        var value = 0.0
+    }
+
+    /// The RTP fraction the firmware has written at `t` s for `segments` under `law`.
+    func rtp(_ segments: [DriveSegment], at t: Double, law: WriteLaw, hint k: inout Int) -> Double {
+        var written = WrittenValue()
+        return rtp(segments, at: t, law: law, hint: &k, written: &written)
+    }
+
+    /// `rtp(_:at:law:hint:)`, remembering the last ramp value in `written`.
+    func rtp(_ segments: [DriveSegment], at t: Double, law: WriteLaw, hint k: inout Int, written: inout WrittenValue) -> Double {
+        let us = floorMicros(t)
         while k < segments.count && segments[k].end <= us { k += 1 }
         guard k < segments.count, segments[k].start <= us else { return 0 }
+        if k == written.segment && us >= written.from && us < written.to { return written.value }
         let s = segments[k]
         if s.from == s.to { return Double(s.from) / 255 }
-        let interval = Int64((response.writeInterval * 1e6).rounded())
+        let interval = law.interval
         // A ramp up from 0 is first written where it reaches code 1 (firmware, PROTOCOL.md §4.1).
         var first = s.start
         if s.from == 0, s.to > 0 {
@@ -109,8 +138,10 @@ public struct EnvelopePredictor: Sendable {
             }
         }
         let n = (us - first) / interval
-        let at = n == 0 ? first : first + n * interval - Int64((response.writeTime * 1e6).rounded())
-        return s.amplitude(at: at).rounded() / 255
+        let at = n == 0 ? first : first + n * interval - law.writeTime
+        let value = roundedHalfAway(s.amplitude(at: at)) / 255
+        written = WrittenValue(segment: k, from: first + n * interval, to: first + (n + 1) * interval, value: value)
+        return value
     }
 
     /// Linear interpolation of `a` at fractional index `x` (0 before the start).
@@ -121,4 +152,33 @@ public struct EnvelopePredictor: Sendable {
         let f = x - Double(i)
         return a[i] + (a[i + 1] - a[i]) * f
     }
+}
+
+/// `Int64((x * 1e6).rounded(.down))` without a libm call (x86-64's baseline has no rounding
+/// instruction): truncation, corrected below zero. Exact for |x| < 9e12 s; beyond, the plain form.
+@inline(__always)
+func floorMicros(_ x: Double) -> Int64 {
+    let y = x * 1e6
+    guard abs(y) < 9e18 else { return Int64(y.rounded(.down)) }
+    let i = Int64(y)
+    return Double(i) > y ? i - 1 : i
+}
+
+/// `Int64((x * 1e6).rounded(.up))`, as `floorMicros`.
+@inline(__always)
+func ceilMicros(_ x: Double) -> Int64 {
+    let y = x * 1e6
+    guard abs(y) < 9e18 else { return Int64(y.rounded(.up)) }
+    let i = Int64(y)
+    return Double(i) < y ? i + 1 : i
+}
+
+/// `x.rounded()` (to nearest, ties away from zero) without a libm call: the truncation and the
+/// exact remainder decide. The same number as `rounded()` for every finite |x| < 9e18.
+@inline(__always)
+func roundedHalfAway(_ x: Double) -> Double {
+    guard abs(x) < 9e18 else { return x.rounded() }
+    let t = Double(Int64(x))
+    let r = x - t
+    return r >= 0.5 ? t + 1 : (r <= -0.5 ? t - 1 : t)
 }

@@ -17,6 +17,8 @@ public struct EnvelopeRender: Equatable, Sendable {
     public var drive: [Double]
     /// Predicted acceleration envelope (1 = steady state at the rated voltage).
     public var acceleration: [Double]
+    /// The compiled program's length, s (`DriveProgram.duration`).
+    public var programDuration: Double = 0
 
     /// Number of rows.
     public var count: Int { time.count }
@@ -79,11 +81,24 @@ public struct EnvelopeRenderer: Sendable {
         let times = Self.grid(from: startIndex, to: endIndex, active: spans, sampleRate: sampleRate)
 
         let intensity = sample(requested.mixed, at: times)
-        let drive = times.map { program.drive(at: $0) }
+        let drive = Self.driveColumn(program.segments, at: times)
         let sharpness = sharpnessColumn(requested, at: times)
         let accel = EnvelopePredictor(response: compiler.response).predict(program: program, times: times, spacing: 1 / sampleRate)
         return EnvelopeRender(sampleRate: sampleRate, time: times, intensity: intensity, sharpness: sharpness,
-                              drive: drive, acceleration: accel)
+                              drive: drive, acceleration: accel, programDuration: program.duration)
+    }
+
+    /// `program.drive(at:)` at each of `times` (increasing): the same numbers, found by walking
+    /// the segments once instead of a binary search and a libm floor per row.
+    static func driveColumn(_ segments: [DriveSegment], at times: [Double]) -> [Double] {
+        var started = 0  // segments whose start is at or before the row
+        return times.map { t in
+            let us = floorMicros(t)
+            while started < segments.count && segments[started].start <= us { started += 1 }
+            guard started > 0 else { return 0 }
+            let s = segments[started - 1]
+            return (us < s.end ? s.amplitude(at: us) : 0) / 255
+        }
     }
 
     /// Sample times from index `start` to `end` (of period 1/`sampleRate`) covering every active

@@ -176,5 +176,5 @@ struct EventShaper {
 @inline(__always)
 func micros(_ s: Double) -> Int64 {
     guard s.isFinite else { return s.isNaN ? 0 : (s > 0 ? 1_000_000_000_000_000_000 : -1_000_000_000_000_000_000) }
-    return Int64((min(1e12, max(-1e12, s)) * 1e6).rounded())
+    return Int64(roundedHalfAway(min(1e12, max(-1e12, s)) * 1e6))
 }

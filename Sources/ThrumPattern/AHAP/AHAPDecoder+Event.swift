@@ -5,24 +5,27 @@ extension AHAPDecoder {
         "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled",
     ]
 
-    mutating func decodeEvent(_ node: JSONNode, path: String) throws(PatternError) -> HapticEvent {
+    static let eventParameterKeys = ["ParameterID", "ParameterValue"]
+    static let waveformKeys = ["EventWaveformPath", "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled"]
+
+    mutating func decodeEvent(_ node: JSONNode, path: LazyPath) throws(PatternError) -> HapticEvent {
         guard node.members != nil else {
-            throw error(.badEventEntry, node.position, path, "'Event' must be an object, found \(article(node.typeName))")
+            throw error(.badEventEntry, node.position, path(), "'Event' must be an object, found \(article(node.typeName))")
         }
         let f = fields(of: node, path: path, allowed: Self.eventKeys, context: "Event")
         let type = try decodeEventType(f["EventType"], event: node, path: path)
         let time = try decodeEventTime(f, event: node, path: path)
         let duration = try decodeEventDuration(f["EventDuration"], type: type, event: node, path: path)
-        let parameters = try decodeEventParameters(f["EventParameters"], path: join(path, "EventParameters"))
+        let parameters = try decodeEventParameters(f["EventParameters"], path: { join(path(), "EventParameters") })
         var event = HapticEvent(eventType: type, parameters: parameters, relativeTime: time, duration: duration)
         event.waveform = try decodeWaveform(f, type: type, event: node, path: path)
         return event
     }
 
-    private func decodeEventType(_ member: JSONMember?, event: JSONNode, path: String) throws(PatternError)
+    private func decodeEventType(_ member: JSONMember?, event: JSONNode, path: LazyPath) throws(PatternError)
         -> HapticEvent.EventType
     {
-        var p: String { join(path, "EventType") }
+        var p: String { join(path(), "EventType") }
         var known: String { HapticEvent.EventType.allKnown.map(\.rawValue).joined(separator: ", ") }
         guard let member else {
             throw error(.badEventEntry, event.position, p, "missing 'EventType': expected one of \(known)")
@@ -32,8 +35,8 @@ extension AHAPDecoder {
                 .invalidEventType, member.value.position, p,
                 "'EventType' is \(article(member.value.typeName)), expected a string: one of \(known)")
         }
-        let type = HapticEvent.EventType(rawValue: name)
-        guard HapticEvent.EventType.allKnown.contains(type) else {
+        // The shared constant, not a copy of the file's text per event.
+        guard let type = HapticEvent.EventType.allKnown.first(where: { $0.rawValue == name }) else {
             var message = "unknown EventType '\(name)': expected one of \(known)"
             if let guess = closeMatch(name, among: HapticEvent.EventType.allKnown.map(\.rawValue)) {
                 message += " (did you mean '\(guess)'?)"
@@ -43,18 +46,18 @@ extension AHAPDecoder {
         return type
     }
 
-    private mutating func decodeEventTime(_ f: Fields, event: JSONNode, path: String)
+    private mutating func decodeEventTime(_ f: Fields, event: JSONNode, path: LazyPath)
         throws(PatternError) -> Double
     {
         if f["Time"] != nil, let alias = f["EventTime"] {
-            warn(.ignoredValue, alias.keyPosition, join(path, "EventTime"), "'EventTime' ignored: 'Time' is also given")
+            warn(.ignoredValue, alias.keyPosition, join(path(), "EventTime"), "'EventTime' ignored: 'Time' is also given")
         }
         guard let member = f["Time"] ?? f["EventTime"] else {
             throw error(
-                .invalidEventTime, event.position, join(path, "Time"),
+                .invalidEventTime, event.position, join(path(), "Time"),
                 "missing 'Time': expected a number ≥ 0 (seconds from the pattern start)")
         }
-        let p = join(path, member.key)
+        var p: String { join(path(), member.key) }
         guard let t = number(member.value) else {
             throw error(
                 .invalidEventTime, member.value.position, p,
@@ -75,9 +78,9 @@ extension AHAPDecoder {
     }
 
     private mutating func decodeEventDuration(
-        _ member: JSONMember?, type: HapticEvent.EventType, event: JSONNode, path: String
+        _ member: JSONMember?, type: HapticEvent.EventType, event: JSONNode, path: LazyPath
     ) throws(PatternError) -> Double {
-        let p = join(path, "EventDuration")
+        var p: String { join(path(), "EventDuration") }
         var duration = 0.0
         if let member {
             guard let d = number(member.value) else {
@@ -98,7 +101,7 @@ extension AHAPDecoder {
             }
             duration = d
         }
-        let at = member?.value.position ?? event.position
+        var at: SourcePosition { member?.value.position ?? event.position }
         if type == .hapticContinuous && duration > 30 {
             warn(
                 .continuousTooLong, at, p,
@@ -111,75 +114,83 @@ extension AHAPDecoder {
         return duration
     }
 
-    private mutating func decodeEventParameters(_ member: JSONMember?, path: String) throws(PatternError)
+    private mutating func decodeEventParameters(_ member: JSONMember?, path: LazyPath) throws(PatternError)
         -> [HapticEventParameter]
     {
         guard let member else { return [] }
         guard let items = member.value.elements else {
             throw error(
-                .badEventEntry, member.value.position, path,
+                .badEventEntry, member.value.position, path(),
                 "'EventParameters' is \(article(member.value.typeName)), expected an array of {ParameterID, ParameterValue} objects"
             )
         }
         var result: [HapticEventParameter] = []
         result.reserveCapacity(items.count)
+        // Which known ids were used (bit per index in `allKnown`): repeats are rare, so they are
+        // counted only when there is one.
+        var used = 0 as UInt64
+        var repeated = false
+        for (i, item) in items.enumerated() {
+            let parameter = try decodeEventParameter(item, path: { "\(path())[\(i)]" })
+            let bit = UInt64(1) << UInt64(HapticEvent.ParameterID.allKnown.firstIndex(of: parameter.parameterID) ?? 63)
+            if used & bit != 0 { repeated = true }
+            used |= bit
+            result.append(parameter)
+        }
+        guard repeated else { return result }
         // Uses of each parameter id, in order of first use (a handful of ids: a linear scan).
         var seen: [(id: HapticEvent.ParameterID, count: Int, first: Int)] = []
-        for (i, item) in items.enumerated() {
-            let parameter = try decodeEventParameter(item, path: "\(path)[\(i)]")
+        for (i, parameter) in result.enumerated() {
             if let k = seen.firstIndex(where: { $0.id == parameter.parameterID }) {
                 seen[k].count += 1
             } else {
                 seen.append((parameter.parameterID, 1, i))
             }
-            result.append(parameter)
         }
         for use in seen where use.count > 1 {
             let id = use.id
             warn(
-                .duplicateParameter, items[use.first].position, "\(path)[\(use.first)]",
+                .duplicateParameter, items[use.first].position, "\(path())[\(use.first)]",
                 "event parameter '\(id.rawValue)' is given \(use.count) times in this event; the last one wins")
         }
         return result
     }
 
-    private mutating func decodeEventParameter(_ node: JSONNode, path: String) throws(PatternError)
+    private mutating func decodeEventParameter(_ node: JSONNode, path: LazyPath) throws(PatternError)
         -> HapticEventParameter
     {
         guard node.members != nil else {
             throw error(
-                .badParameterEntry, node.position, path,
+                .badParameterEntry, node.position, path(),
                 "event parameter is \(article(node.typeName)), expected an object with 'ParameterID' and 'ParameterValue'")
         }
-        let f = fields(of: node, path: path, allowed: ["ParameterID", "ParameterValue"], context: "event parameter")
+        let f = fields(of: node, path: path, allowed: Self.eventParameterKeys, context: "event parameter")
         var known: [String] { HapticEvent.ParameterID.allKnown.map(\.rawValue) }
         let idName = try requiredString(f["ParameterID"], in: node, path: path, expected: "one of \(known.joined(separator: ", "))")
-        let id = HapticEvent.ParameterID(rawValue: idName)
-        guard HapticEvent.ParameterID.allKnown.contains(id) else {
+        guard let id = HapticEvent.ParameterID.allKnown.first(where: { $0.rawValue == idName }) else {
             var message = "unknown event parameter '\(idName)': expected one of \(known.joined(separator: ", "))"
             if idName.hasSuffix("Control") {
                 message += " ('\(idName)' is a dynamic parameter: use it in a Parameter or ParameterCurve element)"
             }
-            throw error(.invalidParameterType, f["ParameterID"]!.value.position, join(path, "ParameterID"), message)
+            throw error(.invalidParameterType, f["ParameterID"]!.value.position, join(path(), "ParameterID"), message)
         }
         let value = try requiredNumber(f["ParameterValue"], in: node, path: path, expected: "a number in \(rangeText(id.valueRange))")
-        let v = clamp(value, to: id.valueRange, what: idName, at: f["ParameterValue"]!, path: join(path, "ParameterValue"))
+        let v = clamp(value, to: id.valueRange, what: idName, at: f["ParameterValue"]!, path: { join(path(), "ParameterValue") })
         return HapticEventParameter(parameterID: id, value: v)
     }
 
     private mutating func decodeWaveform(
-        _ f: Fields, type: HapticEvent.EventType, event: JSONNode, path: String
+        _ f: Fields, type: HapticEvent.EventType, event: JSONNode, path: LazyPath
     ) throws(PatternError) -> HapticEvent.Waveform? {
-        let waveformKeys = ["EventWaveformPath", "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled"]
         guard type == .audioCustom else {
-            for key in waveformKeys {
+            for key in Self.waveformKeys {
                 if let m = f[key] {
-                    warn(.ignoredValue, m.keyPosition, join(path, key), "'\(key)' applies only to AudioCustom events; ignored")
+                    warn(.ignoredValue, m.keyPosition, join(path(), key), "'\(key)' applies only to AudioCustom events; ignored")
                 }
             }
             return nil
         }
-        let p = join(path, "EventWaveformPath")
+        let p = join(path(), "EventWaveformPath")
         guard let member = f["EventWaveformPath"] else {
             throw error(.badEventEntry, event.position, p, "AudioCustom event without 'EventWaveformPath': expected the path of an audio file")
         }
@@ -195,14 +206,14 @@ extension AHAPDecoder {
         return waveform
     }
 
-    private mutating func flag(_ member: JSONMember?, default value: Bool, path: String) -> Bool {
+    private mutating func flag(_ member: JSONMember?, default value: Bool, path: LazyPath) -> Bool {
         guard let member else { return value }
         switch member.value.kind {
         case .bool(let b): return b
         case .number(let d): return d != 0
         default:
             warn(
-                .ignoredValue, member.value.position, join(path, member.key),
+                .ignoredValue, member.value.position, join(path(), member.key),
                 "'\(member.key)' is \(article(member.value.typeName)), expected true or false; default \(value) used")
             return value
         }

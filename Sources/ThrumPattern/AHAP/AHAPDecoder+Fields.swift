@@ -4,16 +4,16 @@ import Foundation
 extension AHAPDecoder {
     /// A required string member, else `badParameterEntry` (−4831).
     func requiredString(
-        _ member: JSONMember?, key: String = "ParameterID", in node: JSONNode, path: String, expected: @autoclosure () -> String
+        _ member: JSONMember?, key: String = "ParameterID", in node: JSONNode, path: LazyPath, expected: @autoclosure () -> String
     )
         throws(PatternError) -> String
     {
         guard let member else {
-            throw error(.badParameterEntry, node.position, join(path, key), "missing '\(key)': expected \(expected())")
+            throw error(.badParameterEntry, node.position, join(path(), key), "missing '\(key)': expected \(expected())")
         }
         guard let s = member.value.stringValue else {
             throw error(
-                .badParameterEntry, member.value.position, join(path, key),
+                .badParameterEntry, member.value.position, join(path(), key),
                 "'\(key)' is \(article(member.value.typeName)), expected \(expected())")
         }
         return s
@@ -21,16 +21,16 @@ extension AHAPDecoder {
 
     /// A required number member, else `badParameterEntry` (−4831).
     func requiredNumber(
-        _ member: JSONMember?, key: String = "ParameterValue", in node: JSONNode, path: String, expected: @autoclosure () -> String
+        _ member: JSONMember?, key: String = "ParameterValue", in node: JSONNode, path: LazyPath, expected: @autoclosure () -> String
     )
         throws(PatternError) -> Double
     {
         guard let member else {
-            throw error(.badParameterEntry, node.position, join(path, key), "missing '\(key)': expected \(expected())")
+            throw error(.badParameterEntry, node.position, join(path(), key), "missing '\(key)': expected \(expected())")
         }
         guard let d = number(member.value) else {
             throw error(
-                .badParameterEntry, member.value.position, join(path, member.key),
+                .badParameterEntry, member.value.position, join(path(), member.key),
                 "'\(member.key)' is \(article(member.value.typeName)), expected \(expected())")
         }
         return d

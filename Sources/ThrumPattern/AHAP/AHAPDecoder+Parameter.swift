@@ -1,36 +1,37 @@
 // `Parameter` (step) and `ParameterCurve` (ramp) elements (reference §3).
 extension AHAPDecoder {
-    mutating func decodeParameter(_ node: JSONNode, path: String) throws(PatternError) -> HapticDynamicParameter {
+    static let parameterKeys = ["ParameterID", "Time", "ParameterTime", "ParameterValue"]
+    static let curveKeys = ["ParameterID", "Time", "ParameterTime", "ParameterCurveControlPoints"]
+    static let controlPointKeys = ["Time", "ParameterValue"]
+
+    mutating func decodeParameter(_ node: JSONNode, path: LazyPath) throws(PatternError) -> HapticDynamicParameter {
         guard node.members != nil else {
-            throw error(.badParameterEntry, node.position, path, "'Parameter' must be an object, found \(article(node.typeName))")
+            throw error(.badParameterEntry, node.position, path(), "'Parameter' must be an object, found \(article(node.typeName))")
         }
-        let f = fields(
-            of: node, path: path, allowed: ["ParameterID", "Time", "ParameterTime", "ParameterValue"], context: "Parameter")
+        let f = fields(of: node, path: path, allowed: Self.parameterKeys, context: "Parameter")
         let id = try decodeDynamicID(f["ParameterID"], in: node, path: path)
         let time = try decodeElementTime(f, in: node, path: path)
         guard let valueMember = f["ParameterValue"] else {
             warn(
-                .missingValue, node.position, join(path, "ParameterValue"),
+                .missingValue, node.position, join(path(), "ParameterValue"),
                 "Parameter without 'ParameterValue': Core Haptics reads 0"
                     + (id.isMultiplicative ? ", which silences \(id.rawValue)" : ""))
             return HapticDynamicParameter(parameterID: id, value: 0, relativeTime: time)
         }
         let raw = try requiredNumber(valueMember, in: node, path: path, expected: "a number in \(rangeText(id.valueRange))")
-        let value = clamp(raw, to: id.valueRange, what: id.rawValue, at: valueMember, path: join(path, "ParameterValue"))
+        let value = clamp(raw, to: id.valueRange, what: id.rawValue, at: valueMember, path: { join(path(), "ParameterValue") })
         return HapticDynamicParameter(parameterID: id, value: value, relativeTime: time)
     }
 
-    mutating func decodeCurve(_ node: JSONNode, path: String) throws(PatternError) -> HapticParameterCurve {
+    mutating func decodeCurve(_ node: JSONNode, path: LazyPath) throws(PatternError) -> HapticParameterCurve {
         guard node.members != nil else {
             throw error(
-                .badParameterEntry, node.position, path, "'ParameterCurve' must be an object, found \(article(node.typeName))")
+                .badParameterEntry, node.position, path(), "'ParameterCurve' must be an object, found \(article(node.typeName))")
         }
-        let f = fields(
-            of: node, path: path, allowed: ["ParameterID", "Time", "ParameterTime", "ParameterCurveControlPoints"],
-            context: "ParameterCurve")
+        let f = fields(of: node, path: path, allowed: Self.curveKeys, context: "ParameterCurve")
         let id = try decodeDynamicID(f["ParameterID"], in: node, path: path)
         let time = try decodeElementTime(f, in: node, path: path)
-        let p = join(path, "ParameterCurveControlPoints")
+        let p = join(path(), "ParameterCurveControlPoints")
         guard let pointsMember = f["ParameterCurveControlPoints"] else {
             warn(.missingValue, node.position, p, "ParameterCurve without 'ParameterCurveControlPoints' has no effect")
             return HapticParameterCurve(parameterID: id, controlPoints: [], relativeTime: time)
@@ -54,7 +55,7 @@ extension AHAPDecoder {
         var points: [HapticParameterCurve.ControlPoint] = []
         for (i, item) in items.enumerated() {
             let ip = "\(path)[\(i)]"
-            let f = fields(of: item, path: ip, allowed: ["Time", "ParameterValue"], context: "control point")
+            let f = fields(of: item, path: { ip }, allowed: Self.controlPointKeys, context: "control point")
             guard item.members != nil, let tm = f["Time"], let t = number(tm.value), let vm = f["ParameterValue"],
                 let v = number(vm.value)
             else {
@@ -75,7 +76,7 @@ extension AHAPDecoder {
                 warn(.valueClamped, tm.value.position, ip + ".Time", "control-point Time \(JSONNumberFormat.text(t)) is negative; clamped to 0")
                 time = 0
             }
-            let value = clamp(v, to: id.valueRange, what: id.rawValue, at: vm, path: ip + ".ParameterValue")
+            let value = clamp(v, to: id.valueRange, what: id.rawValue, at: vm, path: { ip + ".ParameterValue" })
             points.append(HapticParameterCurve.ControlPoint(relativeTime: time, value: value))
         }
         return points
@@ -103,38 +104,37 @@ extension AHAPDecoder {
         }
     }
 
-    private func decodeDynamicID(_ member: JSONMember?, in node: JSONNode, path: String) throws(PatternError)
+    private func decodeDynamicID(_ member: JSONMember?, in node: JSONNode, path: LazyPath) throws(PatternError)
         -> HapticDynamicParameter.ID
     {
-        let known = HapticDynamicParameter.ID.allKnown.map(\.rawValue)
+        var known: [String] { HapticDynamicParameter.ID.allKnown.map(\.rawValue) }
         let name = try requiredString(member, in: node, path: path, expected: "one of \(known.joined(separator: ", "))")
-        let id = HapticDynamicParameter.ID(rawValue: name)
-        guard HapticDynamicParameter.ID.allKnown.contains(id) else {
+        guard let id = HapticDynamicParameter.ID.allKnown.first(where: { $0.rawValue == name }) else {
             var message = "unknown dynamic parameter '\(name)': expected one of \(known.joined(separator: ", "))"
             if known.contains(name + "Control") { message += " (did you mean '\(name)Control'?)" }
-            throw error(.invalidParameterType, member!.value.position, join(path, "ParameterID"), message)
+            throw error(.invalidParameterType, member!.value.position, join(path(), "ParameterID"), message)
         }
         return id
     }
 
     /// `Time` (or the legacy `ParameterTime`) of a Parameter or ParameterCurve: required, ≥ 0,
     /// else `badParameterEntry` (−4831).
-    private mutating func decodeElementTime(_ f: Fields, in node: JSONNode, path: String)
+    private mutating func decodeElementTime(_ f: Fields, in node: JSONNode, path: LazyPath)
         throws(PatternError) -> Double
     {
         if f["Time"] != nil, let alias = f["ParameterTime"] {
-            warn(.ignoredValue, alias.keyPosition, join(path, "ParameterTime"), "'ParameterTime' ignored: 'Time' is also given")
+            warn(.ignoredValue, alias.keyPosition, join(path(), "ParameterTime"), "'ParameterTime' ignored: 'Time' is also given")
         }
         let member = f["Time"] ?? f["ParameterTime"]
         let t = try requiredNumber(member, key: "Time", in: node, path: path, expected: "a number ≥ 0 (seconds)")
         guard t >= 0 else {
             throw error(
-                .badParameterEntry, member!.value.position, join(path, member!.key),
+                .badParameterEntry, member!.value.position, join(path(), member!.key),
                 "'\(member!.key)' is negative (\(JSONNumberFormat.text(t))): expected a number ≥ 0 (seconds)")
         }
         guard t <= HapticPattern.maximumTime else {
             throw error(
-                .badParameterEntry, member!.value.position, join(path, member!.key),
+                .badParameterEntry, member!.value.position, join(path(), member!.key),
                 "'\(member!.key)' is \(JSONNumberFormat.text(t)) s, beyond the maximum of "
                     + "\(JSONNumberFormat.text(HapticPattern.maximumTime)) s (24 h)")
         }

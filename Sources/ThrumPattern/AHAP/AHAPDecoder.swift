@@ -1,3 +1,8 @@
+/// The path of a value in the document (`Pattern[3].Event.Time`), rendered only when a
+/// diagnostic names it: a valid document never builds the text of its paths. Passed as a
+/// non-escaping closure, it costs nothing to hand down.
+typealias LazyPath = () -> String
+
 /// Turns a parsed JSON tree into a `HapticPattern`, applying Core Haptics' rules (reference §6)
 /// and collecting warnings. One instance per document.
 struct AHAPDecoder {
@@ -14,11 +19,41 @@ struct AHAPDecoder {
     }
 
     mutating func decode(_ root: JSONNode) throws(PatternError) -> HapticPattern {
+        let (patternMember, items, header) = try decodeTopLevel(root)
+        var pattern = header
+        for (i, item) in items.enumerated() {
+            try decodeElement(item, path: { "Pattern[\(i)]" }, into: &pattern)
+        }
+        try requireElements(pattern, patternMember)
+        return pattern
+    }
+
+    /// Decodes a document parsed with `JSONScanner.parseDocument(streaming: "Pattern", into:)`:
+    /// `streamed` decoded the elements of the last `Pattern` array while it was parsed. The
+    /// checks, warnings and errors come in the same order as `decode(_:)` gives them for the
+    /// whole tree (top level first, then the elements in order, then the empty-pattern check).
+    mutating func decode(_ root: JSONNode, streamed: AHAPElementSink) throws(PatternError) -> HapticPattern {
+        let (patternMember, _, header) = try decodeTopLevel(root)
+        warnings += streamed.decoder.warnings
+        if let failure = streamed.failure { throw failure }
+        var pattern = header
+        pattern.events = streamed.body.events
+        pattern.parameters = streamed.body.parameters
+        pattern.parameterCurves = streamed.body.parameterCurves
+        try requireElements(pattern, patternMember)
+        return pattern
+    }
+
+    /// The top-level checks: an object with a `Pattern` array, its keys, `Version` and
+    /// `Metadata`. Returns the `Pattern` member, its elements and a pattern without elements.
+    private mutating func decodeTopLevel(_ root: JSONNode) throws(PatternError)
+        -> (JSONMember, [JSONNode], HapticPattern)
+    {
         guard root.members != nil else { throw notAnObjectError(root) }
         guard let patternMember = root.member(HapticPattern.Key.pattern.rawValue) else {
             throw missingPatternError(root)
         }
-        let top = fields(of: root, path: "", allowed: ["Version", "Metadata", "Pattern"], context: "top level")
+        let top = fields(of: root, path: { "" }, allowed: Self.topLevelKeys, context: "top level")
         let version = try decodeVersion(top["Version"])
         let metadata = top["Metadata"]?.value.jsonValue
 
@@ -27,16 +62,16 @@ struct AHAPDecoder {
                 .invalidPatternDictionary, patternMember.value.position, "Pattern",
                 "'Pattern' must be an array of elements, found \(article(patternMember.value.typeName))")
         }
-        var pattern = HapticPattern(events: [], parameters: [], parameterCurves: [], version: version, metadata: metadata)
-        for (i, item) in items.enumerated() {
-            try decodeElement(item, path: "Pattern[\(i)]", into: &pattern)
-        }
+        let pattern = HapticPattern(events: [], parameters: [], parameterCurves: [], version: version, metadata: metadata)
+        return (patternMember, items, pattern)
+    }
+
+    private func requireElements(_ pattern: HapticPattern, _ patternMember: JSONMember) throws(PatternError) {
         if pattern.events.isEmpty && pattern.parameters.isEmpty && pattern.parameterCurves.isEmpty {
             throw error(
                 .invalidPatternDictionary, patternMember.value.position, "Pattern",
                 "empty pattern: expected at least one Event, Parameter or ParameterCurve element")
         }
-        return pattern
     }
 
     private mutating func decodeVersion(_ member: JSONMember?) throws(PatternError) -> Double {
@@ -55,28 +90,62 @@ struct AHAPDecoder {
         return v
     }
 
-    private mutating func decodeElement(_ item: JSONNode, path: String, into pattern: inout HapticPattern)
+    /// Decodes one element of the `Pattern` array into `pattern`.
+    mutating func decodeElement(_ item: JSONNode, path: LazyPath, into pattern: inout HapticPattern)
         throws(PatternError)
     {
         guard let members = item.members else {
             warn(
-                .ignoredValue, item.position, path,
+                .ignoredValue, item.position, path(),
                 "pattern element is \(article(item.typeName)), expected an object holding an Event, Parameter or ParameterCurve; ignored"
             )
             return
         }
         if members.isEmpty {
-            warn(.ignoredValue, item.position, path, "empty pattern element; ignored")
+            warn(.ignoredValue, item.position, path(), "empty pattern element; ignored")
         }
         for member in uniqueMembers(of: item, path: path) {
-            let p = path + "." + member.key
             switch member.key {
-            case "Event": pattern.events.append(try decodeEvent(member.value, path: p))
-            case "Parameter": pattern.parameters.append(try decodeParameter(member.value, path: p))
-            case "ParameterCurve": pattern.parameterCurves.append(try decodeCurve(member.value, path: p))
+            case "Event": pattern.events.append(try decodeEvent(member.value, path: { path() + ".Event" }))
+            case "Parameter": pattern.parameters.append(try decodeParameter(member.value, path: { path() + ".Parameter" }))
+            case "ParameterCurve":
+                pattern.parameterCurves.append(try decodeCurve(member.value, path: { path() + ".ParameterCurve" }))
             default:
-                warnUnknownKey(member, path: p, known: ["Event", "Parameter", "ParameterCurve"], context: "pattern element")
+                warnUnknownKey(member, path: path() + "." + member.key, known: Self.elementKeys, context: "pattern element")
             }
+        }
+    }
+}
+
+/// Decodes the elements of the top-level `Pattern` array as the parser delivers them, so that
+/// only one element's tree exists at a time. The first error stops the decoding (the parse goes
+/// on: a syntax error later in the file is what the reader reports then, as for a whole tree).
+struct AHAPElementSink: JSONElementSink {
+    private let blank: AHAPDecoder
+    /// The elements' decoder; its warnings are the elements' warnings.
+    private(set) var decoder: AHAPDecoder
+    /// The elements decoded so far.
+    private(set) var body = HapticPattern(events: [], parameters: [])
+    /// The first error, after which elements are no longer decoded.
+    private(set) var failure: PatternError?
+
+    init(decoder: AHAPDecoder) {
+        blank = decoder
+        self.decoder = decoder
+    }
+
+    mutating func beginArray() {
+        decoder = blank
+        body = HapticPattern(events: [], parameters: [])
+        failure = nil
+    }
+
+    mutating func element(_ node: JSONNode, index: Int) {
+        guard failure == nil else { return }
+        do {
+            try decoder.decodeElement(node, path: { "Pattern[\(index)]" }, into: &body)
+        } catch {
+            failure = error
         }
     }
 }
@@ -94,14 +163,14 @@ extension AHAPDecoder {
     }
 
     /// The members of an object, one per key (the last occurrence wins), warning about duplicates.
-    mutating func uniqueMembers(of node: JSONNode, path: String) -> [JSONMember] {
+    mutating func uniqueMembers(of node: JSONNode, path: LazyPath) -> [JSONMember] {
         let members = node.members ?? []
         if !Self.hasDuplicateKeys(members) { return members }
         var lastIndex: [String: Int] = [:]
         for (i, m) in members.enumerated() {
             if lastIndex[m.key] != nil {
                 warn(
-                    .duplicateKey, m.keyPosition, join(path, m.key),
+                    .duplicateKey, m.keyPosition, join(path(), m.key),
                     "duplicate key '\(m.key)'; the last occurrence wins")
             }
             lastIndex[m.key] = i
@@ -121,27 +190,48 @@ extension AHAPDecoder {
 
     /// An object's members by key (last wins, nulls count as absent), warning about duplicate and
     /// unknown keys.
-    mutating func fields(of node: JSONNode, path: String, allowed: [String], context: String) -> Fields {
-        var result = Fields()
-        for m in uniqueMembers(of: node, path: path) {
+    mutating func fields(of node: JSONNode, path: LazyPath, allowed: [String], context: String) -> Fields {
+        let unique = uniqueMembers(of: node, path: path)
+        var kept = 0 as UInt64
+        var overflow: [JSONMember] = []
+        for (i, m) in unique.enumerated() {
             guard allowed.contains(m.key) else {
-                warnUnknownKey(m, path: join(path, m.key), known: allowed, context: context)
+                warnUnknownKey(m, path: join(path(), m.key), known: allowed, context: context)
                 continue
             }
-            if !m.value.isNull { result.members.append(m) }
+            guard !m.value.isNull else { continue }
+            if unique.count <= UInt64.bitWidth {
+                kept |= 1 << UInt64(i)
+            } else {
+                overflow.append(m)
+            }
         }
-        return result
+        if unique.count <= UInt64.bitWidth { return Fields(members: unique, kept: kept) }
+        // Kept members have unique allowed keys: far fewer than 64.
+        return Fields(members: overflow, kept: overflow.count == 64 ? .max : (1 << UInt64(overflow.count)) - 1)
     }
 
     /// An object's known, non-null members with unique keys, looked up by key with a linear scan
     /// (AHAP objects have a handful of members; a dictionary per object costs more than it saves).
+    /// The object's own member array is shared, with a bit set marking the members kept.
     struct Fields {
-        var members: [JSONMember] = []
+        let members: [JSONMember]
+        /// Bit `i` set: `members[i]` is kept.
+        let kept: UInt64
 
         subscript(key: String) -> JSONMember? {
-            members.first { $0.key == key }
+            var bits = kept
+            while bits != 0 {
+                let i = bits.trailingZeroBitCount
+                if members[i].key == key { return members[i] }
+                bits &= bits - 1
+            }
+            return nil
         }
     }
+
+    static let topLevelKeys = ["Version", "Metadata", "Pattern"]
+    static let elementKeys = ["Event", "Parameter", "ParameterCurve"]
 
     mutating func warnUnknownKey(_ member: JSONMember, path: String, known: [String], context: String) {
         var message = "unknown key '\(member.key)' in \(context); ignored"
@@ -159,7 +249,7 @@ extension AHAPDecoder {
     }
 
     /// Clamps `value` into `range`, warning when it had to.
-    mutating func clamp(_ value: Double, to range: ClosedRange<Float>, what: String, at member: JSONMember, path: String)
+    mutating func clamp(_ value: Double, to range: ClosedRange<Float>, what: String, at member: JSONMember, path: LazyPath)
         -> Float
     {
         let clamped: Float
@@ -171,12 +261,10 @@ extension AHAPDecoder {
             return Float(value)
         }
         warn(
-            .valueClamped, member.value.position, path,
+            .valueClamped, member.value.position, path(),
             "\(what) \(JSONNumberFormat.text(value)) is outside \(rangeText(range)); clamped to \(clamped.description)")
         return clamped
     }
-
-    func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
     func rangeText(_ r: ClosedRange<Float>) -> String { "\(r.lowerBound.description)…\(r.upperBound.description)" }
 
@@ -184,6 +272,9 @@ extension AHAPDecoder {
         typeName == "object" || typeName == "array" ? "an \(typeName)" : "a \(typeName)"
     }
 }
+
+/// `path.key`, or `key` at the top level.
+func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
 /// A known key that differs from `key` only in case or a trailing "s".
 func closeMatch(_ key: String, among known: [String]) -> String? {

@@ -48,16 +48,13 @@ public struct AHAPReader: Sendable {
         let directory = (path as NSString).deletingLastPathComponent
         var searched = [directory.isEmpty ? "." : directory]
         if let base = options.baseDirectory, base != searched[0] { searched.append(base) }
-        // The file's bytes live only while they are parsed, not while the tree is decoded.
-        let root: JSONNode
         switch PatternFile.bytes(at: path) {
-        case .success(let bytes): root = try parse(bytes, sourceName: name)
+        case .success(let bytes): return try read(bytes: bytes, sourceName: name, audioSearchDirectories: searched)
         case .failure(let failure):
             throw PatternError(
                 code: .fileNotFound, file: name, line: 0, column: 0, path: "",
                 message: "cannot read '\(TextEscaping.escaped(path))': \(failure.reason)")
         }
-        return try decode(root, sourceName: name, audioSearchDirectories: searched)
     }
 
     /// Reads AHAP bytes; `sourceName` names them in diagnostics.
@@ -87,21 +84,32 @@ public struct AHAPReader: Sendable {
         try decode(root, sourceName: sourceName, audioSearchDirectories: options.baseDirectory.map { [$0] } ?? [])
     }
 
+    /// Parses and decodes in one pass: each `Pattern` element is decoded as soon as it is
+    /// parsed and its tree dropped, so memory follows the pattern, not the JSON tree of the file.
+    /// Diagnostics are those of `read(json:)` on the whole tree (a syntax error anywhere first,
+    /// then the top level, then the elements in order): `StreamingReaderTests` compares them.
     private func read(bytes: [UInt8], sourceName: String, audioSearchDirectories: [String]) throws(PatternError)
         -> AHAPDocument
     {
-        try decode(parse(bytes, sourceName: sourceName), sourceName: sourceName, audioSearchDirectories: audioSearchDirectories)
+        var decoder = AHAPDecoder(
+            file: sourceName, audioSearchDirectories: audioSearchDirectories, checksAudioFiles: options.checksAudioFiles)
+        var sink = AHAPElementSink(decoder: decoder)
+        let root: JSONNode
+        do {
+            var scanner = JSONScanner(bytes: bytes, options: options.lenient ? .lenient : .strict)
+            root = try scanner.parseDocument(streaming: HapticPattern.Key.pattern.rawValue, into: &sink)
+        } catch {
+            throw syntaxError(error, sourceName: sourceName)
+        }
+        let pattern = try decoder.decode(root, streamed: sink)
+        return AHAPDocument(pattern: pattern, warnings: decoder.warnings)
     }
 
-    /// The JSON tree of `bytes`, or `invalidPatternData` (−4813) at the syntax error.
-    private func parse(_ bytes: [UInt8], sourceName: String) throws(PatternError) -> JSONNode {
-        do {
-            return try JSONParser(options: options.lenient ? .lenient : .strict).parse(bytes)
-        } catch {
-            throw PatternError(
-                code: .invalidPatternData, file: sourceName, line: error.position.line, column: error.position.column,
-                path: error.path, message: "invalid JSON: \(error.message)")
-        }
+    /// `invalidPatternData` (−4813) at the syntax error.
+    private func syntaxError(_ error: JSONSyntaxError, sourceName: String) -> PatternError {
+        PatternError(
+            code: .invalidPatternData, file: sourceName, line: error.position.line, column: error.position.column,
+            path: error.path, message: "invalid JSON: \(error.message)")
     }
 
     private func decode(_ root: JSONNode, sourceName: String, audioSearchDirectories: [String]) throws(PatternError)

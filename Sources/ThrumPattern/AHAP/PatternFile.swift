@@ -36,9 +36,20 @@ enum PatternFile {
         var filled = 0
         while true {
             if filled == bytes.count {
-                // The file grew since fstat: read on, still bounded.
+                // Full as fstat said. The file may have grown since: probe with a small read
+                // (not by doubling the buffer, which would double the peak memory of a large
+                // file), and read on, still bounded, only if there is more.
                 guard bytes.count < maximumSize else { break }
-                bytes.append(contentsOf: [UInt8](repeating: 0, count: min(maximumSize - bytes.count, max(4096, bytes.count))))
+                var probe = [UInt8](repeating: 0, count: min(4096, maximumSize - bytes.count))
+                let n = probe.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return .failure(Failure(reason: describe(errno), missing: false))
+                }
+                if n == 0 { break }
+                bytes.append(contentsOf: probe[0..<n])
+                filled += n
+                continue
             }
             let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
             if n < 0 {

@@ -3,6 +3,7 @@ extension JSONScanner {
     mutating func parseString() throws(JSONSyntaxError) -> String {
         let start = position
         advance()  // opening quote
+        if let plain = try parsePlainString(from: start) { return plain }
         var buffer: [UInt8] = []
         var runStart = index
         while true {
@@ -28,6 +29,39 @@ extension JSONScanner {
         guard let s = String(validating: buffer, as: UTF8.self) else {
             throw fail("string is not valid UTF-8", at: start)
         }
+        return s
+    }
+
+    /// The common case, without copying into a buffer: a string with no escape and no control
+    /// character up to its closing quote (so no line break either). Nil, with the cursor not
+    /// moved, for any other string; the general loop then reports what is wrong in the same order.
+    private mutating func parsePlainString(from start: SourcePosition) throws(JSONSyntaxError) -> String? {
+        let begin = index
+        let scanned: (end: Int, characters: Int, ascii: Bool)? = bytes.withUnsafeBufferPointer { buffer in
+            var end = begin
+            var characters = 0
+            var high = 0 as UInt8
+            while end < buffer.count {
+                let b = buffer[end]
+                if b == UInt8(ascii: "\"") { return (end, characters, high < 0x80) }
+                if b == UInt8(ascii: "\\") || b < 0x20 { return nil }
+                if b & 0xC0 != 0x80 { characters += 1 }
+                high |= b
+                end += 1
+            }
+            return nil
+        }
+        guard let (end, characters, ascii) = scanned else { return nil }
+        let text: String?
+        if ascii {
+            // ASCII is valid UTF-8: no validation, no generic code path.
+            text = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[begin..<end]), as: UTF8.self) }
+        } else {
+            text = String(validating: bytes[begin..<end], as: UTF8.self)
+        }
+        guard let s = text else { throw fail("string is not valid UTF-8", at: start) }
+        // As `advance()` would have counted: one column per character, the closing quote too.
+        skip(to: end + 1, columns: characters + 1)
         return s
     }
 

@@ -26,6 +26,31 @@ struct JSONScanner {
         return value
     }
 
+    /// Parses the document like `parseDocument()`, except that when the top level is an object,
+    /// the elements of each of its arrays named `key` go to `sink` one at a time, as soon as each
+    /// is parsed, and are not kept: such a member holds an empty array (at the array's position)
+    /// in the returned tree. The tree of a large document then never exists whole. `sink`
+    /// hears `beginArray()` for every such array (the last one is the one that counts) and every
+    /// element is complete and well-formed; a syntax error anywhere still throws.
+    mutating func parseDocument<Sink: JSONElementSink>(streaming key: String, into sink: inout Sink)
+        throws(JSONSyntaxError) -> JSONNode
+    {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        skipWhitespace()
+        let value: JSONNode
+        if current == UInt8(ascii: "{") {
+            let start = position
+            value = JSONNode(.object(try parseObject(streaming: key, into: &sink)), at: start)
+        } else {
+            value = try parseValue()
+        }
+        skipWhitespace()
+        if index < bytes.count {
+            throw fail("expected end of input after the top-level value, found \(describeCurrent())")
+        }
+        return value
+    }
+
     // MARK: Cursor
 
     var position: SourcePosition { SourcePosition(line: line, column: column) }
@@ -45,6 +70,12 @@ struct JSONScanner {
         } else if b & 0xC0 != 0x80 {
             column += 1
         }
+    }
+
+    /// Moves the cursor to `end` across bytes known to hold no line break, `columns` characters.
+    mutating func skip(to end: Int, columns: Int) {
+        index = end
+        column += columns
     }
 
     private mutating func skipWhitespace() {
@@ -112,9 +143,18 @@ struct JSONScanner {
     }
 
     private mutating func parseObject() throws(JSONSyntaxError) -> [JSONMember] {
+        var none = NoElementSink()
+        return try parseObject(streaming: nil, into: &none)
+    }
+
+    /// An object's members; with `key`, arrays under that key go element by element to `sink`.
+    private mutating func parseObject<Sink: JSONElementSink>(streaming key: String?, into sink: inout Sink)
+        throws(JSONSyntaxError) -> [JSONMember]
+    {
         try enter()
         advance()  // {
         var members: [JSONMember] = []
+        members.reserveCapacity(4)  // AHAP objects are small: one allocation, not three
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             advance()
@@ -133,17 +173,25 @@ struct JSONScanner {
                 throw fail("expected a string key after ',', found \(describeCurrent())")
             }
             let keyPosition = position
-            let key = try parseString()
+            let name = try parseString()
             skipWhitespace()
             guard current == UInt8(ascii: ":") else {
-                throw fail("expected ':' after object key \"\(key)\", found \(describeCurrent())")
+                throw fail("expected ':' after object key \"\(name)\", found \(describeCurrent())")
             }
             advance()
             skipWhitespace()
-            path.push(.key(key))
-            let value = try parseValue()
+            path.push(.key(name))
+            let value: JSONNode
+            if let key, name == key, current == UInt8(ascii: "[") {
+                let arrayStart = position
+                sink.beginArray()
+                try parseArray(into: &sink)
+                value = JSONNode(.array([]), at: arrayStart)
+            } else {
+                value = try parseValue()
+            }
             path.pop()
-            members.append(JSONMember(key: key, keyPosition: keyPosition, value: value))
+            members.append(JSONMember(key: name, keyPosition: keyPosition, value: value))
             skipWhitespace()
             if current == UInt8(ascii: "}") {
                 advance()
@@ -164,24 +212,32 @@ struct JSONScanner {
     }
 
     private mutating func parseArray() throws(JSONSyntaxError) -> [JSONNode] {
+        var keep = KeepingElementSink()
+        try parseArray(into: &keep)
+        return keep.elements
+    }
+
+    /// Parses an array, handing each element to `sink` as soon as it is complete.
+    private mutating func parseArray<Sink: JSONElementSink>(into sink: inout Sink) throws(JSONSyntaxError) {
         try enter()
         advance()  // [
-        var elements: [JSONNode] = []
+        var count = 0
         skipWhitespace()
         if current == UInt8(ascii: "]") {
             advance()
             depth -= 1
-            return elements
+            return
         }
         while true {
-            if !elements.isEmpty, current == UInt8(ascii: "]") {
+            if count > 0, current == UInt8(ascii: "]") {
                 throw fail(
                     "expected a value after ',', found ']' (a trailing comma is accepted only by the lenient reader)")
             }
-            path.push(.index(elements.count))
+            path.push(.index(count))
             let value = try parseValue()
             path.pop()
-            elements.append(value)
+            sink.element(value, index: count)
+            count += 1
             skipWhitespace()
             if current == UInt8(ascii: "]") {
                 advance()
@@ -198,8 +254,28 @@ struct JSONScanner {
             }
         }
         depth -= 1
-        return elements
     }
+}
+
+/// Receives the elements of a streamed array (see `JSONScanner.parseDocument(streaming:into:)`).
+protocol JSONElementSink {
+    /// A streamed array starts (a later one replaces what an earlier one delivered).
+    mutating func beginArray()
+    /// The array's element at `index`, complete.
+    mutating func element(_ node: JSONNode, index: Int)
+}
+
+/// Keeps every element: an ordinary array.
+private struct KeepingElementSink: JSONElementSink {
+    var elements: [JSONNode] = []
+    mutating func beginArray() {}
+    mutating func element(_ node: JSONNode, index: Int) { elements.append(node) }
+}
+
+/// For objects parsed without streaming: never called.
+private struct NoElementSink: JSONElementSink {
+    mutating func beginArray() {}
+    mutating func element(_ node: JSONNode, index: Int) {}
 }
 
 func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }

@@ -68,7 +68,7 @@ enum ValidateCommand: Subcommand {
         if let error = outcome.error {
             lines.append(error.description)
         } else if let pattern = outcome.pattern {
-            let haptic = pattern.events.filter(\.type.isHaptic).count
+            let haptic = pattern.events.reduce(0) { $0 + ($1.type.isHaptic ? 1 : 0) }
             let audio = pattern.events.count - haptic
             var detail = "\(haptic) haptic event\(haptic == 1 ? "" : "s")"
             if audio > 0 { detail += ", \(audio) audio" }

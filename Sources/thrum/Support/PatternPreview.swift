@@ -51,7 +51,7 @@ struct PatternPreview {
     static func make(pattern: HapticPattern, profile: ActuatorProfile, sampleRate: Double) -> PatternPreview {
         let renderer = EnvelopeRenderer(profile: profile)
         var render = renderer.render(pattern, sampleRate: sampleRate)
-        let duration = renderer.compiler.compile(pattern).duration
+        let duration = render.programDuration
         let source: AccelerationSource
         if duration > longestSimulated {
             source = .predictor(
