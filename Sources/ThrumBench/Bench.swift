@@ -42,6 +42,7 @@ public enum Bench {
         try feltFigures(options, into: &report)
         try envelopeFigures(options, into: &report)
         compileFigures(options, into: &report)
+        try largePatternFigures(options, into: &report)
         return report
     }
 
@@ -238,6 +239,31 @@ public enum Bench {
                 key: "compile_throughput_ratio_largest_to_smallest", label: "median throughput at largest ÷ smallest size",
                 value: last.median / first.median, unit: "×", target: "≈ 1 (linear)", note: "wall clock; debug builds are several times slower"))
         }
+    }
+}
+
+extension Bench {
+    /// Reading 10⁶ events and rendering 10⁵ (10⁴ and 10³ with `quick`), each beside its target;
+    /// the read beside the former whole-tree reader.
+    static func largePatternFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        let readEvents = options.quick ? 10_000 : 1_000_000
+        let read = try LargePatternBench.validate(events: readEvents, runs: options.quick ? 1 : 3, baselineRuns: 1)
+        let full = !options.quick
+        report.figures.append(BenchFigure(
+            key: "validate_\(LargePatternBench.sizeName(readEvents))_events_s",
+            label: "read \(readEvents) AHAP events (the reading of `thrum validate`), median", value: read.median, unit: "s",
+            baseline: read.baselineMedian, baselineLabel: "whole JSON tree, then decode (the former reader)",
+            target: full ? "≤ 5" : "", met: full ? read.median.map { $0 <= 5 } : nil,
+            note: "\(read.spread); transients every 50 ms, about 200 bytes an event; wall clock (release builds only); "
+                + "peak memory of `thrum validate` is in docs/robustness.md (/usr/bin/time)"))
+        let renderEvents = options.quick ? 1_000 : 100_000
+        let render = LargePatternBench.render(events: renderEvents, runs: options.quick ? 1 : 3)
+        report.figures.append(BenchFigure(
+            key: "render_\(LargePatternBench.sizeName(renderEvents))_events_s",
+            label: "render \(renderEvents) transients every 50 ms at 1 kHz (EnvelopeRenderer), median", value: render.median,
+            unit: "s", target: full ? "≤ 2" : "", met: full ? render.median.map { $0 <= 2 } : nil,
+            note: "\(render.spread); \(renderEvents / 20) s of pattern, a row per ms; the command adds reading and plotting "
+                + "(docs/robustness.md); wall clock (release builds only)"))
     }
 }
 

@@ -13,6 +13,7 @@ final class BenchCommandTests: XCTestCase {
             "clock_offset_error_p99_us", "clock_drift_error_ppm", "prepared_start_latency_p50_ms",
             "prepared_start_latency_p99_ms", "unprepared_start_latency_p50_ms", "loss_retransmissions",
             "loss_lost_events", "wire_bytes_per_second", "felt_onset_error_max_ms", "compile_events_per_second_1000",
+            "validate_1e4_events_s", "render_1e3_events_s",
         ]
         for key in keys { XCTAssertNotNil(object[key], "missing \(key)") }
         for key in keys where key != "wire_bytes_per_second" { XCTAssertTrue(object[key] is NSNumber, "\(key) is not a number") }

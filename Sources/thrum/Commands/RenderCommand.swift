@@ -126,13 +126,11 @@ enum RenderCommand: Subcommand {
     private static func plots(_ preview: PatternPreview) -> String {
         let r = preview.render
         let start = r.time.first ?? 0, end = (r.time.last ?? 0) + 1 / r.sampleRate
-        let drive = zip(r.time, r.drive).map { (time: $0, value: $1) }
-        let accel = zip(r.time, r.acceleration).map { (time: $0, value: $1) }
         return TerminalPlot(title: "drive (0…1 of rated voltage)", unit: "").render(
-            samples: drive, start: start, end: end, markers: preview.eventTimes)
+            times: r.time, values: r.drive, start: start, end: end, markers: preview.eventTimes)
             + "\n\n"
             + TerminalPlot(title: "acceleration, \(preview.accelerationSource.label)", unit: preview.accelerationSource.unit)
-            .render(samples: accel, start: start, end: end, markers: preview.eventTimes)
+            .render(times: r.time, values: r.acceleration, start: start, end: end, markers: preview.eventTimes)
     }
 
     private static func jsonSummary(

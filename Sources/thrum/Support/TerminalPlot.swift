@@ -13,12 +13,26 @@ struct TerminalPlot {
 
     /// Renders `samples` (time in seconds, value) between `start` and `end`, with `markers` (seconds).
     func render(samples: [(time: Double, value: Double)], start: Double, end: Double, markers: [Double]) -> String {
+        render(count: samples.count, time: { samples[$0].time }, value: { samples[$0].value }, start: start, end: end, markers: markers)
+    }
+
+    /// Renders `values` at `times` (seconds, one per value) between `start` and `end`, with
+    /// `markers` (seconds): the same plot as `render(samples:…)` without pairing the columns first.
+    func render(times: [Double], values: [Double], start: Double, end: Double, markers: [Double]) -> String {
+        render(count: min(times.count, values.count), time: { times[$0] }, value: { values[$0] }, start: start, end: end, markers: markers)
+    }
+
+    private func render(
+        count: Int, time: (Int) -> Double, value: (Int) -> Double, start: Double, end: Double, markers: [Double]
+    ) -> String {
         guard end > start, width > 0, height > 0 else { return "" }
         var columns = [Double](repeating: 0, count: width)
         let span = end - start
-        for sample in samples where sample.time >= start && sample.time < end {
-            let column = min(width - 1, Int((sample.time - start) / span * Double(width)))
-            columns[column] = max(columns[column], abs(sample.value))
+        for i in 0..<count {
+            let t = time(i)
+            guard t >= start && t < end else { continue }
+            let column = min(width - 1, Int((t - start) / span * Double(width)))
+            columns[column] = max(columns[column], abs(value(i)))
         }
         let peak = columns.max() ?? 0
         var lines: [String] = []
