@@ -142,7 +142,14 @@ public struct ClosedLoopEnvelope: Sendable {
     }
 
     /// Advances by `dt` s with RTP target `u` (0…1) held over the step.
+    @inline(__always)
     public mutating func advance(_ dt: Double, target u: Double) {
+        if !running && u <= 0 {
+            // Idle and staying idle (most of a sparse pattern's rows): the free ring-down alone,
+            // as the general step below would do it, without the call.
+            if envelope > 0 { envelope *= ringDownFactor(dt) }
+            return
+        }
         var none: [Stretch]? = nil
         advance(dt, target: u, now: 0, recording: &none)
     }

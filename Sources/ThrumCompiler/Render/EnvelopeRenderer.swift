@@ -144,7 +144,9 @@ public struct EnvelopeRenderer: Sendable {
     private func sharpnessColumn(_ c: PatternCompiler.Compilation, at times: [Double]) -> [Double] {
         // Flat arrays per event, in onset order (no tuple copies in the per-sample loop).
         var order = c.eventPieces.indices.filter { !c.eventPieces[$0].pieces.isEmpty }
-        order.sort { c.eventPieces[$0].pieces[0].t0 < c.eventPieces[$1].pieces[0].t0 }
+        // The sort compares the same keys as before, read once (not two struct copies a comparison).
+        let firstStart = c.eventPieces.map { $0.pieces.first?.t0 ?? 0 }
+        order.sort { firstStart[$0] < firstStart[$1] }
         let starts = order.map { c.eventPieces[$0].pieces[0].t0 }
         let ends = order.map { c.eventPieces[$0].pieces[c.eventPieces[$0].pieces.count - 1].t1 }
         let base = order.map { c.eventPieces[$0].shape.baseSharpness }
@@ -155,7 +157,7 @@ public struct EnvelopeRenderer: Sendable {
         for (i, t) in times.enumerated() {
             let us = micros(t)
             while next < starts.count && starts[next] <= us { active.append(next); next += 1 }
-            active.removeAll { ends[$0] <= us }
+            if !active.isEmpty { active.removeAll { ends[$0] <= us } }
             if active.isEmpty { continue }
             var num = 0.0, den = 0.0, plain = 0.0
             let control = c.controls.sharpness.value(at: t)

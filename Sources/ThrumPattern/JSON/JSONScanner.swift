@@ -213,6 +213,7 @@ struct JSONScanner {
 
     private mutating func parseArray() throws(JSONSyntaxError) -> [JSONNode] {
         var keep = KeepingElementSink()
+        keep.elements.reserveCapacity(4)  // one allocation for the short arrays AHAP is made of
         try parseArray(into: &keep)
         return keep.elements
     }
