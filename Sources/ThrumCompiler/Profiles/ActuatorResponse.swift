@@ -200,6 +200,60 @@ public struct ClosedLoopEnvelope: Sendable {
         }
     }
 
+    /// The running loop's state between two half-period boundaries, as a small value the
+    /// optimiser keeps in registers. `step(_:)` is `advance(_:target:)` for a step that neither
+    /// starts from idle nor reaches the next half-period boundary, the same arithmetic; between
+    /// boundaries the target does not enter the step, so the caller needs it only when `step`
+    /// declines (and then advances the loop itself).
+    struct DrivenSteps {
+        fileprivate(set) var envelope: Double
+        fileprivate var level: Double
+        fileprivate var sinceHalf: Double
+        fileprivate var peakHalf: Double
+        fileprivate var drivenStep: Double
+        fileprivate var drivenDecay: Double
+        fileprivate let running: Bool
+        fileprivate let halfPeriod: Double
+        fileprivate let timeConstant: Double
+
+        /// Takes the step of `dt` s and returns true, or returns false having changed nothing.
+        @inline(__always)
+        mutating func step(_ dt: Double) -> Bool {
+            // As `advance`: h = min(dt, halfPeriod − sinceHalf) must be dt, and the boundary test
+            // after `sinceHalf += h` must fail.
+            guard running, !(halfPeriod - sinceHalf < dt) else { return false }
+            let since = sinceHalf + dt
+            guard !(since >= halfPeriod * (1 - 1e-9)) else { return false }
+            if dt != drivenStep {
+                drivenStep = dt
+                drivenDecay = exp(-dt / timeConstant)
+            }
+            let l = level
+            var e = l + (envelope - l) * drivenDecay
+            if l < 0 && e < 0 { e = 0 }
+            envelope = e
+            if e > peakHalf { peakHalf = e }
+            sinceHalf = since
+            return true
+        }
+    }
+
+    /// The state `DrivenSteps` works on; setting it writes that state back.
+    var drivenSteps: DrivenSteps {
+        get {
+            DrivenSteps(
+                envelope: envelope, level: level, sinceHalf: sinceHalf, peakHalf: peakHalf, drivenStep: drivenStep,
+                drivenDecay: drivenDecay, running: running, halfPeriod: halfPeriod, timeConstant: response.timeConstant)
+        }
+        set {
+            envelope = newValue.envelope
+            sinceHalf = newValue.sinceHalf
+            peakHalf = newValue.peakHalf
+            drivenStep = newValue.drivenStep
+            drivenDecay = newValue.drivenDecay
+        }
+    }
+
     /// exp(−dt/τ_free), computed once per distinct step.
     @inline(__always)
     private mutating func ringDownFactor(_ dt: Double) -> Double {

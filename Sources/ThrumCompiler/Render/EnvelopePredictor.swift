@@ -72,10 +72,17 @@ public struct EnvelopePredictor: Sendable {
                     out[i] = loop.envelope
                     continue
                 }
+                // Between the loop's half-period boundaries a step does not depend on the target:
+                // the firmware's value is looked up only where the loop needs it.
+                var steps = loop.drivenSteps
                 for s in 0..<sub {
+                    if steps.step(dt) { continue }
+                    loop.drivenSteps = steps
                     let t = from + Double(s) * dt - response.startLatency
                     loop.advance(dt, target: rtp(segments, at: t, law: law, hint: &k, written: &written))
+                    steps = loop.drivenSteps
                 }
+                loop.drivenSteps = steps
             }
             out[i] = loop.envelope
         }
