@@ -183,7 +183,7 @@ extension AHAPDecoder {
         guard members.count > 1 else { return false }
         guard members.count <= 16 else { return Set(members.map(\.key)).count != members.count }
         for i in 1..<members.count {
-            for j in 0..<i where members[j].key == members[i].key { return true }
+            for j in 0..<i where sameKey(members[j].key, members[i].key) { return true }
         }
         return false
     }
@@ -195,7 +195,7 @@ extension AHAPDecoder {
         var kept = 0 as UInt64
         var overflow: [JSONMember] = []
         for (i, m) in unique.enumerated() {
-            guard allowed.contains(m.key) else {
+            guard allowed.contains(where: { sameKey($0, m.key) }) else {
                 warnUnknownKey(m, path: join(path(), m.key), known: allowed, context: context)
                 continue
             }
@@ -223,7 +223,7 @@ extension AHAPDecoder {
             var bits = kept
             while bits != 0 {
                 let i = bits.trailingZeroBitCount
-                if members[i].key == key { return members[i] }
+                if sameKey(members[i].key, key) { return members[i] }
                 bits &= bits - 1
             }
             return nil
@@ -271,6 +271,13 @@ extension AHAPDecoder {
     func article(_ typeName: String) -> String {
         typeName == "object" || typeName == "array" ? "an \(typeName)" : "a \(typeName)"
     }
+}
+
+/// Whether two keys are equal, deciding most unequal pairs by their length alone (`==` on two
+/// different strings takes the slow comparison path; AHAP keys mostly differ in length).
+@inline(__always)
+func sameKey(_ a: String, _ b: String) -> Bool {
+    a.utf8.count == b.utf8.count && a == b
 }
 
 /// `path.key`, or `key` at the top level.
