@@ -252,7 +252,7 @@ extension Bench {
         report.figures.append(BenchFigure(
             key: "validate_\(LargePatternBench.sizeName(readEvents))_events_s",
             label: "read \(readEvents) AHAP events (the reading of `thrum validate`), median", value: read.median, unit: "s",
-            baseline: read.baselineMedian, baselineLabel: "whole JSON tree, then decode (the former reader)",
+            baseline: read.baselineMedian, baselineLabel: "whole JSON tree first, then the same decoder (the reader's former path)",
             target: full ? "≤ 5" : "", met: full ? read.median.map { $0 <= 5 } : nil,
             note: "\(read.spread); transients every 50 ms, about 200 bytes an event; wall clock (release builds only); "
                 + "peak memory of `thrum validate` is in docs/robustness.md (/usr/bin/time)"))
