@@ -101,6 +101,23 @@ final class HostileInputTests: XCTestCase {
         }
     }
 
+    func testAFileIsReadWholeWithoutDoublingItsBuffer() throws {
+        // A regular file reads exactly (the buffer is fstat's size; a small probe read finds the end).
+        let path = try scratch().appendingPathComponent("bytes.ahap").path
+        let content = (0..<10_000).map { UInt8($0 % 251) }
+        FileManager.default.createFile(atPath: path, contents: Data(content))
+        XCTAssertEqual(try PatternFile.bytes(at: path).get(), content)
+        let empty = try scratch().appendingPathComponent("empty.ahap").path
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        XCTAssertEqual(try PatternFile.bytes(at: empty).get(), [])
+        #if os(Linux)
+        // A file longer than fstat says (procfs reports 0 bytes): read on to its end.
+        let status = String(decoding: try PatternFile.bytes(at: "/proc/self/status").get(), as: UTF8.self)
+        XCTAssertTrue(status.hasPrefix("Name:"), status)
+        XCTAssertTrue(status.contains("VmRSS"), status)
+        #endif
+    }
+
     // MARK: Control characters
 
     func testControlCharactersFromAFileAreEscapedWhenEchoed() throws {
