@@ -13,7 +13,7 @@ import XCTest
 ///
 /// This mixes the host's clock sync, the pty, the firmware and the simulation's pacing, so on a
 /// loaded machine it is noisy; the test asserts what must hold on any machine (every prepared
-/// start is a GO and drives, within 50 ms) and prints the figures for hardware/avrsim/README.md.
+/// start is a GO and drives, the median within 50 ms) and prints the figures for hardware/avrsim/README.md.
 final class AVRStartLatencyTests: XCTestCase {
     func testPreparedStartsDriveOnTheAVRBinary() throws {
         let elf = try AVRToolchain.prepare()
@@ -55,9 +55,12 @@ final class AVRStartLatencyTests: XCTestCase {
             let latency = write.timeMicros + write.pacingLagMicros - callSim
             latencies.append(latency)
             lags.append(trace.maxLag(from: callSim - 1_000_000, to: write.timeMicros))
-            XCTAssertLessThan(latency, 50_000, "prepared start took \(latency) µs")
+            // A wall-clock figure: one start can wait for a descheduled host or simulator on a
+            // loaded machine, so each is only held to a second, and the median to 50 ms.
+            XCTAssertLessThan(latency, 1_000_000, "prepared start took \(latency) µs")
         }
         let sorted = latencies.sorted()
+        XCTAssertLessThan(sorted.dropFirst(sorted.count / 2).first ?? .infinity, 50_000, "median prepared start latency: \(sorted)")
         if let median = sorted.dropFirst(sorted.count / 2).first, let worst = sorted.last {
             print(String(format: "AVR prepared start latency: median %.2f ms, max %.2f ms over %d starts (pacing lag up to %.1f ms)",
                          median / 1e3, worst / 1e3, sorted.count, (lags.max() ?? 0) / 1e3))
