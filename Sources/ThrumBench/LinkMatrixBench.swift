@@ -26,6 +26,10 @@ public enum LinkMatrixBench {
         public var alignment: [Double] = []
         /// Error of each interval between consecutive onsets, µs (signed).
         public var interOnset: [Double] = []
+        /// The same for intervals that start ``settleTime`` or more after connecting: the host has
+        /// learnt the crystal's drift by then (before, it plays at the device's nominal rate and
+        /// each interval is off by the crystal's error, up to 12 µs per 120 ms at ±100 ppm).
+        public var settledInterOnset: [Double] = []
         /// The same alignment for the send-when-due baseline and the symmetric-ping scheduler.
         public var naive: [Double] = []
         public var symmetric: [Double] = []
@@ -92,11 +96,14 @@ public enum LinkMatrixBench {
     }
 
     static let spacing = 0.12
+    /// How long after connecting an interval counts as settled (see ``Row/settledInterOnset``).
+    public static let settleTime = 2.5
 
     /// The engine path: `thrum play`'s start (now + lead + 20 ms right after `start()`), then the
     /// transients; each onset against the chip, each bound checked.
     public static func rhythm(link: LinkProfile, seed: UInt64, count: Int, into row: inout Row) throws {
         let rig = VirtualRig(link: link, seed: seed)
+        let connected = Double(rig.trueNow)
         let engine = try rig.engine()
         let player = try engine.makePlayer(with: BenchSetup.transients(count: count, spacing: spacing))
         let start = engine.currentTime + engine.leadTime.seconds + 0.02
@@ -113,7 +120,10 @@ public enum LinkMatrixBench {
                 continue
             }
             row.alignment.append(truth - intended)
-            if let p = previous { row.interOnset.append((truth - p.truth) - (intended - p.intended)) }
+            if let p = previous {
+                row.interOnset.append((truth - p.truth) - (intended - p.intended))
+                if p.intended - connected >= settleTime * 1e6 { row.settledInterOnset.append(row.interOnset.last!) }
+            }
             previous = (truth, intended)
             if let range = record.driveOnsetRange, let bound = record.onsetBound {
                 row.bounded += 1

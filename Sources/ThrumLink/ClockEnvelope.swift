@@ -51,7 +51,7 @@ enum ClockEnvelope {
     }
 
     /// The lower envelope with its slope taken from a long baseline: the window is cut into
-    /// `bins` spans of host time, the lowest point of each (after removing the current slope) is
+    /// `bins` runs of equally many samples, the lowest point of each (after removing the current slope) is
     /// kept, and a least-squares line through those minima gives the slope (twice, the second
     /// time with the first's slope removed); the line then drops onto the lowest point. Each
     /// bin minimum sits on the floor to within the best-of-a-few spacing, and the fit spreads
@@ -60,18 +60,18 @@ enum ClockEnvelope {
     static func lowerLongBaseline(_ points: [(x: Double, z: Double)], bins: Int, slopeLimit: Double) -> ClockLine {
         let hull = lower(points, slope: nil, slopeLimit: slopeLimit)
         guard bins >= 2, points.count >= bins * 4 else { return hull }
-        let xs = points.map(\.x)
-        let low = xs.min()!, width = (xs.max()! - low) / Double(bins)
-        guard width > 0 else { return hull }
+        // Bins of equal sample counts, in host-time order: the lowest of n points sits at about
+        // the 1/(n+1) quantile of the delays, so bins of equal time would let a bin dense with
+        // probes (after connecting) sit lower than a sparse one (pings while idle) and tilt the
+        // line. With equal counts each bin's lowest point is the same quantile.
+        let sorted = zip(points, points.dropFirst()).allSatisfy { $0.x <= $1.x } ? points : points.sorted { $0.x < $1.x }
+        guard let low = sorted.first?.x, let high = sorted.last?.x, high > low else { return hull }
         var slope = hull.slope
         for _ in 0..<2 {
-            var minima = [(x: Double, z: Double)?](repeating: nil, count: bins)
-            for p in points {
-                let bin = min(bins - 1, Int((p.x - low) / width))
-                if let m = minima[bin], m.z - slope * m.x <= p.z - slope * p.x { continue }
-                minima[bin] = p
+            let kept: [(x: Double, z: Double)] = (0..<bins).compactMap { b in
+                let bin = sorted[(b * sorted.count / bins)..<((b + 1) * sorted.count / bins)]
+                return bin.min { $0.z - slope * $0.x < $1.z - slope * $1.x }
             }
-            let kept = minima.compactMap { $0 }
             guard kept.count >= 2 else { return hull }
             let mx = kept.reduce(0) { $0 + $1.x } / Double(kept.count)
             let mz = kept.reduce(0) { $0 + $1.z } / Double(kept.count)
@@ -82,8 +82,47 @@ enum ClockEnvelope {
         }
         // Drop onto the lowest point of the newer half: the estimate is used at the newest end,
         // so a point far back would carry the slope's residual error over a long lever arm.
-        let recent = points.filter { $0.x >= low + width * Double(bins) / 2 }
+        let recent = points.filter { $0.x >= (low + high) / 2 }
         return through(recent.isEmpty ? points : recent, slope: slope)
+    }
+
+    /// The time per byte (µs) a serial line adds to the outbound delay, from `points` (x, z) and
+    /// the bytes written up to each frame's end (`counts`). The window is cut into `bins` spans
+    /// of host time; within a span, with the drift `slope` taken off, the lowest points of each
+    /// byte count seen at least `minimumSamples` times are that count's delay floor, and the
+    /// floors of longer writes sit above the shortest's by the byte time × the extra bytes.
+    /// Comparing counts only within a span keeps a drift error from reading as byte time when
+    /// short and long writes come at different times (probes after connecting, then playback).
+    /// Each count gives the same quantile of its delays (the lowest of n points sits at about the
+    /// 1/(n+1) quantile, so a count seen a hundred times would otherwise sit lower than one seen
+    /// ten times). Nil when no span holds two counts `minimumSpread` bytes apart; clamped to
+    /// 0…`limit` (a link that delivers frames whole has 0; 1000 µs is a 10 000 baud line).
+    static func perByte(
+        _ points: [(x: Double, z: Double)], counts: [Int], slope: Double, bins: Int, minimumSpread: Int = 8,
+        minimumSamples: Int = 4, limit: Double = 1_000
+    ) -> Double? {
+        guard let low = points.map(\.x).min(), let high = points.map(\.x).max() else { return nil }
+        let width = max(1, (high - low) / Double(max(1, bins)))
+        var spans = [[Int: [Double]]](repeating: [:], count: max(1, bins))
+        for (p, c) in zip(points, counts) where c > 0 {
+            spans[min(spans.count - 1, Int((p.x - low) / width))][c, default: []].append(p.z - slope * p.x)
+        }
+        var rise = 0.0, extraBytes = 0.0
+        for span in spans {
+            let seen = span.filter { $0.value.count >= minimumSamples }
+            guard seen.count >= 2, let sparsest = seen.values.map(\.count).min(), let shortest = seen.keys.min() else { continue }
+            var floors: [Int: Double] = [:]
+            for (c, r) in seen {
+                let k = max(1, Int((Double(r.count + 1) / Double(sparsest + 1)).rounded()))
+                floors[c] = r.sorted()[min(k, r.count) - 1]
+            }
+            for (c, floor) in floors where c - shortest >= minimumSpread {
+                rise += floor - floors[shortest]!
+                extraBytes += Double(c - shortest)
+            }
+        }
+        guard extraBytes > 0 else { return nil }
+        return max(0, min(limit, rise / extraBytes))
     }
 
     /// The upper envelope: the lower envelope of the mirrored points, mirrored back.
@@ -99,6 +138,14 @@ enum ClockEnvelope {
     static func through(_ points: [(x: Double, z: Double)], slope: Double) -> ClockLine {
         let intercept = points.map { $0.z - slope * $0.x }.min()!
         return ClockLine(intercept: intercept, slope: slope)
+    }
+
+    /// The `quantile` of the points' distances above `line` (at least the second smallest, so
+    /// that the points defining the line do not decide it); nil with fewer than two points.
+    static func residual(_ points: [(x: Double, z: Double)], above line: ClockLine, quantile: Double) -> Double? {
+        guard points.count >= 2 else { return nil }
+        let sorted = points.map { $0.z - line($0.x) }.sorted()
+        return sorted[min(sorted.count - 1, max(1, Int(quantile * Double(sorted.count))))]
     }
 
     /// The `count` smallest distances of the points above `line`, smallest first.

@@ -21,8 +21,11 @@ struct ClockFit: Sendable {
     var pathDelay: HostDuration
     /// How far the estimate may sit from the truth, from the spread of the best samples.
     var error: HostDuration
+    /// The learnt host → device time per byte (µs), taken off each outbound point (see
+    /// ``ClockEnvelope/perByte(_:counts:slope:)``).
+    var byteTime: Double
 
-    init?(samples: [ClockSample], configuration: ClockModelConfiguration, previousDrift: Double?) {
+    init?(samples: [ClockSample], configuration: ClockModelConfiguration, previousDrift: Double?, previousByteTime: Double? = nil) {
         guard let newest = samples.last else { return nil }
         hostReference = newest.hostSend
         deviceReference = newest.deviceReceive
@@ -44,9 +47,33 @@ struct ClockFit: Sendable {
         let fixed: Double? = slopeFitted ? nil : (previousDrift ?? 0)
         let limit = configuration.maximumDriftPPM * 1e-6
         let bins = configuration.slopeBins
-        upper = fixed == nil && bins >= 2
-            ? ClockEnvelope.lowerLongBaseline(outbound, bins: bins, slopeLimit: limit)
-            : ClockEnvelope.lower(outbound, slope: fixed, slopeLimit: limit)
+        let shortest = samples.lazy.map(\.outboundBytes).filter { $0 > 0 }.min() ?? 0
+        func outboundEnvelope(byteTime: Double) -> (line: ClockLine, points: [(x: Double, z: Double)]) {
+            let points = byteTime == 0 ? outbound : zip(outbound, samples).map {
+                ($0.x, $0.z - byteTime * Double(max(0, $1.outboundBytes - shortest)))
+            }
+            let line = fixed == nil && bins >= 2
+                ? ClockEnvelope.lowerLongBaseline(points, bins: bins, slopeLimit: limit)
+                : ClockEnvelope.lower(points, slope: fixed, slopeLimit: limit)
+            return (line, points)
+        }
+        // A frame is stamped when its last byte arrives, so on a serial line the outbound floor
+        // grows with the bytes written up to its end; a change in the mix of short and long
+        // frames would otherwise read as drift. Learn the time per byte from the floor's growth
+        // (within spans of the window where both kinds were written; the last value is kept when
+        // none was), then fit the envelope to the points without it.
+        // Points are brought to the shortest frame's floor, not to zero bytes, so the estimate
+        // keeps its place inside the bracket.
+        let counts = samples.map(\.outboundBytes)
+        var byteTime = previousByteTime ?? 0
+        var corrected = outboundEnvelope(byteTime: byteTime)
+        if let learnt = ClockEnvelope.perByte(outbound, counts: counts, slope: corrected.line.slope, bins: max(1, bins)) {
+            byteTime = learnt
+            corrected = outboundEnvelope(byteTime: byteTime)
+        }
+        self.byteTime = byteTime
+        upper = corrected.line
+        outbound = corrected.points
         lower = ClockEnvelope.upper(inbound, slope: fixed, slopeLimit: limit, bins: bins)
 
         let upperResiduals = ClockEnvelope.residuals(outbound, above: upper)
@@ -65,12 +92,17 @@ struct ClockFit: Sendable {
             error = .seconds((spread(upperResiduals) ?? halfRoundTrip) / 1e6)
         } else {
             // Nothing known about the legs: split the gap between the two bounds evenly at the
-            // newest sample. The drift comes from both envelopes, each weighted by how tightly its
-            // best samples agree (1/spread²): on USB the outbound leg is nearly clean while the
-            // return leg carries the host's wake-up jitter, and averaging them evenly would let the
-            // noisier one set the slope.
+            // newest sample. The drift comes from both envelopes, each weighted by how densely its
+            // points crowd its floor (1/q², q the leg's tenth-percentile residual): on USB the
+            // outbound leg is nearly clean while the return leg carries the host's wake-up jitter,
+            // and behind an FTDI bridge replies wait up to a latency-timer tick; averaging the legs
+            // evenly would let the noisier one set the slope. (The best two residuals, the
+            // `spread`, are near 0 on both legs once a window is long and cannot tell them apart.)
             let a = spread(upperResiduals), b = spread(lowerResiduals)
-            let sa: Double = max(a ?? halfRoundTrip, 1), sb: Double = max(b ?? halfRoundTrip, 1)
+            let qa = ClockEnvelope.residual(outbound, above: upper, quantile: 0.1)
+            let qb = ClockEnvelope.residual(inbound.map { ($0.x, -$0.z) },
+                                            above: ClockLine(intercept: -lower.intercept, slope: -lower.slope), quantile: 0.1)
+            let sa: Double = max(qa ?? halfRoundTrip, 1), sb: Double = max(qb ?? halfRoundTrip, 1)
             let wa: Double = 1 / (sa * sa), wb: Double = 1 / (sb * sb)
             let weighted: Double = (wa * upper.slope + wb * lower.slope) / (wa + wb)
             let slope: Double = slopeFitted ? weighted : (upper.slope + lower.slope) / 2

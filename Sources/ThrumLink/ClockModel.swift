@@ -9,12 +9,17 @@ public struct ClockSample: Sendable, Hashable {
     public var hostReceive: HostTime
     /// The ACK's `rx_time`, extended to 64 bits (µs).
     public var deviceReceive: UInt64
+    /// Bytes the host handed over in the same write up to the end of this frame: the device
+    /// stamps a frame when its last byte arrives, so on a serial line these bytes' transmission
+    /// is part of the outbound delay (0 when unknown).
+    public var outboundBytes: Int
 
     /// Creates a sample.
-    public init(hostSend: HostTime, hostReceive: HostTime, deviceReceive: UInt64) {
+    public init(hostSend: HostTime, hostReceive: HostTime, deviceReceive: UInt64, outboundBytes: Int = 0) {
         self.hostSend = hostSend
         self.hostReceive = hostReceive
         self.deviceReceive = deviceReceive
+        self.outboundBytes = outboundBytes
     }
 
     /// The round trip the sample measured.
@@ -57,8 +62,11 @@ public struct ClockModel: Sendable {
     public var sampleCount: Int { samples.count }
 
     /// Adds a sample whose device time is the raw 32-bit `rx_time`, and refits.
-    public mutating func addSample(hostSend: HostTime, hostReceive: HostTime, deviceReceive: UInt32) {
-        addSample(ClockSample(hostSend: hostSend, hostReceive: hostReceive, deviceReceive: extender.extend(deviceReceive)))
+    public mutating func addSample(hostSend: HostTime, hostReceive: HostTime, deviceReceive: UInt32, outboundBytes: Int = 0) {
+        addSample(
+            ClockSample(
+                hostSend: hostSend, hostReceive: hostReceive, deviceReceive: extender.extend(deviceReceive),
+                outboundBytes: outboundBytes))
     }
 
     /// Adds a sample whose device time is already extended, and refits.
@@ -79,7 +87,8 @@ public struct ClockModel: Sendable {
         let horizon = sample.hostReceive - configuration.windowDuration
         samples.removeAll { $0.hostReceive < horizon }
         if samples.count > configuration.windowSamples { samples.removeFirst(samples.count - configuration.windowSamples) }
-        fit = ClockFit(samples: samples, configuration: configuration, previousDrift: fit?.estimate.slope)
+        fit = ClockFit(
+            samples: samples, configuration: configuration, previousDrift: fit?.estimate.slope, previousByteTime: fit?.byteTime)
         bracket = ClockBracket(samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6)
     }
 
@@ -152,6 +161,11 @@ public struct ClockModel: Sendable {
     public func extend(_ deviceTime: UInt32) -> UInt64 {
         DeviceTimeExtender.extend(deviceTime, near: extender.latest ?? UInt64(deviceTime))
     }
+
+    /// The learnt time per byte on the host → device path (µs; 0 on a link that delivers a
+    /// frame at once, 86.8 on a 115 200 baud UART), from how the outbound delay floor grows with
+    /// the bytes written up to each frame's end (``ClockSample/outboundBytes``).
+    public var byteTimeMicros: Double { fit?.byteTime ?? 0 }
 
     /// Device clock rate error relative to the host, in parts per million (positive: device fast).
     public var driftPPM: Double { (fit?.estimate.slope ?? 0) * 1e6 }

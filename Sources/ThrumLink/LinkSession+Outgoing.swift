@@ -45,7 +45,7 @@ extension LinkSession {
         counters.framesSent += 1
         emissionCounter += 1
         sentLog[Self.logKey(ctrl: frame.ctrl, seq: frame.seq)] = SentRecord(
-            time: now, order: emissionCounter, ambiguous: retransmission)
+            time: now, order: emissionCounter, ambiguous: retransmission, bytesThrough: bytes.count)
         if !frame.flags.contains(.unseq) { lane.markSent(seq: frame.seq, order: emissionCounter) }
     }
 

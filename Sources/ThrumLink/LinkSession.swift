@@ -52,6 +52,8 @@ public final class LinkSession {
         /// Position in the byte stream: frames reach the device in this order.
         var order: UInt64
         var ambiguous: Bool
+        /// Bytes of the write that carried it, up to the frame's end.
+        var bytesThrough: Int = 0
     }
 
     /// Creates an idle session reading time from `clock`.
