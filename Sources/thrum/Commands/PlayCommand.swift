@@ -23,7 +23,8 @@ enum PlayCommand: Subcommand {
           --link NAME       without --port: the link model between host and virtual device
                             (default usb-fs; see thrum bench --help for the list)
           --baud N          baud rate of a real serial port (default 115200)
-          --profile NAME    actuator profile (default: \(ActuatorProfile.default.id)); see hardware/actuators
+          --actuator NAME   actuator profile: a built-in id (default: \(ActuatorProfile.default.id); thrum actuator list)
+                            or a profile FILE.json; --profile NAME is the same
           --lenient         accept trailing commas in the AHAP file
           --rate X          playback rate, 0.01…100 (2 plays twice as fast; transients keep their length)
           --intensity X     HapticIntensityControl for the whole pattern, 0…1 (0.5 halves the drive)
@@ -54,7 +55,7 @@ enum PlayCommand: Subcommand {
         } ?? LinkCatalogue.usbFullSpeed
         if linkName != nil && port != nil { throw UsageError(message: "--link models the virtual device's link; a real port has its own") }
         let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
-        let profileName = try arguments.option("profile")
+        let chosenProfile = try ActuatorChoice.take(from: &arguments)
         let rate = try arguments.option(
             "rate", as: { Double($0).flatMap { $0.isFinite && $0 >= 0.01 && $0 <= 100 ? $0 : nil } },
             expected: "a number from 0.01 to 100") ?? 1
@@ -78,7 +79,7 @@ enum PlayCommand: Subcommand {
             throw UsageError(message: "--loop forever needs --port (the virtual device runs in virtual time and would never stop)")
         }
 
-        let profile = try ProfileChoice.resolve(profileName)
+        let profile = chosenProfile ?? ActuatorProfile.default
         let source = try PatternSource.load(argument: file, lenient: lenient)
         for warning in source.warnings { printError("\(warning)") }
         let target: PlaybackTarget
@@ -279,17 +280,5 @@ enum Interrupt {
     static func install() {
         signal(SIGINT) { Interrupt.flag = sig_atomic_t($0) }
         signal(SIGTERM) { Interrupt.flag = sig_atomic_t($0) }
-    }
-}
-
-/// Resolves `--profile`.
-enum ProfileChoice {
-    static func resolve(_ name: String?) throws -> ActuatorProfile {
-        guard let name else { return ActuatorProfile.default }
-        guard let profile = ActuatorProfile.builtIn(id: name) else {
-            let names = ActuatorProfile.builtIn.map(\.id).joined(separator: ", ")
-            throw CommandFailure(message: "no actuator profile named '\(name)' (known: \(names))")
-        }
-        return profile
     }
 }
