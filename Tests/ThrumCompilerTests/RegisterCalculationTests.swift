@@ -1,5 +1,6 @@
 import Foundation
 import ThrumCompiler
+import ThrumPattern
 import ThrumTestSupport
 import XCTest
 
@@ -154,8 +155,10 @@ final class ProfileReaderTests: XCTestCase {
         let physical = try XCTUnwrap(
             error(#"{"id": "x", "datasheet": {"resonanceHz": 175, "ratedVoltageRms": 2}, "physical": {"resonanceHz": 175}}"#))
         XCTAssertEqual(physical.path, "physical.mechanicalQ")
-        let tooHigh = try XCTUnwrap(error(#"{"id": "x", "datasheet": {"resonanceHz": 175, "ratedVoltageRms": 5}}"#))
-        XCTAssertTrue(tooHigh.message.contains("beyond the register's 255"), tooHigh.message)
+        let clamp = try XCTUnwrap(
+            error(#"{"id": "x", "datasheet": {"resonanceHz": 175, "ratedVoltageRms": 2}, "driver": {"overdriveClampVoltsPeak": 6}}"#))
+        XCTAssertEqual(clamp.path, "driver.overdriveClampVoltsPeak")
+        XCTAssertTrue(clamp.message.contains("OD_CLAMP ≤ 255"), clamp.message)
     }
 
     func testSyntaxErrorAndUnknownKey() throws {
