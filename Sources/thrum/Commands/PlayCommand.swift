@@ -33,6 +33,14 @@ enum PlayCommand: Subcommand {
           --loop-end S      loop length in pattern seconds (default: the end of the last event)
           --no-calibrate    skip the driver's auto-calibration at connect (it buzzes 0.25–0.45 s)
           --json            print one JSON object instead of the text report
+          --expect-max-error-us N
+                            CI assertion: every haptic event on time with |onset error| + bound ≤ N µs
+                            (on the bound the clock model guarantees, not the estimate; on the
+                            virtual device the true error must be ≤ N too); exit 3 with a one-line
+                            reason when missed
+          --expect-onsets K CI assertion: the device reports exactly K onsets (haptic events); exit 3
+          --junit FILE      write a JUnit XML report: one test case per haptic event (and one for
+                            --expect-onsets); schema in tools/junit.xsd
           --no-plot         leave out the acceleration plot
 
         preset:rom.N (1…123) plays DRV2605L ROM effect N through the driver's own sequencer
@@ -70,6 +78,13 @@ enum PlayCommand: Subcommand {
         engineConfiguration.calibrateOnStart = !arguments.flag("no-calibrate")
         let json = arguments.flag("json")
         let noPlot = arguments.flag("no-plot")
+        let expectations = PlaybackExpectations(
+            maxError: try arguments.option(
+                "expect-max-error-us", as: { Double($0).flatMap { $0.isFinite && $0 > 0 ? $0 * 1e-6 : nil } },
+                expected: "a number of µs > 0"),
+            onsets: try arguments.option("expect-onsets", as: { Int($0).flatMap { $0 >= 0 ? $0 : nil } }, expected: "a whole number ≥ 0"))
+        let junitPath = try arguments.option("junit")
+        let startedAt = Date()
         let files = try arguments.positionals()
         try arguments.finish()
         guard files.count == 1, let file = files.first else {
@@ -88,6 +103,9 @@ enum PlayCommand: Subcommand {
         let report: PlaybackReport
         let identity: DeviceIdentity
         var settings = PlayOutput.Settings(rate: rate, intensity: intensity, loop: loop)
+        settings.expectations = expectations
+        settings.junitPath = junitPath
+        settings.startedAt = startedAt
         if case .romEffect(let effect) = source.content {
             if rate != 1 || intensity != nil || loop != .passes(1) || loopEnd != nil {
                 throw UsageError(message: "\(source.displayName) is a DRV2605L ROM effect: the driver plays it as stored (no --rate, --intensity or --loop)")
@@ -161,6 +179,7 @@ enum PlayCommand: Subcommand {
         } catch {
             target.close()
             let message = (error as? HapticError)?.message ?? "\(error)"
+            if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: message, startedAt: startedAt) }
             if json {
                 JSONOutput.print(CommandRouter.jsonError(command: name, kind: "failure", message: message, exitCode: 1))
             }
@@ -209,6 +228,25 @@ enum PlayCommand: Subcommand {
         }
     }
 
+    /// The JUnit report of a playback that never produced a report (no device, link failure):
+    /// one test case in error, so the CI job shows why.
+    static func writeFailedJUnit(to path: String, file: String, message: String, startedAt: Date) throws {
+        let writer = JUnitReport(
+            suiteName: "thrum play \(file)", className: junitClassName(file), report: PlaybackReport(
+                events: [], bytesSent: 0, bytesReceived: 0, segmentCount: 0, startDeviceTime: 0, duration: 0),
+            expectations: PlaybackExpectations(), outcome: PlaybackExpectations().check(
+                PlaybackReport(events: [], bytesSent: 0, bytesReceived: 0, segmentCount: 0, startDeviceTime: 0, duration: 0)),
+            properties: [], timestamp: startedAt, elapsed: Date().timeIntervalSince(startedAt), hasTruth: false)
+        try OutputFile.write(writer.errorXML(message: message), to: path, what: "JUnit report")
+    }
+
+    /// `thrum.play.<file name without extension>`: CI systems group test cases by class name.
+    static func junitClassName(_ file: String) -> String {
+        let base = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        let cleaned = String(base.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        return "thrum.play." + (cleaned.isEmpty ? "pattern" : cleaned)
+    }
+
     static func finish(
         file: String, profile: ActuatorProfile, identity: DeviceIdentity, report: PlaybackReport, target: PlaybackTarget,
         settings: PlayOutput.Settings, json: Bool, noPlot: Bool
@@ -225,6 +263,25 @@ enum PlayCommand: Subcommand {
                     TerminalPlot(title: "actuator acceleration", unit: "G").render(
                         samples: trace.samples, start: trace.start, end: trace.end,
                         markers: report.events.filter(\.type.isHaptic).map(\.requestedTime)))
+            }
+        }
+        let outcome = settings.expectations.check(report)
+        if let path = settings.junitPath {
+            var properties: [(String, String)] = [
+                ("target", target.isVirtual ? "virtual" : target.name), ("profile", profile.id),
+                ("device_id", DeviceDescription.hex(identity.deviceId)), ("firmware", DeviceDescription.firmware(identity)),
+            ]
+            if let n = settings.expectations.maxError { properties.append(("expect_max_error_us", String(format: "%.0f", n * 1e6))) }
+            if let k = settings.expectations.onsets { properties.append(("expect_onsets", "\(k)")) }
+            let writer = JUnitReport(
+                suiteName: "thrum play \(file)", className: junitClassName(file), report: report, expectations: settings.expectations,
+                outcome: outcome, properties: properties, timestamp: settings.startedAt,
+                elapsed: Date().timeIntervalSince(settings.startedAt), hasTruth: target.isVirtual)
+            do {
+                try OutputFile.write(writer.xml(), to: path, what: "JUnit report")
+            } catch {
+                printError(error.message)
+                return 1
             }
         }
         // Anything short of every event on time is said plainly, and fails the exit status.
@@ -248,6 +305,10 @@ enum PlayCommand: Subcommand {
         if let signal = settings.interruptedBy {
             printError("interrupted (signal \(signal)): the actuator was stopped")
             if settings.loop != .forever { return 128 + signal }
+        }
+        if let reason = outcome.summary {
+            printError("expectation missed: \(reason)")
+            return 3
         }
         return problems == 0 ? 0 : 1
     }

@@ -17,6 +17,12 @@ enum PlayOutput {
         var faults: [FaultReport] = []
         /// The signal that interrupted playback, if one did.
         var interruptedBy: Int32? = nil
+        /// `--expect-max-error-us`, `--expect-onsets`.
+        var expectations = PlaybackExpectations()
+        /// `--junit FILE`.
+        var junitPath: String? = nil
+        /// When the command started (the JUnit report's timestamp).
+        var startedAt = Date()
 
         var summary: String? {
             var parts: [String] = []
@@ -62,6 +68,17 @@ enum PlayOutput {
             let pass = event.pass > 0 ? "  (pass \(event.pass + 1))" : ""
             lines.append(
                 String(format: "%3d", event.patternIndex) + "  \(type)  \(requested)  \(onset)  \(error)  \(status)\(trueError)" + pass)
+        }
+        if settings.expectations != PlaybackExpectations() {
+            let outcome = settings.expectations.check(report)
+            var rules: [String] = []
+            if let n = settings.expectations.maxError { rules.append(String(format: "|error| + bound ≤ %.0f µs", n * 1e6)) }
+            if let k = settings.expectations.onsets { rules.append("\(k) onsets") }
+            let worst = outcome.worstErrorPlusBound.map { String(format: "; worst |error| + bound %.0f µs", $0 * 1e6) } ?? ""
+            lines.append("")
+            lines.append(
+                "expectations (\(rules.joined(separator: ", "))): " + (outcome.passed ? "passed" : "MISSED")
+                    + " — \(outcome.reportedOnsets) onsets reported\(worst)")
         }
         lines.append("")
         lines.append(
@@ -117,7 +134,24 @@ enum PlayOutput {
             "passes": settings.loop == .forever ? "forever" as Any : passesCount(settings.loop),
             "faults": settings.faults.map { ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any] },
             "interrupted_by_signal": JSONOutput.orNull(settings.interruptedBy.map { Int($0) }),
+            "expectations": expectationsJSON(settings.expectations, report: report),
         ]
+    }
+
+    /// `expectations`: null without --expect-*; else the rules, `passed`, the one-line `reason`
+    /// (null when passed), `reported_onsets` and `worst_error_plus_bound_us`.
+    static func expectationsJSON(_ expectations: PlaybackExpectations, report: PlaybackReport) -> Any {
+        guard expectations != PlaybackExpectations() else { return NSNull() }
+        let outcome = expectations.check(report)
+        return [
+            "max_error_us": JSONOutput.orNull(expectations.maxError.map { ($0 * 1e6).rounded() }),
+            "onsets": JSONOutput.orNull(expectations.onsets),
+            "passed": outcome.passed,
+            "reason": JSONOutput.orNull(outcome.summary),
+            "reported_onsets": outcome.reportedOnsets,
+            "worst_error_plus_bound_us": JSONOutput.orNull(outcome.worstErrorPlusBound.map { ($0 * 1e6).rounded() }),
+            "failed_events": outcome.eventFailures.map { report.events[$0.reportIndex].patternIndex },
+        ] as [String: Any]
     }
 
     private static func passesCount(_ loop: LoopChoice) -> Any {

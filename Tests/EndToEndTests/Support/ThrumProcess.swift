@@ -10,10 +10,14 @@ struct ThrumProcess {
     }
 
     /// Runs `thrum arguments…` to completion and returns its exit status and output.
-    static func run(_ arguments: [String], timeout: TimeInterval = 60) throws -> Result {
+    /// `environment` adds to (or replaces entries of) this process's environment.
+    static func run(_ arguments: [String], timeout: TimeInterval = 60, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = try TestPaths.thrumBinary
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
