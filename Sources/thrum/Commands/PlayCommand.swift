@@ -111,9 +111,10 @@ enum PlayCommand: Subcommand {
                 throw UsageError(message: "\(source.displayName) is a DRV2605L ROM effect: the driver plays it as stored (no --rate, --intensity or --loop)")
             }
             target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
-            session = DeviceSession(pump: target.pump, endpointName: target.name)
+            let connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
+            session = connection.session
             engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
-            (report, identity) = try playROMEffect(effect, engine: engine, target: target)
+            (report, identity) = try playROMEffect(effect, engine: engine, target: target, connection: connection, settings: &settings)
             settings.romEffect = effect
             return finish(
                 file: file, profile: profile, identity: identity, report: report, target: target, settings: settings, json: json,
@@ -122,10 +123,18 @@ enum PlayCommand: Subcommand {
         guard let pattern = source.pattern else { throw CommandFailure(message: "\(source.displayName) has nothing to play") }
 
         target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
-        session = DeviceSession(pump: target.pump, endpointName: target.name)
+        let connection: DeviceConnection
+        do {
+            connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
+        } catch let failure as CommandFailure {
+            if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: failure.message, startedAt: startedAt) }
+            throw failure
+        }
+        session = connection.session
         engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
         do {
             try engine.start()
+            recordCalibration(connection, settings: &settings)
             identity = session.identity!
             let player = try engine.makeAdvancedPlayer(with: pattern)
             player.playbackRate = rate
@@ -192,9 +201,12 @@ enum PlayCommand: Subcommand {
     }
 
     /// Plays one ROM effect through the driver's sequencer (ROM_EFFECT) and reports its onset.
-    static func playROMEffect(_ effect: ROMEffect, engine: HapticEngine, target: PlaybackTarget) throws -> (PlaybackReport, DeviceIdentity) {
+    static func playROMEffect(
+        _ effect: ROMEffect, engine: HapticEngine, target: PlaybackTarget, connection: DeviceConnection, settings: inout PlayOutput.Settings
+    ) throws -> (PlaybackReport, DeviceIdentity) {
         do {
             try engine.start()
+            recordCalibration(connection, settings: &settings)
             let identity = engine.session.identity!
             let before = engine.counters
             let start = engine.currentTime + engine.leadTime.seconds + 0.02
@@ -226,6 +238,40 @@ enum PlayCommand: Subcommand {
             target.close()
             throw CommandFailure(message: (error as? HapticError)?.message ?? "\(error)")
         }
+    }
+
+    /// Connects (identify, CONFIGURE_DRIVER) and settles calibration: when the device says its
+    /// driver is calibrated since reset and the user's store holds a calibration made for the same
+    /// inputs, the engine does not calibrate again (`--no-calibrate` never calibrates).
+    static func connect(
+        target: PlaybackTarget, profile: ActuatorProfile, configuration: inout HapticEngine.Configuration,
+        settings: inout PlayOutput.Settings, json: Bool
+    ) throws -> DeviceConnection {
+        let connection: DeviceConnection
+        do {
+            connection = try DeviceConnection.open(target: target, profile: profile)
+        } catch let failure as CommandFailure {
+            if json { JSONOutput.print(CommandRouter.jsonError(command: name, kind: "failure", message: failure.message, exitCode: 1)) }
+            throw failure
+        }
+        if configuration.calibrateOnStart, let record = connection.stillValid {
+            configuration.calibrateOnStart = false
+            settings.calibration = .init(source: .stored, record: record, report: nil)
+        } else if !configuration.calibrateOnStart {
+            settings.calibration = .init(source: .none, record: nil, report: nil)
+        }
+        return connection
+    }
+
+    /// After `start()`: a calibration that ran is kept (passed) or forgotten (failed).
+    static func recordCalibration(_ connection: DeviceConnection, settings: inout PlayOutput.Settings) {
+        guard settings.calibration == nil else { return }
+        guard let report = connection.session.calibrationResult else {
+            settings.calibration = .init(source: .none, record: nil, report: nil)
+            return
+        }
+        _ = connection.remember(report)
+        settings.calibration = .init(source: .ran, record: nil, report: report)
     }
 
     /// The JUnit report of a playback that never produced a report (no device, link failure):

@@ -23,6 +23,8 @@ enum PlayOutput {
         var junitPath: String? = nil
         /// When the command started (the JUnit report's timestamp).
         var startedAt = Date()
+        /// How calibration was settled at connect (nil before it was).
+        var calibration: CalibrationSummary? = nil
 
         var summary: String? {
             var parts: [String] = []
@@ -49,6 +51,7 @@ enum PlayOutput {
             "device: \(DeviceDescription.driverName(Int(identity.driverId))), firmware \(DeviceDescription.firmware(identity)), "
                 + "protocol \(identity.protocolVersion), id \(DeviceDescription.hex(identity.deviceId))")
         lines.append("actuator profile: \(profile.name) (\(profile.id))")
+        if let calibration = settings.calibration { lines.append(calibration.text) }
         let haptic = report.events.filter(\.type.isHaptic).count
         lines.append(
             "sent \(haptic) haptic events as \(report.segmentCount) segments, \(report.bytesSent) bytes on the wire "
@@ -135,6 +138,7 @@ enum PlayOutput {
             "faults": settings.faults.map { ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any] },
             "interrupted_by_signal": JSONOutput.orNull(settings.interruptedBy.map { Int($0) }),
             "expectations": expectationsJSON(settings.expectations, report: report),
+            "calibration": JSONOutput.orNull(settings.calibration?.json),
         ]
     }
 
@@ -162,6 +166,38 @@ enum PlayOutput {
     private static func milliseconds(_ seconds: Double) -> String {
         // Whole microseconds, and never "-0.00" for a time that is zero up to rounding.
         String(format: "%8.2f ms", JSONOutput.seconds(seconds) * 1000 + 0.0)
+    }
+}
+
+/// How `thrum play` settled calibration at connect.
+struct CalibrationSummary {
+    var source: DeviceConnection.CalibrationSource
+    /// The kept calibration it relied on (source `stored`).
+    var record: StoredCalibration?
+    /// The result of the calibration it ran (source `ran`).
+    var report: CalibrationReport?
+
+    var text: String {
+        switch source {
+        case .stored:
+            let hz = record?.resonanceHz.map { String(format: ", %.1f Hz", $0) } ?? ""
+            return "calibration: kept from \(record?.calibratedAt ?? "before")\(hz) (the driver still holds it; not redone)"
+        case .ran:
+            guard let report else { return "calibration: ran" }
+            let hz = report.resonanceHz.map { String(format: ", resonance %.1f Hz", $0) } ?? ""
+            return "calibration: ran, " + (report.passed ? "passed" : "FAILED (playing on the driver's default words)") + hz
+        case .none:
+            return "calibration: none"
+        }
+    }
+
+    var json: [String: Any] {
+        [
+            "source": source.rawValue,
+            "passed": JSONOutput.orNull(report.map(\.passed) ?? (source == .stored ? true : nil)),
+            "resonance_hz": JSONOutput.orNull((report?.resonanceHz ?? record?.resonanceHz).map { ($0 * 10).rounded() / 10 }),
+            "calibrated_at": JSONOutput.orNull(record?.calibratedAt),
+        ]
     }
 }
 
