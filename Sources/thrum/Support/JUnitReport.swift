@@ -31,7 +31,7 @@ struct JUnitReport {
                 message = "event \(event.patternIndex): \(event.status.rawValue)"
             }
             if message != nil { failures += 1 }
-            let name = String(format: "event %d at %.3f ms (%@)", event.patternIndex, event.requestedTime * 1e3, event.type.rawValue)
+            let name = String(format: "event %d at %.3f ms (%@)", event.patternIndex, JSONOutput.seconds(event.requestedTime) * 1e3 + 0.0, event.type.rawValue)
                 + (event.pass > 0 ? " pass \(event.pass + 1)" : "")
             var body = "    <testcase name=\"\(escape(name))\" classname=\"\(escape(className))\" time=\"0\">\n"
             if let message {
@@ -82,7 +82,7 @@ struct JUnitReport {
 
     /// The event's figures in one line.
     func details(_ event: PlaybackReport.Event) -> String {
-        var parts = [String(format: "requested %.3f ms", event.requestedTime * 1e3)]
+        var parts = [String(format: "requested %.3f ms", JSONOutput.seconds(event.requestedTime) * 1e3 + 0.0)]
         if let onset = event.onsetTime {
             parts.append(String(format: "onset %.3f ms, error %+.0f µs", onset * 1e3, (onset - event.requestedTime) * 1e6))
         } else {
