@@ -57,3 +57,16 @@ final class HILExampleTests: XCTestCase {
         return sim.ptyPath
     }
 }
+
+/// docs/hil.md quotes the example above verbatim.
+final class HILDocumentTests: XCTestCase {
+    func testTheDocumentQuotesTheExample() throws {
+        let source = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Tests/EndToEndTests/HILExampleTests.swift"), encoding: .utf8)
+        let doc = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("docs/hil.md"), encoding: .utf8)
+        let begin = try XCTUnwrap(source.range(of: "    // docs/hil.md: begin\n"))
+        let end = try XCTUnwrap(source.range(of: "    // docs/hil.md: end\n"))
+        let quoted = source[begin.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("    ") ? String($0.dropFirst(4)) : String($0) }.joined(separator: "\n")
+        XCTAssertTrue(doc.contains("```swift\n" + quoted + "```"), "docs/hil.md no longer quotes HILExampleTests.swift; paste the block between the markers again")
+    }
+}
