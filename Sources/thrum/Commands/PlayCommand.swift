@@ -110,11 +110,16 @@ enum PlayCommand: Subcommand {
             if rate != 1 || intensity != nil || loop != .passes(1) || loopEnd != nil {
                 throw UsageError(message: "\(source.displayName) is a DRV2605L ROM effect: the driver plays it as stored (no --rate, --intensity or --loop)")
             }
-            target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
-            let connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
-            session = connection.session
-            engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
-            (report, identity) = try playROMEffect(effect, engine: engine, target: target, connection: connection, settings: &settings)
+            do {
+                target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
+                let connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
+                session = connection.session
+                engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
+                (report, identity) = try playROMEffect(effect, engine: engine, target: target, connection: connection, settings: &settings)
+            } catch let failure as CommandFailure {
+                if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: failure.message, startedAt: startedAt) }
+                throw failure
+            }
             settings.romEffect = effect
             return finish(
                 file: file, profile: profile, identity: identity, report: report, target: target, settings: settings, json: json,
@@ -122,9 +127,9 @@ enum PlayCommand: Subcommand {
         }
         guard let pattern = source.pattern else { throw CommandFailure(message: "\(source.displayName) has nothing to play") }
 
-        target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
         let connection: DeviceConnection
         do {
+            target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
             connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
         } catch let failure as CommandFailure {
             if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: failure.message, startedAt: startedAt) }

@@ -1,6 +1,7 @@
 import Foundation
 import ThrumCompiler
 import ThrumEngine
+import ThrumLink
 import ThrumWire
 
 /// One device's last passed auto-calibration, as kept in the user's config directory.
@@ -60,7 +61,8 @@ struct StoredCalibration: Codable, Equatable {
 
 /// Calibration results per device in `$XDG_CONFIG_HOME/thrum/calibrations/` (fallback
 /// `~/.config/thrum/calibrations/`), one JSON file per device: `id-0x74870001.json` by the id
-/// the device reports, or `port-…` by its port when the board has no id (0).
+/// the device reports; for a board without one (id 0), `usb-…` by its USB serial number or
+/// `port-…` by its port.
 struct CalibrationStore {
     let directory: URL
 
@@ -75,10 +77,24 @@ struct CalibrationStore {
         return nil
     }
 
-    /// The file name (without `.json`) for a device.
-    static func key(deviceID: UInt32, port: String) -> String {
+    /// The file name (without `.json`) for a device: by the id it reports; for a board without
+    /// one (id 0), by its USB serial number when the port is a USB serial port that has one,
+    /// else by the port's name.
+    static func key(deviceID: UInt32, port: String, usbSerial: String? = nil) -> String {
         if deviceID != 0 { return "id-" + DeviceDescription.hex(deviceID) }
-        return "port-" + String(port.map { $0.isLetter || $0.isNumber ? $0 : "-" }).trimmingCharacters(in: CharacterSet(charactersIn: "-"))
+        if let usbSerial, !usbSerial.isEmpty { return "usb-" + sanitized(usbSerial) }
+        return "port-" + sanitized(port)
+    }
+
+    /// The USB serial number of a real serial port (libserialport's enumeration), nil otherwise.
+    static func usbSerial(ofPort port: String) -> String? {
+        guard port.hasPrefix("/"), let ports = try? SerialPortEnumeration.listPorts() else { return nil }
+        let resolved = URL(fileURLWithPath: port).resolvingSymlinksInPath().path
+        return ports.first { $0.name == port || $0.name == resolved }?.serialNumber
+    }
+
+    private static func sanitized(_ text: String) -> String {
+        String(text.map { $0.isLetter || $0.isNumber ? $0 : "-" }).trimmingCharacters(in: CharacterSet(charactersIn: "-"))
     }
 
     func file(for key: String) -> URL { directory.appendingPathComponent("\(key).json") }

@@ -44,7 +44,11 @@ struct DeviceConnection {
         let store = target.isVirtual ? nil : CalibrationStore.user()
         return DeviceConnection(
             target: target, session: session, profile: profile, registers: registers, store: store,
-            key: target.isVirtual ? nil : CalibrationStore.key(deviceID: identity.deviceId, port: target.name))
+            key: target.isVirtual
+                ? nil
+                : CalibrationStore.key(
+                    deviceID: identity.deviceId, port: target.name,
+                    usbSerial: identity.deviceId == 0 ? CalibrationStore.usbSerial(ofPort: target.name) : nil))
     }
 
     /// The stored calibration of this device, if any.
