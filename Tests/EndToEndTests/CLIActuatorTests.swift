@@ -34,8 +34,9 @@ final class CLIActuatorTests: XCTestCase {
         let result = try ThrumProcess.run(["actuator", "list", "--json"])
         XCTAssertEqual(result.status, 0, result.standardError)
         let list = try XCTUnwrap(try CLITestSupport.json(result) as? [[String: Any]])
-        XCTAssertEqual(list.compactMap { $0["id"] as? String }.sorted(),
-                       ["lra0825", "pmd-c10-100", "semco-1030", "vybronics-vg0832012", "vybronics-vg0840001d"])
+        XCTAssertEqual(
+            list.compactMap { $0["id"] as? String }.sorted(),
+            ["lra0825", "pmd-c10-100", "semco-1030", "vybronics-vg0832012", "vybronics-vg0840001d"])
         let pmd = try XCTUnwrap(list.first { $0["id"] as? String == "pmd-c10-100" })
         XCTAssertEqual((pmd["registers"] as? [String: Any])?["rated_voltage"] as? Int, 0x53)
         XCTAssertEqual(pmd["default"] as? Bool, true)
@@ -44,13 +45,18 @@ final class CLIActuatorTests: XCTestCase {
     func testBadProfileFileIsOneClearLine() throws {
         let dir = try CLITestSupport.scratchDirectory(for: self)
         let path = try CLITestSupport.write(
-            "{\n  \"id\": \"mine\",\n  \"datasheet\": {\"resonanceHz\": 175, \"ratedVoltageRms\": \"two\"}\n}\n", named: "mine.json", in: dir)
-        for command in [["actuator", "compute", "--actuator", path], ["play", "preset:impact.light", "--actuator", path, "--no-plot"]] {
+            "{\n  \"id\": \"mine\",\n  \"datasheet\": {\"resonanceHz\": 175, \"ratedVoltageRms\": \"two\"}\n}\n",
+            named: "mine.json", in: dir)
+        for command in [
+            ["actuator", "compute", "--actuator", path],
+            ["play", "preset:impact.light", "--actuator", path, "--no-plot"],
+        ] {
             let result = try ThrumProcess.run(command)
             XCTAssertEqual(result.status, 1, "\(command)")
             XCTAssertEqual(
                 result.standardError,
-                "thrum: \(path):3:56: expected a number from 0.1 to 5.2 V RMS, found the string \"two\" (at datasheet.ratedVoltageRms)\n")
+                "thrum: \(path):3:56: expected a number from 0.1 to 5.2 V RMS, found the string \"two\" (at datasheet.ratedVoltageRms)\n"
+            )
         }
     }
 
@@ -78,7 +84,10 @@ final class CLIActuatorTests: XCTestCase {
         let simulator = try SimulatorProcess(arguments: ["--actuator", path])
         defer { simulator.stop() }
         let result = try ThrumProcess.run(
-            ["play", "--port", simulator.ptyPath, "--actuator", path, "--json", TestPaths.example("heartbeat.ahap").path])
+            [
+                "play", "--port", simulator.ptyPath, "--actuator", path, "--json",
+                TestPaths.example("heartbeat.ahap").path,
+            ])
         XCTAssertEqual(result.status, 0, result.standardError)
         let object = try XCTUnwrap(try CLITestSupport.json(result) as? [String: Any])
         XCTAssertEqual(object["profile"] as? String, "bench-lra")

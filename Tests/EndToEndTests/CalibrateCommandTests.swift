@@ -8,7 +8,9 @@ final class CalibrateCommandTests: XCTestCase {
         ["XDG_CONFIG_HOME": try CLITestSupport.scratchDirectory(for: self).path]
     }
 
-    func calibrate(_ simArguments: [String], environment env: [String: String]) throws -> (status: Int32, json: [String: Any], stderr: String) {
+    func calibrate(_ simArguments: [String], environment env: [String: String]) throws -> (
+        status: Int32, json: [String: Any], stderr: String
+    ) {
         let simulator = try SimulatorProcess(arguments: simArguments)
         defer { simulator.stop() }
         let result = try ThrumProcess.run(["calibrate", "--port", simulator.ptyPath, "--json"], environment: env)
@@ -28,7 +30,8 @@ final class CalibrateCommandTests: XCTestCase {
         XCTAssertTrue(json["cause"] is NSNull)
         let kept = try XCTUnwrap(json["kept_in"] as? String)
         XCTAssertTrue(kept.hasPrefix(env["XDG_CONFIG_HOME"]! + "/thrum/calibrations/id-0x74870001.json"), kept)
-        let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: kept))) as? [String: Any])
+        let record = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: kept))) as? [String: Any])
         XCTAssertEqual(record["profile"] as? String, "pmd-c10-100")
         XCTAssertEqual(record["rated_voltage"] as? Int, 0x53)
     }
@@ -78,7 +81,8 @@ final class CalibrateCommandTests: XCTestCase {
         XCTAssertEqual(calibration["calibrated_since_reset"] as? Bool, true)
         XCTAssertEqual((calibration["kept"] as? [String: Any])?["valid_for_profile"] as? Bool, true)
 
-        let play = try ThrumProcess.run(["play", "--port", simulator.ptyPath, "--json", "preset:impact.medium"], environment: env)
+        let play = try ThrumProcess.run(
+            ["play", "--port", simulator.ptyPath, "--json", "preset:impact.medium"], environment: env)
         XCTAssertEqual(play.status, 0, play.standardError)
         let playJSON = try XCTUnwrap(try CLITestSupport.json(play) as? [String: Any])
         XCTAssertEqual((playJSON["calibration"] as? [String: Any])?["source"] as? String, "stored")
@@ -86,7 +90,10 @@ final class CalibrateCommandTests: XCTestCase {
 
         // Another profile has other calibration inputs: the kept one does not apply.
         let other = try ThrumProcess.run(
-            ["play", "--port", simulator.ptyPath, "--json", "--actuator", "vybronics-vg0840001d", "preset:impact.medium"], environment: env)
+            [
+                "play", "--port", simulator.ptyPath, "--json", "--actuator", "vybronics-vg0840001d",
+                "preset:impact.medium",
+            ], environment: env)
         XCTAssertEqual(other.status, 0, other.standardError)
         let otherJSON = try XCTUnwrap(try CLITestSupport.json(other) as? [String: Any])
         XCTAssertEqual((otherJSON["calibration"] as? [String: Any])?["source"] as? String, "ran")
@@ -96,7 +103,8 @@ final class CalibrateCommandTests: XCTestCase {
         // A fresh device (as after a reset) says it holds no calibration: play calibrates.
         let fresh = try SimulatorProcess()
         defer { fresh.stop() }
-        let again = try ThrumProcess.run(["play", "--port", fresh.ptyPath, "--json", "preset:impact.medium"], environment: env)
+        let again = try ThrumProcess.run(
+            ["play", "--port", fresh.ptyPath, "--json", "preset:impact.medium"], environment: env)
         XCTAssertEqual(again.status, 0, again.standardError)
         let againJSON = try XCTUnwrap(try CLITestSupport.json(again) as? [String: Any])
         XCTAssertEqual((againJSON["calibration"] as? [String: Any])?["source"] as? String, "ran")
@@ -105,8 +113,11 @@ final class CalibrateCommandTests: XCTestCase {
     func testInfoOnTheVirtualDeviceAndItsText() throws {
         let result = try ThrumProcess.run(["info"], environment: try environment())
         XCTAssertEqual(result.status, 0, result.standardError)
-        for line in ["identity: DRV2605L (driver id 7), firmware ", "capabilities: queue ", "calibration: the driver holds no calibration since reset",
-                     "state: driver ", "link: round trip ", "clock: device counter at "] {
+        for line in [
+            "identity: DRV2605L (driver id 7), firmware ", "capabilities: queue ",
+            "calibration: the driver holds no calibration since reset",
+            "state: driver ", "link: round trip ", "clock: device counter at ",
+        ] {
             XCTAssertTrue(result.standardOutput.contains(line), "missing '\(line)' in\n\(result.standardOutput)")
         }
     }

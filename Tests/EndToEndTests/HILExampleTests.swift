@@ -27,7 +27,8 @@ final class HILExampleTests: XCTestCase {
         try player.start(atTime: start)
         _ = engine.runUntilPlayersFinished(timeout: pattern.duration + 5)
         engine.waitForOnsetReports(of: player)
-        return engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: pattern.duration, since: before)
+        return engine.playbackReport(
+            for: player, pattern: pattern, startTime: start, duration: pattern.duration, since: before)
     }
 
     func testHeartbeatLandsWithinTwoMilliseconds() throws {
@@ -41,7 +42,8 @@ final class HILExampleTests: XCTestCase {
         let report = try play(heartbeat, port: try rigPort())
         let outcome = PlaybackExpectations(maxError: 10e-6).check(report)
         XCTAssertFalse(outcome.passed)
-        XCTAssertTrue(outcome.summary?.hasPrefix("event 0 at 0.000 ms: |error| + bound = ") == true, outcome.summary ?? "")
+        XCTAssertTrue(
+            outcome.summary?.hasPrefix("event 0 at 0.000 ms: |error| + bound = ") == true, outcome.summary ?? "")
     }
     // docs/hil.md: end
 
@@ -61,12 +63,16 @@ final class HILExampleTests: XCTestCase {
 /// docs/hil.md quotes the example above verbatim.
 final class HILDocumentTests: XCTestCase {
     func testTheDocumentQuotesTheExample() throws {
-        let source = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Tests/EndToEndTests/HILExampleTests.swift"), encoding: .utf8)
+        let source = try String(
+            contentsOf: TestPaths.packageRoot.appendingPathComponent("Tests/EndToEndTests/HILExampleTests.swift"),
+            encoding: .utf8)
         let doc = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("docs/hil.md"), encoding: .utf8)
         let begin = try XCTUnwrap(source.range(of: "    // docs/hil.md: begin\n"))
         let end = try XCTUnwrap(source.range(of: "    // docs/hil.md: end\n"))
         let quoted = source[begin.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.hasPrefix("    ") ? String($0.dropFirst(4)) : String($0) }.joined(separator: "\n")
-        XCTAssertTrue(doc.contains("```swift\n" + quoted + "```"), "docs/hil.md no longer quotes HILExampleTests.swift; paste the block between the markers again")
+        XCTAssertTrue(
+            doc.contains("```swift\n" + quoted + "```"),
+            "docs/hil.md no longer quotes HILExampleTests.swift; paste the block between the markers again")
     }
 }

@@ -8,9 +8,13 @@ final class PlayExpectationsTests: XCTestCase {
     let heartbeat = TestPaths.example("heartbeat.ahap").path
 
     func testPassingAssertionsExitZeroAndSayPassed() throws {
-        let result = try ThrumProcess.run(["play", heartbeat, "--no-plot", "--expect-max-error-us", "5000", "--expect-onsets", "4"])
+        let result = try ThrumProcess.run([
+            "play", heartbeat, "--no-plot", "--expect-max-error-us", "5000", "--expect-onsets", "4",
+        ])
         XCTAssertEqual(result.status, 0, result.standardError)
-        XCTAssertTrue(result.standardOutput.contains("expectations (|error| + bound ≤ 5000 µs, 4 onsets): passed"), result.standardOutput)
+        XCTAssertTrue(
+            result.standardOutput.contains("expectations (|error| + bound ≤ 5000 µs, 4 onsets): passed"),
+            result.standardOutput)
         XCTAssertEqual(result.standardError, "")
     }
 
@@ -39,7 +43,9 @@ final class PlayExpectationsTests: XCTestCase {
     func testOnsetCountBothWays() throws {
         let missed = try ThrumProcess.run(["play", heartbeat, "--no-plot", "--expect-onsets", "5"])
         XCTAssertEqual(missed.status, 3)
-        XCTAssertEqual(missed.standardError, "thrum: expectation missed: expected 5 onsets, the device reported 4 (of 4 haptic events)\n")
+        XCTAssertEqual(
+            missed.standardError,
+            "thrum: expectation missed: expected 5 onsets, the device reported 4 (of 4 haptic events)\n")
         let json = try ThrumProcess.run(["play", heartbeat, "--json", "--expect-onsets", "5"])
         XCTAssertEqual(json.status, 3)
         let object = try XCTUnwrap(try CLITestSupport.json(json) as? [String: Any])
@@ -63,15 +69,19 @@ final class PlayExpectationsTests: XCTestCase {
         defer { simulator.stop() }
         let passing = dir.appendingPathComponent("pass.xml").path
         let pass = try ThrumProcess.run([
-            "play", heartbeat, "--port", simulator.ptyPath, "--expect-max-error-us", "20000", "--expect-onsets", "4", "--junit", passing,
+            "play", heartbeat, "--port", simulator.ptyPath, "--expect-max-error-us", "20000", "--expect-onsets", "4",
+            "--junit", passing,
         ])
         XCTAssertEqual(pass.status, 0, pass.standardError)
         let failing = dir.appendingPathComponent("fail.xml").path
         let fail = try ThrumProcess.run([
-            "play", heartbeat, "--port", simulator.ptyPath, "--expect-max-error-us", "1", "--expect-onsets", "4", "--junit", failing,
+            "play", heartbeat, "--port", simulator.ptyPath, "--expect-max-error-us", "1", "--expect-onsets", "4",
+            "--junit", failing,
         ])
         XCTAssertEqual(fail.status, 3, fail.standardError)
-        XCTAssertTrue(fail.standardError.hasPrefix("thrum: expectation missed: event 0 at 0.000 ms: |error| + bound = "), fail.standardError)
+        XCTAssertTrue(
+            fail.standardError.hasPrefix("thrum: expectation missed: event 0 at 0.000 ms: |error| + bound = "),
+            fail.standardError)
         for (path, failures) in [(passing, 0), (failing, 4)] {
             try assertValid(path)
             let xml = try String(contentsOfFile: path, encoding: .utf8)
@@ -88,7 +98,9 @@ final class PlayExpectationsTests: XCTestCase {
         let path = dir.appendingPathComponent("error.xml").path
         let terminal = try PseudoTerminal()
         defer { terminal.close() }
-        let result = try ThrumProcess.run(["play", heartbeat, "--port", terminal.devicePath, "--expect-onsets", "4", "--junit", path])
+        let result = try ThrumProcess.run([
+            "play", heartbeat, "--port", terminal.devicePath, "--expect-onsets", "4", "--junit", path,
+        ])
         XCTAssertEqual(result.status, 1)
         try assertValid(path)
         let xml = try String(contentsOfFile: path, encoding: .utf8)
@@ -100,13 +112,18 @@ final class PlayExpectationsTests: XCTestCase {
     func assertValid(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xmllint", "--noout", "--schema", TestPaths.packageRoot.appendingPathComponent("tools/junit.xsd").path, path]
+        process.arguments = [
+            "xmllint", "--noout", "--schema", TestPaths.packageRoot.appendingPathComponent("tools/junit.xsd").path,
+            path,
+        ]
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "xmllint (run tools/ensure-deps.sh if it is missing): \(message)", file: file, line: line)
+        XCTAssertEqual(
+            process.terminationStatus, 0, "xmllint (run tools/ensure-deps.sh if it is missing): \(message)", file: file,
+            line: line)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Remote rigs through a real ser2net (Debian's, installed by tools/ensure-deps.sh) started on
@@ -37,8 +37,11 @@ final class Ser2NetTests: XCTestCase {
         let url = "\(scheme)://127.0.0.1:\(server.port)"
         let remote = try playAndCheck(port: url, trace: trace)
         try extra(url)
-        print(String(format: "ser2net %@: |true error| max %.0f µs, mean bound %.0f µs; local pty: %.0f µs, %.0f µs",
-                     scheme, remote.maxTrueError * 1e6, remote.meanBound * 1e6, local.maxTrueError * 1e6, local.meanBound * 1e6))
+        print(
+            String(
+                format: "ser2net %@: |true error| max %.0f µs, mean bound %.0f µs; local pty: %.0f µs, %.0f µs",
+                scheme, remote.maxTrueError * 1e6, remote.meanBound * 1e6, local.maxTrueError * 1e6,
+                local.meanBound * 1e6))
     }
 
     struct Figures {
@@ -66,10 +69,15 @@ final class Ser2NetTests: XCTestCase {
             let bound = try XCTUnwrap(event["onset_bound_s"] as? Double, file: file, line: line)
             let intended = requested - (onset - drive)
             let intendedNs = Double(start) + intended * 1e9
-            let truthNs = try XCTUnwrap(drives.first { Double($0) >= intendedNs - 3e6 }, "no drive near \(requested) s", file: file, line: line)
+            let truthNs = try XCTUnwrap(
+                drives.first { Double($0) >= intendedNs - 3e6 }, "no drive near \(requested) s", file: file, line: line)
             let truth = (Double(truthNs) - Double(start)) / 1e9
-            XCTAssertEqual(truth, intended, accuracy: 1e-3, "true drive vs intent at \(requested) s over \(port)", file: file, line: line)
-            XCTAssertLessThanOrEqual(abs(truth - drive), bound + 200e-6, "the bound misses the chip at \(requested) s over \(port)", file: file, line: line)
+            XCTAssertEqual(
+                truth, intended, accuracy: 1e-3, "true drive vs intent at \(requested) s over \(port)", file: file,
+                line: line)
+            XCTAssertLessThanOrEqual(
+                abs(truth - drive), bound + 200e-6, "the bound misses the chip at \(requested) s over \(port)",
+                file: file, line: line)
             worst = max(worst, abs(truth - intended))
             bounds += bound
         }
@@ -87,8 +95,9 @@ final class Ser2NetProcess {
     let port: Int
 
     init(accepter: String, device: String) throws {
-        guard let executable = ["/usr/sbin/ser2net", "/usr/bin/ser2net", "/usr/local/sbin/ser2net"]
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        guard
+            let executable = ["/usr/sbin/ser2net", "/usr/bin/ser2net", "/usr/local/sbin/ser2net"]
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
         else {
             throw Ser2NetError(message: "ser2net is not installed: run tools/ensure-deps.sh (Debian package ser2net)")
         }
@@ -137,9 +146,13 @@ final class Ser2NetProcess {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
         guard bound == 0 else { throw Ser2NetError(message: "bind failed") }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
@@ -152,7 +165,9 @@ final class Ser2NetProcess {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         } == 0
     }
 }

@@ -25,11 +25,21 @@ final class RegisterCalculationTests: XCTestCase {
     /// value of 60.7, which rounds to 61 = 0x3D: the table's own number is taken, and the one-LSB
     /// difference is checked below as such (the profile's note says the same).
     static let table: [Row] = [
-        Row(part: "PMD C10-100", vrms: 2.0, f0: 175, vpeak: nil, ratedExact: 83.5, rated: 0x53, clamp: 133, driveExact: 23.6, drive: 24, period: 58),
-        Row(part: "SEMCO 1030", vrms: 1.5, f0: 205, vpeak: 3.0, ratedExact: 60.7, rated: 0x3D, clamp: 141, driveExact: 19.4, drive: 19, period: 50),
-        Row(part: "VG0832012", vrms: 1.8, f0: 235, vpeak: nil, ratedExact: 70.4, rated: 0x46, clamp: 120, driveExact: 16.3, drive: 16, period: 43),
-        Row(part: "LRA0825", vrms: 1.2, f0: 240, vpeak: nil, ratedExact: 46.6, rated: 0x2F, clamp: 80, driveExact: 15.8, drive: 16, period: 42),
-        Row(part: "VG0840001D", vrms: 2.0, f0: 170, vpeak: nil, ratedExact: 83.9, rated: 0x54, clamp: 133, driveExact: 24.4, drive: 24, period: 60),
+        Row(
+            part: "PMD C10-100", vrms: 2.0, f0: 175, vpeak: nil, ratedExact: 83.5, rated: 0x53, clamp: 133,
+            driveExact: 23.6, drive: 24, period: 58),
+        Row(
+            part: "SEMCO 1030", vrms: 1.5, f0: 205, vpeak: 3.0, ratedExact: 60.7, rated: 0x3D, clamp: 141,
+            driveExact: 19.4, drive: 19, period: 50),
+        Row(
+            part: "VG0832012", vrms: 1.8, f0: 235, vpeak: nil, ratedExact: 70.4, rated: 0x46, clamp: 120,
+            driveExact: 16.3, drive: 16, period: 43),
+        Row(
+            part: "LRA0825", vrms: 1.2, f0: 240, vpeak: nil, ratedExact: 46.6, rated: 0x2F, clamp: 80, driveExact: 15.8,
+            drive: 16, period: 42),
+        Row(
+            part: "VG0840001D", vrms: 2.0, f0: 170, vpeak: nil, ratedExact: 83.9, rated: 0x54, clamp: 133,
+            driveExact: 24.4, drive: 24, period: 60),
     ]
 
     func testWorkedTable() {
@@ -67,7 +77,8 @@ final class RegisterCalculationTests: XCTestCase {
 
     func testSameRegistersAsTheProfilesDerive() {
         for profile in ActuatorProfile.builtIn {
-            XCTAssertEqual(RegisterCalculation(profile: profile).registers, DriverRegisters.derive(from: profile), profile.id)
+            XCTAssertEqual(
+                RegisterCalculation(profile: profile).registers, DriverRegisters.derive(from: profile), profile.id)
         }
     }
 
@@ -80,7 +91,8 @@ final class RegisterCalculationTests: XCTestCase {
 
     func testWarningsNameWhatTheRegistersCannotDo() {
         let low = RegisterCalculation(resonanceHz: 100, ratedVoltsRms: 2.0)
-        XCTAssertTrue(low.warnings.contains { $0.contains("outside the DRV2605L's closed-loop LRA range") }, "\(low.warnings)")
+        XCTAssertTrue(
+            low.warnings.contains { $0.contains("outside the DRV2605L's closed-loop LRA range") }, "\(low.warnings)")
         XCTAssertTrue(low.warnings.contains { $0.contains("DRIVE_TIME cannot express") }, "\(low.warnings)")
         XCTAssertEqual(low.driveTime, 31)
         let clamped = RegisterCalculation(resonanceHz: 175, ratedVoltsRms: 2.0, clampVoltsPeak: 2.0)
@@ -124,12 +136,14 @@ final class ProfileReaderTests: XCTestCase {
         XCTAssertEqual(p.driver.sampleTimeMicroseconds, 300)
         XCTAssertEqual(p.physical.resonanceHz, 180)
         XCTAssertTrue(p.physical.estimated.contains("mechanicalQ"))
-        let (q, _) = try read(#"{"id": "b", "datasheet": {"resonanceHz": 180, "ratedVoltageRms": 1.5, "maxVoltagePeak": 3.0}}"#)
+        let (q, _) = try read(
+            #"{"id": "b", "datasheet": {"resonanceHz": 180, "ratedVoltageRms": 1.5, "maxVoltagePeak": 3.0}}"#)
         XCTAssertEqual(q.driver.overdriveClampVoltsPeak, 3.0, "the part's stated maximum is the clamp")
     }
 
     func testWrongTypeNamesLineColumnPathAndExpectation() throws {
-        let e = try XCTUnwrap(error("{\"id\": \"x\",\n  \"datasheet\": {\"resonanceHz\": \"175\", \"ratedVoltageRms\": 2}}"))
+        let e = try XCTUnwrap(
+            error("{\"id\": \"x\",\n  \"datasheet\": {\"resonanceHz\": \"175\", \"ratedVoltageRms\": 2}}"))
         XCTAssertEqual(e.position, SourcePosition(line: 2, column: 32))
         XCTAssertEqual(e.path, "datasheet.resonanceHz")
         XCTAssertTrue(e.message.contains("expected a number from 125 to 300 Hz"), e.message)
@@ -149,14 +163,20 @@ final class ProfileReaderTests: XCTestCase {
         let noID = try XCTUnwrap(error(#"{"datasheet": {"resonanceHz": 175, "ratedVoltageRms": 2}}"#))
         XCTAssertEqual(noID.path, "id")
         let sample = try XCTUnwrap(
-            error(#"{"id": "x", "datasheet": {"resonanceHz": 175, "ratedVoltageRms": 2}, "driver": {"sampleTimeMicroseconds": 180}}"#))
+            error(
+                #"{"id": "x", "datasheet": {"resonanceHz": 175, "ratedVoltageRms": 2}, "driver": {"sampleTimeMicroseconds": 180}}"#
+            ))
         XCTAssertEqual(sample.path, "driver.sampleTimeMicroseconds")
         XCTAssertTrue(sample.message.contains("150, 200, 250 or 300"), sample.message)
         let physical = try XCTUnwrap(
-            error(#"{"id": "x", "datasheet": {"resonanceHz": 175, "ratedVoltageRms": 2}, "physical": {"resonanceHz": 175}}"#))
+            error(
+                #"{"id": "x", "datasheet": {"resonanceHz": 175, "ratedVoltageRms": 2}, "physical": {"resonanceHz": 175}}"#
+            ))
         XCTAssertEqual(physical.path, "physical.mechanicalQ")
         let clamp = try XCTUnwrap(
-            error(#"{"id": "x", "datasheet": {"resonanceHz": 175, "ratedVoltageRms": 2}, "driver": {"overdriveClampVoltsPeak": 6}}"#))
+            error(
+                #"{"id": "x", "datasheet": {"resonanceHz": 175, "ratedVoltageRms": 2}, "driver": {"overdriveClampVoltsPeak": 6}}"#
+            ))
         XCTAssertEqual(clamp.path, "driver.overdriveClampVoltsPeak")
         XCTAssertTrue(clamp.message.contains("OD_CLAMP ≤ 255"), clamp.message)
     }
@@ -164,13 +184,15 @@ final class ProfileReaderTests: XCTestCase {
     func testSyntaxErrorAndUnknownKey() throws {
         let syntax = try XCTUnwrap(error("{\"id\": \"x\",\n}"))
         XCTAssertEqual(syntax.position.line, 2)
-        let (_, warnings) = try read(#"{"id": "x", "colour": "red", "datasheet": {"resonanceHz": 175, "ratedVoltageRms": 2}}"#)
+        let (_, warnings) = try read(
+            #"{"id": "x", "colour": "red", "datasheet": {"resonanceHz": 175, "ratedVoltageRms": 2}}"#)
         XCTAssertEqual(warnings.map(\.path), ["colour"])
         XCTAssertEqual(warnings.first?.position, SourcePosition(line: 1, column: 13))
     }
 
     func testAMissingFileIsAnError() {
-        XCTAssertThrowsError(try ActuatorProfile.read(contentsOf: URL(fileURLWithPath: "/nonexistent/thrum.json"))) { error in
+        XCTAssertThrowsError(try ActuatorProfile.read(contentsOf: URL(fileURLWithPath: "/nonexistent/thrum.json"))) {
+            error in
             XCTAssertTrue("\(error)".contains("cannot read the profile"), "\(error)")
         }
     }

@@ -42,7 +42,8 @@ final class PlaybackExpectationsTests: XCTestCase {
         let r = report([event(0, at: 0, onset: 0, bound: 50e-6, truth: 600e-6)])
         let outcome = PlaybackExpectations(maxError: 500e-6).check(r)
         XCTAssertFalse(outcome.passed)
-        XCTAssertTrue(outcome.summary?.contains("true error 600 µs > 500 µs although the bound held") == true, "\(outcome)")
+        XCTAssertTrue(
+            outcome.summary?.contains("true error 600 µs > 500 µs although the bound held") == true, "\(outcome)")
     }
 
     func testMissingLateAndDroppedEventsFail() {

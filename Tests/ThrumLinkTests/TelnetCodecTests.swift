@@ -10,18 +10,22 @@ final class TelnetCodecTests: XCTestCase {
     func testOpeningOffersBinarySGAComPortAndSetsTheLine() {
         var codec = TelnetCodec()
         let bytes = codec.opening(baud: 115_200)
-        XCTAssertEqual(Array(bytes.prefix(15)), [
-            B.iac, B.will, O.binary, B.iac, B.will, O.suppressGoAhead, B.iac, B.will, O.comPort,
-            B.iac, B.do, O.binary, B.iac, B.do, O.suppressGoAhead,
-        ])
+        XCTAssertEqual(
+            Array(bytes.prefix(15)),
+            [
+                B.iac, B.will, O.binary, B.iac, B.will, O.suppressGoAhead, B.iac, B.will, O.comPort,
+                B.iac, B.do, O.binary, B.iac, B.do, O.suppressGoAhead,
+            ])
         // SET-BAUDRATE 115200 = 0x0001C200, big-endian; then 8 data bits, no parity, 1 stop, no flow control.
-        XCTAssertEqual(Array(bytes[15...]), [
-            B.iac, B.sb, 44, 1, 0x00, 0x01, 0xC2, 0x00, B.iac, B.se,
-            B.iac, B.sb, 44, 2, 8, B.iac, B.se,
-            B.iac, B.sb, 44, 3, 1, B.iac, B.se,
-            B.iac, B.sb, 44, 4, 1, B.iac, B.se,
-            B.iac, B.sb, 44, 5, 1, B.iac, B.se,
-        ])
+        XCTAssertEqual(
+            Array(bytes[15...]),
+            [
+                B.iac, B.sb, 44, 1, 0x00, 0x01, 0xC2, 0x00, B.iac, B.se,
+                B.iac, B.sb, 44, 2, 8, B.iac, B.se,
+                B.iac, B.sb, 44, 3, 1, B.iac, B.se,
+                B.iac, B.sb, 44, 4, 1, B.iac, B.se,
+                B.iac, B.sb, 44, 5, 1, B.iac, B.se,
+            ])
     }
 
     func testDataEscapesIACBothWays() {
@@ -52,7 +56,8 @@ final class TelnetCodecTests: XCTestCase {
         XCTAssertEqual(codec.decode([B.iac, B.do, 1 /* ECHO */]).replies, [B.iac, B.wont, 1])
         XCTAssertEqual(codec.decode([B.iac, B.will, 1]).replies, [B.iac, B.dont, 1])
         XCTAssertEqual(codec.decode([B.iac, B.do, O.comPort]).replies, [B.iac, B.will, O.comPort])
-        XCTAssertEqual(codec.decode([B.iac, B.do, O.comPort]).replies, [], "no answer to a request that changes nothing")
+        XCTAssertEqual(
+            codec.decode([B.iac, B.do, O.comPort]).replies, [], "no answer to a request that changes nothing")
         XCTAssertEqual(codec.decode([B.iac, B.dont, O.comPort]).replies, [B.iac, B.wont, O.comPort])
         XCTAssertEqual(codec.decode([B.iac, B.dont, O.comPort]).replies, [])
     }

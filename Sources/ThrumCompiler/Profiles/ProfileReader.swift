@@ -56,7 +56,9 @@ extension ActuatorProfile {
     ///   - source: how to name the file in messages.
     /// - Returns: the profile and the warnings (unknown keys, values the driver clamps).
     /// - Throws: ``ProfileError`` for a syntax error, a missing field, a wrong type or a value out of range.
-    public static func read(json text: String, source: String) throws(ProfileError) -> (profile: ActuatorProfile, warnings: [ProfileWarning]) {
+    public static func read(json text: String, source: String) throws(ProfileError) -> (
+        profile: ActuatorProfile, warnings: [ProfileWarning]
+    ) {
         let root: JSONNode
         do {
             root = try JSONParser().parse(text)
@@ -73,7 +75,9 @@ extension ActuatorProfile {
     }
 
     /// Reads and checks a profile file (see ``read(json:source:)``); `source` defaults to the path.
-    public static func read(contentsOf url: URL, source: String? = nil) throws(ProfileError) -> (profile: ActuatorProfile, warnings: [ProfileWarning]) {
+    public static func read(contentsOf url: URL, source: String? = nil) throws(ProfileError) -> (
+        profile: ActuatorProfile, warnings: [ProfileWarning]
+    ) {
         let name = source ?? url.path
         let text: String
         do {
@@ -134,8 +138,12 @@ struct ProfileFieldReader {
             if required { throw fail(parent, at, "missing required field '\(key)' (\(expected))") }
             return nil
         }
-        guard let value = node.numberValue else { throw fail(node, at, "expected \(expected), found \(describe(node))") }
-        guard range.contains(value) else { throw fail(node, at, "\(format(value)) is out of range: expected \(expected)") }
+        guard let value = node.numberValue else {
+            throw fail(node, at, "expected \(expected), found \(describe(node))")
+        }
+        guard range.contains(value) else {
+            throw fail(node, at, "\(format(value)) is out of range: expected \(expected)")
+        }
         return value
     }
 
@@ -153,7 +161,8 @@ struct ProfileFieldReader {
     }
 
     mutating func profile(_ root: JSONNode) throws(ProfileError) -> ActuatorProfile {
-        _ = try object(root, "", known: ["id", "name", "formFactor", "datasheet", "driver", "physical", "sources", "notes"])
+        _ = try object(
+            root, "", known: ["id", "name", "formFactor", "datasheet", "driver", "physical", "sources", "notes"])
         guard let id = try string(root, "id", "", required: true) else { throw fail(root, "id", "missing id") }
         guard id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
             throw fail(root["id"], "id", "expected letters, digits, '-', '_' or '.', found \"\(id)\"")
@@ -171,50 +180,70 @@ struct ProfileFieldReader {
                 "maxCurrentMilliamps", "resistanceOhms", "accelerationGrms", "fallTimeMilliseconds",
             ])
         let p = "datasheet"
-        let f0 = try number(sheet, "resonanceHz", p, required: true, range: 125...300, unit: "Hz (the DRV2605L's closed-loop LRA range)")!
+        let f0 = try number(
+            sheet, "resonanceHz", p, required: true, range: 125...300, unit: "Hz (the DRV2605L's closed-loop LRA range)"
+        )!
         let rated = try number(sheet, "ratedVoltageRms", p, required: true, range: 0.1...5.2, unit: "V RMS")!
         let datasheet = ActuatorProfile.Datasheet(
             resonanceHz: f0,
-            resonanceToleranceHz: try number(sheet, "resonanceToleranceHz", p, required: false, range: 0...100, unit: "Hz"),
+            resonanceToleranceHz: try number(
+                sheet, "resonanceToleranceHz", p, required: false, range: 0...100, unit: "Hz"),
             ratedVoltageRms: rated,
             maxVoltagePeak: try number(sheet, "maxVoltagePeak", p, required: false, range: 0.1...5.5, unit: "V peak"),
-            ratedCurrentMilliamps: try number(sheet, "ratedCurrentMilliamps", p, required: false, range: 0...2000, unit: "mA"),
-            maxCurrentMilliamps: try number(sheet, "maxCurrentMilliamps", p, required: false, range: 0...2000, unit: "mA"),
+            ratedCurrentMilliamps: try number(
+                sheet, "ratedCurrentMilliamps", p, required: false, range: 0...2000, unit: "mA"),
+            maxCurrentMilliamps: try number(
+                sheet, "maxCurrentMilliamps", p, required: false, range: 0...2000, unit: "mA"),
             resistanceOhms: try number(sheet, "resistanceOhms", p, required: false, range: 1...1000, unit: "Ω"),
             accelerationGrms: try number(sheet, "accelerationGrms", p, required: false, range: 0...100, unit: "G RMS"),
-            fallTimeMilliseconds: try number(sheet, "fallTimeMilliseconds", p, required: false, range: 0...10000, unit: "ms"))
+            fallTimeMilliseconds: try number(
+                sheet, "fallTimeMilliseconds", p, required: false, range: 0...10000, unit: "ms"))
         // 0.1…5.2 V RMS at 125…300 Hz stays within RATED_VOLTAGE's 255 (at most ≈ 228).
-        var driver = ActuatorProfile.DriverSettings(overdriveClampVoltsPeak: datasheet.maxVoltagePeak ?? (2.0.squareRoot() * rated))
+        var driver = ActuatorProfile.DriverSettings(
+            overdriveClampVoltsPeak: datasheet.maxVoltagePeak ?? (2.0.squareRoot() * rated))
         if let driverNode = root["driver"] {
             let node = try object(driverNode, "driver", known: ["overdriveClampVoltsPeak", "sampleTimeMicroseconds"])
-            if let clamp = try number(node, "overdriveClampVoltsPeak", "driver", required: false, range: 0.1...5.41, unit: "V peak (OD_CLAMP ≤ 255)") {
+            if let clamp = try number(
+                node, "overdriveClampVoltsPeak", "driver", required: false, range: 0.1...5.41,
+                unit: "V peak (OD_CLAMP ≤ 255)")
+            {
                 driver.overdriveClampVoltsPeak = clamp
             }
-            if let sample = try number(node, "sampleTimeMicroseconds", "driver", required: false, range: 150...300, unit: "µs") {
+            if let sample = try number(
+                node, "sampleTimeMicroseconds", "driver", required: false, range: 150...300, unit: "µs")
+            {
                 guard [150.0, 200, 250, 300].contains(sample) else {
-                    throw fail(node["sampleTimeMicroseconds"], "driver.sampleTimeMicroseconds", "expected 150, 200, 250 or 300 (µs), found \(format(sample))")
+                    throw fail(
+                        node["sampleTimeMicroseconds"], "driver.sampleTimeMicroseconds",
+                        "expected 150, 200, 250 or 300 (µs), found \(format(sample))")
                 }
                 driver.sampleTimeMicroseconds = Int(sample)
             }
         }
 
         var physical = ActuatorProfile.PhysicalModel(
-            resonanceHz: f0, mechanicalQ: 20, resistanceOhms: datasheet.resistanceOhms ?? 24, inductanceMillihenries: 0.1,
+            resonanceHz: f0, mechanicalQ: 20, resistanceOhms: datasheet.resistanceOhms ?? 24,
+            inductanceMillihenries: 0.1,
             movingMassGrams: 1.0, forceFactor: 0.4,
-            estimated: ["resonanceHz", "mechanicalQ", "resistanceOhms", "inductanceMillihenries", "movingMassGrams", "forceFactor"])
+            estimated: [
+                "resonanceHz", "mechanicalQ", "resistanceOhms", "inductanceMillihenries", "movingMassGrams",
+                "forceFactor",
+            ])
         if let physicalNode = root["physical"] {
             let q = "physical"
             let node = try object(
                 physicalNode, q,
                 known: [
-                    "resonanceHz", "mechanicalQ", "resistanceOhms", "inductanceMillihenries", "movingMassGrams", "forceFactor",
+                    "resonanceHz", "mechanicalQ", "resistanceOhms", "inductanceMillihenries", "movingMassGrams",
+                    "forceFactor",
                     "jigMassGrams", "estimated",
                 ])
             physical = ActuatorProfile.PhysicalModel(
                 resonanceHz: try number(node, "resonanceHz", q, required: true, range: 20...1000, unit: "Hz")!,
                 mechanicalQ: try number(node, "mechanicalQ", q, required: true, range: 0.5...1000, unit: "")!,
                 resistanceOhms: try number(node, "resistanceOhms", q, required: true, range: 0.1...10000, unit: "Ω")!,
-                inductanceMillihenries: try number(node, "inductanceMillihenries", q, required: true, range: 0...100, unit: "mH")!,
+                inductanceMillihenries: try number(
+                    node, "inductanceMillihenries", q, required: true, range: 0...100, unit: "mH")!,
                 movingMassGrams: try number(node, "movingMassGrams", q, required: true, range: 0.01...1000, unit: "g")!,
                 forceFactor: try number(node, "forceFactor", q, required: true, range: 0.001...100, unit: "N/A")!,
                 jigMassGrams: try number(node, "jigMassGrams", q, required: false, range: 1...100000, unit: "g") ?? 100,
@@ -222,10 +251,13 @@ struct ProfileFieldReader {
         }
         var sources: [String: String] = [:]
         if let node = root["sources"] {
-            guard let members = node.members else { throw fail(node, "sources", "expected an object of field path → source text, found \(describe(node))") }
+            guard let members = node.members else {
+                throw fail(node, "sources", "expected an object of field path → source text, found \(describe(node))")
+            }
             for member in members {
                 guard let text = member.value.stringValue else {
-                    throw fail(member.value, "sources.\(member.key)", "expected a string, found \(describe(member.value))")
+                    throw fail(
+                        member.value, "sources.\(member.key)", "expected a string, found \(describe(member.value))")
                 }
                 sources[member.key] = text
             }
@@ -239,10 +271,14 @@ struct ProfileFieldReader {
     func strings(_ parent: JSONNode, _ key: String, _ path: String) throws(ProfileError) -> [String] {
         let at = path.isEmpty ? key : "\(path).\(key)"
         guard let node = parent[key], !node.isNull else { return [] }
-        guard let elements = node.elements else { throw fail(node, at, "expected an array of strings, found \(describe(node))") }
+        guard let elements = node.elements else {
+            throw fail(node, at, "expected an array of strings, found \(describe(node))")
+        }
         var out: [String] = []
         for (i, element) in elements.enumerated() {
-            guard let s = element.stringValue else { throw fail(element, "\(at)[\(i)]", "expected a string, found \(describe(element))") }
+            guard let s = element.stringValue else {
+                throw fail(element, "\(at)[\(i)]", "expected a string, found \(describe(element))")
+            }
             out.append(s)
         }
         return out

@@ -47,7 +47,9 @@ public struct RegisterCalculation: Equatable, Sendable {
     /// The rated voltage's peak on the output: V_rms / duty (the drive is off during sampling).
     public var ratedVoltsPeak: Double { ratedVoltsRms / max(samplingDuty, 1e-9) }
     /// What the rounded RATED_VOLTAGE really gives, V RMS.
-    public var ratedVoltsRmsRealised: Double { Double(ratedVoltage) * DriverRegisters.ratedVoltageLSB / max(samplingDuty, 1e-9) }
+    public var ratedVoltsRmsRealised: Double {
+        Double(ratedVoltage) * DriverRegisters.ratedVoltageLSB / max(samplingDuty, 1e-9)
+    }
     /// What the rounded OD_CLAMP really gives, V peak.
     public var clampVoltsPeakRealised: Double { Double(overdriveClamp) * DriverRegisters.overdriveClampLSB }
     /// The resonance the rounded DRIVE_TIME stands for, Hz.
@@ -56,7 +58,8 @@ public struct RegisterCalculation: Equatable, Sendable {
     public var openLoopResonanceHz: Double { 1 / (Double(openLoopPeriod) * DriverRegisters.periodLSB) }
 
     /// Creates a calculation. `clampVoltsPeak` nil takes √2 × `ratedVoltsRms`.
-    public init(resonanceHz: Double, ratedVoltsRms: Double, clampVoltsPeak: Double? = nil, sampleTime: Double = 300e-6) {
+    public init(resonanceHz: Double, ratedVoltsRms: Double, clampVoltsPeak: Double? = nil, sampleTime: Double = 300e-6)
+    {
         self.resonanceHz = resonanceHz
         self.ratedVoltsRms = ratedVoltsRms
         self.clampVoltsPeak = clampVoltsPeak ?? 2.0.squareRoot() * ratedVoltsRms
@@ -83,14 +86,19 @@ public struct RegisterCalculation: Equatable, Sendable {
     public var warnings: [String] {
         var out: [String] = []
         if !(125...300).contains(resonanceHz) {
-            out.append(String(format: "f0 %.1f Hz is outside the DRV2605L's closed-loop LRA range (125–300 Hz)", resonanceHz))
+            out.append(
+                String(format: "f0 %.1f Hz is outside the DRV2605L's closed-loop LRA range (125–300 Hz)", resonanceHz))
         }
         if driveTimeExact < -0.5 || driveTimeExact > 31.5 {
             out.append(
-                String(format: "DRIVE_TIME cannot express f0 %.1f Hz (0…31 covers about 139–1000 Hz); clamped to %d", resonanceHz, driveTime))
+                String(
+                    format: "DRIVE_TIME cannot express f0 %.1f Hz (0…31 covers about 139–1000 Hz); clamped to %d",
+                    resonanceHz, driveTime))
         }
         if openLoopPeriodExact > 127.5 {
-            out.append(String(format: "OL_LRA_PERIOD cannot express f0 %.1f Hz (7 bits: ≥ 80 Hz); clamped to 127", resonanceHz))
+            out.append(
+                String(format: "OL_LRA_PERIOD cannot express f0 %.1f Hz (7 bits: ≥ 80 Hz); clamped to 127", resonanceHz)
+            )
         }
         if drivenFraction <= 0 {
             out.append("f0 is too high for the back-EMF sampling window: the driver would never drive")
@@ -99,12 +107,15 @@ public struct RegisterCalculation: Equatable, Sendable {
             out.append(String(format: "RATED_VOLTAGE %.1f is beyond the register (255); clamped", ratedVoltageExact))
         }
         if overdriveClampExact > 255.5 {
-            out.append(String(format: "OD_CLAMP %.1f is beyond the register (255 = 5.41 V peak); clamped", overdriveClampExact))
+            out.append(
+                String(format: "OD_CLAMP %.1f is beyond the register (255 = 5.41 V peak); clamped", overdriveClampExact)
+            )
         }
         if clampVoltsPeak < ratedVoltsPeak * 0.999 {
             out.append(
                 String(
-                    format: "the clamp (%.2f V peak) is below the rated drive's peak (%.2f V): the clamp wins, no overdrive headroom",
+                    format:
+                        "the clamp (%.2f V peak) is below the rated drive's peak (%.2f V): the clamp wins, no overdrive headroom",
                     clampVoltsPeak, ratedVoltsPeak))
         }
         return out

@@ -59,12 +59,15 @@ public struct CalibrationDiagnosis: Sendable, Equatable {
         guard let cause else { return nil }
         switch cause {
         case .noActuator:
-            return "no actuator: the driver measured no resonance (LRA_PERIOD 0, no back-EMF); check that the LRA is connected and its wires are intact"
+            return
+                "no actuator: the driver measured no resonance (LRA_PERIOD 0, no back-EMF); check that the LRA is connected and its wires are intact"
         case .wrongActuator:
             let hz = resonanceHz.map { "\(Int($0.rounded())) Hz" } ?? "an unknown frequency"
-            return "wrong actuator: it resonates at \(hz), the profile expects \(Int(predictedHz.rounded())) ± \(Int(toleranceHz.rounded())) Hz; use the profile of the actuator that is mounted"
+            return
+                "wrong actuator: it resonates at \(hz), the profile expects \(Int(predictedHz.rounded())) ± \(Int(toleranceHz.rounded())) Hz; use the profile of the actuator that is mounted"
         case .ratedVoltageBeyondSupply:
-            return "rated voltage beyond the supply: the actuator resonates where expected but the loop could not reach the rated drive; the rated voltage's peak (with overdrive headroom) needs more than VDD, or the overdrive clamp is below it; lower the rated voltage or raise VDD"
+            return
+                "rated voltage beyond the supply: the actuator resonates where expected but the loop could not reach the rated drive; the rated voltage's peak (with overdrive headroom) needs more than VDD, or the overdrive clamp is below it; lower the rated voltage or raise VDD"
         }
     }
 }

@@ -62,19 +62,26 @@ public struct PlaybackExpectations: Sendable, Equatable {
 
     /// The timing failure of one event under `maxError` (s), nil when it passes.
     public static func timingFailure(of event: PlaybackReport.Event, maxError: Double) -> String? {
-        let at = "event \(event.patternIndex) at \(format(event.requestedTime * 1e3, digits: 3)) ms"
+        let at =
+            "event \(event.patternIndex) at \(format(event.requestedTime * 1e3, digits: 3)) ms"
             + (event.pass > 0 ? " (pass \(event.pass + 1))" : "")
         let limit = "\(format(maxError * 1e6, digits: 0)) µs"
-        guard let onset = event.onsetTime else { return "\(at): no onset reported (\(event.status.rawValue)); expected within \(limit)" }
-        guard event.status == .onTime else { return "\(at): \(event.status.rawValue); expected on time within \(limit)" }
+        guard let onset = event.onsetTime else {
+            return "\(at): no onset reported (\(event.status.rawValue)); expected within \(limit)"
+        }
+        guard event.status == .onTime else {
+            return "\(at): \(event.status.rawValue); expected on time within \(limit)"
+        }
         guard let bound = event.onsetBound else { return "\(at): the onset has no bound; expected within \(limit)" }
         let error = onset - event.requestedTime
         if abs(error) + bound > maxError {
-            return "\(at): |error| + bound = \(format(abs(error) * 1e6, digits: 0)) + \(format(bound * 1e6, digits: 0)) µs"
+            return
+                "\(at): |error| + bound = \(format(abs(error) * 1e6, digits: 0)) + \(format(bound * 1e6, digits: 0)) µs"
                 + " = \(format((abs(error) + bound) * 1e6, digits: 0)) µs > \(limit)"
         }
         if let truth = event.trueOnsetTime, abs(truth - event.requestedTime) > maxError {
-            return "\(at): true error \(format((truth - event.requestedTime) * 1e6, digits: 0)) µs > \(limit) although the bound held"
+            return
+                "\(at): true error \(format((truth - event.requestedTime) * 1e6, digits: 0)) µs > \(limit) although the bound held"
         }
         return nil
     }
@@ -94,9 +101,11 @@ public struct PlaybackExpectations: Sendable, Equatable {
         var count: String?
         if let onsets, reported != onsets {
             let haptic = report.events.filter(\.type.isHaptic).count
-            count = "expected \(onsets) onset\(onsets == 1 ? "" : "s"), the device reported \(reported) (of \(haptic) haptic events)"
+            count =
+                "expected \(onsets) onset\(onsets == 1 ? "" : "s"), the device reported \(reported) (of \(haptic) haptic events)"
         }
-        return Outcome(eventFailures: failures, countFailure: count, reportedOnsets: reported, worstErrorPlusBound: worst)
+        return Outcome(
+            eventFailures: failures, countFailure: count, reportedOnsets: reported, worstErrorPlusBound: worst)
     }
 
     private static func format(_ x: Double, digits: Int) -> String {

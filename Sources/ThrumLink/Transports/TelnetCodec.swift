@@ -76,7 +76,10 @@ public struct TelnetCodec: Sendable {
             remoteEnabled.insert(option)
         }
         let b = UInt32(clamping: max(0, baud))
-        out += Self.subnegotiation([Option.comPort, ComPortCommand.setBaudRate, UInt8(b >> 24), UInt8(b >> 16 & 0xFF), UInt8(b >> 8 & 0xFF), UInt8(b & 0xFF)])
+        out += Self.subnegotiation([
+            Option.comPort, ComPortCommand.setBaudRate, UInt8(b >> 24), UInt8(b >> 16 & 0xFF), UInt8(b >> 8 & 0xFF),
+            UInt8(b & 0xFF),
+        ])
         out += Self.subnegotiation([Option.comPort, ComPortCommand.setDataSize, 8])
         out += Self.subnegotiation([Option.comPort, ComPortCommand.setParity, 1])
         out += Self.subnegotiation([Option.comPort, ComPortCommand.setStopSize, 1])

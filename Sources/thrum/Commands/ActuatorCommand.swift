@@ -41,16 +41,18 @@ enum ActuatorCommand: Subcommand {
         try noMoreArguments(&arguments)
         let profiles = ActuatorProfile.builtIn
         if json {
-            JSONOutput.print(profiles.map { profile -> [String: Any] in
-                let r = DriverRegisters.derive(from: profile)
-                return [
-                    "id": profile.id, "name": profile.name, "form_factor": profile.formFactor,
-                    "resonance_hz": profile.datasheet.resonanceHz, "rated_voltage_rms": profile.datasheet.ratedVoltageRms,
-                    "od_clamp_volts_peak": profile.driver.overdriveClampVoltsPeak,
-                    "default": profile.id == ActuatorProfile.default.id,
-                    "registers": registerObject(r),
-                ]
-            })
+            JSONOutput.print(
+                profiles.map { profile -> [String: Any] in
+                    let r = DriverRegisters.derive(from: profile)
+                    return [
+                        "id": profile.id, "name": profile.name, "form_factor": profile.formFactor,
+                        "resonance_hz": profile.datasheet.resonanceHz,
+                        "rated_voltage_rms": profile.datasheet.ratedVoltageRms,
+                        "od_clamp_volts_peak": profile.driver.overdriveClampVoltsPeak,
+                        "default": profile.id == ActuatorProfile.default.id,
+                        "registers": registerObject(r),
+                    ]
+                })
             return 0
         }
         print("\(profiles.count) built-in actuator profiles (hardware/actuators; * = default):")
@@ -60,7 +62,8 @@ enum ActuatorCommand: Subcommand {
             let mark = p.id == ActuatorProfile.default.id ? "*" : " "
             print(
                 mark + " " + p.id.padding(toLength: 21, withPad: " ", startingAt: 0)
-                    + String(format: "%5.0f Hz  %4.2f V rms  %4.2f V pk  0x%02X   0x%02X      %2d          %3d        ",
+                    + String(
+                        format: "%5.0f Hz  %4.2f V rms  %4.2f V pk  0x%02X   0x%02X      %2d          %3d        ",
                         p.datasheet.resonanceHz, p.datasheet.ratedVoltageRms, p.driver.overdriveClampVoltsPeak,
                         r.ratedVoltage, r.overdriveClamp, r.driveTime, r.openLoopPeriod) + p.name)
         }
@@ -85,7 +88,8 @@ enum ActuatorCommand: Subcommand {
         let vrms = try arguments.option("vrms", as: positive, expected: "a voltage in V RMS > 0")
         let vpeak = try arguments.option("vpeak", as: positive, expected: "a voltage in V peak > 0")
         let sample = try arguments.option(
-            "sample-time", as: { Int($0).flatMap { [150, 200, 250, 300].contains($0) ? $0 : nil } }, expected: "150, 200, 250 or 300 (µs)")
+            "sample-time", as: { Int($0).flatMap { [150, 200, 250, 300].contains($0) ? $0 : nil } },
+            expected: "150, 200, 250 or 300 (µs)")
         let profile = try ActuatorChoice.take(from: &arguments)
         let json = arguments.flag("json")
         try noMoreArguments(&arguments)
@@ -98,33 +102,37 @@ enum ActuatorCommand: Subcommand {
             calc = RegisterCalculation(profile: profile)
             title = "\(profile.name) (\(profile.id))"
         } else {
-            guard let f0, let vrms else { throw UsageError(message: "give --f0 HZ and --vrms V (or --actuator NAME|FILE.json)") }
+            guard let f0, let vrms else {
+                throw UsageError(message: "give --f0 HZ and --vrms V (or --actuator NAME|FILE.json)")
+            }
             calc = RegisterCalculation(
                 resonanceHz: f0, ratedVoltsRms: vrms, clampVoltsPeak: vpeak, sampleTime: Double(sample ?? 300) * 1e-6)
             title = "an LRA"
         }
         if json {
             var object = registerObject(calc.registers)
-            object["inputs"] = [
-                "f0_hz": calc.resonanceHz, "vrms": calc.ratedVoltsRms, "vpeak": calc.clampVoltsPeak,
-                "vpeak_given": calc.clampGiven, "sample_time_us": Int((calc.sampleTime * 1e6).rounded()),
-            ] as [String: Any]
+            object["inputs"] =
+                [
+                    "f0_hz": calc.resonanceHz, "vrms": calc.ratedVoltsRms, "vpeak": calc.clampVoltsPeak,
+                    "vpeak_given": calc.clampGiven, "sample_time_us": Int((calc.sampleTime * 1e6).rounded()),
+                ] as [String: Any]
             object["actuator"] = JSONOutput.orNull(profile?.id)
-            object["intermediate"] = [
-                "sampling_window_us": round(calc.samplingWindow * 1e6, 3),
-                "driven_fraction": round(calc.drivenFraction, 6),
-                "sampling_duty": round(calc.samplingDuty, 6),
-                "rated_voltage_exact": round(calc.ratedVoltageExact, 4),
-                "rated_voltage_peak_volts": round(calc.ratedVoltsPeak, 4),
-                "rated_voltage_realised_vrms": round(calc.ratedVoltsRmsRealised, 4),
-                "od_clamp_exact": round(calc.overdriveClampExact, 4),
-                "od_clamp_realised_vpeak": round(calc.clampVoltsPeakRealised, 4),
-                "half_period_ms": round(calc.halfPeriod * 1e3, 6),
-                "drive_time_exact": round(calc.driveTimeExact, 4),
-                "drive_time_f0_hz": round(calc.driveTimeResonanceHz, 3),
-                "ol_lra_period_exact": round(calc.openLoopPeriodExact, 4),
-                "ol_lra_period_f0_hz": round(calc.openLoopResonanceHz, 3),
-            ] as [String: Any]
+            object["intermediate"] =
+                [
+                    "sampling_window_us": round(calc.samplingWindow * 1e6, 3),
+                    "driven_fraction": round(calc.drivenFraction, 6),
+                    "sampling_duty": round(calc.samplingDuty, 6),
+                    "rated_voltage_exact": round(calc.ratedVoltageExact, 4),
+                    "rated_voltage_peak_volts": round(calc.ratedVoltsPeak, 4),
+                    "rated_voltage_realised_vrms": round(calc.ratedVoltsRmsRealised, 4),
+                    "od_clamp_exact": round(calc.overdriveClampExact, 4),
+                    "od_clamp_realised_vpeak": round(calc.clampVoltsPeakRealised, 4),
+                    "half_period_ms": round(calc.halfPeriod * 1e3, 6),
+                    "drive_time_exact": round(calc.driveTimeExact, 4),
+                    "drive_time_f0_hz": round(calc.driveTimeResonanceHz, 3),
+                    "ol_lra_period_exact": round(calc.openLoopPeriodExact, 4),
+                    "ol_lra_period_f0_hz": round(calc.openLoopResonanceHz, 3),
+                ] as [String: Any]
             object["warnings"] = calc.warnings
             JSONOutput.print(object)
             return 0
@@ -142,24 +150,38 @@ enum ActuatorCommand: Subcommand {
         let t = c.sampleTime * 1e6
         var lines: [String] = []
         lines.append(
-            String(format: "DRV2605L registers for %@: f0 %g Hz, %g V RMS rated, clamp %.3g V peak%@, SAMPLE_TIME %.0f µs",
+            String(
+                format: "DRV2605L registers for %@: f0 %g Hz, %g V RMS rated, clamp %.3g V peak%@, SAMPLE_TIME %.0f µs",
                 title, c.resonanceHz, c.ratedVoltsRms, c.clampVoltsPeak, c.clampGiven ? "" : " (√2 × V RMS)", t))
         lines.append("")
         lines.append("RATED_VOLTAGE (0x16) = V_rms · √(1 − (4·t_SAMPLE + 300 µs)·f0) / 20.58 mV")
-        lines.append(String(format: "  4·%.0f µs + 300 µs = %.0f µs;  1 − %.0f µs × %g Hz = %.4f;  √ = %.4f",
-            t, c.samplingWindow * 1e6, c.samplingWindow * 1e6, c.resonanceHz, c.drivenFraction, c.samplingDuty))
-        lines.append(String(format: "  %g V × %.4f / 20.58 mV = %.2f  →  %d (0x%02X)  = %.3f V RMS, %.3f V peak on the output",
-            c.ratedVoltsRms, c.samplingDuty, c.ratedVoltageExact, Int(c.ratedVoltage), Int(c.ratedVoltage),
-            c.ratedVoltsRmsRealised, c.ratedVoltsPeak))
+        lines.append(
+            String(
+                format: "  4·%.0f µs + 300 µs = %.0f µs;  1 − %.0f µs × %g Hz = %.4f;  √ = %.4f",
+                t, c.samplingWindow * 1e6, c.samplingWindow * 1e6, c.resonanceHz, c.drivenFraction, c.samplingDuty))
+        lines.append(
+            String(
+                format: "  %g V × %.4f / 20.58 mV = %.2f  →  %d (0x%02X)  = %.3f V RMS, %.3f V peak on the output",
+                c.ratedVoltsRms, c.samplingDuty, c.ratedVoltageExact, Int(c.ratedVoltage), Int(c.ratedVoltage),
+                c.ratedVoltsRmsRealised, c.ratedVoltsPeak))
         lines.append("OD_CLAMP (0x17) = V_peak / 21.22 mV")
-        lines.append(String(format: "  %.4g V / 21.22 mV = %.2f  →  %d (0x%02X)  = %.3f V peak",
-            c.clampVoltsPeak, c.overdriveClampExact, Int(c.overdriveClamp), Int(c.overdriveClamp), c.clampVoltsPeakRealised))
+        lines.append(
+            String(
+                format: "  %.4g V / 21.22 mV = %.2f  →  %d (0x%02X)  = %.3f V peak",
+                c.clampVoltsPeak, c.overdriveClampExact, Int(c.overdriveClamp), Int(c.overdriveClamp),
+                c.clampVoltsPeakRealised))
         lines.append("DRIVE_TIME (CONTROL1[4:0]) = (1/(2·f0) − 0.5 ms) / 0.1 ms")
-        lines.append(String(format: "  1/(2 × %g Hz) = %.4f ms;  (%.4f − 0.5) / 0.1 = %.2f  →  %d  (stands for %.1f Hz)",
-            c.resonanceHz, c.halfPeriod * 1e3, c.halfPeriod * 1e3, c.driveTimeExact, Int(c.driveTime), c.driveTimeResonanceHz))
+        lines.append(
+            String(
+                format: "  1/(2 × %g Hz) = %.4f ms;  (%.4f − 0.5) / 0.1 = %.2f  →  %d  (stands for %.1f Hz)",
+                c.resonanceHz, c.halfPeriod * 1e3, c.halfPeriod * 1e3, c.driveTimeExact, Int(c.driveTime),
+                c.driveTimeResonanceHz))
         lines.append("OL_LRA_PERIOD (0x20) = 1 / (f0 · 98.46 µs)")
-        lines.append(String(format: "  1 / (%g Hz × 98.46 µs) = %.2f  →  %d (0x%02X)  (stands for %.1f Hz)",
-            c.resonanceHz, c.openLoopPeriodExact, Int(c.openLoopPeriod), Int(c.openLoopPeriod), c.openLoopResonanceHz))
+        lines.append(
+            String(
+                format: "  1 / (%g Hz × 98.46 µs) = %.2f  →  %d (0x%02X)  (stands for %.1f Hz)",
+                c.resonanceHz, c.openLoopPeriodExact, Int(c.openLoopPeriod), Int(c.openLoopPeriod),
+                c.openLoopResonanceHz))
         lines.append(String(format: "SAMPLE_TIME (CONTROL2[5:4]) = %d (%.0f µs)", Int(c.sampleTimeCode), t))
         for warning in c.warnings { lines.append("warning: \(warning)") }
         return lines.joined(separator: "\n")

@@ -58,11 +58,15 @@ enum CalibrateCommand: Subcommand {
         let saved = connection.remember(report)
         let faults = session.faults
         if json {
-            JSONOutput.print(jsonObject(diagnosis, profile: profile, identity: identity, target: target, registers: connection.registers,
-                                        savedTo: saved, wasCalibrated: wasCalibrated, faults: faults))
+            JSONOutput.print(
+                jsonObject(
+                    diagnosis, profile: profile, identity: identity, target: target, registers: connection.registers,
+                    savedTo: saved, wasCalibrated: wasCalibrated, faults: faults))
         } else {
-            print(text(diagnosis, profile: profile, identity: identity, target: target, registers: connection.registers,
-                       savedTo: saved, wasCalibrated: wasCalibrated))
+            print(
+                text(
+                    diagnosis, profile: profile, identity: identity, target: target, registers: connection.registers,
+                    savedTo: saved, wasCalibrated: wasCalibrated))
         }
         for fault in faults { printError("the device reported fault \(fault.code): \(fault.meaning)") }
         guard diagnosis.passed else {
@@ -83,21 +87,41 @@ enum CalibrateCommand: Subcommand {
     ) -> String {
         let r = d.report
         var lines: [String] = []
-        lines.append("calibrating \(profile.name) (\(profile.id)) on \(target.name), device \(DeviceDescription.hex(identity.deviceId))")
         lines.append(
-            String(format: "inputs: RATED_VOLTAGE 0x%02X, OD_CLAMP 0x%02X, DRIVE_TIME %d, SAMPLE_TIME %d", Int(registers.ratedVoltage),
+            "calibrating \(profile.name) (\(profile.id)) on \(target.name), device \(DeviceDescription.hex(identity.deviceId))"
+        )
+        lines.append(
+            String(
+                format: "inputs: RATED_VOLTAGE 0x%02X, OD_CLAMP 0x%02X, DRIVE_TIME %d, SAMPLE_TIME %d",
+                Int(registers.ratedVoltage),
                 Int(registers.overdriveClamp), Int(registers.driveTime), Int(registers.sampleTime))
                 + (wasCalibrated ? " (the driver was already calibrated since reset; run again)" : ""))
-        lines.append("result: " + (d.passed ? "passed" : "FAILED") + (r.passed && !d.passed ? " (the driver converged, on the wrong actuator)" : ""))
-        lines.append(String(format: "  A_CAL_COMP  0x%02X  (back-EMF compensation 1 + %d/255 = %.3f)", Int(r.aCalComp), Int(r.aCalComp), 1 + Double(r.aCalComp) / 255))
-        lines.append(String(format: "  A_CAL_BEMF  0x%02X  (%d/255 × 1.22 V / %g = %.3f V back-EMF at the rated drive)",
-            Int(r.aCalBemf), Int(r.aCalBemf), DRV2605LFormulas.lraBackEMFGain(code: r.bemfGain), backEMFVolts(r)))
-        lines.append(String(format: "  BEMF_GAIN   %d     (%g×)", Int(r.bemfGain), DRV2605LFormulas.lraBackEMFGain(code: r.bemfGain)))
+        lines.append(
+            "result: " + (d.passed ? "passed" : "FAILED")
+                + (r.passed && !d.passed ? " (the driver converged, on the wrong actuator)" : ""))
+        lines.append(
+            String(
+                format: "  A_CAL_COMP  0x%02X  (back-EMF compensation 1 + %d/255 = %.3f)", Int(r.aCalComp),
+                Int(r.aCalComp), 1 + Double(r.aCalComp) / 255))
+        lines.append(
+            String(
+                format: "  A_CAL_BEMF  0x%02X  (%d/255 × 1.22 V / %g = %.3f V back-EMF at the rated drive)",
+                Int(r.aCalBemf), Int(r.aCalBemf), DRV2605LFormulas.lraBackEMFGain(code: r.bemfGain), backEMFVolts(r)))
+        lines.append(
+            String(
+                format: "  BEMF_GAIN   %d     (%g×)", Int(r.bemfGain), DRV2605LFormulas.lraBackEMFGain(code: r.bemfGain)
+            ))
         if let hz = d.resonanceHz {
-            lines.append(String(format: "  resonance   %.1f Hz from LRA_PERIOD %d (%d × 98.46 µs = %.3f ms); the profile predicts %.1f Hz (%+.1f %%, tolerance ± %.0f Hz)",
-                hz, Int(r.lraPeriod), Int(r.lraPeriod), Double(r.lraPeriod) * 0.09846, d.predictedHz, (hz / d.predictedHz - 1) * 100, d.toleranceHz))
+            lines.append(
+                String(
+                    format:
+                        "  resonance   %.1f Hz from LRA_PERIOD %d (%d × 98.46 µs = %.3f ms); the profile predicts %.1f Hz (%+.1f %%, tolerance ± %.0f Hz)",
+                    hz, Int(r.lraPeriod), Int(r.lraPeriod), Double(r.lraPeriod) * 0.09846, d.predictedHz,
+                    (hz / d.predictedHz - 1) * 100, d.toleranceHz))
         } else {
-            lines.append(String(format: "  resonance   none measured (LRA_PERIOD 0); the profile predicts %.1f Hz", d.predictedHz))
+            lines.append(
+                String(
+                    format: "  resonance   none measured (LRA_PERIOD 0); the profile predicts %.1f Hz", d.predictedHz))
         }
         if let advice = d.advice { lines.append("cause: \(advice)") }
         if let savedTo {
@@ -132,7 +156,9 @@ enum CalibrateCommand: Subcommand {
             "target": target.isVirtual ? "virtual" : target.name,
             "was_calibrated_since_reset": wasCalibrated,
             "kept_in": JSONOutput.orNull(savedTo?.path),
-            "faults": faults.map { ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any] },
+            "faults": faults.map {
+                ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any]
+            },
         ]
     }
 }

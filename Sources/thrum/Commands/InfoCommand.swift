@@ -92,31 +92,50 @@ enum InfoCommand: Subcommand {
                     + "clock \(identity.clockHz) Hz")
             lines.append(
                 "capabilities: queue \(c.queueSlots) slots, receive buffer \(identity.rxBuffer) B, payload ≤ \(identity.maxPayload) B; "
-                    + (c.preload ? "\(c.programSlots) program slots sharing \(c.programSegments) segments; " : "no program store; ")
+                    + (c.preload
+                        ? "\(c.programSlots) program slots sharing \(c.programSegments) segments; "
+                        : "no program store; ")
                     + (features.isEmpty ? "base messages only" : features.joined(separator: ", ")))
             lines.append(
-                "calibration: " + (connection.deviceSaysCalibrated
-                    ? "the driver holds a calibration that passed since reset" : "the driver holds no calibration since reset"))
+                "calibration: "
+                    + (connection.deviceSaysCalibrated
+                        ? "the driver holds a calibration that passed since reset"
+                        : "the driver holds no calibration since reset"))
             if let stored {
                 let valid = connection.stillValid != nil
                 lines.append(
-                    String(format: "  kept: %@ for %@ on %@: A_CAL_COMP 0x%02X, A_CAL_BEMF 0x%02X, BEMF_GAIN %d, LRA_PERIOD %d",
-                        stored.calibratedAt, stored.profile, stored.port, stored.aCalComp, stored.aCalBemf, stored.bemfGain, stored.lraPeriod)
+                    String(
+                        format:
+                            "  kept: %@ for %@ on %@: A_CAL_COMP 0x%02X, A_CAL_BEMF 0x%02X, BEMF_GAIN %d, LRA_PERIOD %d",
+                        stored.calibratedAt, stored.profile, stored.port, stored.aCalComp, stored.aCalBemf,
+                        stored.bemfGain, stored.lraPeriod)
                         + (stored.resonanceHz.map { String(format: " (%.1f Hz)", $0) } ?? ""))
                 lines.append(
-                    "  " + (valid
-                        ? "valid for \(connection.profile.id): `thrum play` will not calibrate again"
-                        : "not valid for \(connection.profile.id) (" + (stored.matches(connection.registers) ? "the device reset since" : "other calibration inputs") + "): `thrum play` will calibrate"))
+                    "  "
+                        + (valid
+                            ? "valid for \(connection.profile.id): `thrum play` will not calibrate again"
+                            : "not valid for \(connection.profile.id) ("
+                                + (stored.matches(connection.registers)
+                                    ? "the device reset since" : "other calibration inputs")
+                                + "): `thrum play` will calibrate"))
             } else if connection.store != nil {
                 lines.append("  none kept for this device")
             }
-            lines.append("state: driver \(powerState); faults: " + (session.faults.isEmpty ? "none" : session.faults.map { "\($0.code) (\($0.meaning))" }.joined(separator: ", ")))
             lines.append(
-                String(format: "link: round trip %.2f ms (variation %.2f ms), %d frames out, %d back, %d retransmissions, %d bad frames",
-                    stats.smoothedRoundTrip.seconds * 1e3, stats.roundTripVariation.seconds * 1e3, stats.framesSent, stats.framesReceived,
+                "state: driver \(powerState); faults: "
+                    + (session.faults.isEmpty
+                        ? "none" : session.faults.map { "\($0.code) (\($0.meaning))" }.joined(separator: ", ")))
+            lines.append(
+                String(
+                    format:
+                        "link: round trip %.2f ms (variation %.2f ms), %d frames out, %d back, %d retransmissions, %d bad frames",
+                    stats.smoothedRoundTrip.seconds * 1e3, stats.roundTripVariation.seconds * 1e3, stats.framesSent,
+                    stats.framesReceived,
                     stats.retransmissions, stats.badFrames))
             lines.append(
-                String(format: "clock: device counter at %.3f s (free-running µs, wraps every 71.6 min), drift %+.1f ppm, error ± %.0f µs over %d samples",
+                String(
+                    format:
+                        "clock: device counter at %.3f s (free-running µs, wraps every 71.6 min), drift %+.1f ppm, error ± %.0f µs over %d samples",
                     deviceSeconds, clock.driftPPM, clock.errorEstimate.seconds * 1e6, clock.sampleCount))
             return lines.joined(separator: "\n")
         }
@@ -131,31 +150,37 @@ enum InfoCommand: Subcommand {
             let clock = session.link.clock
             var storedJSON: Any = NSNull()
             if let stored {
-                storedJSON = [
-                    "calibrated_at": stored.calibratedAt, "profile": stored.profile, "port": stored.port,
-                    "a_cal_comp": stored.aCalComp, "a_cal_bemf": stored.aCalBemf, "bemf_gain": stored.bemfGain,
-                    "lra_period": stored.lraPeriod, "resonance_hz": JSONOutput.orNull(stored.resonanceHz),
-                    "valid_for_profile": connection.stillValid != nil,
-                ] as [String: Any]
+                storedJSON =
+                    [
+                        "calibrated_at": stored.calibratedAt, "profile": stored.profile, "port": stored.port,
+                        "a_cal_comp": stored.aCalComp, "a_cal_bemf": stored.aCalBemf, "bemf_gain": stored.bemfGain,
+                        "lra_period": stored.lraPeriod, "resonance_hz": JSONOutput.orNull(stored.resonanceHz),
+                        "valid_for_profile": connection.stillValid != nil,
+                    ] as [String: Any]
             }
             return [
                 "target": connection.target.isVirtual ? "virtual" : connection.target.name,
                 "device": DeviceDescription.json(identity),
                 "capabilities": [
                     "queue_slots": c.queueSlots, "program_slots": c.programSlots, "program_segments": c.programSegments,
-                    "standby": c.standby, "calibration": c.calibration, "preload": c.preload, "rom_effects": c.romEffects,
+                    "standby": c.standby, "calibration": c.calibration, "preload": c.preload,
+                    "rom_effects": c.romEffects,
                 ] as [String: Any],
                 "calibration": [
-                    "calibrated_since_reset": connection.deviceSaysCalibrated, "profile": connection.profile.id, "kept": storedJSON,
+                    "calibrated_since_reset": connection.deviceSaysCalibrated, "profile": connection.profile.id,
+                    "kept": storedJSON,
                 ] as [String: Any],
                 "state": [
                     "power_state": JSONOutput.orNull(session.powerState.map { "\($0)" }),
-                    "faults": session.faults.map { ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any] },
+                    "faults": session.faults.map {
+                        ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any]
+                    },
                 ] as [String: Any],
                 "link": [
                     "round_trip_ms": (stats.smoothedRoundTrip.seconds * 1e6).rounded() / 1e3,
                     "round_trip_variation_ms": (stats.roundTripVariation.seconds * 1e6).rounded() / 1e3,
-                    "frames_sent": stats.framesSent, "frames_received": stats.framesReceived, "retransmissions": stats.retransmissions,
+                    "frames_sent": stats.framesSent, "frames_received": stats.framesReceived,
+                    "retransmissions": stats.retransmissions,
                     "bad_frames": stats.badFrames,
                     "clock_drift_ppm": (clock.driftPPM * 10).rounded() / 10,
                     "clock_error_us": (clock.errorEstimate.seconds * 1e6).rounded(),

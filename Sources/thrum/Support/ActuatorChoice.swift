@@ -21,7 +21,10 @@ enum ActuatorChoice {
         if let profile = ActuatorProfile.builtIn(id: choice) { return profile }
         guard choice.hasSuffix(".json") || choice.contains("/") else {
             let names = ActuatorProfile.builtIn.map(\.id).joined(separator: ", ")
-            throw CommandFailure(message: "no actuator profile named '\(choice)' (known: \(names); or give a FILE.json, see `thrum actuator --help`)")
+            throw CommandFailure(
+                message:
+                    "no actuator profile named '\(choice)' (known: \(names); or give a FILE.json, see `thrum actuator --help`)"
+            )
         }
         do {
             let (profile, warnings) = try ActuatorProfile.read(contentsOf: URL(fileURLWithPath: choice), source: choice)

@@ -34,7 +34,10 @@ struct StoredCalibration: Codable, Equatable {
         case resonanceHz = "resonance_hz", calibratedAt = "calibrated_at"
     }
 
-    init(identity: DeviceIdentity, port: String, profile: ActuatorProfile, registers: DriverRegisters, report: CalibrationReport, at date: Date) {
+    init(
+        identity: DeviceIdentity, port: String, profile: ActuatorProfile, registers: DriverRegisters,
+        report: CalibrationReport, at date: Date
+    ) {
         deviceID = DeviceDescription.hex(identity.deviceId)
         self.port = port
         firmware = DeviceDescription.firmware(identity)
@@ -72,7 +75,8 @@ struct CalibrationStore {
             return CalibrationStore(directory: URL(fileURLWithPath: xdg).appendingPathComponent("thrum/calibrations"))
         }
         if let home = environment["HOME"], home.hasPrefix("/") {
-            return CalibrationStore(directory: URL(fileURLWithPath: home).appendingPathComponent(".config/thrum/calibrations"))
+            return CalibrationStore(
+                directory: URL(fileURLWithPath: home).appendingPathComponent(".config/thrum/calibrations"))
         }
         return nil
     }
@@ -94,7 +98,8 @@ struct CalibrationStore {
     }
 
     private static func sanitized(_ text: String) -> String {
-        String(text.map { $0.isLetter || $0.isNumber ? $0 : "-" }).trimmingCharacters(in: CharacterSet(charactersIn: "-"))
+        String(text.map { $0.isLetter || $0.isNumber ? $0 : "-" }).trimmingCharacters(
+            in: CharacterSet(charactersIn: "-"))
     }
 
     func file(for key: String) -> URL { directory.appendingPathComponent("\(key).json") }
@@ -119,7 +124,8 @@ struct CalibrationStore {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try encoder.encode(record).write(to: file(for: key), options: .atomic)
         } catch {
-            throw CommandFailure(message: "cannot keep the calibration in \(directory.path): \(error.localizedDescription)")
+            throw CommandFailure(
+                message: "cannot keep the calibration in \(directory.path): \(error.localizedDescription)")
         }
     }
 

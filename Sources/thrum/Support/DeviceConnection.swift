@@ -30,7 +30,9 @@ struct DeviceConnection {
     /// Opens the session and configures the driver (CONFIGURE_SAMPLE_TIME + CONFIGURE_DRIVER).
     /// - Throws: `CommandFailure` with the link's message when no device answers.
     /// `configure` false only identifies (for `info`, which changes nothing on the device).
-    static func open(target: PlaybackTarget, profile: ActuatorProfile, configure: Bool = true) throws -> DeviceConnection {
+    static func open(target: PlaybackTarget, profile: ActuatorProfile, configure: Bool = true) throws
+        -> DeviceConnection
+    {
         let session = DeviceSession(pump: target.pump, endpointName: target.name)
         let identity: DeviceIdentity
         do {
