@@ -3,7 +3,9 @@
 # libserialport (headers and pkg-config file), pkg-config, make and a C compiler; for the firmware
 # cross builds gcc-avr + avr-libc and gcc-arm-none-eabi + newlib (python3 for their budget report);
 # and for the AVR firmware binary in simavr (hardware/avrsim, EndToEndTests/AVRFirmwareEndToEndTests):
-# simavr, libsimavr-dev, libsimavrparts1 (a separate package on Debian) and libelf-dev.
+# simavr, libsimavr-dev, libsimavrparts1 (a separate package on Debian) and libelf-dev; xmllint
+# (libxml2-utils) for the JUnit schema check of `thrum play --junit`; ser2net for the tcp:// and
+# rfc2217:// remote-rig tests.
 # Uses sudo when not root. Prints nothing when everything is already there.
 set -euo pipefail
 
@@ -23,6 +25,10 @@ command -v simavr >/dev/null 2>&1 || missing+=(simavr)
 [ -f /usr/include/simavr/sim_avr.h ] || missing+=(libsimavr-dev)
 ls /usr/lib/*/libsimavrparts.so.1 >/dev/null 2>&1 || missing+=(libsimavrparts1)
 [ -f /usr/include/libelf.h ] || missing+=(libelf-dev)
+# xmllint checks `thrum play --junit` reports against tools/junit.xsd.
+command -v xmllint >/dev/null 2>&1 || missing+=(libxml2-utils)
+# ser2net: the serial-over-network server the remote-rig tests put in front of `thrum sim`.
+command -v ser2net >/dev/null 2>&1 || missing+=(ser2net)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "thrum: no Swift toolchain on PATH; install Swift 6 (swift.org) and try again" >&2

@@ -110,7 +110,8 @@ MESSAGES = {
                                          ("a_cal_bemf", "u8"), ("bemf_gain", "u8"),
                                          ("lra_period", "u8")]),
     "STATE": (0x46, "d2h", [("state", "u8"), ("cause", "u8")]),
-    "CAPABILITIES": (0x47, "d2h", [("program_slots", "uv"), ("program_segments", "uv")]),
+    "CAPABILITIES": (0x47, "d2h", [("program_slots", "uv"), ("program_segments", "uv"),
+                                   ("calibrated", "u8")]),
 }
 PROGRAM_SLOTS = 4
 BY_ID = {(spec[1], spec[0]): name for name, spec in MESSAGES.items()}
@@ -513,9 +514,10 @@ def build():
     msg_vec("state-standby-idle", "d2h", "STATE", state=0, cause=1)
     msg_vec("state-ready-host", "d2h", "STATE", state=1, cause=0)
     msg_vec("state-calibrating-auto", "d2h", "STATE", state=2, cause=2)
-    msg_vec("capabilities-host-sim", "d2h", "CAPABILITIES", program_slots=4, program_segments=64)
+    msg_vec("capabilities-host-sim", "d2h", "CAPABILITIES", program_slots=4, program_segments=64,
+            calibrated=0)
     msg_vec("capabilities-max", "d2h", "CAPABILITIES", program_slots=U32_MAX,
-            program_segments=U32_MAX)
+            program_segments=U32_MAX, calibrated=1)
 
     comment("badpayload (additions)")
     pseg = msg_encode("PRELOAD_SEGMENT", offset=0, duration=12000, **{"from": 255}, to=0, event=1)
@@ -532,7 +534,8 @@ def build():
     bad_payload_vec("calibrate-trailing-byte", "h2d", bytes.fromhex("08ff"))
     bad_payload_vec("calibration-result-truncated", "d2h", ack + bytes.fromhex("4500"))
     bad_payload_vec("state-truncated", "d2h", ack + bytes.fromhex("4601"))
-    bad_payload_vec("capabilities-in-h2d", "h2d", bytes.fromhex("470440"))
+    bad_payload_vec("capabilities-in-h2d", "h2d", bytes.fromhex("47044000"))
+    bad_payload_vec("capabilities-without-calibrated", "d2h", ack + bytes.fromhex("470440"))
 
     comment("frame (additions)")
     go = msg_encode("GO", slot=0, start=2_000_000, event_base=10)
@@ -542,7 +545,8 @@ def build():
     frame_vec("preload-seq-4", "h2d", 0, 4, msg_encode("PRELOAD_BEGIN", slot=2) + pseg + pseg)
     frame_vec("calibrate-rom-seq-5", "h2d", 0, 5,
               msg_encode("CALIBRATE") + msg_encode("ROM_EFFECT", start=5000, effect=47, event=9))
-    ident = ack_id + reply + msg_encode("CAPABILITIES", program_slots=4, program_segments=64)
+    ident = ack_id + reply + msg_encode("CAPABILITIES", program_slots=4, program_segments=64,
+                                        calibrated=0)
     frame_vec("device-identify-capabilities", "d2h", 0, 2, ident)
     frame_vec("device-calibration-state", "d2h", 0, 3,
               ack + msg_encode("CALIBRATION_RESULT", status=0, a_cal_comp=10, a_cal_bemf=157,

@@ -17,16 +17,19 @@ public final class VirtualRig {
     /// The engine every ``play(_:options:)`` runs on (made by the first play or ``engine(configuration:)``).
     public private(set) var playEngine: HapticEngine?
 
-    /// Builds the rig; `link` models the connection between host and device.
+    /// Builds the rig; `link` models the connection between host and device. `deviceConfiguration`
+    /// replaces the device built for `profile` (a board with another actuator mounted, no
+    /// actuator, another supply voltage); the host side still uses `profile`.
     public init(
         profile: ActuatorProfile = .default, crystalErrorPPM: Double = 0, clockStart: UInt32 = 0,
         link: any LinkModel = FixedLatencyLink(latency: 1_000),
-        sessionConfiguration: DeviceSession.Configuration = DeviceSession.Configuration()
+        sessionConfiguration: DeviceSession.Configuration = DeviceSession.Configuration(),
+        deviceConfiguration: VirtualDevice.Configuration? = nil
     ) {
         self.profile = profile
         device = VirtualDevice(
-            configuration: VirtualDeviceFactory.configuration(
-                for: profile, crystalErrorPPM: crystalErrorPPM, clockStart: clockStart))
+            configuration: deviceConfiguration
+                ?? VirtualDeviceFactory.configuration(for: profile, crystalErrorPPM: crystalErrorPPM, clockStart: clockStart))
         clock = ManualClock()
         pump = SimulatedPump(device: device, clock: clock, link: link)
         session = DeviceSession(pump: pump, endpointName: "the virtual device", configuration: sessionConfiguration)

@@ -69,6 +69,7 @@ public enum DeviceMessage: Sendable, Hashable {
         case .capabilities(let c):
             writer.uv(c.programSlots)
             writer.uv(c.programSegments)
+            writer.u8(c.calibrated ? 1 : 0)
         }
         bytes = writer.bytes
     }
@@ -127,7 +128,8 @@ public enum DeviceMessage: Sendable, Hashable {
         case ProtocolConstants.msgState:
             return .state(StateReport(state: try reader.u8(), cause: try reader.u8()))
         case ProtocolConstants.msgCapabilities:
-            return .capabilities(DeviceCapabilities(programSlots: try reader.uv(), programSegments: try reader.uv()))
+            return .capabilities(
+                DeviceCapabilities(programSlots: try reader.uv(), programSegments: try reader.uv(), calibrated: try reader.u8() != 0))
         default:
             throw .unknownMessage(id: id, direction: .deviceToHost)
         }
@@ -156,7 +158,7 @@ extension DeviceMessage: CustomStringConvertible {
         case .state(let s):
             return "STATE state=\(s.state) cause=\(s.cause)"
         case .capabilities(let c):
-            return "CAPABILITIES program_slots=\(c.programSlots) program_segments=\(c.programSegments)"
+            return "CAPABILITIES program_slots=\(c.programSlots) program_segments=\(c.programSegments) calibrated=\(c.calibrated ? 1 : 0)"
         }
     }
 }

@@ -72,10 +72,14 @@ public struct DeviceCapabilities: Sendable, Hashable {
     public var programSlots: UInt32
     /// Segments the program store holds, shared by all slots.
     public var programSegments: UInt32
+    /// Whether the driver holds the results of a calibration that passed since the device reset
+    /// (`calibrated` 1; the DRV2605L's calibration is volatile).
+    public var calibrated: Bool
 
     /// Creates a capabilities report.
-    public init(programSlots: UInt32, programSegments: UInt32) {
+    public init(programSlots: UInt32, programSegments: UInt32, calibrated: Bool = false) {
         self.programSlots = programSlots
         self.programSegments = programSegments
+        self.calibrated = calibrated
     }
 }

@@ -80,7 +80,8 @@ enum MessageText {
         case "STATE": return .state(StateReport(state: f.u8("state"), cause: f.u8("cause")))
         case "CAPABILITIES":
             return .capabilities(
-                DeviceCapabilities(programSlots: f.u32("program_slots"), programSegments: f.u32("program_segments")))
+                DeviceCapabilities(
+                    programSlots: f.u32("program_slots"), programSegments: f.u32("program_segments"), calibrated: f.u32("calibrated") != 0))
         default: fatalError("unknown device message \(name)")
         }
     }

@@ -7,8 +7,11 @@ public enum TransportKind: String, Sendable, Equatable, Codable {
     /// A pseudo-terminal (the virtual device, a socat link), opened as a raw terminal
     /// (``PseudoTerminalTransport``).
     case pseudoTerminal
-    /// A `tcp://host:port` address (``TCPTransport``).
+    /// A `tcp://host:port` address (``TCPTransport``): raw bytes, e.g. ser2net's `tcp` accepter.
     case tcp
+    /// An `rfc2217://host:port` address (``RFC2217Transport``): Telnet with the COM-PORT-OPTION,
+    /// e.g. ser2net's `telnet(rfc2217)` accepter.
+    case rfc2217
 }
 
 /// Decides which transport `path` needs, without opening it.
@@ -29,16 +32,17 @@ func transportKind(forPath path: String, fileExists: (String) -> Bool, resolve: 
     throws(TransportError) -> TransportKind
 {
     if path.hasPrefix("tcp://") { return .tcp }
+    if path.hasPrefix("rfc2217://") { return .rfc2217 }
     guard fileExists(path) else { throw .notFound(path: path) }
     let resolved = resolve(path)
     return Platform.looksLikePseudoTerminal(resolvedPath: resolved, fileExists: fileExists)
         ? .pseudoTerminal : .serialPort
 }
 
-/// Splits `tcp://host:port` (IPv6 hosts in brackets: `tcp://[::1]:5555`).
+/// Splits `tcp://host:port` or `rfc2217://host:port` (IPv6 hosts in brackets: `tcp://[::1]:5555`).
 func parseTCPAddress(_ path: String) -> (host: String, port: Int)? {
-    guard path.hasPrefix("tcp://") else { return nil }
-    let rest = path.dropFirst("tcp://".count)
+    guard let scheme = ["tcp://", "rfc2217://"].first(where: { path.hasPrefix($0) }) else { return nil }
+    let rest = path.dropFirst(scheme.count)
     guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]) else { return nil }
     var host = String(rest[..<colon])
     if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -47,12 +51,14 @@ func parseTCPAddress(_ path: String) -> (host: String, port: Int)? {
 }
 
 /// Opens the right transport for `path`: ``PseudoTerminalTransport`` for pseudo-terminals,
-/// ``SerialPortTransport`` (libserialport) for real ports, ``TCPTransport`` for `tcp://host:port`.
+/// ``SerialPortTransport`` (libserialport) for real ports, ``TCPTransport`` for `tcp://host:port`,
+/// ``RFC2217Transport`` for `rfc2217://host:port`.
 /// See ``transportKind(forPath:)`` for how the choice is made.
 ///
 /// - Parameters:
 ///   - path: A device path (`/dev/ttyACM0`, `/dev/pts/3`) or `tcp://host:port`.
-///   - baud: The baud rate for a real serial port; ignored by ptys and TCP, which have none.
+///   - baud: The baud rate for a real serial port, and the one an RFC 2217 server sets on its port;
+///     ignored by ptys and raw TCP, which have none.
 /// - Returns: An open transport.
 /// - Throws: ``TransportError/invalidBaudRate(_:)`` for a baud rate outside
 ///   ``TransportLimits/baudRates`` (whatever the transport), ``TransportError/notFound(path:)``
@@ -70,5 +76,10 @@ public func openTransport(path: String, baud: Int) throws(TransportError) -> any
             throw .openFailed(path: path, reason: "expected tcp://host:port")
         }
         return try TCPTransport(host: address.host, port: address.port)
+    case .rfc2217:
+        guard let address = parseTCPAddress(path) else {
+            throw .openFailed(path: path, reason: "expected rfc2217://host:port")
+        }
+        return try RFC2217Transport(host: address.host, port: address.port, baud: baud)
     }
 }

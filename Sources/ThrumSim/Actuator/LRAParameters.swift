@@ -62,6 +62,12 @@ public struct LRAParameters: Sendable, Codable, Hashable {
         movingMass / jigMass * angularResonance * u / LRAModel.standardGravity
     }
 
+    /// No actuator on the driver's outputs: an open coil (1 MΩ, purely resistive), the case a
+    /// calibration must catch when the LRA is unplugged or its wire broken.
+    public static let absent = LRAParameters(
+        resonanceHz: 205, mechanicalQ: 20, movingMass: 0.001, coilResistance: 1e6, coilInductance: 0,
+        forceFactor: 0.4, jigMass: 0.1)
+
     /// The illustrative, self-consistent set of reference §5.3 (not a datasheet):
     /// 205 Hz, Q 20, 1 g, 24 Ω, 0.1 mH, Bl 0.4 N/A, on a 100 g jig. τ ≈ 31 ms, Z(f₀) ≈ 26.5 Ω.
     public static let referenceExample = LRAParameters(

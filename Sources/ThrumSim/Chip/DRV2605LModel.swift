@@ -347,10 +347,13 @@ public final class DRV2605LModel {
     }
 
     /// VBAT and LRA_PERIOD update only while driving; otherwise they keep stale values (§1.2).
+    /// LRA_PERIOD is a measurement of the back-EMF's zero crossings, so it updates only while
+    /// there is back-EMF to measure (at least the calibration's detection threshold): with no
+    /// actuator on the outputs it keeps its reset value 0 [INF].
     private func refreshLiveRegisters() {
         guard !settings.standby, stage.activity == .driving || stage.activity == .calibrating else { return }
         registers[Int(DRV2605LRegister.vbat.rawValue)] = DRV2605LFormulas.vbatCode(supplyVolts: configuration.supplyVoltage)
-        if settings.isLRA && !settings.openLoop {
+        if settings.isLRA && !settings.openLoop && stage.measuredBackEMF >= AutoCalibration.minimumBackEMF {
             registers[Int(DRV2605LRegister.lraPeriod.rawValue)] = DRV2605LFormulas.periodCode(seconds: 2 * stage.halfPeriod)
         }
     }

@@ -34,6 +34,8 @@ public final class VirtualDevice {
         public var pollInterval: UInt64
         /// I²C bus clock; a register write of n bytes occupies the bus for 9·(n+1)+2 bit times.
         public var i2cClockHz: Double
+        /// Board facts of the driver chip (its supply voltage VDD among them).
+        public var chip = DRV2605LConfiguration()
 
         /// Creates a configuration; the defaults model an ideal 1 MHz clock and a 400 kHz bus.
         public init(
@@ -96,7 +98,7 @@ public final class VirtualDevice {
     /// Creates a device and runs the firmware's power-up (driver probe and set-up).
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        chip = DRV2605LModel(actuator: configuration.actuator)
+        chip = DRV2605LModel(actuator: configuration.actuator, configuration: configuration.chip)
         firmware = .allocate(capacity: 1)
         firmware.initialize(to: thrum_fw_t())
         hal = .allocate(capacity: 1)

@@ -23,7 +23,8 @@ enum PlayCommand: Subcommand {
           --link NAME       without --port: the link model between host and virtual device
                             (default usb-fs; see thrum bench --help for the list)
           --baud N          baud rate of a real serial port (default 115200)
-          --profile NAME    actuator profile (default: \(ActuatorProfile.default.id)); see hardware/actuators
+          --actuator NAME   actuator profile: a built-in id (default: \(ActuatorProfile.default.id); thrum actuator list)
+                            or a profile FILE.json; --profile NAME is the same
           --lenient         accept trailing commas in the AHAP file
           --rate X          playback rate, 0.01…100 (2 plays twice as fast; transients keep their length)
           --intensity X     HapticIntensityControl for the whole pattern, 0…1 (0.5 halves the drive)
@@ -32,6 +33,14 @@ enum PlayCommand: Subcommand {
           --loop-end S      loop length in pattern seconds (default: the end of the last event)
           --no-calibrate    skip the driver's auto-calibration at connect (it buzzes 0.25–0.45 s)
           --json            print one JSON object instead of the text report
+          --expect-max-error-us N
+                            CI assertion: every haptic event on time with |onset error| + bound ≤ N µs
+                            (on the bound the clock model guarantees, not the estimate; on the
+                            virtual device the true error must be ≤ N too); exit 3 with a one-line
+                            reason when missed
+          --expect-onsets K CI assertion: the device reports exactly K onsets (haptic events); exit 3
+          --junit FILE      write a JUnit XML report: one test case per haptic event (and one for
+                            --expect-onsets); schema in tools/junit.xsd
           --no-plot         leave out the acceleration plot
 
         preset:rom.N (1…123) plays DRV2605L ROM effect N through the driver's own sequencer
@@ -54,7 +63,7 @@ enum PlayCommand: Subcommand {
         } ?? LinkCatalogue.usbFullSpeed
         if linkName != nil && port != nil { throw UsageError(message: "--link models the virtual device's link; a real port has its own") }
         let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
-        let profileName = try arguments.option("profile")
+        let chosenProfile = try ActuatorChoice.take(from: &arguments)
         let rate = try arguments.option(
             "rate", as: { Double($0).flatMap { $0.isFinite && $0 >= 0.01 && $0 <= 100 ? $0 : nil } },
             expected: "a number from 0.01 to 100") ?? 1
@@ -69,6 +78,13 @@ enum PlayCommand: Subcommand {
         engineConfiguration.calibrateOnStart = !arguments.flag("no-calibrate")
         let json = arguments.flag("json")
         let noPlot = arguments.flag("no-plot")
+        let expectations = PlaybackExpectations(
+            maxError: try arguments.option(
+                "expect-max-error-us", as: { Double($0).flatMap { $0.isFinite && $0 > 0 ? $0 * 1e-6 : nil } },
+                expected: "a number of µs > 0"),
+            onsets: try arguments.option("expect-onsets", as: { Int($0).flatMap { $0 >= 0 ? $0 : nil } }, expected: "a whole number ≥ 0"))
+        let junitPath = try arguments.option("junit")
+        let startedAt = Date()
         let files = try arguments.positionals()
         try arguments.finish()
         guard files.count == 1, let file = files.first else {
@@ -78,7 +94,7 @@ enum PlayCommand: Subcommand {
             throw UsageError(message: "--loop forever needs --port (the virtual device runs in virtual time and would never stop)")
         }
 
-        let profile = try ProfileChoice.resolve(profileName)
+        let profile = chosenProfile ?? ActuatorProfile.default
         let source = try PatternSource.load(argument: file, lenient: lenient)
         for warning in source.warnings { printError("\(warning)") }
         let target: PlaybackTarget
@@ -87,14 +103,23 @@ enum PlayCommand: Subcommand {
         let report: PlaybackReport
         let identity: DeviceIdentity
         var settings = PlayOutput.Settings(rate: rate, intensity: intensity, loop: loop)
+        settings.expectations = expectations
+        settings.junitPath = junitPath
+        settings.startedAt = startedAt
         if case .romEffect(let effect) = source.content {
             if rate != 1 || intensity != nil || loop != .passes(1) || loopEnd != nil {
                 throw UsageError(message: "\(source.displayName) is a DRV2605L ROM effect: the driver plays it as stored (no --rate, --intensity or --loop)")
             }
-            target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
-            session = DeviceSession(pump: target.pump, endpointName: target.name)
-            engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
-            (report, identity) = try playROMEffect(effect, engine: engine, target: target)
+            do {
+                target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
+                let connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
+                session = connection.session
+                engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
+                (report, identity) = try playROMEffect(effect, engine: engine, target: target, connection: connection, settings: &settings)
+            } catch let failure as CommandFailure {
+                if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: failure.message, startedAt: startedAt) }
+                throw failure
+            }
             settings.romEffect = effect
             return finish(
                 file: file, profile: profile, identity: identity, report: report, target: target, settings: settings, json: json,
@@ -102,11 +127,19 @@ enum PlayCommand: Subcommand {
         }
         guard let pattern = source.pattern else { throw CommandFailure(message: "\(source.displayName) has nothing to play") }
 
-        target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
-        session = DeviceSession(pump: target.pump, endpointName: target.name)
+        let connection: DeviceConnection
+        do {
+            target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
+            connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
+        } catch let failure as CommandFailure {
+            if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: failure.message, startedAt: startedAt) }
+            throw failure
+        }
+        session = connection.session
         engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
         do {
             try engine.start()
+            recordCalibration(connection, settings: &settings)
             identity = session.identity!
             let player = try engine.makeAdvancedPlayer(with: pattern)
             player.playbackRate = rate
@@ -160,6 +193,7 @@ enum PlayCommand: Subcommand {
         } catch {
             target.close()
             let message = (error as? HapticError)?.message ?? "\(error)"
+            if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: message, startedAt: startedAt) }
             if json {
                 JSONOutput.print(CommandRouter.jsonError(command: name, kind: "failure", message: message, exitCode: 1))
             }
@@ -172,9 +206,12 @@ enum PlayCommand: Subcommand {
     }
 
     /// Plays one ROM effect through the driver's sequencer (ROM_EFFECT) and reports its onset.
-    static func playROMEffect(_ effect: ROMEffect, engine: HapticEngine, target: PlaybackTarget) throws -> (PlaybackReport, DeviceIdentity) {
+    static func playROMEffect(
+        _ effect: ROMEffect, engine: HapticEngine, target: PlaybackTarget, connection: DeviceConnection, settings: inout PlayOutput.Settings
+    ) throws -> (PlaybackReport, DeviceIdentity) {
         do {
             try engine.start()
+            recordCalibration(connection, settings: &settings)
             let identity = engine.session.identity!
             let before = engine.counters
             let start = engine.currentTime + engine.leadTime.seconds + 0.02
@@ -208,6 +245,59 @@ enum PlayCommand: Subcommand {
         }
     }
 
+    /// Connects (identify, CONFIGURE_DRIVER) and settles calibration: when the device says its
+    /// driver is calibrated since reset and the user's store holds a calibration made for the same
+    /// inputs, the engine does not calibrate again (`--no-calibrate` never calibrates).
+    static func connect(
+        target: PlaybackTarget, profile: ActuatorProfile, configuration: inout HapticEngine.Configuration,
+        settings: inout PlayOutput.Settings, json: Bool
+    ) throws -> DeviceConnection {
+        let connection: DeviceConnection
+        do {
+            connection = try DeviceConnection.open(target: target, profile: profile)
+        } catch let failure as CommandFailure {
+            if json { JSONOutput.print(CommandRouter.jsonError(command: name, kind: "failure", message: failure.message, exitCode: 1)) }
+            throw failure
+        }
+        if configuration.calibrateOnStart, let record = connection.stillValid {
+            configuration.calibrateOnStart = false
+            settings.calibration = .init(source: .stored, record: record, report: nil)
+        } else if !configuration.calibrateOnStart {
+            settings.calibration = .init(source: .none, record: nil, report: nil)
+        }
+        return connection
+    }
+
+    /// After `start()`: a calibration that ran is kept (passed) or forgotten (failed).
+    static func recordCalibration(_ connection: DeviceConnection, settings: inout PlayOutput.Settings) {
+        guard settings.calibration == nil else { return }
+        guard let report = connection.session.calibrationResult else {
+            settings.calibration = .init(source: .none, record: nil, report: nil)
+            return
+        }
+        _ = connection.remember(report)
+        settings.calibration = .init(source: .ran, record: nil, report: report)
+    }
+
+    /// The JUnit report of a playback that never produced a report (no device, link failure):
+    /// one test case in error, so the CI job shows why.
+    static func writeFailedJUnit(to path: String, file: String, message: String, startedAt: Date) throws {
+        let writer = JUnitReport(
+            suiteName: "thrum play \(file)", className: junitClassName(file), report: PlaybackReport(
+                events: [], bytesSent: 0, bytesReceived: 0, segmentCount: 0, startDeviceTime: 0, duration: 0),
+            expectations: PlaybackExpectations(), outcome: PlaybackExpectations().check(
+                PlaybackReport(events: [], bytesSent: 0, bytesReceived: 0, segmentCount: 0, startDeviceTime: 0, duration: 0)),
+            properties: [], timestamp: startedAt, elapsed: Date().timeIntervalSince(startedAt), hasTruth: false)
+        try OutputFile.write(writer.errorXML(message: message), to: path, what: "JUnit report")
+    }
+
+    /// `thrum.play.<file name without extension>`: CI systems group test cases by class name.
+    static func junitClassName(_ file: String) -> String {
+        let base = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        let cleaned = String(base.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        return "thrum.play." + (cleaned.isEmpty ? "pattern" : cleaned)
+    }
+
     static func finish(
         file: String, profile: ActuatorProfile, identity: DeviceIdentity, report: PlaybackReport, target: PlaybackTarget,
         settings: PlayOutput.Settings, json: Bool, noPlot: Bool
@@ -224,6 +314,25 @@ enum PlayCommand: Subcommand {
                     TerminalPlot(title: "actuator acceleration", unit: "G").render(
                         samples: trace.samples, start: trace.start, end: trace.end,
                         markers: report.events.filter(\.type.isHaptic).map(\.requestedTime)))
+            }
+        }
+        let outcome = settings.expectations.check(report)
+        if let path = settings.junitPath {
+            var properties: [(String, String)] = [
+                ("target", target.isVirtual ? "virtual" : target.name), ("profile", profile.id),
+                ("device_id", DeviceDescription.hex(identity.deviceId)), ("firmware", DeviceDescription.firmware(identity)),
+            ]
+            if let n = settings.expectations.maxError { properties.append(("expect_max_error_us", String(format: "%.0f", n * 1e6))) }
+            if let k = settings.expectations.onsets { properties.append(("expect_onsets", "\(k)")) }
+            let writer = JUnitReport(
+                suiteName: "thrum play \(file)", className: junitClassName(file), report: report, expectations: settings.expectations,
+                outcome: outcome, properties: properties, timestamp: settings.startedAt,
+                elapsed: Date().timeIntervalSince(settings.startedAt), hasTruth: target.isVirtual)
+            do {
+                try OutputFile.write(writer.xml(), to: path, what: "JUnit report")
+            } catch {
+                printError(error.message)
+                return 1
             }
         }
         // Anything short of every event on time is said plainly, and fails the exit status.
@@ -247,6 +356,10 @@ enum PlayCommand: Subcommand {
         if let signal = settings.interruptedBy {
             printError("interrupted (signal \(signal)): the actuator was stopped")
             if settings.loop != .forever { return 128 + signal }
+        }
+        if let reason = outcome.summary {
+            printError("expectation missed: \(reason)")
+            return 3
         }
         return problems == 0 ? 0 : 1
     }
@@ -279,17 +392,5 @@ enum Interrupt {
     static func install() {
         signal(SIGINT) { Interrupt.flag = sig_atomic_t($0) }
         signal(SIGTERM) { Interrupt.flag = sig_atomic_t($0) }
-    }
-}
-
-/// Resolves `--profile`.
-enum ProfileChoice {
-    static func resolve(_ name: String?) throws -> ActuatorProfile {
-        guard let name else { return ActuatorProfile.default }
-        guard let profile = ActuatorProfile.builtIn(id: name) else {
-            let names = ActuatorProfile.builtIn.map(\.id).joined(separator: ", ")
-            throw CommandFailure(message: "no actuator profile named '\(name)' (known: \(names))")
-        }
-        return profile
     }
 }

@@ -17,6 +17,14 @@ enum PlayOutput {
         var faults: [FaultReport] = []
         /// The signal that interrupted playback, if one did.
         var interruptedBy: Int32? = nil
+        /// `--expect-max-error-us`, `--expect-onsets`.
+        var expectations = PlaybackExpectations()
+        /// `--junit FILE`.
+        var junitPath: String? = nil
+        /// When the command started (the JUnit report's timestamp).
+        var startedAt = Date()
+        /// How calibration was settled at connect (nil before it was).
+        var calibration: CalibrationSummary? = nil
 
         var summary: String? {
             var parts: [String] = []
@@ -43,6 +51,7 @@ enum PlayOutput {
             "device: \(DeviceDescription.driverName(Int(identity.driverId))), firmware \(DeviceDescription.firmware(identity)), "
                 + "protocol \(identity.protocolVersion), id \(DeviceDescription.hex(identity.deviceId))")
         lines.append("actuator profile: \(profile.name) (\(profile.id))")
+        if let calibration = settings.calibration { lines.append(calibration.text) }
         let haptic = report.events.filter(\.type.isHaptic).count
         lines.append(
             "sent \(haptic) haptic events as \(report.segmentCount) segments, \(report.bytesSent) bytes on the wire "
@@ -62,6 +71,17 @@ enum PlayOutput {
             let pass = event.pass > 0 ? "  (pass \(event.pass + 1))" : ""
             lines.append(
                 String(format: "%3d", event.patternIndex) + "  \(type)  \(requested)  \(onset)  \(error)  \(status)\(trueError)" + pass)
+        }
+        if settings.expectations != PlaybackExpectations() {
+            let outcome = settings.expectations.check(report)
+            var rules: [String] = []
+            if let n = settings.expectations.maxError { rules.append(String(format: "|error| + bound ≤ %.0f µs", n * 1e6)) }
+            if let k = settings.expectations.onsets { rules.append("\(k) onsets") }
+            let worst = outcome.worstErrorPlusBound.map { String(format: "; worst |error| + bound %.0f µs", $0 * 1e6) } ?? ""
+            lines.append("")
+            lines.append(
+                "expectations (\(rules.joined(separator: ", "))): " + (outcome.passed ? "passed" : "MISSED")
+                    + " — \(outcome.reportedOnsets) onsets reported\(worst)")
         }
         lines.append("")
         lines.append(
@@ -117,7 +137,25 @@ enum PlayOutput {
             "passes": settings.loop == .forever ? "forever" as Any : passesCount(settings.loop),
             "faults": settings.faults.map { ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any] },
             "interrupted_by_signal": JSONOutput.orNull(settings.interruptedBy.map { Int($0) }),
+            "expectations": expectationsJSON(settings.expectations, report: report),
+            "calibration": JSONOutput.orNull(settings.calibration?.json),
         ]
+    }
+
+    /// `expectations`: null without --expect-*; else the rules, `passed`, the one-line `reason`
+    /// (null when passed), `reported_onsets` and `worst_error_plus_bound_us`.
+    static func expectationsJSON(_ expectations: PlaybackExpectations, report: PlaybackReport) -> Any {
+        guard expectations != PlaybackExpectations() else { return NSNull() }
+        let outcome = expectations.check(report)
+        return [
+            "max_error_us": JSONOutput.orNull(expectations.maxError.map { ($0 * 1e6).rounded() }),
+            "onsets": JSONOutput.orNull(expectations.onsets),
+            "passed": outcome.passed,
+            "reason": JSONOutput.orNull(outcome.summary),
+            "reported_onsets": outcome.reportedOnsets,
+            "worst_error_plus_bound_us": JSONOutput.orNull(outcome.worstErrorPlusBound.map { ($0 * 1e6).rounded() }),
+            "failed_events": outcome.eventFailures.map { report.events[$0.reportIndex].patternIndex },
+        ] as [String: Any]
     }
 
     private static func passesCount(_ loop: LoopChoice) -> Any {
@@ -128,6 +166,38 @@ enum PlayOutput {
     private static func milliseconds(_ seconds: Double) -> String {
         // Whole microseconds, and never "-0.00" for a time that is zero up to rounding.
         String(format: "%8.2f ms", JSONOutput.seconds(seconds) * 1000 + 0.0)
+    }
+}
+
+/// How `thrum play` settled calibration at connect.
+struct CalibrationSummary {
+    var source: DeviceConnection.CalibrationSource
+    /// The kept calibration it relied on (source `stored`).
+    var record: StoredCalibration?
+    /// The result of the calibration it ran (source `ran`).
+    var report: CalibrationReport?
+
+    var text: String {
+        switch source {
+        case .stored:
+            let hz = record?.resonanceHz.map { String(format: ", %.1f Hz", $0) } ?? ""
+            return "calibration: kept from \(record?.calibratedAt ?? "before")\(hz) (the driver still holds it; not redone)"
+        case .ran:
+            guard let report else { return "calibration: ran" }
+            let hz = report.resonanceHz.map { String(format: ", resonance %.1f Hz", $0) } ?? ""
+            return "calibration: ran, " + (report.passed ? "passed" : "FAILED (playing on the driver's default words)") + hz
+        case .none:
+            return "calibration: none"
+        }
+    }
+
+    var json: [String: Any] {
+        [
+            "source": source.rawValue,
+            "passed": JSONOutput.orNull(report.map(\.passed) ?? (source == .stored ? true : nil)),
+            "resonance_hz": JSONOutput.orNull((report?.resonanceHz ?? record?.resonanceHz).map { ($0 * 10).rounded() / 10 }),
+            "calibrated_at": JSONOutput.orNull(record?.calibratedAt),
+        ]
     }
 }
 

@@ -18,7 +18,8 @@ enum RenderCommand: Subcommand {
         Options:
           --svg PATH        write an SVG plot (self-contained)
           --csv PATH        write CSV: time_s,intensity,sharpness,drive,acceleration
-          --profile NAME    actuator profile (default: \(ActuatorProfile.default.id))
+          --actuator NAME   actuator profile: a built-in id (default: \(ActuatorProfile.default.id)) or a FILE.json;
+                            --profile NAME is the same
           --rate HZ         samples per second (default 1000; 100…100000)
           --intensity X     0…1, for the impact presets (like impactOccurred(intensity:))
           --lenient         accept trailing commas in the AHAP file
@@ -31,7 +32,7 @@ enum RenderCommand: Subcommand {
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let svgPath = try arguments.option("svg")
         let csvPath = try arguments.option("csv")
-        let profileName = try arguments.option("profile")
+        let chosenProfile = try ActuatorChoice.take(from: &arguments)
         let rate = try arguments.option("rate", as: { Double($0) }, expected: "a number of samples per second") ?? 1000
         let intensity = try arguments.option("intensity", as: { Float($0) }, expected: "a number 0…1")
         let lenient = arguments.flag("lenient")
@@ -45,7 +46,7 @@ enum RenderCommand: Subcommand {
             throw UsageError(message: "--rate must be between 100 and 100000 samples per second, got \(rate)")
         }
 
-        let profile = try ProfileChoice.resolve(profileName)
+        let profile = chosenProfile ?? ActuatorProfile.default
         let source = try PatternSource.load(argument: argument, lenient: lenient, intensity: intensity)
         let pattern: HapticPattern
         var caveat: String?

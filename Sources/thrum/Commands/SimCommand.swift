@@ -1,4 +1,5 @@
 import Foundation
+import ThrumCompiler
 import ThrumHarness
 import ThrumLink
 import ThrumSim
@@ -17,8 +18,14 @@ enum SimCommand: Subcommand {
         in real time until stopped (Ctrl-C or SIGTERM). Point `thrum play --port` at the printed path.
 
         Options:
-          --profile NAME     actuator profile the virtual device is built around
+          --actuator NAME    actuator profile the virtual device is built around: a built-in id
+                             (thrum actuator list) or a profile FILE.json (--profile NAME: the same)
           --drift-ppm X      frequency error of the device's crystal, in ppm (default 0)
+          --supply V         the driver's supply VDD, 2.0…5.2 V (default 5.0); a rated voltage whose
+                             peak needs more than VDD / 1.5 fails calibration
+          --no-actuator      nothing on the driver's outputs (an open coil): calibration fails
+          --mounted NAME     a different actuator (built-in id or FILE.json) is wired to a board set
+                             up for --actuator: calibration finds its resonance, not the profile's
           --trace CSV        write every register write of the chip model as it happens:
                              time_us (true time since serving started), monotonic_ns (the same
                              instant on CLOCK_MONOTONIC, the clock `thrum play --json` reports
@@ -46,7 +53,7 @@ enum SimCommand: Subcommand {
             let request = AVRSimLauncher.Request(
                 mcu: mcu, elf: try arguments.option("elf"), trace: try arguments.option("trace"),
                 hostLog: try arguments.option("host-log"))
-            for option in ["profile", "drift-ppm"] where try arguments.option(option) != nil {
+            for option in ["profile", "actuator", "drift-ppm", "supply", "mounted"] where try arguments.option(option) != nil {
                 throw UsageError(
                     message: "--\(option) is for the virtual device; with --mcu the AVR binary runs with its own board "
                         + "defaults and a 16 MHz clock")
@@ -55,8 +62,13 @@ enum SimCommand: Subcommand {
             try arguments.finish()
             try AVRSimLauncher.run(request)
         }
-        let profileName = try arguments.option("profile")
+        let chosenProfile = try ActuatorChoice.take(from: &arguments)
         let drift = try arguments.option("drift-ppm", as: { Double($0) }, expected: "a number") ?? 0
+        let supply = try arguments.option(
+            "supply", as: { Double($0).flatMap { $0.isFinite && $0 >= 2.0 && $0 <= 5.2 ? $0 : nil } },
+            expected: "a supply voltage from 2.0 to 5.2 V (the DRV2605L's range)")
+        let noActuator = arguments.flag("no-actuator")
+        let mounted = try arguments.option("mounted").map { try ActuatorChoice.resolve($0) }
         let faultText = try arguments.option("fault")
         let tracePath = try arguments.option("trace")
         _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
@@ -75,16 +87,31 @@ enum SimCommand: Subcommand {
                 throw UsageError(message: "--fault: \(error.description)")
             }
         }
-        let profile = try ProfileChoice.resolve(profileName)
+        let profile = chosenProfile ?? ActuatorProfile.default
         let terminal: PseudoTerminal
         do {
             terminal = try PseudoTerminal()
         } catch {
             throw CommandFailure(message: "cannot open a pseudo-terminal: \(error)")
         }
-        let device = VirtualDevice(configuration: VirtualDeviceFactory.configuration(for: profile, crystalErrorPPM: drift))
+        var configuration = VirtualDeviceFactory.configuration(for: profile, crystalErrorPPM: drift)
+        var board = "crystal \(drift) ppm"
+        if let supply {
+            configuration.chip.supplyVoltage = supply
+            board += ", VDD \(supply) V"
+        }
+        if let mounted {
+            // The board was set up for `profile`, but another actuator is wired to it.
+            configuration.actuator = VirtualDeviceFactory.lraParameters(for: mounted)
+            board += ", but a \(mounted.name) (\(mounted.id)) is mounted"
+        }
+        if noActuator {
+            configuration.actuator = .absent
+            board += ", no actuator connected"
+        }
+        let device = VirtualDevice(configuration: configuration)
         print("pty: \(terminal.devicePath)")
-        print("virtual device: \(profile.name), crystal \(drift) ppm; serving until stopped")
+        print("virtual device: \(profile.name), \(board); serving until stopped")
         flushStandardOutput()
         if !faults.isEmpty { print("injecting faults: \(faultText ?? "")") }
         flushStandardOutput()

@@ -82,6 +82,14 @@ struct ArgumentList {
         return result
     }
 
+    /// Removes and returns the first argument when it is a word (not an option): the action of a
+    /// command with sub-actions (`thrum actuator compute …`).
+    mutating func leadingWord() -> String? {
+        guard let i = items.firstIndex(where: { $0 != nil }), let word = items[i], !word.hasPrefix("-") else { return nil }
+        items[i] = nil
+        return word
+    }
+
     /// Fails when an option was given that no one consumed.
     func finish() throws(UsageError) {
         let left = items.compactMap { $0 }

@@ -10,10 +10,22 @@ struct ThrumProcess {
     }
 
     /// Runs `thrum arguments…` to completion and returns its exit status and output.
-    static func run(_ arguments: [String], timeout: TimeInterval = 60) throws -> Result {
+    /// `environment` adds to (or replaces entries of) this process's environment. Unless it sets
+    /// XDG_CONFIG_HOME, the child gets a fresh scratch one (removed afterwards), so no test reads
+    /// or writes the user's config directory (`thrum play` and `calibrate` keep calibrations there).
+    static func run(_ arguments: [String], timeout: TimeInterval = 60, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = try TestPaths.thrumBinary
         process.arguments = arguments
+        var environment = environment
+        var scratch: URL?
+        if environment["XDG_CONFIG_HOME"] == nil {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-config-\(UUID().uuidString)")
+            environment["XDG_CONFIG_HOME"] = url.path
+            scratch = url
+        }
+        defer { if let scratch { try? FileManager.default.removeItem(at: scratch) } }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

@@ -67,6 +67,7 @@ static void finish(thrum_fw_t *fw, uint32_t now, int timed_out)
     if (timed_out) {
         result.failed = 1;
     }
+    c->valid = (uint8_t)!result.failed;
     fw->sched.amplitude = 0;
     fw->sched.last_write_time = now;
     fw->power.idle_since = now;

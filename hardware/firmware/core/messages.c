@@ -73,7 +73,7 @@ static const uint32_t d2h_layouts[] THRUM_FLASH = {
     0u,
     LAYOUT_KNOWN | 5u | F(0, U8) | F(1, U8) | F(2, U8) | F(3, U8) | F(4, U8),           /* CALIBRATION_RESULT */
     LAYOUT_KNOWN | 2u | F(0, U8) | F(1, U8),                                            /* STATE */
-    LAYOUT_KNOWN | 2u | F(0, UV) | F(1, UV),                                            /* CAPABILITIES */
+    LAYOUT_KNOWN | 3u | F(0, UV) | F(1, UV) | F(2, U8),                                 /* CAPABILITIES */
 };
 
 static uint32_t layout(uint8_t dir, uint32_t id)

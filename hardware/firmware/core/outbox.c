@@ -33,8 +33,8 @@ static uint8_t encode_ack(const thrum_fw_t *fw, uint8_t *out)
     return (uint8_t)(n + thrum_uvarint_encode((uint8_t)(THRUM_FW_QUEUE_SLOTS - fw->sched.count), out + n));
 }
 
-/* IDENTIFY_REPLY then CAPABILITIES: at most 1 + 4 + 4 + 4 + 2 + 2 + 5 + 3 = 25 bytes. */
-#define IDENTIFY_MAX 25u
+/* IDENTIFY_REPLY then CAPABILITIES: at most 1 + 4 + 4 + 4 + 2 + 2 + 5 + 4 = 26 bytes. */
+#define IDENTIFY_MAX 26u
 
 static uint8_t encode_identify_reply(const thrum_fw_t *fw, uint8_t *out)
 {
@@ -53,7 +53,9 @@ static uint8_t encode_identify_reply(const thrum_fw_t *fw, uint8_t *out)
     n = (uint8_t)(n + thrum_uvarint_encode(fw->driver.device_id, out + n));
     out[n++] = THRUM_MSG_CAPABILITIES;
     out[n++] = THRUM_PROGRAM_SLOTS;
-    return (uint8_t)(n + thrum_uvarint_encode(THRUM_FW_PROGRAM_SEGMENTS, out + n));
+    n = (uint8_t)(n + thrum_uvarint_encode(THRUM_FW_PROGRAM_SEGMENTS, out + n));
+    out[n++] = fw->calibration.valid;
+    return n;
 }
 
 /* Send one frame: ACK, then `extra` (IDENTIFY_REPLY and CAPABILITIES) if any, then the pending

@@ -41,7 +41,7 @@ static const msg_name_t names[] = {
     {"CALIBRATION_RESULT", THRUM_DIR_D2H, THRUM_MSG_CALIBRATION_RESULT,
      {"status", "a_cal_comp", "a_cal_bemf", "bemf_gain", "lra_period"}},
     {"STATE", THRUM_DIR_D2H, THRUM_MSG_STATE, {"state", "cause"}},
-    {"CAPABILITIES", THRUM_DIR_D2H, THRUM_MSG_CAPABILITIES, {"program_slots", "program_segments"}},
+    {"CAPABILITIES", THRUM_DIR_D2H, THRUM_MSG_CAPABILITIES, {"program_slots", "program_segments", "calibrated"}},
 };
 
 static unsigned vectors_checked;

@@ -1,0 +1,193 @@
+import Foundation
+import ThrumCompiler
+import ThrumEngine
+import ThrumLink
+import ThrumWire
+
+/// `thrum info`: what a device says about itself, once.
+enum InfoCommand: Subcommand {
+    static let name = "info"
+    static let summary = "print a device's identity, capabilities, calibration and state"
+    static let usage = """
+        Usage: thrum info [--port PATH] [--actuator NAME|FILE.json] [--baud N] [--json]
+
+        Connects, pings a few times for the link and clock figures, and prints once: identity
+        (driver, firmware, protocol, device id), capabilities (queue, buffers, program store,
+        optional features), calibration (whether the driver holds one since reset, the one kept for
+        this device in $XDG_CONFIG_HOME/thrum/calibrations and whether it is valid for the
+        profile), state (driver power state, faults) and the link (round trip, clock drift and
+        error). Changes nothing on the device. Without --port, the built-in virtual device.
+
+        Options:
+          --port PATH        serial port or pseudo-terminal of a Thrum device
+          --actuator NAME    the profile to judge the kept calibration against (default \(ActuatorProfile.default.id))
+          --baud N           baud rate of a real serial port (default 115200)
+          --json             one JSON object
+        """
+
+    static func run(_ arguments: inout ArgumentList) throws -> Int32 {
+        let port = try arguments.option("port")
+        let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
+        let profile = try ActuatorChoice.take(from: &arguments) ?? ActuatorProfile.default
+        let json = arguments.flag("json")
+        if let extra = try arguments.positionals().first { throw UsageError(message: "unexpected argument '\(extra)'") }
+        try arguments.finish()
+
+        let target = try port.map { try PlaybackTarget.open(port: $0, baud: baud) } ?? .virtual(profile: profile)
+        let connection = try DeviceConnection.open(target: target, profile: profile, configure: false)
+        defer { target.close() }
+        let session = connection.session
+        do {
+            try session.synchronizeClock()
+        } catch {
+            throw CommandFailure(engine: error)
+        }
+        let info = Info(connection: connection)
+        if json {
+            JSONOutput.print(info.json)
+        } else {
+            print(info.text)
+        }
+        return 0
+    }
+
+    /// The figures gathered at connect.
+    struct Info {
+        let connection: DeviceConnection
+        var session: DeviceSession { connection.session }
+        var identity: DeviceIdentity { session.identity! }
+        var capabilities: ThrumEngine.DeviceCapabilities {
+            ThrumEngine.DeviceCapabilities(identity: identity, program: session.programCapabilities)
+        }
+        var stored: StoredCalibration? { connection.stored }
+
+        var features: [String] {
+            let c = capabilities
+            var out: [String] = []
+            if c.standby { out.append("standby") }
+            if c.calibration { out.append("calibration") }
+            if c.preload { out.append("preload + GO") }
+            if c.romEffects { out.append("ROM effects") }
+            return out
+        }
+
+        var powerState: String {
+            switch session.powerState {
+            case .standby?: return "standby"
+            case .ready?: return "ready"
+            case .calibrating?: return "calibrating"
+            case nil: return "not reported since connect (awake after reset, unless an idle timeout put it in standby)"
+            }
+        }
+
+        var text: String {
+            let c = capabilities
+            let stats = session.link.statistics
+            let clock = session.link.clock
+            var lines: [String] = []
+            lines.append("device on \(connection.target.name)")
+            lines.append(
+                "identity: \(DeviceDescription.driverName(Int(identity.driverId))) (driver id \(identity.driverId)), firmware "
+                    + "\(DeviceDescription.firmware(identity)), protocol \(identity.protocolVersion), id \(DeviceDescription.hex(identity.deviceId)), "
+                    + "clock \(identity.clockHz) Hz")
+            lines.append(
+                "capabilities: queue \(c.queueSlots) slots, receive buffer \(identity.rxBuffer) B, payload ≤ \(identity.maxPayload) B; "
+                    + (c.preload
+                        ? "\(c.programSlots) program slots sharing \(c.programSegments) segments; "
+                        : "no program store; ")
+                    + (features.isEmpty ? "base messages only" : features.joined(separator: ", ")))
+            lines.append(
+                "calibration: "
+                    + (connection.deviceSaysCalibrated
+                        ? "the driver holds a calibration that passed since reset"
+                        : "the driver holds no calibration since reset"))
+            if let stored {
+                let valid = connection.stillValid != nil
+                lines.append(
+                    String(
+                        format:
+                            "  kept: %@ for %@ on %@: A_CAL_COMP 0x%02X, A_CAL_BEMF 0x%02X, BEMF_GAIN %d, LRA_PERIOD %d",
+                        stored.calibratedAt, stored.profile, stored.port, stored.aCalComp, stored.aCalBemf,
+                        stored.bemfGain, stored.lraPeriod)
+                        + (stored.resonanceHz.map { String(format: " (%.1f Hz)", $0) } ?? ""))
+                lines.append(
+                    "  "
+                        + (valid
+                            ? "valid for \(connection.profile.id): `thrum play` will not calibrate again"
+                            : "not valid for \(connection.profile.id) ("
+                                + (stored.matches(connection.registers)
+                                    ? "the device reset since" : "other calibration inputs")
+                                + "): `thrum play` will calibrate"))
+            } else if connection.store != nil {
+                lines.append("  none kept for this device")
+            }
+            lines.append(
+                "state: driver \(powerState); faults: "
+                    + (session.faults.isEmpty
+                        ? "none" : session.faults.map { "\($0.code) (\($0.meaning))" }.joined(separator: ", ")))
+            lines.append(
+                String(
+                    format:
+                        "link: round trip %.2f ms (variation %.2f ms), %d frames out, %d back, %d retransmissions, %d bad frames",
+                    stats.smoothedRoundTrip.seconds * 1e3, stats.roundTripVariation.seconds * 1e3, stats.framesSent,
+                    stats.framesReceived,
+                    stats.retransmissions, stats.badFrames))
+            lines.append(
+                String(
+                    format:
+                        "clock: device counter at %.3f s (free-running µs, wraps every 71.6 min), drift %+.1f ppm, error ± %.0f µs over %d samples",
+                    deviceSeconds, clock.driftPPM, clock.errorEstimate.seconds * 1e6, clock.sampleCount))
+            return lines.joined(separator: "\n")
+        }
+
+        var deviceSeconds: Double {
+            Double(session.link.clock.deviceTime32(at: session.pump.clock.now())) / 1e6
+        }
+
+        var json: [String: Any] {
+            let c = capabilities
+            let stats = session.link.statistics
+            let clock = session.link.clock
+            var storedJSON: Any = NSNull()
+            if let stored {
+                storedJSON =
+                    [
+                        "calibrated_at": stored.calibratedAt, "profile": stored.profile, "port": stored.port,
+                        "a_cal_comp": stored.aCalComp, "a_cal_bemf": stored.aCalBemf, "bemf_gain": stored.bemfGain,
+                        "lra_period": stored.lraPeriod, "resonance_hz": JSONOutput.orNull(stored.resonanceHz),
+                        "valid_for_profile": connection.stillValid != nil,
+                    ] as [String: Any]
+            }
+            return [
+                "target": connection.target.isVirtual ? "virtual" : connection.target.name,
+                "device": DeviceDescription.json(identity),
+                "capabilities": [
+                    "queue_slots": c.queueSlots, "program_slots": c.programSlots, "program_segments": c.programSegments,
+                    "standby": c.standby, "calibration": c.calibration, "preload": c.preload,
+                    "rom_effects": c.romEffects,
+                ] as [String: Any],
+                "calibration": [
+                    "calibrated_since_reset": connection.deviceSaysCalibrated, "profile": connection.profile.id,
+                    "kept": storedJSON,
+                ] as [String: Any],
+                "state": [
+                    "power_state": JSONOutput.orNull(session.powerState.map { "\($0)" }),
+                    "faults": session.faults.map {
+                        ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any]
+                    },
+                ] as [String: Any],
+                "link": [
+                    "round_trip_ms": (stats.smoothedRoundTrip.seconds * 1e6).rounded() / 1e3,
+                    "round_trip_variation_ms": (stats.roundTripVariation.seconds * 1e6).rounded() / 1e3,
+                    "frames_sent": stats.framesSent, "frames_received": stats.framesReceived,
+                    "retransmissions": stats.retransmissions,
+                    "bad_frames": stats.badFrames,
+                    "clock_drift_ppm": (clock.driftPPM * 10).rounded() / 10,
+                    "clock_error_us": (clock.errorEstimate.seconds * 1e6).rounded(),
+                    "clock_samples": clock.sampleCount,
+                    "device_time_s": (deviceSeconds * 1e6).rounded() / 1e6,
+                ] as [String: Any],
+            ]
+        }
+    }
+}
