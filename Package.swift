@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern", "ThrumTestSupport", "ThrumTime"]),
         .testTarget(name: "ThrumCompilerTests", dependencies: ["ThrumCompiler", "ThrumTime", "ThrumTestSupport"]),
         .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware", "ThrumTime", "ThrumTestSupport"]),
-        .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink"]),
+        .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink", "ThrumTime"]),
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
         .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),

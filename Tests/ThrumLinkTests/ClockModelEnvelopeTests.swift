@@ -18,7 +18,7 @@ final class ClockModelEnvelopeTests: XCTestCase {
         var configuration = ClockModelConfiguration()
         configuration.outboundDelayFloor = floor
         var model = ClockModel(configuration: configuration)
-        var rng = TestRandom(seed: seed)
+        var rng = SplitMix64(seed: seed)
         func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(rng.next() >> 11) / Double(1 << 53) }
         var t = 1_000_000.0 + uniform(0, 1_000)
         while t < 1_000_000 + seconds * 1e6 {

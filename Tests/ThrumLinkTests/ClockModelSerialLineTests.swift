@@ -24,7 +24,7 @@ final class ClockModelSerialLineTests: XCTestCase {
     /// Runs `scenario` and returns the model and the device clock (µs at host µs).
     private func run(_ scenario: Scenario, seed: UInt64) -> (ClockModel, (Double) -> Double) {
         var model = ClockModel()
-        var rng = TestRandom(seed: seed)
+        var rng = SplitMix64(seed: seed)
         func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(rng.next() >> 11) / Double(1 << 53) }
         let device = { (t: Double) in 5_000_000 + t * (1 + scenario.ppm * 1e-6) }
         var writes: [(time: Double, bytes: Int)] = []

@@ -23,7 +23,7 @@ final class LinkHarness {
     private(set) var deviceFramesSent = 0
     private(set) var maxSequencedInFlight = 0
 
-    private var rng = TestRandom(seed: 99)
+    private var rng = SplitMix64(seed: 99)
     private var inFlight: [(time: HostTime, toDevice: Bool, bytes: [UInt8])] = []
     private var lastToDevice = HostTime.zero
     private var lastToHost = HostTime.zero
@@ -120,18 +120,5 @@ enum FrameDecoderOnce {
     static func deviceFrame(_ bytes: [UInt8]) -> Frame {
         var decoder = FrameDecoder(direction: .deviceToHost)
         return decoder.push(bytes)[0]
-    }
-}
-
-/// Deterministic pseudo-random numbers for tests.
-struct TestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
