@@ -56,6 +56,37 @@ final class AdvancedPlayerTests: XCTestCase {
         XCTAssertEqual(rig.rtpWrites(from: t0 + 0.01, to: t0 + 0.6).filter { $0.1 < 200 }.count, 0)
     }
 
+    func testALoopsPeriodIsThePatternsDurationNotItsDrivesEnd() throws {
+        // Two transients, the second padded to end at 0.5 s (its drive ends a few ms later): the
+        // loop period is the pattern's duration, 0.5 s, pass after pass, device-timed.
+        let rig = EngineRig()
+        try rig.engine.start()
+        var last = transient(0.3)
+        last.duration = 0.2
+        let pattern = HapticPattern(events: [transient(0), last], parameters: [])
+        XCTAssertEqual(pattern.duration, 0.5, accuracy: 1e-12)
+        let player = try rig.engine.makeAdvancedPlayer(with: pattern)
+        player.loopEnabled = true
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        let passes = 100
+        rig.engine.run(until: t0 + 0.5 * Double(passes) - 0.1)
+        try player.stop(atTime: HapticTimeImmediate)
+        rig.engine.run(for: 0.1)
+        let firsts = reported(rig, player).filter { $0.patternIndex == 0 }
+        XCTAssertEqual(firsts.count, passes)
+        for (k, o) in firsts.enumerated() { XCTAssertEqual(o.requestedTime, t0 + 0.5 * Double(k), accuracy: 1e-6, "pass \(k)") }
+        // At the chip: every pass 0.5 s after the one before, within 10 µs, and no drift over 100.
+        let truths = firsts.compactMap { rig.trueOnset($0) }
+        XCTAssertEqual(truths.count, passes)
+        for (k, (a, b)) in zip(truths, truths.dropFirst()).enumerated() {
+            XCTAssertEqual(b - a, 0.5, accuracy: 10e-6, "pass \(k + 1)")
+        }
+        if let first = truths.first, let final = truths.last {
+            XCTAssertEqual(final - first, 0.5 * Double(passes - 1), accuracy: 10e-6)
+        }
+    }
+
     func testPlaybackRateTwoHalvesOnsetTimes() throws {
         let rig = EngineRig()
         try rig.engine.start()
@@ -158,5 +189,27 @@ extension AdvancedPlayerTests {
         rig.engine.stop { _ in stopped = true }
         XCTAssertTrue(stopped)
         XCTAssertEqual(done, 1)
+    }
+}
+
+/// Core Haptics' validation of patterns built through the API, and its error text.
+final class PatternValidationTests: XCTestCase {
+    func testANegativeRelativeTimeThrowsInvalidEventTimeNamingTheEvent() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let pattern = HapticPattern(events: [transient(0), transient(-0.1)], parameters: [])
+        XCTAssertThrowsError(try rig.engine.makePlayer(with: pattern)) { error in
+            guard let error = error as? HapticError else { return XCTFail("\(error)") }
+            XCTAssertEqual(error.code, .invalidEventTime)
+            XCTAssertTrue(error.message.contains("event 1"), error.message)
+        }
+        XCTAssertThrowsError(try rig.engine.makeAdvancedPlayer(with: pattern))
+        XCTAssertNoThrow(try rig.engine.makePlayer(with: HapticPattern(events: [transient(0)], parameters: [])))
+    }
+
+    func testTheLocalizedDescriptionCarriesTheMessageAndTheCode() {
+        let error: any Error = HapticError(.invalidEventTime, "event 1 has relativeTime -0.1 s")
+        XCTAssertTrue(error.localizedDescription.contains("event 1 has relativeTime -0.1 s"), error.localizedDescription)
+        XCTAssertTrue(error.localizedDescription.contains("-4822"), error.localizedDescription)
     }
 }

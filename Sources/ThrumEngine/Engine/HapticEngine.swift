@@ -68,7 +68,8 @@ public final class HapticEngine {
         public var autoShutdownTimeout: HostDuration = .seconds(120)
         /// How long ``HapticEngine/prepare()`` keeps the device ready when nothing plays: the idle
         /// timeout sent with WAKE, after which the device puts the driver in standby by itself.
-        public var preparedTimeout: HostDuration = .seconds(2)
+        /// One second, as the Core Haptics guides describe the prepared state lasting unless used.
+        public var preparedTimeout: HostDuration = .seconds(1)
         /// How far ahead of the call a prepared start (GO) puts its first segment: one USB
         /// full-speed frame (the GO leaves with the next start of frame) plus a margin for the
         /// clock model's error and the device's handling. A GO that arrives late still plays,
@@ -337,7 +338,8 @@ public final class HapticEngine {
     // MARK: Players
 
     /// Makes a player for `pattern`.
-    /// - Throws: `invalidPatternData` (−4813) for a pattern with a non-finite time.
+    /// - Throws: `invalidPatternData` (−4813) for a pattern with a non-finite time;
+    ///   `invalidEventTime` (−4822) for an event with a negative `relativeTime`.
     public func makePlayer(with pattern: HapticPattern) throws -> any HapticPatternPlayer {
         try makeStreamingPlayer(pattern)
     }
@@ -359,6 +361,11 @@ public final class HapticEngine {
     private func makeStreamingPlayer(_ pattern: HapticPattern) throws -> StreamingPatternPlayer {
         for e in pattern.events where !(e.relativeTime.isFinite && e.duration.isFinite) {
             throw HapticError(.invalidPatternData, "the pattern has an event with a non-finite time or duration")
+        }
+        // Core Haptics refuses an event before the pattern's start (as the AHAP reader does).
+        if let k = pattern.events.firstIndex(where: { $0.relativeTime < 0 }) {
+            throw HapticError(
+                .invalidEventTime, "event \(k) has relativeTime \(pattern.events[k].relativeTime) s; events start at 0 or later")
         }
         defer { nextPlayerID += 1 }
         return StreamingPatternPlayer(engine: self, id: nextPlayerID, pattern: pattern)

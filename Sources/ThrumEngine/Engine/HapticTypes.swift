@@ -1,3 +1,4 @@
+import Foundation
 import ThrumPattern
 import ThrumWire
 
@@ -19,6 +20,12 @@ public struct HapticError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(message) [\(code)]" }
+}
+
+extension HapticError: LocalizedError {
+    /// The message and the code, so that `localizedDescription` says what happened (rather than
+    /// "The operation could not be completed").
+    public var errorDescription: String? { description }
 }
 
 /// What a connected device can do beyond the base protocol (segments, STOP, CONFIGURE_DRIVER).

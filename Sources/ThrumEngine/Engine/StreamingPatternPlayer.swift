@@ -58,6 +58,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         var hi: Int64
         var pass: Int
         var compiled: Compiled
+        /// Pattern time (µs, scaled) from this pass's origin to the next pass's: the loop period.
+        var period: Int64 = 0
         /// Engine time (µs) up to which the device has this run's drive from a GO (nothing to render).
         var preloadedUntil: Int64 = .min
     }
@@ -126,10 +128,19 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         return engine
     }
 
-    /// The loop length, µs of scaled pattern time (0 = no loop possible).
+    /// The loop period, µs of scaled pattern time (0 = no loop possible): `loopEnd`, else the
+    /// pattern's duration as Core Haptics defines it (the end of its last event, parameter or
+    /// curve), not the compiled drive's end — a transient's drive outlasts its instant by a few
+    /// ms, and a loop timed by the drive would drift by that much each pass. A pattern of
+    /// duration 0 (a lone transient at 0) loops at its drive's end.
     private var loopLength: Int64 {
-        loopEnd > 0 ? Int64((loopEnd / rate * 1e6).rounded()) : programEnd
+        if loopEnd > 0 { return Int64((loopEnd / rate * 1e6).rounded()) }
+        let length = pattern.events.isEmpty ? 0 : Int64((pattern.duration / rate * 1e6).rounded())
+        return length > 0 ? length : programEnd
     }
+    /// Where a pass's drive stops (µs of scaled pattern time): at `loopEnd` when one is set (the
+    /// loop goes back there), else the whole compiled drive, whose tail then overlaps the next pass.
+    private var passEnd: Int64 { loopEnd > 0 ? loopLength : programEnd }
 
     /// Unscaled pattern length used by `seek` (s).
     private var duration: Double { Double(programEnd) / 1e6 * rate }
@@ -348,9 +359,10 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         guard let compiled else { return }
         let x = Int64((offset / rate * 1e6).rounded())
         let lo = x == 0 && !continuing ? -preroll : x
-        let hi = loopEnabled && loopLength > 0 ? loopLength : programEnd
+        let hi = loopEnabled && loopLength > 0 ? passEnd : programEnd
         nextSerial += 1
-        runs.append(Run(serial: nextSerial, origin: at - x, lo: lo, hi: max(hi, lo), pass: pass, compiled: compiled))
+        runs.append(
+            Run(serial: nextSerial, origin: at - x, lo: lo, hi: max(hi, lo), pass: pass, compiled: compiled, period: loopLength))
         state = .playing
         engine.activate(self)
     }
@@ -428,14 +440,15 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     func extendLoops(to t1: Int64) {
         guard state == .playing, loopEnabled, loopLength > 0 else { return }
         var guardCount = 0
-        while let last = runs.last, last.origin + last.hi - preroll < t1, guardCount < 1000 {
+        while let last = runs.last, last.origin + last.period - preroll < t1, guardCount < 1000 {
             guardCount += 1
-            let origin = last.origin + last.hi
+            let origin = last.origin + last.period
             if let s = stopAt, origin >= s { break }  // a pass due at or after the stop never starts
             pass += 1
             nextSerial += 1
             guard let compiled else { break }
-            runs.append(Run(serial: nextSerial, origin: origin, lo: -preroll, hi: loopLength, pass: pass, compiled: compiled))
+            runs.append(
+                Run(serial: nextSerial, origin: origin, lo: -preroll, hi: passEnd, pass: pass, compiled: compiled, period: loopLength))
         }
         // Forget passes long over (a pause may still ask for the offset of a recent one).
         if let engine, runs.count > 2 {
