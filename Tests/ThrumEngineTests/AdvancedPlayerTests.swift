@@ -87,6 +87,30 @@ final class AdvancedPlayerTests: XCTestCase {
         }
     }
 
+    func testAContinuousEventsReleaseRingsIntoTheNextPassWithoutMovingIt() throws {
+        // A 0.3 s continuous event with a long release: its drive rings on past 0.3 s, and the
+        // next pass still starts at 0.3 s (Core Haptics counts the duration, not the release).
+        let rig = EngineRig()
+        try rig.engine.start()
+        let event = HapticEvent(
+            eventType: .hapticContinuous,
+            parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 1), HapticEventParameter(parameterID: .releaseTime, value: 0.5)],
+            relativeTime: 0, duration: 0.3)
+        let pattern = HapticPattern(events: [event], parameters: [])
+        XCTAssertGreaterThan(rig.engine.driveDuration(of: pattern), 0.3)
+        XCTAssertEqual(rig.engine.passDuration(of: pattern), 0.3, accuracy: 1e-9)
+        let player = try rig.engine.makeAdvancedPlayer(with: pattern)
+        player.loopEnabled = true
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        rig.engine.run(until: t0 + 3 - 0.05)
+        try player.stop(atTime: HapticTimeImmediate)
+        rig.engine.run(for: 0.2)
+        let onsets = reported(rig, player)
+        XCTAssertEqual(onsets.count, 10)
+        for (k, o) in onsets.enumerated() { XCTAssertEqual(o.requestedTime, t0 + 0.3 * Double(k), accuracy: 1e-6, "pass \(k)") }
+    }
+
     func testPlaybackRateTwoHalvesOnsetTimes() throws {
         let rig = EngineRig()
         try rig.engine.start()

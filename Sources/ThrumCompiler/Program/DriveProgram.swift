@@ -99,14 +99,24 @@ public struct DriveProgram: Equatable, Sendable {
     /// Length in s from pattern time 0: the later of the pattern's duration (continuous events
     /// clamped) and the end of the last segment.
     public var duration: Double
+    /// The pattern's length as Core Haptics counts it, s: each event's time plus its full
+    /// duration — a transient's being the longer of its `EventDuration` and its burst (Core
+    /// Haptics: "transient events have an intrinsic short duration"), a continuous event's its
+    /// `EventDuration` (its release rings on after) — each parameter's time, each curve's end.
+    /// A looping player's period. Nil for programs built by hand: their ``duration``.
+    public var loopDuration: Double?
     /// Clamps and omissions made while compiling.
     public var diagnostics: [CompileDiagnostic]
 
     /// Creates a program.
-    public init(segments: [DriveSegment], events: [CompiledEvent], duration: Double, diagnostics: [CompileDiagnostic] = []) {
+    public init(
+        segments: [DriveSegment], events: [CompiledEvent], duration: Double, loopDuration: Double? = nil,
+        diagnostics: [CompileDiagnostic] = []
+    ) {
         self.segments = segments
         self.events = events
         self.duration = duration
+        self.loopDuration = loopDuration
         self.diagnostics = diagnostics
     }
 

@@ -61,6 +61,8 @@ public struct PatternCompiler: Sendable {
         var shapes: [EventShape?] = []
         shapes.reserveCapacity(order.count)
         var patternEnd = 0.0
+        /// Beyond `patternEnd`: where the last transient's burst ends (its intrinsic duration).
+        var loopEnd = 0.0
         // Events read in place (no copy of each HapticEvent and its arrays).
         pattern.events.withUnsafeBufferPointer { evs in
             for (rank, i) in order.enumerated() {
@@ -85,6 +87,7 @@ public struct PatternCompiler: Sendable {
                 }
                 let nominal = e.type == .hapticContinuous ? min(max(0, e.duration), options.maxContinuousDuration) : max(0, e.duration)
                 patternEnd = max(patternEnd, e.relativeTime + nominal)
+                if e.type == .hapticTransient { loopEnd = max(loopEnd, e.relativeTime + shape.length) }
                 if options.feltOnsetCompensation {
                     let u = shape.intensity * controls.intensity.value(at: e.relativeTime)
                     let shift = estimator.shift(for: shape, amplitude: HapticSemantics.amplitude(intensity: u), cache: &shiftCache, memo: &shiftMemo)
@@ -160,7 +163,8 @@ public struct PatternCompiler: Sendable {
             segments = stream.finish()
         }
         let end = max(patternEnd, Double(segments.last?.end ?? 0) * 1e-6)
-        let program = DriveProgram(segments: segments, events: events, duration: end, diagnostics: diagnostics)
+        let program = DriveProgram(
+            segments: segments, events: events, duration: end, loopDuration: max(patternEnd, loopEnd), diagnostics: diagnostics)
         return Compilation(program: program, eventPieces: eventPieces, mixed: mixed, controls: controls)
     }
 

@@ -794,9 +794,19 @@ public final class HapticEngine {
     // MARK: Compiling
 
     /// How long one pass of `pattern` lasts on this engine at `rate` with `loopEnd` (0 = the
-    /// pattern's end), in seconds: the loop period of an advanced player.
+    /// pattern's end), in seconds: the loop period of an advanced player — `loopEnd`, else the
+    /// pattern's duration as Core Haptics counts it (``ThrumCompiler/DriveProgram/loopDuration``).
     public func passDuration(of pattern: HapticPattern, rate: Double = 1, loopEnd: Double = 0) -> Double {
-        loopEnd > 0 ? loopEnd / rate : compile(pattern, rate: rate).duration
+        if loopEnd > 0 { return loopEnd / rate }
+        let program = compile(pattern, rate: rate)
+        if let length = program.loopDuration, length > 0 { return length }
+        return program.duration
+    }
+
+    /// How long the drive of one pass of `pattern` lasts at `rate` (s): past ``passDuration(of:rate:loopEnd:)``
+    /// by a transient's burst when one ends the pattern.
+    public func driveDuration(of pattern: HapticPattern, rate: Double = 1) -> Double {
+        compile(pattern, rate: rate).duration
     }
 
     func compile(_ pattern: HapticPattern, rate: Double) -> DriveProgram {

@@ -129,13 +129,14 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     }
 
     /// The loop period, µs of scaled pattern time (0 = no loop possible): `loopEnd`, else the
-    /// pattern's duration as Core Haptics defines it (the end of its last event, parameter or
-    /// curve), not the compiled drive's end — a transient's drive outlasts its instant by a few
-    /// ms, and a loop timed by the drive would drift by that much each pass. A pattern of
-    /// duration 0 (a lone transient at 0) loops at its drive's end.
+    /// pattern's duration as Core Haptics counts it (``ThrumCompiler/DriveProgram/loopDuration``:
+    /// a transient's burst counts, a continuous event's release does not), not the compiled
+    /// drive's end — a continuous event's release rings past its duration, and a loop timed by
+    /// the drive would drift by that much each pass. A program with nothing to time a loop by
+    /// loops at its drive's end.
     private var loopLength: Int64 {
         if loopEnd > 0 { return Int64((loopEnd / rate * 1e6).rounded()) }
-        let length = pattern.events.isEmpty ? 0 : Int64((pattern.duration / rate * 1e6).rounded())
+        let length = compiled?.program.loopDuration.map { Int64(($0 * 1e6).rounded()) } ?? 0
         return length > 0 ? length : programEnd
     }
     /// Where a pass's drive stops (µs of scaled pattern time): at `loopEnd` when one is set (the

@@ -159,7 +159,9 @@ enum PlayCommand: Subcommand {
             let before = engine.counters
             let start = engine.currentTime + engine.leadTime.seconds + 0.02
             try player.start(atTime: start)
-            if passes > 1 { try player.stop(atTime: start + pass * Double(passes)) }
+            // The last pass plays out its whole drive (a final transient's burst runs past the period).
+            let lastPass = loopEnd == nil ? max(pass, engine.driveDuration(of: pattern, rate: rate)) : pass
+            if passes > 1 { try player.stop(atTime: start + pass * Double(passes - 1) + lastPass) }
             Interrupt.install()
             if passes == 0 {
                 while !Interrupt.requested && engine.isRunning { engine.run(for: 0.005) }
