@@ -1,3 +1,4 @@
+import Foundation
 import ThrumEngine
 import ThrumPattern
 import XCTest
@@ -235,5 +236,60 @@ final class PatternValidationTests: XCTestCase {
         let error: any Error = HapticError(.invalidEventTime, "event 1 has relativeTime -0.1 s")
         XCTAssertTrue(error.localizedDescription.contains("event 1 has relativeTime -0.1 s"), error.localizedDescription)
         XCTAssertTrue(error.localizedDescription.contains("-4822"), error.localizedDescription)
+    }
+}
+
+/// Apple's spellings and entry points compile and behave as Thrum's own.
+final class AppleSpellingTests: XCTestCase {
+    func testTwoPlayersStartingAtOnceBothGetTheOnsetReport() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let pattern = HapticPattern(events: [transient(0)], parameters: [])
+        try rig.engine.playPattern(from: pattern)
+        try rig.engine.playPattern(from: pattern)
+        rig.engine.run(for: 0.3)
+        let onsets = rig.engine.onsets
+        XCTAssertEqual(onsets.count, 2)
+        XCTAssertEqual(onsets.map(\.status), [.onTime, .onTime])
+        XCTAssertEqual(onsets[0].driveOnsetTime, onsets[1].driveOnsetTime)
+        for o in onsets { XCTAssertNotNil(rig.trueOnset(o)) }
+    }
+
+    func testStoppedReasonsInApplesSpelling() {
+        func name(_ reason: HapticEngine.StoppedReason) -> String {
+            switch reason {
+            case .audioSessionInterrupt: return "audio"
+            case .applicationSuspended: return "suspended"
+            case .notifyWhenFinished: return "finished"
+            case .gameControllerDisconnect: return "gone"
+            default: return "other"
+            }
+        }
+        XCTAssertEqual(name(.notifyWhenPlayersFinished), "finished")
+        XCTAssertEqual(name(.deviceDisconnected), "gone")
+        XCTAssertEqual(HapticEngine.StoppedReason.audioSessionInterrupt.rawValue, 1)
+        XCTAssertEqual(HapticEngine.StoppedReason.applicationSuspended.rawValue, 2)
+        XCTAssertEqual(HapticEngine.StoppedReason.notifyWhenFinished.rawValue, 4)
+        XCTAssertEqual(HapticEngine.StoppedReason.gameControllerDisconnect.rawValue, 6)
+    }
+
+    func testPlayPatternFromURLAndDataPlaysAtTheChip() throws {
+        let ahap = #"{"Version": 1.0, "Pattern": [{"Event": {"Time": 0.0, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]}}]}"#
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-url-\(UUID().uuidString).ahap")
+        try Data(ahap.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let rig = EngineRig()
+        try rig.engine.start()
+        let before = rig.now
+        try rig.engine.playPattern(from: url)
+        rig.engine.run(for: 0.2)
+        try rig.engine.playPattern(from: Data(ahap.utf8))
+        rig.engine.run(for: 0.3)
+        XCTAssertEqual(rig.engine.onsets.filter { $0.status == .onTime }.count, 2)
+        XCTAssertGreaterThan(rig.peakRTP(from: before, to: rig.now), 0)
+        XCTAssertThrowsError(try rig.engine.playPattern(from: URL(string: "https://example.com/x.ahap")!)) { error in
+            XCTAssertEqual((error as? HapticError)?.code, .fileNotFound)
+        }
+        XCTAssertFalse(rig.engine.playsHapticsOnly, "Apple's default")
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import ThrumCompiler
 import ThrumLink
 import ThrumPattern
@@ -19,6 +20,11 @@ public final class HapticEngine {
     /// Why the engine stopped by itself (`CHHapticEngine.StoppedReason`, Apple's raw values where
     /// they exist).
     public enum StoppedReason: Int, Sendable, CustomStringConvertible {
+        /// Apple's: the audio session was interrupted. Not raised by Thrum (no audio path yet);
+        /// kept so that code switching over Apple's cases compiles.
+        case audioSessionInterrupt = 1
+        /// Apple's: the application was suspended. Not raised: a host process has no such state.
+        case applicationSuspended = 2
         /// Auto-shutdown: idle for ``Configuration/autoShutdownTimeout`` with ``isAutoShutdownEnabled``.
         case idleTimeout = 3
         /// A ``notifyWhenPlayersFinished(finishedHandler:)`` handler returned `.stopEngine`.
@@ -31,8 +37,15 @@ public final class HapticEngine {
         /// Unrecoverable: the device reported a fault that stops playback.
         case systemError = -1
 
+        /// Apple's spelling of ``notifyWhenPlayersFinished``.
+        public static let notifyWhenFinished = StoppedReason.notifyWhenPlayersFinished
+        /// Apple's spelling of ``deviceDisconnected``.
+        public static let gameControllerDisconnect = StoppedReason.deviceDisconnected
+
         public var description: String {
             switch self {
+            case .audioSessionInterrupt: return "audioSessionInterrupt"
+            case .applicationSuspended: return "applicationSuspended"
             case .idleTimeout: return "idleTimeout"
             case .notifyWhenPlayersFinished: return "notifyWhenPlayersFinished"
             case .engineDestroyed: return "engineDestroyed"
@@ -119,8 +132,9 @@ public final class HapticEngine {
     public var isMutedForHaptics = false
     /// Accepted for source compatibility; the actuator never plays audio.
     public var isMutedForAudio = false
-    /// Accepted for source compatibility; Thrum always plays haptics only.
-    public var playsHapticsOnly = true
+    /// Apple's default, false. Audio events are listed, not played, whatever it says, until Thrum
+    /// has an audio path.
+    public var playsHapticsOnly = false
 
     /// Whether the engine is started.
     public private(set) var isRunning = false
@@ -377,9 +391,21 @@ public final class HapticEngine {
         try makePlayer(with: pattern).start(atTime: HapticTimeImmediate)
     }
 
-    /// Reads an AHAP file and plays it once (`playPattern(from: URL)`).
+    /// Reads an AHAP file and plays it once.
     public func playPattern(contentsOf path: String) throws {
         try playPattern(from: try AHAPReader().read(contentsOf: path).pattern)
+    }
+
+    /// Reads the AHAP file at a file URL and plays it once, as `CHHapticEngine.playPattern(from: URL)`.
+    /// - Throws: `fileNotFound` (−4851) for a URL that is not a file's; the reader's errors.
+    public func playPattern(from url: URL) throws {
+        guard url.isFileURL else { throw HapticError(.fileNotFound, "\(url) is not a file URL") }
+        try playPattern(contentsOf: url.path)
+    }
+
+    /// Reads AHAP data and plays it once, as `CHHapticEngine.playPattern(from: Data)`.
+    public func playPattern(from data: Data) throws {
+        try playPattern(from: [UInt8](data))
     }
 
     /// Reads AHAP data and plays it once (`playPattern(from: Data)`).
@@ -558,6 +584,7 @@ public final class HapticEngine {
                 emittedUntil = t1
                 continue
             }
+            marksHere = leadingMarks(marksHere)
             var segments = mixer.segments(mixing: ramps, marks: marksHere, from: t0, to: t1)
             if lastLevel != 0 && (segments.first?.start ?? t1) > t0 {
                 let gap = (segments.first?.start ?? t1) - t0
@@ -674,6 +701,22 @@ public final class HapticEngine {
     /// Records that mark `follower` begins together with mark `leader`.
     func follow(_ follower: UInt32, _ leader: UInt32) {
         followerMarks[leader, default: []].insert(follower)
+    }
+
+    /// Onsets of different players at the same instant start one drive (their ramps mix): the
+    /// first mark there leads and carries the onset to the device, the others follow it and take
+    /// its report, so no player's event is left without one.
+    func leadingMarks(_ marks: [DriveMixer.Mark]) -> [DriveMixer.Mark] {
+        guard marks.count > 1 else { return marks }
+        var leaders: [Int64: UInt32] = [:]
+        return marks.filter { m in
+            if let leader = leaders[m.time] {
+                if leader != m.id { follow(m.id, leader) }
+                return false
+            }
+            leaders[m.time] = m.id
+            return true
+        }
     }
 
     /// The onsets of one player, in schedule order.
