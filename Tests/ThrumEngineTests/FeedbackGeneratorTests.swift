@@ -107,3 +107,44 @@ final class FeedbackGeneratorTests: XCTestCase {
         XCTAssertEqual((selection.lastError as? HapticError)?.code, .engineStartTimeout)
     }
 }
+
+/// The guides' haptic manager (heartbeat, success and error patterns of its own) tested through a
+/// recording player, then played through the engine to the chip.
+final class CustomPatternContractTests: XCTestCase {
+    /// An app's haptic manager: custom patterns, played through whatever `HapticPlaying` it is given.
+    private struct HapticManager {
+        let player: any HapticPlaying
+        static let heartbeat = HapticPattern(events: [transient(0), transient(0.15, intensity: 0.6)], parameters: [])
+        static let success = HapticPattern(events: [transient(0, sharpness: 0.3), transient(0.1)], parameters: [])
+        func beat() throws { try player.play(pattern: Self.heartbeat) }
+        func succeeded() throws { try player.play(pattern: Self.success) }
+    }
+
+    func testTheRecordingPlayerRecordsCustomPatterns() throws {
+        let fake = RecordingHapticPlayer()
+        let manager = HapticManager(player: fake)
+        try fake.prepare(pattern: HapticManager.heartbeat)
+        try manager.beat()
+        try manager.succeeded()
+        try fake.play(HapticRequest(presetName: "selection"))
+        XCTAssertEqual(fake.playedPatterns, [HapticManager.heartbeat, HapticManager.success])
+        XCTAssertEqual(fake.playedNames, ["selection"])
+        XCTAssertEqual(fake.calls.first, .prepare(HapticRequest(pattern: HapticManager.heartbeat)))
+        XCTAssertTrue(fake.requests[0].description.hasPrefix("custom pattern (2 events"), fake.requests[0].description)
+    }
+
+    func testTheSameManagerPlaysThroughTheEngineToTheChip() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let manager = HapticManager(player: rig.engine)
+        let before = rig.now
+        try manager.beat()
+        rig.engine.run(for: 0.5)
+        let onsets = rig.engine.onsets.filter { $0.status == .onTime }
+        XCTAssertEqual(onsets.count, 2)
+        let truths = onsets.compactMap { rig.trueOnset($0) }
+        XCTAssertEqual(truths.count, 2)
+        if truths.count == 2 { XCTAssertEqual(truths[1] - truths[0], 0.15, accuracy: 50e-6) }
+        XCTAssertGreaterThan(rig.peakRTP(from: before, to: rig.now), 0)
+    }
+}

@@ -1,19 +1,31 @@
 import ThrumPattern
 
-/// One request a feedback generator makes: a system preset by name, at an intensity.
+/// One request to a ``HapticPlaying``: a system preset by name at an intensity (what the feedback
+/// generators ask for), or a custom pattern (what an app's own haptic manager plays).
 public struct HapticRequest: Equatable, Sendable, CustomStringConvertible {
-    /// The preset's catalogue name, e.g. `impact.heavy`, `selection`, `notification.error`.
+    /// The preset's catalogue name, e.g. `impact.heavy`, `selection`, `notification.error`; empty
+    /// for a custom pattern.
     public var presetName: String
     /// The intensity asked for (`impactOccurred(intensity:)`), nil for the preset's default.
     public var intensity: Float?
+    /// The custom pattern, nil for a preset.
+    public var pattern: HapticPattern?
 
+    /// A preset request.
     public init(presetName: String, intensity: Float? = nil) {
         self.presetName = presetName
         self.intensity = intensity
     }
 
-    /// What the preset plays at that intensity (from `SystemPresets`).
+    /// A custom pattern request.
+    public init(pattern: HapticPattern) {
+        self.presetName = ""
+        self.pattern = pattern
+    }
+
+    /// What the request plays: the custom pattern, or the preset at that intensity (from `SystemPresets`).
     public func content() throws -> SystemPreset.Content {
+        if let pattern { return .pattern(pattern) }
         do {
             return try SystemPresets.pattern(for: presetName, intensity: intensity)
         } catch {
@@ -21,7 +33,10 @@ public struct HapticRequest: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { intensity.map { "\(presetName) @\($0)" } ?? presetName }
+    public var description: String {
+        if let pattern { return "custom pattern (\(pattern.events.count) events, \(pattern.duration) s)" }
+        return intensity.map { "\(presetName) @\($0)" } ?? presetName
+    }
 }
 
 /// What feedback generators play through. The engine is one; tests substitute a
@@ -55,6 +70,14 @@ extension HapticEngine: HapticPlaying {
     }
 }
 
+extension HapticPlaying {
+    /// Plays a custom pattern now (``HapticRequest/init(pattern:)``): an app's haptic manager
+    /// calls this, and a test hands it a ``RecordingHapticPlayer`` to see the patterns it played.
+    public func play(pattern: HapticPattern) throws { try play(HapticRequest(pattern: pattern)) }
+    /// Gets ready to play a custom pattern (a preload on the device).
+    public func prepare(pattern: HapticPattern) throws { try prepare(HapticRequest(pattern: pattern)) }
+}
+
 /// A ``HapticPlaying`` that records what was asked of it and plays nothing: hand it to the
 /// feedback generators in a unit test and assert on ``requests``. Set ``failure`` to make every
 /// play fail, to check that a failed haptic does not change the app's own result.
@@ -77,8 +100,10 @@ public final class RecordingHapticPlayer: HapticPlaying {
         calls.compactMap { if case .play(let r) = $0 { r } else { nil } }
     }
 
-    /// The preset names played, oldest first.
-    public var playedNames: [String] { requests.map(\.presetName) }
+    /// The preset names played, oldest first (custom patterns are left out: see ``playedPatterns``).
+    public var playedNames: [String] { requests.filter { $0.pattern == nil }.map(\.presetName) }
+    /// The custom patterns played, oldest first.
+    public var playedPatterns: [HapticPattern] { requests.compactMap(\.pattern) }
 
     public func prepare(_ request: HapticRequest) throws { calls.append(.prepare(request)) }
 
