@@ -15,7 +15,7 @@ let package = Package(
             name: "Thrum",
             targets: [
                 "ThrumTime", "ThrumPattern", "ThrumCompiler", "ThrumWire", "ThrumLink", "ThrumEngine",
-                "ThrumSim", "ThrumHarness",
+                "ThrumSim", "ThrumHarness", "Thrum",
             ]),
     ],
     targets: [
@@ -49,6 +49,10 @@ let package = Package(
         .target(name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumLink", "ThrumWire", "ThrumTime"]),
         // Wires the whole stack for the CLI, end-to-end tests and benchmarks.
         .target(name: "ThrumHarness", dependencies: ["ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern"]),
+        // One import for the Core-Haptics-shaped API (`import Thrum`, as `import CoreHaptics`), and
+        // the default device `HapticEngine()` plays on.
+        .target(
+            name: "Thrum", dependencies: ["ThrumEngine", "ThrumPattern", "ThrumCompiler", "ThrumTime", "ThrumHarness", "ThrumLink", "ThrumSim"]),
         // Benchmarks (`thrum bench`): every timing and size figure beside its baseline, in virtual
         // time. Kept out of the library users link.
         .target(
@@ -71,6 +75,7 @@ let package = Package(
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
         .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
+        .testTarget(name: "ThrumTests", dependencies: ["Thrum"]),
         .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(
             name: "EndToEndTests",

@@ -1,0 +1,73 @@
+import Foundation
+import ThrumEngine
+import ThrumHarness
+import ThrumLink
+import ThrumSim
+
+/// The device `HapticEngine()` plays on when the code names none, as an app's `CHHapticEngine()`
+/// plays on the phone it runs on.
+///
+/// Chosen in this order: the port in the environment variable `THRUM_PORT`; else the first line
+/// of `$XDG_CONFIG_HOME/thrum/default-port` (`~/.config/thrum/default-port` without XDG); else
+/// the built-in virtual device (the same simulated board, chip and LRA as `thrum sim`, in
+/// virtual time, so `run(for:)` returns at once). ``description`` says which, for a log line.
+public enum DefaultDevice: Equatable, Sendable, CustomStringConvertible {
+    /// A serial port, pty, `tcp://` or `rfc2217://` address, and where the choice came from.
+    case port(String, source: String)
+    /// The built-in virtual device.
+    case virtual
+
+    /// The baud rate used for a real serial port (ignored by ptys and TCP).
+    public static let baud = 115_200
+
+    /// The choice for `environment` (the process's by default).
+    public static func choose(environment: [String: String] = ProcessInfo.processInfo.environment) -> DefaultDevice {
+        if let port = environment["THRUM_PORT"]?.trimmingCharacters(in: .whitespaces), !port.isEmpty {
+            return .port(port, source: "THRUM_PORT")
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+        let file = config + "/thrum/default-port"
+        if let text = try? String(contentsOfFile: file, encoding: .utf8),
+            let line = text.split(whereSeparator: \.isNewline).first?.trimmingCharacters(in: .whitespaces), !line.isEmpty
+        {
+            return .port(line, source: file)
+        }
+        return .virtual
+    }
+
+    public var description: String {
+        switch self {
+        case .port(let port, let source): return "\(port) (from \(source))"
+        case .virtual: return "the virtual device (no THRUM_PORT, no default-port file)"
+        }
+    }
+}
+
+extension HapticEngine {
+    /// An engine on the default device (``DefaultDevice/choose(environment:)``), as
+    /// `CHHapticEngine()`: the port in `THRUM_PORT` or the config file, else the virtual device.
+    /// Which one it chose is ``DefaultDevice/description`` of `DefaultDevice.choose()`.
+    /// - Throws: `serverInitFailed` (−4810) when the port cannot be opened, with the reason.
+    public convenience init() throws {
+        try self.init(device: DefaultDevice.choose())
+    }
+
+    /// An engine on `device`.
+    /// - Throws: `serverInitFailed` (−4810) when the port cannot be opened, with the reason.
+    public convenience init(device: DefaultDevice) throws {
+        switch device {
+        case .virtual:
+            let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 1, crystalErrorPPM: 0)
+            self.init(session: rig.session, profile: rig.profile)
+        case .port(let port, _):
+            let transport: any ByteTransport
+            do {
+                transport = try openTransport(path: port, baud: DefaultDevice.baud)
+            } catch {
+                throw HapticError(.serverInitFailed, "cannot open \(port): \(error)")
+            }
+            self.init(session: DeviceSession(pump: TransportPump(transport: transport), endpointName: port))
+        }
+    }
+}
