@@ -81,7 +81,7 @@ public enum BenchPatterns {
                 parameters: parameters(intensity: 0.35 + 0.65 * Double(k % 9) / 8, sharpness: Double(k % 5) / 4),
                 relativeTime: Double(k) * spacing)
         }
-        return HapticPattern(events: events, parameters: [])
+        return HapticPattern(events: events, parameters: [], parameterCurves: [])
     }
 
     /// One long continuous event under chained intensity curves (16 points each, the most a
@@ -156,7 +156,7 @@ public enum BenchPatterns {
             HapticDynamicParameter(parameterID: .hapticSharpnessControl, value: 0.2, relativeTime: 0.5),
             HapticDynamicParameter(parameterID: .hapticIntensityControl, value: 1.0, relativeTime: 0.95),
         ]
-        return HapticPattern(events: events, parameters: steps)
+        return HapticPattern(events: events, parameters: steps, parameterCurves: [])
     }
 
     /// `beats` heartbeats `period` s apart: a strong low lub, a softer dub 160 ms later and a
@@ -177,7 +177,7 @@ public enum BenchPatterns {
                     eventType: .hapticTransient, parameters: parameters(intensity: 0.6, sharpness: 0.2),
                     relativeTime: t + 0.16))
         }
-        return HapticPattern(events: events, parameters: [])
+        return HapticPattern(events: events, parameters: [], parameterCurves: [])
     }
 
     /// Overlapping 30–70 ms continuous events every 25 ms whose intensity and sharpness wander
@@ -191,7 +191,7 @@ public enum BenchPatterns {
                 parameters: parameters(intensity: 0.25 + 0.5 * wobble, sharpness: triangle(Double(k) * 0.291)),
                 relativeTime: Double(k) * 0.025, duration: 0.03 + 0.04 * triangle(Double(k) * 0.413))
         }
-        return HapticPattern(events: events, parameters: [])
+        return HapticPattern(events: events, parameters: [], parameterCurves: [])
     }
 
     /// A triangle wave of period 1 between 0 and 1.

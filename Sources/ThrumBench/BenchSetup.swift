@@ -45,7 +45,7 @@ public enum BenchSetup {
                         HapticEventParameter(parameterID: .hapticIntensity, value: [1.0, 0.6, 0.8][k % 3]),
                         HapticEventParameter(parameterID: .hapticSharpness, value: [0.8, 0.3, 0.5][k % 3]),
                     ], relativeTime: Double(k) * spacing)
-            }, parameters: [])
+            }, parameters: [], parameterCurves: [])
     }
 }
 

@@ -69,6 +69,6 @@ public enum CompileThroughputBench {
                     ? HapticEvent(
                         eventType: .hapticContinuous, parameters: parameters, relativeTime: t, duration: 0.015)
                     : HapticEvent(eventType: .hapticTransient, parameters: parameters, relativeTime: t)
-            }, parameters: [])
+            }, parameters: [], parameterCurves: [])
     }
 }

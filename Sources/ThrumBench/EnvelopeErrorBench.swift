@@ -57,9 +57,9 @@ public enum EnvelopeErrorBench {
         func params(_ i: Float, _ s: Float) -> [HapticEventParameter] {
             [HapticEventParameter(parameterID: .hapticIntensity, value: i), HapticEventParameter(parameterID: .hapticSharpness, value: s)]
         }
-        let step = HapticPattern(events: [HapticEvent(eventType: .hapticContinuous, parameters: params(1, 0.5), relativeTime: 0, duration: 0.3)], parameters: [])
+        let step = HapticPattern(events: [HapticEvent(eventType: .hapticContinuous, parameters: params(1, 0.5), relativeTime: 0, duration: 0.3)], parameters: [], parameterCurves: [])
         let curve = HapticPattern(
-            events: [HapticEvent(eventType: .hapticContinuous, parameters: params(1, 0.5), relativeTime: 0, duration: 0.6)],
+            events: [HapticEvent(eventType: .hapticContinuous, parameters: params(1, 0.5), relativeTime: 0, duration: 0.6)], parameters: [],
             parameterCurves: [HapticParameterCurve(
                 parameterID: .hapticIntensityControl,
                 controlPoints: [
@@ -164,7 +164,7 @@ public enum EnvelopeErrorBench {
         let pattern = HapticPattern(events: [HapticEvent(
             eventType: .hapticContinuous,
             parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 1), HapticEventParameter(parameterID: .hapticSharpness, value: 0.5)],
-            relativeTime: 0, duration: 1.0)], parameters: [])
+            relativeTime: 0, duration: 1.0)], parameters: [], parameterCurves: [])
         let a = try measure(rig, program: PatternCompiler(profile: rig.profile).compile(pattern), times: stride(from: 0.6, to: 0.95, by: 0.001).map { $0 }, fullScale: 1)
         return a.reduce(0, +) / Double(a.count)
     }

@@ -48,7 +48,7 @@ public enum FeltOnsetGrid {
                 }
             }
         }
-        return HapticPattern(events: events, parameters: [])
+        return HapticPattern(events: events, parameters: [], parameterCurves: [])
     }
 
     /// Plays the grid for `profile` and measures every event.

@@ -94,7 +94,7 @@ public enum LargePatternBench {
                         HapticEventParameter(parameterID: .hapticIntensity, value: Float(intensity)),
                         HapticEventParameter(parameterID: .hapticSharpness, value: Float(sharpness)),
                     ], relativeTime: Double(i) * spacing)
-            }, parameters: [])
+            }, parameters: [], parameterCurves: [])
     }
 
     private static func levels(_ i: Int) -> (Double, Double) {

@@ -252,7 +252,7 @@ public enum LinkMatrixBench {
                 HapticEvent(
                     eventType: .hapticContinuous,
                     parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 1)], relativeTime: 0, duration: length)
-            ], parameters: [])
+            ], parameters: [], parameterCurves: [])
         let player = try engine.makeAdvancedPlayer(with: pattern)
         try player.start(atTime: engine.currentTime + engine.leadTime.seconds + 0.02)
         engine.run(for: 0.4)

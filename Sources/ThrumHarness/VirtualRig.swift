@@ -98,7 +98,7 @@ public final class VirtualRig {
         engine.waitForOnsetReports(of: player)
         if let error = engine.lastError { throw error }
         var report = engine.playbackReport(
-            for: player, pattern: HapticPattern(events: [], parameters: []), startTime: start, duration: program.duration,
+            for: player, pattern: HapticPattern(events: [], parameters: [], parameterCurves: []), startTime: start, duration: program.duration,
             since: before)
         // Events in the program's order; the ones it does not play (audio) are listed as such.
         let played = program.events.filter(\.played)

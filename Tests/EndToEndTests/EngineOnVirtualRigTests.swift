@@ -12,8 +12,8 @@ final class EngineOnVirtualRigTests: XCTestCase {
         let beat = HapticEvent(
             eventType: .hapticTransient, parameters: [HapticEventParameter(parameterID: .hapticSharpness, value: 1)],
             relativeTime: 0)
-        let a = try engine.makePlayer(with: HapticPattern(events: [beat], parameters: []))
-        let b = try engine.makePlayer(with: HapticPattern(events: [beat], parameters: []))
+        let a = try engine.makePlayer(with: HapticPattern(events: [beat], parameters: [], parameterCurves: []))
+        let b = try engine.makePlayer(with: HapticPattern(events: [beat], parameters: [], parameterCurves: []))
         let t0 = engine.currentTime + 0.1
         try a.start(atTime: t0)
         try b.start(atTime: t0 + 0.05)

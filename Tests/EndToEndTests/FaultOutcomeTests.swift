@@ -14,7 +14,7 @@ final class FaultOutcomeTests: XCTestCase {
                 HapticEvent(
                     eventType: .hapticTransient, parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 1)],
                     relativeTime: Double($0) * interval)
-            }, parameters: [])
+            }, parameters: [], parameterCurves: [])
     }
 
     func testAtFivePercentLossAndCorruptionEveryEventPlaysInOrderAndOnTime() throws {

@@ -22,7 +22,7 @@ final class FaultSoakTests: XCTestCase {
                 eventType: .hapticContinuous, parameters: [.init(parameterID: .hapticIntensity, value: 0.7)], relativeTime: 0.25,
                 duration: 0.3),
             HapticEvent(eventType: .hapticTransient, parameters: [], relativeTime: 0.7),
-        ],
+        ], parameters: [],
         parameterCurves: [
             HapticParameterCurve(
                 parameterID: .hapticIntensityControl,

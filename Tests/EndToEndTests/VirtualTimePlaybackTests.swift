@@ -66,7 +66,7 @@ final class VirtualTimePlaybackTests: XCTestCase {
                 HapticEvent(
                     eventType: .hapticTransient,
                     parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 0.8)], relativeTime: $0)
-            }, parameters: [])
+            }, parameters: [], parameterCurves: [])
         let report = try VirtualRig().play(pattern)
         XCTAssertEqual(report.events.map { $0.onsetTime != nil }, [true, true, true])
         XCTAssertEqual(report.events.map { $0.trueOnsetTime != nil }, [true, true, true], "the chip started each")
@@ -79,7 +79,7 @@ final class VirtualTimePlaybackTests: XCTestCase {
                 HapticEvent(
                     eventType: .hapticTransient,
                     parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 0.8)], relativeTime: 0.1)
-            }, parameters: [])
+            }, parameters: [], parameterCurves: [])
         let program = PatternCompiler(profile: .default).compile(pattern)
         XCTAssertEqual(program.segments.filter { $0.eventID != 0 }.count, 1, "one drive, one mark")
         XCTAssertEqual(program.events.compactMap(\.sharesOnsetWith), [1, 1])

@@ -70,7 +70,7 @@ final class InvariantTests: XCTestCase {
     }
 
     func testEmptyPattern() {
-        let p = PatternCompiler(profile: .default).compile(HapticPattern(events: [], parameters: []))
+        let p = PatternCompiler(profile: .default).compile(HapticPattern(events: [], parameters: [], parameterCurves: []))
         XCTAssertEqual(p.segments, [])
         XCTAssertEqual(p.events, [])
         XCTAssertEqual(p.duration, 0)

@@ -49,8 +49,8 @@ final class SemanticsTests: XCTestCase {
     }
 
     func testSharpnessControlAddsAndClamps() {
-        let base = HapticPattern(events: [transient(0, sharpness: 0.3)], parameters: [])
-        let plusOne = HapticPattern(events: [transient(0, sharpness: 0.3)], parameters: [.init(parameterID: .hapticSharpnessControl, value: 1, relativeTime: 0)])
+        let base = HapticPattern(events: [transient(0, sharpness: 0.3)], parameters: [], parameterCurves: [])
+        let plusOne = HapticPattern(events: [transient(0, sharpness: 0.3)], parameters: [.init(parameterID: .hapticSharpnessControl, value: 1, relativeTime: 0)], parameterCurves: [])
         let c = EventShaper(resonanceHz: 175, maxContinuousDuration: 30)
         XCTAssertEqual(c.shape(of: base.events[0], controls: HapticControls(base)).0.sharpness, 0.3, accuracy: 1e-6)
         XCTAssertEqual(c.shape(of: plusOne.events[0], controls: HapticControls(plusOne)).0.sharpness, 1.0)

@@ -41,7 +41,7 @@ final class AdvancedPlayerTests: XCTestCase {
     func testLoopEndZeroLoopsAtTheEndOfTheLastEvent() throws {
         let rig = EngineRig()
         try rig.engine.start()
-        let pattern = HapticPattern(events: [continuous(0, duration: 0.2)], parameters: [])
+        let pattern = HapticPattern(events: [continuous(0, duration: 0.2)], parameters: [], parameterCurves: [])
         let player = try rig.engine.makeAdvancedPlayer(with: pattern)
         player.loopEnabled = true
         let t0 = rig.now + 0.1
@@ -64,7 +64,7 @@ final class AdvancedPlayerTests: XCTestCase {
         try rig.engine.start()
         var last = transient(0.3)
         last.duration = 0.2
-        let pattern = HapticPattern(events: [transient(0), last], parameters: [])
+        let pattern = HapticPattern(events: [transient(0), last], parameters: [], parameterCurves: [])
         XCTAssertEqual(pattern.duration, 0.5, accuracy: 1e-12)
         let player = try rig.engine.makeAdvancedPlayer(with: pattern)
         player.loopEnabled = true
@@ -97,7 +97,7 @@ final class AdvancedPlayerTests: XCTestCase {
             eventType: .hapticContinuous,
             parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 1), HapticEventParameter(parameterID: .releaseTime, value: 0.5)],
             relativeTime: 0, duration: 0.3)
-        let pattern = HapticPattern(events: [event], parameters: [])
+        let pattern = HapticPattern(events: [event], parameters: [], parameterCurves: [])
         XCTAssertGreaterThan(rig.engine.driveDuration(of: pattern), 0.3)
         XCTAssertEqual(rig.engine.passDuration(of: pattern), 0.3, accuracy: 1e-9)
         let player = try rig.engine.makeAdvancedPlayer(with: pattern)
@@ -162,7 +162,7 @@ final class AdvancedPlayerTests: XCTestCase {
     func testSeekPastTheEndEndsPlayback() throws {
         let rig = EngineRig()
         try rig.engine.start()
-        let player = try rig.engine.makeAdvancedPlayer(with: HapticPattern(events: [continuous(0, duration: 1)], parameters: []))
+        let player = try rig.engine.makeAdvancedPlayer(with: HapticPattern(events: [continuous(0, duration: 1)], parameters: [], parameterCurves: []))
         var done = 0
         player.completionHandler = { _ in done += 1 }
         try player.start(atTime: 0)
@@ -222,14 +222,41 @@ final class PatternValidationTests: XCTestCase {
     func testANegativeRelativeTimeThrowsInvalidEventTimeNamingTheEvent() throws {
         let rig = EngineRig()
         try rig.engine.start()
-        let pattern = HapticPattern(events: [transient(0), transient(-0.1)], parameters: [])
+        let pattern = HapticPattern(events: [transient(0), transient(-0.1)], parameters: [], parameterCurves: [])
         XCTAssertThrowsError(try rig.engine.makePlayer(with: pattern)) { error in
             guard let error = error as? HapticError else { return XCTFail("\(error)") }
             XCTAssertEqual(error.code, .invalidEventTime)
             XCTAssertTrue(error.message.contains("event 1"), error.message)
         }
         XCTAssertThrowsError(try rig.engine.makeAdvancedPlayer(with: pattern))
-        XCTAssertNoThrow(try rig.engine.makePlayer(with: HapticPattern(events: [transient(0)], parameters: [])))
+        XCTAssertNoThrow(try rig.engine.makePlayer(with: HapticPattern(events: [transient(0)], parameters: [], parameterCurves: [])))
+    }
+
+    func testApplesInitialisersThrowAsCoreHapticsDoesNamingTheElement() throws {
+        func code(_ build: () throws(PatternError) -> HapticPattern) -> (HapticErrorCode, String, String)? {
+            do {
+                _ = try build()
+                return nil
+            } catch {
+                return (error.code, error.path, error.message)
+            }
+        }
+        let negative = code { () throws(PatternError) in try HapticPattern(events: [transient(0), transient(-0.1)], parameters: []) }
+        XCTAssertEqual(negative?.0, .invalidEventTime)
+        XCTAssertEqual(negative?.1, "events[1].relativeTime")
+        let unsorted = code { () throws(PatternError) in try HapticPattern(events: [transient(0.2), transient(0.1)], parameters: []) }
+        XCTAssertEqual(unsorted?.0, .invalidEventTime)
+        XCTAssertTrue(unsorted?.2.contains("event 1 at 0.1 s comes after event 0 at 0.2 s") ?? false, unsorted?.2 ?? "")
+        var long = transient(0)
+        long.duration = -1
+        XCTAssertEqual(code { () throws(PatternError) in try HapticPattern(events: [long], parameters: []) }?.0, .invalidEventDuration)
+        let parameter = HapticDynamicParameter(parameterID: .hapticIntensityControl, value: 0.5, relativeTime: -1)
+        XCTAssertEqual(code { () throws(PatternError) in try HapticPattern(events: [transient(0)], parameters: [parameter]) }?.0, .badParameterEntry)
+        XCTAssertNil(code { () throws(PatternError) in try HapticPattern(events: [transient(0), transient(0), transient(0.1)], parameters: []) })
+        // AHAP files keep their freedom: events out of time order read as written.
+        let ahap = #"{"Pattern": [{"Event": {"Time": 0.5, "EventType": "HapticTransient", "EventParameters": []}}, {"Event": {"Time": 0.1, "EventType": "HapticTransient", "EventParameters": []}}]}"#
+        let read = try AHAPReader().read(data: Array(ahap.utf8)).pattern
+        XCTAssertEqual(read.events.map(\.relativeTime), [0.5, 0.1])
     }
 
     func testTheLocalizedDescriptionCarriesTheMessageAndTheCode() {
@@ -244,7 +271,7 @@ final class AppleSpellingTests: XCTestCase {
     func testTwoPlayersStartingAtOnceBothGetTheOnsetReport() throws {
         let rig = EngineRig()
         try rig.engine.start()
-        let pattern = HapticPattern(events: [transient(0)], parameters: [])
+        let pattern = HapticPattern(events: [transient(0)], parameters: [], parameterCurves: [])
         try rig.engine.playPattern(from: pattern)
         try rig.engine.playPattern(from: pattern)
         rig.engine.run(for: 0.3)

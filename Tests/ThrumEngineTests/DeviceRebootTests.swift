@@ -40,7 +40,7 @@ final class DeviceRebootTests: XCTestCase {
         engine.resetHandler = { resets += 1 }
         var stopped: [HapticEngine.StoppedReason] = []
         engine.stoppedHandler = { stopped.append($0) }
-        let old = try engine.makeAdvancedPlayer(with: HapticPattern(events: [continuous(0, duration: 3)], parameters: []))
+        let old = try engine.makeAdvancedPlayer(with: HapticPattern(events: [continuous(0, duration: 3)], parameters: [], parameterCurves: []))
         var oldError: Error?
         old.completionHandler = { oldError = $0 }
         try old.start(atTime: 0)

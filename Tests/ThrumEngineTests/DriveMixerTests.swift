@@ -27,13 +27,13 @@ final class DriveMixerTests: XCTestCase {
     }
 
     func testSameMixAsTheCompilerForOnePatternOfTwoEvents() {
-        let pattern = HapticPattern(events: [continuous(0, duration: 0.1, intensity: 0.4), continuous(0.05, duration: 0.1, intensity: 0.4)], parameters: [])
+        let pattern = HapticPattern(events: [continuous(0, duration: 0.1, intensity: 0.4), continuous(0.05, duration: 0.1, intensity: 0.4)], parameters: [], parameterCurves: [])
         let program = PatternCompiler(profile: .default).compile(pattern)
         // The same two events as two one-event layers.
         let layers = pattern.events.map { e -> [EnvelopeRamp] in
             var single = e
             single.relativeTime = 0
-            let p = PatternCompiler(profile: .default).compile(HapticPattern(events: [single], parameters: []))
+            let p = PatternCompiler(profile: .default).compile(HapticPattern(events: [single], parameters: [], parameterCurves: []))
             return p.segments.map { EnvelopeRamp($0, offset: Int64((e.relativeTime * 1e6).rounded())) }
         }
         let mixed = DriveMixer().segments(mixing: layers.flatMap { $0 }, marks: [], from: -50_000, to: 300_000)

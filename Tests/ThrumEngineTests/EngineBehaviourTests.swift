@@ -5,7 +5,7 @@ import XCTest
 
 /// Dynamic parameters, handlers, muting, transport failure and prepare.
 final class EngineBehaviourTests: XCTestCase {
-    let long = HapticPattern(events: [continuous(0, duration: 1)], parameters: [])
+    let long = HapticPattern(events: [continuous(0, duration: 1)], parameters: [], parameterCurves: [])
 
     func testSendParametersHalvesTheDriveWithinOneLeadTime() throws {
         let rig = EngineRig()
@@ -96,7 +96,7 @@ final class EngineBehaviourTests: XCTestCase {
         try rig.engine.start()
         var reasons: [HapticEngine.StoppedReason] = []
         rig.engine.stoppedHandler = { reasons.append($0) }
-        let player = try rig.engine.makeAdvancedPlayer(with: HapticPattern(events: [continuous(0, duration: 20)], parameters: []))
+        let player = try rig.engine.makeAdvancedPlayer(with: HapticPattern(events: [continuous(0, duration: 20)], parameters: [], parameterCurves: []))
         var completionError: Error?
         player.completionHandler = { completionError = $0 }
         try player.start(atTime: 0)

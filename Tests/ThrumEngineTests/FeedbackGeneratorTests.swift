@@ -114,8 +114,8 @@ final class CustomPatternContractTests: XCTestCase {
     /// An app's haptic manager: custom patterns, played through whatever `HapticPlaying` it is given.
     private struct HapticManager {
         let player: any HapticPlaying
-        static let heartbeat = HapticPattern(events: [transient(0), transient(0.15, intensity: 0.6)], parameters: [])
-        static let success = HapticPattern(events: [transient(0, sharpness: 0.3), transient(0.1)], parameters: [])
+        static let heartbeat = HapticPattern(events: [transient(0), transient(0.15, intensity: 0.6)], parameters: [], parameterCurves: [])
+        static let success = HapticPattern(events: [transient(0, sharpness: 0.3), transient(0.1)], parameters: [], parameterCurves: [])
         func beat() throws { try player.play(pattern: Self.heartbeat) }
         func succeeded() throws { try player.play(pattern: Self.success) }
     }

@@ -30,7 +30,7 @@ extension PlayerStartStopTests {
     func testStopAtATimeCutsTheDriveAndCompletes() throws {
         let rig = EngineRig()
         try rig.engine.start()
-        let player = try rig.engine.makeAdvancedPlayer(with: HapticPattern(events: [continuous(0, duration: 1)], parameters: []))
+        let player = try rig.engine.makeAdvancedPlayer(with: HapticPattern(events: [continuous(0, duration: 1)], parameters: [], parameterCurves: []))
         var completions: [Double] = []
         player.completionHandler = { error in
             XCTAssertNil(error)
@@ -49,7 +49,7 @@ extension PlayerStartStopTests {
     func testImmediateStopSilencesAtOnceOverTheAnyLane() throws {
         let rig = EngineRig()
         try rig.engine.start()
-        let player = try rig.engine.makePlayer(with: HapticPattern(events: [continuous(0, duration: 1)], parameters: []))
+        let player = try rig.engine.makePlayer(with: HapticPattern(events: [continuous(0, duration: 1)], parameters: [], parameterCurves: []))
         try player.start(atTime: HapticTimeImmediate)
         rig.engine.run(for: 0.3)
         XCTAssertEqual(rig.peakRTP(from: rig.now - 0.05, to: rig.now), 255)
@@ -64,8 +64,8 @@ extension PlayerStartStopTests {
     func testCancelStopsOnePlayerAndTheOtherResumes() throws {
         let rig = EngineRig()
         try rig.engine.start()
-        let a = try rig.engine.makePlayer(with: HapticPattern(events: [continuous(0, duration: 1, intensity: 0.5)], parameters: []))
-        let b = try rig.engine.makePlayer(with: HapticPattern(events: [continuous(0, duration: 1, intensity: 0.5)], parameters: []))
+        let a = try rig.engine.makePlayer(with: HapticPattern(events: [continuous(0, duration: 1, intensity: 0.5)], parameters: [], parameterCurves: []))
+        let b = try rig.engine.makePlayer(with: HapticPattern(events: [continuous(0, duration: 1, intensity: 0.5)], parameters: [], parameterCurves: []))
         let t0 = rig.now + 0.1
         try a.start(atTime: t0)
         try b.start(atTime: t0)
@@ -127,7 +127,7 @@ extension PlayerStartStopTests {
         try a.start(atTime: t0)
         rig.engine.run(until: t0 + 0.06)
         // 30 ms from now is inside the 60 ms already sent: STOP, then both re-rendered.
-        let b = try rig.engine.makePlayer(with: HapticPattern(events: [transient(0, intensity: 0.5)], parameters: []))
+        let b = try rig.engine.makePlayer(with: HapticPattern(events: [transient(0, intensity: 0.5)], parameters: [], parameterCurves: []))
         let tb = rig.now + 0.03
         try b.start(atTime: tb)
         XCTAssertTrue(rig.engine.runUntilPlayersFinished(timeout: 2))

@@ -101,10 +101,10 @@ final class RoundTripTests: XCTestCase {
                 audioWaveform: .init(path: "/nonexistent/a.wav", useVolumeEnvelope: env, loopEnabled: loop),
                 parameters: [], relativeTime: 0)
         }
-        let defaults = HapticPattern(events: [event(true, false)], parameters: [])
+        let defaults = HapticPattern(events: [event(true, false)], parameters: [], parameterCurves: [])
         XCTAssertFalse(defaults.ahapString().contains("EventWaveformUseVolumeEnvelope"))
         XCTAssertFalse(defaults.ahapString().contains("EventWaveformLoopEnabled"))
-        let changed = HapticPattern(events: [event(false, true)], parameters: [])
+        let changed = HapticPattern(events: [event(false, true)], parameters: [], parameterCurves: [])
         XCTAssertTrue(changed.ahapString().contains("\"EventWaveformUseVolumeEnvelope\": false"))
         XCTAssertTrue(changed.ahapString().contains("\"EventWaveformLoopEnabled\": true"))
         let dict = changed.exportDictionary()
@@ -122,7 +122,7 @@ final class RoundTripTests: XCTestCase {
                     eventType: .hapticContinuous,
                     parameters: [HapticEventParameter(parameterID: .hapticSharpness, value: 0.20000000298023224)],
                     relativeTime: 0.20000000298023224, duration: 1e-5)
-            ],
+            ], parameters: [],
             parameterCurves: [
                 HapticParameterCurve(
                     parameterID: .hapticIntensityControl,

@@ -28,7 +28,7 @@ public enum TestPatterns {
             events: (0..<beats).map {
                 transient(at: Double($0) * interval, intensity: intensity, sharpness: sharpness)
             },
-            parameters: [])
+            parameters: [], parameterCurves: [])
     }
 
     private static func parameters(_ intensity: Float?, _ sharpness: Float?) -> [HapticEventParameter] {

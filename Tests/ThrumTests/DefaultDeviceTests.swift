@@ -27,7 +27,7 @@ final class DefaultDeviceTests: XCTestCase {
         let event = HapticEvent(
             eventType: .hapticTransient,
             parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 1)], relativeTime: 0)
-        let pattern = HapticPattern(events: [event], parameters: [])
+        let pattern = try HapticPattern(events: [event], parameters: [])
         let player = try engine.makePlayer(with: pattern)
         try player.start(atTime: HapticTimeImmediate)
         engine.run(for: 0.3)
@@ -38,7 +38,7 @@ final class DefaultDeviceTests: XCTestCase {
         try XCTSkipUnless(DefaultDevice.choose() == .virtual, "THRUM_PORT or a default-port file names a device here")
         let engine = try HapticEngine()
         try engine.start()
-        try engine.playPattern(from: HapticPattern(events: [HapticEvent(eventType: .hapticTransient, parameters: [], relativeTime: 0)], parameters: []))
+        try engine.playPattern(from: HapticPattern(events: [HapticEvent(eventType: .hapticTransient, parameters: [], relativeTime: 0)], parameters: [], parameterCurves: []))
         engine.run(for: 0.3)
         XCTAssertEqual(engine.onsets.map(\.status), [.onTime])
     }

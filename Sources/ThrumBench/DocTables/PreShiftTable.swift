@@ -6,7 +6,7 @@ import ThrumPattern
 public enum PreShiftTable {
     /// The pre-shift (ms) the compiler gives `event` alone with `profile`.
     public static func preShift(_ event: HapticEvent, profile: ActuatorProfile) -> Double {
-        let program = PatternCompiler(profile: profile).compile(HapticPattern(events: [event], parameters: []))
+        let program = PatternCompiler(profile: profile).compile(HapticPattern(events: [event], parameters: [], parameterCurves: []))
         return (program.events.first?.preShift ?? 0) * 1000
     }
 

@@ -369,7 +369,7 @@ public final class HapticEngine {
     /// program's; `playbackRate` and run-time shape controls do not recompile it.
     public func makePlayer(program: DriveProgram) -> any HapticAdvancedPatternPlayer {
         defer { nextPlayerID += 1 }
-        return StreamingPatternPlayer(engine: self, id: nextPlayerID, pattern: HapticPattern(events: [], parameters: []), program: program)
+        return StreamingPatternPlayer(engine: self, id: nextPlayerID, pattern: HapticPattern(events: [], parameters: [], parameterCurves: []), program: program)
     }
 
     private func makeStreamingPlayer(_ pattern: HapticPattern) throws -> StreamingPatternPlayer {

@@ -125,7 +125,7 @@ struct AHAPElementSink: JSONElementSink {
     /// The elements' decoder; its warnings are the elements' warnings.
     private(set) var decoder: AHAPDecoder
     /// The elements decoded so far.
-    private(set) var body = HapticPattern(events: [], parameters: [])
+    private(set) var body = HapticPattern(events: [], parameters: [], parameterCurves: [])
     /// The first error, after which elements are no longer decoded.
     private(set) var failure: PatternError?
 
@@ -136,7 +136,7 @@ struct AHAPElementSink: JSONElementSink {
 
     mutating func beginArray() {
         decoder = blank
-        body = HapticPattern(events: [], parameters: [])
+        body = HapticPattern(events: [], parameters: [], parameterCurves: [])
         failure = nil
     }
 

@@ -12,14 +12,51 @@ public struct HapticPattern: Equatable, Sendable {
     /// The AHAP `Metadata` object, kept verbatim for round trips (nil when absent).
     public var metadata: JSONValue?
 
-    /// Creates a pattern from events and step parameters, like `CHHapticPattern(events:parameters:)`.
-    public init(events: [HapticEvent], parameters: [HapticDynamicParameter]) {
+    /// Creates a pattern from events and step parameters, like `CHHapticPattern(events:parameters:)`,
+    /// and checks it as Core Haptics does (``validated(events:parameters:parameterCurves:)``).
+    public init(events: [HapticEvent], parameters: [HapticDynamicParameter]) throws(PatternError) {
+        try Self.validated(events: events, parameters: parameters, parameterCurves: [])
         self.init(events: events, parameters: parameters, parameterCurves: [])
     }
 
-    /// Creates a pattern from events and curves, like `CHHapticPattern(events:parameterCurves:)`.
-    public init(events: [HapticEvent], parameterCurves: [HapticParameterCurve]) {
+    /// Creates a pattern from events and curves, like `CHHapticPattern(events:parameterCurves:)`,
+    /// and checks it as Core Haptics does (``validated(events:parameters:parameterCurves:)``).
+    public init(events: [HapticEvent], parameterCurves: [HapticParameterCurve]) throws(PatternError) {
+        try Self.validated(events: events, parameters: [], parameterCurves: parameterCurves)
         self.init(events: events, parameters: [], parameterCurves: parameterCurves)
+    }
+
+    /// What Core Haptics refuses in a pattern built through its API (the AHAP reader, which
+    /// accepts what files hold — events out of time order among them — does not use these checks):
+    /// an event time that is negative or not finite (`invalidEventTime`, −4822), events out of
+    /// time order (−4822, naming both), a negative or non-finite duration (`invalidEventDuration`,
+    /// −4823), a parameter or curve time that is negative or not finite (`badParameterEntry`,
+    /// −4831). The error's `path` names the element (`events[3].relativeTime`).
+    public static func validated(
+        events: [HapticEvent], parameters: [HapticDynamicParameter], parameterCurves: [HapticParameterCurve]
+    ) throws(PatternError) {
+        func fail(_ code: HapticErrorCode, _ path: String, _ message: String) -> PatternError {
+            PatternError(code: code, file: "<api>", line: 0, column: 0, path: path, message: message)
+        }
+        for (k, e) in events.enumerated() {
+            guard e.relativeTime.isFinite, e.relativeTime >= 0 else {
+                throw fail(.invalidEventTime, "events[\(k)].relativeTime", "event \(k) has relativeTime \(e.relativeTime) s; events start at 0 or later")
+            }
+            if k > 0, e.relativeTime < events[k - 1].relativeTime {
+                throw fail(
+                    .invalidEventTime, "events[\(k)].relativeTime",
+                    "event \(k) at \(e.relativeTime) s comes after event \(k - 1) at \(events[k - 1].relativeTime) s; events must be in time order")
+            }
+            guard e.duration.isFinite, e.duration >= 0 else {
+                throw fail(.invalidEventDuration, "events[\(k)].duration", "event \(k) has duration \(e.duration) s; durations are 0 or more")
+            }
+        }
+        for (k, p) in parameters.enumerated() where !(p.relativeTime.isFinite && p.relativeTime >= 0) {
+            throw fail(.badParameterEntry, "parameters[\(k)].relativeTime", "parameter \(k) has relativeTime \(p.relativeTime) s")
+        }
+        for (k, c) in parameterCurves.enumerated() where !(c.relativeTime.isFinite && c.relativeTime >= 0) {
+            throw fail(.badParameterEntry, "parameterCurves[\(k)].relativeTime", "curve \(k) has relativeTime \(c.relativeTime) s")
+        }
     }
 
     /// Creates a pattern from all three kinds of element.

@@ -31,7 +31,7 @@ enum PresetDesigns {
     static func sec(_ ms: Int) -> Double { Double(ms) / 1000 }
 
     static func pattern(_ events: [HapticEvent]) -> HapticPattern {
-        HapticPattern(events: events, parameters: [])
+        HapticPattern(events: events, parameters: [], parameterCurves: [])
     }
 
     // MARK: UIKit impact styles

@@ -18,10 +18,10 @@ enum ROMPreview {
             let events = (0..<max(count, 1)).map { k in
                 continuous(at: Double(k) * interval, duration: length, intensity: effect.level, edges: edges)
             }
-            return HapticPattern(events: events, parameters: [])
+            return HapticPattern(events: events, parameters: [], parameterCurves: [])
         case .steady:
             let event = continuous(at: 0, duration: envelope.duration, intensity: effect.level, edges: edges)
-            return HapticPattern(events: [event], parameters: [])
+            return HapticPattern(events: [event], parameters: [], parameterCurves: [])
         case .ramp(let from, let to):
             let event = continuous(at: 0, duration: envelope.duration, intensity: 1, edges: edges)
             let curve = HapticParameterCurve(
@@ -29,7 +29,7 @@ enum ROMPreview {
                 controlPoints: [
                     .init(relativeTime: 0, value: from), .init(relativeTime: envelope.duration, value: to),
                 ], relativeTime: 0)
-            return HapticPattern(events: [event], parameterCurves: [curve])
+            return HapticPattern(events: [event], parameters: [], parameterCurves: [curve])
         }
     }
 
