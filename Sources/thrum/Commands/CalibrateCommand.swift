@@ -32,14 +32,9 @@ enum CalibrateCommand: Subcommand {
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
-        let port = try arguments.option("port")
-        let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
-        let profile = try ActuatorChoice.take(from: &arguments) ?? ActuatorProfile.default
-        let json = arguments.flag("json")
-        if let extra = try arguments.positionals().first { throw UsageError(message: "unexpected argument '\(extra)'") }
-        try arguments.finish()
-
-        let target = try port.map { try PlaybackTarget.open(port: $0, baud: baud) } ?? .virtual(profile: profile)
+        let options = try DeviceCommandOptions.take(from: &arguments)
+        let profile = options.profile, json = options.json
+        let target = try options.target()
         let connection = try DeviceConnection.open(target: target, profile: profile)
         defer { target.close() }
         let session = connection.session
