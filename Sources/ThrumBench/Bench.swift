@@ -43,7 +43,27 @@ public enum Bench {
         try envelopeFigures(options, into: &report)
         compileFigures(options, into: &report)
         try largePatternFigures(options, into: &report)
+        try twoDeviceFigures(options, into: &report)
         return report
+    }
+
+    static func twoDeviceFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var result = TwoDeviceBench.Result()
+        for pair in seeds(options, full: 3, quick: 1) {
+            try TwoDeviceBench.run(link: LinkCatalogue.usbFullSpeed, seed: 2 * pair - 1, count: options.quick ? 20 : 60, into: &result)
+        }
+        let skew = Percentiles(result.skews.map(abs))
+        report.figures.append(BenchFigure(
+            key: "two_device_skew_p99_us", label: "two devices on one timeline, onset skew p99 (usb-fs, ±100 ppm opposite)",
+            value: skew.p99, unit: "µs", target: "≤ 100", met: skew.p99.map { $0 <= 100 },
+            note: "true skew between the two chips' first non-zero drive; p50 \(skew.p50.map { String(Int($0.rounded())) } ?? "–") µs; \(result.compared) events, \(result.missing) not reported by both"))
+        report.figures.append(BenchFigure(
+            key: "two_device_skew_bound_mean_us", label: "two devices: mean ± of the reported skew",
+            value: result.bounds.isEmpty ? nil : result.bounds.reduce(0, +) / Double(result.bounds.count), unit: "µs"))
+        report.figures.append(BenchFigure(
+            key: "two_device_skew_bound_contains_truth_ratio", label: "two devices: reported skew's bound holds the true skew",
+            value: result.compared > 0 ? Double(result.contained) / Double(result.compared) : nil, unit: "", target: "1",
+            met: result.compared > 0 && result.contained == result.compared))
     }
 
     static func seeds(_ options: BenchOptions, full: Int, quick: Int) -> [UInt64] {

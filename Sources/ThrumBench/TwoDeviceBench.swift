@@ -1,0 +1,45 @@
+import ThrumEngine
+import ThrumHarness
+import ThrumPattern
+import ThrumSim
+
+/// Two devices on one host timeline (``HapticEngineGroup``): crystals 100 ppm off in opposite
+/// directions, each behind its own link of the same model, the same transients started on both
+/// at one instant. The skew between their true onsets (the two chips' first non-zero drive), and
+/// whether the reported skew's bound (the two reported half-widths added) holds it.
+public enum TwoDeviceBench {
+    public struct Result: Sendable {
+        /// True skews (device 1 − device 0), µs.
+        public var skews: [Double] = []
+        /// Reported skews' half-widths, µs.
+        public var bounds: [Double] = []
+        /// Events compared, and those whose bound held the true skew.
+        public var compared = 0
+        public var contained = 0
+        /// Events either device did not report.
+        public var missing = 0
+    }
+
+    /// One pair: seeds `seed` (−100 ppm when odd) and `seed + 1`, `count` transients 120 ms apart.
+    public static func run(link: LinkProfile, seed: UInt64, count: Int, into result: inout Result) throws {
+        let rigs = [VirtualRig(link: link, seed: seed), VirtualRig(link: link, seed: seed &+ 1)]
+        let group = HapticEngineGroup(rigs.map { $0.makeEngine() })
+        try group.start()
+        let players = try group.makePlayers(with: [BenchSetup.transients(count: count, spacing: 0.12)])
+        try group.start(players, atTime: group.currentTime + group.leadTime.seconds + 0.02)
+        group.runUntilPlayersFinished(players, timeout: Double(count) * 0.12 + 5)
+        let skews = group.skews(of: players)
+        result.missing += count - skews.count
+        for s in skews {
+            guard let a = rigs[0].trueOnset(of: s.reference), let b = rigs[1].trueOnset(of: s.record) else {
+                result.missing += 1
+                continue
+            }
+            let truth = b - a
+            result.compared += 1
+            if abs(s.skew - truth) <= s.bound + 1e-6 { result.contained += 1 }
+            result.skews.append(truth * 1e6)
+            result.bounds.append(s.bound * 1e6)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import ThrumPattern
+import ThrumTime
+
+/// Several devices, each behind its own ``HapticEngine``, played against one host timeline: the
+/// left and right hand of a glove, two rigs compared side by side.
+///
+/// The engines' clocks must read one timeline: two ports opened in one process do (the monotonic
+/// clock), and so do virtual rigs created together (each `ManualClock` starts at 0 and the group
+/// advances them in step). A start time then means the same instant on every device: each engine
+/// maps it to its own device's clock through its own clock model, so crystals that drift apart
+/// still land together. The group runs the engines' loops in turns up to the same instant,
+/// ``slice`` seconds at a time, so no device waits longer than that for its host side.
+///
+/// How far apart the devices started an event, as reported, is ``OnsetSkew/skew``; each device's
+/// reported onset carries a guaranteed bound, so the true skew lies within the sum of the two
+/// half-widths of the reported one (``OnsetSkew/bound``).
+public final class HapticEngineGroup {
+    /// The engines, the first one the reference for skews.
+    public let engines: [HapticEngine]
+    /// How long each engine's loop runs in its turn (s).
+    public var slice: Double = 0.0005
+
+    /// A group of `engines` (at least one), all reading the same host clock.
+    public init(_ engines: [HapticEngine]) {
+        precondition(!engines.isEmpty, "a group needs an engine")
+        self.engines = engines
+    }
+
+    /// The host time (s) every engine has reached (the latest of their clocks: ``run(until:)``
+    /// brings the others up to it).
+    public var currentTime: Double { engines.map(\.currentTime).max() ?? 0 }
+
+    /// The longest start lead among the engines: a start this far ahead reaches every device in time.
+    public var leadTime: HostDuration { engines.map(\.leadTime).max() ?? .zero }
+
+    /// Starts every engine (connects each device), then brings every engine to the same instant.
+    public func start() throws {
+        for engine in engines { try engine.start() }
+        run(until: currentTime)
+    }
+
+    /// Stops every engine.
+    public func stop() {
+        for engine in engines { engine.stop() }
+    }
+
+    /// One player per engine: `patterns[k]` plays on engine `k` (the same pattern everywhere when
+    /// one is given; a routed pattern per device otherwise).
+    public func makePlayers(with patterns: [HapticPattern]) throws -> [any HapticAdvancedPatternPlayer] {
+        precondition(patterns.count == 1 || patterns.count == engines.count, "one pattern, or one per engine")
+        return try engines.enumerated().map { k, engine in try engine.makeAdvancedPlayer(with: patterns[patterns.count == 1 ? 0 : k]) }
+    }
+
+    /// Starts `players` (one per engine, from ``makePlayers(with:)``) at host time `time` (s).
+    public func start(_ players: [any HapticPatternPlayer], atTime time: Double) throws {
+        for player in players { try player.start(atTime: time) }
+    }
+
+    /// Runs every engine's loop until host time `time` (s), in turns.
+    public func run(until time: Double) {
+        var reached = engines.map(\.currentTime).min() ?? time
+        while reached < time {
+            let step = min(time, reached + slice)
+            for engine in engines { engine.run(until: step) }
+            let now = engines.map(\.currentTime).min() ?? time
+            // An engine whose link died returns at once; without progress, stop rather than spin.
+            if now <= reached { return }
+            reached = now
+        }
+    }
+
+    /// Runs every engine for `seconds`.
+    public func run(for seconds: Double) { run(until: currentTime + seconds) }
+
+    /// Runs until every engine's players have finished, or `timeout` s; then until each player's
+    /// onsets are reported (or `grace` s more). Returns whether all finished.
+    @discardableResult
+    public func runUntilPlayersFinished(_ players: [any HapticPatternPlayer], timeout: Double, grace: Double = 0.3) -> Bool {
+        let deadline = currentTime + timeout
+        while currentTime < deadline && engines.contains(where: { !$0.players.isEmpty }) { run(for: slice * 20) }
+        let finished = !engines.contains(where: { !$0.players.isEmpty })
+        let until = currentTime + grace
+        while currentTime < until
+            && zip(engines, players).contains(where: { engine, player in engine.onsets(for: player).contains { $0.status == .notReported } })
+        {
+            run(for: slice * 20)
+        }
+        return finished
+    }
+
+    /// The skew of every onset of `players[k]` (k ≥ 1) against the same event and pass of
+    /// `players[0]`, for the onsets both devices reported.
+    public func skews(of players: [any HapticPatternPlayer]) -> [OnsetSkew] {
+        guard players.count == engines.count, let reference = players.first else { return [] }
+        var byEvent: [OnsetKey: OnsetRecord] = [:]
+        for record in engines[0].onsets(for: reference) { byEvent[OnsetKey(record)] = record }
+        var result: [OnsetSkew] = []
+        for k in 1..<engines.count {
+            for record in engines[k].onsets(for: players[k]) {
+                guard let base = byEvent[OnsetKey(record)], let a = base.onsetTime, let b = record.onsetTime,
+                    let boundA = base.onsetBound, let boundB = record.onsetBound
+                else { continue }
+                result.append(
+                    OnsetSkew(
+                        device: k, patternIndex: record.patternIndex, pass: record.pass, skew: b - a, bound: boundA + boundB,
+                        reference: base, record: record))
+            }
+        }
+        return result
+    }
+
+    private struct OnsetKey: Hashable {
+        var patternIndex: Int
+        var pass: Int
+        init(_ record: OnsetRecord) {
+            patternIndex = record.patternIndex
+            pass = record.pass
+        }
+    }
+}
+
+/// How far apart two devices of a ``HapticEngineGroup`` started the same event.
+public struct OnsetSkew: Sendable {
+    /// The device (engine index) compared with device 0.
+    public var device: Int
+    /// The event (index in the pattern) and the loop pass.
+    public var patternIndex: Int
+    public var pass: Int
+    /// This device's reported onset minus device 0's, s.
+    public var skew: Double
+    /// Half-width of the interval that holds the true skew around ``skew`` (the two reported
+    /// bounds' half-widths added), s.
+    public var bound: Double
+    /// The two onset records compared.
+    public var reference: OnsetRecord
+    public var record: OnsetRecord
+}
