@@ -19,6 +19,8 @@ public final class HapticEngineGroup {
     public let engines: [HapticEngine]
     /// How long each engine's loop runs in its turn (s).
     public var slice: Double = 0.0005
+    /// The least an engine's turn lasts on its own clock (s).
+    static let minimumTurn = 0.0001
 
     /// A group of `engines` (at least one), all reading the same host clock.
     public init(_ engines: [HapticEngine]) {
@@ -61,7 +63,9 @@ public final class HapticEngineGroup {
         var reached = engines.map(\.currentTime).min() ?? time
         while reached < time {
             let step = min(time, reached + slice)
-            for engine in engines { engine.run(until: step) }
+            // On one real clock the time has moved past `step` by the time a later engine gets its
+            // turn: each still exchanges bytes for a moment (its own clock, if virtual, is behind).
+            for engine in engines { engine.run(until: max(step, engine.currentTime + Self.minimumTurn)) }
             let now = engines.map(\.currentTime).min() ?? time
             // An engine whose link died returns at once; without progress, stop rather than spin.
             if now <= reached { return }

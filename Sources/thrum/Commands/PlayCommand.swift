@@ -19,7 +19,9 @@ enum PlayCommand: Subcommand {
         actuator produced.
 
         Options:
-          --port PATH       serial port or pseudo-terminal of a Thrum device
+          --port PATH       serial port or pseudo-terminal of a Thrum device; give it again to play
+                            on several devices against one host timeline (their onset skew is
+                            reported with its bound; docs/cli.md)
           --link NAME       without --port: the link model between host and virtual device
                             (default usb-fs; see thrum bench --help for the list)
           --baud N          baud rate of a real serial port (default 115200)
@@ -53,7 +55,8 @@ enum PlayCommand: Subcommand {
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
-        let port = try arguments.option("port")
+        let ports = try arguments.options("port")
+        let port = ports.last
         let linkName = try arguments.option("link")
         let link = try linkName.map { name in
             guard let profile = LinkCatalogue.profile(named: name) else {
@@ -97,6 +100,17 @@ enum PlayCommand: Subcommand {
         let profile = chosenProfile ?? ActuatorProfile.default
         let source = try PatternSource.load(argument: file, lenient: lenient)
         for warning in source.warnings { printError("\(warning)") }
+        if ports.count > 1 {
+            if loop != .passes(1) || loopEnd != nil || junitPath != nil || expectations.maxError != nil || expectations.onsets != nil {
+                throw UsageError(message: "with several --port, play takes --rate, --intensity, --actuator, --baud, --no-calibrate and --json only")
+            }
+            guard let pattern = source.pattern else {
+                throw UsageError(message: "\(source.displayName) is a DRV2605L ROM effect: several devices play patterns only")
+            }
+            return try MultiDevicePlay.run(
+                file: file, pattern: pattern, ports: ports, baud: baud, profile: profile, configuration: engineConfiguration,
+                rate: rate, intensity: intensity, json: json)
+        }
         let target: PlaybackTarget
         let session: DeviceSession
         let engine: HapticEngine

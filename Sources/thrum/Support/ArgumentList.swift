@@ -26,7 +26,12 @@ struct ArgumentList {
 
     /// Removes `--name value` (or `--name=value`) and returns the value (the last one given).
     mutating func option(_ name: String) throws(UsageError) -> String? {
-        var value: String?
+        try options(name).last
+    }
+
+    /// Removes every `--name value` (or `--name=value`) and returns the values in order.
+    mutating func options(_ name: String) throws(UsageError) -> [String] {
+        var values: [String] = []
         var i = items.startIndex
         while i < items.endIndex {
             guard let item = items[i] else {
@@ -37,19 +42,19 @@ struct ArgumentList {
                 guard i + 1 < items.endIndex, let next = items[i + 1], !next.hasPrefix("--") else {
                     throw UsageError(message: "--\(name) needs a value")
                 }
-                value = next
+                values.append(next)
                 items[i] = nil
                 items[i + 1] = nil
                 i += 2
                 continue
             }
             if item.hasPrefix("--\(name)=") {
-                value = String(item.dropFirst(name.count + 3))
+                values.append(String(item.dropFirst(name.count + 3)))
                 items[i] = nil
             }
             i += 1
         }
-        return value
+        return values
     }
 
     /// Like ``option(_:)`` but converts the value, naming the option in the error.

@@ -1,0 +1,94 @@
+import Foundation
+import ThrumCompiler
+import ThrumEngine
+import ThrumPattern
+
+/// `thrum play FILE --port A --port B …`: the pattern on several devices against one host
+/// timeline (``HapticEngineGroup``), each device's onsets reported as for one device, and the skew
+/// of every device's onsets against the first one's, with the bound the two reports guarantee.
+enum MultiDevicePlay {
+    static func run(
+        file: String, pattern: HapticPattern, ports: [String], baud: Int, profile: ActuatorProfile,
+        configuration: HapticEngine.Configuration, rate: Double, intensity: Double?, json: Bool
+    ) throws -> Int32 {
+        var targets: [PlaybackTarget] = []
+        defer { for target in targets { target.close() } }
+        var engines: [HapticEngine] = []
+        var settings: [PlayOutput.Settings] = []
+        for port in ports {
+            let target = try PlaybackTarget.open(port: port, baud: baud)
+            targets.append(target)
+            var engineConfiguration = configuration
+            var deviceSettings = PlayOutput.Settings(rate: rate, intensity: intensity, loop: .passes(1))
+            let connection = try PlayCommand.connect(
+                target: target, profile: profile, configuration: &engineConfiguration, settings: &deviceSettings, json: json)
+            engines.append(HapticEngine(session: connection.session, profile: profile, configuration: engineConfiguration))
+            settings.append(deviceSettings)
+        }
+        let group = HapticEngineGroup(engines)
+        let reports: [PlaybackReport]
+        let skews: [OnsetSkew]
+        do {
+            try group.start()
+            let before = engines.map(\.counters)
+            let players = try group.makePlayers(with: [pattern])
+            for player in players {
+                player.playbackRate = rate
+                if let intensity {
+                    try player.sendParameters(
+                        [HapticDynamicParameter(parameterID: .hapticIntensityControl, value: Float(intensity), relativeTime: 0)],
+                        atTime: HapticTimeImmediate)
+                }
+            }
+            let start = group.currentTime + group.leadTime.seconds + 0.02
+            try group.start(players, atTime: start)
+            let duration = engines[0].driveDuration(of: pattern, rate: rate)
+            group.runUntilPlayersFinished(players, timeout: duration + 5)
+            reports = engines.indices.map { k in
+                engines[k].playbackReport(for: players[k], pattern: pattern, startTime: start, duration: duration, since: before[k])
+            }
+            skews = group.skews(of: players)
+            if let error = engines.compactMap(\.lastError).first { throw error }
+            for k in engines.indices { settings[k].faults = engines[k].session.faults }
+            group.stop()
+        } catch {
+            let message = (error as? HapticError)?.message ?? "\(error)"
+            if json { JSONOutput.print(CommandRouter.jsonError(command: "play", kind: "failure", message: message, exitCode: 1)) }
+            throw CommandFailure(message: message)
+        }
+        let identities = engines.map { $0.session.identity! }
+        let skewMicros = skews.map { abs($0.skew) * 1e6 }.sorted()
+        let boundMicros = skews.map { $0.bound * 1e6 }.sorted()
+        func p99(_ sorted: [Double]) -> Double? { sorted.isEmpty ? nil : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))] }
+        if json {
+            var object: [String: Any] = [
+                "file": file,
+                "devices": engines.indices.map { k in
+                    PlayOutput.json(
+                        file: file, profile: profile, identity: identities[k], report: reports[k], target: targets[k], settings: settings[k])
+                        .merging(["port": ports[k]]) { a, _ in a }
+                },
+                "skews": skews.map { s in
+                    ["device": s.device, "index": s.patternIndex, "pass": s.pass, "skew_us": s.skew * 1e6, "bound_us": s.bound * 1e6] as [String: Any]
+                },
+            ]
+            object["skew_p99_us"] = p99(skewMicros) ?? NSNull()
+            object["skew_bound_p99_us"] = p99(boundMicros) ?? NSNull()
+            JSONOutput.print(object)
+        } else {
+            for k in engines.indices {
+                print("== device \(k): \(ports[k])")
+                print(PlayOutput.text(file: file, profile: profile, identity: identities[k], report: reports[k], target: targets[k], settings: settings[k]))
+                print()
+            }
+            if let skew = p99(skewMicros), let bound = p99(boundMicros) {
+                print(String(format: "skew against device 0: p99 %.0f µs over %d onsets; the true skew of each lies within its bound (p99 ±%.0f µs)", skew, skews.count, bound))
+            } else {
+                print("skew: no onset reported by every device")
+            }
+        }
+        let notOnTime = reports.contains { $0.events.contains { $0.type.isHaptic && $0.status != .onTime } }
+        let faulted = settings.contains { !$0.faults.isEmpty }
+        return notOnTime || faulted ? 1 : 0
+    }
+}
