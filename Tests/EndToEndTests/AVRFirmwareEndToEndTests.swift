@@ -110,7 +110,8 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
             for (k, onset) in timely.enumerated() {
                 let error = (onset.truth - first.truth) - (onset.commanded - first.commanded)
                 XCTAssertLessThanOrEqual(abs(error), interOnsetBound, "\(name) on-time onset \(k): inter-onset error \(error) µs")
-                print(String(format: "AVR e2e %@ on-time onset %d: inter-onset error %+.1f µs", name, k, error))
+                print(String(format: "AVR e2e %@ on-time onset %d: inter-onset error %+.1f µs (write %.1f µs after due)",
+                             name, k, error, onset.truth - onset.commanded))
             }
         }
         XCTAssertTrue(onsets.contains { $0.status == "on_time" }, "no onset on time at all")
