@@ -175,6 +175,8 @@ struct PlayReport {
         var onset: Double?
         var driveOnset: Double?
         var status: String
+        /// Half-width of the bracket the host guarantees around its reported onset (s).
+        var onsetBound: Double? = nil
         /// Where the host planned the drive to start (s after the start): the reported drive
         /// onset minus the reported error.
         var plannedDriveOnset: Double? {
@@ -199,7 +201,7 @@ struct PlayReport {
             Event(
                 requested: ($0["requested_s"] as? NSNumber)?.doubleValue ?? .nan,
                 onset: ($0["onset_s"] as? NSNumber)?.doubleValue, driveOnset: ($0["drive_onset_s"] as? NSNumber)?.doubleValue,
-                status: $0["status"] as? String ?? "")
+                status: $0["status"] as? String ?? "", onsetBound: ($0["onset_bound_s"] as? NSNumber)?.doubleValue)
         }
         startHostNanos = host
         startDeviceMicros = device

@@ -1,0 +1,136 @@
+import Foundation
+import XCTest
+
+/// The soak on the AVR firmware binary: playback through `thrum play --port` against
+/// `thrum sim --mcu atmega328p --fault corrupt=5%` (one bit flipped in 5 % of the frames, both
+/// ways), judged against the harness's truth (register writes in simulated time, the host's bytes
+/// as the UART received them):
+/// - 0 resets: the trace has one DEV_RESET (the boot) and the firmware never rebooted;
+/// - 0 lost frames: every onset SEGMENT of every event reached the firmware whole (the host log,
+///   CRC-checked, retransmissions removed) and drove the actuator (a non-zero RTP write), and no
+///   device byte was dropped by the harness;
+/// - inter-onset error p99 <= 20 µs between consecutive onsets of a playback, from the simulated
+///   chip's own times (never the wall clock, so machine load cannot fail it);
+/// - every onset the host reports lies inside its reported bound, where the simulation kept pace
+///   with the wall clock around it (otherwise it is counted as not measurable and printed).
+///
+/// The suite runs a short form (20 s); `THRUM_AVR_SOAK_MINUTES=10` runs the ten minutes
+/// (tools/avr-soak.sh), and `THRUM_SOAK_CORPUS=DIR` adds a directory of AHAP files to the rotation.
+final class AVRSoakTests: XCTestCase {
+    private static let minutes = Double(ProcessInfo.processInfo.environment["THRUM_AVR_SOAK_MINUTES"] ?? "") ?? 1.0 / 3.0
+    private let corruption = "5%"
+    private let interOnsetP99Target = 20.0  // µs
+    /// An onset whose write completes more than this after it was due was late by the truth.
+    private let onTimeLatency = 250.0  // µs
+    /// Lag (µs) above which the host's view of the simulated device is not measurable.
+    private let pacingLagBudget = 100.0
+
+    func testPlaybackWithCorruptedFramesKeepsEveryOnsetOnTime() throws {
+        let elf = try AVRToolchain.prepare()
+        let simulator = try AVRSimulatorProcess(elf: elf, extraArguments: ["--fault", "corrupt=\(corruption),seed=5"])
+        var files = ["heartbeat.ahap", "metronome.ahap", "swell.ahap"].map { TestPaths.example($0).path }
+        if let corpus = ProcessInfo.processInfo.environment["THRUM_SOAK_CORPUS"], !corpus.isEmpty {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: corpus)) ?? []
+            files += names.filter { $0.hasSuffix(".ahap") }.sorted().map { corpus + "/" + $0 }
+        }
+        let deadline = Date().addingTimeInterval(Self.minutes * 60)
+        var plays: [(file: String, play: PlayReport)] = []
+        var failedPlays: [String] = []
+        var index = 0
+        repeat {
+            let file = files[index % files.count]
+            var arguments = ["play", "--port", simulator.ptyPath, "--json", "--no-plot", "--loop", "3", file]
+            if index > 0 { arguments.append("--no-calibrate") }
+            index += 1
+            let result = try ThrumProcess.run(arguments)
+            // 0, or 1 when an event was not reported on time (judged against the truth below)
+            guard result.status == 0 || result.status == 1, let play = try? PlayReport(json: result.standardOutput) else {
+                // a pattern the engine refuses (a corpus file) is no link failure, but say it
+                failedPlays.append("\(file): exit \(result.status): \(result.standardError.prefix(300))")
+                continue
+            }
+            plays.append((file, play))
+        } while Date() < deadline
+        let trace = try simulator.stop()
+        let hostLog = try HostLog(contentsOf: simulator.hostLogURL)
+        let t0 = try trace.number("monotonic_ns_at_t0")
+        let clockStart = try trace.number("device_clock_start_us")
+
+        for failure in failedPlays { print("AVR soak: play failed: \(failure)") }
+        XCTAssertTrue(failedPlays.allSatisfy { !$0.contains("heartbeat") && !$0.contains("metronome") && !$0.contains("swell") },
+                      "the repository's examples must always play")
+        XCTAssertGreaterThan(plays.count, 0)
+
+        // 0 resets: one DEV_RESET (MODE bit 7), at boot.
+        let resets = trace.writes.filter { $0.register == 0x01 && $0.value & 0x80 != 0 }.count
+        XCTAssertEqual(resets, 1, "DEV_RESET writes: the firmware booted \(resets) times")
+        // The faults were injected, and the harness dropped nothing.
+        let hostCorrupted = try trace.number("host_frames_corrupted"), hostFrames = try trace.number("host_frames")
+        let deviceCorrupted = try trace.number("device_frames_corrupted"), deviceFrames = try trace.number("device_frames")
+        XCTAssertGreaterThan(hostCorrupted, 0)
+        XCTAssertGreaterThan(deviceCorrupted, 0)
+        XCTAssertEqual(try trace.number("device_bytes_dropped"), 0)
+
+        // 0 lost frames: every event's onset SEGMENT arrived whole and drove.
+        let segments = hostLog.onsetSegments()
+        let events = plays.flatMap { play in play.play.events.enumerated().map { (play: play.file, index: $0.offset, event: $0.element) } }
+        XCTAssertEqual(segments.count, events.count, "onset SEGMENTs that reached the firmware, one per event played")
+        var latencies: [Double] = []
+        var truths: [(play: Int, truth: Double, commanded: Double, event: PlayReport.Event, lag: Double)] = []
+        var playOfEvent: [Int] = []
+        for (p, play) in plays.enumerated() { playOfEvent += Array(repeating: p, count: play.play.events.count) }
+        for (k, (segment, event)) in zip(segments, events).enumerated() {
+            let commanded = clockStart + Double(segment.due)
+            guard let truth = trace.firstDriveWrite(notBefore: commanded) else {
+                XCTFail("\(event.play) event \(event.index): its SEGMENT arrived but nothing drove after \(commanded) µs")
+                continue
+            }
+            latencies.append(truth.timeMicros - commanded)
+            truths.append((playOfEvent[k], truth.timeMicros, commanded, event.event, truth.pacingLagMicros))
+        }
+        let late = latencies.filter { $0 > onTimeLatency }.count
+        XCTAssertEqual(late, 0, "onsets written more than \(onTimeLatency) µs after due")
+
+        // Inter-onset error between consecutive onsets of one playback, in simulated time.
+        var errors: [Double] = []
+        for (a, b) in zip(truths, truths.dropFirst()) where a.play == b.play && b.commanded > a.commanded {
+            errors.append(abs((b.truth - a.truth) - (b.commanded - a.commanded)))
+        }
+        let sorted = errors.sorted()
+        let p99 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
+        XCTAssertFalse(errors.isEmpty)
+        XCTAssertLessThanOrEqual(p99, interOnsetP99Target, "inter-onset error p99")
+
+        // Reported bounds against the truth on the host's clock, where the simulation kept pace.
+        var inside = 0, outside: [String] = [], unmeasurable = 0, unreported = 0
+        for item in truths {
+            let play = plays[item.play].play
+            guard let reported = item.event.driveOnset, let bound = item.event.onsetBound else {
+                unreported += 1
+                continue
+            }
+            let lag = trace.maxLag(from: item.truth - 2_000_000, to: item.truth + 100_000)
+            guard lag <= pacingLagBudget else {
+                unmeasurable += 1
+                continue
+            }
+            let truthHost = t0 / 1e3 + item.truth + item.lag
+            let reportedHost = Double(play.startHostNanos) / 1e3 + reported * 1e6
+            if abs(truthHost - reportedHost) <= bound * 1e6 + 1 {
+                inside += 1
+            } else {
+                outside.append(String(format: "reported %+.0f µs from the truth, bound ±%.0f µs", reportedHost - truthHost, bound * 1e6))
+            }
+        }
+        XCTAssertEqual(outside, [], "onsets outside their reported bound")
+
+        let mean = latencies.reduce(0, +) / Double(max(latencies.count, 1))
+        print(String(format: "AVR soak: %.1f min, %d plays, %d events; frames corrupted: host %.0f of %.0f, device %.0f of %.0f; resets %d",
+                     Self.minutes, plays.count, events.count, hostCorrupted, hostFrames, deviceCorrupted, deviceFrames, resets - 1))
+        print(String(format: "AVR soak: onset write after due: %.1f…%.1f µs (mean %.1f); late %d; inter-onset error p50 %.1f p99 %.1f max %.1f µs over %d intervals",
+                     latencies.min() ?? 0, latencies.max() ?? 0, mean, late, sorted.isEmpty ? 0 : sorted[sorted.count / 2], p99,
+                     sorted.last ?? 0, sorted.count))
+        print("AVR soak: reported bound holds the truth for \(inside) onsets, \(outside.count) outside, \(unmeasurable) not measurable "
+              + "(pacing lag > \(Int(pacingLagBudget)) µs), \(unreported) onset reports lost with a corrupted device frame")
+    }
+}
