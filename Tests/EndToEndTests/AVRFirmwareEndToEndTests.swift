@@ -1,4 +1,5 @@
 import Foundation
+import ThrumBench
 import XCTest
 
 /// The AVR firmware *binary* (avr-gcc build of hardware/firmware) in simavr, served by
@@ -165,6 +166,13 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
         let profile = try ThrumProcess.run(["sim", "--mcu", "atmega328p", "--profile", "pmd-c10-100"])
         XCTAssertEqual(profile.status, 2)
         XCTAssertTrue(profile.standardError.contains("--profile is for the virtual device"), profile.standardError)
+        // the harness injects corruption only; the rest of the --fault grammar is the virtual device's
+        let loss = try ThrumProcess.run(["sim", "--mcu", "atmega328p", "--fault", "corrupt=5%,loss=1%"])
+        XCTAssertEqual(loss.status, 2)
+        XCTAssertTrue(loss.standardError.contains("corrupt=P (and seed=N) only"), loss.standardError)
+        let bad = try ThrumProcess.run(["sim", "--mcu", "atmega328p", "--fault", "corrupt=lots"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.standardError.contains("corrupt=lots"), bad.standardError)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ThrumBench
 import XCTest
 
 /// The soak on the AVR firmware binary: playback through `thrum play --port` against
