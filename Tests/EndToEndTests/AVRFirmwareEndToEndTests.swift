@@ -185,6 +185,8 @@ struct PlayReport {
         var status: String
         /// Half-width of the bracket the host guarantees around its reported onset (s).
         var onsetBound: Double? = nil
+        /// The firmware's ONSET time (its clock, µs): read right after the onset write returned.
+        var deviceOnset: Double? = nil
         /// Where the host planned the drive to start (s after the start): the reported drive
         /// onset minus the reported error.
         var plannedDriveOnset: Double? {
@@ -209,7 +211,8 @@ struct PlayReport {
             Event(
                 requested: ($0["requested_s"] as? NSNumber)?.doubleValue ?? .nan,
                 onset: ($0["onset_s"] as? NSNumber)?.doubleValue, driveOnset: ($0["drive_onset_s"] as? NSNumber)?.doubleValue,
-                status: $0["status"] as? String ?? "", onsetBound: ($0["onset_bound_s"] as? NSNumber)?.doubleValue)
+                status: $0["status"] as? String ?? "", onsetBound: ($0["onset_bound_s"] as? NSNumber)?.doubleValue,
+                deviceOnset: ($0["device_onset_us"] as? NSNumber)?.doubleValue)
         }
         startHostNanos = host
         startDeviceMicros = device

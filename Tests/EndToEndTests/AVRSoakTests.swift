@@ -7,9 +7,10 @@ import XCTest
 /// ways), judged against the harness's truth (register writes in simulated time, the host's bytes
 /// as the UART received them):
 /// - 0 resets: the trace has one DEV_RESET (the boot) and the firmware never rebooted;
-/// - 0 lost frames: every onset SEGMENT of every event reached the firmware whole (the host log,
-///   CRC-checked, retransmissions removed) and drove the actuator (a non-zero RTP write), and no
-///   device byte was dropped by the harness;
+/// - 0 lost frames: no playback's link gave up on a frame, every onset the firmware reported has
+///   its drive write in the trace at the time it reported and an onset SEGMENT (the host's bytes as
+///   the UART received them, CRC-checked) due just before it, and the harness dropped no byte;
+/// - every reported onset written within 250 µs of when it was due (on time by the truth);
 /// - inter-onset error p99 <= 20 µs between consecutive onsets of a playback, from the simulated
 ///   chip's own times (never the wall clock, so machine load cannot fail it);
 /// - every onset the host reports lies inside its reported bound, where the simulation kept pace
@@ -35,33 +36,42 @@ final class AVRSoakTests: XCTestCase {
             let names = FileManager.default.enumerator(atPath: corpus)?.compactMap { $0 as? String } ?? []
             files += names.filter { $0.hasSuffix(".ahap") }.sorted().map { corpus + "/" + $0 }
         }
+        let examples = TestPaths.example("heartbeat.ahap").deletingLastPathComponent().path + "/"
         let deadline = Date().addingTimeInterval(Self.minutes * 60)
         var plays: [(file: String, play: PlayReport)] = []
-        var failedPlays: [String] = []
+        var refused: [String] = []
+        var linkFailures: [String] = []
         var index = 0
         repeat {
             let file = files[index % files.count]
-            var arguments = ["play", "--port", simulator.ptyPath, "--json", "--no-plot", "--loop", "3", file]
-            if index > 0 { arguments.append("--no-calibrate") }
             index += 1
-            let result = try ThrumProcess.run(arguments)
+            // Calibration is not the subject (and its result, a device report, is not re-sent
+            // when its frame is corrupted): the driver keeps its defaults.
+            let loops = file.hasPrefix(examples) ? "3" : "1"
+            let result = try ThrumProcess.run(
+                ["play", "--port", simulator.ptyPath, "--json", "--no-plot", "--no-calibrate", "--lenient", "--loop", loops, file],
+                timeout: 300)
             // 0, or 1 when an event was not reported on time (judged against the truth below)
-            guard result.status == 0 || result.status == 1, let play = try? PlayReport(json: result.standardOutput) else {
-                // a pattern the engine refuses (a corpus file) is no link failure, but say it
-                failedPlays.append("\(file): exit \(result.status): \(result.standardError.prefix(300))")
-                continue
+            if (result.status == 0 || result.status == 1), let play = try? PlayReport(json: result.standardOutput) {
+                plays.append((file, play))
+            } else if result.standardError.contains("link to the device failed") {
+                linkFailures.append("\(file): \(result.standardError.prefix(300))")
+            } else {
+                refused.append("\(file): exit \(result.status): \(result.standardError.prefix(200))")
             }
-            plays.append((file, play))
         } while Date() < deadline
         let trace = try simulator.stop()
-        let hostLog = try HostLog(contentsOf: simulator.hostLogURL)
+        let segments = try HostLog(contentsOf: simulator.hostLogURL).onsetSegments()
         let t0 = try trace.number("monotonic_ns_at_t0")
         let clockStart = try trace.number("device_clock_start_us")
+        let maxPacingLag = try trace.number("max_pacing_lag_us")
 
-        for failure in failedPlays { print("AVR soak: play failed: \(failure)") }
-        let examples = TestPaths.example("heartbeat.ahap").deletingLastPathComponent().path + "/"
-        XCTAssertTrue(failedPlays.allSatisfy { !$0.hasPrefix(examples) }, "the repository's examples must always play")
+        // A corpus pattern the reader refuses is no soak failure; the examples always play.
+        for failure in refused { print("AVR soak: not played: \(failure)") }
+        XCTAssertTrue(refused.allSatisfy { !$0.hasPrefix(examples) }, "the repository's examples must always play")
         XCTAssertGreaterThan(plays.count, 0)
+        // 0 lost frames: the link never gave up on a frame.
+        XCTAssertEqual(linkFailures, [], "link failures (the simulation lagged the wall clock by up to \(maxPacingLag) µs)")
 
         // 0 resets: one DEV_RESET (MODE bit 7), at boot.
         let resets = trace.writes.filter { $0.register == 0x01 && $0.value & 0x80 != 0 }.count
@@ -73,27 +83,42 @@ final class AVRSoakTests: XCTestCase {
         XCTAssertGreaterThan(deviceCorrupted, 0)
         XCTAssertEqual(try trace.number("device_bytes_dropped"), 0)
 
-        // 0 lost frames: every event's onset SEGMENT arrived whole and drove.
-        let segments = hostLog.onsetSegments()
-        let events = plays.flatMap { play in play.play.events.enumerated().map { (play: play.file, index: $0.offset, event: $0.element) } }
-        XCTAssertEqual(segments.count, events.count, "onset SEGMENTs that reached the firmware, one per event played")
+        // Each onset the firmware reported, against the truth: its write is the non-zero RTP write
+        // that completed just before the firmware read its clock (device_onset_us), and it was due
+        // at the latest onset SEGMENT's due time before it (from the host's bytes as received).
+        let drives = trace.rtpWrites.filter { $0.value != 0 }
+        let dues = segments.map { clockStart + Double($0.due) }.sorted()
+        func write(reportedAt device: Double) -> AVRTrace.Write? {
+            let at = clockStart + device
+            return drives.last { $0.timeMicros <= at + 1 && $0.timeMicros >= at - 100 }
+        }
+        func due(before truth: Double) -> Double? {
+            dues.last { $0 <= truth + 0.001 }.flatMap { truth - $0 < 5_000 ? $0 : nil }
+        }
         var latencies: [Double] = []
         var truths: [(play: Int, truth: Double, commanded: Double, event: PlayReport.Event, lag: Double)] = []
-        var playOfEvent: [Int] = []
-        for (p, play) in plays.enumerated() { playOfEvent += Array(repeating: p, count: play.play.events.count) }
-        for (k, (segment, event)) in zip(segments, events).enumerated() {
-            let commanded = clockStart + Double(segment.due)
-            guard let truth = trace.firstDriveWrite(notBefore: commanded) else {
-                XCTFail("\(event.play) event \(event.index): its SEGMENT arrived but nothing drove after \(commanded) µs")
-                continue
+        var unreported = 0, unmatched: [String] = []
+        for (p, play) in plays.enumerated() {
+            for (k, event) in play.play.events.enumerated() {
+                guard let device = event.deviceOnset else {
+                    unreported += 1
+                    continue
+                }
+                guard let truth = write(reportedAt: device), let commanded = due(before: truth.timeMicros) else {
+                    unmatched.append("\(play.file) event \(k) reported at device \(device) µs")
+                    continue
+                }
+                latencies.append(truth.timeMicros - commanded)
+                truths.append((p, truth.timeMicros, commanded, event, truth.pacingLagMicros))
             }
-            latencies.append(truth.timeMicros - commanded)
-            truths.append((playOfEvent[k], truth.timeMicros, commanded, event.event, truth.pacingLagMicros))
         }
+        XCTAssertEqual(unmatched, [], "reported onsets without a drive write at their time or an onset SEGMENT before it")
         let late = latencies.filter { $0 > onTimeLatency }.count
         XCTAssertEqual(late, 0, "onsets written more than \(onTimeLatency) µs after due")
+        let events = plays.map(\.play.events.count).reduce(0, +)
 
-        // Inter-onset error between consecutive onsets of one playback, in simulated time.
+        // Inter-onset error between consecutive onsets of one playback, in simulated time
+        // (layered events that share one onset segment are one onset).
         var errors: [Double] = []
         for (a, b) in zip(truths, truths.dropFirst()) where a.play == b.play && b.commanded > a.commanded {
             errors.append(abs((b.truth - a.truth) - (b.commanded - a.commanded)))
@@ -104,13 +129,10 @@ final class AVRSoakTests: XCTestCase {
         XCTAssertLessThanOrEqual(p99, interOnsetP99Target, "inter-onset error p99")
 
         // Reported bounds against the truth on the host's clock, where the simulation kept pace.
-        var inside = 0, outside: [String] = [], unmeasurable = 0, unreported = 0
+        var inside = 0, outside: [String] = [], unmeasurable = 0
         for item in truths {
             let play = plays[item.play].play
-            guard let reported = item.event.driveOnset, let bound = item.event.onsetBound else {
-                unreported += 1
-                continue
-            }
+            guard let reported = item.event.driveOnset, let bound = item.event.onsetBound else { continue }
             let lag = trace.maxLag(from: item.truth - 2_000_000, to: item.truth + 100_000)
             guard lag <= pacingLagBudget else {
                 unmeasurable += 1
@@ -127,8 +149,10 @@ final class AVRSoakTests: XCTestCase {
         XCTAssertEqual(outside, [], "onsets outside their reported bound")
 
         let mean = latencies.reduce(0, +) / Double(max(latencies.count, 1))
-        print(String(format: "AVR soak: %.1f min, %d plays, %d events; frames corrupted: host %.0f of %.0f, device %.0f of %.0f; resets %d",
-                     Self.minutes, plays.count, events.count, hostCorrupted, hostFrames, deviceCorrupted, deviceFrames, resets - 1))
+        print(String(format: "AVR soak: %.1f min, %d plays of %d files, %d events; frames corrupted: host %.0f of %.0f, device %.0f of %.0f; "
+                     + "resets %d; link failures %d; max pacing lag %.1f ms",
+                     Self.minutes, plays.count, Set(plays.map(\.file)).count, events, hostCorrupted, hostFrames, deviceCorrupted, deviceFrames,
+                     resets - 1, linkFailures.count, maxPacingLag / 1e3))
         print(String(format: "AVR soak: onset write after due: %.1f…%.1f µs (mean %.1f); late %d; inter-onset error p50 %.1f p99 %.1f max %.1f µs over %d intervals",
                      latencies.min() ?? 0, latencies.max() ?? 0, mean, late, sorted.isEmpty ? 0 : sorted[sorted.count / 2], p99,
                      sorted.last ?? 0, sorted.count))
