@@ -11,26 +11,23 @@ import XCTest
 /// Three measures, tolerances from the spread measured on this harness (docs/avr-simulation.md):
 /// - firmware: the first non-zero RTP_INPUT write of each onset SEGMENT (the one the firmware
 ///   reports as the ONSET) against the device time its drive was due (its start, or the crossing
-///   of a ramp up from 0, PROTOCOL.md §4.1), judged by the status the firmware reported. On time
-///   (the main loop reached it at most 50 µs late): 0…500 µs, that 50 µs, then the interpolation
-///   and write set-up of the size-optimised AVR build (measured 120–300 µs), START + 3 bytes at
-///   400 kHz (70 µs) and interrupts; measured 205–375 µs depending on the build. Late (trimmed):
-///   the write must be more than 50 µs late too. A main-loop pass busy elsewhere (a host frame,
-///   the deadline computation) holds a due segment back; the firmware must then report it late
-///   or dropped, never on time. Independent of the wall clock.
-/// - inter-onset error between on-time onsets against their commanded times: bound 120 µs. An
-///   on-time onset may be reached anywhere in the 50 µs tolerance, and the set-up path differs
-///   between segment shapes (a ramp's crossing, a first write from 0) by up to ~70 µs on the AVR:
-///   on-time latencies measured 267–374 µs with the current build. Measured errors: ≤ 22 µs
-///   (metronome), ≤ 38 µs (heartbeat); the p99 ≤ 20 µs target is not met on the AVR.
+///   of a ramp up from 0, PROTOCOL.md §4.1), judged by the status the firmware reported. On time:
+///   60…250 µs. The AVR build prepares a drive up to 2 ms ahead and holds its write to the instant
+///   (THRUM_FW_DRIVE_LEAD_US), so the write completes one I²C register write after it was due
+///   (73 µs of bus at 400 kHz and its set-up; measured 90–121 µs). Late (trimmed): the write must
+///   be more than 50 µs late too; the firmware must never claim on time for a late write.
+///   Independent of the wall clock.
+/// - inter-onset error between on-time onsets against their commanded times: bound 30 µs (the
+///   issue's target is p99 ≤ 20 µs, which AVRSoakTests asserts over many onsets; measured ≤ 14 µs
+///   here: the hold's clock reads and the interrupts that land in the write).
 /// - host: where the host wanted each onset on CLOCK_MONOTONIC against where the paced simulation
 ///   put it (its pacing lag added back): bound 1.5 ms. The host's clock sync only sees a steady
 ///   device while the simulation keeps up with the wall clock; when the harness reports more than
 ///   `pacingLagBudget` of lag around a playback (a loaded machine), that playback's host figure is
 ///   printed as not measurable instead of asserted. The firmware measures are asserted always.
 final class AVRFirmwareEndToEndTests: XCTestCase {
-    let firmwareLatencyBound = 0.0...500.0  // µs
-    let interOnsetBound = 120.0  // µs
+    let firmwareLatencyBound = 60.0...250.0  // µs
+    let interOnsetBound = 30.0  // µs
     let hostAlignmentBound = 1500.0  // µs
     let pacingLagBudget = 500.0  // µs
     /// The firmware reports a segment reached more than this after its start as late (trimmed).

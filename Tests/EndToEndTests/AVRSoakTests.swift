@@ -86,7 +86,7 @@ final class AVRSoakTests: XCTestCase {
         // Each onset the firmware reported, against the truth: its write is the non-zero RTP write
         // that completed just before the firmware read its clock (device_onset_us), and it was due
         // at the latest onset SEGMENT's due time before it (from the host's bytes as received).
-        let drives = trace.rtpWrites.filter { $0.value != 0 }
+        let drives = trace.rtpWrites  // an all-zero segment's onset is its write of 0
         let dues = segments.map { clockStart + Double($0.due) }.sorted()
         func write(reportedAt device: Double) -> AVRTrace.Write? {
             let at = clockStart + device
@@ -105,10 +105,20 @@ final class AVRSoakTests: XCTestCase {
                     continue
                 }
                 guard let truth = write(reportedAt: device), let commanded = due(before: truth.timeMicros) else {
-                    unmatched.append("\(play.file) event \(k) reported at device \(device) µs")
+                    let at = clockStart + device
+                    unmatched.append("\(play.file) event \(k) (\(event.status)) reported at device \(device) µs; writes near it: "
+                        + trace.writes.filter { abs($0.timeMicros - at) < 3_000 }
+                            .map { String(format: "%.0f:r%d=%d", $0.timeMicros - at, $0.register, $0.value) }.joined(separator: " ")
+                        + "; dues before it: " + dues.filter { $0 <= at && at - $0 < 20_000 }.map { String(format: "%.0f", $0 - at) }.joined(separator: " "))
                     continue
                 }
                 latencies.append(truth.timeMicros - commanded)
+                if truth.timeMicros - commanded > onTimeLatency {
+                    print(String(format: "AVR soak: late: %@ event %d (%@): written %.1f µs after due; RTP writes around it: %@",
+                                 play.file, k, event.status, truth.timeMicros - commanded,
+                                 trace.rtpWrites.filter { abs($0.timeMicros - commanded) < 6_000 }
+                                    .map { String(format: "%.0f:%d", $0.timeMicros - commanded, $0.value) }.joined(separator: " ")))
+                }
                 truths.append((p, truth.timeMicros, commanded, event, truth.pacingLagMicros))
             }
         }
