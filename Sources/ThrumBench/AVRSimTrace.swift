@@ -117,18 +117,41 @@ public struct HostLog: Sendable {
         }
     }
 
-    /// Every onset-marking SEGMENT in the host's frames, retransmissions removed.
-    public func onsetSegments() -> [OnsetSegment] {
+    /// Every onset-marking SEGMENT in the host's frames, retransmissions removed; with
+    /// `includingPrograms`, also the onset-marking segments of preloaded programs where a GO
+    /// started them (start = GO's start + the segment's offset, event + GO's event base).
+    public func onsetSegments(includingPrograms: Bool = false) -> [OnsetSegment] {
         var decoder = FrameDecoder(direction: .hostToDevice)
         var found: [OnsetSegment] = []
+        var seen: Set<UInt64> = []
+        var programs: [UInt8: [PreloadSegmentCommand]] = [:]
+        var loading: UInt8?
+        func add(_ segment: OnsetSegment) {
+            guard seen.insert(UInt64(segment.event) << 32 | UInt64(segment.start)).inserted else { return }
+            found.append(segment)
+        }
         for entry in entries {
             for frame in decoder.push([entry.byte]) {
                 guard let messages = try? HostMessage.parsePayload(frame.payload) else { continue }
-                for case .segment(let segment) in messages where segment.event != 0 {
-                    if found.contains(where: { $0.event == segment.event && $0.start == segment.start }) { continue }
-                    found.append(OnsetSegment(
-                        receivedMicros: entry.timeMicros, event: segment.event, start: segment.start,
-                        duration: segment.duration, from: segment.from, to: segment.to))
+                for message in messages {
+                    switch message {
+                    case .segment(let segment) where segment.event != 0:
+                        add(OnsetSegment(receivedMicros: entry.timeMicros, event: segment.event, start: segment.start,
+                                         duration: segment.duration, from: segment.from, to: segment.to))
+                    case .preloadBegin(let slot) where includingPrograms:
+                        programs[slot] = []
+                        loading = slot
+                    case .preloadSegment(let segment) where includingPrograms:
+                        if let slot = loading { programs[slot, default: []].append(segment) }
+                    case .go(let go) where includingPrograms:
+                        for segment in programs[go.slot] ?? [] where segment.event != 0 {
+                            add(OnsetSegment(receivedMicros: entry.timeMicros, event: segment.event &+ go.eventBase,
+                                             start: go.start &+ segment.offset, duration: segment.duration,
+                                             from: segment.from, to: segment.to))
+                        }
+                    default:
+                        break
+                    }
                 }
             }
         }

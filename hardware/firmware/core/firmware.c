@@ -53,6 +53,11 @@ void thrum_fw_receive(thrum_fw_t *fw, const uint8_t *data, size_t len, uint32_t 
         if (!found) {
             break;
         }
+#if THRUM_FW_DRIVE_LEAD_US > 0
+        /* Frames that arrived together are handled one after the other, a pass's worth of work
+         * each: a drive due meanwhile is prepared and held before each (the lead covers one). */
+        thrum_fw_poll(fw);
+#endif
         thrum_link_handle_frame(fw, &frame, rx_time);
     }
 #if THRUM_FW_STATS

@@ -109,7 +109,25 @@ static void test_late_pass_is_still_late(void)
     CHECK(m != NULL && m->field[2] == THRUM_ONSET_LATE_TRIMMED);
 }
 
+/* Frames that arrive together are handled one by one with a pass before each: a drive within the
+ * lead is written at its instant before the frame is (a burst of frames can take longer than the
+ * lead to handle on a slow CPU). */
+static void test_frames_wait_behind_a_held_drive(void)
+{
+    uint8_t p[THRUM_MAX_PAYLOAD];
+    fake_write_t w[8];
+
+    boot();
+    send(p, msg_segment(p, 10000, 3000, 100, 100, 4));
+    f.now = 10000 - 1500u;
+    send(p, msg_plain(p, THRUM_MSG_PING));
+    CHECK_EQ(rtp_writes(w, 8), 1);
+    CHECK_EQ(w[0].time, 10000u + I2C_COST);
+    CHECK_EQ(f.now, 10000u + I2C_COST); /* the frame was handled after the write */
+}
+
 const test_case_t lead_tests[] = {
+    {"lead: a frame arriving within the lead is handled after the held write", test_frames_wait_behind_a_held_drive},
     {"lead: a start reached ahead is written at its instant, ONSET on time", test_start_held_to_its_instant},
     {"lead: a ramp's crossing and a take-over are held to their instants", test_crossing_and_take_over_held},
     {"lead: a pass that arrives late still reports late", test_late_pass_is_still_late},
