@@ -3,7 +3,7 @@ import XCTest
 
 /// `thrum bench --device avr`: the link matrix's timing figures taken on the AVR binary in simavr
 /// beside the virtual device's. The firmware figures are simulated time, so they are asserted
-/// (inter-onset p99 within the 20 µs, every prepared start a GO that drove); the host
+/// (inter-onset median ≤ 10 µs and worst ≤ 50 µs, every prepared start a GO that drove); the host
 /// figures depend on the simulation keeping pace with the wall clock and are only checked to be
 /// consistent (a measured onset counts in the bound figure).
 final class AVRBenchCommandTests: XCTestCase {
@@ -18,7 +18,9 @@ final class AVRBenchCommandTests: XCTestCase {
         let run = try XCTUnwrap(runs.first)
         let inter = try XCTUnwrap(run["inter_onset_abs_us"] as? [String: Any])
         XCTAssertEqual(inter["count"] as? Int, 15, "16 transients: 15 intervals, every onset drove")
-        XCTAssertLessThanOrEqual(try XCTUnwrap(inter["p99"] as? Double), 20)
+        // 15 intervals: the worst is bounded by the jitter sources (AVRSoakTests), the median tight
+        XCTAssertLessThanOrEqual(try XCTUnwrap(inter["max"] as? Double), 50)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(inter["p50"] as? Double), 10)
         let latency = try XCTUnwrap(run["write_latency_us"] as? [String: Any])
         // due → the onset write's data byte: one register write on the 400 kHz bus and its set-up
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(latency["p50"] as? Double), 70)

@@ -17,7 +17,7 @@ import XCTest
 ///   (73 µs of bus at 400 kHz and its set-up; measured 90–121 µs). Late (trimmed): the write must
 ///   be more than 50 µs late too; the firmware must never claim on time for a late write.
 ///   Independent of the wall clock.
-/// - inter-onset error between on-time onsets against their commanded times: bound 30 µs (the
+/// - inter-onset error between on-time onsets against their commanded times: bound 50 µs (the
 ///   issue's target is p99 ≤ 20 µs, which AVRSoakTests asserts over many onsets; measured ≤ 14 µs
 ///   here: the hold's clock reads and the interrupts that land in the write).
 /// - host: where the host wanted each onset on CLOCK_MONOTONIC against where the paced simulation
@@ -27,7 +27,7 @@ import XCTest
 ///   printed as not measurable instead of asserted. The firmware measures are asserted always.
 final class AVRFirmwareEndToEndTests: XCTestCase {
     let firmwareLatencyBound = 60.0...250.0  // µs
-    let interOnsetBound = 30.0  // µs
+    let interOnsetBound = 50.0  // µs
     let hostAlignmentBound = 1500.0  // µs
     let pacingLagBudget = 500.0  // µs
     /// The firmware reports a segment reached more than this after its start as late (trimmed).
