@@ -57,7 +57,7 @@ let package = Package(
         // time. Kept out of the library users link.
         .target(
             name: "ThrumBench",
-            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
+            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumWire"]),
         // The command-line tool.
         .executableTarget(
             name: "thrum",

@@ -1,4 +1,5 @@
 import Foundation
+import ThrumBench
 import ThrumCompiler
 import ThrumHarness
 import ThrumSim

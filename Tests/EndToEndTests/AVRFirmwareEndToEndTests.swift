@@ -1,4 +1,5 @@
 import Foundation
+import ThrumBench
 import XCTest
 
 /// The AVR firmware *binary* (avr-gcc build of hardware/firmware) in simavr, served by
@@ -10,26 +11,23 @@ import XCTest
 /// Three measures, tolerances from the spread measured on this harness (docs/avr-simulation.md):
 /// - firmware: the first non-zero RTP_INPUT write of each onset SEGMENT (the one the firmware
 ///   reports as the ONSET) against the device time its drive was due (its start, or the crossing
-///   of a ramp up from 0, PROTOCOL.md §4.1), judged by the status the firmware reported. On time
-///   (the main loop reached it at most 50 µs late): 0…500 µs, that 50 µs, then the interpolation
-///   and write set-up of the size-optimised AVR build (measured 120–300 µs), START + 3 bytes at
-///   400 kHz (70 µs) and interrupts; measured 205–375 µs depending on the build. Late (trimmed):
-///   the write must be more than 50 µs late too. A main-loop pass busy elsewhere (a host frame,
-///   the deadline computation) holds a due segment back; the firmware must then report it late
-///   or dropped, never on time. Independent of the wall clock.
-/// - inter-onset error between on-time onsets against their commanded times: bound 120 µs. An
-///   on-time onset may be reached anywhere in the 50 µs tolerance, and the set-up path differs
-///   between segment shapes (a ramp's crossing, a first write from 0) by up to ~70 µs on the AVR:
-///   on-time latencies measured 267–374 µs with the current build. Measured errors: ≤ 22 µs
-///   (metronome), ≤ 38 µs (heartbeat); the p99 ≤ 20 µs target is not met on the AVR.
+///   of a ramp up from 0, PROTOCOL.md §4.1), judged by the status the firmware reported. On time:
+///   60…250 µs. The AVR build prepares a drive up to 2 ms ahead and holds its write to the instant
+///   (THRUM_FW_DRIVE_LEAD_US), so the write completes one I²C register write after it was due
+///   (73 µs of bus at 400 kHz and its set-up; measured 90–121 µs). Late (trimmed): the write must
+///   be more than 50 µs late too; the firmware must never claim on time for a late write.
+///   Independent of the wall clock.
+/// - inter-onset error between on-time onsets against their commanded times: bound 50 µs (the
+///   issue's target is p99 ≤ 20 µs, which AVRSoakTests asserts over many onsets; measured ≤ 14 µs
+///   here: the hold's clock reads and the interrupts that land in the write).
 /// - host: where the host wanted each onset on CLOCK_MONOTONIC against where the paced simulation
 ///   put it (its pacing lag added back): bound 1.5 ms. The host's clock sync only sees a steady
 ///   device while the simulation keeps up with the wall clock; when the harness reports more than
 ///   `pacingLagBudget` of lag around a playback (a loaded machine), that playback's host figure is
 ///   printed as not measurable instead of asserted. The firmware measures are asserted always.
 final class AVRFirmwareEndToEndTests: XCTestCase {
-    let firmwareLatencyBound = 0.0...500.0  // µs
-    let interOnsetBound = 120.0  // µs
+    let firmwareLatencyBound = 60.0...250.0  // µs
+    let interOnsetBound = 50.0  // µs
     let hostAlignmentBound = 1500.0  // µs
     let pacingLagBudget = 500.0  // µs
     /// The firmware reports a segment reached more than this after its start as late (trimmed).
@@ -110,7 +108,8 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
             for (k, onset) in timely.enumerated() {
                 let error = (onset.truth - first.truth) - (onset.commanded - first.commanded)
                 XCTAssertLessThanOrEqual(abs(error), interOnsetBound, "\(name) on-time onset \(k): inter-onset error \(error) µs")
-                print(String(format: "AVR e2e %@ on-time onset %d: inter-onset error %+.1f µs", name, k, error))
+                print(String(format: "AVR e2e %@ on-time onset %d: inter-onset error %+.1f µs (write %.1f µs after due)",
+                             name, k, error, onset.truth - onset.commanded))
             }
         }
         XCTAssertTrue(onsets.contains { $0.status == "on_time" }, "no onset on time at all")
@@ -164,6 +163,13 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
         let profile = try ThrumProcess.run(["sim", "--mcu", "atmega328p", "--profile", "pmd-c10-100"])
         XCTAssertEqual(profile.status, 2)
         XCTAssertTrue(profile.standardError.contains("--profile is for the virtual device"), profile.standardError)
+        // the harness injects corruption only; the rest of the --fault grammar is the virtual device's
+        let loss = try ThrumProcess.run(["sim", "--mcu", "atmega328p", "--fault", "corrupt=5%,loss=1%"])
+        XCTAssertEqual(loss.status, 2)
+        XCTAssertTrue(loss.standardError.contains("corrupt=P (and seed=N) only"), loss.standardError)
+        let bad = try ThrumProcess.run(["sim", "--mcu", "atmega328p", "--fault", "corrupt=lots"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.standardError.contains("corrupt=lots"), bad.standardError)
     }
 }
 
@@ -174,6 +180,10 @@ struct PlayReport {
         var onset: Double?
         var driveOnset: Double?
         var status: String
+        /// Half-width of the bracket the host guarantees around its reported onset (s).
+        var onsetBound: Double? = nil
+        /// The firmware's ONSET time (its clock, µs): read right after the onset write returned.
+        var deviceOnset: Double? = nil
         /// Where the host planned the drive to start (s after the start): the reported drive
         /// onset minus the reported error.
         var plannedDriveOnset: Double? {
@@ -198,7 +208,8 @@ struct PlayReport {
             Event(
                 requested: ($0["requested_s"] as? NSNumber)?.doubleValue ?? .nan,
                 onset: ($0["onset_s"] as? NSNumber)?.doubleValue, driveOnset: ($0["drive_onset_s"] as? NSNumber)?.doubleValue,
-                status: $0["status"] as? String ?? "")
+                status: $0["status"] as? String ?? "", onsetBound: ($0["onset_bound_s"] as? NSNumber)?.doubleValue,
+                deviceOnset: ($0["device_onset_us"] as? NSNumber)?.doubleValue)
         }
         startHostNanos = host
         startDeviceMicros = device

@@ -1,4 +1,5 @@
 import Foundation
+import ThrumBench
 import XCTest
 
 /// The harness's corrections to simavr 1.6, each shown to matter: the AVR binary boots (no host

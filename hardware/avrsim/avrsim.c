@@ -6,6 +6,7 @@
  *
  *   avrsim --elf thrum.elf [--trace out.csv] [--host-log host.csv] [--calibration C,B,G]
  *          [--no-chip] [--no-twi-fixes] [--no-bus-timing] [--no-pace] [--stop-after-ms N]
+ *          [--corrupt P] [--seed N]
  *   avrsim --rom-durations
  *
  * First stdout line: `pty: /dev/pts/N`. Runs until SIGINT/SIGTERM (or --stop-after-ms of
@@ -58,6 +59,8 @@ typedef struct {
     int bus_timing;
     int pace;
     uint64_t stop_after_us;
+    double corrupt;
+    uint64_t seed;
 } options_t;
 
 typedef struct {
@@ -176,6 +179,8 @@ static void usage(FILE *out)
             "  --no-bus-timing       simavr's own ~9 µs per I2C byte instead of the TWBR-derived time\n"
             "  --no-pace             run as fast as simavr goes (no pseudo-terminal host can keep up)\n"
             "  --stop-after-ms N     stop after N ms of simulated time\n"
+            "  --corrupt P           flip one bit in each frame (either direction) with probability P (0-1)\n"
+            "  --seed N              seed of the corruption's random draws (default 1)\n"
             "  --rom-durations       print the chip model's ROM effect lengths (id,ms) and exit\n");
 }
 
@@ -194,6 +199,7 @@ static int parse_options(int argc, char **argv, options_t *o)
     o->sla_fix = 1;
     o->bus_timing = 1;
     o->pace = 1;
+    o->seed = 1;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -233,6 +239,20 @@ static int parse_options(int argc, char **argv, options_t *o)
         } else if (strcmp(a, "--calibration") == 0) {
             if (parse_calibration(argv[++i], &o->cal) != 0) {
                 fprintf(stderr, "avrsim: --calibration expects C,B,G (0-255, 0-255, 0-3), got '%s'\n", argv[i]);
+                return -1;
+            }
+        } else if (strcmp(a, "--corrupt") == 0) {
+            char *end;
+            o->corrupt = strtod(argv[++i], &end);
+            if (*end != '\0' || !(o->corrupt >= 0.0 && o->corrupt <= 1.0)) {
+                fprintf(stderr, "avrsim: --corrupt expects a probability from 0 to 1, got '%s'\n", argv[i]);
+                return -1;
+            }
+        } else if (strcmp(a, "--seed") == 0) {
+            char *end;
+            o->seed = strtoull(argv[++i], &end, 10);
+            if (*end != '\0' || argv[i][0] == '\0' || argv[i][0] == '-') {
+                fprintf(stderr, "avrsim: --seed expects a whole number, got '%s'\n", argv[i]);
                 return -1;
             }
         } else if (strcmp(a, "--stop-after-ms") == 0) {
@@ -327,6 +347,11 @@ int main(int argc, char **argv)
         return 2;
     }
     uart.host_log = host_log;
+    uart.corrupt = o.corrupt;
+    uart.rng = o.seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull; /* never 0 */
+    if (uart.rng == 0u) {
+        uart.rng = 1u;
+    }
     if (host_log != NULL) {
         fprintf(host_log, "time_us,byte\n");
     }
@@ -349,8 +374,9 @@ int main(int argc, char **argv)
     s.t0_ns = monotonic_ns();
     if (s.trace != NULL) {
         fprintf(s.trace, "# avrsim register trace: DRV2605L writes at 0x5A, each stamped at the end of its data byte\n");
-        fprintf(s.trace, "# f_cpu_hz=%u pacing=%s calibration=%u,%u,%u\n", s.avr->frequency, o.pace ? "wall-clock" : "none",
-                o.cal.compensation, o.cal.back_emf, o.cal.bemf_gain);
+        fprintf(s.trace, "# f_cpu_hz=%u pacing=%s calibration=%u,%u,%u corrupt=%g seed=%llu\n", s.avr->frequency,
+                o.pace ? "wall-clock" : "none", o.cal.compensation, o.cal.back_emf, o.cal.bemf_gain, o.corrupt,
+                (unsigned long long)o.seed);
         fprintf(s.trace, "# monotonic_ns_at_t0=%llu (host CLOCK_MONOTONIC = t0 + time_us*1000 + pacing_lag_us*1000)\n",
                 (unsigned long long)s.t0_ns);
         fprintf(s.trace, "time_us,register,value,pacing_lag_us\n");
@@ -383,10 +409,13 @@ int main(int argc, char **argv)
 
     if (s.trace != NULL) {
         fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f register_writes=%llu stack_high_water_bytes=%u "
-                         "min_sp=0x%04X i2c_scl_period_cycles=%u host_bytes=%llu device_bytes=%llu device_bytes_dropped=%llu sla_status_fixes=%u\n",
+                         "min_sp=0x%04X i2c_scl_period_cycles=%u host_bytes=%llu device_bytes=%llu device_bytes_dropped=%llu sla_status_fixes=%u "
+                         "host_frames=%llu host_frames_corrupted=%llu device_frames=%llu device_frames_corrupted=%llu\n",
                 cycles_to_us(s.avr, s.avr->cycle), (double)s.max_lag_ns / 1e3, (unsigned long long)s.writes,
                 (unsigned)(ramend - s.min_sp), s.min_sp, twi_bus_period_cycles(&bus), (unsigned long long)uart.rx_bytes,
-                (unsigned long long)uart.tx_bytes, (unsigned long long)uart.tx_dropped, bus.sla_status_fixes);
+                (unsigned long long)uart.tx_bytes, (unsigned long long)uart.tx_dropped, bus.sla_status_fixes,
+                (unsigned long long)uart.host_frames.frames, (unsigned long long)uart.host_frames.corrupted,
+                (unsigned long long)uart.device_frames.frames, (unsigned long long)uart.device_frames.corrupted);
         fclose(s.trace);
     }
     if (host_log != NULL) {

@@ -43,10 +43,60 @@ int pty_uart_open(pty_uart_t *u)
     return 0;
 }
 
+#define FRAME_SYNC 0x7Eu
+#define FRAME_OVERHEAD 6u
+
+static uint64_t next_random(pty_uart_t *u)
+{
+    u->rng ^= u->rng << 13;
+    u->rng ^= u->rng >> 7;
+    u->rng ^= u->rng << 17;
+    return u->rng;
+}
+
+/* Follows the clean stream frame by frame; returns `byte`, with one bit flipped when it is the
+ * byte chosen in a frame picked for corruption (probability u->corrupt per frame). */
+static uint8_t maybe_corrupt(pty_uart_t *u, pty_uart_frames_t *t, uint8_t byte)
+{
+    uint8_t out = byte;
+
+    if (u->corrupt <= 0.0) {
+        return byte;
+    }
+    if (t->remaining == 0u) {
+        if (byte != FRAME_SYNC) {
+            return byte; /* between frames (never on a clean stream) */
+        }
+        t->remaining = FRAME_OVERHEAD; /* until LEN says more */
+        t->have_len = 0;
+        t->index = 0;
+        t->frames++;
+        t->victim = -1;
+        if ((double)(next_random(u) >> 11) / 9007199254740992.0 < u->corrupt) {
+            t->victim = -2; /* chosen once LEN is known */
+            t->bit = (uint8_t)(1u << (next_random(u) % 8u));
+            t->corrupted++;
+        }
+    } else if (!t->have_len) {
+        t->have_len = 1;
+        t->remaining += byte; /* LEN: payload bytes */
+        if (t->victim == -2) {
+            /* any byte after SYNC: LEN (this one), CTRL, SEQ, the payload or the CRC */
+            t->victim = 1 + (int)(next_random(u) % (FRAME_OVERHEAD - 1u + byte));
+        }
+    }
+    if ((int)t->index == t->victim) {
+        out = (uint8_t)(byte ^ t->bit);
+    }
+    t->index++;
+    t->remaining--;
+    return out;
+}
+
 static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
 {
     pty_uart_t *u = param;
-    uint8_t byte = (uint8_t)value;
+    uint8_t byte = maybe_corrupt(u, &u->device_frames, (uint8_t)value);
 
     (void)irq;
     /* No reader or a full pty buffer: the byte is lost, as on a bridge nobody listens to. */
@@ -117,7 +167,7 @@ void pty_uart_pump(pty_uart_t *u)
     }
     input = avr_io_getirq(u->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
     while (u->xon && u->head != u->tail) {
-        uint8_t byte = u->queue[u->tail++ % PTY_UART_QUEUE];
+        uint8_t byte = maybe_corrupt(u, &u->host_frames, u->queue[u->tail++ % PTY_UART_QUEUE]);
 
         u->rx_bytes++;
         u->in_flight[u->flight_head++ % PTY_UART_QUEUE] = byte;

@@ -17,6 +17,17 @@ struct avr_t;
 
 #define PTY_UART_QUEUE 4096u
 
+/* Where a byte stream is in its frames (SYNC, LEN, CTRL, SEQ, payload, CRC16), and the byte of
+ * the current frame chosen for a flipped bit. */
+typedef struct {
+    unsigned remaining;           /* bytes of the current frame still to come; 0: hunting SYNC */
+    int have_len;                 /* the LEN byte has been seen */
+    unsigned index;               /* position in the current frame */
+    int victim;                   /* index of the byte to corrupt, -1 when this frame stays whole */
+    uint8_t bit;
+    uint64_t frames, corrupted;
+} pty_uart_frames_t;
+
 typedef struct {
     struct avr_t *avr;
     int master;
@@ -28,6 +39,12 @@ typedef struct {
     unsigned flight_head, flight_tail;
     FILE *host_log;               /* optional: "time_us,byte" of each host byte */
     uint64_t rx_bytes, tx_bytes, tx_dropped;
+    /* Fault injection (--corrupt): each frame, in either direction, has one bit of one of its
+     * bytes flipped with probability `corrupt`. Frames are found by their header (SYNC, LEN)
+     * in the clean stream, so the count is of frames, not of reads or bytes. */
+    double corrupt;
+    uint64_t rng;                 /* xorshift64 state (--seed) */
+    pty_uart_frames_t host_frames, device_frames;
 } pty_uart_t;
 
 /** Opens the pseudo-terminal (raw, non-blocking master). Returns 0 or -1 with errno set. */

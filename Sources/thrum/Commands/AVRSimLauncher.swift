@@ -1,4 +1,5 @@
 import Foundation
+import ThrumSim
 
 #if canImport(Glibc)
 import Glibc
@@ -28,6 +29,28 @@ enum AVRSimLauncher {
         var elf: String?
         var trace: String?
         var hostLog: String?
+        /// Link faults the harness injects (`--fault corrupt=P,seed=N`).
+        var faults: FaultPlan?
+    }
+
+    /// The part of the `--fault` grammar the harness implements: corruption and its seed. Any
+    /// other fault is a usage error that says so.
+    static func faults(_ text: String) throws -> FaultPlan {
+        let plan: FaultPlan
+        do {
+            plan = try FaultPlan(parsing: text)
+        } catch {
+            throw UsageError(message: "--fault: \(error.description)")
+        }
+        var supported = FaultPlan()
+        supported.corruption = plan.corruption
+        supported.seed = plan.seed
+        guard plan == supported else {
+            throw UsageError(
+                message: "--fault \(text): with --mcu the harness injects corrupt=P (and seed=N) only; "
+                    + "loss, dup, reorder, stall, disconnect and reset are for the virtual device")
+        }
+        return plan
     }
 
     /// Finds (or builds) the harness and the ELF, then execs the harness. Returns only on failure.
@@ -41,6 +64,9 @@ enum AVRSimLauncher {
         var arguments = [harness, "--mcu", request.mcu, "--elf", elf]
         if let trace = request.trace { arguments += ["--trace", trace] }
         if let hostLog = request.hostLog { arguments += ["--host-log", hostLog] }
+        if let faults = request.faults, faults.corruption > 0 {
+            arguments += ["--corrupt", String(faults.corruption), "--seed", String(faults.seed)]
+        }
         flushStandardOutput()
         var cArguments = arguments.map { strdup($0) }
         cArguments.append(nil)

@@ -9,6 +9,7 @@ enum BenchCommand: Subcommand {
     static let summary = "measure timing, link and compiler figures in virtual time"
     static let usage = """
         Usage: thrum bench [--json] [--quick] [--link NAME]
+               thrum bench --device avr [--elf PATH] [--json] [--quick]
 
         Runs the whole stack in virtual time (jittered USB full-speed link, ±100 ppm device crystal,
         the real firmware on the DRV2605L and LRA models) and prints each figure beside its
@@ -20,12 +21,36 @@ enum BenchCommand: Subcommand {
           --json          print one JSON object instead of the table
           --quick         fewer runs and events (for tests; figures are noisier)
           --link NAME     run the link matrix on one link model only: \(LinkCatalogue.all.map(\.name).joined(separator: ", "))
+          --device avr    the timing figures (inter-onset error, alignment and its bound, prepared
+                          start latency) on the AVR firmware binary in simavr (`thrum sim --mcu`'s
+                          harness, paced to the wall clock), beside the virtual device's; truth
+                          from the simulated chip; say how sure each row is (docs/avr-simulation.md)
+          --elf PATH      with --device avr: the firmware image (default: the repository's AVR build)
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let json = arguments.flag("json")
         let quick = arguments.flag("quick")
         let link = try arguments.option("link")
+        let device = try arguments.option("device")
+        let elf = try arguments.option("elf")
+        if let device {
+            guard device == "avr" else { throw UsageError(message: "--device \(device): the devices are avr (and the virtual device without --device)") }
+            guard link == nil else { throw UsageError(message: "--link is for the virtual device's link matrix, not --device avr") }
+            _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
+            try arguments.finish()
+            let options = AVRBench.Options(
+                harness: try AVRSimLauncher.locateHarness(), elf: try AVRSimLauncher.locateFirmware(elf), quick: quick)
+            let result: AVRBench.Result
+            do {
+                result = try AVRBench.run(options)
+            } catch {
+                throw CommandFailure(message: "the AVR bench failed: \(error)")
+            }
+            print(json ? result.json : result.table)
+            return 0
+        }
+        if elf != nil { throw UsageError(message: "--elf goes with --device avr") }
         if let link, LinkCatalogue.profile(named: link) == nil {
             throw UsageError(message: "no link model named '\(link)' (known: \(LinkCatalogue.all.map(\.name).joined(separator: ", ")))")
         }

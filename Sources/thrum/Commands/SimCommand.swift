@@ -46,13 +46,18 @@ enum SimCommand: Subcommand {
                              with make when missing)
           --trace CSV        write every DRV2605L register write (time_us,register,value,pacing_lag_us)
           --host-log CSV     write every byte the host sent, with the simulated time it arrived
+          --fault SPEC       corrupt=P[,seed=N] only: each frame, either way, has one bit flipped
+                             with probability P (frames found by their header, so P counts frames)
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         if let mcu = try arguments.option("mcu") {
-            let request = AVRSimLauncher.Request(
+            var request = AVRSimLauncher.Request(
                 mcu: mcu, elf: try arguments.option("elf"), trace: try arguments.option("trace"),
                 hostLog: try arguments.option("host-log"))
+            if let faultText = try arguments.option("fault") {
+                request.faults = try AVRSimLauncher.faults(faultText)
+            }
             for option in ["profile", "actuator", "drift-ppm", "supply", "mounted"] where try arguments.option(option) != nil {
                 throw UsageError(
                     message: "--\(option) is for the virtual device; with --mcu the AVR binary runs with its own board "

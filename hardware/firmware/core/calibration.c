@@ -24,7 +24,7 @@ static void start(thrum_fw_t *fw, uint8_t cause)
         report_failure(fw);
         return;
     }
-    now = fw->hal->clock_us(fw->hal->ctx);
+    now = thrum_clock(fw);
     c->running = 1;
     c->failed = 0;
     c->cause = cause;
@@ -58,7 +58,7 @@ static void finish(thrum_fw_t *fw, uint32_t now, int timed_out)
     drv2605l_calibration_t result;
 
     c->running = 0;
-    fw->stats.calibrations++;
+    THRUM_COUNT(fw->stats.calibrations);
     if (drv2605l_calibration_finish(&fw->driver, &result) != 0) {
         thrum_bus_fault(fw);
         fw->sched.output_unknown = 1;

@@ -5,6 +5,13 @@
 #include <string.h>
 
 #include "thrum_core.h"
+#include "thrum_flash.h"
+
+/* The device clock, µs (one out-of-line call: every site saves the HAL indirection). */
+THRUM_NOINLINE uint32_t thrum_clock(const thrum_fw_t *fw)
+{
+    return fw->hal->clock_us(fw->hal->ctx);
+}
 
 /* ---- public API ------------------------------------------------------------------------------ */
 
@@ -46,20 +53,27 @@ void thrum_fw_receive(thrum_fw_t *fw, const uint8_t *data, size_t len, uint32_t 
         if (!found) {
             break;
         }
+#if THRUM_FW_DRIVE_LEAD_US > 0
+        /* Frames that arrived together are handled one after the other, a pass's worth of work
+         * each: a drive due meanwhile is prepared and held before each (the lead covers one). */
+        thrum_fw_poll(fw);
+#endif
         thrum_link_handle_frame(fw, &frame, rx_time);
     }
+#if THRUM_FW_STATS
     fw->stats.discarded_bytes = fw->decoder.discarded_bytes;
     fw->stats.bad_frames = fw->decoder.bad_crc + fw->parse_failures;
+#endif
 }
 
 void thrum_fw_poll(thrum_fw_t *fw)
 {
-    uint32_t now = fw->hal->clock_us(fw->hal->ctx);
+    uint32_t now = thrum_clock(fw);
 
     thrum_link_check_watchdog(fw, now);
     thrum_power_run(fw, now);
     thrum_calibration_run(fw, now);
-    thrum_scheduler_run(fw, now);
+    thrum_scheduler_run(fw, now, THRUM_FW_DRIVE_LEAD_US);
     thrum_scheduler_check_driver(fw, now);
     thrum_telemetry_flush(fw);
     if (!fw->sched.output_unknown) {

@@ -190,15 +190,15 @@ void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_
     link->identify = 0;
 
     if (thrum_host_payload_validate(frame->payload, frame->len, &sequenced) != 0) {
-        fw->parse_failures++;
+        THRUM_COUNT(fw->parse_failures);
     } else {
-        fw->stats.frames_ok++;
+        THRUM_COUNT(fw->stats.frames_ok);
         link->last_host_time = rx_time;
         link->host_seen = 1;
         link->watchdog_tripped = 0;
         if ((frame->ctrl & THRUM_CTRL_UNSEQ) != 0u) {
             if (sequenced) {
-                fw->parse_failures++; /* a sequenced message in the any-lane breaks §2.3 */
+                THRUM_COUNT(fw->parse_failures); /* a sequenced message in the any-lane breaks §2.3 */
             } else {
                 execute(fw, frame->payload, frame->len, rx_time);
             }
@@ -208,7 +208,7 @@ void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_
             }
             if (frame->seq != link->next_seq) {
                 /* duplicate or gap: the ACK's next_seq tells the host where to resume */
-                fw->stats.duplicates++;
+                THRUM_COUNT(fw->stats.duplicates);
             } else {
                 switch (thrum_scheduler_check(fw, frame->payload, frame->len)) {
                 case 0:
@@ -217,10 +217,10 @@ void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_
                     break;
                 case 1:
                     /* entries out of order: a rule of §3.1, rejected like a bad parse */
-                    fw->parse_failures++;
+                    THRUM_COUNT(fw->parse_failures);
                     break;
                 default:
-                    fw->stats.flow_violations++;
+                    THRUM_COUNT(fw->stats.flow_violations);
                     thrum_telemetry_fault(fw, THRUM_FAULT_FLOW_CONTROL, frame->seq);
                     break;
                 }
@@ -241,7 +241,7 @@ void thrum_link_check_watchdog(thrum_fw_t *fw, uint32_t now)
         return; /* not silent long enough (or a frame stamped after `now`) */
     }
     link->watchdog_tripped = 1;
-    fw->stats.watchdog_stops++;
+    THRUM_COUNT(fw->stats.watchdog_stops);
     thrum_scheduler_stop(fw);
     thrum_telemetry_fault(fw, THRUM_FAULT_WATCHDOG_STOP, 0);
 }

@@ -58,47 +58,48 @@ static uint8_t encode_identify_reply(const thrum_fw_t *fw, uint8_t *out)
     return n;
 }
 
+/* Hand `len` bytes to the port, folding them into the frame's CRC. */
+static uint16_t emit(thrum_fw_t *fw, uint16_t crc, const uint8_t *data, uint8_t len)
+{
+    uint8_t i;
+
+    for (i = 0; i < len; i++) {
+        crc = thrum_crc16_update(crc, data[i]);
+    }
+    if (len > 0u) {
+        fw->hal->serial_write(fw->hal->ctx, data, len);
+    }
+    return crc;
+}
+
 /* Send one frame: ACK, then `extra` (IDENTIFY_REPLY and CAPABILITIES) if any, then the pending
  * reports if they fit whole (the host never sees half a message). The frame goes out in pieces,
  * its CRC folded in on the way, so no frame-sized buffer sits on the stack. */
 static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len)
 {
     uint8_t head[4u + THRUM_FW_ACK_MAX];
-    uint8_t tail[2];
     uint8_t ack_len = encode_ack(fw, head + 4);
     uint8_t pending = fw->pending_len;
-    uint8_t len;
-    uint16_t crc = THRUM_CRC_INIT;
-    uint8_t i;
+    uint16_t crc;
 
     if ((unsigned)ack_len + extra_len + pending > THRUM_MAX_PAYLOAD) {
         pending = 0; /* the reply left no room: the reports get their own frame */
     }
-    len = (uint8_t)(ack_len + extra_len + pending);
     head[0] = THRUM_SYNC;
-    head[1] = len;
+    head[1] = (uint8_t)(ack_len + extra_len + pending);
     head[2] = THRUM_CTRL_MARK_DEVICE;
     head[3] = fw->link.tx_seq;
-    for (i = 1; i < 4u + ack_len; i++) {
-        crc = thrum_crc16_update(crc, head[i]);
-    }
-    for (i = 0; i < extra_len; i++) {
-        crc = thrum_crc16_update(crc, extra[i]);
-    }
-    for (i = 0; i < pending; i++) {
-        crc = thrum_crc16_update(crc, fw->pending[i]);
-    }
-    tail[0] = (uint8_t)crc;
-    tail[1] = (uint8_t)(crc >> 8);
-    fw->hal->serial_write(fw->hal->ctx, head, (uint16_t)(4u + ack_len));
-    if (extra_len > 0u) {
-        fw->hal->serial_write(fw->hal->ctx, extra, extra_len);
-    }
+    /* SYNC is outside the CRC */
+    fw->hal->serial_write(fw->hal->ctx, head, 1u);
+    crc = emit(fw, THRUM_CRC_INIT, head + 1, (uint8_t)(3u + ack_len));
+    crc = emit(fw, crc, extra, extra_len);
+    crc = emit(fw, crc, fw->pending, pending);
     if (pending > 0u) {
-        fw->hal->serial_write(fw->hal->ctx, fw->pending, pending);
         fw->pending_len = 0;
     }
-    fw->hal->serial_write(fw->hal->ctx, tail, 2);
+    head[0] = (uint8_t)crc;
+    head[1] = (uint8_t)(crc >> 8);
+    fw->hal->serial_write(fw->hal->ctx, head, 2u);
     fw->link.tx_seq = (uint8_t)(fw->link.tx_seq + 1u);
 }
 
@@ -152,7 +153,7 @@ void thrum_telemetry_fault(thrum_fw_t *fw, uint32_t code, uint32_t detail)
 
 void thrum_bus_fault(thrum_fw_t *fw)
 {
-    fw->stats.bus_errors++;
+    THRUM_COUNT(fw->stats.bus_errors);
     thrum_telemetry_fault(fw, THRUM_FAULT_BUS_ERROR, fw->driver.failed_reg);
     if (fw->hal->i2c_recover != NULL) {
         /* a slave holding SDA low (a transfer cut short by a reset or a glitch) blocks every

@@ -26,7 +26,7 @@ static void leave_standby(thrum_fw_t *fw, uint8_t cause)
         thrum_bus_fault(fw);
         return;
     }
-    now = fw->hal->clock_us(fw->hal->ctx);
+    now = thrum_clock(fw);
     fw->power.standby = 0;
     fw->power.waking = 1;
     fw->power.ready_at = now + DRV2605L_STANDBY_EXIT_US;

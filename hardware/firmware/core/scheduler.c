@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "thrum_core.h"
+#include "thrum_flash.h"
 
 #define QUEUE_INDEX(head, i) ((uint8_t)(((head) + (i)) % THRUM_FW_QUEUE_SLOTS))
 #define NO_LIMIT 0xFFFFFFFFu
@@ -144,12 +145,30 @@ static void pop(thrum_scheduler_t *s)
     s->onset_pending = 0;
 }
 
+/* A run acting ahead of time (thrum_scheduler_run's lead) makes its first driver write here, at
+ * the instant it prepared for: the clock is read until it gets there, with the port's shortest
+ * delay in between (which also moves a simulated clock on). */
+static THRUM_NOINLINE void await_due(thrum_fw_t *fw)
+{
+    const thrum_hal_t *hal = fw->hal;
+
+    if (fw->sched.hold) {
+        fw->sched.hold = 0;
+        while (thrum_time_before(thrum_clock(fw), fw->sched.hold_until)) {
+            hal->delay_us(hal->ctx, 1u);
+        }
+    }
+}
+
 /* Write an amplitude; 0 on success. A failure leaves the output unknown, so the idle path keeps
  * retrying 0, and is reported once per run of failures. */
 static int write_amplitude(thrum_fw_t *fw, uint8_t amplitude, uint32_t now)
 {
     thrum_scheduler_t *s = &fw->sched;
-    int err = drv2605l_set_amplitude(&fw->driver, amplitude); /* 0 works on any driver that answered */
+    int err;
+
+    await_due(fw);
+    err = drv2605l_set_amplitude(&fw->driver, amplitude); /* 0 works on any driver that answered */
 
     s->last_write_time = now;
     if (err != 0) {
@@ -158,14 +177,14 @@ static int write_amplitude(thrum_fw_t *fw, uint8_t amplitude, uint32_t now)
             s->bus_fault_sent = 1;
             thrum_bus_fault(fw); /* FAULT 2, then bus recovery (FAULT 9) */
         } else {
-            fw->stats.bus_errors++;
+            THRUM_COUNT(fw->stats.bus_errors);
         }
         return err;
     }
     s->amplitude = amplitude;
     s->output_unknown = 0;
     s->bus_fault_sent = 0;
-    fw->stats.driver_writes++;
+    THRUM_COUNT(fw->stats.driver_writes);
     return 0;
 }
 
@@ -180,6 +199,7 @@ static void end_rom(thrum_fw_t *fw, uint32_t now)
     thrum_scheduler_t *s = &fw->sched;
 
     s->last_write_time = now;
+    await_due(fw);
     if (drv2605l_rom_stop(&fw->driver) != 0) {
         s->output_unknown = 1;
         thrum_bus_fault(fw);
@@ -191,7 +211,7 @@ static void end_rom(thrum_fw_t *fw, uint32_t now)
 void thrum_scheduler_drop_rom(thrum_fw_t *fw)
 {
     if (playing_rom(&fw->sched)) {
-        end_rom(fw, fw->hal->clock_us(fw->hal->ctx));
+        end_rom(fw, thrum_clock(fw));
         pop(&fw->sched);
     }
 }
@@ -201,14 +221,14 @@ void thrum_scheduler_stop(thrum_fw_t *fw)
     thrum_scheduler_t *s = &fw->sched;
 
     if (playing_rom(s)) {
-        end_rom(fw, fw->hal->clock_us(fw->hal->ctx));
+        end_rom(fw, thrum_clock(fw));
     }
     s->head = 0;
     s->count = 0;
     s->playing = 0;
     s->onset_pending = 0;
     if (fw->driver.device_id != 0u && (s->amplitude != 0u || s->output_unknown)) {
-        (void)write_amplitude(fw, 0, fw->hal->clock_us(fw->hal->ctx));
+        (void)write_amplitude(fw, 0, thrum_clock(fw));
     }
 }
 
@@ -225,7 +245,7 @@ static void end_head(thrum_fw_t *fw, uint32_t now)
 void thrum_scheduler_cut(thrum_fw_t *fw, uint32_t at)
 {
     thrum_scheduler_t *s = &fw->sched;
-    uint32_t now = fw->hal->clock_us(fw->hal->ctx);
+    uint32_t now = thrum_clock(fw);
 
     /* the queue is ordered by start: remove from the tail while entries start at or after `at` */
     while (s->count > 0u) {
@@ -282,22 +302,20 @@ static void report(thrum_fw_t *fw, const thrum_segment_t *seg, uint32_t time, ui
     }
 }
 
-/* A ramp up from 0 (§4.1): `seg` starts at amplitude 0 and its rounded amplitude becomes non-zero
- * inside its own duration (then it is non-zero just before its end: the ramp only rises). */
-static int ramp_from_zero(const thrum_segment_t *seg)
+/* When the drive of `seg` begins (§4.1): its start, or for a ramp up from 0 whose rounded
+ * amplitude becomes non-zero inside its duration, that crossing, start + ceil(d / (2 to)) (the
+ * first elapsed time at which interpolate() is non-zero; SegmentCommand.firstDriveOffset on the
+ * host). One division instead of the interpolations it replaces. */
+static THRUM_NOINLINE uint32_t drive_at(const thrum_segment_t *seg)
 {
-    return seg->effect == 0u && seg->from == 0u && seg->to != 0u &&
-           interpolate(seg, seg->start + seg->duration - 1u) != 0u;
-}
+    uint32_t d = seg->duration;
+    uint32_t crossing;
 
-/* For a ramp up from 0 reached at `now`: 1 when its crossing (the first instant its rounded
- * amplitude is non-zero) lies more than the late tolerance before `now`, i.e. the amplitude was
- * already non-zero THRUM_LATE_TOLERANCE_US + 1 µs ago. */
-static int late_after_crossing(const thrum_segment_t *seg, uint32_t now)
-{
-    uint32_t t = now - (THRUM_LATE_TOLERANCE_US + 1u);
-
-    return !thrum_time_before(t, seg->start) && interpolate(seg, t) != 0u;
+    if (seg->effect != 0u || seg->from != 0u || seg->to == 0u) {
+        return seg->start;
+    }
+    crossing = (d + 2u * seg->to - 1u) / (2u * seg->to);
+    return crossing < d ? seg->start + crossing : seg->start;
 }
 
 /* The head entry's drive begins now: its first non-zero write (or the sequencer start of a ROM
@@ -313,6 +331,7 @@ static void begin_drive(thrum_fw_t *fw, uint32_t now, int late)
         s->last_rom_poll = now;
         s->last_write_time = now;
         s->amplitude = 0;
+        await_due(fw);
         if (drv2605l_rom_start(&fw->driver, seg->effect) != 0) {
             s->output_unknown = 1;
             thrum_bus_fault(fw);
@@ -321,11 +340,11 @@ static void begin_drive(thrum_fw_t *fw, uint32_t now, int late)
         (void)write_amplitude(fw, interpolate(seg, now), now);
     }
     if (status == THRUM_ONSET_ON_TIME) {
-        fw->stats.segments_played++;
+        THRUM_COUNT(fw->stats.segments_played);
     } else {
-        fw->stats.segments_trimmed++;
+        THRUM_COUNT(fw->stats.segments_trimmed);
     }
-    report(fw, seg, fw->hal->clock_us(fw->hal->ctx), status);
+    report(fw, seg, thrum_clock(fw), status);
 }
 
 /* Start the head segment, which has been reached at `now`. */
@@ -333,34 +352,31 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
 {
     thrum_scheduler_t *s = &fw->sched;
     const thrum_segment_t *seg = &s->queue[s->head];
+    uint32_t due;
     int superseded = s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start);
 
     if (now - seg->start >= head_window(s) || !fw->driver.ready || superseded ||
         (seg->effect != 0u && !DRV2605L_HAS_ROM(fw->driver.device_id))) {
         /* reached after its window, taken over already, nothing to drive, or a ROM effect on a
          * DRV2604/2604L (RAM, no ROM library): never play it outside its time */
-        fw->stats.segments_dropped++;
+        THRUM_COUNT(fw->stats.segments_dropped);
         report(fw, seg, now, THRUM_ONSET_DROPPED);
         pop(s);
         return;
     }
     s->playing = 1;
-    if (ramp_from_zero(seg)) {
-        if (interpolate(seg, now) == 0u) {
-            /* drive begins at the crossing; until then the output is 0: written now if it was
-             * not (that write is not the onset), unless the crossing is less than an update
-             * interval away, where the crossing's write replaces the old drive directly */
-            s->onset_pending = 1;
-            if ((s->amplitude != 0u || s->output_unknown) &&
-                interpolate(seg, now + THRUM_AMPLITUDE_UPDATE_INTERVAL_US) == 0u) {
-                (void)write_amplitude(fw, 0, now);
-            }
-            return;
+    due = drive_at(seg);
+    if (thrum_time_before(now, due)) {
+        /* a ramp up from 0 before its crossing: drive begins there; until then the output is 0:
+         * written now if it was not (that write is not the onset), unless the crossing is less
+         * than an update interval away, where the crossing's write replaces the old drive */
+        s->onset_pending = 1;
+        if ((s->amplitude != 0u || s->output_unknown) && due - now > THRUM_AMPLITUDE_UPDATE_INTERVAL_US) {
+            (void)write_amplitude(fw, 0, now);
         }
-        begin_drive(fw, now, late_after_crossing(seg, now));
         return;
     }
-    begin_drive(fw, now, now - seg->start > THRUM_LATE_TOLERANCE_US);
+    begin_drive(fw, now, now - due > THRUM_LATE_TOLERANCE_US);
 }
 
 /* A playing ROM effect: poll GO now and then; it ends when GO clears. 1 when it ended. */
@@ -380,13 +396,10 @@ static int rom_finished(thrum_fw_t *fw, uint32_t now)
     return (go & DRV2605L_GO_GO) == 0u;
 }
 
-void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
+static void run(thrum_fw_t *fw, uint32_t now)
 {
     thrum_scheduler_t *s = &fw->sched;
 
-    if (fw->calibration.running) {
-        return; /* the driver belongs to the calibration; entries wait and are judged late */
-    }
     for (;;) {
         const thrum_segment_t *seg;
 
@@ -414,7 +427,7 @@ void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
             }
             if (s->onset_pending) {
                 /* taken over before its ramp left 0: it never drove */
-                fw->stats.segments_dropped++;
+                THRUM_COUNT(fw->stats.segments_dropped);
                 report(fw, seg, now, THRUM_ONSET_DROPPED);
             }
             pop(s);
@@ -433,9 +446,10 @@ void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
             continue;
         }
         if (s->onset_pending) {
-            if (interpolate(seg, now) != 0u) {
+            uint32_t due = drive_at(seg);
+            if (!thrum_time_before(now, due)) {
                 s->onset_pending = 0;
-                begin_drive(fw, now, late_after_crossing(seg, now));
+                begin_drive(fw, now, now - due > THRUM_LATE_TOLERANCE_US);
             } else if (s->output_unknown && now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US) {
                 (void)write_amplitude(fw, 0, now);
             }
@@ -454,6 +468,45 @@ void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now)
                              (s->output_unknown && now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US))) {
         (void)write_amplitude(fw, 0, now);
     }
+}
+
+/* The next instant a drive begins: the head's (not started yet, or a ramp before its crossing)
+ * or the next entry's (it takes over). 0 when nothing is queued to begin. */
+static int next_drive(const thrum_scheduler_t *s, uint32_t *due)
+{
+    int has = 0;
+
+    if (s->count > 0u && (!s->playing || s->onset_pending)) {
+        *due = drive_at(&s->queue[s->head]);
+        has = 1;
+    }
+    if (s->count > 1u) {
+        uint32_t t = drive_at(&s->queue[QUEUE_INDEX(s->head, 1u)]);
+        if (!has || thrum_time_before(t, *due)) {
+            *due = t;
+            has = 1;
+        }
+    }
+    return has;
+}
+
+void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now, uint32_t lead)
+{
+    thrum_scheduler_t *s = &fw->sched;
+    uint32_t due;
+
+    if (fw->calibration.running) {
+        return; /* the driver belongs to the calibration; entries wait and are judged late */
+    }
+    /* A drive beginning within `lead`: act as at its instant; the first write waits for it, so
+     * its time does not depend on how long this pass took to get there. */
+    if (lead > 0u && next_drive(s, &due) && due - now <= lead) {
+        s->hold = 1;
+        s->hold_until = due;
+        now = due;
+    }
+    run(fw, now);
+    s->hold = 0;
 }
 
 /* Time at which the interpolated amplitude of `seg` first differs from `a`, or 0 in *has when

@@ -33,7 +33,7 @@ void thrum_setup_configure(thrum_fw_t *fw, const drv2605l_config_t *config)
     }
     thrum_scheduler_drop_rom(fw); /* set-up rewrites MODE: a ROM effect ends here */
     setup_driver(fw, 0);
-    now = fw->hal->clock_us(fw->hal->ctx);
+    now = thrum_clock(fw);
     /* configure began by writing RTP_INPUT = 0 and left standby; segments resume from there */
     fw->sched.amplitude = 0;
     fw->sched.output_unknown = 0;

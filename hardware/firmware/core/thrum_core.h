@@ -46,6 +46,9 @@ void thrum_bus_fault(thrum_fw_t *fw);
 void thrum_telemetry_send(thrum_fw_t *fw, int with_identify);
 void thrum_telemetry_flush(thrum_fw_t *fw);
 
+/* firmware.c */
+uint32_t thrum_clock(const thrum_fw_t *fw);
+
 /* scheduler.c */
 void thrum_scheduler_init(thrum_fw_t *fw);
 /** Walk a validated payload as executing it would (STOP, STANDBY, CUT, SEGMENT, ROM_EFFECT):
@@ -57,7 +60,9 @@ int thrum_scheduler_accepts(const thrum_fw_t *fw, uint32_t start);
 void thrum_scheduler_stop(thrum_fw_t *fw);
 /** CUT (§4.8): drop the entries starting at or after `at`, end the others at `at` at the latest. */
 void thrum_scheduler_cut(thrum_fw_t *fw, uint32_t at);
-void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now);
+/* Due work at `now`; a drive that begins within `lead` µs is prepared now and its first write
+ * held until then (THRUM_FW_DRIVE_LEAD_US). */
+void thrum_scheduler_run(thrum_fw_t *fw, uint32_t now, uint32_t lead);
 void thrum_scheduler_check_driver(thrum_fw_t *fw, uint32_t now);
 void thrum_scheduler_driver_fault(thrum_fw_t *fw);
 /** End a ROM effect that is playing (GO = 0, RTP mode) and free its slot; no-op otherwise. */
@@ -93,6 +98,13 @@ void thrum_program_init(thrum_fw_t *fw);
 void thrum_program_begin(thrum_fw_t *fw, uint8_t slot);
 void thrum_program_append(thrum_fw_t *fw, const thrum_segment_t *segment);
 void thrum_program_go(thrum_fw_t *fw, const thrum_go_t *go);
+
+/* Count in thrum_fw_stats (nothing when the port builds without counters, THRUM_FW_STATS 0). */
+#if THRUM_FW_STATS
+#define THRUM_COUNT(counter) ((counter)++)
+#else
+#define THRUM_COUNT(counter) ((void)0)
+#endif
 
 /* deadline helper: offer time `t` (a time before `now` counts as `now`) */
 static inline void thrum_deadline_offer(uint32_t now, uint32_t t, uint32_t *deadline, uint8_t *has)

@@ -65,6 +65,15 @@ extern "C" {
 #define THRUM_FW_STATUS_GUARD_US 250u
 #endif
 
+/* Onsets on time to the microsecond on a slow CPU: when a drive begins (a segment's start, a
+ * ramp's crossing, a take-over) at most this many µs ahead, the scheduler prepares it at once, as
+ * if it were due, and holds its first driver write until the clock reaches the instant. It must
+ * exceed the port's longest main-loop pass (handling a full host frame included); the loop waits
+ * out the lead instead of handling frames meanwhile. 0 (the default: the virtual device, whose
+ * port polls exactly at the deadlines) turns it off. */
+#ifndef THRUM_FW_DRIVE_LEAD_US
+#define THRUM_FW_DRIVE_LEAD_US 0u
+#endif
 /* While a ROM effect plays, GO is read this often to see it end. */
 #define THRUM_FW_ROM_POLL_US 2000u
 
@@ -112,6 +121,12 @@ typedef struct thrum_board {
 #define THRUM_FW_COUNT_T uint32_t
 #endif
 typedef THRUM_FW_COUNT_T thrum_fw_count_t;
+
+/* 0: the core keeps no counters (thrum_fw_stats reads zeros). For a port whose flash is tight and
+ * that never reads them (AVR: nothing reports them to the host; it saves ~300 B there). */
+#ifndef THRUM_FW_STATS
+#define THRUM_FW_STATS 1
+#endif
 
 /** Counters a port or a test may read; the core only increments them. */
 typedef struct thrum_fw_stats {
@@ -171,6 +186,8 @@ typedef struct thrum_scheduler {
     uint32_t last_write_time;
     uint32_t last_status_time;
     uint32_t last_rom_poll;  /**< when GO was last read while a ROM effect plays */
+    uint8_t hold;            /**< this run acts ahead of time: its first write waits for hold_until */
+    uint32_t hold_until;     /**< device time the drive being prepared begins */
 } thrum_scheduler_t;
 
 /** Auto-calibration state machine (reference §2.4), polled without blocking. */

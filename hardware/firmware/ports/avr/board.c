@@ -25,10 +25,23 @@
 #endif
 
 
-/* Ring sizes are powers of two so indices wrap with a mask. */
-#define RX_RING 128u
-#define TX_RING 128u
-#define RING_MASK(n) ((uint8_t)((n) - 1u))
+/* The serial rings and the main loop every port shares (ports/generic/thrum_port.h). */
+#define THRUM_PORT_RX_RING 128u
+#define THRUM_PORT_TX_RING 128u
+#define THRUM_PORT_INDEX_T uint8_t
+#define THRUM_PORT_IRQ_STATE_T uint8_t
+#define THRUM_PORT_IRQ_SAVE() irq_save()
+#define THRUM_PORT_IRQ_RESTORE(s) (SREG = (s))
+
+static inline uint8_t irq_save(void)
+{
+    uint8_t sreg = SREG;
+
+    cli();
+    return sreg;
+}
+
+#include "thrum_port.h"
 
 #define I2C_HZ 400000UL
 #define I2C_TIMEOUT_LOOPS 2000u /* ~1 ms at 16 MHz; a stuck bus must not hang the loop */
@@ -38,19 +51,12 @@
 
 /* Timer1 at F_CPU / 8 = 2 MHz: one tick is 0.5 µs and one overflow 32768 µs = 2^15 µs. */
 #define TIMER1_PRESCALE_8 (1u << CS11)
-#define OVERFLOW_US_SHIFT 15u
 #define TICKS_PER_US_SHIFT 1u
 
 static volatile uint32_t timer1_overflows;
 
-static volatile uint8_t rx_buf[RX_RING];
-static volatile uint8_t rx_head;
-static volatile uint32_t rx_last_time;
-static uint8_t rx_tail;
-
-static volatile uint8_t tx_buf[TX_RING];
-static volatile uint8_t tx_head;
-static volatile uint8_t tx_tail;
+static thrum_port_rx_t rx;
+static thrum_port_tx_t tx;
 
 static thrum_fw_t fw;
 
@@ -69,8 +75,16 @@ static uint32_t clock_us_locked(void)
     if ((TIFR1 & (1u << TOV1)) != 0u && ticks < 0x8000u) {
         overflows++;
     }
-    /* overflows * 2^15 wraps mod 2^32 exactly as the µs count must */
-    return (overflows << OVERFLOW_US_SHIFT) + (ticks >> TICKS_PER_US_SHIFT);
+    /* overflows * 2^15 + ticks / 2, mod 2^32, without a 15-step shift loop (this clock is read
+     * in the loop that holds a drive to its instant: a fast read is a precise onset): the low 16
+     * bits of the overflow count above the ticks, shifted once, and its bit 16 as bit 31. */
+    {
+        uint32_t us = (((uint32_t)(uint16_t)overflows << 16) | ticks) >> TICKS_PER_US_SHIFT;
+        if ((overflows & 0x10000ul) != 0u) {
+            us |= 0x80000000ul;
+        }
+        return us;
+    }
 }
 
 static uint32_t hal_clock_us(void *ctx)
@@ -88,38 +102,25 @@ static uint32_t hal_clock_us(void *ctx)
 ISR(USART_RX_vect)
 {
     uint8_t byte = UDR0;
-    uint8_t next = (uint8_t)((rx_head + 1u) & RING_MASK(RX_RING));
 
-    if (next != rx_tail) { /* full: drop; the CRC and sequence numbers recover */
-        rx_buf[rx_head] = byte;
-        rx_head = next;
-        rx_last_time = clock_us_locked();
-    }
+    thrum_port_rx_push(&rx, byte, clock_us_locked());
 }
 
 ISR(USART_UDRE_vect)
 {
-    if (tx_tail == tx_head) {
+    uint8_t byte;
+
+    if (!thrum_port_tx_pop(&tx, &byte)) {
         UCSR0B &= (uint8_t)~(1u << UDRIE0);
         return;
     }
-    UDR0 = tx_buf[tx_tail];
-    tx_tail = (uint8_t)((tx_tail + 1u) & RING_MASK(TX_RING));
+    UDR0 = byte;
 }
 
 static void hal_serial_write(void *ctx, const uint8_t *data, uint16_t len)
 {
-    uint16_t i;
-
     (void)ctx;
-    for (i = 0; i < len; i++) {
-        uint8_t next = (uint8_t)((tx_head + 1u) & RING_MASK(TX_RING));
-        if (next == tx_tail) {
-            break; /* full: never block the scheduler; the host retransmits */
-        }
-        tx_buf[tx_head] = data[i];
-        tx_head = next;
-    }
+    thrum_port_tx_put(&tx, data, len); /* never blocks the scheduler: the host retransmits */
     UCSR0B |= (uint8_t)(1u << UDRIE0);
 }
 
@@ -292,22 +293,9 @@ static void twi_init(void)
     TWCR = (uint8_t)(1u << TWEN);
 }
 
-/* Hand everything the RX interrupt has queued to the core, in contiguous runs. */
-static void drain_rx(void)
+static void kick_watchdog(void)
 {
-    uint8_t head;
-    uint32_t arrived;
-
-    cli();
-    head = rx_head;
-    arrived = rx_last_time;
-    sei();
-    while (rx_tail != head) {
-        uint8_t end = head > rx_tail ? head : (uint8_t)RX_RING;
-        /* the ring is volatile only against the ISR writing ahead of head; this run is stable */
-        thrum_fw_receive(&fw, (const uint8_t *)&rx_buf[rx_tail], (size_t)(end - rx_tail), arrived);
-        rx_tail = (uint8_t)(end & RING_MASK(RX_RING));
-    }
+    wdt_reset();
 }
 
 int main(void)
@@ -329,11 +317,5 @@ int main(void)
     sei();
     thrum_fw_init(&fw, &hal, &board);
     wdt_enable(WDTO_250MS);
-    for (;;) {
-        drain_rx();
-        thrum_fw_poll(&fw);
-        if (thrum_fw_healthy(&fw, hal_clock_us(NULL))) {
-            wdt_reset();
-        }
-    }
+    thrum_port_run(&fw, &rx, &hal, kick_watchdog);
 }

@@ -23,21 +23,25 @@
 #define ERR_INVAL 22
 
 
-#define RX_RING 256u
-#define TX_RING 256u
+/* The serial rings and the main loop every port shares (ports/generic/thrum_port.h). */
+#define THRUM_PORT_RX_RING 256u
+#define THRUM_PORT_TX_RING 256u
+#define THRUM_PORT_INDEX_T uint16_t
+#define THRUM_PORT_IRQ_STATE_T uint32_t
+#define THRUM_PORT_IRQ_SAVE() irq_save()
+#define THRUM_PORT_IRQ_RESTORE(s) irq_restore(s)
+
+static uint32_t irq_save(void);
+static void irq_restore(uint32_t primask);
+
+#include "thrum_port.h"
 
 static uint32_t core_hz = CORE_HZ_HSI;
 static uint32_t core_mhz = CORE_HZ_HSI / 1000000u;
 static volatile uint32_t systick_ms;
 
-static volatile uint8_t rx_buf[RX_RING];
-static volatile uint16_t rx_head;
-static volatile uint32_t rx_last_time;
-static uint16_t rx_tail;
-
-static volatile uint8_t tx_buf[TX_RING];
-static volatile uint16_t tx_head;
-static volatile uint16_t tx_tail;
+static thrum_port_rx_t rx;
+static thrum_port_tx_t tx;
 
 static thrum_fw_t fw;
 
@@ -88,36 +92,22 @@ void USART1_IRQHandler(void)
 
     if ((sr & (USART_SR_RXNE | USART_SR_ORE)) != 0u) {
         uint8_t byte = (uint8_t)USART1_DR; /* reading DR also clears an overrun */
-        uint16_t next = (uint16_t)((rx_head + 1u) % RX_RING);
-        if (next != rx_tail) {
-            rx_buf[rx_head] = byte;
-            rx_head = next;
-            rx_last_time = hal_clock_us(NULL);
-        }
+        thrum_port_rx_push(&rx, byte, hal_clock_us(NULL));
     }
     if ((USART1_CR1 & USART_CR1_TXEIE) != 0u && (sr & USART_SR_TXE) != 0u) {
-        if (tx_tail == tx_head) {
-            USART1_CR1 &= ~USART_CR1_TXEIE;
+        uint8_t byte;
+        if (thrum_port_tx_pop(&tx, &byte)) {
+            USART1_DR = byte;
         } else {
-            USART1_DR = tx_buf[tx_tail];
-            tx_tail = (uint16_t)((tx_tail + 1u) % TX_RING);
+            USART1_CR1 &= ~USART_CR1_TXEIE;
         }
     }
 }
 
 static void hal_serial_write(void *ctx, const uint8_t *data, uint16_t len)
 {
-    uint16_t i;
-
     (void)ctx;
-    for (i = 0; i < len; i++) {
-        uint16_t next = (uint16_t)((tx_head + 1u) % TX_RING);
-        if (next == tx_tail) {
-            break; /* full: never block the scheduler; the host retransmits */
-        }
-        tx_buf[tx_head] = data[i];
-        tx_head = next;
-    }
+    thrum_port_tx_put(&tx, data, len); /* never blocks the scheduler: the host retransmits */
     USART1_CR1 |= USART_CR1_TXEIE;
 }
 
@@ -362,18 +352,9 @@ static void i2c_init(void)
     I2C1_CR1 = I2C_CR1_PE;
 }
 
-static void drain_rx(void)
+static void kick_watchdog(void)
 {
-    uint32_t primask = irq_save();
-    uint16_t head = rx_head;
-    uint32_t arrived = rx_last_time;
-
-    irq_restore(primask);
-    while (rx_tail != head) {
-        uint16_t end = head > rx_tail ? head : (uint16_t)RX_RING;
-        thrum_fw_receive(&fw, (const uint8_t *)&rx_buf[rx_tail], (size_t)(end - rx_tail), arrived);
-        rx_tail = (uint16_t)(end % RX_RING);
-    }
+    IWDG_KR = IWDG_KEY_RELOAD;
 }
 
 int main(void)
@@ -393,11 +374,5 @@ int main(void)
     i2c_init();
     thrum_fw_init(&fw, &hal, &board);
     iwdg_start();
-    for (;;) {
-        drain_rx();
-        thrum_fw_poll(&fw);
-        if (thrum_fw_healthy(&fw, hal_clock_us(NULL))) {
-            IWDG_KR = IWDG_KEY_RELOAD;
-        }
-    }
+    thrum_port_run(&fw, &rx, &hal, kick_watchdog);
 }
