@@ -50,4 +50,45 @@ final class MultiDevicePlayTests: XCTestCase {
             XCTAssertLessThanOrEqual(abs(reported - truth), bound + 200, "onset \(k): reported \(reported) µs, true \(truth) µs, ± \(bound)")
         }
     }
+
+    func testARouteManifestSendsEachEventToItsDevices() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-route-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let traces = [directory.appendingPathComponent("a.csv"), directory.appendingPathComponent("b.csv")]
+        let sims = try traces.map { try SimulatorProcess(arguments: ["--trace", $0.path]) }
+        defer { sims.forEach { $0.stop() } }
+        // The heartbeat's four beats: 0 and 2 on the left, 1, 2 and 3 on the right (2 on both).
+        let route = directory.appendingPathComponent("route.json")
+        try #"{"devices": [{"events": [0, 2]}, {"events": [1, 2, 3]}]}"#.write(to: route, atomically: true, encoding: .utf8)
+        let ports = sims.flatMap { ["--port", $0.ptyPath] }
+        let result = try ThrumProcess.run(
+            ["play", TestPaths.example("heartbeat.ahap").path] + ports + ["--route", route.path, "--json", "--no-calibrate"])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let devices = try XCTUnwrap(object["devices"] as? [[String: Any]])
+        let indices = try devices.map { try XCTUnwrap($0["events"] as? [[String: Any]]).compactMap { $0["index"] as? Int } }
+        XCTAssertEqual(indices, [[0, 2], [1, 2, 3]])
+        let skews = try XCTUnwrap(object["skews"] as? [[String: Any]])
+        XCTAssertEqual(skews.compactMap { $0["index"] as? Int }, [2], "only the event both devices play has a skew")
+        // At the chips: two bursts on the left, three on the right.
+        sims.forEach { $0.stop() }
+        let bursts = traces.map { url -> Int in
+            var count = 0
+            var last: Int64?
+            for w in SimulatorTrace.rtpWrites(url) where w.value > 0 {
+                if last.map({ w.ns - $0 > 50_000_000 }) ?? true { count += 1 }
+                last = w.ns
+            }
+            return count
+        }
+        XCTAssertEqual(bursts, [2, 3])
+
+        // A manifest that leaves an event out, or names one that is not there, is refused with its place.
+        try #"{"devices": [{"events": [0]}, {"events": [1, 7]}]}"#.write(to: route, atomically: true, encoding: .utf8)
+        let bad = try ThrumProcess.run(["play", TestPaths.example("heartbeat.ahap").path] + ports + ["--route", route.path])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.standardError.contains("route.json:1:"), bad.standardError)
+        XCTAssertTrue(bad.standardError.contains("expected an event index from 0 to 3 (at devices[1].events[1])"), bad.standardError)
+    }
 }

@@ -7,8 +7,36 @@ import ThrumPattern
 /// timeline (``HapticEngineGroup``), each device's onsets reported as for one device, and the skew
 /// of every device's onsets against the first one's, with the bound the two reports guarantee.
 enum MultiDevicePlay {
+    /// One event played on device 0 and on `device`: reported onset difference and its bound (s).
+    struct Skew {
+        var device: Int
+        var index: Int
+        var pass: Int
+        var skew: Double
+        var bound: Double
+    }
+
+    /// The skew of every event (and pass) that device 0 and another device both reported, from
+    /// the reports (whose event indices are the whole pattern's, routed or not): the true skew
+    /// lies within the two reported half-widths added.
+    static func skews(_ reports: [PlaybackReport]) -> [Skew] {
+        guard let reference = reports.first else { return [] }
+        var base: [[Int]: PlaybackReport.Event] = [:]
+        for e in reference.events where e.type.isHaptic { base[[e.patternIndex, e.pass]] = e }
+        var result: [Skew] = []
+        for (k, report) in reports.enumerated().dropFirst() {
+            for e in report.events where e.type.isHaptic {
+                guard let a = base[[e.patternIndex, e.pass]], let ta = a.onsetTime, let tb = e.onsetTime, let ba = a.onsetBound,
+                    let bb = e.onsetBound
+                else { continue }
+                result.append(Skew(device: k, index: e.patternIndex, pass: e.pass, skew: tb - ta, bound: ba + bb))
+            }
+        }
+        return result
+    }
+
     static func run(
-        file: String, pattern: HapticPattern, ports: [String], baud: Int, profile: ActuatorProfile,
+        file: String, pattern: HapticPattern, routes: DeviceRoutes?, ports: [String], baud: Int, profile: ActuatorProfile,
         configuration: HapticEngine.Configuration, rate: Double, intensity: Double?, json: Bool
     ) throws -> Int32 {
         var targets: [PlaybackTarget] = []
@@ -27,11 +55,12 @@ enum MultiDevicePlay {
         }
         let group = HapticEngineGroup(engines)
         let reports: [PlaybackReport]
-        let skews: [OnsetSkew]
+        let skews: [Skew]
         do {
             try group.start()
             let before = engines.map(\.counters)
-            let players = try group.makePlayers(with: [pattern])
+            let patterns = routes.map { r in ports.indices.map { r.pattern(for: $0, of: pattern) } } ?? [pattern]
+            let players = try group.makePlayers(with: patterns)
             for player in players {
                 player.playbackRate = rate
                 if let intensity {
@@ -45,9 +74,17 @@ enum MultiDevicePlay {
             let duration = engines[0].driveDuration(of: pattern, rate: rate)
             group.runUntilPlayersFinished(players, timeout: duration + 5)
             reports = engines.indices.map { k in
-                engines[k].playbackReport(for: players[k], pattern: pattern, startTime: start, duration: duration, since: before[k])
+                let own = patterns[patterns.count == 1 ? 0 : k]
+                var report = engines[k].playbackReport(for: players[k], pattern: own, startTime: start, duration: duration, since: before[k])
+                // Routed: each device's events carry their index in the whole pattern.
+                if let routes {
+                    for i in report.events.indices where report.events[i].patternIndex < routes.events[k].count {
+                        report.events[i].patternIndex = routes.events[k][report.events[i].patternIndex]
+                    }
+                }
+                return report
             }
-            skews = group.skews(of: players)
+            skews = Self.skews(reports)
             if let error = engines.compactMap(\.lastError).first { throw error }
             for k in engines.indices { settings[k].faults = engines[k].session.faults }
             group.stop()
@@ -69,7 +106,7 @@ enum MultiDevicePlay {
                         .merging(["port": ports[k]]) { a, _ in a }
                 },
                 "skews": skews.map { s in
-                    ["device": s.device, "index": s.patternIndex, "pass": s.pass, "skew_us": s.skew * 1e6, "bound_us": s.bound * 1e6] as [String: Any]
+                    ["device": s.device, "index": s.index, "pass": s.pass, "skew_us": s.skew * 1e6, "bound_us": s.bound * 1e6] as [String: Any]
                 },
             ]
             object["skew_p99_us"] = p99(skewMicros) ?? NSNull()

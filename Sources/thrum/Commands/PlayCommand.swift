@@ -22,6 +22,8 @@ enum PlayCommand: Subcommand {
           --port PATH       serial port or pseudo-terminal of a Thrum device; give it again to play
                             on several devices against one host timeline (their onset skew is
                             reported with its bound; docs/cli.md)
+          --route FILE.json with several --port: which events each device plays
+                            ({"devices": [{"events": [0, 2]}, {"events": [1, 3]}]}, one entry per --port)
           --link NAME       without --port: the link model between host and virtual device
                             (default usb-fs; see thrum bench --help for the list)
           --baud N          baud rate of a real serial port (default 115200)
@@ -87,6 +89,7 @@ enum PlayCommand: Subcommand {
                 expected: "a number of µs > 0"),
             onsets: try arguments.option("expect-onsets", as: { Int($0).flatMap { $0 >= 0 ? $0 : nil } }, expected: "a whole number ≥ 0"))
         let junitPath = try arguments.option("junit")
+        let routePath = try arguments.option("route")
         let startedAt = Date()
         let files = try arguments.positionals()
         try arguments.finish()
@@ -100,6 +103,7 @@ enum PlayCommand: Subcommand {
         let profile = chosenProfile ?? ActuatorProfile.default
         let source = try PatternSource.load(argument: file, lenient: lenient)
         for warning in source.warnings { printError("\(warning)") }
+        if routePath != nil && ports.count < 2 { throw UsageError(message: "--route needs two or more --port") }
         if ports.count > 1 {
             if loop != .passes(1) || loopEnd != nil || junitPath != nil || expectations.maxError != nil || expectations.onsets != nil {
                 throw UsageError(message: "with several --port, play takes --rate, --intensity, --actuator, --baud, --no-calibrate and --json only")
@@ -107,9 +111,12 @@ enum PlayCommand: Subcommand {
             guard let pattern = source.pattern else {
                 throw UsageError(message: "\(source.displayName) is a DRV2605L ROM effect: several devices play patterns only")
             }
+            let routes = try routePath.map {
+                try DeviceRoutes.read($0, deviceCount: ports.count, eventCount: pattern.events.count)
+            }
             return try MultiDevicePlay.run(
-                file: file, pattern: pattern, ports: ports, baud: baud, profile: profile, configuration: engineConfiguration,
-                rate: rate, intensity: intensity, json: json)
+                file: file, pattern: pattern, routes: routes, ports: ports, baud: baud, profile: profile,
+                configuration: engineConfiguration, rate: rate, intensity: intensity, json: json)
         }
         let target: PlaybackTarget
         let session: DeviceSession
