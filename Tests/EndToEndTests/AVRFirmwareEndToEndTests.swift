@@ -107,7 +107,11 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
             guard let first = timely.first else { continue }
             for (k, onset) in timely.enumerated() {
                 let error = (onset.truth - first.truth) - (onset.commanded - first.commanded)
-                XCTAssertLessThanOrEqual(abs(error), interOnsetBound, "\(name) on-time onset \(k): inter-onset error \(error) µs")
+                // Where simavr fell far behind a loaded machine's wall clock, the host's frames
+                // reached the AVR bunched and kept its main loop busy at the onset: not asserted.
+                if trace.maxLag(from: min(first.truth, onset.truth) - 100_000, to: onset.truth + 10_000) <= AVRSoakTests.bunchingLagBudget {
+                    XCTAssertLessThanOrEqual(abs(error), interOnsetBound, "\(name) on-time onset \(k): inter-onset error \(error) µs")
+                }
                 print(String(format: "AVR e2e %@ on-time onset %d: inter-onset error %+.1f µs (write %.1f µs after due)",
                              name, k, error, onset.truth - onset.commanded))
             }
