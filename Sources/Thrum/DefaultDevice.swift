@@ -71,3 +71,16 @@ extension HapticEngine {
         }
     }
 }
+
+extension HapticEngine {
+    /// What the default device (``DefaultDevice/choose(environment:)``) can play, as
+    /// `CHHapticEngine.capabilitiesForHardware()`: connects to it, asks, and lets it go. A device
+    /// that cannot be reached supports nothing.
+    public static func capabilitiesForHardware() -> HapticDeviceCapability {
+        guard let engine = try? HapticEngine(), (try? engine.start()) != nil else {
+            return HapticDeviceCapability(supportsHaptics: false, supportsAudio: false, device: nil)
+        }
+        defer { engine.stop() }
+        return engine.capabilitiesForHardware()
+    }
+}

@@ -51,3 +51,34 @@ final class DefaultDeviceTests: XCTestCase {
         }
     }
 }
+
+/// `capabilitiesForHardware()` as Core Haptics shapes it.
+final class HardwareCapabilityTests: XCTestCase {
+    func testTheEnginesDeviceAndTheParameterAttributes() throws {
+        let engine = try HapticEngine(device: .virtual)
+        XCTAssertFalse(engine.capabilitiesForHardware().supportsHaptics, "not connected yet")
+        try engine.start()
+        let capability = engine.capabilitiesForHardware()
+        XCTAssertTrue(capability.supportsHaptics)
+        XCTAssertFalse(capability.supportsAudio)
+        XCTAssertNotNil(capability.device)
+        XCTAssertEqual(
+            try capability.attributes(forEventParameter: .hapticIntensity, eventType: .hapticTransient),
+            HapticParameterAttributes(minValue: 0, maxValue: 1, defaultValue: 1))
+        XCTAssertEqual(
+            try capability.attributes(forEventParameter: .hapticSharpness, eventType: .hapticContinuous).defaultValue, 0.5)
+        XCTAssertEqual(try capability.attributes(forEventParameter: .audioPan, eventType: .audioCustom).minValue, -1)
+        XCTAssertThrowsError(try capability.attributes(forEventParameter: .hapticSharpness, eventType: .audioContinuous)) { error in
+            XCTAssertEqual((error as? HapticError)?.code, .invalidParameterType)
+        }
+        XCTAssertEqual(
+            capability.attributes(forDynamicParameter: .hapticIntensityControl), HapticParameterAttributes(minValue: 0, maxValue: 1, defaultValue: 1))
+        XCTAssertEqual(
+            capability.attributes(forDynamicParameter: .hapticSharpnessControl), HapticParameterAttributes(minValue: -1, maxValue: 1, defaultValue: 0))
+    }
+
+    func testTheClassMethodAsksTheDefaultDevice() throws {
+        try XCTSkipUnless(DefaultDevice.choose() == .virtual, "THRUM_PORT or a default-port file names a device here")
+        XCTAssertTrue(HapticEngine.capabilitiesForHardware().supportsHaptics)
+    }
+}
