@@ -140,27 +140,8 @@ enum ClockEnvelope {
         return ClockLine(intercept: intercept, slope: slope)
     }
 
-    /// The `quantile` of the points' distances above `line` (at least the second smallest, so
-    /// that the points defining the line do not decide it); nil with fewer than two points.
-    static func residual(_ points: [(x: Double, z: Double)], above line: ClockLine, quantile: Double) -> Double? {
-        guard points.count >= 2 else { return nil }
-        let sorted = points.map { $0.z - line($0.x) }.sorted()
-        return sorted[min(sorted.count - 1, max(1, Int(quantile * Double(sorted.count))))]
-    }
-
-    /// The `count` smallest distances of the points above `line`, smallest first.
-    static func residuals(_ points: [(x: Double, z: Double)], above line: ClockLine, count: Int = 3) -> [Double] {
-        var smallest: [Double] = []
-        for p in points {
-            let r = p.z - line(p.x)
-            if smallest.count < count {
-                smallest.append(r)
-                smallest.sort()
-            } else if r < smallest[count - 1] {
-                smallest[count - 1] = r
-                smallest.sort()
-            }
-        }
-        return smallest
+    /// The distances of the points above `line`, smallest first.
+    static func sortedResiduals(_ points: [(x: Double, z: Double)], above line: ClockLine) -> [Double] {
+        points.map { $0.z - line($0.x) }.sorted()
     }
 }

@@ -76,12 +76,17 @@ struct ClockFit: Sendable {
         outbound = corrected.points
         lower = ClockEnvelope.upper(inbound, slope: fixed, slopeLimit: limit, bins: bins)
 
-        let upperResiduals = ClockEnvelope.residuals(outbound, above: upper)
-        let lowerResiduals = ClockEnvelope.residuals(inbound.map { ($0.x, -$0.z) },
-                                                     above: ClockLine(intercept: -lower.intercept, slope: -lower.slope))
+        // Each leg's distances above its envelope, smallest first (the return leg mirrored).
+        let upperResiduals = ClockEnvelope.sortedResiduals(outbound, above: upper)
+        let lowerResiduals = ClockEnvelope.sortedResiduals(
+            inbound.map { ($0.x, -$0.z) }, above: ClockLine(intercept: -lower.intercept, slope: -lower.slope))
         // The smallest residual beyond the points that define the line: how well the best samples agree.
         let support = 1
         func spread(_ residuals: [Double]) -> Double? { residuals.count > support ? residuals[support] : nil }
+        // The tenth-percentile residual (at least the spread's): how densely the points crowd the floor.
+        func decile(_ residuals: [Double]) -> Double? {
+            residuals.count > support ? residuals[min(residuals.count - 1, max(support, Int(0.1 * Double(residuals.count))))] : nil
+        }
 
         let driftScale = 1 + (upper.slope + lower.slope) / 2
         pathDelay = .seconds(max(0, upper.intercept - lower.intercept) / driftScale / 2e6)
@@ -99,10 +104,7 @@ struct ClockFit: Sendable {
             // evenly would let the noisier one set the slope. (The best two residuals, the
             // `spread`, are near 0 on both legs once a window is long and cannot tell them apart.)
             let a = spread(upperResiduals), b = spread(lowerResiduals)
-            let qa = ClockEnvelope.residual(outbound, above: upper, quantile: 0.1)
-            let qb = ClockEnvelope.residual(inbound.map { ($0.x, -$0.z) },
-                                            above: ClockLine(intercept: -lower.intercept, slope: -lower.slope), quantile: 0.1)
-            let sa: Double = max(qa ?? halfRoundTrip, 1), sb: Double = max(qb ?? halfRoundTrip, 1)
+            let sa: Double = max(decile(upperResiduals) ?? halfRoundTrip, 1), sb: Double = max(decile(lowerResiduals) ?? halfRoundTrip, 1)
             let wa: Double = 1 / (sa * sa), wb: Double = 1 / (sb * sb)
             let weighted: Double = (wa * upper.slope + wb * lower.slope) / (wa + wb)
             let slope: Double = slopeFitted ? weighted : (upper.slope + lower.slope) / 2

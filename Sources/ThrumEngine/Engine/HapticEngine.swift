@@ -840,16 +840,22 @@ public final class HapticEngine {
     /// pattern's end), in seconds: the loop period of an advanced player — `loopEnd`, else the
     /// pattern's duration as Core Haptics counts it (``ThrumCompiler/DriveProgram/loopDuration``).
     public func passDuration(of pattern: HapticPattern, rate: Double = 1, loopEnd: Double = 0) -> Double {
-        if loopEnd > 0 { return loopEnd / rate }
-        let program = compile(pattern, rate: rate)
-        if let length = program.loopDuration, length > 0 { return length }
-        return program.duration
+        loopEnd > 0 ? loopEnd / rate : passTiming(of: pattern, rate: rate).period
     }
 
     /// How long the drive of one pass of `pattern` lasts at `rate` (s): past ``passDuration(of:rate:loopEnd:)``
     /// by a transient's burst when one ends the pattern.
     public func driveDuration(of pattern: HapticPattern, rate: Double = 1) -> Double {
         compile(pattern, rate: rate).duration
+    }
+
+    /// Both from one compile: the loop period (``passDuration(of:rate:loopEnd:)``) and how long
+    /// one pass's drive lasts (``driveDuration(of:rate:)``), in seconds.
+    public func passTiming(of pattern: HapticPattern, rate: Double = 1, loopEnd: Double = 0) -> (period: Double, drive: Double) {
+        let program = compile(pattern, rate: rate)
+        if loopEnd > 0 { return (loopEnd / rate, program.duration) }
+        if let length = program.loopDuration, length > 0 { return (length, program.duration) }
+        return (program.duration, program.duration)
     }
 
     func compile(_ pattern: HapticPattern, rate: Double) -> DriveProgram {

@@ -93,21 +93,28 @@ public final class HapticEngineGroup {
     }
 
     /// The skew of every onset of `players[k]` (k ≥ 1) against the same event and pass of
-    /// `players[0]`, for the onsets both devices reported.
-    public func skews(of players: [any HapticPatternPlayer]) -> [OnsetSkew] {
+    /// `players[0]`, for the onsets both devices reported. When each device played its own part of
+    /// a pattern, `eventIndices[k]` maps device k's event indices to the whole pattern's (the
+    /// skews then name those, and only events two devices share are compared).
+    public func skews(of players: [any HapticPatternPlayer], eventIndices: [[Int]]? = nil) -> [OnsetSkew] {
         guard players.count == engines.count, let reference = players.first else { return [] }
+        func index(_ record: OnsetRecord, device k: Int) -> Int {
+            guard let map = eventIndices?[k], record.patternIndex < map.count else { return record.patternIndex }
+            return map[record.patternIndex]
+        }
         var byEvent: [OnsetKey: OnsetRecord] = [:]
-        for record in engines[0].onsets(for: reference) { byEvent[OnsetKey(record)] = record }
+        for record in engines[0].onsets(for: reference) { byEvent[OnsetKey(index(record, device: 0), record.pass)] = record }
         var result: [OnsetSkew] = []
         for k in 1..<engines.count {
             for record in engines[k].onsets(for: players[k]) {
-                guard let base = byEvent[OnsetKey(record)], let a = base.onsetTime, let b = record.onsetTime,
+                let event = index(record, device: k)
+                guard let base = byEvent[OnsetKey(event, record.pass)], let a = base.onsetTime, let b = record.onsetTime,
                     let boundA = base.onsetBound, let boundB = record.onsetBound
                 else { continue }
                 result.append(
                     OnsetSkew(
-                        device: k, patternIndex: record.patternIndex, pass: record.pass, skew: b - a, bound: boundA + boundB,
-                        reference: base, record: record))
+                        device: k, patternIndex: event, pass: record.pass, skew: b - a, bound: boundA + boundB, reference: base,
+                        record: record))
             }
         }
         return result
@@ -116,9 +123,9 @@ public final class HapticEngineGroup {
     private struct OnsetKey: Hashable {
         var patternIndex: Int
         var pass: Int
-        init(_ record: OnsetRecord) {
-            patternIndex = record.patternIndex
-            pass = record.pass
+        init(_ patternIndex: Int, _ pass: Int) {
+            self.patternIndex = patternIndex
+            self.pass = pass
         }
     }
 }

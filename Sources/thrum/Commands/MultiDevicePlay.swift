@@ -7,34 +7,6 @@ import ThrumPattern
 /// timeline (``HapticEngineGroup``), each device's onsets reported as for one device, and the skew
 /// of every device's onsets against the first one's, with the bound the two reports guarantee.
 enum MultiDevicePlay {
-    /// One event played on device 0 and on `device`: reported onset difference and its bound (s).
-    struct Skew {
-        var device: Int
-        var index: Int
-        var pass: Int
-        var skew: Double
-        var bound: Double
-    }
-
-    /// The skew of every event (and pass) that device 0 and another device both reported, from
-    /// the reports (whose event indices are the whole pattern's, routed or not): the true skew
-    /// lies within the two reported half-widths added.
-    static func skews(_ reports: [PlaybackReport]) -> [Skew] {
-        guard let reference = reports.first else { return [] }
-        var base: [[Int]: PlaybackReport.Event] = [:]
-        for e in reference.events where e.type.isHaptic { base[[e.patternIndex, e.pass]] = e }
-        var result: [Skew] = []
-        for (k, report) in reports.enumerated().dropFirst() {
-            for e in report.events where e.type.isHaptic {
-                guard let a = base[[e.patternIndex, e.pass]], let ta = a.onsetTime, let tb = e.onsetTime, let ba = a.onsetBound,
-                    let bb = e.onsetBound
-                else { continue }
-                result.append(Skew(device: k, index: e.patternIndex, pass: e.pass, skew: tb - ta, bound: ba + bb))
-            }
-        }
-        return result
-    }
-
     static func run(
         file: String, pattern: HapticPattern, routes: DeviceRoutes?, ports: [String], baud: Int, profile: ActuatorProfile,
         configuration: HapticEngine.Configuration, rate: Double, intensity: Double?, json: Bool
@@ -55,7 +27,7 @@ enum MultiDevicePlay {
         }
         let group = HapticEngineGroup(engines)
         let reports: [PlaybackReport]
-        let skews: [Skew]
+        let skews: [OnsetSkew]
         do {
             try group.start()
             let before = engines.map(\.counters)
@@ -84,7 +56,7 @@ enum MultiDevicePlay {
                 }
                 return report
             }
-            skews = Self.skews(reports)
+            skews = group.skews(of: players, eventIndices: routes?.events)
             if let error = engines.compactMap(\.lastError).first { throw error }
             for k in engines.indices { settings[k].faults = engines[k].session.faults }
             group.stop()
@@ -106,7 +78,7 @@ enum MultiDevicePlay {
                         .merging(["port": ports[k]]) { a, _ in a }
                 },
                 "skews": skews.map { s in
-                    ["device": s.device, "index": s.index, "pass": s.pass, "skew_us": s.skew * 1e6, "bound_us": s.bound * 1e6] as [String: Any]
+                    ["device": s.device, "index": s.patternIndex, "pass": s.pass, "skew_us": s.skew * 1e6, "bound_us": s.bound * 1e6] as [String: Any]
                 },
             ]
             object["skew_p99_us"] = p99(skewMicros) ?? NSNull()

@@ -170,7 +170,7 @@ enum PlayCommand: Subcommand {
                     atTime: HapticTimeImmediate)
             }
             if let loopEnd { player.loopEnd = loopEnd }
-            let pass = engine.passDuration(of: pattern, rate: rate, loopEnd: loopEnd ?? 0)
+            let (pass, drive) = engine.passTiming(of: pattern, rate: rate, loopEnd: loopEnd ?? 0)
             let passes: Int
             switch loop {
             case .passes(let n): passes = n
@@ -181,7 +181,7 @@ enum PlayCommand: Subcommand {
             let start = engine.currentTime + engine.leadTime.seconds + 0.02
             try player.start(atTime: start)
             // The last pass plays out its whole drive (a final transient's burst runs past the period).
-            let lastPass = loopEnd == nil ? max(pass, engine.driveDuration(of: pattern, rate: rate)) : pass
+            let lastPass = loopEnd == nil ? max(pass, drive) : pass
             if passes > 1 { try player.stop(atTime: start + pass * Double(passes - 1) + lastPass) }
             Interrupt.install()
             if passes == 0 {
