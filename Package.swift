@@ -14,7 +14,7 @@ let package = Package(
         .library(
             name: "Thrum",
             targets: [
-                "ThrumTime", "ThrumPattern", "ThrumCompiler", "ThrumWire", "ThrumLink", "ThrumEngine",
+                "ThrumTime", "ThrumPattern", "ThrumCompiler", "ThrumAudio", "ThrumWire", "ThrumLink", "ThrumEngine",
                 "ThrumSim", "ThrumHarness", "Thrum",
             ]),
     ],
@@ -33,6 +33,11 @@ let package = Package(
             name: "CSerialPort",
             pkgConfig: "libserialport",
             providers: [.apt(["libserialport-dev"])]),
+        // ALSA (libasound2-dev) and libsndfile (libsndfile1-dev), both LGPL, linked dynamically.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // Audio events: decoding, synthesis, the sound device's timeline, sinks (ALSA, modelled).
+        .target(name: "ThrumAudio", dependencies: ["ThrumCompiler", "ThrumPattern", "ThrumTime", "CALSA", "CSndFile"]),
         // Transports, reliable link, clock sync.
         .target(name: "ThrumLink", dependencies: ["ThrumWire", "ThrumTime", "CSerialPort"]),
         // The portable C firmware core, compiled for the host so the virtual device runs it.
@@ -71,6 +76,7 @@ let package = Package(
         .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern", "ThrumTestSupport", "ThrumTime"]),
         .testTarget(name: "ThrumCompilerTests", dependencies: ["ThrumCompiler", "ThrumTime", "ThrumTestSupport"]),
         .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware", "ThrumTime", "ThrumTestSupport"]),
+        .testTarget(name: "ThrumAudioTests", dependencies: ["ThrumAudio", "ThrumTime", "ThrumPattern"]),
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink", "ThrumTime"]),
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
         .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
