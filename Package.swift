@@ -51,7 +51,7 @@ let package = Package(
         // Virtual device: firmware core + DRV2605L register model + LRA physics + link models.
         .target(name: "ThrumSim", dependencies: ["ThrumWire", "ThrumTime", "ThrumLink", "CThrumFirmware"]),
         // Core-Haptics-shaped engine, players, prepare, feedback generators.
-        .target(name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumLink", "ThrumWire", "ThrumTime"]),
+        .target(name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumAudio", "ThrumLink", "ThrumWire", "ThrumTime"]),
         // Wires the whole stack for the CLI, end-to-end tests and benchmarks.
         .target(name: "ThrumHarness", dependencies: ["ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern"]),
         // One import for the Core-Haptics-shaped API (`import Thrum`, as `import CoreHaptics`), and
@@ -62,11 +62,11 @@ let package = Package(
         // time. Kept out of the library users link.
         .target(
             name: "ThrumBench",
-            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumWire"]),
+            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumWire", "ThrumAudio"]),
         // The command-line tool.
         .executableTarget(
             name: "thrum",
-            dependencies: ["ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
+            dependencies: ["ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumAudio"]),
 
         // Shared by the test targets: the project's own fixtures, the package root, the policy for
         // the public material beside the repository (../shared), helpers more than one target uses.
@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "ThrumAudioTests", dependencies: ["ThrumAudio", "ThrumTime", "ThrumPattern"]),
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink", "ThrumTime"]),
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
-        .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
+        .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumAudio", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
         .testTarget(name: "ThrumTests", dependencies: ["Thrum"]),
         .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness", "ThrumTestSupport"]),

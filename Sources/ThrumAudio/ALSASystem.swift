@@ -1,4 +1,4 @@
-import CALSA
+internal import CALSA
 
 /// The ALSA PCM calls ThrumAudio makes, one method per C call (or per fixed group of
 /// hardware/software-parameter calls), so tests substitute a recording fake

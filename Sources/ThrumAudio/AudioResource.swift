@@ -34,6 +34,13 @@ public struct AudioResource: Equatable, Sendable {
     /// Its options.
     public var options: Options
 
+    /// A resource from a sound already decoded (or synthesised).
+    public init(path: String, buffer: AudioBuffer, options: Options = Options()) {
+        self.path = path
+        self.buffer = buffer
+        self.options = options
+    }
+
     /// Loads and decodes the file at `path`, refusing one over `limits`.
     /// - Throws: ``AudioError``: `fileNotFound` (−4851) when there is no such file;
     ///   `invalidAudioResource` (−4824) when it is over 4.2 MB or 23 s, or libsndfile cannot decode it.

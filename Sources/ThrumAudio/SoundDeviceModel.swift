@@ -36,8 +36,9 @@ public final class SoundDeviceModel: AudioSink {
 
     public let configuration: Configuration
     private let clock: HostClock
-    /// When frame 0 leaves the buffer (the stream's start).
-    private let start: HostTime
+    /// When frame 0 leaves the buffer: the stream starts with the first write, as ALSA's does
+    /// when its start threshold is reached (nil before).
+    private var start: HostTime?
     private var written = 0
     private var rng: SplitMix64
     /// Interrupt times handled so far: (interrupt index, handled at).
@@ -52,13 +53,12 @@ public final class SoundDeviceModel: AudioSink {
     public var bufferFrames: Int { configuration.periodFrames * configuration.periods }
     public var name: String { configuration.name }
 
-    /// A device that starts playing (silence) now on `clock`.
+    /// A device on `clock`; it starts playing with the first frames written.
     public init(clock: HostClock, configuration: Configuration = Configuration()) {
         self.clock = clock
         self.configuration = configuration
-        self.start = clock.now()
         rng = SplitMix64(seed: configuration.seed)
-        lastHandled = (0, start)
+        lastHandled = (0, clock.now())
     }
 
     /// A null sink: plays nothing, keeps the timing of a 10 ms-period device.
@@ -80,7 +80,7 @@ public final class SoundDeviceModel: AudioSink {
 
     /// When the device's crystal reaches frame `frame` (it leaves the buffer), truth.
     private func consumeTime(ofFrame frame: Double) -> HostTime {
-        start + .seconds(frame / deviceRate)
+        (start ?? clock.now()) + .seconds(frame / deviceRate)
     }
 
     /// When frame `frame` reaches the speaker, truth (s on the host clock).
@@ -98,6 +98,10 @@ public final class SoundDeviceModel: AudioSink {
     /// Handles the period interrupts due by now: position and timestamp move in period steps.
     private func advance() {
         let now = clock.now()
+        guard start != nil else {
+            lastHandled = (0, now)
+            return
+        }
         while true {
             let k = lastHandled.index + 1
             let handled = consumeTime(ofFrame: Double(k * periodFrames)) + .seconds(jitter(k))
@@ -128,6 +132,10 @@ public final class SoundDeviceModel: AudioSink {
         let room = bufferFrames - (written - hwPointer)
         let frames = min(room, samples.count / 2)
         guard frames > 0 else { return 0 }
+        if start == nil {
+            start = clock.now()
+            lastHandled = (0, start!)
+        }
         if configuration.recording { recorded += samples[0..<(2 * frames)] }
         written += frames
         return frames

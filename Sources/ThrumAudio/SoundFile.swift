@@ -1,4 +1,4 @@
-import CSndFile
+internal import CSndFile
 import ThrumPattern
 
 /// Audio files through libsndfile (`sf_open`, `sf_readf_float`, `sf_writef_float`): WAV, AIFF,
@@ -48,12 +48,15 @@ public enum SoundFile {
         case flac16
         /// AIFF, 16-bit PCM.
         case aiff16
+        /// Microsoft WAV, 32-bit float.
+        case wavFloat
 
         var code: Int32 {
             switch self {
             case .wav16: return Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16)
             case .flac16: return Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16)
             case .aiff16: return Int32(SF_FORMAT_AIFF | SF_FORMAT_PCM_16)
+            case .wavFloat: return Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT)
             }
         }
     }
