@@ -89,6 +89,7 @@ let package = Package(
                 "ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink",
                 "ThrumTestSupport",
                 "ThrumWire",
+                "ThrumAudio",
             ]),
     ]
 )

@@ -34,8 +34,8 @@ public struct ALSAErrno: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// The real calls into libasound.
 public final class LibASound: ALSASystem {
-    /// The library.
-    public init() {}
+    /// The library, its own stderr diagnostics silenced (Thrum's errors carry ALSA's code and text).
+    public init() { thrum_alsa_silence_library_errors() }
 
     public func open(_ name: String) -> Result<OpaquePointer, ALSAErrno> {
         var pcm: OpaquePointer?

@@ -234,7 +234,11 @@ enum PlayCommand: Subcommand {
             engine.audio?.close()
         } catch {
             target.close()
-            let message = (error as? HapticError)?.message ?? "\(error)"
+            var message = (error as? HapticError)?.message ?? "\(error)"
+            // A sound that cannot play: name the file and Core Haptics' code.
+            if let h = error as? HapticError, [.badEventEntry, .invalidAudioResource, .fileNotFound].contains(h.code) {
+                message = "\(file): \(h.description) (--no-audio plays the haptic events alone)"
+            }
             if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: message, startedAt: startedAt) }
             if json {
                 JSONOutput.print(CommandRouter.jsonError(command: name, kind: "failure", message: message, exitCode: 1))

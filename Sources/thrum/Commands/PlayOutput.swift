@@ -64,7 +64,8 @@ enum PlayOutput {
         let truth = target.isVirtual
         lines.append(
             "  #  type               requested     onset        error ± bound           status" + (truth ? "    true error" : ""))
-        for event in report.events {
+        // Played audio events are listed in their own table below.
+        for event in report.events where settings.audioEvents == nil || event.type.isHaptic {
             let type = (settings.romEffect == nil ? event.type.rawValue : "ROMEffect").padding(toLength: 17, withPad: " ", startingAt: 0)
             let requested = milliseconds(event.requestedTime)
             let onset = event.onsetTime.map(milliseconds) ?? "—".padding(toLength: 10, withPad: " ", startingAt: 0)
