@@ -91,6 +91,13 @@ final class EngineAudioTests: XCTestCase {
         XCTAssertEqual(haptic.requestedTime, audio.requestedTime, accuracy: 1e-6, "one timeline")
     }
 
+    func testCapabilitiesSayAudioWhenThereIsASoundDevice() throws {
+        let (r, _) = try makeRig()
+        XCTAssertTrue(r.engine.capabilitiesForHardware().supportsAudio)
+        r.engine.audio = nil
+        XCTAssertFalse(r.engine.capabilitiesForHardware().supportsAudio)
+    }
+
     func testPlaysHapticsOnlyAndMutedForAudioAreSilent() throws {
         for mode in ["hapticsOnly", "muted"] {
             let (r, device) = try makeRig()

@@ -13,10 +13,10 @@ struct AudioPreview {
     /// Audio events rendered.
     var voices: Int
 
-    /// The preview of `pattern` (read from `file`) at the render's `times` (s, evenly spaced at
-    /// `sampleRate`); nil when the pattern has no audio events.
+    /// The preview of `pattern` (read from `file`) at the render's `times` (s, on the `sampleRate`
+    /// grid, jumping across long silences); nil when the pattern has no audio events.
     static func make(pattern: HapticPattern, file: String, times: [Double], sampleRate: Double) -> AudioPreview? {
-        guard pattern.events.contains(where: { !$0.type.isHaptic }), let first = times.first else { return nil }
+        guard pattern.events.contains(where: { !$0.type.isHaptic }), !times.isEmpty else { return nil }
         let directories = [(file as NSString).deletingLastPathComponent, FileManager.default.currentDirectoryPath].map { $0.isEmpty ? "." : $0 }
         var notes: [String] = []
         var loaded: [Int: AudioResource] = [:]
@@ -42,16 +42,26 @@ struct AudioPreview {
             guard let r = loaded[i] else { throw AudioError(.invalidAudioResource, subject: "events[\(i)]", "not loaded") }
             return r
         }) else { return nil }
+        // Rows skip long silences (the render's time axis jumps), so each row is read on its own:
+        // the peak of each voice over [t, t + 1/rate), summed over the voices sounding then.
         let step = 1 / sampleRate
-        let perSample = max(1, Int((48_000 * step).rounded()))
-        let frames = times.count * perSample
-        var out = [Float](repeating: 0, count: frames * 2)
-        program.mix(into: &out, frames: frames, start: first, step: step / Double(perSample))
+        let voices = program.voices.sorted { $0.requestedTime < $1.requestedTime }
         var level = [Double](repeating: 0, count: times.count)
-        for i in 0..<times.count {
-            var peak: Float = 0
-            for j in (i * perSample)..<((i + 1) * perSample) { peak = max(peak, abs(out[2 * j]), abs(out[2 * j + 1])) }
-            level[i] = Double(min(1, peak))
+        for (i, t) in times.enumerated() {
+            var sum: Float = 0
+            for v in voices {
+                if v.requestedTime >= t + step { break }
+                guard v.endTime > t else { continue }
+                let rate = v.buffer.sampleRate
+                let lo = max(0, Int(((t - v.requestedTime) * rate).rounded(.down)))
+                let hi = min(v.buffer.frames, Int(((t + step - v.requestedTime) * rate).rounded(.up)))
+                var peak: Float = 0
+                if lo < hi {
+                    for j in lo..<hi { peak = max(peak, abs(v.buffer.sample(j, channel: 0)), abs(v.buffer.sample(j, channel: 1))) }
+                }
+                sum += peak
+            }
+            level[i] = Double(min(1, sum))
         }
         return AudioPreview(level: level, notes: notes, voices: program.voices.count)
     }
