@@ -109,6 +109,37 @@ final class EngineAudioParameterTests: XCTestCase {
         XCTAssertEqual(rms(b, channel: 0, from: 19_500, to: 24_000), 0, accuracy: 1e-6, "silent after 0.4 s")
     }
 
+    func testRunTimeShapeControlsApplyWhereEventsStart() throws {
+        let r = EngineRig()
+        let device = SoundDeviceModel.recording(clock: r.clock)
+        r.engine.audio = EngineAudio(sink: device, clock: r.clock)
+        try r.engine.start()
+        r.engine.run(for: 0.3)
+        // Two tones; pitch +1 and pan −1 sent for the second one's start only.
+        let player = try r.engine.makePlayer(
+            with: HapticPattern(events: [tone([], at: 0, duration: 0.2), tone([], at: 0.4, duration: 0.2)], parameters: [], parameterCurves: []))
+        let start = r.engine.currentTime + 0.1
+        try player.start(atTime: start)
+        try player.sendParameters(
+            [.init(parameterID: .audioPitchControl, value: 1, relativeTime: 0), .init(parameterID: .audioPanControl, value: -1, relativeTime: 0)],
+            atTime: start + 0.3)
+        r.engine.run(for: 0.9)
+        let s = device.recorded
+        func frames(_ a: Double, _ b: Double) -> AudioBuffer {
+            var out: [Float] = []
+            for i in 0..<(s.count / 2) {
+                let t = device.playoutTime(ofFrame: Double(i)) - start
+                if t >= a && t < b { out += [s[2 * i], s[2 * i + 1]] }
+            }
+            return AudioBuffer(sampleRate: 48_000, channels: 2, samples: out)
+        }
+        let first = frames(0.02, 0.18), second = frames(0.42, 0.58)
+        XCTAssertEqual(crossingRate(first, from: 0, to: first.frames), 440, accuracy: 15)
+        XCTAssertEqual(crossingRate(second, from: 0, to: second.frames), 880, accuracy: 20)
+        XCTAssertGreaterThan(rms(first, channel: 1, from: 0, to: first.frames), 0.1)
+        XCTAssertEqual(rms(second, channel: 1, from: 0, to: second.frames), 0, accuracy: 1e-6, "panned left")
+    }
+
     func testRunTimeVolumeControl() throws {
         let r = EngineRig()
         let device = SoundDeviceModel.recording(clock: r.clock)

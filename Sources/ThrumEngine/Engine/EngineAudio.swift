@@ -109,12 +109,53 @@ public final class EngineAudio {
         pattern.events.contains { !$0.type.isHaptic }
     }
 
-    /// The program of `player` at `rate` (event times scaled; sounds keep their pitch).
-    private func program(for player: StreamingPatternPlayer, rate: Double) -> AudioProgram? {
-        if let p = programs[player.playerID], p.rate == rate { return p.program }
+    /// Audio controls sent at run time that shape events where they start (the release control:
+    /// where they end), and the event parameter each adds to — as the compiler folds haptic shape
+    /// controls into events. `AudioVolumeControl` is applied while mixing instead.
+    private static let shapeControls: [(control: HapticDynamicParameter.ID, parameter: HapticEvent.ParameterID, atEnd: Bool)] = [
+        (.audioPanControl, .audioPan, false), (.audioPitchControl, .audioPitch, false), (.audioBrightnessControl, .audioBrightness, false),
+        (.audioAttackTimeControl, .attackTime, false), (.audioDecayTimeControl, .decayTime, false), (.audioReleaseTimeControl, .releaseTime, true),
+    ]
+    private var shapedPrograms: [Int: [String: AudioProgram]] = [:]
+
+    /// The program of `player`'s run `run` (event times scaled by its rate; sounds keep their
+    /// pitch), with the run-time shape controls in force at each event's start folded in.
+    private func program(for player: StreamingPatternPlayer, run: StreamingPatternPlayer.Run) -> AudioProgram? {
+        let rate = run.compiled.key.rate
+        let active = Self.shapeControls.filter { player.otherControls[$0.control].map { !$0.isNeutral } ?? false }
+        if active.isEmpty {
+            if let p = programs[player.playerID], p.rate == rate { return p.program }
+            guard let source = sources[player.playerID] else { return nil }
+            guard let p = try? render(source.pattern.scaled(byRate: rate), source.resources) else { return nil }
+            programs[player.playerID] = (rate, p)
+            return p
+        }
         guard let source = sources[player.playerID] else { return nil }
-        guard let p = try? render(source.pattern.scaled(byRate: rate), source.resources) else { return nil }
-        programs[player.playerID] = (rate, p)
+        var pattern = source.pattern.scaled(byRate: rate)
+        var signature = "\(rate)"
+        for i in pattern.events.indices where !pattern.events[i].type.isHaptic {
+            let e = pattern.events[i]
+            for shape in active {
+                let t = Double(run.origin) / 1e6 + e.relativeTime + (shape.atEnd ? e.duration : 0)
+                guard let delta = player.otherControls[shape.control]?.value(at: Int64((t * 1e6).rounded())), delta != 0 else { continue }
+                let base: Float
+                if shape.parameter == .audioBrightness {
+                    base = Float(e.type == .audioContinuous ? AudioEventRenderer.defaultToneBrightness : AudioEventRenderer.defaultCustomBrightness)
+                } else {
+                    base = 0
+                }
+                if let j = pattern.events[i].eventParameters.lastIndex(where: { $0.parameterID == shape.parameter }) {
+                    pattern.events[i].eventParameters[j].value += Float(delta)
+                } else {
+                    pattern.events[i].eventParameters.append(HapticEventParameter(parameterID: shape.parameter, value: base + Float(delta)))
+                }
+                signature += "|\(i).\(shape.parameter.rawValue)=\(delta)"
+            }
+        }
+        if let cached = shapedPrograms[player.playerID]?[signature] { return cached }
+        guard let p = try? render(pattern, source.resources) else { return nil }
+        if (shapedPrograms[player.playerID]?.count ?? 0) >= 8 { shapedPrograms[player.playerID] = [:] }
+        shapedPrograms[player.playerID, default: [:]][signature] = p
         return p
     }
 
@@ -135,7 +176,7 @@ public final class EngineAudio {
             try output.service { out, frames, start, step in
                 for p in players {
                     for run in p.runs {
-                        guard let program = program(for: p, rate: run.compiled.key.rate) else { continue }
+                        guard let program = program(for: p, run: run) else { continue }
                         let origin = Double(run.origin) / 1e6
                         let window = Double(run.lo) / 1e6..<Double(run.hi) / 1e6
                         let volume = p.otherControls[.audioVolumeControl]
