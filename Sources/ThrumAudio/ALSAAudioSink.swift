@@ -28,7 +28,8 @@ public final class ALSAAudioSink: AudioSink {
         let pcm: OpaquePointer
         switch system.open(device) {
         case .success(let p): pcm = p
-        case .failure(let e): throw AudioError(.invalidAudioSession, subject: "ALSA device '\(device)'", "cannot be opened: \(e)")
+        case .failure(let e):
+            throw AudioError(.invalidAudioSession, subject: "ALSA device '\(device)'", "cannot be opened: \(e)")
         }
         switch system.configure(pcm, rate: sampleRate, channels: 2, periodFrames: periodFrames, periods: periods) {
         case .success(let got):
@@ -37,7 +38,9 @@ public final class ALSAAudioSink: AudioSink {
             self.bufferFrames = got.bufferFrames
         case .failure(let e):
             system.close(pcm)
-            throw AudioError(.invalidAudioSession, subject: "ALSA device '\(device)'", "refuses 2-channel float output at \(sampleRate) Hz: \(e)")
+            throw AudioError(
+                .invalidAudioSession, subject: "ALSA device '\(device)'",
+                "refuses 2-channel float output at \(sampleRate) Hz: \(e)")
         }
         self.pcm = pcm
     }
@@ -57,7 +60,8 @@ public final class ALSAAudioSink: AudioSink {
         // A device that gives no timestamp (some plugins): the delay is read now.
         let ns = system.timestamp(pcm)
         let stamp = ns > 0 ? HostTime(nanoseconds: ns) : clock.now()
-        return SoundDeviceStatus(timestamp: stamp, delayFrames: max(0, delay), availableFrames: max(0, min(avail, bufferFrames)))
+        return SoundDeviceStatus(
+            timestamp: stamp, delayFrames: max(0, delay), availableFrames: max(0, min(avail, bufferFrames)))
     }
 
     public func write(_ samples: [Float]) throws(AudioError) -> Int {
@@ -80,7 +84,9 @@ public final class ALSAAudioSink: AudioSink {
             underruns += 1
             underrunFrames += periodFrames
         }
-        guard system.recover(pcm, e.code) >= 0 else { throw AudioError(.invalidAudioSession, subject: name, "failed: \(e)") }
+        guard system.recover(pcm, e.code) >= 0 else {
+            throw AudioError(.invalidAudioSession, subject: name, "failed: \(e)")
+        }
     }
 
     public func close() {

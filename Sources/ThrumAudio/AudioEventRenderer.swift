@@ -28,7 +28,9 @@ public struct AudioEventRenderer: Sendable {
     /// Renders every audio event of `pattern`. `resource(i)` gives the decoded sound of the
     /// `AudioCustom` event at index i (registered resource or `EventWaveformPath`).
     /// - Throws: what `resource` throws (a missing or invalid file: ``AudioError``).
-    public func render(_ pattern: HapticPattern, resource: (Int) throws(AudioError) -> AudioResource) throws(AudioError) -> AudioProgram {
+    public func render(_ pattern: HapticPattern, resource: (Int) throws(AudioError) -> AudioResource) throws(AudioError)
+        -> AudioProgram
+    {
         let controls = AudioControls(pattern)
         var voices: [AudioVoice] = []
         var notes: [String] = []
@@ -41,10 +43,16 @@ public struct AudioEventRenderer: Sendable {
                     notes.append("event \(i): AudioContinuous without EventDuration plays nothing")
                     continue
                 }
-                voices.append(AudioVoice(patternIndex: i, type: e.type.rawValue, requestedTime: e.relativeTime, buffer: tone(e, duration: d, controls)))
+                voices.append(
+                    AudioVoice(
+                        patternIndex: i, type: e.type.rawValue, requestedTime: e.relativeTime,
+                        buffer: tone(e, duration: d, controls)))
             case .audioCustom:
                 let r = try resource(i)
-                voices.append(AudioVoice(patternIndex: i, type: e.type.rawValue, requestedTime: e.relativeTime, buffer: custom(e, r, controls)))
+                voices.append(
+                    AudioVoice(
+                        patternIndex: i, type: e.type.rawValue, requestedTime: e.relativeTime,
+                        buffer: custom(e, r, controls)))
             default:
                 continue
             }
@@ -63,7 +71,9 @@ public struct AudioEventRenderer: Sendable {
     }
 
     private func resolve(_ e: HapticEvent, _ c: AudioControls, brightnessDefault: Double) -> Resolved {
-        func v(_ id: HapticEvent.ParameterID, _ d: Double) -> Double { e.value(of: id).map(Double.init).flatMap { $0.isNaN ? nil : $0 } ?? d }
+        func v(_ id: HapticEvent.ParameterID, _ d: Double) -> Double {
+            e.value(of: id).map(Double.init).flatMap { $0.isNaN ? nil : $0 } ?? d
+        }
         let t = e.relativeTime
         let end = t + e.duration
         func clamp(_ x: Double, _ lo: Double, _ hi: Double) -> Double { min(hi, max(lo, x)) }
@@ -73,7 +83,8 @@ public struct AudioEventRenderer: Sendable {
             pitch: clamp(v(.audioPitch, 0) + c.pitch.value(at: t), -1, 1),
             brightness: clamp(v(.audioBrightness, brightnessDefault) + c.brightness.value(at: t), 0, 1),
             envelope: (
-                clamp(v(.attackTime, 0) + c.attack.value(at: t), 0, 1), clamp(v(.decayTime, 0) + c.decay.value(at: t), 0, 1),
+                clamp(v(.attackTime, 0) + c.attack.value(at: t), 0, 1),
+                clamp(v(.decayTime, 0) + c.decay.value(at: t), 0, 1),
                 clamp(v(.releaseTime, 0) + c.release.value(at: end), 0, 1), v(.sustained, 1) >= 0.5
             ))
     }
@@ -83,10 +94,12 @@ public struct AudioEventRenderer: Sendable {
     private func tone(_ e: HapticEvent, duration: Double, _ c: AudioControls) -> AudioBuffer {
         let p = resolve(e, c, brightnessDefault: Self.defaultToneBrightness)
         let env = AudioEnvelope(
-            attackTime: p.envelope.attack, decayTime: p.envelope.decay, releaseTime: p.envelope.release, sustained: p.envelope.sustained,
+            attackTime: p.envelope.attack, decayTime: p.envelope.decay, releaseTime: p.envelope.release,
+            sustained: p.envelope.sustained,
             holdEnd: duration)
         let frames = Int((env.end * sampleRate).rounded(.up))
-        let wave = ToneSynthesizer(pitch: p.pitch, brightness: p.brightness).samples(count: frames, sampleRate: sampleRate)
+        let wave = ToneSynthesizer(pitch: p.pitch, brightness: p.brightness).samples(
+            count: frames, sampleRate: sampleRate)
         return stereo(wave, start: e.relativeTime, base: p, c) { env.gain(at: Double($0) / sampleRate) }
     }
 
@@ -145,7 +158,9 @@ public struct AudioEventRenderer: Sendable {
 
     // MARK: Volume, pan
 
-    private func stereo(_ mono: [Float], start: Double, base: Resolved, _ c: AudioControls, envelope: (Int) -> Double) -> AudioBuffer {
+    private func stereo(_ mono: [Float], start: Double, base: Resolved, _ c: AudioControls, envelope: (Int) -> Double)
+        -> AudioBuffer
+    {
         stereo(mono, mono, start: start, base: base, c, envelope: envelope)
     }
 

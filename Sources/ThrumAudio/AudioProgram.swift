@@ -46,7 +46,8 @@ public struct AudioProgram: Equatable, Sendable {
     /// linear interpolation, so a sub-sample offset of the timeline is kept. `gain(t)` scales
     /// pattern time t (run-time volume); `window` limits playback to pattern times inside it.
     public func mix(
-        into out: inout [Float], frames: Int, start: Double, step: Double, window: Range<Double> = -Double.infinity..<Double.infinity,
+        into out: inout [Float], frames: Int, start: Double, step: Double,
+        window: Range<Double> = -Double.infinity..<Double.infinity,
         gain: (Double) -> Float = { _ in 1 }
     ) {
         let end = start + Double(frames) * step

@@ -44,7 +44,9 @@ public struct AudioResource: Equatable, Sendable {
     /// Loads and decodes the file at `path`, refusing one over `limits`.
     /// - Throws: ``AudioError``: `fileNotFound` (−4851) when there is no such file;
     ///   `invalidAudioResource` (−4824) when it is over 4.2 MB or 23 s, or libsndfile cannot decode it.
-    public static func load(path: String, options: Options = Options(), limits: Limits = Limits()) throws(AudioError) -> AudioResource {
+    public static func load(path: String, options: Options = Options(), limits: Limits = Limits()) throws(AudioError)
+        -> AudioResource
+    {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
             throw AudioError(.fileNotFound, subject: path, "no such audio file")
         }
@@ -58,7 +60,8 @@ public struct AudioResource: Equatable, Sendable {
         guard info.duration <= limits.maximumDuration else {
             throw AudioError(
                 .invalidAudioResource, subject: path,
-                "the sound lasts \(String(format: "%.2f", info.duration)) s; an audio resource lasts at most \(limits.maximumDuration) s")
+                "the sound lasts \(String(format: "%.2f", info.duration)) s; an audio resource lasts at most \(limits.maximumDuration) s"
+            )
         }
         return AudioResource(path: path, buffer: try SoundFile.decode(path: path), options: options)
     }
@@ -67,7 +70,9 @@ public struct AudioResource: Equatable, Sendable {
     /// `directories` holding it (the AHAP file's directory first, as Core Haptics searches).
     /// Nil when no candidate exists.
     public static func resolve(_ waveformPath: String, in directories: [String]) -> String? {
-        if waveformPath.hasPrefix("/") { return FileManager.default.fileExists(atPath: waveformPath) ? waveformPath : nil }
+        if waveformPath.hasPrefix("/") {
+            return FileManager.default.fileExists(atPath: waveformPath) ? waveformPath : nil
+        }
         for d in directories {
             let candidate = (d as NSString).appendingPathComponent(waveformPath)
             if FileManager.default.fileExists(atPath: candidate) { return candidate }

@@ -123,7 +123,8 @@ public final class SoundDeviceModel: AudioSink {
         let hwPointer = lastHandled.index * periodFrames
         let latencyFrames = Int((configuration.outputLatency * sampleRate).rounded())
         return SoundDeviceStatus(
-            timestamp: lastHandled.at, delayFrames: written - hwPointer + latencyFrames, availableFrames: bufferFrames - (written - hwPointer))
+            timestamp: lastHandled.at, delayFrames: written - hwPointer + latencyFrames,
+            availableFrames: bufferFrames - (written - hwPointer))
     }
 
     public func write(_ samples: [Float]) throws(AudioError) -> Int {

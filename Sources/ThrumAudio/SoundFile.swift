@@ -34,7 +34,9 @@ public enum SoundFile {
         var samples = [Float](repeating: 0, count: frames * channels)
         let read = samples.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(frames)) }
         guard read >= 0 else {
-            throw AudioError(.invalidAudioResource, subject: path, "libsndfile could not read the audio data: \(String(cString: sf_strerror(file)))")
+            throw AudioError(
+                .invalidAudioResource, subject: path,
+                "libsndfile could not read the audio data: \(String(cString: sf_strerror(file)))")
         }
         if Int(read) < frames { samples.removeLast((frames - Int(read)) * channels) }
         return AudioBuffer(sampleRate: Double(info.samplerate), channels: channels, samples: samples)
@@ -70,12 +72,17 @@ public enum SoundFile {
         info.channels = Int32(buffer.channels)
         info.format = format.code
         guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw AudioError(.invalidAudioResource, subject: path, "libsndfile cannot write it: \(String(cString: sf_strerror(nil)))")
+            throw AudioError(
+                .invalidAudioResource, subject: path, "libsndfile cannot write it: \(String(cString: sf_strerror(nil)))"
+            )
         }
         defer { sf_close(file) }
-        let written = buffer.samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(buffer.frames)) }
+        let written = buffer.samples.withUnsafeBufferPointer {
+            sf_writef_float(file, $0.baseAddress, sf_count_t(buffer.frames))
+        }
         guard Int(written) == buffer.frames else {
-            throw AudioError(.invalidAudioResource, subject: path, "libsndfile wrote \(written) of \(buffer.frames) frames")
+            throw AudioError(
+                .invalidAudioResource, subject: path, "libsndfile wrote \(written) of \(buffer.frames) frames")
         }
     }
 
@@ -83,7 +90,8 @@ public enum SoundFile {
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
             throw AudioError(
                 .invalidAudioResource, subject: path,
-                "not an audio file libsndfile decodes (WAV, AIFF, CAF, FLAC, Ogg, MP3 expected): \(String(cString: sf_strerror(nil)))")
+                "not an audio file libsndfile decodes (WAV, AIFF, CAF, FLAC, Ogg, MP3 expected): \(String(cString: sf_strerror(nil)))"
+            )
         }
         return file
     }

@@ -25,8 +25,14 @@ public enum AudioHapticBench {
         var events: [HapticEvent] = []
         for k in 0..<count {
             let t = 0.05 + Double(k) * spacing
-            events.append(HapticEvent(eventType: .hapticTransient, parameters: [.init(parameterID: .hapticIntensity, value: 1)], relativeTime: t))
-            events.append(HapticEvent(eventType: .audioContinuous, parameters: [.init(parameterID: .audioVolume, value: 0.8)], relativeTime: t, duration: 0.04))
+            events.append(
+                HapticEvent(
+                    eventType: .hapticTransient, parameters: [.init(parameterID: .hapticIntensity, value: 1)],
+                    relativeTime: t))
+            events.append(
+                HapticEvent(
+                    eventType: .audioContinuous, parameters: [.init(parameterID: .audioVolume, value: 0.8)],
+                    relativeTime: t, duration: 0.04))
         }
         return HapticPattern(events: events, parameters: [], parameterCurves: [])
     }
@@ -53,7 +59,9 @@ public enum AudioHapticBench {
         let samples = device.recorded
         for onset in engine.audioOnsets {
             let requested = onset.requestedTime * 1e6
-            guard let felt = FeltOnsetGrid.feltOnset(rig.device.chip.trace, from: requested - 40_000, to: requested + 150_000),
+            guard
+                let felt = FeltOnsetGrid.feltOnset(
+                    rig.device.chip.trace, from: requested - 40_000, to: requested + 150_000),
                 let heard = firstSound(samples, from: Int(onset.frame) - 4_800, device: device)
             else {
                 result.missing += 1
@@ -68,7 +76,9 @@ public enum AudioHapticBench {
     static func firstSound(_ samples: [Float], from: Int, device: SoundDeviceModel) -> Double? {
         var i = max(0, from)
         while 2 * i + 1 < samples.count {
-            if abs(samples[2 * i]) > 1e-6 || abs(samples[2 * i + 1]) > 1e-6 { return device.playoutTime(ofFrame: Double(i)) }
+            if abs(samples[2 * i]) > 1e-6 || abs(samples[2 * i + 1]) > 1e-6 {
+                return device.playoutTime(ofFrame: Double(i))
+            }
             i += 1
         }
         return nil
@@ -103,26 +113,36 @@ public enum AudioHapticBench {
 
 extension Bench {
     static func audioFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
-        var compensated = AudioHapticBench.Result(), naive = AudioHapticBench.Result(), delayOnly = AudioHapticBench.Result()
+        var compensated = AudioHapticBench.Result(), naive = AudioHapticBench.Result(),
+            delayOnly = AudioHapticBench.Result()
         let count = options.quick ? 8 : 40
         for seed in seeds(options, full: 3, quick: 1) {
             try AudioHapticBench.run(seed: seed &+ 900, count: count, timing: .compensated, into: &compensated)
             try AudioHapticBench.run(seed: seed &+ 900, count: count, timing: .naive, into: &naive)
             try AudioHapticBench.run(seed: seed &+ 900, count: count, timing: .delayOnly, into: &delayOnly)
         }
-        let c = Percentiles(compensated.skews.map(abs)), n = Percentiles(naive.skews.map(abs)), d = Percentiles(delayOnly.skews.map(abs))
+        let c = Percentiles(compensated.skews.map(abs)), n = Percentiles(naive.skews.map(abs)),
+            d = Percentiles(delayOnly.skews.map(abs))
         func us(_ x: Double?) -> String { x.map { String(Int($0.rounded())) } ?? "–" }
-        report.figures.append(BenchFigure(
-            key: "audio_haptic_skew_p99_us", label: "audio–haptic skew p99 (10 ms-period sound model, usb-fs)", value: c.p99, unit: "µs",
-            baseline: n.p99, baselineLabel: "start both now", target: "≤ 1000", met: c.p99.map { $0 <= 1_000 },
-            note: "true speaker onset of the tone − felt haptic onset; p50 \(us(c.p50)) µs; delay without timestamps p99 \(us(d.p99)) µs; \(compensated.skews.count) pairs, \(compensated.missing) missing"))
-        report.figures.append(BenchFigure(
-            key: "audio_underrun_frames", label: "audio underrun frames while streaming (sound model)",
-            value: Double(compensated.underrunFrames + naive.underrunFrames + delayOnly.underrunFrames), unit: "frames", target: "0",
-            met: compensated.underrunFrames + naive.underrunFrames + delayOnly.underrunFrames == 0))
+        report.figures.append(
+            BenchFigure(
+                key: "audio_haptic_skew_p99_us", label: "audio–haptic skew p99 (10 ms-period sound model, usb-fs)",
+                value: c.p99, unit: "µs",
+                baseline: n.p99, baselineLabel: "start both now", target: "≤ 1000", met: c.p99.map { $0 <= 1_000 },
+                note:
+                    "true speaker onset of the tone − felt haptic onset; p50 \(us(c.p50)) µs; delay without timestamps p99 \(us(d.p99)) µs; \(compensated.skews.count) pairs, \(compensated.missing) missing"
+            ))
+        report.figures.append(
+            BenchFigure(
+                key: "audio_underrun_frames", label: "audio underrun frames while streaming (sound model)",
+                value: Double(compensated.underrunFrames + naive.underrunFrames + delayOnly.underrunFrames),
+                unit: "frames", target: "0",
+                met: compensated.underrunFrames + naive.underrunFrames + delayOnly.underrunFrames == 0))
         let decode = try AudioHapticBench.decodeMilliseconds(runs: options.quick ? 3 : 7)
-        report.figures.append(BenchFigure(
-            key: "audio_decode_23s_ms", label: "decode a 23 s stereo 44.1 kHz WAV (libsndfile, median, wall clock)", value: decode, unit: "ms",
-            target: "≤ 50", met: decode <= 50))
+        report.figures.append(
+            BenchFigure(
+                key: "audio_decode_23s_ms", label: "decode a 23 s stereo 44.1 kHz WAV (libsndfile, median, wall clock)",
+                value: decode, unit: "ms",
+                target: "≤ 50", met: decode <= 50))
     }
 }

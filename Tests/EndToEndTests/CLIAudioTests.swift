@@ -61,12 +61,16 @@ final class CLIAudioTests: XCTestCase {
         XCTAssertTrue(played.standardError.contains("-4830"), played.standardError)
         let validated = try ThrumProcess.run(["validate", path])
         XCTAssertEqual(validated.status, 0, validated.standardError + validated.standardOutput)
-        XCTAssertTrue((validated.standardOutput + validated.standardError).contains("warning: audio file 'audio/not-shipped.wav' not found"))
+        XCTAssertTrue(
+            (validated.standardOutput + validated.standardError).contains(
+                "warning: audio file 'audio/not-shipped.wav' not found"))
         XCTAssertEqual(try ThrumProcess.run(["play", path, "--no-plot", "--no-audio"]).status, 0)
     }
 
     func testUnknownAudioDeviceIsSaidOnceAndPlaybackGoesOn() throws {
-        let result = try ThrumProcess.run(["play", Fixtures.ahapPath("every-event-type.ahap"), "--no-plot", "--audio-device", "thrum-no-such-pcm"])
+        let result = try ThrumProcess.run([
+            "play", Fixtures.ahapPath("every-event-type.ahap"), "--no-plot", "--audio-device", "thrum-no-such-pcm",
+        ])
         XCTAssertEqual(result.status, 0, result.standardError)
         let lines = result.standardError.split(separator: "\n").filter { $0.contains("thrum-no-such-pcm") }
         XCTAssertEqual(lines.count, 1, result.standardError)

@@ -16,7 +16,12 @@ final class AudioOutputTimingTests: XCTestCase {
         oc.timing = timing
         let output = AudioOutput(sink: device, clock: clock, configuration: oc)
         let click = AudioProgram(
-            sampleRate: 48_000, voices: [AudioVoice(patternIndex: 0, type: "AudioCustom", requestedTime: 0, buffer: AudioBuffer(sampleRate: 48_000, channels: 2, samples: [Float](repeating: 1, count: 96)))])
+            sampleRate: 48_000,
+            voices: [
+                AudioVoice(
+                    patternIndex: 0, type: "AudioCustom", requestedTime: 0,
+                    buffer: AudioBuffer(sampleRate: 48_000, channels: 2, samples: [Float](repeating: 1, count: 96)))
+            ])
         let end = clock.now() + .seconds(at + 0.2)
         while clock.now() < end {
             try output.service { out, frames, start, step in

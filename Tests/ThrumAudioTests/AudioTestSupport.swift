@@ -17,7 +17,8 @@ final class TemporaryDirectory {
 func sine(frequency: Double, seconds: Double, rate: Double = 48_000, amplitude: Float = 0.5) -> AudioBuffer {
     let n = Int(seconds * rate)
     return AudioBuffer(
-        sampleRate: rate, channels: 1, samples: (0..<n).map { amplitude * Float(sin(2 * Double.pi * frequency * Double($0) / rate)) })
+        sampleRate: rate, channels: 1,
+        samples: (0..<n).map { amplitude * Float(sin(2 * Double.pi * frequency * Double($0) / rate)) })
 }
 
 /// Root mean square of one channel of interleaved stereo frames in [from, to).

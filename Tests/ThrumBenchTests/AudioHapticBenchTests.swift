@@ -13,9 +13,12 @@ final class AudioHapticBenchTests: XCTestCase {
         XCTAssertEqual(compensated.missing, 0)
         XCTAssertEqual(compensated.underrunFrames, 0)
         let worst = compensated.skews.map(abs).max()!
-        print("audio-haptic skew: compensated \(compensated.skews.map { Int($0) }) µs; naive \(naive.skews.map { Int($0) }) µs")
+        print(
+            "audio-haptic skew: compensated \(compensated.skews.map { Int($0) }) µs; naive \(naive.skews.map { Int($0) }) µs"
+        )
         XCTAssertLessThan(worst, 1_000, "every pair within 1 ms (worst \(worst) µs)")
-        XCTAssertGreaterThan(naive.skews.map(abs).min()!, 5_000, "starting both now leaves the sound late by the device latency")
+        XCTAssertGreaterThan(
+            naive.skews.map(abs).min()!, 5_000, "starting both now leaves the sound late by the device latency")
     }
 
     func testDecodingA23SecondFileIsTimedAndSucceeds() throws {

@@ -13,7 +13,9 @@ import XCTest
 final class AudioCorpusTests: XCTestCase {
     func testCorpusAudioFilesPlay() throws {
         let corpus = try SharedMaterial.locate("corpus/ahap")
-        let files = FileManager.default.enumerator(atPath: corpus.path)!.compactMap { $0 as? String }.filter { $0.hasSuffix(".ahap") }.sorted()
+        let files = FileManager.default.enumerator(atPath: corpus.path)!.compactMap { $0 as? String }.filter {
+            $0.hasSuffix(".ahap")
+        }.sorted()
         var played = 0
         for name in files {
             let path = corpus.appendingPathComponent(name).path
@@ -26,7 +28,8 @@ final class AudioCorpusTests: XCTestCase {
             try FileManager.default.createDirectory(atPath: sounds, withIntermediateDirectories: true)
 
             let bare = EngineRig()
-            bare.engine.audio = EngineAudio(sink: SoundDeviceModel.recording(clock: bare.clock), clock: bare.clock, searchDirectories: [sounds])
+            bare.engine.audio = EngineAudio(
+                sink: SoundDeviceModel.recording(clock: bare.clock), clock: bare.clock, searchDirectories: [sounds])
             try bare.engine.start()
             XCTAssertThrowsError(try bare.engine.makePlayer(with: pattern), name) { error in
                 XCTAssertEqual((error as? HapticError)?.code, .badEventEntry, name)
@@ -35,10 +38,13 @@ final class AudioCorpusTests: XCTestCase {
 
             for e in pattern.events where e.type == .audioCustom {
                 let target = (sounds as NSString).appendingPathComponent(e.waveform!.path)
-                try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 let n = 4_800
                 try SoundFile.write(
-                    AudioBuffer(sampleRate: 48_000, channels: 1, samples: (0..<n).map { Float(0.3 * sin(Double($0) * 0.1)) }), to: target)
+                    AudioBuffer(
+                        sampleRate: 48_000, channels: 1, samples: (0..<n).map { Float(0.3 * sin(Double($0) * 0.1)) }),
+                    to: target)
             }
             let r = EngineRig()
             let device = SoundDeviceModel.recording(clock: r.clock)
@@ -54,7 +60,9 @@ final class AudioCorpusTests: XCTestCase {
             let expected = pattern.events.filter { $0.type == .audioCustom }.count
             XCTAssertEqual(r.engine.audioOnsets.count, expected, name)
             for o in r.engine.audioOnsets {
-                XCTAssertEqual(device.playoutTime(ofFrame: o.frame), o.requestedTime, accuracy: 0.0003, "\(name): event \(o.patternIndex)")
+                XCTAssertEqual(
+                    device.playoutTime(ofFrame: o.frame), o.requestedTime, accuracy: 0.0003,
+                    "\(name): event \(o.patternIndex)")
             }
             played += 1
         }

@@ -9,9 +9,10 @@ import XCTest
 final class EngineAudioParameterTests: XCTestCase {
     /// Plays `events` (+ `parameters`) from engine time `start`; returns the recording as stereo
     /// frames from the pattern's time 0 on (truth: the model's playout time of each frame).
-    func record(_ events: [HapticEvent], parameters: [HapticDynamicParameter] = [], curves: [HapticParameterCurve] = [],
-        resource: AudioBuffer? = nil, seconds: Double = 0.6) throws -> AudioBuffer
-    {
+    func record(
+        _ events: [HapticEvent], parameters: [HapticDynamicParameter] = [], curves: [HapticParameterCurve] = [],
+        resource: AudioBuffer? = nil, seconds: Double = 0.6
+    ) throws -> AudioBuffer {
         let r = EngineRig()
         let device = SoundDeviceModel.recording(clock: r.clock)
         r.engine.audio = EngineAudio(sink: device, clock: r.clock)
@@ -26,7 +27,8 @@ final class EngineAudioParameterTests: XCTestCase {
             let id = try r.engine.registerAudioResource(URL(fileURLWithPath: dir + "/s.wav"))
             for i in events.indices where events[i].type == .audioCustom { events[i].audioResourceID = id }
         }
-        let player = try r.engine.makePlayer(with: HapticPattern(events: events, parameters: parameters, parameterCurves: curves))
+        let player = try r.engine.makePlayer(
+            with: HapticPattern(events: events, parameters: parameters, parameterCurves: curves))
         let start = r.engine.currentTime + 0.1
         try player.start(atTime: start)
         r.engine.run(for: 0.1 + seconds + 0.1)
@@ -68,14 +70,17 @@ final class EngineAudioParameterTests: XCTestCase {
         let (a, z) = span(0.15, 0.25)
         XCTAssertGreaterThan(rms(left, channel: 0, from: a, to: z), 0.3)
         XCTAssertEqual(rms(left, channel: 1, from: a, to: z), 0, accuracy: 1e-6)
-        let right = try record([custom([])], parameters: [.init(parameterID: .audioPanControl, value: 1, relativeTime: 0)], resource: sound)
+        let right = try record(
+            [custom([])], parameters: [.init(parameterID: .audioPanControl, value: 1, relativeTime: 0)], resource: sound
+        )
         XCTAssertEqual(rms(right, channel: 0, from: a, to: z), 0, accuracy: 1e-6)
     }
 
     func testPitchAndPitchControl() throws {
         let up = try record([custom([.init(parameterID: .audioPitch, value: 1)])], resource: sound)
         XCTAssertEqual(crossingRate(up, from: 5_500, to: 8_500), 2_000, accuracy: 60)
-        let tonal = try record([tone([])], parameters: [.init(parameterID: .audioPitchControl, value: 1, relativeTime: 0)])
+        let tonal = try record(
+            [tone([])], parameters: [.init(parameterID: .audioPitchControl, value: 1, relativeTime: 0)])
         XCTAssertEqual(crossingRate(tonal, from: 6_000, to: 14_000), 880, accuracy: 20)
     }
 
@@ -90,11 +95,17 @@ final class EngineAudioParameterTests: XCTestCase {
     func testAudioContinuousEnvelopeAndVolumeCurve() throws {
         let b = try record(
             [tone([.init(parameterID: .attackTime, value: 0.5)], duration: 0.45)],
-            curves: [.init(parameterID: .audioVolumeControl, controlPoints: [.init(relativeTime: 0, value: 1), .init(relativeTime: 0.1, value: 0.2)], relativeTime: 0.3)])
+            curves: [
+                .init(
+                    parameterID: .audioVolumeControl,
+                    controlPoints: [.init(relativeTime: 0, value: 1), .init(relativeTime: 0.1, value: 0.2)],
+                    relativeTime: 0.3)
+            ])
         // The attack (≈ 0.09 s) rises; the curve takes the level from 1 to 0.2 from 0.3 s to 0.4 s.
         XCTAssertLessThan(rms(b, channel: 0, from: 4_800, to: 5_300), rms(b, channel: 0, from: 10_000, to: 14_000) / 4)
         XCTAssertEqual(
-            rms(b, channel: 0, from: 20_160, to: 21_600) / rms(b, channel: 0, from: 12_000, to: 14_000), 0.2, accuracy: 0.05)
+            rms(b, channel: 0, from: 20_160, to: 21_600) / rms(b, channel: 0, from: 12_000, to: 14_000), 0.2,
+            accuracy: 0.05)
     }
 
     func testLoopingAudioCustomFillsItsDuration() throws {
@@ -103,7 +114,9 @@ final class EngineAudioParameterTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try SoundFile.write(short, to: dir + "/loop.wav", format: .wavFloat)
-        let e = HapticEvent(audioWaveform: .init(path: dir + "/loop.wav", loopEnabled: true), parameters: [], relativeTime: 0.1, duration: 0.3)
+        let e = HapticEvent(
+            audioWaveform: .init(path: dir + "/loop.wav", loopEnabled: true), parameters: [], relativeTime: 0.1,
+            duration: 0.3)
         let b = try record([e])
         XCTAssertGreaterThan(rms(b, channel: 0, from: 15_000, to: 18_000), 0.3, "still sounding at 0.35 s")
         XCTAssertEqual(rms(b, channel: 0, from: 19_500, to: 24_000), 0, accuracy: 1e-6, "silent after 0.4 s")
@@ -117,11 +130,16 @@ final class EngineAudioParameterTests: XCTestCase {
         r.engine.run(for: 0.3)
         // Two tones; pitch +1 and pan −1 sent for the second one's start only.
         let player = try r.engine.makePlayer(
-            with: HapticPattern(events: [tone([], at: 0, duration: 0.2), tone([], at: 0.4, duration: 0.2)], parameters: [], parameterCurves: []))
+            with: HapticPattern(
+                events: [tone([], at: 0, duration: 0.2), tone([], at: 0.4, duration: 0.2)], parameters: [],
+                parameterCurves: []))
         let start = r.engine.currentTime + 0.1
         try player.start(atTime: start)
         try player.sendParameters(
-            [.init(parameterID: .audioPitchControl, value: 1, relativeTime: 0), .init(parameterID: .audioPanControl, value: -1, relativeTime: 0)],
+            [
+                .init(parameterID: .audioPitchControl, value: 1, relativeTime: 0),
+                .init(parameterID: .audioPanControl, value: -1, relativeTime: 0),
+            ],
             atTime: start + 0.3)
         r.engine.run(for: 0.9)
         let s = device.recorded
@@ -146,10 +164,12 @@ final class EngineAudioParameterTests: XCTestCase {
         r.engine.audio = EngineAudio(sink: device, clock: r.clock)
         try r.engine.start()
         r.engine.run(for: 0.3)
-        let player = try r.engine.makePlayer(with: HapticPattern(events: [tone([], at: 0, duration: 0.6)], parameters: [], parameterCurves: []))
+        let player = try r.engine.makePlayer(
+            with: HapticPattern(events: [tone([], at: 0, duration: 0.6)], parameters: [], parameterCurves: []))
         let start = r.engine.currentTime + 0.1
         try player.start(atTime: start)
-        try player.sendParameters([.init(parameterID: .audioVolumeControl, value: 0.25, relativeTime: 0)], atTime: start + 0.3)
+        try player.sendParameters(
+            [.init(parameterID: .audioVolumeControl, value: 0.25, relativeTime: 0)], atTime: start + 0.3)
         r.engine.run(for: 0.9)
         func level(_ a: Double, _ b: Double) -> Double {
             let s = device.recorded
@@ -167,7 +187,9 @@ final class EngineAudioParameterTests: XCTestCase {
 /// A mono sine, `seconds` long, at 48 kHz.
 func sine(frequency: Double, seconds: Double) -> AudioBuffer {
     let n = Int(seconds * 48_000)
-    return AudioBuffer(sampleRate: 48_000, channels: 1, samples: (0..<n).map { Float(0.5 * sin(2 * Double.pi * frequency * Double($0) / 48_000)) })
+    return AudioBuffer(
+        sampleRate: 48_000, channels: 1,
+        samples: (0..<n).map { Float(0.5 * sin(2 * Double.pi * frequency * Double($0) / 48_000)) })
 }
 
 func rms(_ b: AudioBuffer, channel: Int, from: Int, to: Int) -> Double {
@@ -180,6 +202,8 @@ func rms(_ b: AudioBuffer, channel: Int, from: Int, to: Int) -> Double {
 
 func crossingRate(_ b: AudioBuffer, from: Int, to: Int) -> Double {
     var n = 0
-    for i in (from + 1)..<min(to, b.frames) where b.sample(i - 1, channel: 0) < 0 && b.sample(i, channel: 0) >= 0 { n += 1 }
+    for i in (from + 1)..<min(to, b.frames) where b.sample(i - 1, channel: 0) < 0 && b.sample(i, channel: 0) >= 0 {
+        n += 1
+    }
     return Double(n) / (Double(min(to, b.frames) - from) / 48_000)
 }

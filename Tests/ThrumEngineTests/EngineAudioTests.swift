@@ -62,7 +62,8 @@ final class EngineAudioTests: XCTestCase {
         XCTAssertEqual(haptic.status, .onTime)
         XCTAssertEqual(device.underrunFrames, 0)
         // The player lasted as long as the sound (the AudioCustom event took the file's length).
-        XCTAssertEqual(rmsOfRecording(device, from: start + 0.15, to: start + 0.19), 0.5 / 2.squareRoot(), accuracy: 0.02)
+        XCTAssertEqual(
+            rmsOfRecording(device, from: start + 0.15, to: start + 0.19), 0.5 / 2.squareRoot(), accuracy: 0.02)
     }
 
     func rmsOfRecording(_ device: SoundDeviceModel, from: Double, to: Double) -> Double {
@@ -122,22 +123,33 @@ final class EngineAudioTests: XCTestCase {
     func testRegisteredResourceAndItsErrors() throws {
         let (r, device) = try makeRig()
         let id = try r.engine.registerAudioResource(URL(fileURLWithPath: dir + "/click.wav"))
-        let e = HapticEvent(audioResourceID: id, parameters: [.init(parameterID: .audioVolume, value: 0.5)], relativeTime: 0.05, duration: 0.05)
+        let e = HapticEvent(
+            audioResourceID: id, parameters: [.init(parameterID: .audioVolume, value: 0.5)], relativeTime: 0.05,
+            duration: 0.05)
         let player = try r.engine.makePlayer(with: HapticPattern(events: [e], parameters: [], parameterCurves: []))
         let start = r.engine.currentTime + 0.1
         try player.start(atTime: start)
         XCTAssertTrue(r.engine.runUntilPlayersFinished(timeout: 2))
-        XCTAssertEqual(rmsOfRecording(device, from: start + 0.06, to: start + 0.09), 0.25 / 2.squareRoot(), accuracy: 0.02)
-        XCTAssertEqual(rmsOfRecording(device, from: start + 0.11, to: start + 0.2), 0, accuracy: 1e-6, "EventDuration 0.05 s truncates")
+        XCTAssertEqual(
+            rmsOfRecording(device, from: start + 0.06, to: start + 0.09), 0.25 / 2.squareRoot(), accuracy: 0.02)
+        XCTAssertEqual(
+            rmsOfRecording(device, from: start + 0.11, to: start + 0.2), 0, accuracy: 1e-6,
+            "EventDuration 0.05 s truncates")
         try r.engine.unregisterAudioResource(id)
-        XCTAssertThrowsError(try r.engine.unregisterAudioResource(id)) { XCTAssertEqual(($0 as! HapticError).code, .invalidAudioResource) }
-        XCTAssertThrowsError(try r.engine.makePlayer(with: HapticPattern(events: [e], parameters: [], parameterCurves: []))) {
+        XCTAssertThrowsError(try r.engine.unregisterAudioResource(id)) {
+            XCTAssertEqual(($0 as! HapticError).code, .invalidAudioResource)
+        }
+        XCTAssertThrowsError(
+            try r.engine.makePlayer(with: HapticPattern(events: [e], parameters: [], parameterCurves: []))
+        ) {
             XCTAssertEqual(($0 as! HapticError).code, .invalidAudioResource)
         }
         XCTAssertThrowsError(try r.engine.registerAudioResource(URL(fileURLWithPath: dir + "/none.wav"))) {
             XCTAssertEqual(($0 as! HapticError).code, .fileNotFound)
         }
-        try SoundFile.write(AudioBuffer(sampleRate: 8_000, channels: 1, samples: [Float](repeating: 0, count: 8_000 * 24)), to: dir + "/long.wav")
+        try SoundFile.write(
+            AudioBuffer(sampleRate: 8_000, channels: 1, samples: [Float](repeating: 0, count: 8_000 * 24)),
+            to: dir + "/long.wav")
         XCTAssertThrowsError(try r.engine.registerAudioResource(URL(fileURLWithPath: dir + "/long.wav"))) {
             XCTAssertEqual(($0 as! HapticError).code, .invalidAudioResource)
         }
@@ -146,7 +158,9 @@ final class EngineAudioTests: XCTestCase {
     func testMissingWaveformFileIsAnErrorWhenPlayed() throws {
         let (r, _) = try makeRig()
         let e = HapticEvent(audioWaveform: .init(path: "missing.wav"), parameters: [], relativeTime: 0)
-        XCTAssertThrowsError(try r.engine.makePlayer(with: HapticPattern(events: [e], parameters: [], parameterCurves: []))) { error in
+        XCTAssertThrowsError(
+            try r.engine.makePlayer(with: HapticPattern(events: [e], parameters: [], parameterCurves: []))
+        ) { error in
             let h = error as! HapticError
             XCTAssertEqual(h.code, .badEventEntry)
             XCTAssertTrue(h.message.contains("events[0].EventWaveformPath"), h.message)

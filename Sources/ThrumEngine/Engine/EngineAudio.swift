@@ -40,7 +40,10 @@ public final class EngineAudio {
     private var seen: Set<String> = []
 
     /// An audio path onto `sink`, timed on `clock` (the engine's).
-    public init(sink: AudioSink, clock: HostClock, configuration: AudioOutput.Configuration = .init(), searchDirectories: [String] = []) {
+    public init(
+        sink: AudioSink, clock: HostClock, configuration: AudioOutput.Configuration = .init(),
+        searchDirectories: [String] = []
+    ) {
         output = AudioOutput(sink: sink, clock: clock, configuration: configuration)
         renderer = AudioEventRenderer(sampleRate: sink.sampleRate)
         self.searchDirectories = searchDirectories
@@ -56,7 +59,9 @@ public final class EngineAudio {
     /// plays for (so the player lasts as long as its sound).
     /// - Throws: ``HapticError``: `badEventEntry` (−4830) for an `EventWaveformPath` found nowhere,
     ///   `invalidAudioResource` (−4824) for an unregistered id or a file over a limit or undecodable.
-    func prepare(_ pattern: HapticPattern, registry: AudioResourceRegistry) throws -> (HapticPattern, AudioProgram, [Int: AudioResource]) {
+    func prepare(_ pattern: HapticPattern, registry: AudioResourceRegistry) throws -> (
+        HapticPattern, AudioProgram, [Int: AudioResource]
+    ) {
         var loaded: [Int: AudioResource] = [:]
         for (i, e) in pattern.events.enumerated() where e.type == .audioCustom {
             if let id = e.audioResourceID {
@@ -66,11 +71,14 @@ public final class EngineAudio {
                 loaded[i] = r
             } else if let w = e.waveform {
                 guard let path = AudioResource.resolve(w.path, in: searchDirectories) else {
-                    let looked = w.path.hasPrefix("/") ? "" : " (looked in \(searchDirectories.joined(separator: ", ")))"
-                    throw HapticError(.badEventEntry, "events[\(i)].EventWaveformPath: audio file '\(w.path)' not found\(looked)")
+                    let looked =
+                        w.path.hasPrefix("/") ? "" : " (looked in \(searchDirectories.joined(separator: ", ")))"
+                    throw HapticError(
+                        .badEventEntry, "events[\(i)].EventWaveformPath: audio file '\(w.path)' not found\(looked)")
                 }
                 do {
-                    let options = AudioResource.Options(useVolumeEnvelope: w.useVolumeEnvelope, loopEnabled: w.loopEnabled)
+                    let options = AudioResource.Options(
+                        useVolumeEnvelope: w.useVolumeEnvelope, loopEnabled: w.loopEnabled)
                     loaded[i] = try AudioResource.load(path: path, options: options, limits: registry.limits)
                 } catch {
                     throw HapticError(error.code, "events[\(i)].EventWaveformPath: \(error.description)")
@@ -90,7 +98,9 @@ public final class EngineAudio {
     private func render(_ pattern: HapticPattern, _ loaded: [Int: AudioResource]) throws -> AudioProgram {
         do {
             return try renderer.render(pattern) { (i: Int) throws(AudioError) -> AudioResource in
-                guard let r = loaded[i] else { throw AudioError(.invalidAudioResource, subject: "events[\(i)]", "no sound loaded") }
+                guard let r = loaded[i] else {
+                    throw AudioError(.invalidAudioResource, subject: "events[\(i)]", "no sound loaded")
+                }
                 return r
             }
         } catch {
@@ -112,10 +122,13 @@ public final class EngineAudio {
     /// Audio controls sent at run time that shape events where they start (the release control:
     /// where they end), and the event parameter each adds to — as the compiler folds haptic shape
     /// controls into events. `AudioVolumeControl` is applied while mixing instead.
-    private static let shapeControls: [(control: HapticDynamicParameter.ID, parameter: HapticEvent.ParameterID, atEnd: Bool)] = [
-        (.audioPanControl, .audioPan, false), (.audioPitchControl, .audioPitch, false), (.audioBrightnessControl, .audioBrightness, false),
-        (.audioAttackTimeControl, .attackTime, false), (.audioDecayTimeControl, .decayTime, false), (.audioReleaseTimeControl, .releaseTime, true),
-    ]
+    private static let shapeControls:
+        [(control: HapticDynamicParameter.ID, parameter: HapticEvent.ParameterID, atEnd: Bool)] = [
+            (.audioPanControl, .audioPan, false), (.audioPitchControl, .audioPitch, false),
+            (.audioBrightnessControl, .audioBrightness, false),
+            (.audioAttackTimeControl, .attackTime, false), (.audioDecayTimeControl, .decayTime, false),
+            (.audioReleaseTimeControl, .releaseTime, true),
+        ]
     private var shapedPrograms: [Int: [String: AudioProgram]] = [:]
 
     /// The program of `player`'s run `run` (event times scaled by its rate; sounds keep their
@@ -137,17 +150,21 @@ public final class EngineAudio {
             let e = pattern.events[i]
             for shape in active {
                 let t = Double(run.origin) / 1e6 + e.relativeTime + (shape.atEnd ? e.duration : 0)
-                guard let delta = player.otherControls[shape.control]?.value(at: Int64((t * 1e6).rounded())), delta != 0 else { continue }
+                guard let delta = player.otherControls[shape.control]?.value(at: Int64((t * 1e6).rounded())), delta != 0
+                else { continue }
                 let base: Float
                 if shape.parameter == .audioBrightness {
-                    base = Float(e.type == .audioContinuous ? AudioEventRenderer.defaultToneBrightness : AudioEventRenderer.defaultCustomBrightness)
+                    base = Float(
+                        e.type == .audioContinuous
+                            ? AudioEventRenderer.defaultToneBrightness : AudioEventRenderer.defaultCustomBrightness)
                 } else {
                     base = 0
                 }
                 if let j = pattern.events[i].eventParameters.lastIndex(where: { $0.parameterID == shape.parameter }) {
                     pattern.events[i].eventParameters[j].value += Float(delta)
                 } else {
-                    pattern.events[i].eventParameters.append(HapticEventParameter(parameterID: shape.parameter, value: base + Float(delta)))
+                    pattern.events[i].eventParameters.append(
+                        HapticEventParameter(parameterID: shape.parameter, value: base + Float(delta)))
                 }
                 signature += "|\(i).\(shape.parameter.rawValue)=\(delta)"
             }
@@ -183,7 +200,9 @@ public final class EngineAudio {
                         program.mix(
                             into: &out, frames: frames, start: start - origin, step: step, window: window,
                             gain: { t in Float(volume?.value(at: Int64(((t + origin) * 1e6).rounded())) ?? 1) })
-                        noteOnsets(program, player: p, run: run.serial, pass: run.pass, origin: origin, window: window, start: start, step: step, frames: frames, firstFrame: before)
+                        noteOnsets(
+                            program, player: p, run: run.serial, pass: run.pass, origin: origin, window: window,
+                            start: start, step: step, frames: frames, firstFrame: before)
                     }
                 }
             }
@@ -193,18 +212,21 @@ public final class EngineAudio {
     }
 
     private func noteOnsets(
-        _ program: AudioProgram, player: StreamingPatternPlayer, run: Int, pass: Int, origin: Double, window: Range<Double>,
+        _ program: AudioProgram, player: StreamingPatternPlayer, run: Int, pass: Int, origin: Double,
+        window: Range<Double>,
         start: Double, step: Double, frames: Int, firstFrame: Int
     ) {
         let lo = start - origin, hi = lo + Double(frames) * step
-        for v in program.voices where v.requestedTime >= lo && v.requestedTime < hi && window.contains(v.requestedTime) {
+        for v in program.voices where v.requestedTime >= lo && v.requestedTime < hi && window.contains(v.requestedTime)
+        {
             let key = "\(player.playerID).\(run).\(pass).\(v.patternIndex)"
             guard seen.insert(key).inserted else { continue }
             let frame = Double(firstFrame) + (v.requestedTime - lo) / step
             let onset = output.hostTime(ofFrame: frame) ?? (origin + v.requestedTime)
             onsets.append(
                 AudioOnsetRecord(
-                    playerID: player.playerID, patternIndex: v.patternIndex, type: v.type, requestedTime: origin + v.requestedTime,
+                    playerID: player.playerID, patternIndex: v.patternIndex, type: v.type,
+                    requestedTime: origin + v.requestedTime,
                     onsetTime: onset, frame: frame))
         }
     }

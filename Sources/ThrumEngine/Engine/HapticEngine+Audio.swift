@@ -8,7 +8,9 @@ extension HapticEngine {
     /// `CHHapticEngine.registerAudioResource(_:options:)`; libsndfile decodes it now.
     /// - Throws: ``HapticError`` `fileNotFound` (−4851) for a missing file or a URL that is not a
     ///   file's; `invalidAudioResource` (−4824) for a file over 4.2 MB or 23 s, or one libsndfile cannot decode.
-    public func registerAudioResource(_ url: URL, options: AudioResource.Options = AudioResource.Options()) throws -> Int {
+    public func registerAudioResource(_ url: URL, options: AudioResource.Options = AudioResource.Options()) throws
+        -> Int
+    {
         guard url.isFileURL else { throw HapticError(.fileNotFound, "\(url) is not a file URL") }
         return try audioResources.register(path: url.path, options: options)
     }

@@ -33,7 +33,8 @@ struct PlayAudio {
         if virtual {
             let model = SoundDeviceModel.recording(clock: clock)
             sink = model
-            summary = PlayAudio(deviceName: "modelled 10 ms-period sound device (virtual time)", model: model, replayDevice: device)
+            summary = PlayAudio(
+                deviceName: "modelled 10 ms-period sound device (virtual time)", model: model, replayDevice: device)
         } else {
             do {
                 let alsa = try ALSAAudioSink(device: device ?? "default")
@@ -71,12 +72,16 @@ struct PlayAudio {
 
     /// Text lines for the report.
     func text(of engine: HapticEngine, playerID: Int, start: Double) -> [String] {
-        var lines = ["audio on \(deviceName), latency \(String(format: "%.1f", (engine.audio?.output.latency ?? 0) * 1e3)) ms compensated"]
+        var lines = [
+            "audio on \(deviceName), latency \(String(format: "%.1f", (engine.audio?.output.latency ?? 0) * 1e3)) ms compensated"
+        ]
         for e in events(of: engine, playerID: playerID, start: start) {
             let type = (e["type"] as! String).padding(toLength: 17, withPad: " ", startingAt: 0)
             lines.append(
                 String(format: "%3d", e["index"] as! Int) + "  \(type)  "
-                    + String(format: "%8.2f ms  %8.2f ms  %+7.0f µs", (e["requested_s"] as! Double) * 1e3, (e["onset_s"] as! Double) * 1e3, e["error_us"] as! Double))
+                    + String(
+                        format: "%8.2f ms  %8.2f ms  %+7.0f µs", (e["requested_s"] as! Double) * 1e3,
+                        (e["onset_s"] as! Double) * 1e3, e["error_us"] as! Double))
         }
         if let e = engine.audio?.deviceError { lines.append("audio stopped: \(e.description)") }
         return lines

@@ -17,7 +17,9 @@ struct AudioPreview {
     /// grid, jumping across long silences); nil when the pattern has no audio events.
     static func make(pattern: HapticPattern, file: String, times: [Double], sampleRate: Double) -> AudioPreview? {
         guard pattern.events.contains(where: { !$0.type.isHaptic }), !times.isEmpty else { return nil }
-        let directories = [(file as NSString).deletingLastPathComponent, FileManager.default.currentDirectoryPath].map { $0.isEmpty ? "." : $0 }
+        let directories = [(file as NSString).deletingLastPathComponent, FileManager.default.currentDirectoryPath].map {
+            $0.isEmpty ? "." : $0
+        }
         var notes: [String] = []
         var loaded: [Int: AudioResource] = [:]
         var playable = pattern
@@ -29,19 +31,28 @@ struct AudioPreview {
                 continue
             }
             do {
-                loaded[i] = try AudioResource.load(path: path, options: .init(useVolumeEnvelope: w.useVolumeEnvelope, loopEnabled: w.loopEnabled))
+                loaded[i] = try AudioResource.load(
+                    path: path, options: .init(useVolumeEnvelope: w.useVolumeEnvelope, loopEnabled: w.loopEnabled))
             } catch {
                 notes.append("events[\(i)]: \(error.description); its sound is not drawn")
                 keep[i] = false
             }
         }
         // Events left out become silent placeholders so indices stay the pattern's.
-        for i in playable.events.indices where !keep[i] { playable.events[i].type = HapticEvent.EventType(rawValue: "Omitted") }
+        for i in playable.events.indices where !keep[i] {
+            playable.events[i].type = HapticEvent.EventType(rawValue: "Omitted")
+        }
         let renderer = AudioEventRenderer(sampleRate: 48_000)
-        guard let program = try? renderer.render(playable, resource: { (i: Int) throws(AudioError) -> AudioResource in
-            guard let r = loaded[i] else { throw AudioError(.invalidAudioResource, subject: "events[\(i)]", "not loaded") }
-            return r
-        }) else { return nil }
+        guard
+            let program = try? renderer.render(
+                playable,
+                resource: { (i: Int) throws(AudioError) -> AudioResource in
+                    guard let r = loaded[i] else {
+                        throw AudioError(.invalidAudioResource, subject: "events[\(i)]", "not loaded")
+                    }
+                    return r
+                })
+        else { return nil }
         // Rows skip long silences (the render's time axis jumps), so each row is read on its own:
         // the peak of each voice over [t, t + 1/rate), summed over the voices sounding then.
         let step = 1 / sampleRate
@@ -57,7 +68,9 @@ struct AudioPreview {
                 let hi = min(v.buffer.frames, Int(((t + step - v.requestedTime) * rate).rounded(.up)))
                 var peak: Float = 0
                 if lo < hi {
-                    for j in lo..<hi { peak = max(peak, abs(v.buffer.sample(j, channel: 0)), abs(v.buffer.sample(j, channel: 1))) }
+                    for j in lo..<hi {
+                        peak = max(peak, abs(v.buffer.sample(j, channel: 0)), abs(v.buffer.sample(j, channel: 1)))
+                    }
                 }
                 sum += peak
             }
