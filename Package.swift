@@ -57,7 +57,8 @@ let package = Package(
         // One import for the Core-Haptics-shaped API (`import Thrum`, as `import CoreHaptics`), and
         // the default device `HapticEngine()` plays on.
         .target(
-            name: "Thrum", dependencies: ["ThrumEngine", "ThrumPattern", "ThrumCompiler", "ThrumTime", "ThrumHarness", "ThrumLink", "ThrumSim"]),
+            name: "Thrum",
+            dependencies: ["ThrumEngine", "ThrumPattern", "ThrumCompiler", "ThrumTime", "ThrumHarness", "ThrumLink", "ThrumSim", "ThrumAudio"]),
         // Benchmarks (`thrum bench`): every timing and size figure beside its baseline, in virtual
         // time. Kept out of the library users link.
         .target(

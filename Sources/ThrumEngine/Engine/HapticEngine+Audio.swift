@@ -42,6 +42,16 @@ extension HapticEngine {
         return nowMicros + Int64((audio.startLead * 1e6).rounded())
     }
 
+    /// Plays this engine's audio events on ALSA device `device` ("default" reaches PipeWire or
+    /// PulseAudio on a desktop; "null" plays nowhere): sets ``audio``. For an engine on a real
+    /// port (real time); in virtual time, set ``audio`` with a `SoundDeviceModel` on the rig's clock.
+    /// - Throws: ``ThrumAudio/AudioError`` `invalidAudioSession` (−4815) when the device cannot be opened.
+    public func useSoundDevice(_ device: String = "default", searchDirectories: [String] = ["."]) throws(AudioError) {
+        let sink = try ALSAAudioSink(device: device)
+        audio?.close()
+        audio = EngineAudio(sink: sink, clock: session.pump.clock, searchDirectories: searchDirectories)
+    }
+
     /// Audio onsets played so far (empty without an audio path).
     public var audioOnsets: [AudioOnsetRecord] { audio?.onsets ?? [] }
 }
