@@ -54,7 +54,9 @@ extension LinkSession {
         if let record, ack.rxCtrl != 0, !record.ambiguous {
             timer.addSample(now - record.time)
             counters.roundTripSamples += 1
-            clock.addSample(hostSend: record.time, hostReceive: now, deviceReceive: ack.rxTime, outboundBytes: record.bytesThrough)
+            clock.addSample(
+                hostSend: record.time, hostReceive: now, deviceReceive: DeviceTime32(rawValue: ack.rxTime),
+                outboundBytes: record.bytesThrough)
         }
         guard case .connected = state else { return }
         if !lane.started {

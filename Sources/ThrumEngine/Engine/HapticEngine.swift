@@ -170,7 +170,7 @@ public final class HapticEngine {
     var emittedUntil: Int64 = 0
     var lastSentEnd: Int64 = 0
     var lastLevel: UInt8 = 0
-    var lastDeviceStart: UInt64?
+    var lastDeviceStart: DeviceTime?
     var generation = 0
     private var nextPlayerID = 1
     var nextMarkID: UInt32 = 1
@@ -606,7 +606,7 @@ public final class HapticEngine {
 
     /// The device time each marked segment (or ROM effect) was sent to start at (after latency
     /// correction), until its onset report comes back.
-    var intendedDeviceStart: [UInt32: Int64] = [:]
+    var intendedDeviceStart: [UInt32: DeviceTime] = [:]
     /// Keeps contiguous drive contiguous on the device clock.
     var timeline = DeviceTimeline()
 
@@ -614,7 +614,8 @@ public final class HapticEngine {
         let link = session.link
         // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
         let correction = session.latencyCorrection
-        let mapped = timeline.map(hostStart: s.start, duration: s.duration, clock: link.clock, shift: correction)
+        let mapped = timeline.map(
+            hostStart: HostTime(nanoseconds: s.start * 1_000), duration: s.duration, clock: link.clock, shift: correction)
         // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it that
         // much earlier (keeping its end) so that its first drive lands on the intended instant.
         var duration = mapped.duration
@@ -623,18 +624,18 @@ public final class HapticEngine {
             lead = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
             duration += lead
         }
-        var device = UInt64(max(0, mapped.start - Int64(lead)))
+        var device = (mapped.start - .microseconds(Int64(lead))).clampedToOrigin
         if let last = lastDeviceStart, device < last { device = last }
         lastDeviceStart = device
         // The latency learnt is onset − the first drive as scheduled (the compensator's definition).
         if s.eventID != 0 {
             let first = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
-            intendedDeviceStart[s.eventID] = Int64(device) + Int64(first)
+            intendedDeviceStart[s.eventID] = device + .microseconds(Int64(first))
         }
         link.send(
             .segment(
                 SegmentCommand(
-                    start: UInt32(truncatingIfNeeded: device), duration: duration, from: s.from, to: s.to, event: s.eventID)))
+                    start: device.wire.rawValue, duration: duration, from: s.from, to: s.to, event: s.eventID)))
         lastSentEnd = max(lastSentEnd, s.end)
         segmentsSent += 1
     }
@@ -676,12 +677,12 @@ public final class HapticEngine {
     /// old drive up to `t` and the new from `t`.
     func cut(at t: Int64) {
         let link = session.link
-        let mapped = timeline.deviceTime(atHost: t, clock: link.clock) - session.latencyCorrection
-        let device = UInt64(max(0, mapped))
-        link.discardQueuedSegments(startingAtOrAfter: UInt32(truncatingIfNeeded: device))
-        link.send(.cut(at: UInt32(truncatingIfNeeded: device)))
+        let host = HostTime(nanoseconds: t * 1_000)
+        let device = (timeline.deviceTime(atHost: host, clock: link.clock) - session.latencyCorrection).clampedToOrigin
+        link.discardQueuedSegments(startingAtOrAfter: device.wire.rawValue)
+        link.send(.cut(at: device.wire.rawValue))
         cutsSent += 1
-        timeline.restart(hostEnd: t, deviceEnd: Int64(device))
+        timeline.restart(hostEnd: host, deviceEnd: device)
         lastDeviceStart = device
         emittedUntil = t
         lastSentEnd = t
@@ -739,9 +740,9 @@ public final class HapticEngine {
         case .onset(let report):
             guard var record = marks[report.event] else { return }
             let clock = session.link.clock
-            let host = clock.hostTime(atDevice: clock.extend(report.time))
+            let host = clock.hostTime(atDevice: clock.extend(DeviceTime32(rawValue: report.time)))
             if let intended = intendedDeviceStart.removeValue(forKey: report.event) {
-                let onset = Int64(clock.extend(report.time))
+                let onset = clock.extend(DeviceTime32(rawValue: report.time))
                 if report.knownStatus == .onTime {
                     if romMarks.contains(report.event) {
                         session.observeROMLatency(onset: onset, intended: intended)
@@ -757,7 +758,7 @@ public final class HapticEngine {
             switch report.knownStatus {
             case .onTime, .lateTrimmed:
                 record.status = report.knownStatus == .onTime ? .onTime : .lateTrimmed
-                let device = clock.extend(report.time)
+                let device = clock.extend(DeviceTime32(rawValue: report.time))
                 record.deviceOnset = device
                 // The reported onset is the middle of the guaranteed bracket, its "±" half the width.
                 if let range = clock.hostTimeBounds(atDevice: device) {
@@ -806,8 +807,8 @@ public final class HapticEngine {
         guard let sample = session.link.clock.samples.last else { return }
         defer { lastClockSample = session.link.clock.samples.last }
         guard let previous = lastClockSample, sample != previous else { return }
-        let expected = Double(previous.deviceReceive) + (sample.hostSend - previous.hostSend).microseconds
-        let jump = abs(Double(sample.deviceReceive) - expected)
+        let expected = Double(previous.deviceReceive.microseconds) + (sample.hostSend - previous.hostSend).microseconds
+        let jump = abs(Double(sample.deviceReceive.microseconds) - expected)
         if jump > configuration.rebootClockJump.microseconds + sample.roundTrip.microseconds {
             resetAfterReboot()
         }
