@@ -1,15 +1,18 @@
 /// Maps sound-device frames to the host timeline: when frame n reaches the speaker.
 ///
 /// Each status of the device gives one sample "frame (written − delay) is heard at the
-/// status's timestamp". The fit is a line over the recent samples: its slope (the device's true
-/// rate, drift included) by least squares, its offset by the lower envelope — a timestamp is
-/// taken when the driver handles a period interrupt, never before it, so the earliest-looking
-/// sample is the least delayed one (the same idea as the haptic clock's bracket).
+/// status's timestamp". A timestamp is taken when the driver handles a period interrupt, never
+/// before the frames moved, so its error is one-sided: the earliest-looking sample is the least
+/// delayed one (the same idea as the haptic clock's bracket). The fit is therefore a line along
+/// the **lower envelope** of the samples: through the least delayed sample of the older half and
+/// of the newer half of the window (found again with each new slope, three times), which gives
+/// the device's true rate (its crystal error included) far better than least squares over
+/// one-sided jitter; the offset is the lowest sample under that slope.
 public struct PlayoutClock: Sendable {
     /// (frame, host s) samples, oldest first.
     private var samples: [(frame: Double, time: Double)] = []
-    /// Samples kept.
-    public var window = 64
+    /// Samples kept (about 10 s at one per 10 ms period).
+    public var window = 1_024
     /// Nominal frames per second (the slope until there are samples enough).
     public let nominalRate: Double
     private var slope: Double
@@ -41,20 +44,24 @@ public struct PlayoutClock: Sendable {
     }
 
     private mutating func refit() {
-        let n = Double(samples.count)
+        let nominal = 1 / nominalRate
         if samples.count >= 8 {
-            let mf = samples.reduce(0) { $0 + $1.frame } / n
-            let mt = samples.reduce(0) { $0 + $1.time } / n
-            var sff = 0.0, sft = 0.0
-            for s in samples {
-                sff += (s.frame - mf) * (s.frame - mf)
-                sft += (s.frame - mf) * (s.time - mt)
+            let half = samples.count / 2
+            var fitted = slope
+            for _ in 0..<3 {
+                func lowest(_ range: Range<Int>) -> (frame: Double, time: Double) {
+                    var best = samples[range.lowerBound]
+                    for s in samples[range] where s.time - s.frame * fitted < best.time - best.frame * fitted {
+                        best = s
+                    }
+                    return best
+                }
+                let a = lowest(0..<half), b = lowest(half..<samples.count)
+                guard b.frame > a.frame else { break }
+                // Within 1000 ppm of nominal: a fit outside it is noise, not a crystal.
+                fitted = min(nominal * 1.001, max(nominal * 0.999, (b.time - a.time) / (b.frame - a.frame)))
             }
-            // Keep the slope within 1000 ppm of nominal: a fit outside it is noise, not a crystal.
-            if sff > 0 {
-                let nominal = 1 / nominalRate
-                slope = min(nominal * 1.001, max(nominal * 0.999, sft / sff))
-            }
+            slope = fitted
         }
         offset = samples.map { $0.time - $0.frame * slope }.min()
     }

@@ -16,6 +16,8 @@ public enum AudioHapticBench {
     /// Skews (audio − haptic), µs, and underrun frames.
     public struct Result: Sendable {
         public var skews: [Double] = []
+        /// True speaker onset − requested time, µs (the audio side alone).
+        public var audioErrors: [Double] = []
         public var underrunFrames = 0
         public var missing = 0
     }
@@ -56,6 +58,8 @@ public enum AudioHapticBench {
         engine.runUntilPlayersFinished(timeout: Double(count) * 0.25 + 2)
         engine.run(for: 0.1)
         result.underrunFrames += device.underrunFrames
+        // A pair whose sound never started counts as missing.
+        result.missing += max(0, count - engine.audioOnsets.count)
         let samples = device.recorded
         for onset in engine.audioOnsets {
             let requested = onset.requestedTime * 1e6
@@ -68,6 +72,7 @@ public enum AudioHapticBench {
                 continue
             }
             result.skews.append(heard * 1e6 - felt)
+            result.audioErrors.append(heard * 1e6 - requested)
         }
         engine.stop()
     }
@@ -132,6 +137,13 @@ extension Bench {
                 note:
                     "true speaker onset of the tone − felt haptic onset; p50 \(us(c.p50)) µs; delay without timestamps p99 \(us(d.p99)) µs; \(compensated.skews.count) pairs, \(compensated.missing) missing"
             ))
+        let a = Percentiles(compensated.audioErrors.map(abs))
+        report.figures.append(
+            BenchFigure(
+                key: "audio_onset_error_p99_us",
+                label: "sound alone: true speaker onset − requested, p99 (10 ms-period sound model)",
+                value: a.p99, unit: "µs",
+                note: "p50 \(us(a.p50)) µs; the rest of the skew is the haptic felt onset's own error"))
         report.figures.append(
             BenchFigure(
                 key: "audio_underrun_frames", label: "audio underrun frames while streaming (sound model)",

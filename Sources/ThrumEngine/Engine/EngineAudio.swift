@@ -202,23 +202,32 @@ public final class EngineAudio {
                             gain: { t in Float(volume?.value(at: Int64(((t + origin) * 1e6).rounded())) ?? 1) })
                         noteOnsets(
                             program, player: p, run: run.serial, pass: run.pass, origin: origin, window: window,
-                            start: start, step: step, frames: frames, firstFrame: before)
+                            from: min(start, renderedUntil ?? start), start: start, step: step, frames: frames,
+                            firstFrame: before)
                     }
                 }
+                renderedUntil = start + Double(frames) * step
             }
         } catch {
             deviceError = error
         }
     }
 
+    /// Host time up to which frames were rendered (the next block starts there, give or take
+    /// the playout clock's refit).
+    private var renderedUntil: Double?
+
+    /// Records the onsets of voices starting in this block: host [from, start + frames × step),
+    /// `from` reaching back to the previous block's end so that a refit of the playout clock
+    /// between blocks leaves no gap an onset could fall in.
     private func noteOnsets(
         _ program: AudioProgram, player: StreamingPatternPlayer, run: Int, pass: Int, origin: Double,
-        window: Range<Double>,
-        start: Double, step: Double, frames: Int, firstFrame: Int
+        window: Range<Double>, from: Double, start: Double, step: Double, frames: Int, firstFrame: Int
     ) {
         let lo = start - origin, hi = lo + Double(frames) * step
-        for v in program.voices where v.requestedTime >= lo && v.requestedTime < hi && window.contains(v.requestedTime)
-        {
+        let earliest = from - origin
+        for v in program.voices
+        where v.requestedTime >= earliest && v.requestedTime < hi && window.contains(v.requestedTime) {
             let key = "\(player.playerID).\(run).\(pass).\(v.patternIndex)"
             guard seen.insert(key).inserted else { continue }
             let frame = Double(firstFrame) + (v.requestedTime - lo) / step
