@@ -46,6 +46,30 @@ final class CLIAudioTests: XCTestCase {
         XCTAssertTrue(text.standardOutput.contains("audio on modelled 10 ms-period sound device"), text.standardOutput)
     }
 
+    /// Over a real port (real time): the sound goes to ALSA (its `null` PCM here), and a device
+    /// that cannot be opened is said once, the audio then playing on the null sink.
+    func testOverAPortTheSoundGoesToALSAOrFallsBackToTheNullSink() throws {
+        let file = Fixtures.ahapPath("every-event-type.ahap")
+        for device in ["null", "thrum-no-such-pcm"] {
+            let simulator = try SimulatorProcess(arguments: [])
+            defer { simulator.stop() }
+            let result = try ThrumProcess.run([
+                "play", "--port", simulator.ptyPath, "--json", "--audio-device", device, file,
+            ])
+            XCTAssertEqual(result.status, 0, "\(device): \(result.standardError)")
+            let audio = events(try CLITestSupport.json(result)).filter { ($0["type"] as! String).hasPrefix("Audio") }
+            XCTAssertEqual(audio.count, 2, device)
+            for e in audio { XCTAssertTrue(e["onset_s"] is Double, device) }
+            let said = result.standardError.split(separator: "\n").filter { $0.contains("no sound device") }
+            if device == "null" {
+                XCTAssertTrue(said.isEmpty, result.standardError)
+            } else {
+                XCTAssertEqual(said.count, 1, result.standardError)
+                XCTAssertTrue(said[0].contains("thrum-no-such-pcm") && said[0].contains("null sink"), String(said[0]))
+            }
+        }
+    }
+
     func testProjectFixtureWithEveryEventTypePlays() throws {
         let result = try ThrumProcess.run(["play", Fixtures.ahapPath("every-event-type.ahap"), "--json"])
         XCTAssertEqual(result.status, 0, result.standardError)
