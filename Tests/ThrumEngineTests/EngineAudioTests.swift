@@ -155,6 +155,23 @@ final class EngineAudioTests: XCTestCase {
         }
     }
 
+    func testALongerEventDurationPadsThePatternWithSilence() throws {
+        let (r, device) = try makeRig()
+        let e = HapticEvent(audioWaveform: .init(path: "click.wav"), parameters: [], relativeTime: 0, duration: 0.5)
+        let player = try r.engine.makeAdvancedPlayer(
+            with: HapticPattern(events: [e], parameters: [], parameterCurves: []))
+        var finished: Double?
+        player.completionHandler = { _ in finished = r.engine.currentTime }
+        let start = r.engine.currentTime + 0.1
+        try player.start(atTime: start)
+        XCTAssertTrue(r.engine.runUntilPlayersFinished(timeout: 2))
+        XCTAssertEqual(try XCTUnwrap(finished) - start, 0.5, accuracy: 0.01, "the player lasts the EventDuration")
+        XCTAssertGreaterThan(rmsOfRecording(device, from: start + 0.02, to: start + 0.09), 0.2)
+        XCTAssertEqual(
+            rmsOfRecording(device, from: start + 0.11, to: start + 0.5), 0, accuracy: 1e-6,
+            "silence after the 0.1 s sound")
+    }
+
     func testMissingWaveformFileIsAnErrorWhenPlayed() throws {
         let (r, _) = try makeRig()
         let e = HapticEvent(audioWaveform: .init(path: "missing.wav"), parameters: [], relativeTime: 0)

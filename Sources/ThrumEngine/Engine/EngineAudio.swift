@@ -55,8 +55,8 @@ public final class EngineAudio {
     // MARK: Players
 
     /// Loads the sounds of `pattern`'s `AudioCustom` events (registered resources, or files by
-    /// `EventWaveformPath`), renders its audio, and gives each `AudioCustom` event the length it
-    /// plays for (so the player lasts as long as its sound).
+    /// `EventWaveformPath`), renders its audio, and gives each `AudioCustom` event at least the
+    /// length it sounds for (so the player lasts as long as its sound).
     /// - Throws: ``HapticError``: `badEventEntry` (−4830) for an `EventWaveformPath` found nowhere,
     ///   `invalidAudioResource` (−4824) for an unregistered id or a file over a limit or undecodable.
     func prepare(_ pattern: HapticPattern, registry: AudioResourceRegistry) throws -> (
@@ -89,8 +89,10 @@ public final class EngineAudio {
         }
         let program = try render(pattern, loaded)
         var adjusted = pattern
+        // A file's event lasts as long as its sound; an EventDuration longer than the sound pads the
+        // pattern with silence, as Core Haptics does (a shorter one already truncated the sound).
         for v in program.voices where adjusted.events[v.patternIndex].type == .audioCustom {
-            adjusted.events[v.patternIndex].duration = v.buffer.duration
+            adjusted.events[v.patternIndex].duration = max(adjusted.events[v.patternIndex].duration, v.buffer.duration)
         }
         return (adjusted, program, loaded)
     }
