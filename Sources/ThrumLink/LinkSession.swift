@@ -45,6 +45,9 @@ public final class LinkSession {
     var lastFastRetransmit: HostTime?
     var lastDeviceSeq: UInt8?
     var emissionCounter: UInt64 = 0
+    /// When the bytes written so far will have left a serial line at the learnt byte time
+    /// (``transmitBacklog``).
+    var serialDrainEnd: HostTime?
 
     /// When a host frame went out, and whether an ACK naming it could refer to another transmission.
     struct SentRecord {
