@@ -67,7 +67,7 @@ static uint16_t emit(thrum_fw_t *fw, uint16_t crc, const uint8_t *data, uint8_t 
         crc = thrum_crc16_update(crc, data[i]);
     }
     if (len > 0u) {
-        fw->hal->serial_write(fw->hal->ctx, data, len);
+        THRUM_HAL(fw->hal, serial_write)(THRUM_HAL_CTX(fw->hal), data, len);
     }
     return crc;
 }
@@ -90,7 +90,7 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len)
     head[2] = THRUM_CTRL_MARK_DEVICE;
     head[3] = fw->link.tx_seq;
     /* SYNC is outside the CRC */
-    fw->hal->serial_write(fw->hal->ctx, head, 1u);
+    THRUM_HAL(fw->hal, serial_write)(THRUM_HAL_CTX(fw->hal), head, 1u);
     crc = emit(fw, THRUM_CRC_INIT, head + 1, (uint8_t)(3u + ack_len));
     crc = emit(fw, crc, extra, extra_len);
     crc = emit(fw, crc, fw->pending, pending);
@@ -99,7 +99,7 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len)
     }
     head[0] = (uint8_t)crc;
     head[1] = (uint8_t)(crc >> 8);
-    fw->hal->serial_write(fw->hal->ctx, head, 2u);
+    THRUM_HAL(fw->hal, serial_write)(THRUM_HAL_CTX(fw->hal), head, 2u);
     fw->link.tx_seq = (uint8_t)(fw->link.tx_seq + 1u);
 }
 
@@ -155,10 +155,10 @@ void thrum_bus_fault(thrum_fw_t *fw)
 {
     THRUM_COUNT(fw->stats.bus_errors);
     thrum_telemetry_fault(fw, THRUM_FAULT_BUS_ERROR, fw->driver.failed_reg);
-    if (fw->hal->i2c_recover != NULL) {
+    if (THRUM_HAL_HAS(fw->hal, i2c_recover)) {
         /* a slave holding SDA low (a transfer cut short by a reset or a glitch) blocks every
          * later transfer, the one that would silence the actuator included */
-        thrum_telemetry_fault(fw, THRUM_FAULT_BUS_RECOVERY, fw->hal->i2c_recover(fw->hal->ctx) == 0 ? 0u : 1u);
+        thrum_telemetry_fault(fw, THRUM_FAULT_BUS_RECOVERY, THRUM_HAL(fw->hal, i2c_recover)(THRUM_HAL_CTX(fw->hal)) == 0 ? 0u : 1u);
     }
 }
 

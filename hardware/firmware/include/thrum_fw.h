@@ -106,6 +106,35 @@ typedef struct thrum_hal {
     void (*driver_enable)(void *ctx, uint8_t on);
 } thrum_hal_t;
 
+/*
+ * THRUM_FW_STATIC_HAL (default 0). A port with one board may set it to 1 and define the HAL as
+ * functions named thrum_hal_<member>, with the table's signatures (their ctx is always NULL), and
+ * every member present (i2c_recover and driver_enable included). The core then calls them
+ * directly instead of through the table: on the AVR each indirect call costs some 12 B more
+ * than a direct one. thrum_fw_init still takes a table (its members may then be anything).
+ */
+#ifndef THRUM_FW_STATIC_HAL
+#define THRUM_FW_STATIC_HAL 0
+#endif
+#if THRUM_FW_STATIC_HAL
+uint32_t thrum_hal_clock_us(void *ctx);
+int thrum_hal_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t len);
+int thrum_hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8_t len);
+void thrum_hal_serial_write(void *ctx, const uint8_t *data, uint16_t len);
+void thrum_hal_delay_us(void *ctx, uint32_t us);
+int thrum_hal_i2c_recover(void *ctx);
+void thrum_hal_driver_enable(void *ctx, uint8_t on);
+/** The HAL function `member` of the table `hal`, and its first argument. */
+#define THRUM_HAL(hal, member) ((void)(hal), thrum_hal_##member)
+#define THRUM_HAL_CTX(hal) NULL
+/** Whether the optional member is there. */
+#define THRUM_HAL_HAS(hal, member) ((void)(hal), 1)
+#else
+#define THRUM_HAL(hal, member) ((hal)->member)
+#define THRUM_HAL_CTX(hal) ((hal)->ctx)
+#define THRUM_HAL_HAS(hal, member) ((hal)->member != NULL)
+#endif
+
 /** Constant board configuration (from the board description, never changed at run time). */
 typedef struct thrum_board {
     uint32_t device_id;        /**< reported in IDENTIFY_REPLY; 0 when the board has none */
