@@ -51,6 +51,10 @@ extension LinkSession {
 
     private func handle(_ ack: Acknowledgement, now: HostTime) {
         let record = sentLog.removeValue(forKey: Self.logKey(ctrl: ack.rxCtrl, seq: ack.rxSeq))
+        if let record {
+            lastAnswerTime = now
+            deliveredThroughOrder = max(deliveredThroughOrder, record.earliestOrder)
+        }
         if let record, ack.rxCtrl != 0, !record.ambiguous {
             timer.addSample(now - record.time)
             counters.roundTripSamples += 1
@@ -72,8 +76,10 @@ extension LinkSession {
         // No progress. It is a negative acknowledgement only if the named frame followed the latest
         // transmission of the oldest outstanding frame on the wire (or is it): the link keeps order,
         // so that frame was lost or rejected. ACKs naming earlier frames, or repeated in unsolicited
-        // device frames, say nothing about it.
-        guard let base = lane.outstanding.first, let record, record.order >= base.lastOrder else { return }
+        // device frames, say nothing about it. A resent frame's ACK may answer its first copy, so
+        // the first copy is what must have followed: otherwise every frame still queued behind a
+        // lost one would ask for the whole window again when it arrives.
+        guard let base = lane.outstanding.first, let record, record.earliestOrder >= base.lastOrder else { return }
         counters.duplicateAcknowledgements += 1
         let roundTrip = timer.smoothed ?? configuration.initialRetransmissionTimeout
         if let last = lastFastRetransmit, now - last < roundTrip { return }

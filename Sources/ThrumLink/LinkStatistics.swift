@@ -14,6 +14,10 @@ public struct LinkStatistics: Sendable, Equatable {
     public var retransmissions = 0
     /// Retransmission-timer expiries.
     public var timeouts = 0
+    /// Retransmission-timer expiries that resent nothing: the device was still answering frames sent
+    /// before the oldest outstanding frame's latest copy, which is then still on its way (a queue
+    /// of bytes ahead of it, as behind a slow or stalled serial line), not lost.
+    public var drainWaits = 0
     /// Fast retransmits triggered by duplicate ACKs.
     public var fastRetransmits = 0
     /// ACKs that named a frame sent after the oldest outstanding one yet did not advance `next_seq`.

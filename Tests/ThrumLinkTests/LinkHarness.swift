@@ -13,6 +13,9 @@ final class LinkHarness {
     let device: FakeDevice
     var hostToDeviceDelay: HostDuration = .microseconds(500)
     var deviceToHostDelay: HostDuration = .microseconds(500)
+    /// The time one host frame occupies the line to the device: frames queue behind each other
+    /// (zero: any number at once).
+    var hostToDeviceFrameTime: HostDuration = .zero
     /// Extra delay per frame, uniform in 0...jitter, each direction.
     var jitter: HostDuration = .zero
     /// Decides each host frame's fate; the argument counts host frames from 0.
@@ -82,7 +85,7 @@ final class LinkHarness {
             hostFramesSent += 1
             if fate == .drop { continue }
             if fate == .corrupt { wire[wire.count / 2] ^= 0x10 }
-            let at = max(now + jittered(hostToDeviceDelay), lastToDevice)
+            let at = max(now + jittered(hostToDeviceDelay), lastToDevice + hostToDeviceFrameTime)
             lastToDevice = at
             schedule(at, toDevice: true, wire)
         }

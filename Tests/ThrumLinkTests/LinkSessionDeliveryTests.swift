@@ -156,6 +156,34 @@ final class LinkSessionDeliveryTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(harness.session.statistics.duplicateAcknowledgements, 1)
     }
 
+    /// Behind a slow line (or a device that fell behind, as simavr does on a loaded machine) a
+    /// go-back-N resend queues behind the frames already on their way. The timer must not resend
+    /// the window again while the device is still answering those earlier frames: each resend
+    /// would lengthen the queue and count an attempt the device never saw, until the link gave up
+    /// on a frame that was still coming (the AVR soak's one link failure).
+    func testTimerWaitsWhileTheDeviceWorksThroughEarlierFrames() {
+        var configuration = LinkConfiguration()
+        configuration.startupProbing = .zero
+        configuration.pingInterval = .seconds(5)
+        let device = FakeDevice(queueSlots: 200)
+        let harness = LinkHarness(device: device, configuration: configuration)
+        harness.connect()
+        harness.run(for: .milliseconds(50))
+        harness.hostToDeviceFrameTime = .milliseconds(4)  // 16 frames take 64 ms to arrive
+        let first = harness.hostFramesSent
+        harness.hostFrameFate = { frame, index in index == first ? .drop : .deliver }
+        let messages = segments(16 * 5)
+        for m in messages { harness.session.send(m) }
+        harness.run(for: .milliseconds(400))
+        XCTAssertEqual(sequenced(harness.device), messages, "delivered exactly once, in order")
+        let stats = harness.session.statistics
+        XCTAssertEqual(stats.fastRetransmits, 1, "the gap after the lost frame asks for one resend")
+        XCTAssertEqual(stats.retransmissions, 16, "the window was resent once: \(stats)")
+        XCTAssertEqual(stats.timeouts, 0)
+        XCTAssertGreaterThan(stats.drainWaits, 0, "the timer expired while the resent frames were queued")
+        XCTAssertEqual(harness.session.state, .connected(device.identity))
+    }
+
     func testStopOvertakesQueuedTraffic() throws {
         let harness = LinkHarness()
         harness.connect()
