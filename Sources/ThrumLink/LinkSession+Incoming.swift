@@ -36,7 +36,15 @@ extension LinkSession {
                 events.append(.identified(identity))
                 if case .connecting = state { becomeConnected(identity, ack: ack, now: now) }
             case .onset(let onset):
-                events.append(.onset(onset))
+                // The device repeats each ONSET in a few later frames, so that a lost frame loses
+                // no report; a repeat is the same event, device time and status (times never recur).
+                if recentOnsets.contains(onset) {
+                    counters.repeatedOnsets += 1
+                } else {
+                    if recentOnsets.count >= Self.onsetMemory { recentOnsets.removeFirst() }
+                    recentOnsets.append(onset)
+                    events.append(.onset(onset))
+                }
             case .fault(let fault):
                 events.append(.fault(fault))
             case .calibrationResult(let report):
@@ -48,6 +56,10 @@ extension LinkSession {
             }
         }
     }
+
+    /// How many recent ONSETs are remembered: more than the device can still be repeating
+    /// (THRUM_FW_ONSET_ECHO_MAX holds three).
+    static let onsetMemory = 32
 
     private func handle(_ ack: Acknowledgement, now: HostTime) {
         let record = sentLog.removeValue(forKey: Self.logKey(ctrl: ack.rxCtrl, seq: ack.rxSeq))

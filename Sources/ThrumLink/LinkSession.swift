@@ -45,6 +45,8 @@ public final class LinkSession {
     var lastFastRetransmit: HostTime?
     var lastDeviceSeq: UInt8?
     var emissionCounter: UInt64 = 0
+    /// The latest ONSETs received, to recognise the device's repeats of them (PROTOCOL.md §3.2).
+    var recentOnsets: [OnsetReport] = []
     /// When the device last answered one of our frames (an ACK naming a frame in ``sentLog``).
     var lastAnswerTime: HostTime?
     /// The link keeps order, so the device has had every frame emitted up to here: the earliest

@@ -28,6 +28,8 @@ public struct LinkStatistics: Sendable, Equatable {
     public var discardedBytes = 0
     /// Valid device frames whose payload did not parse or did not start with exactly one ACK.
     public var badPayloads = 0
+    /// ONSETs received again (the device repeats each in a few later frames) and dropped.
+    public var repeatedOnsets = 0
     /// Device frames missing from the device frame counter (gaps in device SEQ).
     public var lostDeviceFrames = 0
     /// Round-trip samples taken (Karn's rule excludes retransmitted frames).

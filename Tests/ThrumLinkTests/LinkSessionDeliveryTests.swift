@@ -255,4 +255,34 @@ final class LinkSessionDeliveryTests: XCTestCase {
         XCTAssertEqual(harness.session.takeDeviceEvents(), [.onset(OnsetReport(event: 9, time: 777, status: 0))])
         XCTAssertEqual(harness.session.statistics.lostDeviceFrames, 0)
     }
+
+    /// The firmware repeats each ONSET in its next three frames without new reports: the host
+    /// reports each onset once, and a lost device frame loses none.
+    func testRepeatedOnsetsArriveOnceAndSurviveALostFrame() {
+        var configuration = LinkConfiguration()
+        configuration.startupProbing = .zero
+        let device = FakeDevice(queueSlots: 32)
+        device.onsetRepeats = 3
+        let harness = LinkHarness(device: device, configuration: configuration)
+        harness.connect()
+        _ = harness.session.takeDeviceEvents()
+        // The first frame that carries each onset is lost; its repeats ride on the ACKs of the pings.
+        var sent: Set<UInt32> = []
+        harness.deviceFrameFate = { frame, _ in
+            let messages = (try? DeviceMessage.parsePayload(frame.payload)) ?? []
+            let fresh = messages.contains { if case .onset(let o) = $0 { !sent.contains(o.event) } else { false } }
+            for case .onset(let o) in messages { sent.insert(o.event) }
+            return fresh ? .drop : .deliver
+        }
+        for event in 1...5 {
+            harness.session.send(.segment(SegmentCommand(start: UInt32(event) * 1_000, duration: 10, from: 1, to: 2, event: UInt32(event))))
+            harness.run(for: .milliseconds(600))
+        }
+        let onsets = harness.session.takeDeviceEvents().compactMap { event -> UInt32? in
+            if case .onset(let o) = event { return o.event } else { return nil }
+        }
+        XCTAssertEqual(onsets, [1, 2, 3, 4, 5], "each onset once, from its repeat")
+        XCTAssertEqual(harness.session.statistics.repeatedOnsets, 5 * 2, "three repeats each, the first one taken")
+        XCTAssertGreaterThanOrEqual(harness.session.statistics.lostDeviceFrames, 5)
+    }
 }

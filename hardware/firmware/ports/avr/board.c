@@ -302,10 +302,15 @@ static void kick_watchdog(void)
 
 int main(void)
 {
+#if THRUM_FW_STATIC_HAL
+    static const thrum_hal_t *const hal_table = NULL; /* the core calls thrum_hal_* directly */
+#else
     static const thrum_hal_t hal = {
         NULL, thrum_hal_clock_us, thrum_hal_i2c_write, thrum_hal_i2c_read, thrum_hal_serial_write, thrum_hal_delay_us,
         thrum_hal_i2c_recover, thrum_hal_driver_enable,
     };
+    static const thrum_hal_t *const hal_table = &hal;
+#endif
     static const thrum_board_t board = {
         0u, THRUM_BOARD_RATED_VOLTAGE, THRUM_BOARD_OD_CLAMP, THRUM_BOARD_DRIVE_TIME, THRUM_BOARD_OL_LRA_PERIOD,
     };
@@ -317,7 +322,7 @@ int main(void)
     uart_init();
     twi_init();
     sei();
-    thrum_fw_init(&fw, &hal, &board);
+    thrum_fw_init(&fw, hal_table, &board);
     wdt_enable(WDTO_250MS);
-    thrum_port_run(&fw, &rx, &hal, kick_watchdog);
+    thrum_port_run(&fw, &rx, hal_table, kick_watchdog);
 }
