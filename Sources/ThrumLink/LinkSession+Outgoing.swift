@@ -48,8 +48,11 @@ extension LinkSession {
         bytes += frame.encode()
         counters.framesSent += 1
         emissionCounter += 1
-        sentLog[Self.logKey(ctrl: frame.ctrl, seq: frame.seq)] = SentRecord(
-            time: now, order: emissionCounter, ambiguous: retransmission, bytesThrough: bytes.count)
+        let key = Self.logKey(ctrl: frame.ctrl, seq: frame.seq)
+        let earliest = retransmission ? sentLog[key]?.earliestOrder ?? emissionCounter : emissionCounter
+        sentLog[key] = SentRecord(
+            time: now, order: emissionCounter, earliestOrder: earliest, ambiguous: retransmission,
+            bytesThrough: bytes.count)
         if !frame.flags.contains(.unseq) { lane.markSent(seq: frame.seq, order: emissionCounter) }
     }
 
