@@ -137,13 +137,18 @@ public struct ClockModel: Sendable {
     /// send time (the device clock cannot have read less), and this is the `quantile` of those
     /// bounds. It includes the bracket's width (the asymmetry the model cannot see), so it never
     /// understates; a command meant to reach the device before an instant is sent at least this
-    /// long ahead. Nil before any sample.
-    public func outboundDelayBound(quantile: Double = 0.95, last: Int = 64) -> HostDuration? {
+    /// long ahead. With `excludingOwnBytes`, each sample's bound leaves out the time its own
+    /// write's bytes took on a serial line at the learnt byte time (``byteTimeMicros`` ×
+    /// ``ClockSample/outboundBytes``): the fixed part of the delay, to which a sender adds the
+    /// serialisation of what it is about to write. Nil before any sample.
+    public func outboundDelayBound(quantile: Double = 0.95, last: Int = 64, excludingOwnBytes: Bool = false) -> HostDuration? {
         guard fit != nil, !samples.isEmpty else { return nil }
+        let byteTime = excludingOwnBytes ? byteTimeMicros : 0
         var delays: [Double] = []
         for sample in samples.suffix(last) {
             let low = bounds(at: sample.hostSend).lowerBound
-            delays.append(max(0, Double((sample.deviceReceive - low).microseconds)))
+            let own = byteTime * Double(sample.outboundBytes)
+            delays.append(max(0, Double((sample.deviceReceive - low).microseconds) - own))
         }
         delays.sort()
         let rank = min(delays.count - 1, max(0, Int((quantile * Double(delays.count)).rounded(.up)) - 1))

@@ -12,6 +12,11 @@ final class FakeDevice {
     var queueSlots: Int
     /// When true the device swallows everything and answers nothing.
     var silent = false
+    /// Each ONSET rides again in this many later frames without new reports, as the firmware
+    /// repeats them (PROTOCOL.md §3.2); 0: never.
+    var onsetRepeats = 0
+    private var echo: [DeviceMessage] = []
+    private var echoLeft = 0
 
     private(set) var nextSeq: UInt8 = 0
     private(set) var executed: [HostMessage] = []
@@ -67,7 +72,18 @@ final class FakeDevice {
                     nextSeq: nextSeq, rxCtrl: lastRx.ctrl, rxSeq: lastRx.seq, rxTime: lastRx.time,
                     credits: UInt32(freeSlots)))
             ]
-            messages += extra
+            let onsets = extra.filter { if case .onset = $0 { true } else { false } }
+            if !onsets.isEmpty {
+                if echoLeft == 0 { echo = [] }
+                echo += onsets
+                echoLeft = onsetRepeats
+                messages += extra
+            } else if extra.isEmpty, echoLeft > 0 {
+                messages += echo
+                echoLeft -= 1
+            } else {
+                messages += extra
+            }
             replies.append(Frame(direction: .deviceToHost, seq: frameCounter, payload: DeviceMessage.encodePayload(messages)).encode())
             frameCounter &+= 1
         }

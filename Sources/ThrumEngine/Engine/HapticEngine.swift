@@ -240,13 +240,21 @@ public final class HapticEngine {
     /// How far ahead drive is rendered and queued: the lead, or ``Configuration/queueAhead``.
     var horizonMicros: Int64 { max(leadMicros, configuration.queueAhead.nanoseconds / 1_000) }
     /// The earliest a change sent now (a CUT and new drive, on the sequenced lane) can take
-    /// effect: what host → device frames recently took at most (``ThrumLink/ClockModel/outboundDelayBound(quantile:last:)``,
-    /// the return leg does not matter), with a quarter more and 2 ms for the frame being
-    /// written and handled; the session's round-trip lead until the model has samples.
+    /// effect: the fixed part of what host → device frames recently took at most
+    /// (``ThrumLink/ClockModel/outboundDelayBound(quantile:last:excludingOwnBytes:)``, the return
+    /// leg does not matter) with a quarter more, plus what the host itself puts in front of the
+    /// change on a serial line (the bytes still draining, ``ThrumLink/LinkSession/transmitBacklog``,
+    /// and a whole frame's serialisation at the learnt byte time), plus 2 ms for the frame being
+    /// handled; the session's round-trip lead until the model has samples.
     var changeLeadMicros: Int64 {
-        guard let outbound = session.link.clock.outboundDelayBound() else { return session.currentLeadTime.nanoseconds / 1_000 }
-        let micros = outbound.nanoseconds / 1_000
-        return min(session.currentLeadTime.nanoseconds / 1_000, micros + micros / 4 + 2_000)
+        let link = session.link
+        guard let outbound = link.clock.outboundDelayBound(excludingOwnBytes: true) else {
+            return session.currentLeadTime.nanoseconds / 1_000
+        }
+        let fixed = outbound.nanoseconds / 1_000
+        let ownFrame = link.clock.byteTimeMicros * Double(ProtocolConstants.maxFrame)
+        let serial = link.transmitBacklog.nanoseconds / 1_000 + Int64(ownFrame.rounded(.up))
+        return min(session.currentLeadTime.nanoseconds / 1_000, fixed + fixed / 4 + serial + 2_000)
     }
     /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
     var marginMicros: Int64 {
@@ -552,9 +560,13 @@ public final class HapticEngine {
 
     /// Keeps the drive rendered and sent up to now + lead time.
     func emit(now: Int64) {
-        if emittedUntil < now + marginMicros {
+        // Drive sent now reaches the device one change lead from now at the earliest (two round
+        // trips, the restart margin, overstate that where the return leg is the slow one: a
+        // serial bridge's latency timer); a CUT placed exactly there is followed without a gap.
+        let earliest = now + min(marginMicros, changeLeadMicros)
+        if emittedUntil < earliest {
             // Fell behind (or idle): nothing can be placed before the device could get it.
-            emittedUntil = now + marginMicros
+            emittedUntil = earliest
             if lastLevel != 0, lastSentEnd > now { /* the queued ramp ends on its own */ }
             lastLevel = 0
         }
