@@ -14,7 +14,7 @@ let package = Package(
         .library(
             name: "Thrum",
             targets: [
-                "ThrumTime", "ThrumPattern", "ThrumCompiler", "ThrumWire", "ThrumLink", "ThrumEngine",
+                "ThrumTime", "ThrumPattern", "ThrumCompiler", "ThrumAudio", "ThrumWire", "ThrumLink", "ThrumEngine",
                 "ThrumSim", "ThrumHarness", "Thrum",
             ]),
     ],
@@ -33,6 +33,11 @@ let package = Package(
             name: "CSerialPort",
             pkgConfig: "libserialport",
             providers: [.apt(["libserialport-dev"])]),
+        // ALSA (libasound2-dev) and libsndfile (libsndfile1-dev), both LGPL, linked dynamically.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // Audio events: decoding, synthesis, the sound device's timeline, sinks (ALSA, modelled).
+        .target(name: "ThrumAudio", dependencies: ["ThrumCompiler", "ThrumPattern", "ThrumTime", "CALSA", "CSndFile"]),
         // Transports, reliable link, clock sync.
         .target(name: "ThrumLink", dependencies: ["ThrumWire", "ThrumTime", "CSerialPort"]),
         // The portable C firmware core, compiled for the host so the virtual device runs it.
@@ -46,22 +51,23 @@ let package = Package(
         // Virtual device: firmware core + DRV2605L register model + LRA physics + link models.
         .target(name: "ThrumSim", dependencies: ["ThrumWire", "ThrumTime", "ThrumLink", "CThrumFirmware"]),
         // Core-Haptics-shaped engine, players, prepare, feedback generators.
-        .target(name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumLink", "ThrumWire", "ThrumTime"]),
+        .target(name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumAudio", "ThrumLink", "ThrumWire", "ThrumTime"]),
         // Wires the whole stack for the CLI, end-to-end tests and benchmarks.
         .target(name: "ThrumHarness", dependencies: ["ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern"]),
         // One import for the Core-Haptics-shaped API (`import Thrum`, as `import CoreHaptics`), and
         // the default device `HapticEngine()` plays on.
         .target(
-            name: "Thrum", dependencies: ["ThrumEngine", "ThrumPattern", "ThrumCompiler", "ThrumTime", "ThrumHarness", "ThrumLink", "ThrumSim"]),
+            name: "Thrum",
+            dependencies: ["ThrumEngine", "ThrumPattern", "ThrumCompiler", "ThrumTime", "ThrumHarness", "ThrumLink", "ThrumSim", "ThrumAudio"]),
         // Benchmarks (`thrum bench`): every timing and size figure beside its baseline, in virtual
         // time. Kept out of the library users link.
         .target(
             name: "ThrumBench",
-            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumWire"]),
+            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumWire", "ThrumAudio"]),
         // The command-line tool.
         .executableTarget(
             name: "thrum",
-            dependencies: ["ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
+            dependencies: ["ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumAudio"]),
 
         // Shared by the test targets: the project's own fixtures, the package root, the policy for
         // the public material beside the repository (../shared), helpers more than one target uses.
@@ -71,9 +77,10 @@ let package = Package(
         .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern", "ThrumTestSupport", "ThrumTime"]),
         .testTarget(name: "ThrumCompilerTests", dependencies: ["ThrumCompiler", "ThrumTime", "ThrumTestSupport"]),
         .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware", "ThrumTime", "ThrumTestSupport"]),
+        .testTarget(name: "ThrumAudioTests", dependencies: ["ThrumAudio", "ThrumTime", "ThrumPattern"]),
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink", "ThrumTime"]),
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
-        .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
+        .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumAudio", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
         .testTarget(name: "ThrumTests", dependencies: ["Thrum"]),
         .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness", "ThrumTestSupport"]),
@@ -83,6 +90,7 @@ let package = Package(
                 "ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink",
                 "ThrumTestSupport",
                 "ThrumWire",
+                "ThrumAudio",
             ]),
     ]
 )

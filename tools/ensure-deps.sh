@@ -5,7 +5,8 @@
 # and for the AVR firmware binary in simavr (hardware/avrsim, EndToEndTests/AVRFirmwareEndToEndTests):
 # simavr, libsimavr-dev, libsimavrparts1 (a separate package on Debian) and libelf-dev; xmllint
 # (libxml2-utils) for the JUnit schema check of `thrum play --junit`; ser2net for the tcp:// and
-# rfc2217:// remote-rig tests.
+# rfc2217:// remote-rig tests; libasound2-dev (ALSA, the sound output of `thrum play`) and
+# libsndfile1-dev (decoding AudioCustom files) for ThrumAudio.
 # Uses sudo when not root. Prints nothing when everything is already there.
 set -euo pipefail
 
@@ -29,6 +30,9 @@ ls /usr/lib/*/libsimavrparts.so.1 >/dev/null 2>&1 || missing+=(libsimavrparts1)
 command -v xmllint >/dev/null 2>&1 || missing+=(libxml2-utils)
 # ser2net: the serial-over-network server the remote-rig tests put in front of `thrum sim`.
 command -v ser2net >/dev/null 2>&1 || missing+=(ser2net)
+# ALSA and libsndfile (both LGPL, linked by ThrumAudio through the CALSA and CSndFile targets).
+pkg-config --exists alsa 2>/dev/null || missing+=(libasound2-dev)
+pkg-config --exists sndfile 2>/dev/null || missing+=(libsndfile1-dev)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "thrum: no Swift toolchain on PATH; install Swift 6 (swift.org) and try again" >&2

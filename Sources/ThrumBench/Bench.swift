@@ -44,6 +44,7 @@ public enum Bench {
         compileFigures(options, into: &report)
         try largePatternFigures(options, into: &report)
         try twoDeviceFigures(options, into: &report)
+        try audioFigures(options, into: &report)
         return report
     }
 

@@ -13,12 +13,16 @@ final class BenchCommandTests: XCTestCase {
             "clock_offset_error_p99_us", "clock_drift_error_ppm", "prepared_start_latency_p50_ms",
             "prepared_start_latency_p99_ms", "unprepared_start_latency_p50_ms", "loss_retransmissions",
             "loss_lost_events", "wire_bytes_per_second", "felt_onset_error_max_ms", "compile_events_per_second_1000",
-            "validate_1e4_events_s", "render_1e3_events_s",
+            "validate_1e4_events_s", "render_1e3_events_s", "audio_haptic_skew_p99_us", "audio_underrun_frames",
+            "audio_decode_23s_ms",
         ]
         for key in keys { XCTAssertNotNil(object[key], "missing \(key)") }
         for key in keys where key != "wire_bytes_per_second" { XCTAssertTrue(object[key] is NSNumber, "\(key) is not a number") }
         XCTAssertEqual(object["loss_lost_events"] as? Double, 0)
         XCTAssertLessThan(try XCTUnwrap(object["onset_error_p99_us"] as? Double), try XCTUnwrap(object["naive_onset_error_p99_us"] as? Double))
+        XCTAssertEqual(object["audio_underrun_frames"] as? Double, 0)
+        XCTAssertLessThan(
+            try XCTUnwrap(object["audio_haptic_skew_p99_us"] as? Double), try XCTUnwrap(object["audio_haptic_skew_p99_us_baseline"] as? Double))
         XCTAssertNotNil(object["notes"] as? [String])
     }
 

@@ -22,6 +22,24 @@ final class ErrorCodeTests: XCTestCase {
         "{\"Version\": 1.0, \"Pattern\": [\n  {\"Event\":\n    {\(members)}}\n]}"
     }
 
+    func testOperationNotPermitted4806ForExportingARegisteredAudioResource() throws {
+        let file = HapticPattern(
+            events: [HapticEvent(audioWaveform: .init(path: "tap.wav"), parameters: [], relativeTime: 0)], parameters: [], parameterCurves: [])
+        XCTAssertNoThrow(try file.checkExportable())
+        let registered = HapticPattern(
+            events: [
+                HapticEvent(eventType: .hapticTransient, parameters: [], relativeTime: 0),
+                HapticEvent(audioResourceID: 7, parameters: [], relativeTime: 0.1),
+            ], parameters: [], parameterCurves: [])
+        XCTAssertThrowsError(try registered.checkExportable()) { error in
+            let e = error as! PatternError
+            XCTAssertEqual(e.code, .operationNotPermitted)
+            XCTAssertEqual(e.code.rawValue, -4806)
+            XCTAssertEqual(e.path, "events[1].audioResourceID")
+            XCTAssertTrue(e.message.contains("resource 7"), e.message)
+        }
+    }
+
     func testNotSupportedVersion4809() {
         check(
             "{\n  \"Version\": 2.0,\n  \"Pattern\": []\n}", code: .notSupported, line: 2, column: 14, path: "Version",

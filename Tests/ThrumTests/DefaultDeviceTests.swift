@@ -82,3 +82,17 @@ final class HardwareCapabilityTests: XCTestCase {
         XCTAssertTrue(HapticEngine.capabilitiesForHardware().supportsHaptics)
     }
 }
+
+/// `import Thrum` alone brings the audio path too.
+final class ThrumAudioImportTests: XCTestCase {
+    func testAudioAPIComesWithTheUmbrellaModule() throws {
+        let engine = try HapticEngine(device: .virtual)
+        XCTAssertNil(engine.audio)
+        // ALSA's null PCM: no sound hardware needed.
+        try engine.useSoundDevice("null")
+        XCTAssertEqual(engine.audio?.output.sink.name, "ALSA null")
+        XCTAssertThrowsError(try engine.useSoundDevice("thrum-no-such-pcm")) { XCTAssertEqual(($0 as? AudioError)?.code, .invalidAudioSession) }
+        XCTAssertEqual(SoundDeviceModel.null(clock: ManualClock()).sampleRate, 48_000)
+        engine.audio?.close()
+    }
+}

@@ -63,8 +63,9 @@ public struct HapticParameterAttributes: Equatable, Sendable {
 extension HapticEngine {
     /// What this engine's device can play (`CHHapticEngine.capabilitiesForHardware()`, asked of
     /// the engine: Thrum's hardware is the device it is connected to). Before ``start()`` the
-    /// device is not known yet: `supportsHaptics` is false.
+    /// device is not known yet: `supportsHaptics` is false. `supportsAudio` is whether the engine
+    /// has an audio path (``audio``, a sound device).
     public func capabilitiesForHardware() -> HapticDeviceCapability {
-        HapticDeviceCapability(supportsHaptics: isRunning && session.identity != nil, supportsAudio: false, device: capabilities)
+        HapticDeviceCapability(supportsHaptics: isRunning && session.identity != nil, supportsAudio: audio != nil, device: capabilities)
     }
 }

@@ -130,11 +130,17 @@ public final class HapticEngine {
     public var isAutoShutdownEnabled = false
     /// Silences every player (their timelines keep running). Takes effect within one lead time.
     public var isMutedForHaptics = false
-    /// Accepted for source compatibility; the actuator never plays audio.
+    /// Silences the audio of every player (their timelines keep running).
     public var isMutedForAudio = false
-    /// Apple's default, false. Audio events are listed, not played, whatever it says, until Thrum
-    /// has an audio path.
+    /// Apple's default, false. True: audio events are not played (takes effect at once).
     public var playsHapticsOnly = false
+    /// Apple's default, false. True: haptic events of players made from now on are left out.
+    public var playsAudioOnly = false
+    /// The audio path (sound device) audio events play on; nil: audio events are listed, not
+    /// played. See `HapticEngine+Audio.swift` and `docs/audio.md`.
+    public var audio: EngineAudio?
+    /// Audio resources registered with ``registerAudioResource(_:options:)``.
+    public let audioResources = AudioResourceRegistry()
 
     /// Whether the engine is started.
     public private(set) var isRunning = false
@@ -390,7 +396,7 @@ public final class HapticEngine {
                 .invalidEventTime, "event \(k) has relativeTime \(pattern.events[k].relativeTime) s; events start at 0 or later")
         }
         defer { nextPlayerID += 1 }
-        return StreamingPatternPlayer(engine: self, id: nextPlayerID, pattern: pattern)
+        return try makeAudioAwarePlayer(pattern, id: nextPlayerID)
     }
 
     /// Plays `pattern` once, now; starts the engine first if needed (which adds its start-up time).
@@ -519,6 +525,7 @@ public final class HapticEngine {
             for p in players { if let end = p.endTime { wake = min(wake, max(now + 1, end)) } }
         }
         if isPrepared { wake = min(wake, max(now + 1, prepareLapseTime)) }
+        if isRunning, let audio { wake = min(wake, max(now + 1, audio.nextWake(now: now))) }
         if isRunning && isAutoShutdownEnabled && players.isEmpty {
             wake = min(wake, max(now + 1, idleSince + configuration.autoShutdownTimeout.nanoseconds / 1_000))
         }
@@ -535,6 +542,7 @@ public final class HapticEngine {
         guard isRunning else { return }
         let now = nowMicros
         emit(now: now)
+        audio?.service(self)
         for p in players where p.endTime.map({ now >= $0 }) ?? false {
             p.timeReached()
         }

@@ -331,7 +331,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     /// Starts playing pattern offset `offset` (s) at engine time `at` (µs), or as soon as
     /// possible without disturbing other players when `at` is nil (or too close to now).
-    private func begin(offset: Double, at requested: Int64?, engine: HapticEngine) {
+    private func begin(offset: Double, at requestedTime: Int64?, engine: HapticEngine) {
+        // With sound to play, an immediate start waits for the sound device's latency.
+        let requested = requestedTime ?? engine.audioStartTime(for: self)
         if offset == 0 {
             stopAt = nil
             pauseOffset = nil

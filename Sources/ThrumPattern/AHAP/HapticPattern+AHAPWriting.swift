@@ -24,6 +24,17 @@ extension HapticPattern {
         AHAPEncoder.encode(self)
     }
 
+    /// Whether the pattern can be written as AHAP, as `CHHapticPattern.exportDictionary()` checks:
+    /// an event playing a registered audio resource (``HapticEvent/audioResourceID``) has no file
+    /// path AHAP could carry. The writers above leave such an event's sound out; call this first.
+    /// - Throws: ``PatternError`` `operationNotPermitted` (−4806) naming the first such event.
+    public func checkExportable() throws(PatternError) {
+        guard let k = events.firstIndex(where: { $0.audioResourceID != nil }) else { return }
+        throw PatternError(
+            code: .operationNotPermitted, file: "<api>", line: 0, column: 0, path: "events[\(k)].audioResourceID",
+            message: "event \(k) plays registered audio resource \(events[k].audioResourceID!); AHAP can only name a file (EventWaveformPath)")
+    }
+
     /// The AHAP-shaped dictionary, like `CHHapticPattern.exportDictionary()`: numbers as
     /// `Double`, booleans as `Bool`, JSON null as `NSNull`. `HapticPattern(dictionary:)` reads it back.
     public func exportDictionary() -> [String: Any] {

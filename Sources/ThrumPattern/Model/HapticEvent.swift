@@ -68,6 +68,9 @@ public struct HapticEvent: Equatable, Sendable {
     public var duration: Double
     /// The audio file of an `AudioCustom` event.
     public var waveform: Waveform?
+    /// The registered audio resource an `AudioCustom` event plays (``init(audioResourceID:parameters:relativeTime:duration:)``),
+    /// nil for events from files. AHAP cannot carry it: the writer leaves such events' sound out.
+    public var audioResourceID: Int?
 
     /// Creates an event that needs no duration (a transient), like `CHHapticEvent(eventType:parameters:relativeTime:)`.
     public init(eventType: EventType, parameters: [HapticEventParameter], relativeTime: Double) {
@@ -81,6 +84,19 @@ public struct HapticEvent: Equatable, Sendable {
         self.relativeTime = relativeTime
         self.duration = duration
         self.waveform = nil
+        self.audioResourceID = nil
+    }
+
+    /// Creates an `AudioCustom` event that plays a registered audio resource, like
+    /// `CHHapticEvent(audioResourceID:parameters:relativeTime:duration:)`: a shorter `duration`
+    /// truncates the sound, 0 plays all of it.
+    public init(audioResourceID: Int, parameters: [HapticEventParameter], relativeTime: Double, duration: Double = 0) {
+        self.type = .audioCustom
+        self.eventParameters = parameters
+        self.relativeTime = relativeTime
+        self.duration = duration
+        self.waveform = nil
+        self.audioResourceID = audioResourceID
     }
 
     /// Creates an `AudioCustom` event that plays an audio file (kept, not played by the actuator).
@@ -90,6 +106,7 @@ public struct HapticEvent: Equatable, Sendable {
         self.relativeTime = relativeTime
         self.duration = duration
         self.waveform = audioWaveform
+        self.audioResourceID = nil
     }
 
     /// The value of parameter `id` if the event sets it (the last one wins when repeated).

@@ -46,6 +46,13 @@ enum PlayCommand: Subcommand {
           --junit FILE      write a JUnit XML report: one test case per haptic event (and one for
                             --expect-onsets); schema in tools/junit.xsd
           --no-plot         leave out the acceleration plot
+          --no-audio        leave the pattern's audio events unplayed (listed only)
+          --audio-device NAME
+                            ALSA device for the audio events (default "default"; "null" plays
+                            nowhere). With --port, when no sound device opens, thrum says so once
+                            and plays them on the null sink. On the virtual device the audio runs
+                            on a modelled sound device in virtual time; with --audio-device its
+                            recording is then played on that device (docs/audio.md)
 
         preset:rom.N (1…123) plays DRV2605L ROM effect N through the driver's own sequencer
         (ROM_EFFECT); the report gives its onset.
@@ -90,6 +97,8 @@ enum PlayCommand: Subcommand {
             onsets: try arguments.option("expect-onsets", as: { Int($0).flatMap { $0 >= 0 ? $0 : nil } }, expected: "a whole number ≥ 0"))
         let junitPath = try arguments.option("junit")
         let routePath = try arguments.option("route")
+        let noAudio = arguments.flag("no-audio")
+        let audioDevice = try arguments.option("audio-device")
         let startedAt = Date()
         let files = try arguments.positionals()
         try arguments.finish()
@@ -158,10 +167,13 @@ enum PlayCommand: Subcommand {
         }
         session = connection.session
         engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
+        let audio = PlayAudio.attach(
+            to: engine, pattern: pattern, file: file, virtual: target.isVirtual, device: audioDevice, disabled: noAudio)
         do {
             try engine.start()
             recordCalibration(connection, settings: &settings)
             identity = session.identity!
+            PlayAudio.warmUp(engine)
             let player = try engine.makeAdvancedPlayer(with: pattern)
             player.playbackRate = rate
             if let intensity {
@@ -178,7 +190,8 @@ enum PlayCommand: Subcommand {
             }
             player.loopEnabled = passes != 1
             let before = engine.counters
-            let start = engine.currentTime + engine.leadTime.seconds + 0.02
+            // With sound, far enough ahead for the sound device's latency too.
+            let start = engine.currentTime + max(engine.leadTime.seconds + 0.02, (engine.audio?.startLead ?? 0) + 0.005)
             try player.start(atTime: start)
             // The last pass plays out its whole drive (a final transient's burst runs past the period).
             let lastPass = loopEnd == nil ? max(pass, drive) : pass
@@ -211,11 +224,21 @@ enum PlayCommand: Subcommand {
             target.attachTruth(to: &measured)
             report = measured
             settings.faults = session.faults
+            if let audio {
+                settings.audioEvents = audio.events(of: engine, playerID: player.playerID, start: start)
+                settings.audioText = audio.text(of: engine, playerID: player.playerID, start: start)
+            }
             if let error = engine.lastError { throw error }
             engine.stop()
+            audio?.replayRecording()
+            engine.audio?.close()
         } catch {
             target.close()
-            let message = (error as? HapticError)?.message ?? "\(error)"
+            var message = (error as? HapticError)?.message ?? "\(error)"
+            // A sound that cannot play: name the file and Core Haptics' code.
+            if let h = error as? HapticError, [.badEventEntry, .invalidAudioResource, .fileNotFound].contains(h.code) {
+                message = "\(file): \(h.description) (--no-audio plays the haptic events alone)"
+            }
             if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: message, startedAt: startedAt) }
             if json {
                 JSONOutput.print(CommandRouter.jsonError(command: name, kind: "failure", message: message, exitCode: 1))

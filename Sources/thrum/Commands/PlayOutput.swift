@@ -25,6 +25,10 @@ enum PlayOutput {
         var startedAt = Date()
         /// How calibration was settled at connect (nil before it was).
         var calibration: CalibrationSummary? = nil
+        /// The audio events played (nil: no audio path: `--no-audio`, or none in the pattern).
+        var audioEvents: [[String: Any]]? = nil
+        /// The audio report's text lines.
+        var audioText: [String] = []
 
         var summary: String? {
             var parts: [String] = []
@@ -60,7 +64,8 @@ enum PlayOutput {
         let truth = target.isVirtual
         lines.append(
             "  #  type               requested     onset        error ± bound           status" + (truth ? "    true error" : ""))
-        for event in report.events {
+        // Played audio events are listed in their own table below.
+        for event in report.events where settings.audioEvents == nil || event.type.isHaptic {
             let type = (settings.romEffect == nil ? event.type.rawValue : "ROMEffect").padding(toLength: 17, withPad: " ", startingAt: 0)
             let requested = milliseconds(event.requestedTime)
             let onset = event.onsetTime.map(milliseconds) ?? "—".padding(toLength: 10, withPad: " ", startingAt: 0)
@@ -71,6 +76,10 @@ enum PlayOutput {
             let pass = event.pass > 0 ? "  (pass \(event.pass + 1))" : ""
             lines.append(
                 String(format: "%3d", event.patternIndex) + "  \(type)  \(requested)  \(onset)  \(error)  \(status)\(trueError)" + pass)
+        }
+        if !settings.audioText.isEmpty {
+            lines.append("")
+            lines.append(contentsOf: settings.audioText)
         }
         if settings.expectations != PlaybackExpectations() {
             let outcome = settings.expectations.check(report)
@@ -110,9 +119,10 @@ enum PlayOutput {
                 "pass": event.pass,
             ]
         }
-        // `events` lists the haptic events the actuator plays; audio events are kept apart.
-        let events = report.events.filter(\.type.isHaptic).map(entry)
-        let audio = report.events.filter { !$0.type.isHaptic }.map(entry)
+        // `events` lists the haptic events the actuator plays and the audio events the sound device
+        // played (type, requested_s, onset_s); audio events not played (--no-audio) are kept apart.
+        let events = report.events.filter(\.type.isHaptic).map(entry) + (settings.audioEvents ?? [])
+        let audio = settings.audioEvents == nil ? report.events.filter { !$0.type.isHaptic }.map(entry) : []
         var rom: Any = NSNull()
         if let effect = settings.romEffect { rom = ["id": Int(effect.id), "name": effect.name] as [String: Any] }
         return [

@@ -12,7 +12,9 @@ enum RenderCommand: Subcommand {
 
         Compiles the pattern for the actuator profile and samples, on one time axis: the requested
         intensity and sharpness, the drive envelope sent to the driver (0…1 of the rated voltage)
-        and the acceleration envelope (G) the virtual device's actuator produced playing it.
+        and the acceleration envelope (G) the virtual device's actuator produced playing it; with
+        audio events, the sound's level (peak |sample|, 0…1, as thrum play renders it) beside them
+        in the SVG, the terminal plots and the JSON summary (the CSV keeps its columns).
         Without --svg or --csv it prints a summary and terminal plots.
 
         Options:
@@ -58,13 +60,18 @@ enum RenderCommand: Subcommand {
             caveat = ROMPreview.caveat(for: effect)
         }
         let preview = PatternPreview.make(pattern: pattern, profile: profile, sampleRate: rate)
+        let audio = AudioPreview.make(pattern: pattern, file: argument, times: preview.render.time, sampleRate: preview.render.sampleRate)
+        for note in audio?.notes ?? [] { printError("warning: \(note)") }
 
         if let csvPath { try write(preview.render.csv(), to: csvPath, what: "CSV") }
         if let svgPath {
-            try write(svg(preview, source: source, profile: profile, caveat: caveat).render(), to: svgPath, what: "SVG")
+            try write(svg(preview, source: source, profile: profile, caveat: caveat, audio: audio).render(), to: svgPath, what: "SVG")
         }
         if json {
-            JSONOutput.print(jsonSummary(preview, source: source, profile: profile, caveat: caveat, csv: csvPath, svg: svgPath))
+            var summary = jsonSummary(preview, source: source, profile: profile, caveat: caveat, csv: csvPath, svg: svgPath)
+            summary["audio_events"] = audio?.voices ?? 0
+            summary["peak_audio_level"] = audio.map { $0.level.max() ?? 0 } ?? 0
+            JSONOutput.print(summary)
         } else {
             for warning in source.warnings { printError(warning.description) }
             print(textSummary(preview, source: source, profile: profile, caveat: caveat))
@@ -73,13 +80,21 @@ enum RenderCommand: Subcommand {
             if csvPath == nil && svgPath == nil {
                 print()
                 print(plots(preview))
+                if let audio {
+                    let r = preview.render
+                    print()
+                    print(
+                        TerminalPlot(title: "audio level (peak |sample|)", unit: "").render(
+                            times: r.time, values: audio.level, start: r.time.first ?? 0, end: (r.time.last ?? 0) + 1 / r.sampleRate,
+                            markers: preview.eventTimes))
+                }
             }
         }
         return 0
     }
 
     /// The SVG plot of a preview.
-    static func svg(_ preview: PatternPreview, source: PatternSource, profile: ActuatorProfile, caveat: String?) -> SVGPlot {
+    static func svg(_ preview: PatternPreview, source: PatternSource, profile: ActuatorProfile, caveat: String?, audio: AudioPreview? = nil) -> SVGPlot {
         let r = preview.render
         var notes = [
             "actuator \(profile.name) (\(profile.id)), \(number(r.sampleRate)) samples/s; "
@@ -87,9 +102,12 @@ enum RenderCommand: Subcommand {
         ]
         if let caveat { notes.append(caveat) }
         let unit = preview.accelerationSource.unit
+        let audioSeries: [SVGPlot.Series] = audio.map {
+            [.init(name: "audio level (peak |sample|, 0…1)", color: "#9467bd", lineWidth: 1, values: $0.level, id: "series-audio")]
+        } ?? []
         return SVGPlot(
             title: "thrum render \(source.displayName)", notes: notes, time: r.time,
-            series: [
+            series: audioSeries + [
                 .init(name: "drive (0…1 of rated voltage)", color: "#2ca02c", lineWidth: 1.2, filled: true,
                       values: r.drive, id: "series-drive"),
                 .init(name: "intensity (requested)", color: "#1f77b4", lineWidth: 1.5, values: r.intensity,
