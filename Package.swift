@@ -15,7 +15,7 @@ let package = Package(
             name: "Thrum",
             targets: [
                 "ThrumTime", "ThrumPattern", "ThrumCompiler", "ThrumWire", "ThrumLink", "ThrumEngine",
-                "ThrumSim", "ThrumHarness", "Thrum",
+                "ThrumSim", "ThrumHarness", "ThrumLibrary", "Thrum",
             ]),
     ],
     targets: [
@@ -45,6 +45,8 @@ let package = Package(
             cSettings: [.unsafeFlags(["-std=c99", "-Wall", "-Wextra"])]),
         // Virtual device: firmware core + DRV2605L register model + LRA physics + link models.
         .target(name: "ThrumSim", dependencies: ["ThrumWire", "ThrumTime", "ThrumLink", "CThrumFirmware"]),
+        // Preset library images (.thl): manifest, compact programs (shapes), binary layout, CRC-32.
+        .target(name: "ThrumLibrary", dependencies: ["ThrumCompiler", "ThrumPattern", "ThrumWire"]),
         // Core-Haptics-shaped engine, players, prepare, feedback generators.
         .target(name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumLink", "ThrumWire", "ThrumTime"]),
         // Wires the whole stack for the CLI, end-to-end tests and benchmarks.
@@ -61,7 +63,9 @@ let package = Package(
         // The command-line tool.
         .executableTarget(
             name: "thrum",
-            dependencies: ["ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink"]),
+            dependencies: [
+                "ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumLibrary",
+            ]),
 
         // Shared by the test targets: the project's own fixtures, the package root, the policy for
         // the public material beside the repository (../shared), helpers more than one target uses.
@@ -71,6 +75,7 @@ let package = Package(
         .testTarget(name: "ThrumPatternTests", dependencies: ["ThrumPattern", "ThrumTestSupport", "ThrumTime"]),
         .testTarget(name: "ThrumCompilerTests", dependencies: ["ThrumCompiler", "ThrumTime", "ThrumTestSupport"]),
         .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware", "ThrumTime", "ThrumTestSupport"]),
+        .testTarget(name: "ThrumLibraryTests", dependencies: ["ThrumLibrary", "ThrumCompiler", "ThrumPattern", "ThrumTestSupport"]),
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink", "ThrumTime"]),
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
         .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
