@@ -1,0 +1,532 @@
+/*
+ * The preset library (PROTOCOL.md §3.3, §4.9; image layout in docs/library.md): an image kept in
+ * one of two storage slots, selected by the newer of two records, each alone in its own page:
+ *
+ *   page 0: record A    page 1: record B    slot 0 (capacity C)    slot 1 (capacity C)
+ *
+ * A record is 20 bytes: "TL", slot, 0, seq (u32), size (u32), image CRC-32 (u32), then the CRC-32
+ * of those 16 bytes. A flash writes the slot no record selects, reads it back to check its CRC-32,
+ * then writes the record page the active record is not in, with the next sequence number: that
+ * one page write is the switch. Power lost before it completes leaves the old record the newest
+ * valid one, and the old slot untouched. At reset the newest valid record whose slot verifies wins.
+ *
+ * The player feeds a stored preset into the segment queue as slots free up, so a preset longer
+ * than the queue plays whole. Trigger inputs start the preset the index maps to them.
+ */
+#include <string.h>
+
+#include "thrum_core.h"
+
+#if THRUM_FW_LIBRARY
+
+#define RECORD_SIZE 20u
+#define IMAGE_HEADER 64u
+#define INDEX_ENTRY 12u
+#define NO_TRIGGER 0xFFu
+#define TAG_SHAPE 1u
+#define TAG_SEGMENT 2u
+#define TAG_ROM 3u
+
+static int has_storage(const thrum_fw_t *fw)
+{
+    return fw->hal->storage_read != NULL && fw->hal->storage_write != NULL && fw->board.storage_page >= 32u &&
+           fw->board.storage_size >= 4u * (uint32_t)fw->board.storage_page;
+}
+
+/* Capacity of one slot: half of what the two record pages leave, in whole pages. */
+static uint32_t capacity(const thrum_fw_t *fw)
+{
+    uint32_t page = fw->board.storage_page;
+
+    return has_storage(fw) ? (fw->board.storage_size - 2u * page) / 2u / page * page : 0u;
+}
+
+static uint32_t slot_base(const thrum_fw_t *fw, uint8_t slot)
+{
+    return 2u * (uint32_t)fw->board.storage_page + (uint32_t)slot * capacity(fw);
+}
+
+static uint32_t crc32_update(uint32_t crc, uint8_t byte)
+{
+    uint8_t i;
+
+    crc ^= byte;
+    for (i = 0; i < 8u; i++) {
+        crc = (crc & 1u) != 0u ? (crc >> 1) ^ 0xEDB88320u : crc >> 1;
+    }
+    return crc;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+static void set32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* One byte of the active image at image offset `at` (0 past its end or on a read error). */
+static uint8_t rd8(const thrum_fw_t *fw, uint32_t at)
+{
+    uint8_t b = 0;
+
+    if (at < fw->library.size) {
+        (void)fw->hal->storage_read(fw->hal->ctx, slot_base(fw, fw->library.slot) + at, &b, 1u);
+    }
+    return b;
+}
+
+static uint16_t rd16(const thrum_fw_t *fw, uint32_t at)
+{
+    return (uint16_t)(rd8(fw, at) | ((uint16_t)rd8(fw, at + 1u) << 8));
+}
+
+static uint32_t rd_uv(const thrum_fw_t *fw, uint32_t *at)
+{
+    uint32_t v = 0;
+    uint8_t shift = 0;
+    uint8_t b;
+
+    do {
+        b = rd8(fw, (*at)++);
+        v |= (uint32_t)(b & 0x7Fu) << shift;
+        shift = (uint8_t)(shift + 7u);
+    } while ((b & 0x80u) != 0u && shift < 35u);
+    return v;
+}
+
+/* CRC-32 of the first `len` bytes of slot `slot`; 0 and *ok = 0 on a read error. */
+static uint32_t slot_crc(const thrum_fw_t *fw, uint8_t slot, uint32_t len, int *ok)
+{
+    uint8_t buf[16];
+    uint32_t crc = 0xFFFFFFFFu;
+    uint32_t at = 0;
+    uint32_t base = slot_base(fw, slot);
+
+    *ok = 1;
+    while (at < len) {
+        uint16_t n = (uint16_t)(len - at < sizeof(buf) ? len - at : sizeof(buf));
+        uint16_t i;
+
+        if (fw->hal->storage_read(fw->hal->ctx, base + at, buf, n) != 0) {
+            *ok = 0;
+            return 0;
+        }
+        for (i = 0; i < n; i++) {
+            crc = crc32_update(crc, buf[i]);
+        }
+        at += n;
+    }
+    return crc ^ 0xFFFFFFFFu;
+}
+
+/* The image in `slot` of `size` bytes is whole: its trailer is the CRC-32 of the rest, and it is
+ * `crc`. */
+static int slot_verifies(const thrum_fw_t *fw, uint8_t slot, uint32_t size, uint32_t crc)
+{
+    uint8_t trailer[4];
+    int ok;
+    uint32_t computed;
+
+    if (size < IMAGE_HEADER + 4u || size > capacity(fw)) {
+        return 0;
+    }
+    computed = slot_crc(fw, slot, size - 4u, &ok);
+    if (!ok || fw->hal->storage_read(fw->hal->ctx, slot_base(fw, slot) + size - 4u, trailer, 4u) != 0) {
+        return 0;
+    }
+    return computed == crc && get32(trailer) == crc;
+}
+
+/* Record page `page`: 1 and its fields when it is whole. */
+static int read_record(const thrum_fw_t *fw, uint8_t page, uint8_t *slot, uint32_t *seq, uint32_t *size, uint32_t *crc)
+{
+    uint8_t r[RECORD_SIZE];
+    uint32_t check = 0xFFFFFFFFu;
+    uint8_t i;
+
+    if (fw->hal->storage_read(fw->hal->ctx, (uint32_t)page * fw->board.storage_page, r, RECORD_SIZE) != 0) {
+        return 0;
+    }
+    for (i = 0; i < 16u; i++) {
+        check = crc32_update(check, r[i]);
+    }
+    if (r[0] != 'T' || r[1] != 'L' || r[2] > 1u || (check ^ 0xFFFFFFFFu) != get32(r + 16)) {
+        return 0;
+    }
+    *slot = r[2];
+    *seq = get32(r + 4);
+    *size = get32(r + 8);
+    *crc = get32(r + 12);
+    return 1;
+}
+
+/* Make the image in `slot` the active one (its header read into the cache). */
+static void activate(thrum_fw_t *fw, uint8_t record, uint8_t slot, uint32_t seq, uint32_t size, uint32_t crc)
+{
+    thrum_library_t *l = &fw->library;
+
+    l->active = 1;
+    l->record = record;
+    l->slot = slot;
+    l->seq = seq;
+    l->size = size;
+    l->crc = crc;
+    l->count = rd16(fw, 6u);
+    l->shape_table = rd16(fw, 18u);
+    l->shapes = (uint16_t)(l->shape_table + 2u * rd16(fw, 8u));
+    l->programs = rd16(fw, 20u);
+}
+
+void thrum_library_init(thrum_fw_t *fw, uint32_t now)
+{
+    thrum_library_t *l = &fw->library;
+    uint8_t slot[2];
+    uint32_t seq[2];
+    uint32_t size[2];
+    uint32_t crc[2];
+    int valid[2];
+    uint8_t first;
+    uint8_t k;
+    uint8_t i;
+
+    memset(l, 0, sizeof(*l));
+    for (i = 0; i < 8u; i++) {
+        l->trig_since[i] = now - THRUM_TRIGGER_DEBOUNCE_US; /* an input may fire at once after reset */
+    }
+    if (!has_storage(fw)) {
+        return;
+    }
+    for (k = 0; k < 2u; k++) {
+        valid[k] = read_record(fw, k, &slot[k], &seq[k], &size[k], &crc[k]);
+        if (valid[k] && (!l->max_seq || (int32_t)(seq[k] - l->max_seq) > 0)) {
+            l->max_seq = seq[k];
+        }
+    }
+    /* the newer record first, the older as a fallback when the newer's slot does not verify */
+    first = (valid[0] && valid[1]) ? ((int32_t)(seq[1] - seq[0]) > 0 ? 1u : 0u) : (valid[1] ? 1u : 0u);
+    for (k = 0; k < 2u; k++) {
+        uint8_t r = (uint8_t)(k == 0u ? first : 1u - first);
+        if (valid[r] && slot_verifies(fw, slot[r], size[r], crc[r])) {
+            activate(fw, r, slot[r], seq[r], size[r], crc[r]);
+            return;
+        }
+    }
+}
+
+static void report(thrum_fw_t *fw, uint8_t status)
+{
+    const thrum_library_t *l = &fw->library;
+    uint8_t m[19];
+
+    m[0] = THRUM_MSG_LIBRARY;
+    m[1] = status;
+    m[2] = l->active ? l->slot : 0u;
+    set32(m + 3, l->active ? l->seq : 0u);
+    set32(m + 7, l->active ? l->size : 0u);
+    set32(m + 11, l->active ? l->crc : 0u);
+    set32(m + 15, capacity(fw));
+    thrum_telemetry_append(fw, m, sizeof(m));
+}
+
+void thrum_library_query(thrum_fw_t *fw)
+{
+    report(fw, !has_storage(fw) ? THRUM_LIBRARY_STATUS_NO_STORAGE
+               : fw->library.active ? THRUM_LIBRARY_STATUS_ACTIVE
+                                    : THRUM_LIBRARY_STATUS_EMPTY);
+}
+
+static uint8_t target_slot(const thrum_fw_t *fw)
+{
+    return fw->library.active ? (uint8_t)(1u - fw->library.slot) : 0u;
+}
+
+void thrum_library_begin(thrum_fw_t *fw, uint32_t size, uint32_t crc)
+{
+    thrum_library_t *l = &fw->library;
+
+    l->writing = 0;
+    if (!has_storage(fw)) {
+        report(fw, THRUM_LIBRARY_STATUS_NO_STORAGE);
+        return;
+    }
+    if (size < IMAGE_HEADER + 4u || size > capacity(fw)) {
+        report(fw, THRUM_LIBRARY_STATUS_TOO_LARGE);
+        return;
+    }
+    l->writing = 1;
+    l->w_size = size;
+    l->w_crc = crc;
+    l->w_cursor = 0;
+}
+
+void thrum_library_write(thrum_fw_t *fw, uint32_t offset, const uint8_t *data, uint8_t len)
+{
+    thrum_library_t *l = &fw->library;
+    uint32_t page = fw->board.storage_page;
+    uint32_t base = slot_base(fw, target_slot(fw));
+
+    if (!l->writing) {
+        return; /* refused or failed before: reported then */
+    }
+    if (offset != l->w_cursor || (uint32_t)len > l->w_size - l->w_cursor) {
+        l->writing = 0;
+        report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
+        return;
+    }
+    while (len > 0u) {
+        uint32_t addr = base + l->w_cursor;
+        uint32_t room = page - addr % page;
+        uint8_t n = (uint8_t)(len < room ? len : room);
+
+        if ((addr % page == 0u && fw->hal->storage_erase != NULL && fw->hal->storage_erase(fw->hal->ctx, addr) != 0) ||
+            fw->hal->storage_write(fw->hal->ctx, addr, data, n) != 0) {
+            l->writing = 0;
+            report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
+            return;
+        }
+        data += n;
+        len = (uint8_t)(len - n);
+        l->w_cursor += n;
+    }
+}
+
+void thrum_library_commit(thrum_fw_t *fw)
+{
+    thrum_library_t *l = &fw->library;
+    uint8_t slot = target_slot(fw);
+    uint8_t page = l->active ? (uint8_t)(1u - l->record) : 0u;
+    uint8_t head[16];
+    uint8_t r[RECORD_SIZE];
+    uint32_t check = 0xFFFFFFFFu;
+    uint32_t seq = l->max_seq + 1u;
+    uint8_t got_slot;
+    uint32_t got_seq, got_size, got_crc;
+    uint8_t i;
+
+    if (!l->writing || l->w_cursor != l->w_size) {
+        l->writing = 0;
+        report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
+        return;
+    }
+    l->writing = 0;
+    if (fw->hal->storage_read(fw->hal->ctx, slot_base(fw, slot), head, sizeof(head)) != 0 || head[0] != 'T' ||
+        head[1] != 'H' || head[2] != 'R' || head[3] != 'L' || head[4] != 1u || get32(head + 12) != l->w_size) {
+        report(fw, THRUM_LIBRARY_STATUS_BAD_IMAGE);
+        return;
+    }
+    if (!slot_verifies(fw, slot, l->w_size, l->w_crc)) {
+        report(fw, THRUM_LIBRARY_STATUS_VERIFY_FAILED);
+        return;
+    }
+    r[0] = 'T';
+    r[1] = 'L';
+    r[2] = slot;
+    r[3] = 0;
+    set32(r + 4, seq);
+    set32(r + 8, l->w_size);
+    set32(r + 12, l->w_crc);
+    for (i = 0; i < 16u; i++) {
+        check = crc32_update(check, r[i]);
+    }
+    set32(r + 16, check ^ 0xFFFFFFFFu);
+    if ((fw->hal->storage_erase != NULL &&
+         fw->hal->storage_erase(fw->hal->ctx, (uint32_t)page * fw->board.storage_page) != 0) ||
+        fw->hal->storage_write(fw->hal->ctx, (uint32_t)page * fw->board.storage_page, r, RECORD_SIZE) != 0 ||
+        !read_record(fw, page, &got_slot, &got_seq, &got_size, &got_crc) || got_seq != seq) {
+        report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
+        return;
+    }
+    l->playing = 0; /* the old image's program is gone from under the player */
+    l->max_seq = seq;
+    activate(fw, page, slot, seq, l->w_size, l->w_crc);
+    report(fw, THRUM_LIBRARY_STATUS_SWITCHED);
+}
+
+void thrum_library_read(thrum_fw_t *fw, uint32_t offset, uint8_t len)
+{
+    const thrum_library_t *l = &fw->library;
+    uint8_t m[1u + 4u + 1u + THRUM_LIBRARY_READ_MAX];
+    uint8_t n = 0;
+
+    m[0] = THRUM_MSG_LIBRARY_DATA;
+    set32(m + 1, offset);
+    if (l->active && offset < l->size) {
+        n = (uint8_t)(l->size - offset < len ? l->size - offset : len);
+        if (fw->hal->storage_read(fw->hal->ctx, slot_base(fw, l->slot) + offset, m + 6, n) != 0) {
+            n = 0;
+        }
+    }
+    m[5] = n;
+    thrum_telemetry_append(fw, m, (uint8_t)(6u + n));
+}
+
+/* Index entry of preset `id` (by id when `by_trigger` is 0, else by trigger input `id`); its
+ * image offset, or 0 when none. */
+static uint32_t find(const thrum_fw_t *fw, uint32_t key, int by_trigger)
+{
+    uint16_t i;
+
+    for (i = 0; i < fw->library.count; i++) {
+        uint32_t at = IMAGE_HEADER + (uint32_t)i * INDEX_ENTRY;
+        if (by_trigger ? rd8(fw, at + 2u) == key : rd16(fw, at) == key) {
+            return at;
+        }
+    }
+    return 0;
+}
+
+/* Start feeding the preset of index entry `at`: pattern time 0 at device time `start`. */
+static void start_player(thrum_fw_t *fw, uint32_t at, uint32_t start, uint32_t event_base)
+{
+    thrum_library_t *l = &fw->library;
+
+    l->playing = 1;
+    l->ramps_left = 0;
+    l->p_pos = (uint32_t)l->programs + rd16(fw, at + 4u);
+    l->p_end = l->p_pos + rd16(fw, at + 6u);
+    l->p_time = start - rd16(fw, at + 8u);
+    l->event_base = event_base;
+    thrum_library_feed(fw);
+}
+
+void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t event_base)
+{
+    uint32_t at = fw->library.active && id <= 0xFFFFu ? find(fw, id, 0) : 0u;
+
+    if (at == 0u) {
+        thrum_telemetry_fault(fw, THRUM_FAULT_NO_PRESET, id);
+        return;
+    }
+    start_player(fw, at, start, event_base);
+}
+
+void thrum_library_feed(thrum_fw_t *fw)
+{
+    thrum_library_t *l = &fw->library;
+
+    while (l->playing && fw->sched.count < THRUM_FW_QUEUE_SLOTS) {
+        thrum_segment_t seg;
+
+        seg.effect = 0;
+        if (l->ramps_left > 0u) {
+            uint32_t head = rd_uv(fw, &l->s_pos);
+            uint32_t gap = (head & 2u) != 0u ? rd_uv(fw, &l->s_pos) : 0u;
+
+            seg.from = (head & 1u) != 0u ? rd8(fw, l->s_pos++) : l->prev_to;
+            seg.to = rd8(fw, l->s_pos++);
+            seg.duration = head >> 2;
+            l->s_time += gap;
+            seg.start = l->s_time;
+            seg.event = l->s_event;
+            l->s_event = 0;
+            l->s_time += seg.duration;
+            l->prev_to = seg.to;
+            l->ramps_left--;
+        } else {
+            uint8_t tag;
+            uint32_t event;
+
+            if (l->p_pos >= l->p_end) {
+                l->playing = 0;
+                break;
+            }
+            tag = rd8(fw, l->p_pos++);
+            l->p_time += rd_uv(fw, &l->p_pos);
+            if (tag == TAG_SHAPE) {
+                uint32_t shape = rd_uv(fw, &l->p_pos);
+                event = rd_uv(fw, &l->p_pos);
+                l->s_pos = (uint32_t)l->shapes + rd16(fw, l->shape_table + 2u * shape);
+                l->ramps_left = rd8(fw, l->s_pos++);
+                l->s_time = l->p_time;
+                l->s_event = event != 0u ? l->event_base + event : 0u;
+                l->prev_to = 0;
+                continue;
+            }
+            seg.start = l->p_time;
+            if (tag == TAG_SEGMENT) {
+                seg.duration = rd_uv(fw, &l->p_pos);
+                seg.from = rd8(fw, l->p_pos++);
+                seg.to = rd8(fw, l->p_pos++);
+            } else if (tag == TAG_ROM) {
+                seg.effect = rd8(fw, l->p_pos++);
+                seg.duration = THRUM_ROM_LATE_WINDOW_US;
+                seg.from = 0;
+                seg.to = 0;
+            } else {
+                l->playing = 0;
+                break;
+            }
+            event = rd_uv(fw, &l->p_pos);
+            seg.event = event != 0u ? l->event_base + event : 0u;
+        }
+        if (seg.duration < THRUM_SEGMENT_MIN_DURATION_US || !thrum_scheduler_accepts(fw, seg.start)) {
+            l->playing = 0; /* out of order behind what the host queued: the rest is dropped */
+            thrum_telemetry_fault(fw, THRUM_FAULT_GO_REJECTED, 0xFFu);
+            break;
+        }
+        thrum_scheduler_enqueue(fw, &seg);
+    }
+}
+
+void thrum_library_triggers(thrum_fw_t *fw, uint32_t now)
+{
+    thrum_library_t *l = &fw->library;
+    uint8_t level;
+    uint8_t changed;
+    uint8_t i;
+
+    if (fw->hal->trigger_read == NULL) {
+        return;
+    }
+    level = fw->hal->trigger_read(fw->hal->ctx);
+    changed = (uint8_t)(level ^ l->trig_level);
+    l->trig_level = level;
+    for (i = 0; i < 8u; i++) {
+        uint8_t bit = (uint8_t)(1u << i);
+        uint32_t at;
+
+        if ((changed & bit) == 0u) {
+            continue;
+        }
+        if ((level & bit) == 0u) {
+            l->trig_since[i] = now; /* released (or a bounce): the rest period starts again */
+            continue;
+        }
+        if (now - l->trig_since[i] < THRUM_TRIGGER_DEBOUNCE_US || !l->active) {
+            continue; /* a bounce within the rest period */
+        }
+        at = find(fw, i, 1);
+        if (at != 0u) {
+            uint8_t m[1u + 1u + THRUM_UVARINT_MAX_BYTES + 4u];
+            uint16_t id = rd16(fw, at);
+            uint8_t n = 2;
+
+            /* the drive starts now: pattern time 0 is `lead` ahead */
+            start_player(fw, at, now + rd16(fw, at + 8u), THRUM_TRIGGER_EVENT_BASE + ((uint32_t)id << 12));
+            m[0] = THRUM_MSG_TRIGGER;
+            m[1] = i;
+            n = (uint8_t)(n + thrum_uvarint_encode(id, m + n));
+            set32(m + n, now);
+            thrum_telemetry_append(fw, m, (uint8_t)(n + 4u));
+        }
+    }
+}
+
+uint8_t thrum_fw_library_active(const thrum_fw_t *fw, uint32_t *seq, uint32_t *size, uint32_t *crc, uint8_t *slot)
+{
+    *seq = fw->library.seq;
+    *size = fw->library.size;
+    *crc = fw->library.crc;
+    *slot = fw->library.slot;
+    return fw->library.active;
+}
+
+#else
+typedef int thrum_library_unused_t; /* ISO C wants a declaration in every translation unit */
+#endif /* THRUM_FW_LIBRARY */
