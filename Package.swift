@@ -48,7 +48,7 @@ let package = Package(
         // Preset library images (.thl): manifest, compact programs (shapes), binary layout, CRC-32.
         .target(name: "ThrumLibrary", dependencies: ["ThrumCompiler", "ThrumPattern", "ThrumWire"]),
         // Core-Haptics-shaped engine, players, prepare, feedback generators.
-        .target(name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumLink", "ThrumWire", "ThrumTime"]),
+        .target(name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumLink", "ThrumWire", "ThrumTime", "ThrumLibrary"]),
         // Wires the whole stack for the CLI, end-to-end tests and benchmarks.
         .target(name: "ThrumHarness", dependencies: ["ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern"]),
         // One import for the Core-Haptics-shaped API (`import Thrum`, as `import CoreHaptics`), and
@@ -87,7 +87,7 @@ let package = Package(
             dependencies: [
                 "ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink",
                 "ThrumTestSupport",
-                "ThrumWire",
+                "ThrumWire", "ThrumLibrary",
             ]),
     ]
 )

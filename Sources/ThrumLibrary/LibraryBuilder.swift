@@ -83,7 +83,7 @@ public struct LibraryBuilder: Sendable {
                     throw LibraryBuildError(file: manifestPath, position: entry.position, message: "preset \(entry.id): \(error.description)")
                 }
             }
-            let program = compiler.compile(pattern)
+            let program = ProgramPacker.deviceForm(compiler.compile(pattern))
             guard !program.segments.isEmpty else {
                 throw LibraryBuildError(
                     file: manifestPath, position: entry.position, message: "preset \(entry.id) ('\(entry.name)') drives nothing (audio only or silent)")

@@ -1,4 +1,5 @@
 import ThrumCompiler
+import ThrumWire
 
 /// Turns compiled drive programs into library items and shapes, and back.
 ///
@@ -44,11 +45,33 @@ public struct ProgramPacker: Sendable {
             piece.removeAll()
         }
         for s in program.segments {
-            if s.eventID != 0 || piece.count >= LibraryImage.maxShapeRamps { flush() }
+            let overlaps = piece.last.map { s.start < $0.end } ?? false
+            if s.eventID != 0 || overlaps || piece.count >= LibraryImage.maxShapeRamps { flush() }
             piece.append(s)
         }
         flush()
         return (items, UInt32(-origin))
+    }
+
+    /// The segments as the engine's stream sends them to the device (and so as a library stores
+    /// them): a marked ramp up from 0 starts earlier by its first-drive offset and keeps its end
+    /// (PROTOCOL.md §4.1: its first drive then lands on the compiled onset), and no segment starts
+    /// before the one ahead of it.
+    public static func deviceForm(_ program: DriveProgram) -> DriveProgram {
+        var out = program
+        var last: Int64?
+        out.segments = program.segments.map { segment in
+            var s = segment
+            if s.eventID != 0 {
+                let lead = SegmentCommand.firstDriveOffset(duration: s.duration, from: s.from, to: s.to)
+                s.start -= Int64(lead)
+                s.duration += lead
+            }
+            if let last, s.start < last { s.start = last }
+            last = s.start
+            return s
+        }
+        return out
     }
 
     /// The drive segments and ROM effects a preset's items play, with pattern time 0 at 0 (segments

@@ -11,7 +11,7 @@ public enum LibraryCommand: Sendable, Hashable {
     case query
     /// LIBRARY_READ: ask for `length` (1…32) bytes of the active image at `offset`. Any lane.
     case read(offset: UInt32, length: UInt8)
-    /// PLAY_PRESET: play stored preset `id` with pattern time 0 at device time `start`. Any lane.
+    /// PLAY_PRESET: play stored preset `id`, its drive beginning at device time `start`. Any lane.
     case play(PlayPresetCommand)
 
     /// The most data bytes one LIBRARY_WRITE carries (a payload of id, offset, length and data).
@@ -102,7 +102,7 @@ public enum LibraryCommand: Sendable, Hashable {
 public struct PlayPresetCommand: Sendable, Hashable {
     /// The preset's id in the library index.
     public var id: UInt32
-    /// Device time of the preset's pattern time 0 (its drive starts its lead earlier).
+    /// Device time the preset's drive begins (its pattern time 0 is the preset's lead later).
     public var start: UInt32
     /// Added to the preset's event numbers (1, 2, …) in the ONSETs it reports.
     public var eventBase: UInt32

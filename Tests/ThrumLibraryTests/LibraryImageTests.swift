@@ -20,7 +20,8 @@ final class LibraryImageTests: XCTestCase {
     }
 
     /// Build → encode → decode gives the same image, and each preset expands to exactly the
-    /// segments the compiler produces for it (same starts, durations, amplitudes and event ids).
+    /// segments the compiler produces for it, in the form the stream sends them (same starts,
+    /// durations, amplitudes and event ids).
     func testExampleLibraryRoundTripsToTheCompilersDrive() throws {
         let built = try buildExample()
         let bytes = try built.image.encode()
@@ -45,7 +46,8 @@ final class LibraryImageTests: XCTestCase {
             XCTAssertEqual(preset.name, entry.name)
             XCTAssertEqual(preset.trigger, entry.trigger)
             let expanded = ProgramPacker.expand(preset, shapes: decoded.shapes)
-            XCTAssertEqual(expanded.segments, compiler.compile(pattern).segments, "preset \(entry.id) \(entry.name)")
+            XCTAssertEqual(
+                expanded.segments, ProgramPacker.deviceForm(compiler.compile(pattern)).segments, "preset \(entry.id) \(entry.name)")
             checked += 1
         }
         XCTAssertEqual(checked, manifest.entries.count)

@@ -70,23 +70,36 @@ static void set32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
-/* One byte of the active image at image offset `at` (0 past its end or on a read error). */
-static uint8_t rd8(const thrum_fw_t *fw, uint32_t at)
-{
-    uint8_t b = 0;
+#define LINE 16u
 
-    if (at < fw->library.size) {
-        (void)fw->hal->storage_read(fw->hal->ctx, slot_base(fw, fw->library.slot) + at, &b, 1u);
+/* One byte of the active image at image offset `at` (0 past its end or on a read error), through
+ * a 16-byte line: an EEPROM read costs its addressing (≈ 120 µs at 400 kHz) whatever its length. */
+static uint8_t rd8(thrum_fw_t *fw, uint32_t at)
+{
+    thrum_library_t *l = &fw->library;
+
+    if (at >= l->size) {
+        return 0;
     }
-    return b;
+    if (l->line_at == 0xFFFFFFFFu || at < l->line_at || at >= l->line_at + LINE) {
+        uint32_t start = at - at % LINE;
+        uint16_t n = (uint16_t)(l->size - start < LINE ? l->size - start : LINE);
+
+        if (fw->hal->storage_read(fw->hal->ctx, slot_base(fw, l->slot) + start, l->line, n) != 0) {
+            l->line_at = 0xFFFFFFFFu;
+            return 0;
+        }
+        l->line_at = start;
+    }
+    return l->line[at - l->line_at];
 }
 
-static uint16_t rd16(const thrum_fw_t *fw, uint32_t at)
+static uint16_t rd16(thrum_fw_t *fw, uint32_t at)
 {
     return (uint16_t)(rd8(fw, at) | ((uint16_t)rd8(fw, at + 1u) << 8));
 }
 
-static uint32_t rd_uv(const thrum_fw_t *fw, uint32_t *at)
+static uint32_t rd_uv(thrum_fw_t *fw, uint32_t *at)
 {
     uint32_t v = 0;
     uint8_t shift = 0;
@@ -171,6 +184,7 @@ static void activate(thrum_fw_t *fw, uint8_t record, uint8_t slot, uint32_t seq,
 {
     thrum_library_t *l = &fw->library;
 
+    l->line_at = 0xFFFFFFFFu;
     l->active = 1;
     l->record = record;
     l->slot = slot;
@@ -368,7 +382,7 @@ void thrum_library_read(thrum_fw_t *fw, uint32_t offset, uint8_t len)
 
 /* Index entry of preset `id` (by id when `by_trigger` is 0, else by trigger input `id`); its
  * image offset, or 0 when none. */
-static uint32_t find(const thrum_fw_t *fw, uint32_t key, int by_trigger)
+static uint32_t find(thrum_fw_t *fw, uint32_t key, int by_trigger)
 {
     uint16_t i;
 
@@ -381,7 +395,8 @@ static uint32_t find(const thrum_fw_t *fw, uint32_t key, int by_trigger)
     return 0;
 }
 
-/* Start feeding the preset of index entry `at`: pattern time 0 at device time `start`. */
+/* Start feeding the preset of index entry `at`: its drive (the program) begins at device time
+ * `start`; its pattern time 0 is the entry's lead later. */
 static void start_player(thrum_fw_t *fw, uint32_t at, uint32_t start, uint32_t event_base)
 {
     thrum_library_t *l = &fw->library;
@@ -390,7 +405,7 @@ static void start_player(thrum_fw_t *fw, uint32_t at, uint32_t start, uint32_t e
     l->ramps_left = 0;
     l->p_pos = (uint32_t)l->programs + rd16(fw, at + 4u);
     l->p_end = l->p_pos + rd16(fw, at + 6u);
-    l->p_time = start - rd16(fw, at + 8u);
+    l->p_time = start;
     l->event_base = event_base;
     thrum_library_feed(fw);
 }
@@ -406,11 +421,15 @@ void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t ev
     start_player(fw, at, start, event_base);
 }
 
+/* The player keeps this many entries queued and tops the queue up on every pass, so that one
+ * pass never spends long reading storage (a stored preset may be much longer than the queue). */
+#define FEED_AHEAD 4u
+
 void thrum_library_feed(thrum_fw_t *fw)
 {
     thrum_library_t *l = &fw->library;
 
-    while (l->playing && fw->sched.count < THRUM_FW_QUEUE_SLOTS) {
+    while (l->playing && fw->sched.count < THRUM_FW_QUEUE_SLOTS && fw->sched.count < FEED_AHEAD) {
         thrum_segment_t seg;
 
         seg.effect = 0;
@@ -507,8 +526,7 @@ void thrum_library_triggers(thrum_fw_t *fw, uint32_t now)
             uint16_t id = rd16(fw, at);
             uint8_t n = 2;
 
-            /* the drive starts now: pattern time 0 is `lead` ahead */
-            start_player(fw, at, now + rd16(fw, at + 8u), THRUM_TRIGGER_EVENT_BASE + ((uint32_t)id << 12));
+            start_player(fw, at, now, THRUM_TRIGGER_EVENT_BASE + ((uint32_t)id << 12)); /* drive now */
             m[0] = THRUM_MSG_TRIGGER;
             m[1] = i;
             n = (uint8_t)(n + thrum_uvarint_encode(id, m + n));

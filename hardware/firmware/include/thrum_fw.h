@@ -275,6 +275,8 @@ typedef struct thrum_library {
     uint32_t s_pos;          /**< storage address of the next ramp */
     uint32_t s_time;         /**< device time the next ramp's gap counts from */
     uint32_t s_event;        /**< event of the shape's first ramp (0 after it) */
+    uint32_t line_at;        /**< image offset of the cached line (0xFFFFFFFF: none) */
+    uint8_t line[16];        /**< the last 16 bytes read from storage: decoding reads in order */
     uint8_t trig_level;      /**< trigger input levels last read */
     uint8_t trig_armed;      /**< bit i: input i has rested inactive long enough for an edge to count */
     uint32_t trig_since[8];  /**< when input i last went inactive */
