@@ -77,10 +77,12 @@ void thrum_fw_poll(thrum_fw_t *fw)
     thrum_power_run(fw, now);
     thrum_calibration_run(fw, now);
 #if THRUM_FW_LIBRARY
-    thrum_library_triggers(fw, now);
-    thrum_library_feed(fw);
+    thrum_library_triggers(fw, now); /* an edge queues its preset's first entries, decoded ahead */
 #endif
     thrum_scheduler_run(fw, now, THRUM_FW_DRIVE_LEAD_US);
+#if THRUM_FW_LIBRARY
+    thrum_library_feed(fw); /* after the pass's drive: reading storage takes bus time */
+#endif
     thrum_scheduler_check_driver(fw, now);
     thrum_telemetry_flush(fw);
     if (!fw->sched.output_unknown) {

@@ -27,6 +27,8 @@
 #define TAG_SEGMENT 2u
 #define TAG_ROM 3u
 
+static void arm_triggers(thrum_fw_t *fw);
+
 static int has_storage(const thrum_fw_t *fw)
 {
     return fw->hal->storage_read != NULL && fw->hal->storage_write != NULL && fw->board.storage_page >= 32u &&
@@ -195,6 +197,7 @@ static void activate(thrum_fw_t *fw, uint8_t record, uint8_t slot, uint32_t seq,
     l->shape_table = rd16(fw, 18u);
     l->shapes = (uint16_t)(l->shape_table + 2u * rd16(fw, 8u));
     l->programs = rd16(fw, 20u);
+    arm_triggers(fw);
 }
 
 void thrum_library_init(thrum_fw_t *fw, uint32_t now)
@@ -356,7 +359,7 @@ void thrum_library_commit(thrum_fw_t *fw)
         report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
         return;
     }
-    l->playing = 0; /* the old image's program is gone from under the player */
+    l->player.playing = 0; /* the old image's program is gone from under the player */
     l->max_seq = seq;
     activate(fw, page, slot, seq, l->w_size, l->w_crc);
     report(fw, THRUM_LIBRARY_STATUS_SWITCHED);
@@ -395,19 +398,18 @@ static uint32_t find(thrum_fw_t *fw, uint32_t key, int by_trigger)
     return 0;
 }
 
-/* Start feeding the preset of index entry `at`: its drive (the program) begins at device time
- * `start`; its pattern time 0 is the entry's lead later. */
+/* Set the player on the preset of index entry `at`: its drive (the program) begins at device
+ * time `start`; its pattern time 0 is the entry's lead later. */
 static void start_player(thrum_fw_t *fw, uint32_t at, uint32_t start, uint32_t event_base)
 {
-    thrum_library_t *l = &fw->library;
+    thrum_library_player_t *p = &fw->library.player;
 
-    l->playing = 1;
-    l->ramps_left = 0;
-    l->p_pos = (uint32_t)l->programs + rd16(fw, at + 4u);
-    l->p_end = l->p_pos + rd16(fw, at + 6u);
-    l->p_time = start;
-    l->event_base = event_base;
-    thrum_library_feed(fw);
+    p->playing = 1;
+    p->ramps_left = 0;
+    p->p_pos = (uint32_t)fw->library.programs + rd16(fw, at + 4u);
+    p->p_end = p->p_pos + rd16(fw, at + 6u);
+    p->p_time = start;
+    p->event_base = event_base;
 }
 
 void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t event_base)
@@ -419,6 +421,83 @@ void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t ev
         return;
     }
     start_player(fw, at, start, event_base);
+    thrum_library_feed(fw);
+}
+
+/* Decode the player's next queue entry into `seg`; 0 (and the player stopped) at the end. */
+static int next_entry(thrum_fw_t *fw, thrum_segment_t *seg)
+{
+    thrum_library_player_t *p = &fw->library.player;
+
+    seg->effect = 0;
+    for (;;) {
+        uint8_t tag;
+        uint32_t event;
+
+        if (!p->playing) {
+            return 0;
+        }
+        if (p->ramps_left > 0u) {
+            uint32_t head = rd_uv(fw, &p->s_pos);
+            uint32_t gap = (head & 2u) != 0u ? rd_uv(fw, &p->s_pos) : 0u;
+
+            seg->from = (head & 1u) != 0u ? rd8(fw, p->s_pos++) : p->prev_to;
+            seg->to = rd8(fw, p->s_pos++);
+            seg->duration = head >> 2;
+            p->s_time += gap;
+            seg->start = p->s_time;
+            seg->event = p->s_event;
+            p->s_event = 0;
+            p->s_time += seg->duration;
+            p->prev_to = seg->to;
+            p->ramps_left--;
+            return 1;
+        }
+        if (p->p_pos >= p->p_end) {
+            p->playing = 0;
+            return 0;
+        }
+        tag = rd8(fw, p->p_pos++);
+        p->p_time += rd_uv(fw, &p->p_pos);
+        if (tag == TAG_SHAPE) {
+            uint32_t shape = rd_uv(fw, &p->p_pos);
+            event = rd_uv(fw, &p->p_pos);
+            p->s_pos = (uint32_t)fw->library.shapes + rd16(fw, fw->library.shape_table + 2u * shape);
+            p->ramps_left = rd8(fw, p->s_pos++);
+            p->s_time = p->p_time;
+            p->s_event = event != 0u ? p->event_base + event : 0u;
+            p->prev_to = 0;
+            continue;
+        }
+        seg->start = p->p_time;
+        if (tag == TAG_SEGMENT) {
+            seg->duration = rd_uv(fw, &p->p_pos);
+            seg->from = rd8(fw, p->p_pos++);
+            seg->to = rd8(fw, p->p_pos++);
+        } else if (tag == TAG_ROM) {
+            seg->effect = rd8(fw, p->p_pos++);
+            seg->duration = THRUM_ROM_LATE_WINDOW_US;
+            seg->from = 0;
+            seg->to = 0;
+        } else {
+            p->playing = 0;
+            return 0;
+        }
+        event = rd_uv(fw, &p->p_pos);
+        seg->event = event != 0u ? p->event_base + event : 0u;
+        return 1;
+    }
+}
+
+static int queue_entry(thrum_fw_t *fw, const thrum_segment_t *seg)
+{
+    if (seg->duration < THRUM_SEGMENT_MIN_DURATION_US || !thrum_scheduler_accepts(fw, seg->start)) {
+        fw->library.player.playing = 0; /* out of order behind what the host queued: the rest is dropped */
+        thrum_telemetry_fault(fw, THRUM_FAULT_GO_REJECTED, 0xFFu);
+        return 0;
+    }
+    thrum_scheduler_enqueue(fw, seg);
+    return 1;
 }
 
 /* The player keeps this many entries queued and tops the queue up on every pass, so that one
@@ -427,70 +506,39 @@ void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t ev
 
 void thrum_library_feed(thrum_fw_t *fw)
 {
-    thrum_library_t *l = &fw->library;
-
-    while (l->playing && fw->sched.count < THRUM_FW_QUEUE_SLOTS && fw->sched.count < FEED_AHEAD) {
+    while (fw->library.player.playing && fw->sched.count < THRUM_FW_QUEUE_SLOTS && fw->sched.count < FEED_AHEAD) {
         thrum_segment_t seg;
 
-        seg.effect = 0;
-        if (l->ramps_left > 0u) {
-            uint32_t head = rd_uv(fw, &l->s_pos);
-            uint32_t gap = (head & 2u) != 0u ? rd_uv(fw, &l->s_pos) : 0u;
-
-            seg.from = (head & 1u) != 0u ? rd8(fw, l->s_pos++) : l->prev_to;
-            seg.to = rd8(fw, l->s_pos++);
-            seg.duration = head >> 2;
-            l->s_time += gap;
-            seg.start = l->s_time;
-            seg.event = l->s_event;
-            l->s_event = 0;
-            l->s_time += seg.duration;
-            l->prev_to = seg.to;
-            l->ramps_left--;
-        } else {
-            uint8_t tag;
-            uint32_t event;
-
-            if (l->p_pos >= l->p_end) {
-                l->playing = 0;
-                break;
-            }
-            tag = rd8(fw, l->p_pos++);
-            l->p_time += rd_uv(fw, &l->p_pos);
-            if (tag == TAG_SHAPE) {
-                uint32_t shape = rd_uv(fw, &l->p_pos);
-                event = rd_uv(fw, &l->p_pos);
-                l->s_pos = (uint32_t)l->shapes + rd16(fw, l->shape_table + 2u * shape);
-                l->ramps_left = rd8(fw, l->s_pos++);
-                l->s_time = l->p_time;
-                l->s_event = event != 0u ? l->event_base + event : 0u;
-                l->prev_to = 0;
-                continue;
-            }
-            seg.start = l->p_time;
-            if (tag == TAG_SEGMENT) {
-                seg.duration = rd_uv(fw, &l->p_pos);
-                seg.from = rd8(fw, l->p_pos++);
-                seg.to = rd8(fw, l->p_pos++);
-            } else if (tag == TAG_ROM) {
-                seg.effect = rd8(fw, l->p_pos++);
-                seg.duration = THRUM_ROM_LATE_WINDOW_US;
-                seg.from = 0;
-                seg.to = 0;
-            } else {
-                l->playing = 0;
-                break;
-            }
-            event = rd_uv(fw, &l->p_pos);
-            seg.event = event != 0u ? l->event_base + event : 0u;
-        }
-        if (seg.duration < THRUM_SEGMENT_MIN_DURATION_US || !thrum_scheduler_accepts(fw, seg.start)) {
-            l->playing = 0; /* out of order behind what the host queued: the rest is dropped */
-            thrum_telemetry_fault(fw, THRUM_FAULT_GO_REJECTED, 0xFFu);
+        if (!next_entry(fw, &seg) || !queue_entry(fw, &seg)) {
             break;
         }
-        thrum_scheduler_enqueue(fw, &seg);
     }
+}
+
+/* Decode the first entries of every trigger input's preset (times from 0), so that an edge queues
+ * drive at once; called when a library becomes active. */
+static void arm_triggers(thrum_fw_t *fw)
+{
+    thrum_library_t *l = &fw->library;
+    uint8_t i;
+
+    l->player.playing = 0;
+    for (i = 0; i < 8u; i++) {
+        thrum_library_armed_t *a = &l->armed[i];
+        uint32_t at = find(fw, i, 1);
+
+        a->count = 0;
+        if (at == 0u) {
+            continue;
+        }
+        a->id = rd16(fw, at);
+        start_player(fw, at, 0u, THRUM_TRIGGER_EVENT_BASE + ((uint32_t)a->id << 12));
+        while (a->count < 2u && next_entry(fw, &a->first[a->count])) {
+            a->count++;
+        }
+        a->player = l->player;
+    }
+    l->player.playing = 0;
 }
 
 void thrum_library_triggers(thrum_fw_t *fw, uint32_t now)
@@ -508,7 +556,10 @@ void thrum_library_triggers(thrum_fw_t *fw, uint32_t now)
     l->trig_level = level;
     for (i = 0; i < 8u; i++) {
         uint8_t bit = (uint8_t)(1u << i);
-        uint32_t at;
+        const thrum_library_armed_t *a = &l->armed[i];
+        uint8_t m[1u + 1u + THRUM_UVARINT_MAX_BYTES + 4u];
+        uint8_t n = 2;
+        uint8_t k;
 
         if ((changed & bit) == 0u) {
             continue;
@@ -517,22 +568,29 @@ void thrum_library_triggers(thrum_fw_t *fw, uint32_t now)
             l->trig_since[i] = now; /* released (or a bounce): the rest period starts again */
             continue;
         }
-        if (now - l->trig_since[i] < THRUM_TRIGGER_DEBOUNCE_US || !l->active) {
-            continue; /* a bounce within the rest period */
+        if (now - l->trig_since[i] < THRUM_TRIGGER_DEBOUNCE_US || !l->active || a->count == 0u) {
+            continue; /* a bounce within the rest period, or nothing mapped */
         }
-        at = find(fw, i, 1);
-        if (at != 0u) {
-            uint8_t m[1u + 1u + THRUM_UVARINT_MAX_BYTES + 4u];
-            uint16_t id = rd16(fw, at);
-            uint8_t n = 2;
-
-            start_player(fw, at, now, THRUM_TRIGGER_EVENT_BASE + ((uint32_t)id << 12)); /* drive now */
-            m[0] = THRUM_MSG_TRIGGER;
-            m[1] = i;
-            n = (uint8_t)(n + thrum_uvarint_encode(id, m + n));
-            set32(m + n, now);
-            thrum_telemetry_append(fw, m, (uint8_t)(n + 4u));
+        /* a trigger replaces whatever plays (as STOP would), then the decoded first entries go in
+         * at once, from now; the player continues after them */
+        if (fw->sched.count > 0u) {
+            thrum_scheduler_stop(fw);
         }
+        l->player = a->player;
+        l->player.p_time += now;
+        l->player.s_time += now;
+        for (k = 0; k < a->count; k++) {
+            thrum_segment_t seg = a->first[k];
+            seg.start += now;
+            if (!queue_entry(fw, &seg)) {
+                break;
+            }
+        }
+        m[0] = THRUM_MSG_TRIGGER;
+        m[1] = i;
+        n = (uint8_t)(n + thrum_uvarint_encode(a->id, m + n));
+        set32(m + n, now);
+        thrum_telemetry_append(fw, m, (uint8_t)(n + 4u));
     }
 }
 

@@ -247,6 +247,29 @@ typedef struct thrum_program_store {
     uint8_t loading;         /**< slot being loaded, or THRUM_PROGRAM_SLOTS when none */
 } thrum_program_store_t;
 
+/** Where the library player is in a stored preset (times are device times). */
+typedef struct thrum_library_player {
+    uint8_t playing;         /**< a stored preset is being fed into the queue */
+    uint8_t ramps_left;      /**< ramps of the current shape still to queue */
+    uint8_t prev_to;         /**< `to` of the previous ramp of the shape */
+    uint32_t p_pos;          /**< image offset of the next program item */
+    uint32_t p_end;          /**< end of the program */
+    uint32_t p_time;         /**< device time of the current item's start */
+    uint32_t event_base;     /**< added to the preset's event numbers */
+    uint32_t s_pos;          /**< image offset of the next ramp */
+    uint32_t s_time;         /**< device time the next ramp's gap counts from */
+    uint32_t s_event;        /**< event of the shape's first ramp (0 after it) */
+} thrum_library_player_t;
+
+/** A trigger input's preset, decoded ahead at activation (times from 0): its first entries and
+ *  the player state after them, so that an edge queues drive without reading storage first. */
+typedef struct thrum_library_armed {
+    thrum_library_player_t player;
+    thrum_segment_t first[2];
+    uint8_t count;           /**< entries in `first` (0: no preset mapped to the input) */
+    uint16_t id;             /**< the preset's id */
+} thrum_library_armed_t;
+
 /** The preset library (§4.9): the active image's place in storage, a flash in progress, the
  *  player that feeds a stored preset into the queue, and the trigger inputs. */
 typedef struct thrum_library {
@@ -265,21 +288,12 @@ typedef struct thrum_library {
     uint32_t w_size;         /**< size of the image being written */
     uint32_t w_crc;          /**< its expected CRC-32 */
     uint32_t w_cursor;       /**< bytes written so far */
-    uint8_t playing;         /**< a stored preset is being fed into the queue */
-    uint8_t ramps_left;      /**< ramps of the current shape still to queue */
-    uint8_t prev_to;         /**< `to` of the previous ramp of the shape */
-    uint32_t p_pos;          /**< storage address of the next program item */
-    uint32_t p_end;          /**< end of the program */
-    uint32_t p_time;         /**< device time of the current item's start */
-    uint32_t event_base;     /**< added to the preset's event numbers */
-    uint32_t s_pos;          /**< storage address of the next ramp */
-    uint32_t s_time;         /**< device time the next ramp's gap counts from */
-    uint32_t s_event;        /**< event of the shape's first ramp (0 after it) */
+    thrum_library_player_t player;
     uint32_t line_at;        /**< image offset of the cached line (0xFFFFFFFF: none) */
     uint8_t line[16];        /**< the last 16 bytes read from storage: decoding reads in order */
     uint8_t trig_level;      /**< trigger input levels last read */
-    uint8_t trig_armed;      /**< bit i: input i has rested inactive long enough for an edge to count */
     uint32_t trig_since[8];  /**< when input i last went inactive */
+    thrum_library_armed_t armed[8];
 } thrum_library_t;
 
 /** Outgoing telemetry (ONSET, FAULT) waiting for the next device frame. */
