@@ -9,6 +9,7 @@ enum LibraryCommand: Subcommand {
     static let usage = """
         Usage: thrum library build DIR -o LIB.thl [--actuator NAME|FILE.json] [--json]
                thrum library inspect LIB.thl [--json]
+               thrum library list --port PATH [--baud N] [--json]
 
         build    compiles DIR/library.json (name, version, actuator, presets: id, name, ahap FILE
                  or preset NAME, optional trigger 0…7) for one actuator profile into a library
@@ -16,6 +17,9 @@ enum LibraryCommand: Subcommand {
                  --actuator overrides the manifest's profile (default: the default profile).
         inspect  checks an image (size, format version, CRC, every offset) and shows its profile
                  and each preset: id, name, trigger, segments, events, length and bytes.
+        list     reads the library a device holds back (checked) and lists its presets; --json
+                 prints an array of objects with id, name, trigger, duration_s, events, bytes.
+                 Play one with `thrum play id:N --port PATH`; flash with `thrum flash`.
 
         Options:
           -o, --output FILE   where build writes the image
@@ -27,12 +31,13 @@ enum LibraryCommand: Subcommand {
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         guard let verb = arguments.leadingWord() else {
-            throw UsageError(message: "give a subcommand: build or inspect")
+            throw UsageError(message: "give a subcommand: build, inspect or list")
         }
         switch verb {
         case "build": return try build(&arguments)
         case "inspect": return try inspect(&arguments)
-        default: throw UsageError(message: "unknown library subcommand '\(verb)' (expected build or inspect)")
+        case "list": return try list(&arguments)
+        default: throw UsageError(message: "unknown library subcommand '\(verb)' (expected build, inspect or list)")
         }
     }
 
@@ -125,6 +130,36 @@ enum LibraryCommand: Subcommand {
                     + pad("\(s.shapeBytes) B", 6) + "  " + pad("\(s.indexBytes) B", 5))
         }
         print("(shape bytes count every shape a preset plays; shapes are stored once and shared)")
+        return 0
+    }
+
+    private static func list(_ arguments: inout ArgumentList) throws -> Int32 {
+        let options = try DeviceCommandOptions.take(from: &arguments)
+        guard options.port != nil else {
+            throw UsageError(message: "give the device with --port PATH (the built-in virtual device has no storage; serve one with `thrum sim --storage FILE`)")
+        }
+        let target = try options.target()
+        let connection = try DeviceConnection.open(target: target, profile: options.profile, configure: false)
+        defer { target.close() }
+        let library = try DeviceLibrary.read(connection.session)
+        guard case .active(let image, _) = library.state else {
+            if options.json {
+                JSONOutput.print([[String: Any]]())
+                return 0
+            }
+            print(library.text)
+            return 0
+        }
+        if options.json {
+            JSONOutput.print(DeviceLibrary.presetsJSON(image))
+            return 0
+        }
+        print(library.text)
+        for s in image.summaries() {
+            print(
+                pad(String(s.id), 5) + "  " + s.name + (s.trigger.map { "  [trigger \($0)]" } ?? "")
+                    + String(format: "  %.0f ms, %d events", Double(s.durationMicroseconds) / 1000, s.events))
+        }
         return 0
     }
 

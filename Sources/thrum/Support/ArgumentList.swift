@@ -57,6 +57,11 @@ struct ArgumentList {
         return values
     }
 
+    /// Whether a positional argument starts with `prefix` (nothing is removed).
+    func hasPositional(prefix: String) -> Bool {
+        items.contains { item in item.map { $0.hasPrefix(prefix) && !$0.hasPrefix("-") } ?? false }
+    }
+
     /// Removes `-x value` (a one-letter spelling, e.g. `-o FILE`) and returns the value (the last one given).
     mutating func shortOption(_ letter: String) throws(UsageError) -> String? {
         var value: String?
