@@ -59,7 +59,9 @@ let package = Package(
         // time. Kept out of the library users link.
         .target(
             name: "ThrumBench",
-            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumWire"]),
+            dependencies: [
+                "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumWire", "ThrumLibrary",
+            ]),
         // The command-line tool.
         .executableTarget(
             name: "thrum",

@@ -28,6 +28,15 @@ public struct LibraryManifest: Equatable, Sendable {
         public var trigger: UInt8?
         /// Where the entry is in the manifest (for messages).
         public var position: SourcePosition
+
+        /// Creates an entry (a manifest built in code: `position` unknown).
+        public init(id: UInt16, name: String, source: Source, trigger: UInt8? = nil, position: SourcePosition = .unknown) {
+            self.id = id
+            self.name = name
+            self.source = source
+            self.trigger = trigger
+            self.position = position
+        }
     }
 
     /// The library's name.
@@ -38,6 +47,14 @@ public struct LibraryManifest: Equatable, Sendable {
     public var actuator: String?
     /// The presets, in manifest order.
     public var entries: [Entry]
+
+    /// Creates a manifest in code.
+    public init(name: String, version: UInt16 = 1, actuator: String? = nil, entries: [Entry]) {
+        self.name = name
+        self.version = version
+        self.actuator = actuator
+        self.entries = entries
+    }
 
     /// The manifest's file name inside a library directory.
     public static let fileName = "library.json"

@@ -25,9 +25,17 @@ extension HapticEngine {
             throw LibraryClientError.unsupported(protocolVersion: session.identity?.protocolVersion ?? 0)
         }
         let now = nowMicros
-        var driveStart = now + configuration.preparedStartLead.nanoseconds / 1_000
+        // A driver in standby (the device's idle timeout) is woken in the same frame and given
+        // its standby exit, as a prepared start does.
+        let standby = session.powerState == .standby
+        let exit = standby ? configuration.standbyExitLead.nanoseconds / 1_000 : 0
+        var driveStart = now + configuration.preparedStartLead.nanoseconds / 1_000 + exit
         if let boundary = nextFrameBoundary(after: now) {
-            driveStart = min(driveStart, boundary + configuration.framedStartMargin.nanoseconds / 1_000)
+            driveStart = min(driveStart, boundary + configuration.framedStartMargin.nanoseconds / 1_000 + exit)
+        }
+        if standby {
+            session.link.sendImmediately(
+                .wake(idleTimeoutMilliseconds: UInt32(clamping: configuration.preparedTimeout.nanoseconds / 1_000_000)))
         }
         if time != HapticTimeImmediate { driveStart = max(driveStart, try micros(time)) }
         driveStart = max(driveStart, lastSentEnd)

@@ -282,11 +282,43 @@ void thrum_library_begin(thrum_fw_t *fw, uint32_t size, uint32_t crc)
     l->w_cursor = 0;
 }
 
+/* Write `n` bytes at slot offset `at` (inside one page), erasing the page first on flash. */
+static int store(thrum_fw_t *fw, uint32_t at, const uint8_t *data, uint16_t n)
+{
+    uint32_t addr = slot_base(fw, target_slot(fw)) + at;
+
+    if (addr % fw->board.storage_page == 0u && fw->hal->storage_erase != NULL &&
+        fw->hal->storage_erase(fw->hal->ctx, addr) != 0) {
+        return -1;
+    }
+    return fw->hal->storage_write(fw->hal->ctx, addr, data, n);
+}
+
+/* Pages of up to sizeof(w_buf) bytes are assembled in RAM and written whole (one write cycle per
+ * page: an EEPROM's write cycle, not the link, then bounds the rate); larger pages are written as
+ * the bytes come. */
+static int buffered(const thrum_fw_t *fw)
+{
+    return fw->board.storage_page <= sizeof(fw->library.w_buf);
+}
+
+/* Write the page being assembled (the bytes of it received so far). */
+static int flush_page(thrum_fw_t *fw)
+{
+    thrum_library_t *l = &fw->library;
+    uint32_t page = fw->board.storage_page;
+    uint32_t start = (l->w_cursor - 1u) / page * page;
+
+    if (!buffered(fw) || l->w_cursor == 0u) {
+        return 0;
+    }
+    return store(fw, start, l->w_buf, (uint16_t)(l->w_cursor - start));
+}
+
 void thrum_library_write(thrum_fw_t *fw, uint32_t offset, const uint8_t *data, uint8_t len)
 {
     thrum_library_t *l = &fw->library;
     uint32_t page = fw->board.storage_page;
-    uint32_t base = slot_base(fw, target_slot(fw));
 
     if (!l->writing) {
         return; /* refused or failed before: reported then */
@@ -297,19 +329,27 @@ void thrum_library_write(thrum_fw_t *fw, uint32_t offset, const uint8_t *data, u
         return;
     }
     while (len > 0u) {
-        uint32_t addr = base + l->w_cursor;
-        uint32_t room = page - addr % page;
+        uint32_t room = page - l->w_cursor % page;
         uint8_t n = (uint8_t)(len < room ? len : room);
 
-        if ((addr % page == 0u && fw->hal->storage_erase != NULL && fw->hal->storage_erase(fw->hal->ctx, addr) != 0) ||
-            fw->hal->storage_write(fw->hal->ctx, addr, data, n) != 0) {
-            l->writing = 0;
-            report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
-            return;
+        if (buffered(fw)) {
+            memcpy(l->w_buf + l->w_cursor % page, data, n);
+            l->w_cursor += n;
+            if (l->w_cursor % page == 0u && flush_page(fw) != 0) {
+                l->writing = 0;
+                report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
+                return;
+            }
+        } else {
+            if (store(fw, l->w_cursor, data, n) != 0) {
+                l->writing = 0;
+                report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
+                return;
+            }
+            l->w_cursor += n;
         }
         data += n;
         len = (uint8_t)(len - n);
-        l->w_cursor += n;
     }
 }
 
@@ -326,7 +366,8 @@ void thrum_library_commit(thrum_fw_t *fw)
     uint32_t got_seq, got_size, got_crc;
     uint8_t i;
 
-    if (!l->writing || l->w_cursor != l->w_size) {
+    if (!l->writing || l->w_cursor != l->w_size ||
+        (l->w_cursor % fw->board.storage_page != 0u && flush_page(fw) != 0)) {
         l->writing = 0;
         report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
         return;
@@ -412,15 +453,77 @@ static void start_player(thrum_fw_t *fw, uint32_t at, uint32_t start, uint32_t e
     p->event_base = event_base;
 }
 
+static int queue_entry(thrum_fw_t *fw, const thrum_segment_t *seg);
+static int next_entry(thrum_fw_t *fw, thrum_segment_t *seg);
+
+/* Decode the preset of index entry `at` ahead into `a` (times from 0, events without a base). */
+static void arm(thrum_fw_t *fw, thrum_library_armed_t *a, uint32_t at)
+{
+    a->count = 0;
+    a->id = rd16(fw, at);
+    start_player(fw, at, 0u, 0u);
+    while (a->count < 2u && next_entry(fw, &a->first[a->count])) {
+        a->count++;
+    }
+    a->player = fw->library.player;
+}
+
+/* Start a preset decoded ahead: its drive begins at `start`, its events count from `event_base`. */
+static void start_armed(thrum_fw_t *fw, const thrum_library_armed_t *a, uint32_t start, uint32_t event_base)
+{
+    thrum_library_player_t *p = &fw->library.player;
+    uint8_t k;
+
+    *p = a->player;
+    p->p_time += start;
+    p->s_time += start;
+    p->event_base = event_base;
+    if (p->s_event != 0u) {
+        p->s_event += event_base;
+    }
+    for (k = 0; k < a->count; k++) {
+        thrum_segment_t seg = a->first[k];
+        seg.start += start;
+        if (seg.event != 0u) {
+            seg.event += event_base;
+        }
+        if (!queue_entry(fw, &seg)) {
+            break;
+        }
+    }
+}
+
+/* The armed copy of preset `id`, if one is at hand. */
+static const thrum_library_armed_t *armed_for(const thrum_fw_t *fw, uint32_t id)
+{
+    uint8_t i;
+
+    if (fw->library.last.count > 0u && fw->library.last.id == id) {
+        return &fw->library.last;
+    }
+    for (i = 0; i < 8u; i++) {
+        if (fw->library.armed[i].count > 0u && fw->library.armed[i].id == id) {
+            return &fw->library.armed[i];
+        }
+    }
+    return NULL;
+}
+
 void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t event_base)
 {
-    uint32_t at = fw->library.active && id <= 0xFFFFu ? find(fw, id, 0) : 0u;
+    const thrum_library_armed_t *a = fw->library.active ? armed_for(fw, id) : NULL;
+    uint32_t at;
 
-    if (at == 0u) {
-        thrum_telemetry_fault(fw, THRUM_FAULT_NO_PRESET, id);
-        return;
+    if (a == NULL) {
+        at = fw->library.active && id <= 0xFFFFu ? find(fw, id, 0) : 0u;
+        if (at == 0u) {
+            thrum_telemetry_fault(fw, THRUM_FAULT_NO_PRESET, id);
+            return;
+        }
+        arm(fw, &fw->library.last, at); /* decodes the first entries once; the next play is fast */
+        a = &fw->library.last;
     }
-    start_player(fw, at, start, event_base);
+    start_armed(fw, a, start, event_base);
     thrum_library_feed(fw);
 }
 
@@ -520,23 +623,20 @@ void thrum_library_feed(thrum_fw_t *fw)
 static void arm_triggers(thrum_fw_t *fw)
 {
     thrum_library_t *l = &fw->library;
-    uint8_t i;
+    uint16_t i;
 
-    l->player.playing = 0;
+    l->last.count = 0;
     for (i = 0; i < 8u; i++) {
-        thrum_library_armed_t *a = &l->armed[i];
-        uint32_t at = find(fw, i, 1);
+        l->armed[i].count = 0;
+    }
+    /* one pass over the index (each scan of it costs storage reads) */
+    for (i = 0; i < l->count; i++) {
+        uint32_t at = IMAGE_HEADER + (uint32_t)i * INDEX_ENTRY;
+        uint8_t input = rd8(fw, at + 2u);
 
-        a->count = 0;
-        if (at == 0u) {
-            continue;
+        if (input < 8u && l->armed[input].count == 0u) {
+            arm(fw, &l->armed[input], at);
         }
-        a->id = rd16(fw, at);
-        start_player(fw, at, 0u, THRUM_TRIGGER_EVENT_BASE + ((uint32_t)a->id << 12));
-        while (a->count < 2u && next_entry(fw, &a->first[a->count])) {
-            a->count++;
-        }
-        a->player = l->player;
     }
     l->player.playing = 0;
 }
@@ -559,7 +659,6 @@ void thrum_library_triggers(thrum_fw_t *fw, uint32_t now)
         const thrum_library_armed_t *a = &l->armed[i];
         uint8_t m[1u + 1u + THRUM_UVARINT_MAX_BYTES + 4u];
         uint8_t n = 2;
-        uint8_t k;
 
         if ((changed & bit) == 0u) {
             continue;
@@ -576,16 +675,7 @@ void thrum_library_triggers(thrum_fw_t *fw, uint32_t now)
         if (fw->sched.count > 0u) {
             thrum_scheduler_stop(fw);
         }
-        l->player = a->player;
-        l->player.p_time += now;
-        l->player.s_time += now;
-        for (k = 0; k < a->count; k++) {
-            thrum_segment_t seg = a->first[k];
-            seg.start += now;
-            if (!queue_entry(fw, &seg)) {
-                break;
-            }
-        }
+        start_armed(fw, a, now, THRUM_TRIGGER_EVENT_BASE + ((uint32_t)a->id << 12));
         m[0] = THRUM_MSG_TRIGGER;
         m[1] = i;
         n = (uint8_t)(n + thrum_uvarint_encode(a->id, m + n));

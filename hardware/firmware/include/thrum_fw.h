@@ -261,8 +261,9 @@ typedef struct thrum_library_player {
     uint32_t s_event;        /**< event of the shape's first ramp (0 after it) */
 } thrum_library_player_t;
 
-/** A trigger input's preset, decoded ahead at activation (times from 0): its first entries and
- *  the player state after them, so that an edge queues drive without reading storage first. */
+/** A preset decoded ahead (times from 0, event numbers without a base): its first entries and the
+ *  player state after them, so that it starts without reading storage first (a trigger input's
+ *  preset, armed at activation; the preset PLAY_PRESET played last). */
 typedef struct thrum_library_armed {
     thrum_library_player_t player;
     thrum_segment_t first[2];
@@ -287,13 +288,15 @@ typedef struct thrum_library {
     uint8_t writing;         /**< LIBRARY_BEGIN accepted; LIBRARY_WRITEs expected */
     uint32_t w_size;         /**< size of the image being written */
     uint32_t w_crc;          /**< its expected CRC-32 */
-    uint32_t w_cursor;       /**< bytes written so far */
+    uint32_t w_cursor;       /**< bytes received so far */
+    uint8_t w_buf[64];       /**< the page being assembled (pages of up to 64 B are written whole) */
     thrum_library_player_t player;
     uint32_t line_at;        /**< image offset of the cached line (0xFFFFFFFF: none) */
     uint8_t line[16];        /**< the last 16 bytes read from storage: decoding reads in order */
     uint8_t trig_level;      /**< trigger input levels last read */
     uint32_t trig_since[8];  /**< when input i last went inactive */
     thrum_library_armed_t armed[8];
+    thrum_library_armed_t last; /**< the preset PLAY_PRESET played last, decoded ahead for the next time */
 } thrum_library_t;
 
 /** Outgoing telemetry (ONSET, FAULT) waiting for the next device frame. */
