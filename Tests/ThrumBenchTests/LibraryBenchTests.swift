@@ -16,3 +16,18 @@ final class LibraryBenchTests: XCTestCase {
         XCTAssertEqual(r.playLatencies.count, 12, "every play by id drove the chip")
     }
 }
+
+/// The split of wire bytes between transients and continuous segments, for the stream as sent
+/// today and for the compact representation stored libraries use.
+final class WireSplitBenchTests: XCTestCase {
+    func testCompactRepresentationBeatsTheStream() throws {
+        let r = WireSplitBench.run(patterns: try BenchPatterns.all())
+        print(String(format: "wire split: %d transients: stream %.1f B each, compact %.1f B (+ %d B of shapes once); %d segments: stream %.1f B each, compact %.1f B",
+                     r.transients, r.streamPerTransient ?? .nan, r.compactPerTransient ?? .nan, r.shapeBytes, r.segments,
+                     r.streamPerSegment ?? .nan, r.compactPerSegment ?? .nan))
+        XCTAssertGreaterThan(r.transients, 10)
+        XCTAssertGreaterThan(r.segments, 10)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(r.compactPerTransient), 8, "a transient is a few bytes once its shape is known")
+        XCTAssertLessThan(try XCTUnwrap(r.compactPerSegment), try XCTUnwrap(r.streamPerSegment))
+    }
+}
