@@ -15,8 +15,8 @@ enum FlashCommand: Subcommand {
         before writing anything, writes it into the storage slot the active library is not in,
         has the device read it back and check its CRC-32, then switch to it with one record write:
         a power loss at any moment leaves the previous library playable (docs/library.md).
-        Shows a progress bar (bytes, rate, time left) on a terminal; --json prints one JSON line
-        per progress step ({"event": "progress", ...}) and a final object.
+        Shows a progress bar (bytes, rate, time left) on a terminal; --json prints JSON lines: one
+        object per progress step ({"event": "progress", ...}) and a final {"event": "done", ...}.
 
         Options:
           --port PATH        serial port or pseudo-terminal of a Thrum device (`thrum sim --storage FILE`)
@@ -57,7 +57,7 @@ enum FlashCommand: Subcommand {
             status = try connection.session.writeLibrary(bytes, expectedProfile: expected) { p in
                 last = p
                 if json {
-                    JSONOutput.print([
+                    JSONOutput.printLine([
                         "event": "progress", "phase": p.phase.rawValue, "bytes": p.bytesWritten, "total_bytes": p.totalBytes,
                         "elapsed_s": JSONOutput.seconds(p.elapsed.seconds), "rate_bytes_per_s": p.bytesPerSecond.rounded(),
                         "seconds_left": JSONOutput.orNull(p.secondsLeft.map { ($0 * 1000).rounded() / 1000 }),
@@ -74,7 +74,7 @@ enum FlashCommand: Subcommand {
         bar.finish()
         let seconds = last?.elapsed.seconds ?? 0
         if json {
-            JSONOutput.print([
+            JSONOutput.printLine([
                 "event": "done", "file": file, "bytes": Int(status.size), "crc32": LibraryCommand.hexCRC(status.crc),
                 "slot": Int(status.slot), "sequence": Int(status.seq), "seconds": JSONOutput.seconds(seconds),
                 "rate_bytes_per_s": seconds > 0 ? (Double(status.size) / seconds).rounded() : 0,
