@@ -104,6 +104,7 @@ final class LibraryPowerLossTests: XCTestCase {
         }
         sweep(small, byBytes: true)
         sweep(full, byBytes: false)
+        print("power-loss sweep: \(interrupted) interrupted flashes kept the previous library, \(completed) completed ones switched")
         XCTAssertGreaterThan(interrupted, small.count + full.count / 64, "every interrupted flash left the previous library")
         XCTAssertEqual(completed, 2, "every completed switch made the new library active")
     }
@@ -137,6 +138,7 @@ final class LibraryPowerLossTests: XCTestCase {
         device.setTrigger(0, active: true)  // input 0 plays the heartbeat (id 1)
         device.advance(to: device.now + 3_000)
         let drive = try XCTUnwrap(firstDrive(after: pressed))
+        print("trigger → first drive: \(drive - pressed) µs")
         XCTAssertLessThanOrEqual(drive - pressed, 1_000, "trigger → first drive ≤ 1 ms (was \(drive - pressed) µs)")
         let reports = triggers()
         XCTAssertEqual(reports.map(\.input), [0])
