@@ -15,7 +15,7 @@ let package = Package(
             name: "Thrum",
             targets: [
                 "ThrumTime", "ThrumPattern", "ThrumCompiler", "ThrumAudio", "ThrumWire", "ThrumLink", "ThrumEngine",
-                "ThrumSim", "ThrumHarness", "Thrum",
+                "ThrumSim", "ThrumHarness", "ThrumLibrary", "Thrum",
             ]),
     ],
     targets: [
@@ -50,8 +50,11 @@ let package = Package(
             cSettings: [.unsafeFlags(["-std=c99", "-Wall", "-Wextra"])]),
         // Virtual device: firmware core + DRV2605L register model + LRA physics + link models.
         .target(name: "ThrumSim", dependencies: ["ThrumWire", "ThrumTime", "ThrumLink", "CThrumFirmware"]),
+        // Preset library images (.thl): manifest, compact programs (shapes), binary layout, CRC-32.
+        .target(name: "ThrumLibrary", dependencies: ["ThrumCompiler", "ThrumPattern", "ThrumWire"]),
         // Core-Haptics-shaped engine, players, prepare, feedback generators.
-        .target(name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumAudio", "ThrumLink", "ThrumWire", "ThrumTime"]),
+        .target(
+            name: "ThrumEngine", dependencies: ["ThrumCompiler", "ThrumAudio", "ThrumLink", "ThrumWire", "ThrumTime", "ThrumLibrary"]),
         // Wires the whole stack for the CLI, end-to-end tests and benchmarks.
         .target(name: "ThrumHarness", dependencies: ["ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern"]),
         // One import for the Core-Haptics-shaped API (`import Thrum`, as `import CoreHaptics`), and
@@ -63,11 +66,17 @@ let package = Package(
         // time. Kept out of the library users link.
         .target(
             name: "ThrumBench",
-            dependencies: ["ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumWire", "ThrumAudio"]),
+            dependencies: [
+                "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumWire", "ThrumAudio",
+                "ThrumLibrary",
+            ]),
         // The command-line tool.
         .executableTarget(
             name: "thrum",
-            dependencies: ["ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumAudio"]),
+            dependencies: [
+                "ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumAudio",
+                "ThrumLibrary",
+            ]),
 
         // Shared by the test targets: the project's own fixtures, the package root, the policy for
         // the public material beside the repository (../shared), helpers more than one target uses.
@@ -78,6 +87,7 @@ let package = Package(
         .testTarget(name: "ThrumCompilerTests", dependencies: ["ThrumCompiler", "ThrumTime", "ThrumTestSupport"]),
         .testTarget(name: "ThrumWireTests", dependencies: ["ThrumWire", "CThrumFirmware", "ThrumTime", "ThrumTestSupport"]),
         .testTarget(name: "ThrumAudioTests", dependencies: ["ThrumAudio", "ThrumTime", "ThrumPattern"]),
+        .testTarget(name: "ThrumLibraryTests", dependencies: ["ThrumLibrary", "ThrumCompiler", "ThrumPattern", "ThrumTestSupport"]),
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink", "ThrumTime"]),
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
         .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumAudio", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
@@ -91,6 +101,7 @@ let package = Package(
                 "ThrumTestSupport",
                 "ThrumWire",
                 "ThrumAudio",
+                "ThrumLibrary",
             ]),
     ]
 )

@@ -1,5 +1,5 @@
 /*
- * thrum_protocol.h — constants of the Thrum wire protocol, version 0.
+ * thrum_protocol.h — constants of the Thrum wire protocol, version 1.
  *
  * The normative description is PROTOCOL.md beside this file. This header is shared by the
  * firmware core (hardware/firmware) and mirrored by Sources/ThrumWire/ProtocolConstants.swift.
@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#define THRUM_PROTOCOL_VERSION 0u
+#define THRUM_PROTOCOL_VERSION 1u
 
 /* Framing (PROTOCOL.md §1). */
 #define THRUM_SYNC 0x7Eu
@@ -47,6 +47,13 @@
 #define THRUM_MSG_ROM_EFFECT 0x0Eu
 #define THRUM_MSG_CUT 0x0Fu
 #define THRUM_MSG_CONFIGURE_SAMPLE_TIME 0x10u
+/* Version 1: the preset library (§3.3). */
+#define THRUM_MSG_LIBRARY_BEGIN 0x11u
+#define THRUM_MSG_LIBRARY_WRITE 0x12u
+#define THRUM_MSG_LIBRARY_COMMIT 0x13u
+#define THRUM_MSG_LIBRARY_QUERY 0x14u
+#define THRUM_MSG_LIBRARY_READ 0x15u
+#define THRUM_MSG_PLAY_PRESET 0x16u
 
 /* Device → host message ids (§3.2). */
 #define THRUM_MSG_ACK 0x40u
@@ -57,6 +64,22 @@
 #define THRUM_MSG_CALIBRATION_RESULT 0x45u
 #define THRUM_MSG_STATE 0x46u
 #define THRUM_MSG_CAPABILITIES 0x47u
+#define THRUM_MSG_LIBRARY 0x48u
+#define THRUM_MSG_LIBRARY_DATA 0x49u
+#define THRUM_MSG_TRIGGER 0x4Au
+
+/* The preset library (§3.3, §4.9). */
+#define THRUM_LIBRARY_READ_MAX 32u          /* LIBRARY_READ length: 1..this */
+#define THRUM_LIBRARY_STATUS_ACTIVE 0u      /* LIBRARY status: a library is active */
+#define THRUM_LIBRARY_STATUS_EMPTY 1u       /* no library stored */
+#define THRUM_LIBRARY_STATUS_SWITCHED 2u    /* LIBRARY_COMMIT verified the new image and switched to it */
+#define THRUM_LIBRARY_STATUS_TOO_LARGE 3u   /* LIBRARY_BEGIN: larger than a slot (or smaller than a header) */
+#define THRUM_LIBRARY_STATUS_VERIFY_FAILED 4u /* the CRC read back differs: nothing switched */
+#define THRUM_LIBRARY_STATUS_WRITE_ERROR 5u /* a write out of order, past the size, or failed in storage */
+#define THRUM_LIBRARY_STATUS_NO_STORAGE 6u  /* the board has no library storage */
+#define THRUM_LIBRARY_STATUS_BAD_IMAGE 7u   /* the image's header is not a library this device reads */
+#define THRUM_TRIGGER_EVENT_BASE 0xF0000000u /* event ids of presets a trigger input started */
+#define THRUM_TRIGGER_DEBOUNCE_US 20000u    /* an input must rest inactive this long before its next edge counts */
 
 /* SEGMENT limits (§3.1). */
 #define THRUM_SEGMENT_MIN_DURATION_US 1u
@@ -99,6 +122,7 @@
 #define THRUM_FAULT_PROGRAM_FULL 7u
 #define THRUM_FAULT_GO_REJECTED 8u
 #define THRUM_FAULT_BUS_RECOVERY 9u
+#define THRUM_FAULT_NO_PRESET 10u /* PLAY_PRESET: no library, or no preset with that id (detail = the id) */
 
 /* Device behaviour (§4). */
 #define THRUM_AMPLITUDE_UPDATE_INTERVAL_US 500u

@@ -39,6 +39,7 @@ public enum Bench {
         try startFigures(options, main: main, into: &report)
         try lossFigures(options, into: &report)
         try wireFigures(options, into: &report)
+        try libraryFigures(options, into: &report)
         try feltFigures(options, into: &report)
         try envelopeFigures(options, into: &report)
         compileFigures(options, into: &report)
@@ -219,6 +220,47 @@ public enum Bench {
         report.figures.append(BenchFigure(
             key: "wire_bytes_ratio_vs_rtp", label: "wire bytes, RTP stream ÷ ours", value: ratio, unit: "×", target: "≥ 50",
             met: ratio.map { $0 >= 50 }))
+        let split = WireSplitBench.run(patterns: patterns)
+        report.figures.append(BenchFigure(
+            key: "wire_bytes_per_transient", label: "bytes on the wire per transient event (stream)", value: split.streamPerTransient, unit: "B",
+            baseline: split.compactPerTransient, baselineLabel: "stored-library program",
+            target: "≤ 8", met: split.streamPerTransient.map { $0 <= 8 },
+            note: "the stream still sends whole SEGMENTs (\(split.transients) transients of the transient-only patterns); the baseline is the compact representation stored libraries use (items playing shapes; the \(split.shapeBytes) B of shapes counted once for the whole set), not yet on the wire"))
+        report.figures.append(BenchFigure(
+            key: "wire_bytes_per_segment", label: "bytes on the wire per drive segment, continuous (stream)", value: split.streamPerSegment, unit: "B",
+            baseline: split.compactPerSegment, baselineLabel: "stored-library program", target: "≤ 4", met: split.streamPerSegment.map { $0 <= 4 },
+            note: "\(split.segments) segments of the patterns without transients"))
+    }
+
+    static func libraryFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var latencies: [Double] = []
+        var flash: LibraryBench.Flash?
+        var size = 0
+        for seed in seeds(options, full: 2, quick: 1) {
+            let r = try LibraryBench.run(seed: seed &+ 900, trials: options.quick ? 8 : 40)
+            latencies += r.playLatencies
+            flash = flash ?? r.flash
+            size = r.imageBytes
+        }
+        let l = Percentiles(latencies)
+        report.figures.append(BenchFigure(
+            key: "library_image_bytes", label: "preset library image (the 44 Apple presets)", value: Double(size), unit: "B",
+            target: "≤ 4096 (examples/library with the 3 examples: tested)", met: size <= 4096))
+        report.figures.append(BenchFigure(
+            key: "play_by_id_start_latency_p50_ms", label: "play stored preset by id, start latency p50 on usb-fs", value: l.p50, unit: "ms",
+            target: "≤ 1.5", met: l.p50.map { $0 <= 1.5 },
+            note: "engine.playStoredPreset(id:) (one any-lane PLAY_PRESET for the next USB frame + 0.2 ms); call → chip's first non-zero drive, true time; the device reads its 24LC256-class EEPROM at 400 kHz"))
+        report.figures.append(BenchFigure(
+            key: "play_by_id_start_latency_p99_ms", label: "play stored preset by id, start latency p99", value: l.p99, unit: "ms"))
+        if let f = flash {
+            report.figures.append(BenchFigure(
+                key: "flash_rate_bytes_per_s", label: "library flash rate (write, verify, switch)", value: f.bytesPerSecond, unit: "B/s",
+                baseline: f.boundBytesPerSecond, baselineLabel: "what the \(f.limitedBy) allows",
+                note: String(format: "limited by the %@: storage allows %.0f B/s (64-byte pages, 5 ms write cycle, read-back at 400 kHz), the link %.0f B/s (usb-fs, 52 data bytes per 64-byte frame)", f.limitedBy, f.storageBytesPerSecond, f.linkBytesPerSecond)))
+            report.figures.append(BenchFigure(
+                key: "flash_rate_fraction_of_limit", label: "flash rate ÷ the limit", value: f.fraction, unit: "",
+                target: "≥ 0.70", met: f.fraction >= 0.7))
+        }
     }
 
     static func feltFigures(_ options: BenchOptions, into report: inout BenchReport) throws {

@@ -1,6 +1,7 @@
 import ThrumHarness
 import ThrumCompiler
 import ThrumPattern
+import ThrumLibrary
 import ThrumWire
 
 /// Bytes on the wire per second of pattern over the bench's pattern set (``BenchPatterns``):
@@ -60,5 +61,61 @@ public enum WireBytesBench {
         }
         flush()
         return total
+    }
+}
+
+/// Bytes per transient event and per drive segment of a continuous event or curve, over the
+/// bench's pattern set: patterns made only of transients give the first, patterns without
+/// transients the second (mixed ones are left out of the split). Measured two ways:
+/// - the stream as the engine sends it today (SEGMENT messages packed into frames, framing
+///   included), the figure the targets (≤ 8 / ≤ 4 B) are for;
+/// - the compact program representation of stored libraries (``ProgramPacker``: items playing
+///   shapes, each shape counted once over the whole set, as a connection would send it once).
+public enum WireSplitBench {
+    public struct Result: Sendable {
+        public var transients = 0
+        public var transientStreamBytes = 0
+        public var transientCompactBytes = 0
+        public var segments = 0
+        public var segmentStreamBytes = 0
+        public var segmentCompactBytes = 0
+        public var shapeBytes = 0
+
+        public var streamPerTransient: Double? { transients > 0 ? Double(transientStreamBytes) / Double(transients) : nil }
+        public var streamPerSegment: Double? { segments > 0 ? Double(segmentStreamBytes) / Double(segments) : nil }
+        /// Program bytes per transient (the shapes they play are sent once, ``shapeBytes``).
+        public var compactPerTransient: Double? { transients > 0 ? Double(transientCompactBytes) / Double(transients) : nil }
+        /// Program and shape bytes per segment (a continuous event's ramps live in its shapes).
+        public var compactPerSegment: Double? { segments > 0 ? Double(segmentCompactBytes + segmentShapeBytes) / Double(segments) : nil }
+        /// Bytes of the shapes the continuous patterns play.
+        public var segmentShapeBytes = 0
+    }
+
+    public static func run(patterns: [BenchPattern], profile: ActuatorProfile = .default) -> Result {
+        var r = Result()
+        let compiler = PatternCompiler(profile: profile)
+        var packer = ProgramPacker(), continuous = ProgramPacker()
+        for entry in patterns {
+            let haptic = entry.pattern.events.filter { $0.type.isHaptic }
+            let transients = haptic.filter { $0.type == .hapticTransient }.count
+            guard !haptic.isEmpty, transients == 0 || transients == haptic.count else { continue }
+            let program = compiler.compile(entry.pattern)
+            guard !program.segments.isEmpty else { continue }
+            let stream = WireBytesBench.frameBytes(program)
+            let device = ProgramPacker.deviceForm(program)
+            let compact = LibraryImage.encodeProgram(transients > 0 ? packer.pack(device).items : continuous.pack(device).items).count
+            if transients > 0 {
+                r.transients += transients
+                r.transientStreamBytes += stream
+                r.transientCompactBytes += compact
+            } else {
+                r.segments += program.segments.count
+                r.segmentStreamBytes += stream
+                r.segmentCompactBytes += compact
+            }
+        }
+        r.shapeBytes = packer.shapes.reduce(0) { $0 + LibraryImage.encodeShape($1).count }
+        r.segmentShapeBytes = continuous.shapes.reduce(0) { $0 + LibraryImage.encodeShape($1).count }
+        return r
     }
 }

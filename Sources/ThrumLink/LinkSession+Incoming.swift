@@ -53,6 +53,8 @@ extension LinkSession {
                 events.append(.powerState(report))
             case .capabilities(let capabilities):
                 events.append(.capabilities(capabilities))
+            case .library(let report):
+                libraryReports.append(report)
             }
         }
     }
@@ -103,7 +105,7 @@ extension LinkSession {
     }
 
     private func becomeConnected(_ identity: DeviceIdentity, ack: Acknowledgement, now: HostTime) {
-        guard identity.protocolVersion == ProtocolConstants.protocolVersion else {
+        guard (ProtocolConstants.oldestProtocolVersion...ProtocolConstants.protocolVersion).contains(identity.protocolVersion) else {
             fail(.unsupportedProtocol(version: identity.protocolVersion))
             return
         }

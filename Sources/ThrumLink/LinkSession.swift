@@ -33,6 +33,9 @@ public final class LinkSession {
     var lane = SequencedLane()
     var immediate: [HostMessage] = []
     var events: [DeviceEvent] = []
+    /// Preset-library reports (LIBRARY, LIBRARY_DATA, TRIGGER), kept apart from ``DeviceEvent``
+    /// so that only the library client reads them.
+    var libraryReports: [LibraryReport] = []
     var sentLog: [UInt16: SentRecord] = [:]
     var nextTag: UInt8 = 0
     var maxPayload = ProtocolConstants.maxPayload
@@ -115,6 +118,12 @@ public final class LinkSession {
     public func takeDeviceEvents() -> [DeviceEvent] {
         defer { events.removeAll() }
         return events
+    }
+
+    /// The preset-library reports received since the last call, in arrival order.
+    public func takeLibraryReports() -> [LibraryReport] {
+        defer { libraryReports.removeAll() }
+        return libraryReports
     }
 
     /// When ``poll()`` must run next (or now, when ``takeOutgoing()`` has frames to give); nil when

@@ -14,6 +14,8 @@ public enum DeviceMessage: Sendable, Hashable {
     case state(StateReport)
     /// CAPABILITIES: follows IDENTIFY_REPLY.
     case capabilities(DeviceCapabilities)
+    /// The preset library's reports (protocol version 1, §3.3).
+    case library(LibraryReport)
 
     /// The message id.
     public var id: UInt32 {
@@ -25,6 +27,7 @@ public enum DeviceMessage: Sendable, Hashable {
         case .calibrationResult: return ProtocolConstants.msgCalibrationResult
         case .state: return ProtocolConstants.msgState
         case .capabilities: return ProtocolConstants.msgCapabilities
+        case .library(let l): return l.id
         }
     }
 
@@ -70,6 +73,8 @@ public enum DeviceMessage: Sendable, Hashable {
             writer.uv(c.programSlots)
             writer.uv(c.programSegments)
             writer.u8(c.calibrated ? 1 : 0)
+        case .library(let l):
+            l.encodeFields(&writer)
         }
         bytes = writer.bytes
     }
@@ -131,6 +136,7 @@ public enum DeviceMessage: Sendable, Hashable {
             return .capabilities(
                 DeviceCapabilities(programSlots: try reader.uv(), programSegments: try reader.uv(), calibrated: try reader.u8() != 0))
         default:
+            if let library = try LibraryReport.read(id: id, from: &reader) { return .library(library) }
             throw .unknownMessage(id: id, direction: .deviceToHost)
         }
     }
@@ -159,6 +165,7 @@ extension DeviceMessage: CustomStringConvertible {
             return "STATE state=\(s.state) cause=\(s.cause)"
         case .capabilities(let c):
             return "CAPABILITIES program_slots=\(c.programSlots) program_segments=\(c.programSegments) calibrated=\(c.calibrated ? 1 : 0)"
+        case .library(let l): return l.text
         }
     }
 }

@@ -30,6 +30,8 @@ public enum HostMessage: Sendable, Hashable {
     /// CONFIGURE_SAMPLE_TIME: the driver's back-EMF SAMPLE_TIME code (0…3 = 150…300 µs), written by
     /// the next CONFIGURE_DRIVER's set-up, so it is sent before it (§3.1). Sequenced lane only.
     case configureSampleTime(code: UInt8)
+    /// The preset library's messages (protocol version 1, §3.3).
+    case library(LibraryCommand)
 
     /// The message id.
     public var id: UInt32 {
@@ -48,6 +50,7 @@ public enum HostMessage: Sendable, Hashable {
         case .romEffect: return ProtocolConstants.msgROMEffect
         case .cut: return ProtocolConstants.msgCut
         case .configureSampleTime: return ProtocolConstants.msgConfigureSampleTime
+        case .library(let l): return l.id
         }
     }
 
@@ -55,6 +58,7 @@ public enum HostMessage: Sendable, Hashable {
     public var isAnyLane: Bool {
         switch self {
         case .identify, .ping, .stop, .wake, .standby, .go: return true
+        case .library(let l): return l.isAnyLane
         case .segment, .configureDriver, .calibrate, .preloadBegin, .preloadSegment, .romEffect, .cut,
             .configureSampleTime:
             return false
@@ -110,6 +114,8 @@ public enum HostMessage: Sendable, Hashable {
             writer.u8(c.odClamp)
             writer.u8(c.driveTime)
             writer.u8(c.olLraPeriod)
+        case .library(let l):
+            l.encodeFields(&writer)
         }
         bytes = writer.bytes
     }
@@ -144,6 +150,8 @@ public enum HostMessage: Sendable, Hashable {
             return 5
         case .configureSampleTime:
             return 2
+        case .library(let l):
+            return l.encodedLength
         }
     }
 
@@ -205,6 +213,7 @@ public enum HostMessage: Sendable, Hashable {
         case ProtocolConstants.msgCut: return .cut(at: try reader.u32())
         case ProtocolConstants.msgConfigureSampleTime: return .configureSampleTime(code: try reader.u8())
         default:
+            if let library = try LibraryCommand.read(id: id, from: &reader) { return .library(library) }
             throw .unknownMessage(id: id, direction: .hostToDevice)
         }
     }
@@ -248,6 +257,7 @@ extension HostMessage: CustomStringConvertible {
         case .romEffect(let r): return "ROM_EFFECT start=\(r.start) effect=\(r.effect) event=\(r.event)"
         case .cut(let at): return "CUT at=\(at)"
         case .configureSampleTime(let code): return "CONFIGURE_SAMPLE_TIME sample_time=\(code)"
+        case .library(let l): return l.text
         }
     }
 }

@@ -24,6 +24,14 @@ struct PayloadReader {
     mutating func uv() throws(WireError) -> UInt32 {
         try UVarint.decode(bytes, at: &index)
     }
+
+    /// A byte string: a `u8` length, then that many bytes (§3 type `bytes`).
+    mutating func byteString() throws(WireError) -> [UInt8] {
+        let count = Int(try u8())
+        guard index + count <= bytes.count else { throw .truncated }
+        defer { index += count }
+        return Array(bytes[index..<(index + count)])
+    }
 }
 
 /// Appends fields to a payload under construction.
@@ -37,4 +45,11 @@ struct PayloadWriter {
     }
 
     mutating func uv(_ value: UInt32) { UVarint.encode(value, into: &bytes) }
+
+    /// A byte string (at most 255 bytes): its length, then the bytes.
+    mutating func byteString(_ data: [UInt8]) {
+        precondition(data.count <= 255, "a byte string holds at most 255 bytes")
+        bytes.append(UInt8(data.count))
+        bytes += data
+    }
 }

@@ -1,8 +1,11 @@
-/// Constants of the Thrum wire protocol, version 0, mirroring `firmware-protocol/thrum_protocol.h`
+/// Constants of the Thrum wire protocol, version 1, mirroring `firmware-protocol/thrum_protocol.h`
 /// one to one (PROTOCOL.md is normative).
 public enum ProtocolConstants {
     /// The protocol version this codec implements (`THRUM_PROTOCOL_VERSION`).
-    public static let protocolVersion: UInt32 = 0
+    public static let protocolVersion: UInt32 = 1
+    /// The oldest version a host still talks to: a version-0 device (the AVR build) lacks only
+    /// the preset library.
+    public static let oldestProtocolVersion: UInt32 = 0
 
     // MARK: Framing (§1)
 
@@ -69,6 +72,18 @@ public enum ProtocolConstants {
     public static let msgCut: UInt32 = 0x0F
     /// Host → device: CONFIGURE_SAMPLE_TIME.
     public static let msgConfigureSampleTime: UInt32 = 0x10
+    /// Host → device: LIBRARY_BEGIN (version 1).
+    public static let msgLibraryBegin: UInt32 = 0x11
+    /// Host → device: LIBRARY_WRITE (version 1).
+    public static let msgLibraryWrite: UInt32 = 0x12
+    /// Host → device: LIBRARY_COMMIT (version 1).
+    public static let msgLibraryCommit: UInt32 = 0x13
+    /// Host → device: LIBRARY_QUERY (version 1).
+    public static let msgLibraryQuery: UInt32 = 0x14
+    /// Host → device: LIBRARY_READ (version 1).
+    public static let msgLibraryRead: UInt32 = 0x15
+    /// Host → device: PLAY_PRESET (version 1).
+    public static let msgPlayPreset: UInt32 = 0x16
     /// Device → host: ACK.
     public static let msgAck: UInt32 = 0x40
     /// Device → host: IDENTIFY_REPLY.
@@ -83,6 +98,37 @@ public enum ProtocolConstants {
     public static let msgState: UInt32 = 0x46
     /// Device → host: CAPABILITIES.
     public static let msgCapabilities: UInt32 = 0x47
+    /// Device → host: LIBRARY (version 1).
+    public static let msgLibrary: UInt32 = 0x48
+    /// Device → host: LIBRARY_DATA (version 1).
+    public static let msgLibraryData: UInt32 = 0x49
+    /// Device → host: TRIGGER (version 1).
+    public static let msgTrigger: UInt32 = 0x4A
+
+    // MARK: The preset library (§3.3, §4.9)
+
+    /// The most bytes one LIBRARY_READ asks for.
+    public static let libraryReadMax: UInt32 = 32
+    /// LIBRARY status: a library is active.
+    public static let libraryStatusActive: UInt8 = 0
+    /// LIBRARY status: no library stored.
+    public static let libraryStatusEmpty: UInt8 = 1
+    /// LIBRARY status: the new image was verified and switched to.
+    public static let libraryStatusSwitched: UInt8 = 2
+    /// LIBRARY status: the image is larger than a slot (or smaller than a header).
+    public static let libraryStatusTooLarge: UInt8 = 3
+    /// LIBRARY status: the CRC-32 read back differs; nothing switched.
+    public static let libraryStatusVerifyFailed: UInt8 = 4
+    /// LIBRARY status: a write out of order, past the size, or failed in storage.
+    public static let libraryStatusWriteError: UInt8 = 5
+    /// LIBRARY status: the board has no library storage.
+    public static let libraryStatusNoStorage: UInt8 = 6
+    /// LIBRARY status: the image's header is not one this device reads.
+    public static let libraryStatusBadImage: UInt8 = 7
+    /// Event ids of presets a trigger input started: this + (preset id << 12) + event.
+    public static let triggerEventBase: UInt32 = 0xF000_0000
+    /// A trigger input must rest inactive this long (µs) before its next edge counts.
+    public static let triggerDebounceMicroseconds: UInt32 = 20_000
 
     // MARK: SEGMENT limits (§3.1)
 
@@ -152,6 +198,8 @@ public enum ProtocolConstants {
     public static let faultGoRejected: UInt32 = 8
     /// FAULT: I²C bus recovery after a failed transfer (detail 0 = bus free again, 1 = still stuck).
     public static let faultBusRecovery: UInt32 = 9
+    /// FAULT: PLAY_PRESET named no stored preset (detail = the id), or no library is stored.
+    public static let faultNoPreset: UInt32 = 10
 
     // MARK: Device behaviour (§4)
 

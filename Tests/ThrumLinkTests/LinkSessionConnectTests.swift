@@ -51,16 +51,16 @@ final class LinkSessionConnectTests: XCTestCase {
     func testUnsupportedProtocolVersionFails() {
         let harness = LinkHarness()
         harness.session.connect()
-        // A device that speaks version 1 answers the IDENTIFY by hand.
+        // A device that speaks a version newer than this host's answers the IDENTIFY by hand.
         let identify = FrameDecoderOnceHost.frames(harness.session.takeOutgoing())[0]
         var identity = harness.device.identity
-        identity.protocolVersion = 1
+        identity.protocolVersion = ProtocolConstants.protocolVersion + 1
         let reply = Frame(direction: .deviceToHost, seq: 0, payload: DeviceMessage.encodePayload([
             .ack(Acknowledgement(nextSeq: 0, rxCtrl: identify.ctrl, rxSeq: identify.seq, rxTime: 10, credits: 8)),
             .identifyReply(identity),
         ]))
         harness.session.receive(reply.encode())
-        XCTAssertEqual(harness.session.state, .failed(.unsupportedProtocol(version: 1)))
+        XCTAssertEqual(harness.session.state, .failed(.unsupportedProtocol(version: ProtocolConstants.protocolVersion + 1)))
     }
 
     func testIdlePingsKeepSamplesFlowing() {

@@ -5,6 +5,7 @@ import ThrumWire
 enum MessageText {
     struct Fields {
         var values: [String: UInt32]
+        var data: [UInt8] = []
         func u32(_ name: String) -> UInt32 { values[name]! }
         func u8(_ name: String) -> UInt8 { UInt8(values[name]!) }
     }
@@ -12,11 +13,16 @@ enum MessageText {
     static func split(_ text: String) -> (String, Fields) {
         let parts = text.split(separator: " ").map(String.init)
         var values: [String: UInt32] = [:]
+        var data: [UInt8] = []
         for pair in parts.dropFirst() {
             let kv = pair.split(separator: "=").map(String.init)
+            if kv[0] == "data" {
+                data = VectorFile.bytes(kv[1])
+                continue
+            }
             values[kv[0]] = UInt32(kv[1])!
         }
-        return (parts[0], Fields(values: values))
+        return (parts[0], Fields(values: values, data: data))
     }
 
     static func hostMessage(_ text: String) -> HostMessage {
@@ -49,6 +55,13 @@ enum MessageText {
             return .romEffect(ROMEffectCommand(start: f.u32("start"), effect: f.u8("effect"), event: f.u32("event")))
         case "CUT": return .cut(at: f.u32("at"))
         case "CONFIGURE_SAMPLE_TIME": return .configureSampleTime(code: f.u8("sample_time"))
+        case "LIBRARY_BEGIN": return .library(.begin(size: f.u32("size"), crc: f.u32("crc")))
+        case "LIBRARY_WRITE": return .library(.write(offset: f.u32("offset"), data: f.data))
+        case "LIBRARY_COMMIT": return .library(.commit)
+        case "LIBRARY_QUERY": return .library(.query)
+        case "LIBRARY_READ": return .library(.read(offset: f.u32("offset"), length: f.u8("length")))
+        case "PLAY_PRESET":
+            return .library(.play(PlayPresetCommand(id: f.u32("id"), start: f.u32("start"), eventBase: f.u32("event_base"))))
         default: fatalError("unknown host message \(name)")
         }
     }
@@ -82,6 +95,14 @@ enum MessageText {
             return .capabilities(
                 DeviceCapabilities(
                     programSlots: f.u32("program_slots"), programSegments: f.u32("program_segments"), calibrated: f.u32("calibrated") != 0))
+        case "LIBRARY":
+            return .library(
+                .status(
+                    LibraryStatusReport(
+                        status: f.u8("status"), slot: f.u8("slot"), seq: f.u32("seq"), size: f.u32("size"), crc: f.u32("crc"),
+                        capacity: f.u32("capacity"))))
+        case "LIBRARY_DATA": return .library(.data(offset: f.u32("offset"), bytes: f.data))
+        case "TRIGGER": return .library(.trigger(TriggerReport(input: f.u8("input"), preset: f.u32("preset"), time: f.u32("time"))))
         default: fatalError("unknown device message \(name)")
         }
     }

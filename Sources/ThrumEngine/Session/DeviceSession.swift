@@ -89,7 +89,7 @@ public final class DeviceSession {
         try pumpWhile(until: deadline) { self.connectedIdentity == nil && !self.linkFailed }
         guard let identity = connectedIdentity else {
             if case .failed(.unsupportedProtocol(let version)) = link.state {
-                throw .linkFailed(reason: "the device speaks protocol version \(version); this host speaks version 0")
+                throw .linkFailed(reason: "the device speaks protocol version \(version); this host speaks versions \(ProtocolConstants.oldestProtocolVersion)…\(ProtocolConstants.protocolVersion)")
             }
             throw .deviceDidNotAnswer(endpoint: endpointName, attempts: link.configuration.identifyAttempts)
         }

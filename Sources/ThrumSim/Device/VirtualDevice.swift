@@ -36,6 +36,9 @@ public final class VirtualDevice {
         public var i2cClockHz: Double
         /// Board facts of the driver chip (its supply voltage VDD among them).
         public var chip = DRV2605LConfiguration()
+        /// The library storage (an EEPROM on the I²C bus, ``LibraryStorage``); nil (the default):
+        /// the board has none, and the firmware answers the library messages with "no storage".
+        public var storage: LibraryStorage? = nil
 
         /// Creates a configuration; the defaults model an ideal 1 MHz clock and a 400 kHz bus.
         public init(
@@ -94,6 +97,10 @@ public final class VirtualDevice {
     private var clockOffset: UInt32 = 0
     /// How many times the microcontroller was reset (``reset()``).
     public private(set) var resetCount = 0
+    /// Levels of the trigger inputs, bit i = input i (``setTrigger(_:active:)``).
+    public private(set) var triggerLevels: UInt8 = 0
+    /// The library storage (from the configuration).
+    public var storage: LibraryStorage? { configuration.storage }
 
     /// Creates a device and runs the firmware's power-up (driver probe and set-up).
     public init(configuration: Configuration = Configuration()) {
@@ -107,6 +114,10 @@ public final class VirtualDevice {
         board.od_clamp = configuration.board.overdriveClamp
         board.drive_time = configuration.board.driveTime
         board.ol_lra_period = configuration.board.openLoopPeriod
+        if let storage = configuration.storage {
+            board.storage_size = UInt32(storage.size)
+            board.storage_page = UInt16(storage.pageSize)
+        }
         hal.initialize(to: makeHAL())
         // Power-up: the firmware waits ≥ 250 µs (delay_us moves bus time), probes and sets up the driver.
         withUnsafePointer(to: &board) { thrum_fw_init(firmware, hal, $0) }
@@ -230,6 +241,23 @@ public final class VirtualDevice {
     /// Free segment slots, as the firmware would report them.
     public var freeSlots: Int { Int(thrum_fw_free_slots(firmware)) }
 
+    /// The library the firmware selected: its record's sequence number, size, CRC-32 and slot;
+    /// nil when none is stored.
+    public var activeLibrary: (seq: UInt32, size: UInt32, crc: UInt32, slot: UInt8)? {
+        var seq: UInt32 = 0, size: UInt32 = 0, crc: UInt32 = 0, slot: UInt8 = 0
+        guard thrum_fw_library_active(firmware, &seq, &size, &crc, &slot) != 0 else { return nil }
+        return (seq, size, crc, slot)
+    }
+
+    /// Sets trigger input `input` (0…7) active or not, now, and runs the firmware at once, as a
+    /// pin-change interrupt wakes the main loop.
+    public func setTrigger(_ input: Int, active: Bool) {
+        precondition((0..<8).contains(input), "trigger inputs are 0…7")
+        let bit = UInt8(1) << UInt8(input)
+        triggerLevels = active ? triggerLevels | bit : triggerLevels & ~bit
+        runMainLoopPass()
+    }
+
     // MARK: Firmware glue
 
     private func runMainLoopPass() {
@@ -276,6 +304,21 @@ public final class VirtualDevice {
         output.append(contentsOf: bytes)
     }
 
+    /// An EEPROM random read: address (2 bytes) written, repeated start, `count` bytes read.
+    fileprivate func storageRead(address: UInt32, out: UnsafeMutablePointer<UInt8>?, count: Int) -> Int32 {
+        guard let storage = configuration.storage, let out, let bytes = storage.read(Int(address), count: count) else { return -5 }
+        busTime += busDuration(bytes: 2) + busDuration(bytes: count)
+        for (i, b) in bytes.enumerated() { out[i] = b }
+        return 0
+    }
+
+    /// An EEPROM page write: address and data on the bus, then the part's write cycle.
+    fileprivate func storageWrite(address: UInt32, bytes: [UInt8]) -> Int32 {
+        guard let storage = configuration.storage else { return -5 }
+        busTime += busDuration(bytes: 2 + bytes.count) + storage.writeCycleMicroseconds
+        return storage.write(Int(address), bytes) ? 0 : -5
+    }
+
     private func busDuration(bytes: Int) -> UInt64 {
         let bits = Double(9 * (bytes + 1) + 2)
         return UInt64((bits / configuration.i2cClockHz * 1e6).rounded(.up))
@@ -300,6 +343,16 @@ public final class VirtualDevice {
             VirtualDevice.from(ctx).serialWrite(UnsafeBufferPointer(start: data, count: Int(length)))
         }
         hal.delay_us = { ctx, us in VirtualDevice.from(ctx).delay(us) }
+        if configuration.storage != nil {
+            hal.storage_read = { ctx, address, out, length in
+                VirtualDevice.from(ctx).storageRead(address: address, out: out, count: Int(length))
+            }
+            hal.storage_write = { ctx, address, data, length in
+                let bytes = Array(UnsafeBufferPointer(start: data, count: Int(length)))
+                return VirtualDevice.from(ctx).storageWrite(address: address, bytes: bytes)
+            }
+        }
+        hal.trigger_read = { ctx in VirtualDevice.from(ctx).triggerLevels }
         return hal
     }
 

@@ -7,16 +7,20 @@ struct DeviceCommandOptions {
     var baud: Int
     var profile: ActuatorProfile
     var json: Bool
+    /// The one positional argument, when the command takes one (`positional: true`).
+    var positional: String? = nil
 
-    /// Takes the options from `arguments` and checks that nothing else is left.
-    static func take(from arguments: inout ArgumentList) throws -> DeviceCommandOptions {
+    /// Takes the options from `arguments` and checks that nothing else is left (but one positional
+    /// argument when `positional`).
+    static func take(from arguments: inout ArgumentList, positional: Bool = false) throws -> DeviceCommandOptions {
         let port = try arguments.option("port")
         let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
         let profile = try ActuatorChoice.take(from: &arguments) ?? ActuatorProfile.default
         let json = arguments.flag("json")
-        if let extra = try arguments.positionals().first { throw UsageError(message: "unexpected argument '\(extra)'") }
+        let rest = try arguments.positionals()
+        if let extra = rest.dropFirst(positional ? 1 : 0).first { throw UsageError(message: "unexpected argument '\(extra)'") }
         try arguments.finish()
-        return DeviceCommandOptions(port: port, baud: baud, profile: profile, json: json)
+        return DeviceCommandOptions(port: port, baud: baud, profile: profile, json: json, positional: positional ? rest.first : nil)
     }
 
     /// The port, opened, or the virtual device without one.

@@ -13,7 +13,8 @@ enum InfoCommand: Subcommand {
 
         Connects, pings a few times for the link and clock figures, and prints once: identity
         (driver, firmware, protocol, device id), capabilities (queue, buffers, program store,
-        optional features), calibration (whether the driver holds one since reset, the one kept for
+        optional features), the preset library it holds (name, version, size, CRC-32, slot),
+        calibration (whether the driver holds one since reset, the one kept for
         this device in $XDG_CONFIG_HOME/thrum/calibrations and whether it is valid for the
         profile), state (driver power state, faults) and the link (round trip, clock drift and
         error). Changes nothing on the device. Without --port, the built-in virtual device.
@@ -37,7 +38,7 @@ enum InfoCommand: Subcommand {
         } catch {
             throw CommandFailure(engine: error)
         }
-        let info = Info(connection: connection)
+        let info = Info(connection: connection, library: try DeviceLibrary.read(session))
         if json {
             JSONOutput.print(info.json)
         } else {
@@ -49,6 +50,8 @@ enum InfoCommand: Subcommand {
     /// The figures gathered at connect.
     struct Info {
         let connection: DeviceConnection
+        /// The preset library the device holds.
+        let library: DeviceLibrary
         var session: DeviceSession { connection.session }
         var identity: DeviceIdentity { session.identity! }
         var capabilities: ThrumEngine.DeviceCapabilities {
@@ -116,6 +119,7 @@ enum InfoCommand: Subcommand {
             } else if connection.store != nil {
                 lines.append("  none kept for this device")
             }
+            lines.append(library.text)
             lines.append(
                 "state: driver \(powerState); faults: "
                     + (session.faults.isEmpty
@@ -165,6 +169,7 @@ enum InfoCommand: Subcommand {
                     "calibrated_since_reset": connection.deviceSaysCalibrated, "profile": connection.profile.id,
                     "kept": storedJSON,
                 ] as [String: Any],
+                "library": library.json,
                 "state": [
                     "power_state": JSONOutput.orNull(session.powerState.map { "\($0)" }),
                     "faults": session.faults.map {

@@ -13,6 +13,7 @@ enum PlayCommand: Subcommand {
     static let summary = "play an AHAP file on a device (the built-in virtual device by default)"
     static let usage = """
         Usage: thrum play <file.ahap | preset:NAME> [options]
+               thrum play id:N --port PATH [--json]   (a preset of the library stored on the device)
 
         Plays the pattern on the streaming engine (HapticEngine, docs/engine.md). Without --port it
         plays on the built-in virtual device (in virtual time) and plots the acceleration the
@@ -64,6 +65,7 @@ enum PlayCommand: Subcommand {
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
+        if arguments.hasPositional(prefix: StoredPresetPlay.prefix) { return try StoredPresetPlay.run(&arguments) }
         let ports = try arguments.options("port")
         let port = ports.last
         let linkName = try arguments.option("link")

@@ -26,6 +26,11 @@ enum SimCommand: Subcommand {
           --no-actuator      nothing on the driver's outputs (an open coil): calibration fails
           --mounted NAME     a different actuator (built-in id or FILE.json) is wired to a board set
                              up for --actuator: calibration finds its resonance, not the profile's
+          --storage FILE     give the device a library storage (a 24LC256-class 32 KiB EEPROM) kept in
+                             FILE across restarts: `thrum flash LIB.thl --port PTY` writes it, the
+                             library survives quitting and restarting the simulator. While serving,
+                             a line `trigger N` (or just `N`) on standard input presses trigger
+                             input N (0…7) for 100 ms: the preset the library maps to it plays
           --trace CSV        write every register write of the chip model as it happens:
                              time_us (true time since serving started), monotonic_ns (the same
                              instant on CLOCK_MONOTONIC, the clock `thrum play --json` reports
@@ -76,6 +81,7 @@ enum SimCommand: Subcommand {
         let mounted = try arguments.option("mounted").map { try ActuatorChoice.resolve($0) }
         let faultText = try arguments.option("fault")
         let tracePath = try arguments.option("trace")
+        let storagePath = try arguments.option("storage")
         _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
         try arguments.finish()
         let driftRange = VirtualDevice.Configuration.crystalErrorPPMRange
@@ -114,10 +120,25 @@ enum SimCommand: Subcommand {
             configuration.actuator = .absent
             board += ", no actuator connected"
         }
+        if let storagePath {
+            do {
+                configuration.storage = try LibraryStorage(file: URL(fileURLWithPath: storagePath))
+            } catch {
+                throw CommandFailure(message: "--storage: \(error.description)")
+            }
+        }
         let device = VirtualDevice(configuration: configuration)
         print("pty: \(terminal.devicePath)")
         print("virtual device: \(profile.name), \(board); serving until stopped")
+        if let storagePath {
+            if let library = device.activeLibrary {
+                print("library storage \(storagePath): library of \(library.size) B, CRC-32 \(LibraryCommand.hexCRC(library.crc)), slot \(library.slot) (record \(library.seq)); type `trigger N` to press input N")
+            } else {
+                print("library storage \(storagePath): no library stored (flash one with `thrum flash LIB.thl --port \(terminal.devicePath)`)")
+            }
+        }
         flushStandardOutput()
+        let triggers = storagePath == nil ? nil : TriggerLines()
         if !faults.isEmpty { print("injecting faults: \(faultText ?? "")") }
         flushStandardOutput()
         let server = DeviceServer(device: device, transport: terminal.master)
@@ -142,8 +163,21 @@ enum SimCommand: Subcommand {
             }
             flushStandardOutput()
         }
+        var releases: [(input: Int, at: UInt64)] = []
         do {
-            try server.serve()
+            try server.serve(shouldStop: {
+                for input in triggers?.take() ?? [] {
+                    device.setTrigger(input, active: true)
+                    releases.append((input, device.now + 100_000))
+                    print("trigger \(input) pressed")
+                    flushStandardOutput()
+                }
+                while let first = releases.first, device.now >= first.at {
+                    releases.removeFirst()
+                    device.setTrigger(first.input, active: false)
+                }
+                return false
+            })
         } catch .disconnected where faults.disconnect != nil {
             let c = server.injectedLinkFaults
             print("disconnected as asked; link faults injected: \(c.lost) lost, \(c.corrupted) corrupted, \(c.duplicated) duplicated, \(c.reordered) reordered, \(c.stalled) stalled")
@@ -152,6 +186,52 @@ enum SimCommand: Subcommand {
             throw CommandFailure(message: "the pseudo-terminal failed: \(error)")
         }
         return 0
+    }
+}
+
+/// Lines `trigger N` (or `N`) read from standard input on a thread of their own, handed to the
+/// serving loop (which owns the device) through a lock.
+final class TriggerLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending: [Int] = []
+
+    init() {
+        // Raw reads of descriptor 0, not readLine(): a thread blocked in getline holds the stdin
+        // FILE lock, and fflush(NULL) elsewhere would wait for it forever.
+        let thread = Thread { [weak self] in
+            var line: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, 256) }
+                if n <= 0 { return }
+                for byte in buffer[0..<n] {
+                    guard byte == UInt8(ascii: "\n") else {
+                        line.append(byte)
+                        continue
+                    }
+                    let text = String(decoding: line, as: UTF8.self)
+                    line.removeAll()
+                    let word = text.replacingOccurrences(of: "trigger", with: "").trimmingCharacters(in: .whitespaces)
+                    guard let n = Int(word), (0..<8).contains(n) else {
+                        printError("sim: type `trigger N` with N 0…7")
+                        continue
+                    }
+                    guard let self else { return }
+                    self.lock.lock()
+                    self.pending.append(n)
+                    self.lock.unlock()
+                }
+            }
+        }
+        thread.start()
+    }
+
+    /// The inputs asked for since the last call.
+    func take() -> [Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        defer { pending.removeAll() }
+        return pending
     }
 }
 

@@ -57,6 +57,31 @@ struct ArgumentList {
         return values
     }
 
+    /// Whether a positional argument starts with `prefix` (nothing is removed).
+    func hasPositional(prefix: String) -> Bool {
+        items.contains { item in item.map { $0.hasPrefix(prefix) && !$0.hasPrefix("-") } ?? false }
+    }
+
+    /// Removes `-x value` (a one-letter spelling, e.g. `-o FILE`) and returns the value (the last one given).
+    mutating func shortOption(_ letter: String) throws(UsageError) -> String? {
+        var value: String?
+        var i = items.startIndex
+        while i < items.endIndex {
+            if items[i] == "-\(letter)" {
+                guard i + 1 < items.endIndex, let next = items[i + 1], !next.hasPrefix("-") else {
+                    throw UsageError(message: "-\(letter) needs a value")
+                }
+                value = next
+                items[i] = nil
+                items[i + 1] = nil
+                i += 2
+                continue
+            }
+            i += 1
+        }
+        return value
+    }
+
     /// Like ``option(_:)`` but converts the value, naming the option in the error.
     mutating func option<T>(_ name: String, as convert: (String) -> T?, expected: String) throws(UsageError) -> T? {
         guard let text = try option(name) else { return nil }

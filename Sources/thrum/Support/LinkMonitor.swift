@@ -119,6 +119,8 @@ struct LinkMonitor {
                         } ?? "status \(o.status)"
                     onsets.append(Onset(event: o.event, deviceTime: clock.extend(DeviceTime32(rawValue: o.time)), status: status, seenAt: time))
                     if onsets.count > 64 { onsets.removeFirst() }
+                case .library:
+                    break  // library replies answer `thrum flash` / `library list`; triggers show as onsets
                 }
             }
         }

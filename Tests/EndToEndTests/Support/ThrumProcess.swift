@@ -63,10 +63,14 @@ final class SimulatorProcess {
     let ptyPath: String
     private let output = Pipe()
 
+    /// What the test writes to the simulator's standard input (`trigger N` lines).
+    let input = Pipe()
+
     /// Starts `thrum sim` and waits for its `pty: PATH` line.
     init(arguments: [String] = []) throws {
         process.executableURL = try TestPaths.thrumBinary
         process.arguments = ["sim"] + arguments
+        process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -39,6 +39,9 @@ void thrum_fw_init(thrum_fw_t *fw, const thrum_hal_t *hal, const thrum_board_t *
     thrum_setup_boot(fw);
     fw->sched.last_write_time = THRUM_HAL(hal, clock_us)(THRUM_HAL_CTX(hal));
     thrum_power_init(fw, fw->sched.last_write_time);
+#if THRUM_FW_LIBRARY
+    thrum_library_init(fw, fw->sched.last_write_time);
+#endif
 }
 
 void thrum_fw_receive(thrum_fw_t *fw, const uint8_t *data, size_t len, uint32_t rx_time)
@@ -73,7 +76,13 @@ void thrum_fw_poll(thrum_fw_t *fw)
     thrum_link_check_watchdog(fw, now);
     thrum_power_run(fw, now);
     thrum_calibration_run(fw, now);
+#if THRUM_FW_LIBRARY
+    thrum_library_triggers(fw, now); /* an edge queues its preset's first entries, decoded ahead */
+#endif
     thrum_scheduler_run(fw, now, THRUM_FW_DRIVE_LEAD_US);
+#if THRUM_FW_LIBRARY
+    thrum_library_feed(fw); /* after the pass's drive: reading storage takes bus time */
+#endif
     thrum_scheduler_check_driver(fw, now);
     thrum_telemetry_flush(fw);
     if (!fw->sched.output_unknown) {

@@ -132,6 +132,46 @@ static void on_sample_time(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_tim
     fw->driver_config.sample_time = (uint8_t)m->field[0]; /* written by the next set-up */
 }
 
+#if THRUM_FW_LIBRARY
+static void on_library_begin(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_library_begin(fw, m->field[THRUM_F_LIBRARY_SIZE], m->field[THRUM_F_LIBRARY_CRC]);
+}
+
+static void on_library_write(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_library_write(fw, m->field[THRUM_F_LIBRARY_OFFSET], m->blob, m->blob_len);
+}
+
+static void on_library_commit(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)m;
+    (void)rx_time;
+    thrum_library_commit(fw);
+}
+
+static void on_library_query(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)m;
+    (void)rx_time;
+    thrum_library_query(fw);
+}
+
+static void on_library_read(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_library_read(fw, m->field[THRUM_F_LIBRARY_OFFSET], (uint8_t)m->field[THRUM_F_LIBRARY_LENGTH]);
+}
+
+static void on_play_preset(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_library_play(fw, m->field[THRUM_F_PLAY_ID], m->field[THRUM_F_PLAY_START], m->field[THRUM_F_PLAY_EVENT_BASE]);
+}
+#endif
+
 /* By host message id; NULL: nothing beyond the ACK every frame gets (PING), or unassigned. */
 static const command_handler_t handlers[] THRUM_FLASH = {
     NULL,                /* 0x00 unassigned */
@@ -151,6 +191,14 @@ static const command_handler_t handlers[] THRUM_FLASH = {
     on_rom_effect,       /* 0x0E ROM_EFFECT */
     on_cut,              /* 0x0F CUT */
     on_sample_time,      /* 0x10 CONFIGURE_SAMPLE_TIME */
+#if THRUM_FW_LIBRARY
+    on_library_begin,    /* 0x11 LIBRARY_BEGIN */
+    on_library_write,    /* 0x12 LIBRARY_WRITE */
+    on_library_commit,   /* 0x13 LIBRARY_COMMIT */
+    on_library_query,    /* 0x14 LIBRARY_QUERY */
+    on_library_read,     /* 0x15 LIBRARY_READ */
+    on_play_preset,      /* 0x16 PLAY_PRESET */
+#endif
 };
 
 /* Run the messages of a payload that passed every check, in order, each through its handler. */

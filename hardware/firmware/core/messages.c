@@ -14,11 +14,19 @@
 #define LAYOUT_COUNT_MASK 0x0Fu
 #define LAYOUT_TYPE_SHIFT 4u
 #define LAYOUT_ANY_LANE 0x80000000u
-/* Bits 24..25: the range rule §3 adds to a host message's fields (RULE_*). */
+/* Bits 24..26: the range rule §3 adds to a host message's fields (RULE_*). Bit 28: a byte string
+ * (`u8` length, then the bytes) follows the fixed fields. */
 #define LAYOUT_RULE_SHIFT 24u
+#if THRUM_FW_LIBRARY
+#define LAYOUT_RULE_MASK 7u
+#else
+#define LAYOUT_RULE_MASK 3u /* no RULE_READ_LENGTH: the switch stays a 2-bit one */
+#endif
+#define LAYOUT_BLOB 0x10000000u
 #define RULE_DURATION (1uL << LAYOUT_RULE_SHIFT)   /* field 1 is a duration, 1..1 000 000 */
 #define RULE_SLOT (2uL << LAYOUT_RULE_SHIFT)       /* field 0 is a program slot */
 #define RULE_ROM_EFFECT (3uL << LAYOUT_RULE_SHIFT) /* field 1 is a ROM effect id, 1..123 */
+#define RULE_READ_LENGTH (4uL << LAYOUT_RULE_SHIFT) /* field 1 is a LIBRARY_READ length, 1..32 */
 #define F(i, t) ((uint32_t)(t) << (LAYOUT_TYPE_SHIFT + 2u * (i)))
 #define U8 THRUM_FIELD_U8
 #define U32 THRUM_FIELD_U32
@@ -41,7 +49,8 @@
 #define GO_START 1u
 #define GO_EVENT_BASE 2u
 
-/* Layouts by id: host messages 0x00..0x10, device messages 0x40..0x47. LAYOUT_KNOWN marks an
+/* Layouts by id: host messages 0x00..0x16, device messages 0x40..0x4A (0x11.. and 0x48.. only
+ * with THRUM_FW_LIBRARY). LAYOUT_KNOWN marks an
  * assigned id (0x06, 0x07 and 0x44 stay unassigned: the golden vectors use them as unknown). */
 #define LAYOUT_KNOWN 0x40000000u
 #define SEGMENT_LAYOUT (LAYOUT_KNOWN | RULE_DURATION | 5u | F(0, U32) | F(1, UV) | F(2, U8) | F(3, U8) | F(4, UV))
@@ -63,6 +72,14 @@ static const uint32_t h2d_layouts[] THRUM_FLASH = {
     LAYOUT_KNOWN | RULE_ROM_EFFECT | 3u | F(0, U32) | F(1, U8) | F(2, UV),            /* ROM_EFFECT */
     LAYOUT_KNOWN | 1u | F(0, U32),                                          /* CUT */
     LAYOUT_KNOWN | 1u | F(0, U8),                                           /* CONFIGURE_SAMPLE_TIME */
+#if THRUM_FW_LIBRARY
+    LAYOUT_KNOWN | 2u | F(0, U32) | F(1, U32),                              /* LIBRARY_BEGIN */
+    LAYOUT_KNOWN | LAYOUT_BLOB | 1u | F(0, U32),                            /* LIBRARY_WRITE */
+    LAYOUT_KNOWN,                                                           /* LIBRARY_COMMIT */
+    LAYOUT_KNOWN | LAYOUT_ANY_LANE,                                         /* LIBRARY_QUERY */
+    LAYOUT_KNOWN | LAYOUT_ANY_LANE | RULE_READ_LENGTH | 2u | F(0, U32) | F(1, U8), /* LIBRARY_READ */
+    LAYOUT_KNOWN | LAYOUT_ANY_LANE | 3u | F(0, UV) | F(1, U32) | F(2, UV),  /* PLAY_PRESET */
+#endif
 };
 static const uint32_t d2h_layouts[] THRUM_FLASH = {
     LAYOUT_KNOWN | 5u | F(0, U8) | F(1, U8) | F(2, U8) | F(3, U32) | F(4, UV),          /* ACK */
@@ -74,6 +91,11 @@ static const uint32_t d2h_layouts[] THRUM_FLASH = {
     LAYOUT_KNOWN | 5u | F(0, U8) | F(1, U8) | F(2, U8) | F(3, U8) | F(4, U8),           /* CALIBRATION_RESULT */
     LAYOUT_KNOWN | 2u | F(0, U8) | F(1, U8),                                            /* STATE */
     LAYOUT_KNOWN | 3u | F(0, UV) | F(1, UV) | F(2, U8),                                 /* CAPABILITIES */
+#if THRUM_FW_LIBRARY
+    LAYOUT_KNOWN | 6u | F(0, U8) | F(1, U8) | F(2, U32) | F(3, U32) | F(4, U32) | F(5, U32), /* LIBRARY */
+    LAYOUT_KNOWN | LAYOUT_BLOB | 1u | F(0, U32),                                        /* LIBRARY_DATA */
+    LAYOUT_KNOWN | 3u | F(0, U8) | F(1, UV) | F(2, U32),                                /* TRIGGER */
+#endif
 };
 
 static uint32_t layout(uint8_t dir, uint32_t id)
@@ -108,6 +130,11 @@ uint8_t thrum_msg_field_type(uint8_t dir, uint32_t id, uint8_t index)
     return (uint8_t)((l >> (LAYOUT_TYPE_SHIFT + 2u * index)) & 3u);
 }
 
+int thrum_msg_has_blob(uint8_t dir, uint32_t id)
+{
+    return known(dir, id) && (layout(dir, id) & LAYOUT_BLOB) != 0u;
+}
+
 int thrum_msg_is_any_lane(uint32_t id)
 {
     return known(THRUM_DIR_H2D, id) && (layout(THRUM_DIR_H2D, id) & LAYOUT_ANY_LANE) != 0u;
@@ -117,7 +144,7 @@ int thrum_msg_is_any_lane(uint32_t id)
  * that overflow their register fields are clamped by the driver, not rejected, §3.1). */
 static int rule_ok(uint32_t l, const thrum_msg_t *msg)
 {
-    switch ((uint8_t)(l >> LAYOUT_RULE_SHIFT) & 3u) {
+    switch ((uint8_t)(l >> LAYOUT_RULE_SHIFT) & LAYOUT_RULE_MASK) {
     case RULE_DURATION >> LAYOUT_RULE_SHIFT:
         return msg->field[SEGMENT_DURATION] >= THRUM_SEGMENT_MIN_DURATION_US &&
                msg->field[SEGMENT_DURATION] <= THRUM_SEGMENT_MAX_DURATION_US;
@@ -125,6 +152,10 @@ static int rule_ok(uint32_t l, const thrum_msg_t *msg)
         return msg->field[GO_SLOT] < THRUM_PROGRAM_SLOTS;
     case RULE_ROM_EFFECT >> LAYOUT_RULE_SHIFT:
         return msg->field[ROM_EFFECT] >= THRUM_ROM_EFFECT_MIN && msg->field[ROM_EFFECT] <= THRUM_ROM_EFFECT_MAX;
+#if THRUM_FW_LIBRARY
+    case RULE_READ_LENGTH >> LAYOUT_RULE_SHIFT:
+        return msg->field[1] >= 1u && msg->field[1] <= THRUM_LIBRARY_READ_MAX;
+#endif
     default:
         return 1;
     }
@@ -192,6 +223,18 @@ int thrum_msg_decode(uint8_t dir, const uint8_t *in, size_t len, thrum_msg_t *ms
                         ((uint32_t)in[pos + 2u] << 16) | ((uint32_t)in[pos + 3u] << 24);
         pos += 4u;
     }
+#if THRUM_FW_LIBRARY
+    msg->blob = NULL;
+    msg->blob_len = 0;
+    if ((layout(dir, msg->id) & LAYOUT_BLOB) != 0u) {
+        if (pos + 1u > len || pos + 1u + in[pos] > len) {
+            return -1;
+        }
+        msg->blob_len = in[pos];
+        msg->blob = in + pos + 1u;
+        pos += 1u + (size_t)msg->blob_len;
+    }
+#endif
     /* decoded u8 fields cannot exceed 255: only the range rule is left to check */
     if (!rule_ok(layout(dir, msg->id), msg)) {
         return -1;
@@ -239,6 +282,18 @@ uint8_t thrum_msg_encode(uint8_t dir, const thrum_msg_t *msg, uint8_t *out, uint
         memcpy(out + pos, tmp, n);
         pos = (uint8_t)(pos + n);
     }
+#if THRUM_FW_LIBRARY
+    if (thrum_msg_has_blob(dir, msg->id)) {
+        if ((uint16_t)pos + 1u + msg->blob_len > cap || (msg->blob_len > 0u && msg->blob == NULL)) {
+            return 0;
+        }
+        out[pos] = msg->blob_len;
+        if (msg->blob_len > 0u) {
+            memcpy(out + pos + 1u, msg->blob, msg->blob_len);
+        }
+        pos = (uint8_t)(pos + 1u + msg->blob_len);
+    }
+#endif
     return pos;
 }
 

@@ -41,7 +41,7 @@ static uint8_t encode_identify_reply(const thrum_fw_t *fw, uint8_t *out)
     uint8_t n = 0;
 
     out[n++] = THRUM_MSG_IDENTIFY_REPLY;
-    out[n++] = THRUM_PROTOCOL_VERSION;
+    out[n++] = THRUM_FW_LIBRARY ? THRUM_PROTOCOL_VERSION : 0u; /* version 1 adds the library */
     out[n++] = THRUM_FW_VERSION_MAJOR;
     out[n++] = THRUM_FW_VERSION_MINOR;
     out[n++] = THRUM_FW_VERSION_PATCH;
@@ -136,6 +136,13 @@ static void append(thrum_fw_t *fw, const uint8_t *msg, uint8_t n)
     memcpy(fw->pending + fw->pending_len, msg, n);
     fw->pending_len = (uint8_t)(fw->pending_len + n);
 }
+
+#if THRUM_FW_LIBRARY
+void thrum_telemetry_append(thrum_fw_t *fw, const uint8_t *msg, uint8_t n)
+{
+    append(fw, msg, n);
+}
+#endif
 
 void thrum_telemetry_onset(thrum_fw_t *fw, uint32_t event, uint32_t time, uint8_t status)
 {

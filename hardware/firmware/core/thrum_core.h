@@ -27,6 +27,13 @@ typedef struct thrum_go {
 #define THRUM_F_GO_START 1u
 #define THRUM_F_GO_EVENT_BASE 2u
 #define THRUM_F_CUT_AT 0u
+#define THRUM_F_LIBRARY_SIZE 0u
+#define THRUM_F_LIBRARY_CRC 1u
+#define THRUM_F_LIBRARY_OFFSET 0u
+#define THRUM_F_LIBRARY_LENGTH 1u
+#define THRUM_F_PLAY_ID 0u
+#define THRUM_F_PLAY_START 1u
+#define THRUM_F_PLAY_EVENT_BASE 2u
 
 /* messages.c */
 /** Check a whole host payload (§3): every message parses, at most THRUM_MAX_FIELD_MESSAGES carry
@@ -44,6 +51,8 @@ void thrum_telemetry_fault(thrum_fw_t *fw, uint32_t code, uint32_t detail);
 /** Count a failed bus access and report FAULT 2 with the register. */
 void thrum_bus_fault(thrum_fw_t *fw);
 void thrum_telemetry_send(thrum_fw_t *fw, int with_identify);
+/** Queue one encoded device message (sent with the next frame). */
+void thrum_telemetry_append(thrum_fw_t *fw, const uint8_t *msg, uint8_t n);
 void thrum_telemetry_flush(thrum_fw_t *fw);
 
 /* firmware.c */
@@ -98,6 +107,19 @@ void thrum_program_init(thrum_fw_t *fw);
 void thrum_program_begin(thrum_fw_t *fw, uint8_t slot);
 void thrum_program_append(thrum_fw_t *fw, const thrum_segment_t *segment);
 void thrum_program_go(thrum_fw_t *fw, const thrum_go_t *go);
+
+/* library.c (THRUM_FW_LIBRARY) */
+void thrum_library_init(thrum_fw_t *fw, uint32_t now);
+void thrum_library_query(thrum_fw_t *fw);
+void thrum_library_begin(thrum_fw_t *fw, uint32_t size, uint32_t crc);
+void thrum_library_write(thrum_fw_t *fw, uint32_t offset, const uint8_t *data, uint8_t len);
+void thrum_library_commit(thrum_fw_t *fw);
+void thrum_library_read(thrum_fw_t *fw, uint32_t offset, uint8_t len);
+void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t event_base);
+/** Queue what the playing stored preset has next, while queue slots are free. */
+void thrum_library_feed(thrum_fw_t *fw);
+/** Read the trigger inputs; an edge after the rest period starts the preset mapped to it. */
+void thrum_library_triggers(thrum_fw_t *fw, uint32_t now);
 
 /* Count in thrum_fw_stats (nothing when the port builds without counters, THRUM_FW_STATS 0). */
 #if THRUM_FW_STATS

@@ -13,6 +13,11 @@
 
 #include "thrum_protocol.h"
 
+/* 1 (the default): the preset library messages of protocol version 1 (see thrum_fw.h). */
+#ifndef THRUM_FW_LIBRARY
+#define THRUM_FW_LIBRARY 1
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -103,7 +108,16 @@ typedef struct thrum_msg {
     uint32_t id;
     uint8_t field_count;
     uint32_t field[THRUM_MSG_MAX_FIELDS];
+#if THRUM_FW_LIBRARY
+    /** A message with a byte string (LIBRARY_WRITE, LIBRARY_DATA, §3): after its fixed fields a
+     *  `u8` length and that many bytes. Decoding points `blob` into the input; NULL otherwise. */
+    const uint8_t *blob;
+    uint8_t blob_len;
+#endif
 } thrum_msg_t;
+
+/** 1 when message `id` of direction `dir` ends with a byte string (§3 type `bytes`). */
+int thrum_msg_has_blob(uint8_t dir, uint32_t id);
 
 /** Number of fields of message `id` in direction `dir`, or -1 when the id is unknown. */
 int thrum_msg_field_count(uint8_t dir, uint32_t id);

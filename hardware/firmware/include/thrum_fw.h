@@ -41,6 +41,13 @@ extern "C" {
 #error "THRUM_FW_PROGRAM_SEGMENTS must be 1..255"
 #endif
 
+/* 1: the preset library (PROTOCOL.md §3.3, §4.9): storage in two slots, flashing, PLAY_PRESET and
+ * trigger inputs; the device then speaks protocol version 1. 0: version 0 only (the AVR build, whose
+ * flash is full). */
+#ifndef THRUM_FW_LIBRARY
+#define THRUM_FW_LIBRARY 1
+#endif
+
 /* Receive window for the frame decoder: at least one whole frame. */
 #define THRUM_FW_RX_WINDOW THRUM_MAX_FRAME
 
@@ -104,6 +111,18 @@ typedef struct thrum_hal {
     /** Drive the driver's EN pin (1 = enabled, 0 = hardware shutdown, outputs to ground).
      *  NULL when EN is wired high on the board. */
     void (*driver_enable)(void *ctx, uint8_t on);
+#if THRUM_FW_LIBRARY
+    /** Library storage (THRUM_FW_LIBRARY; NULL when the board has none; geometry in thrum_board_t):
+     *  read `len` bytes at byte address `addr`. 0 or negative. */
+    int (*storage_read)(void *ctx, uint32_t addr, uint8_t *out, uint16_t len);
+    /** Write `len` bytes at `addr`, all inside one page (an EEPROM page write, or programming
+     *  flash that was erased). 0 or negative. */
+    int (*storage_write)(void *ctx, uint32_t addr, const uint8_t *data, uint16_t len);
+    /** Erase the page that starts at `addr` (flash); NULL when the medium writes in place (EEPROM). */
+    int (*storage_erase)(void *ctx, uint32_t addr);
+    /** Levels of the trigger inputs, bit i = input i (1 = active). NULL when the board has none. */
+    uint8_t (*trigger_read)(void *ctx);
+#endif
 } thrum_hal_t;
 
 /*
@@ -143,6 +162,10 @@ typedef struct thrum_board {
     uint8_t od_clamp;          /**< DRV2605L OD_CLAMP default */
     uint8_t drive_time;        /**< DRV2605L CONTROL1 DRIVE_TIME default (0..31) */
     uint8_t ol_lra_period;     /**< DRV2605L OL_LRA_PERIOD default (0..127) */
+#if THRUM_FW_LIBRARY
+    uint32_t storage_size;     /**< bytes of library storage (0: none) */
+    uint16_t storage_page;     /**< its page: the write unit (and erase unit on flash), 32..4096 */
+#endif
 } thrum_board_t;
 
 /* Width of the diagnostic counters. A port that never reads them may narrow them (the AVR build
@@ -254,6 +277,58 @@ typedef struct thrum_program_store {
     uint8_t loading;         /**< slot being loaded, or THRUM_PROGRAM_SLOTS when none */
 } thrum_program_store_t;
 
+/** Where the library player is in a stored preset (times are device times). */
+typedef struct thrum_library_player {
+    uint8_t playing;         /**< a stored preset is being fed into the queue */
+    uint8_t ramps_left;      /**< ramps of the current shape still to queue */
+    uint8_t prev_to;         /**< `to` of the previous ramp of the shape */
+    uint32_t p_pos;          /**< image offset of the next program item */
+    uint32_t p_end;          /**< end of the program */
+    uint32_t p_time;         /**< device time of the current item's start */
+    uint32_t event_base;     /**< added to the preset's event numbers */
+    uint32_t s_pos;          /**< image offset of the next ramp */
+    uint32_t s_time;         /**< device time the next ramp's gap counts from */
+    uint32_t s_event;        /**< event of the shape's first ramp (0 after it) */
+} thrum_library_player_t;
+
+/** A preset decoded ahead (times from 0, event numbers without a base): its first entries and the
+ *  player state after them, so that it starts without reading storage first (a trigger input's
+ *  preset, armed at activation; the preset PLAY_PRESET played last). */
+typedef struct thrum_library_armed {
+    thrum_library_player_t player;
+    thrum_segment_t first[2];
+    uint8_t count;           /**< entries in `first` (0: no preset mapped to the input) */
+    uint16_t id;             /**< the preset's id */
+} thrum_library_armed_t;
+
+/** The preset library (§4.9): the active image's place in storage, a flash in progress, the
+ *  player that feeds a stored preset into the queue, and the trigger inputs. */
+typedef struct thrum_library {
+    uint8_t active;          /**< a verified library is selected */
+    uint8_t slot;            /**< its slot (0 or 1) */
+    uint8_t record;          /**< the record page (0 or 1) that selected it */
+    uint32_t seq;            /**< its record's sequence number */
+    uint32_t size;           /**< its image size */
+    uint32_t crc;            /**< its image CRC-32 */
+    uint16_t count;          /**< its presets */
+    uint16_t shape_table;    /**< offsets in the image (docs/library.md) */
+    uint16_t shapes;
+    uint16_t programs;
+    uint32_t max_seq;        /**< the highest record sequence number seen */
+    uint8_t writing;         /**< LIBRARY_BEGIN accepted; LIBRARY_WRITEs expected */
+    uint32_t w_size;         /**< size of the image being written */
+    uint32_t w_crc;          /**< its expected CRC-32 */
+    uint32_t w_cursor;       /**< bytes received so far */
+    uint8_t w_buf[64];       /**< the page being assembled (pages of up to 64 B are written whole) */
+    thrum_library_player_t player;
+    uint32_t line_at;        /**< image offset of the cached line (0xFFFFFFFF: none) */
+    uint8_t line[16];        /**< the last 16 bytes read from storage: decoding reads in order */
+    uint8_t trig_level;      /**< trigger input levels last read */
+    uint32_t trig_since[8];  /**< when input i last went inactive */
+    thrum_library_armed_t armed[8];
+    thrum_library_armed_t last; /**< the preset PLAY_PRESET played last, decoded ahead for the next time */
+} thrum_library_t;
+
 /** Outgoing telemetry (ONSET, FAULT) waiting for the next device frame. */
 #define THRUM_FW_ACK_MAX 10u /* id, next_seq, rx_ctrl, rx_seq, rx_time(4), credits(uv, <= 2) */
 #define THRUM_FW_PENDING_MAX (THRUM_MAX_PAYLOAD - THRUM_FW_ACK_MAX)
@@ -281,6 +356,9 @@ typedef struct thrum_fw {
     thrum_calibration_t calibration;
     thrum_power_t power;
     thrum_program_store_t programs;
+#if THRUM_FW_LIBRARY
+    thrum_library_t library;
+#endif
     drv2605l_t driver;
     drv2605l_config_t driver_config;
     thrum_fw_count_t parse_failures;
@@ -333,6 +411,12 @@ uint8_t thrum_fw_calibrating(const thrum_fw_t *fw);
 
 /** 1 while the driver is in software standby. */
 uint8_t thrum_fw_standby(const thrum_fw_t *fw);
+
+#if THRUM_FW_LIBRARY
+/** The active library (§4.9): 1 and its record's sequence number, image size, CRC-32 and slot;
+ *  0 when none is stored. */
+uint8_t thrum_fw_library_active(const thrum_fw_t *fw, uint32_t *seq, uint32_t *size, uint32_t *crc, uint8_t *slot);
+#endif
 
 /** A write that should silence the driver has been failing for this long: the core reports
  *  itself unhealthy so that the port's hardware watchdog resets the board (README: fail-safes). */

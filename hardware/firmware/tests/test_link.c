@@ -63,7 +63,7 @@ static void test_identify_unseq(void)
     reply = fake_next(&f, 0);
     CHECK(reply != NULL && reply->id == THRUM_MSG_IDENTIFY_REPLY);
     if (reply != NULL) {
-        CHECK_EQ(reply->field[0], 0);
+        CHECK_EQ(reply->field[0], THRUM_FW_LIBRARY ? THRUM_PROTOCOL_VERSION : 0u);
         CHECK_EQ(reply->field[1], 0);
         CHECK_EQ(reply->field[2], 1);
         CHECK_EQ(reply->field[3], 0);

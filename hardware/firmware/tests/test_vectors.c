@@ -42,6 +42,15 @@ static const msg_name_t names[] = {
      {"status", "a_cal_comp", "a_cal_bemf", "bemf_gain", "lra_period"}},
     {"STATE", THRUM_DIR_D2H, THRUM_MSG_STATE, {"state", "cause"}},
     {"CAPABILITIES", THRUM_DIR_D2H, THRUM_MSG_CAPABILITIES, {"program_slots", "program_segments", "calibrated"}},
+    {"LIBRARY_BEGIN", THRUM_DIR_H2D, THRUM_MSG_LIBRARY_BEGIN, {"size", "crc"}},
+    {"LIBRARY_WRITE", THRUM_DIR_H2D, THRUM_MSG_LIBRARY_WRITE, {"offset"}},
+    {"LIBRARY_COMMIT", THRUM_DIR_H2D, THRUM_MSG_LIBRARY_COMMIT, {NULL}},
+    {"LIBRARY_QUERY", THRUM_DIR_H2D, THRUM_MSG_LIBRARY_QUERY, {NULL}},
+    {"LIBRARY_READ", THRUM_DIR_H2D, THRUM_MSG_LIBRARY_READ, {"offset", "length"}},
+    {"PLAY_PRESET", THRUM_DIR_H2D, THRUM_MSG_PLAY_PRESET, {"id", "start", "event_base"}},
+    {"LIBRARY", THRUM_DIR_D2H, THRUM_MSG_LIBRARY, {"status", "slot", "seq", "size", "crc", "capacity"}},
+    {"LIBRARY_DATA", THRUM_DIR_D2H, THRUM_MSG_LIBRARY_DATA, {"offset"}},
+    {"TRIGGER", THRUM_DIR_D2H, THRUM_MSG_TRIGGER, {"input", "preset", "time"}},
 };
 
 static unsigned vectors_checked;
@@ -195,16 +204,22 @@ static const msg_name_t *find_name(const char *name)
     return NULL;
 }
 
-/* "SEGMENT start=1000 ..." -> thrum_msg_t, checking the field names and their order. */
+/* The byte string of the message parse_text read last. */
+static uint8_t blob_buf[256];
+
+/* "SEGMENT start=1000 ..." -> thrum_msg_t, checking the field names and their order (a byte
+ * string, `data=HEX` or `data=.`, follows the numbers). */
 static int parse_text(const char *text, thrum_msg_t *msg, uint8_t *dir)
 {
-    char buf[512];
+    char buf[1024];
     char *tok;
     const msg_name_t *n;
     uint8_t i = 0;
 
     strncpy(buf, text, sizeof(buf) - 1);
     buf[sizeof(buf) - 1] = 0;
+    msg->blob = NULL;
+    msg->blob_len = 0;
     tok = strtok(buf, " ");
     n = tok != NULL ? find_name(tok) : NULL;
     if (n == NULL) {
@@ -214,10 +229,22 @@ static int parse_text(const char *text, thrum_msg_t *msg, uint8_t *dir)
     *dir = n->dir;
     while ((tok = strtok(NULL, " ")) != NULL) {
         char *eq = strchr(tok, '=');
-        if (eq == NULL || i >= THRUM_MSG_MAX_FIELDS || n->fields[i] == NULL) {
+        if (eq == NULL) {
             return 0;
         }
         *eq = 0;
+        if (strcmp(tok, "data") != 0 && (i >= THRUM_MSG_MAX_FIELDS || n->fields[i] == NULL)) {
+            return 0;
+        }
+        if (strcmp(tok, "data") == 0 && thrum_msg_has_blob(n->dir, n->id)) {
+            size_t len = 0;
+            if (strcmp(eq + 1, ".") != 0 && !hex_decode(eq + 1, blob_buf, &len)) {
+                return 0;
+            }
+            msg->blob = blob_buf;
+            msg->blob_len = (uint8_t)len;
+            continue;
+        }
         if (strcmp(tok, n->fields[i]) != 0) {
             return 0;
         }
@@ -239,6 +266,13 @@ static void format_text(uint8_t dir, const thrum_msg_t *msg, char *out)
             for (f = 0; f < msg->field_count; f++) {
                 sprintf(out + strlen(out), " %s=%lu", names[i].fields[f], (unsigned long)msg->field[f]);
             }
+            if (thrum_msg_has_blob(dir, msg->id)) {
+                uint8_t b;
+                strcat(out, msg->blob_len == 0u ? " data=." : " data=");
+                for (b = 0; b < msg->blob_len; b++) {
+                    sprintf(out + strlen(out), "%02x", msg->blob[b]);
+                }
+            }
         }
     }
 }
@@ -251,7 +285,7 @@ static void check_message(char **cols, int ncols)
     thrum_msg_t msg;
     thrum_msg_t back;
     uint8_t text_dir;
-    char text[512];
+    char text[1024];
 
     if (ncols != 5 || !hex_decode(cols[4], want, &len) || !parse_text(cols[3], &msg, &text_dir) ||
         text_dir != dir_of(cols[2])) {

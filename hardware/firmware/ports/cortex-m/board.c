@@ -362,9 +362,16 @@ int main(void)
     static const thrum_hal_t hal = {
         NULL, hal_clock_us, hal_i2c_write, hal_i2c_read, hal_serial_write, hal_delay_us,
         hal_i2c_recover, hal_driver_enable,
+#if THRUM_FW_LIBRARY
+        /* library storage and triggers: not wired on this port yet (NULL: no library) */
+        NULL, NULL, NULL, NULL,
+#endif
     };
     static const thrum_board_t board = {
         0u, THRUM_BOARD_RATED_VOLTAGE, THRUM_BOARD_OD_CLAMP, THRUM_BOARD_DRIVE_TIME, THRUM_BOARD_OL_LRA_PERIOD,
+#if THRUM_FW_LIBRARY
+        0u, 0u, /* storage size and page */
+#endif
     };
 
     clock_init();

@@ -169,10 +169,17 @@ int main(void)
     static const thrum_hal_t hal = {
         NULL, hal_clock_us, hal_i2c_write, hal_i2c_read, hal_serial_write, hal_delay_us,
         hal_i2c_recover, hal_driver_enable,
+#if THRUM_FW_LIBRARY
+        /* PORT: library storage (read, page write, erase for flash) and trigger inputs, or NULL */
+        NULL, NULL, NULL, NULL,
+#endif
     };
     /* device_id: a board serial number if you have one (IDENTIFY_REPLY), else 0 */
     static const thrum_board_t board = {
         0u, THRUM_BOARD_RATED_VOLTAGE, THRUM_BOARD_OD_CLAMP, THRUM_BOARD_DRIVE_TIME, THRUM_BOARD_OL_LRA_PERIOD,
+#if THRUM_FW_LIBRARY
+        0u, 0u, /* storage size and page */
+#endif
     };
 
     /* PORT: system clock, the µs timer and its interrupt, then interrupts on */

@@ -1,0 +1,117 @@
+import Foundation
+import ThrumCompiler
+import ThrumEngine
+import ThrumLibrary
+import ThrumWire
+
+/// `thrum flash LIB.thl --port P`: write a preset library into a device's storage.
+enum FlashCommand: Subcommand {
+    static let name = "flash"
+    static let summary = "write a preset library image (.thl) into a device's storage"
+    static let usage = """
+        Usage: thrum flash LIB.thl --port PATH [--actuator NAME|FILE.json] [--baud N] [--json]
+
+        Checks the image (format version, CRC-32, actuator profile, size against the device's slot)
+        before writing anything, writes it into the storage slot the active library is not in,
+        has the device read it back and check its CRC-32, then switch to it with one record write:
+        a power loss at any moment leaves the previous library playable (docs/library.md).
+        Shows a progress bar (bytes, rate, time left) on a terminal; --json prints JSON lines: one
+        object per progress step ({"event": "progress", ...}) and a final {"event": "done", ...}.
+
+        Options:
+          --port PATH        serial port or pseudo-terminal of a Thrum device (`thrum sim --storage FILE`)
+          --actuator NAME    the device's actuator profile (default \(ActuatorProfile.default.id)): an image
+                             built for another is refused
+          --baud N           baud rate of a real serial port (default 115200)
+          --json             JSON lines
+        """
+
+    static func run(_ arguments: inout ArgumentList) throws -> Int32 {
+        let port = try arguments.option("port")
+        let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
+        let profile = try ActuatorChoice.take(from: &arguments) ?? ActuatorProfile.default
+        let json = arguments.flag("json")
+        let files = try arguments.positionals()
+        try arguments.finish()
+        guard files.count == 1, let file = files.first else {
+            throw UsageError(message: files.isEmpty ? "give the library image to flash (build one with `thrum library build`)" : "give one image")
+        }
+        guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure(message: "cannot read \(file)") }
+        let bytes = [UInt8](data)
+        do {
+            _ = try LibraryImage.decode(bytes)
+        } catch {
+            throw CommandFailure(message: "\(file): refused before writing anything: \(error.description)")
+        }
+        let target = try port.map { try PlaybackTarget.open(port: $0, baud: baud) } ?? .virtual(profile: profile)
+        let connection = try DeviceConnection.open(target: target, profile: profile, configure: false)
+        defer { target.close() }
+        let registers = DriverRegisters.derive(from: profile)
+        let expected = LibraryImage.Profile(
+            id: profile.id, ratedVoltage: registers.ratedVoltage, odClamp: registers.overdriveClamp, driveTime: registers.driveTime,
+            olLraPeriod: registers.openLoopPeriod, sampleTime: registers.sampleTime)
+        let bar = ProgressBar(enabled: !json && isatty(STDERR_FILENO) != 0)
+        let status: LibraryStatusReport
+        var last: LibraryWriteProgress?
+        do {
+            status = try connection.session.writeLibrary(bytes, expectedProfile: expected) { p in
+                last = p
+                if json {
+                    JSONOutput.printLine([
+                        "event": "progress", "phase": p.phase.rawValue, "bytes": p.bytesWritten, "total_bytes": p.totalBytes,
+                        "elapsed_s": JSONOutput.seconds(p.elapsed.seconds), "rate_bytes_per_s": p.bytesPerSecond.rounded(),
+                        "seconds_left": JSONOutput.orNull(p.secondsLeft.map { ($0 * 1000).rounded() / 1000 }),
+                    ])
+                    flushStandardOutput()
+                } else {
+                    bar.show(p)
+                }
+            }
+        } catch {
+            bar.finish()
+            throw CommandFailure(message: "\(file): \(error.description)")
+        }
+        bar.finish()
+        let seconds = last?.elapsed.seconds ?? 0
+        if json {
+            JSONOutput.printLine([
+                "event": "done", "file": file, "bytes": Int(status.size), "crc32": LibraryCommand.hexCRC(status.crc),
+                "slot": Int(status.slot), "sequence": Int(status.seq), "seconds": JSONOutput.seconds(seconds),
+                "rate_bytes_per_s": seconds > 0 ? (Double(status.size) / seconds).rounded() : 0,
+            ])
+        } else {
+            print(
+                "flashed \(file) to \(target.name): \(status.size) B in \(String(format: "%.2f", seconds)) s"
+                    + (seconds > 0 ? String(format: " (%.0f B/s)", Double(status.size) / seconds) : "")
+                    + ", verified CRC-32 \(LibraryCommand.hexCRC(status.crc)), slot \(status.slot) active (record \(status.seq))")
+        }
+        return 0
+    }
+}
+
+/// A one-line progress bar on standard error: `[#####.....]  1024/2598 B  9.8 kB/s  0.2 s left`.
+final class ProgressBar {
+    let enabled: Bool
+    private var shown = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func show(_ p: LibraryWriteProgress) {
+        guard enabled else { return }
+        let width = 30
+        let filled = p.totalBytes > 0 ? width * p.bytesWritten / p.totalBytes : width
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let rate = p.bytesPerSecond >= 1000 ? String(format: "%.1f kB/s", p.bytesPerSecond / 1000) : String(format: "%.0f B/s", p.bytesPerSecond)
+        let left = p.secondsLeft.map { String(format: "%.1f s left", $0) } ?? ""
+        let phase = p.phase == .writing ? "" : "  \(p.phase.rawValue)"
+        var stream = StandardError()
+        print("\r[\(bar)] \(p.bytesWritten)/\(p.totalBytes) B  \(rate)  \(left)\(phase)   ", terminator: "", to: &stream)
+        shown = true
+    }
+
+    func finish() {
+        guard enabled, shown else { return }
+        var stream = StandardError()
+        print("", to: &stream)
+    }
+}

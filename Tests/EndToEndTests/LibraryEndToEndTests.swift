@@ -1,0 +1,161 @@
+import Foundation
+import ThrumCompiler
+import ThrumEngine
+import ThrumHarness
+import ThrumLibrary
+import ThrumPattern
+import ThrumSim
+import ThrumTestSupport
+import ThrumWire
+import XCTest
+
+/// The preset library on the virtual device (the real firmware core): flash → list → play by id,
+/// with the chip's drive equal to streaming the same pattern; bad images refused with nothing
+/// written; an unknown id refused.
+final class LibraryEndToEndTests: XCTestCase {
+    static let exampleDirectory = PackageRoot.file("examples/library").path
+
+    private func exampleLibrary() throws -> LibraryBuilder.Output { try LibraryBuilder().build(directory: Self.exampleDirectory) }
+
+    private func rig(profile: ActuatorProfile, storage: LibraryStorage? = LibraryStorage()) -> VirtualRig {
+        var configuration = VirtualDeviceFactory.configuration(for: profile)
+        configuration.storage = storage
+        return VirtualRig(profile: profile, deviceConfiguration: configuration)
+    }
+
+    /// The drive the chip got: RTP_INPUT changes (a write of the value already there changes
+    /// nothing: the stream may cut a long hold into pieces, each written at its start) from the
+    /// first non-zero one on, times relative to it.
+    private func drive(_ writes: ArraySlice<RegisterWrite>) -> [(time: Int64, value: UInt8)] {
+        let rtp = writes.filter { $0.register == 0x02 }
+        guard let first = rtp.firstIndex(where: { $0.value != 0 }) else { return [] }
+        let t0 = Int64(rtp[first].time)
+        var out: [(time: Int64, value: UInt8)] = []
+        for w in rtp[first...] where out.last?.value != w.value { out.append((Int64(w.time) - t0, w.value)) }
+        return out
+    }
+
+    func testFlashListAndPlayByIdDrivesTheChipAsStreamingDoes() throws {
+        let built = try exampleLibrary()
+        let bytes = try built.image.encode()
+        let rig = rig(profile: built.profile)
+        try rig.connect(calibrate: false)
+
+        var progress: [LibraryWriteProgress] = []
+        let status = try rig.session.writeLibrary(bytes, expectedProfile: built.image.profile) { progress.append($0) }
+        XCTAssertEqual(status.status, ProtocolConstants.libraryStatusSwitched)
+        XCTAssertEqual(status.size, UInt32(bytes.count))
+        XCTAssertEqual(status.crc, LibraryImage.storedCRC(bytes))
+        XCTAssertEqual(progress.last?.phase, .done)
+        XCTAssertEqual(progress.map(\.bytesWritten), progress.map(\.bytesWritten).sorted(), "progress never goes back")
+        XCTAssertTrue(progress.contains { $0.phase == .writing && $0.bytesWritten > 0 && $0.bytesWritten < bytes.count })
+
+        let read = try rig.session.readLibrary()
+        XCTAssertEqual(read.bytes, bytes, "the device serves back exactly the image written")
+        XCTAssertEqual(read.image.presets.map(\.id), built.image.presets.map(\.id))
+
+        // Play the heartbeat (id 1) stored, then streamed, and compare the chip's RTP writes.
+        let engine = try rig.engine()
+        engine.run(for: 0.2)
+        let before = rig.device.chip.trace.registerWrites.count
+        try engine.playStoredPreset(id: 1, atTime: engine.currentTime + 0.02)
+        engine.run(for: 1.5)
+        let stored = drive(rig.device.chip.trace.registerWrites[before...])
+        let heartbeat = try AHAPReader().read(contentsOf: PackageRoot.file("examples/heartbeat.ahap").path).pattern
+        let middle = rig.device.chip.trace.registerWrites.count
+        _ = try rig.play(heartbeat)
+        engine.run(for: 0.5)
+        let streamed = drive(rig.device.chip.trace.registerWrites[middle...])
+        XCTAssertGreaterThan(stored.count, 20)
+        // Onsets (drive leaving 0) at the same instants, within 10 µs.
+        func onsets(_ d: [(time: Int64, value: UInt8)]) -> [Int64] {
+            var out: [Int64] = []
+            var level: UInt8 = 0
+            for w in d {
+                if level == 0 && w.value != 0 { out.append(w.time) }
+                level = w.value
+            }
+            return out
+        }
+        let a = onsets(stored), b = onsets(streamed)
+        XCTAssertEqual(a.count, 4, "the heartbeat's four beats")
+        XCTAssertEqual(a.count, b.count)
+        for (x, y) in zip(a, b) { XCTAssertLessThanOrEqual(abs(x - y), 10, "onset \(x) vs \(y) µs") }
+        // The drive itself, sampled every 10 µs: the same envelope. The stream cuts long ramps at
+        // its chunk edges (each piece restarts the device's 500 µs update grid), so single updates
+        // may differ by a step; on average they agree to a fraction of a code.
+        let end = max(stored.last?.time ?? 0, streamed.last?.time ?? 0)
+        var total = 0, samples = 0, worst = 0
+        var i = 0, j = 0
+        for t in stride(from: Int64(0), through: end, by: 10) {
+            while i + 1 < stored.count && stored[i + 1].time <= t { i += 1 }
+            while j + 1 < streamed.count && streamed[j + 1].time <= t { j += 1 }
+            let d = abs(Int(stored[i].value) - Int(streamed[j].value))
+            total += d
+            worst = max(worst, d)
+            samples += 1
+        }
+        XCTAssertLessThanOrEqual(Double(total) / Double(samples), 1.0, "mean drive difference (codes)")
+        XCTAssertLessThanOrEqual(worst, 16, "at most one 500 µs update step of the steepest ramp")
+    }
+
+    func testBadImagesAreRefusedBeforeAnythingIsWritten() throws {
+        let built = try exampleLibrary()
+        let good = try built.image.encode()
+        let storage = LibraryStorage(size: 8_192, pageSize: 64)  // two slots of 4 032 bytes
+        let rig = rig(profile: built.profile, storage: storage)
+        try rig.connect(calibrate: false)
+        let pristine = storage.bytes
+
+        func refused(_ image: [UInt8], profile: LibraryImage.Profile? = nil, _ expected: String) {
+            XCTAssertThrowsError(try rig.session.writeLibrary(image, expectedProfile: profile)) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(error)")
+                XCTAssertTrue("\(error)".hasPrefix("refused before writing anything"), "\(error)")
+            }
+            XCTAssertEqual(storage.pageWrites, 0, "nothing written for: \(expected)")
+            XCTAssertTrue(storage.bytes == pristine, "storage unchanged for: \(expected)")
+        }
+        refused(Array(good.prefix(good.count - 10)), "truncated")
+        var damaged = good
+        damaged[100] ^= 1
+        refused(damaged, "CRC-32 mismatch")
+        var newer = good
+        newer[4] = 2
+        refused(newer, "newer")
+        var other = built.image.profile
+        other.id = "lra0825"
+        other.ratedVoltage &+= 1
+        refused(good, profile: other, "actuator profile")
+        let big = try LibraryImage(
+            name: "big", version: 1, profile: built.image.profile,
+            shapes: (0..<5).map { k in .init(ramps: (0..<255).map { j in .init(duration: 999_999 - UInt32(j), from: UInt8(k), to: 200) }) },
+            presets: (1...5).map { .init(id: UInt16($0), name: "p\($0)", items: [.shape(after: 0, shape: $0 - 1, event: 1)]) }
+        ).encode()
+        XCTAssertGreaterThan(big.count, 4_032)
+        refused(big, "does not fit")
+
+        // And the good one still goes in.
+        XCTAssertEqual(try rig.session.writeLibrary(good).status, ProtocolConstants.libraryStatusSwitched)
+    }
+
+    func testUnknownIdAndNoStorageAreClearErrors() throws {
+        let built = try exampleLibrary()
+        let rig = rig(profile: built.profile, storage: nil)
+        try rig.connect(calibrate: false)
+        XCTAssertThrowsError(try rig.session.writeLibrary(try built.image.encode())) { error in
+            XCTAssertTrue("\(error)".contains("no library storage"), "\(error)")
+        }
+        XCTAssertThrowsError(try rig.session.readLibrary()) { XCTAssertTrue("\($0)".contains("no library storage"), "\($0)") }
+
+        let withStorage = self.rig(profile: built.profile)
+        try withStorage.connect(calibrate: false)
+        XCTAssertThrowsError(try withStorage.session.readLibrary()) { XCTAssertTrue("\($0)".contains("holds no library"), "\($0)") }
+        try withStorage.session.writeLibrary(try built.image.encode())
+        let engine = try withStorage.engine()
+        try engine.playStoredPreset(id: 999)
+        engine.run(for: 0.05)
+        XCTAssertTrue(
+            withStorage.session.faults.contains { $0.code == ProtocolConstants.faultNoPreset && $0.detail == 999 },
+            "the device reports FAULT 10 with the id: \(withStorage.session.faults)")
+    }
+}

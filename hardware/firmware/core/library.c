@@ -1,0 +1,698 @@
+/*
+ * The preset library (PROTOCOL.md §3.3, §4.9; image layout in docs/library.md): an image kept in
+ * one of two storage slots, selected by the newer of two records, each alone in its own page:
+ *
+ *   page 0: record A    page 1: record B    slot 0 (capacity C)    slot 1 (capacity C)
+ *
+ * A record is 20 bytes: "TL", slot, 0, seq (u32), size (u32), image CRC-32 (u32), then the CRC-32
+ * of those 16 bytes. A flash writes the slot no record selects, reads it back to check its CRC-32,
+ * then writes the record page the active record is not in, with the next sequence number: that
+ * one page write is the switch. Power lost before it completes leaves the old record the newest
+ * valid one, and the old slot untouched. At reset the newest valid record whose slot verifies wins.
+ *
+ * The player feeds a stored preset into the segment queue as slots free up, so a preset longer
+ * than the queue plays whole. Trigger inputs start the preset the index maps to them.
+ */
+#include <string.h>
+
+#include "thrum_core.h"
+
+#if THRUM_FW_LIBRARY
+
+#define RECORD_SIZE 20u
+#define IMAGE_HEADER 64u
+#define INDEX_ENTRY 12u
+#define NO_TRIGGER 0xFFu
+#define TAG_SHAPE 1u
+#define TAG_SEGMENT 2u
+#define TAG_ROM 3u
+
+static void arm_triggers(thrum_fw_t *fw);
+
+static int has_storage(const thrum_fw_t *fw)
+{
+    return fw->hal->storage_read != NULL && fw->hal->storage_write != NULL && fw->board.storage_page >= 32u &&
+           fw->board.storage_size >= 4u * (uint32_t)fw->board.storage_page;
+}
+
+/* Capacity of one slot: half of what the two record pages leave, in whole pages. */
+static uint32_t capacity(const thrum_fw_t *fw)
+{
+    uint32_t page = fw->board.storage_page;
+
+    return has_storage(fw) ? (fw->board.storage_size - 2u * page) / 2u / page * page : 0u;
+}
+
+static uint32_t slot_base(const thrum_fw_t *fw, uint8_t slot)
+{
+    return 2u * (uint32_t)fw->board.storage_page + (uint32_t)slot * capacity(fw);
+}
+
+static uint32_t crc32_update(uint32_t crc, uint8_t byte)
+{
+    uint8_t i;
+
+    crc ^= byte;
+    for (i = 0; i < 8u; i++) {
+        crc = (crc & 1u) != 0u ? (crc >> 1) ^ 0xEDB88320u : crc >> 1;
+    }
+    return crc;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+static void set32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+#define LINE 16u
+
+/* One byte of the active image at image offset `at` (0 past its end or on a read error), through
+ * a 16-byte line: an EEPROM read costs its addressing (≈ 120 µs at 400 kHz) whatever its length. */
+static uint8_t rd8(thrum_fw_t *fw, uint32_t at)
+{
+    thrum_library_t *l = &fw->library;
+
+    if (at >= l->size) {
+        return 0;
+    }
+    if (l->line_at == 0xFFFFFFFFu || at < l->line_at || at >= l->line_at + LINE) {
+        uint32_t start = at - at % LINE;
+        uint16_t n = (uint16_t)(l->size - start < LINE ? l->size - start : LINE);
+
+        if (fw->hal->storage_read(fw->hal->ctx, slot_base(fw, l->slot) + start, l->line, n) != 0) {
+            l->line_at = 0xFFFFFFFFu;
+            return 0;
+        }
+        l->line_at = start;
+    }
+    return l->line[at - l->line_at];
+}
+
+static uint16_t rd16(thrum_fw_t *fw, uint32_t at)
+{
+    return (uint16_t)(rd8(fw, at) | ((uint16_t)rd8(fw, at + 1u) << 8));
+}
+
+static uint32_t rd_uv(thrum_fw_t *fw, uint32_t *at)
+{
+    uint32_t v = 0;
+    uint8_t shift = 0;
+    uint8_t b;
+
+    do {
+        b = rd8(fw, (*at)++);
+        v |= (uint32_t)(b & 0x7Fu) << shift;
+        shift = (uint8_t)(shift + 7u);
+    } while ((b & 0x80u) != 0u && shift < 35u);
+    return v;
+}
+
+/* CRC-32 of the first `len` bytes of slot `slot`; 0 and *ok = 0 on a read error. */
+static uint32_t slot_crc(const thrum_fw_t *fw, uint8_t slot, uint32_t len, int *ok)
+{
+    uint8_t buf[16];
+    uint32_t crc = 0xFFFFFFFFu;
+    uint32_t at = 0;
+    uint32_t base = slot_base(fw, slot);
+
+    *ok = 1;
+    while (at < len) {
+        uint16_t n = (uint16_t)(len - at < sizeof(buf) ? len - at : sizeof(buf));
+        uint16_t i;
+
+        if (fw->hal->storage_read(fw->hal->ctx, base + at, buf, n) != 0) {
+            *ok = 0;
+            return 0;
+        }
+        for (i = 0; i < n; i++) {
+            crc = crc32_update(crc, buf[i]);
+        }
+        at += n;
+    }
+    return crc ^ 0xFFFFFFFFu;
+}
+
+/* The image in `slot` of `size` bytes is whole: its trailer is the CRC-32 of the rest, and it is
+ * `crc`. */
+static int slot_verifies(const thrum_fw_t *fw, uint8_t slot, uint32_t size, uint32_t crc)
+{
+    uint8_t trailer[4];
+    int ok;
+    uint32_t computed;
+
+    if (size < IMAGE_HEADER + 4u || size > capacity(fw)) {
+        return 0;
+    }
+    computed = slot_crc(fw, slot, size - 4u, &ok);
+    if (!ok || fw->hal->storage_read(fw->hal->ctx, slot_base(fw, slot) + size - 4u, trailer, 4u) != 0) {
+        return 0;
+    }
+    return computed == crc && get32(trailer) == crc;
+}
+
+/* Record page `page`: 1 and its fields when it is whole. */
+static int read_record(const thrum_fw_t *fw, uint8_t page, uint8_t *slot, uint32_t *seq, uint32_t *size, uint32_t *crc)
+{
+    uint8_t r[RECORD_SIZE];
+    uint32_t check = 0xFFFFFFFFu;
+    uint8_t i;
+
+    if (fw->hal->storage_read(fw->hal->ctx, (uint32_t)page * fw->board.storage_page, r, RECORD_SIZE) != 0) {
+        return 0;
+    }
+    for (i = 0; i < 16u; i++) {
+        check = crc32_update(check, r[i]);
+    }
+    if (r[0] != 'T' || r[1] != 'L' || r[2] > 1u || (check ^ 0xFFFFFFFFu) != get32(r + 16)) {
+        return 0;
+    }
+    *slot = r[2];
+    *seq = get32(r + 4);
+    *size = get32(r + 8);
+    *crc = get32(r + 12);
+    return 1;
+}
+
+/* Make the image in `slot` the active one (its header read into the cache). */
+static void activate(thrum_fw_t *fw, uint8_t record, uint8_t slot, uint32_t seq, uint32_t size, uint32_t crc)
+{
+    thrum_library_t *l = &fw->library;
+
+    l->line_at = 0xFFFFFFFFu;
+    l->active = 1;
+    l->record = record;
+    l->slot = slot;
+    l->seq = seq;
+    l->size = size;
+    l->crc = crc;
+    l->count = rd16(fw, 6u);
+    l->shape_table = rd16(fw, 18u);
+    l->shapes = (uint16_t)(l->shape_table + 2u * rd16(fw, 8u));
+    l->programs = rd16(fw, 20u);
+    arm_triggers(fw);
+}
+
+void thrum_library_init(thrum_fw_t *fw, uint32_t now)
+{
+    thrum_library_t *l = &fw->library;
+    uint8_t slot[2];
+    uint32_t seq[2];
+    uint32_t size[2];
+    uint32_t crc[2];
+    int valid[2];
+    uint8_t first;
+    uint8_t k;
+    uint8_t i;
+
+    memset(l, 0, sizeof(*l));
+    for (i = 0; i < 8u; i++) {
+        l->trig_since[i] = now - THRUM_TRIGGER_DEBOUNCE_US; /* an input may fire at once after reset */
+    }
+    if (!has_storage(fw)) {
+        return;
+    }
+    for (k = 0; k < 2u; k++) {
+        valid[k] = read_record(fw, k, &slot[k], &seq[k], &size[k], &crc[k]);
+        if (valid[k] && (!l->max_seq || (int32_t)(seq[k] - l->max_seq) > 0)) {
+            l->max_seq = seq[k];
+        }
+    }
+    /* the newer record first, the older as a fallback when the newer's slot does not verify */
+    first = (valid[0] && valid[1]) ? ((int32_t)(seq[1] - seq[0]) > 0 ? 1u : 0u) : (valid[1] ? 1u : 0u);
+    for (k = 0; k < 2u; k++) {
+        uint8_t r = (uint8_t)(k == 0u ? first : 1u - first);
+        if (valid[r] && slot_verifies(fw, slot[r], size[r], crc[r])) {
+            activate(fw, r, slot[r], seq[r], size[r], crc[r]);
+            return;
+        }
+    }
+}
+
+static void report(thrum_fw_t *fw, uint8_t status)
+{
+    const thrum_library_t *l = &fw->library;
+    uint8_t m[19];
+
+    m[0] = THRUM_MSG_LIBRARY;
+    m[1] = status;
+    m[2] = l->active ? l->slot : 0u;
+    set32(m + 3, l->active ? l->seq : 0u);
+    set32(m + 7, l->active ? l->size : 0u);
+    set32(m + 11, l->active ? l->crc : 0u);
+    set32(m + 15, capacity(fw));
+    thrum_telemetry_append(fw, m, sizeof(m));
+}
+
+void thrum_library_query(thrum_fw_t *fw)
+{
+    report(fw, !has_storage(fw) ? THRUM_LIBRARY_STATUS_NO_STORAGE
+               : fw->library.active ? THRUM_LIBRARY_STATUS_ACTIVE
+                                    : THRUM_LIBRARY_STATUS_EMPTY);
+}
+
+static uint8_t target_slot(const thrum_fw_t *fw)
+{
+    return fw->library.active ? (uint8_t)(1u - fw->library.slot) : 0u;
+}
+
+void thrum_library_begin(thrum_fw_t *fw, uint32_t size, uint32_t crc)
+{
+    thrum_library_t *l = &fw->library;
+
+    l->writing = 0;
+    if (!has_storage(fw)) {
+        report(fw, THRUM_LIBRARY_STATUS_NO_STORAGE);
+        return;
+    }
+    if (size < IMAGE_HEADER + 4u || size > capacity(fw)) {
+        report(fw, THRUM_LIBRARY_STATUS_TOO_LARGE);
+        return;
+    }
+    l->writing = 1;
+    l->w_size = size;
+    l->w_crc = crc;
+    l->w_cursor = 0;
+}
+
+/* Write `n` bytes at slot offset `at` (inside one page), erasing the page first on flash. */
+static int store(thrum_fw_t *fw, uint32_t at, const uint8_t *data, uint16_t n)
+{
+    uint32_t addr = slot_base(fw, target_slot(fw)) + at;
+
+    if (addr % fw->board.storage_page == 0u && fw->hal->storage_erase != NULL &&
+        fw->hal->storage_erase(fw->hal->ctx, addr) != 0) {
+        return -1;
+    }
+    return fw->hal->storage_write(fw->hal->ctx, addr, data, n);
+}
+
+/* Pages of up to sizeof(w_buf) bytes are assembled in RAM and written whole (one write cycle per
+ * page: an EEPROM's write cycle, not the link, then bounds the rate); larger pages are written as
+ * the bytes come. */
+static int buffered(const thrum_fw_t *fw)
+{
+    return fw->board.storage_page <= sizeof(fw->library.w_buf);
+}
+
+/* Write the page being assembled (the bytes of it received so far). */
+static int flush_page(thrum_fw_t *fw)
+{
+    thrum_library_t *l = &fw->library;
+    uint32_t page = fw->board.storage_page;
+    uint32_t start = (l->w_cursor - 1u) / page * page;
+
+    if (!buffered(fw) || l->w_cursor == 0u) {
+        return 0;
+    }
+    return store(fw, start, l->w_buf, (uint16_t)(l->w_cursor - start));
+}
+
+void thrum_library_write(thrum_fw_t *fw, uint32_t offset, const uint8_t *data, uint8_t len)
+{
+    thrum_library_t *l = &fw->library;
+    uint32_t page = fw->board.storage_page;
+
+    if (!l->writing) {
+        return; /* refused or failed before: reported then */
+    }
+    if (offset != l->w_cursor || (uint32_t)len > l->w_size - l->w_cursor) {
+        l->writing = 0;
+        report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
+        return;
+    }
+    while (len > 0u) {
+        uint32_t room = page - l->w_cursor % page;
+        uint8_t n = (uint8_t)(len < room ? len : room);
+
+        if (buffered(fw)) {
+            memcpy(l->w_buf + l->w_cursor % page, data, n);
+            l->w_cursor += n;
+            if (l->w_cursor % page == 0u && flush_page(fw) != 0) {
+                l->writing = 0;
+                report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
+                return;
+            }
+        } else {
+            if (store(fw, l->w_cursor, data, n) != 0) {
+                l->writing = 0;
+                report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
+                return;
+            }
+            l->w_cursor += n;
+        }
+        data += n;
+        len = (uint8_t)(len - n);
+    }
+}
+
+void thrum_library_commit(thrum_fw_t *fw)
+{
+    thrum_library_t *l = &fw->library;
+    uint8_t slot = target_slot(fw);
+    uint8_t page = l->active ? (uint8_t)(1u - l->record) : 0u;
+    uint8_t head[16];
+    uint8_t r[RECORD_SIZE];
+    uint32_t check = 0xFFFFFFFFu;
+    uint32_t seq = l->max_seq + 1u;
+    uint8_t got_slot;
+    uint32_t got_seq, got_size, got_crc;
+    uint8_t i;
+
+    if (!l->writing || l->w_cursor != l->w_size ||
+        (l->w_cursor % fw->board.storage_page != 0u && flush_page(fw) != 0)) {
+        l->writing = 0;
+        report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
+        return;
+    }
+    l->writing = 0;
+    if (fw->hal->storage_read(fw->hal->ctx, slot_base(fw, slot), head, sizeof(head)) != 0 || head[0] != 'T' ||
+        head[1] != 'H' || head[2] != 'R' || head[3] != 'L' || head[4] != 1u || get32(head + 12) != l->w_size) {
+        report(fw, THRUM_LIBRARY_STATUS_BAD_IMAGE);
+        return;
+    }
+    if (!slot_verifies(fw, slot, l->w_size, l->w_crc)) {
+        report(fw, THRUM_LIBRARY_STATUS_VERIFY_FAILED);
+        return;
+    }
+    r[0] = 'T';
+    r[1] = 'L';
+    r[2] = slot;
+    r[3] = 0;
+    set32(r + 4, seq);
+    set32(r + 8, l->w_size);
+    set32(r + 12, l->w_crc);
+    for (i = 0; i < 16u; i++) {
+        check = crc32_update(check, r[i]);
+    }
+    set32(r + 16, check ^ 0xFFFFFFFFu);
+    if ((fw->hal->storage_erase != NULL &&
+         fw->hal->storage_erase(fw->hal->ctx, (uint32_t)page * fw->board.storage_page) != 0) ||
+        fw->hal->storage_write(fw->hal->ctx, (uint32_t)page * fw->board.storage_page, r, RECORD_SIZE) != 0 ||
+        !read_record(fw, page, &got_slot, &got_seq, &got_size, &got_crc) || got_seq != seq) {
+        report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
+        return;
+    }
+    l->player.playing = 0; /* the old image's program is gone from under the player */
+    l->max_seq = seq;
+    activate(fw, page, slot, seq, l->w_size, l->w_crc);
+    report(fw, THRUM_LIBRARY_STATUS_SWITCHED);
+}
+
+void thrum_library_read(thrum_fw_t *fw, uint32_t offset, uint8_t len)
+{
+    const thrum_library_t *l = &fw->library;
+    uint8_t m[1u + 4u + 1u + THRUM_LIBRARY_READ_MAX];
+    uint8_t n = 0;
+
+    m[0] = THRUM_MSG_LIBRARY_DATA;
+    set32(m + 1, offset);
+    if (l->active && offset < l->size) {
+        n = (uint8_t)(l->size - offset < len ? l->size - offset : len);
+        if (fw->hal->storage_read(fw->hal->ctx, slot_base(fw, l->slot) + offset, m + 6, n) != 0) {
+            n = 0;
+        }
+    }
+    m[5] = n;
+    thrum_telemetry_append(fw, m, (uint8_t)(6u + n));
+}
+
+/* Index entry of preset `id` (by id when `by_trigger` is 0, else by trigger input `id`); its
+ * image offset, or 0 when none. */
+static uint32_t find(thrum_fw_t *fw, uint32_t key, int by_trigger)
+{
+    uint16_t i;
+
+    for (i = 0; i < fw->library.count; i++) {
+        uint32_t at = IMAGE_HEADER + (uint32_t)i * INDEX_ENTRY;
+        if (by_trigger ? rd8(fw, at + 2u) == key : rd16(fw, at) == key) {
+            return at;
+        }
+    }
+    return 0;
+}
+
+/* Set the player on the preset of index entry `at`: its drive (the program) begins at device
+ * time `start`; its pattern time 0 is the entry's lead later. */
+static void start_player(thrum_fw_t *fw, uint32_t at, uint32_t start, uint32_t event_base)
+{
+    thrum_library_player_t *p = &fw->library.player;
+
+    p->playing = 1;
+    p->ramps_left = 0;
+    p->p_pos = (uint32_t)fw->library.programs + rd16(fw, at + 4u);
+    p->p_end = p->p_pos + rd16(fw, at + 6u);
+    p->p_time = start;
+    p->event_base = event_base;
+}
+
+static int queue_entry(thrum_fw_t *fw, const thrum_segment_t *seg);
+static int next_entry(thrum_fw_t *fw, thrum_segment_t *seg);
+
+/* Decode the preset of index entry `at` ahead into `a` (times from 0, events without a base). */
+static void arm(thrum_fw_t *fw, thrum_library_armed_t *a, uint32_t at)
+{
+    a->count = 0;
+    a->id = rd16(fw, at);
+    start_player(fw, at, 0u, 0u);
+    while (a->count < 2u && next_entry(fw, &a->first[a->count])) {
+        a->count++;
+    }
+    a->player = fw->library.player;
+}
+
+/* Start a preset decoded ahead: its drive begins at `start`, its events count from `event_base`. */
+static void start_armed(thrum_fw_t *fw, const thrum_library_armed_t *a, uint32_t start, uint32_t event_base)
+{
+    thrum_library_player_t *p = &fw->library.player;
+    uint8_t k;
+
+    *p = a->player;
+    p->p_time += start;
+    p->s_time += start;
+    p->event_base = event_base;
+    if (p->s_event != 0u) {
+        p->s_event += event_base;
+    }
+    for (k = 0; k < a->count; k++) {
+        thrum_segment_t seg = a->first[k];
+        seg.start += start;
+        if (seg.event != 0u) {
+            seg.event += event_base;
+        }
+        if (!queue_entry(fw, &seg)) {
+            break;
+        }
+    }
+}
+
+/* The armed copy of preset `id`, if one is at hand. */
+static const thrum_library_armed_t *armed_for(const thrum_fw_t *fw, uint32_t id)
+{
+    uint8_t i;
+
+    if (fw->library.last.count > 0u && fw->library.last.id == id) {
+        return &fw->library.last;
+    }
+    for (i = 0; i < 8u; i++) {
+        if (fw->library.armed[i].count > 0u && fw->library.armed[i].id == id) {
+            return &fw->library.armed[i];
+        }
+    }
+    return NULL;
+}
+
+void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t event_base)
+{
+    const thrum_library_armed_t *a = fw->library.active ? armed_for(fw, id) : NULL;
+    uint32_t at;
+
+    if (a == NULL) {
+        at = fw->library.active && id <= 0xFFFFu ? find(fw, id, 0) : 0u;
+        if (at == 0u) {
+            thrum_telemetry_fault(fw, THRUM_FAULT_NO_PRESET, id);
+            return;
+        }
+        arm(fw, &fw->library.last, at); /* decodes the first entries once; the next play is fast */
+        a = &fw->library.last;
+    }
+    start_armed(fw, a, start, event_base);
+    thrum_library_feed(fw);
+}
+
+/* Decode the player's next queue entry into `seg`; 0 (and the player stopped) at the end. */
+static int next_entry(thrum_fw_t *fw, thrum_segment_t *seg)
+{
+    thrum_library_player_t *p = &fw->library.player;
+
+    seg->effect = 0;
+    for (;;) {
+        uint8_t tag;
+        uint32_t event;
+
+        if (!p->playing) {
+            return 0;
+        }
+        if (p->ramps_left > 0u) {
+            uint32_t head = rd_uv(fw, &p->s_pos);
+            uint32_t gap = (head & 2u) != 0u ? rd_uv(fw, &p->s_pos) : 0u;
+
+            seg->from = (head & 1u) != 0u ? rd8(fw, p->s_pos++) : p->prev_to;
+            seg->to = rd8(fw, p->s_pos++);
+            seg->duration = head >> 2;
+            p->s_time += gap;
+            seg->start = p->s_time;
+            seg->event = p->s_event;
+            p->s_event = 0;
+            p->s_time += seg->duration;
+            p->prev_to = seg->to;
+            p->ramps_left--;
+            return 1;
+        }
+        if (p->p_pos >= p->p_end) {
+            p->playing = 0;
+            return 0;
+        }
+        tag = rd8(fw, p->p_pos++);
+        p->p_time += rd_uv(fw, &p->p_pos);
+        if (tag == TAG_SHAPE) {
+            uint32_t shape = rd_uv(fw, &p->p_pos);
+            event = rd_uv(fw, &p->p_pos);
+            p->s_pos = (uint32_t)fw->library.shapes + rd16(fw, fw->library.shape_table + 2u * shape);
+            p->ramps_left = rd8(fw, p->s_pos++);
+            p->s_time = p->p_time;
+            p->s_event = event != 0u ? p->event_base + event : 0u;
+            p->prev_to = 0;
+            continue;
+        }
+        seg->start = p->p_time;
+        if (tag == TAG_SEGMENT) {
+            seg->duration = rd_uv(fw, &p->p_pos);
+            seg->from = rd8(fw, p->p_pos++);
+            seg->to = rd8(fw, p->p_pos++);
+        } else if (tag == TAG_ROM) {
+            seg->effect = rd8(fw, p->p_pos++);
+            seg->duration = THRUM_ROM_LATE_WINDOW_US;
+            seg->from = 0;
+            seg->to = 0;
+        } else {
+            p->playing = 0;
+            return 0;
+        }
+        event = rd_uv(fw, &p->p_pos);
+        seg->event = event != 0u ? p->event_base + event : 0u;
+        return 1;
+    }
+}
+
+static int queue_entry(thrum_fw_t *fw, const thrum_segment_t *seg)
+{
+    if (seg->duration < THRUM_SEGMENT_MIN_DURATION_US || !thrum_scheduler_accepts(fw, seg->start)) {
+        fw->library.player.playing = 0; /* out of order behind what the host queued: the rest is dropped */
+        thrum_telemetry_fault(fw, THRUM_FAULT_GO_REJECTED, 0xFFu);
+        return 0;
+    }
+    thrum_scheduler_enqueue(fw, seg);
+    return 1;
+}
+
+/* The player keeps this many entries queued and tops the queue up on every pass, so that one
+ * pass never spends long reading storage (a stored preset may be much longer than the queue). */
+#define FEED_AHEAD 4u
+
+void thrum_library_feed(thrum_fw_t *fw)
+{
+    while (fw->library.player.playing && fw->sched.count < THRUM_FW_QUEUE_SLOTS && fw->sched.count < FEED_AHEAD) {
+        thrum_segment_t seg;
+
+        if (!next_entry(fw, &seg) || !queue_entry(fw, &seg)) {
+            break;
+        }
+    }
+}
+
+/* Decode the first entries of every trigger input's preset (times from 0), so that an edge queues
+ * drive at once; called when a library becomes active. */
+static void arm_triggers(thrum_fw_t *fw)
+{
+    thrum_library_t *l = &fw->library;
+    uint16_t i;
+
+    l->last.count = 0;
+    for (i = 0; i < 8u; i++) {
+        l->armed[i].count = 0;
+    }
+    /* one pass over the index (each scan of it costs storage reads) */
+    for (i = 0; i < l->count; i++) {
+        uint32_t at = IMAGE_HEADER + (uint32_t)i * INDEX_ENTRY;
+        uint8_t input = rd8(fw, at + 2u);
+
+        if (input < 8u && l->armed[input].count == 0u) {
+            arm(fw, &l->armed[input], at);
+        }
+    }
+    l->player.playing = 0;
+}
+
+void thrum_library_triggers(thrum_fw_t *fw, uint32_t now)
+{
+    thrum_library_t *l = &fw->library;
+    uint8_t level;
+    uint8_t changed;
+    uint8_t i;
+
+    if (fw->hal->trigger_read == NULL) {
+        return;
+    }
+    level = fw->hal->trigger_read(fw->hal->ctx);
+    changed = (uint8_t)(level ^ l->trig_level);
+    l->trig_level = level;
+    for (i = 0; i < 8u; i++) {
+        uint8_t bit = (uint8_t)(1u << i);
+        const thrum_library_armed_t *a = &l->armed[i];
+        uint8_t m[1u + 1u + THRUM_UVARINT_MAX_BYTES + 4u];
+        uint8_t n = 2;
+
+        if ((changed & bit) == 0u) {
+            continue;
+        }
+        if ((level & bit) == 0u) {
+            l->trig_since[i] = now; /* released (or a bounce): the rest period starts again */
+            continue;
+        }
+        if (now - l->trig_since[i] < THRUM_TRIGGER_DEBOUNCE_US || !l->active || a->count == 0u) {
+            continue; /* a bounce within the rest period, or nothing mapped */
+        }
+        /* a trigger replaces whatever plays (as STOP would), then the decoded first entries go in
+         * at once, from now; the player continues after them */
+        if (fw->sched.count > 0u) {
+            thrum_scheduler_stop(fw);
+        }
+        start_armed(fw, a, now, THRUM_TRIGGER_EVENT_BASE + ((uint32_t)a->id << 12));
+        m[0] = THRUM_MSG_TRIGGER;
+        m[1] = i;
+        n = (uint8_t)(n + thrum_uvarint_encode(a->id, m + n));
+        set32(m + n, now);
+        thrum_telemetry_append(fw, m, (uint8_t)(n + 4u));
+    }
+}
+
+uint8_t thrum_fw_library_active(const thrum_fw_t *fw, uint32_t *seq, uint32_t *size, uint32_t *crc, uint8_t *slot)
+{
+    *seq = fw->library.seq;
+    *size = fw->library.size;
+    *crc = fw->library.crc;
+    *slot = fw->library.slot;
+    return fw->library.active;
+}
+
+#else
+typedef int thrum_library_unused_t; /* ISO C wants a declaration in every translation unit */
+#endif /* THRUM_FW_LIBRARY */
