@@ -25,6 +25,14 @@ final class AVRBenchCommandTests: XCTestCase {
         // due → the onset write's data byte: one register write on the 400 kHz bus and its set-up
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(latency["p50"] as? Double), 70)
         XCTAssertLessThanOrEqual(try XCTUnwrap(latency["p99"] as? Double), 200)
+        // Bunching is filtered, and counted: every interval is either paced or left out.
+        let paced = try XCTUnwrap(run["paced_inter_onset_abs_us"] as? [String: Any])
+        XCTAssertEqual((paced["count"] as? Int ?? -1) + (run["bunched_pairs"] as? Int ?? -1), 15)
+        // Each prepared start's device part, in simulated time: its GO arrived before its drive,
+        // which took at least one I²C write (73 µs).
+        let go = try XCTUnwrap(run["go_to_drive_ms"] as? [String: Any])
+        XCTAssertEqual(go["count"] as? Int, 4)
+        XCTAssertGreaterThan(try XCTUnwrap(go["p50"] as? Double), 0.07)
         XCTAssertEqual(run["prepared_go_starts"] as? Int, 4)
         XCTAssertEqual((run["prepared_ms"] as? [String: Any])?["count"] as? Int, 4)
         let onsets = try XCTUnwrap(run["onsets"] as? Int), unmeasurable = try XCTUnwrap(run["unmeasurable"] as? Int)

@@ -117,7 +117,11 @@ struct LinkMonitor {
                             case .dropped: return "dropped"
                             }
                         } ?? "status \(o.status)"
-                    onsets.append(Onset(event: o.event, deviceTime: clock.extend(DeviceTime32(rawValue: o.time)), status: status, seenAt: time))
+                    let onset = Onset(event: o.event, deviceTime: clock.extend(DeviceTime32(rawValue: o.time)), status: status, seenAt: time)
+                    // the device repeats each ONSET in a few later frames (PROTOCOL.md §3.2)
+                    guard !onsets.contains(where: { $0.event == onset.event && $0.deviceTime == onset.deviceTime && $0.status == status })
+                    else { break }
+                    onsets.append(onset)
                     if onsets.count > 64 { onsets.removeFirst() }
                 case .library:
                     break  // library replies answer `thrum flash` / `library list`; triggers show as onsets

@@ -10,6 +10,8 @@ final class DeviceHost {
     private var decoder = FrameDecoder(direction: .deviceToHost)
     /// Every message the device sent, with the true time it was collected, in order.
     private(set) var received: [(time: UInt64, message: DeviceMessage)] = []
+    /// ONSETs the device sent again (dropped from ``received``).
+    private(set) var repeatedOnsets = 0
 
     init(_ device: VirtualDevice) { self.device = device }
 
@@ -49,7 +51,15 @@ final class DeviceHost {
         let bytes = device.takeOutput()
         guard !bytes.isEmpty else { return }
         for frame in decoder.push(bytes) {
-            for m in (try? DeviceMessage.parsePayload(frame.payload)) ?? [] { received.append((device.now, m)) }
+            for m in (try? DeviceMessage.parsePayload(frame.payload)) ?? [] {
+                // the firmware repeats each ONSET in a few later frames (PROTOCOL.md §3.2); a host
+                // keeps the first
+                if case .onset(let o) = m, onsets.contains(o) {
+                    repeatedOnsets += 1
+                    continue
+                }
+                received.append((device.now, m))
+            }
         }
     }
 

@@ -79,33 +79,33 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len)
 {
     uint8_t head[4u + THRUM_FW_ACK_MAX];
     uint8_t ack_len = encode_ack(fw, head + 4);
-    const uint8_t *reports = fw->pending;
     uint8_t n = fw->pending_len;
+    uint8_t echo = 0;
     uint16_t crc;
 
-#if THRUM_FW_ONSET_REPEATS > 0
-    /* a frame without new reports repeats the recent ONSETs */
-    if (n == 0u && fw->echo_left > 0u) {
-        reports = fw->echo;
-        n = fw->echo_len;
-        fw->echo_left--;
-    }
-#endif
     if ((unsigned)ack_len + extra_len + n > THRUM_MAX_PAYLOAD) {
         n = 0; /* the reply left no room: the reports get their own frame */
     }
+#if THRUM_FW_ONSET_REPEATS > 0
+    /* the recent ONSETs again, behind any new reports, when they fit */
+    if (fw->echo_left > 0u && (unsigned)ack_len + extra_len + n + fw->echo_len <= THRUM_MAX_PAYLOAD) {
+        echo = fw->echo_len;
+        fw->echo_left--;
+    }
+#endif
     head[0] = THRUM_SYNC;
-    head[1] = (uint8_t)(ack_len + extra_len + n);
+    head[1] = (uint8_t)(ack_len + extra_len + n + echo);
     head[2] = THRUM_CTRL_MARK_DEVICE;
     head[3] = fw->link.tx_seq;
     /* SYNC is outside the CRC */
     THRUM_HAL(fw->hal, serial_write)(THRUM_HAL_CTX(fw->hal), head, 1u);
     crc = emit(fw, THRUM_CRC_INIT, head + 1, (uint8_t)(3u + ack_len));
     crc = emit(fw, crc, extra, extra_len);
-    crc = emit(fw, crc, reports, n);
-    if (reports == fw->pending) {
-        fw->pending_len = (uint8_t)(fw->pending_len - n);
-    }
+    crc = emit(fw, crc, fw->pending, n);
+#if THRUM_FW_ONSET_REPEATS > 0
+    crc = emit(fw, crc, fw->echo, echo);
+#endif
+    fw->pending_len = (uint8_t)(fw->pending_len - n);
     head[0] = (uint8_t)crc;
     head[1] = (uint8_t)(crc >> 8);
     THRUM_HAL(fw->hal, serial_write)(THRUM_HAL_CTX(fw->hal), head, 2u);
@@ -155,14 +155,21 @@ void thrum_telemetry_onset(thrum_fw_t *fw, uint32_t event, uint32_t time, uint8_
     m[n++] = status;
     append(fw, m, n);
 #if THRUM_FW_ONSET_REPEATS > 0
-    /* keep it to repeat, behind the earlier ones still being repeated while they fit (else they
-     * have been sent at least once, and it starts a new set) */
-    if (fw->echo_left == 0u || fw->echo_len + n > THRUM_FW_ONSET_ECHO_MAX) {
+    /* keep it to repeat, behind the newest earlier ones still being repeated that fit */
+    if (fw->echo_left == 0u) {
         fw->echo_len = 0;
+    }
+    while (fw->echo_len + n > THRUM_FW_ONSET_ECHO_MAX) {
+        uint8_t first = 1u; /* the oldest: id, event (a varint), time, status */
+        while ((fw->echo[first++] & 0x80u) != 0u) {
+        }
+        first = (uint8_t)(first + 5u);
+        fw->echo_len = (uint8_t)(fw->echo_len - first);
+        memmove(fw->echo, fw->echo + first, fw->echo_len);
     }
     memcpy(fw->echo + fw->echo_len, m, n);
     fw->echo_len = (uint8_t)(fw->echo_len + n);
-    fw->echo_left = THRUM_FW_ONSET_REPEATS;
+    fw->echo_left = THRUM_FW_ONSET_REPEATS + 1u; /* its first frame carries it twice */
 #endif
 }
 

@@ -333,12 +333,12 @@ typedef struct thrum_library {
 #define THRUM_FW_ACK_MAX 10u /* id, next_seq, rx_ctrl, rx_seq, rx_time(4), credits(uv, <= 2) */
 #define THRUM_FW_PENDING_MAX (THRUM_MAX_PAYLOAD - THRUM_FW_ACK_MAX)
 
-/* Each ONSET goes out again in the next THRUM_FW_ONSET_REPEATS device frames that carry no new
- * reports, so that one corrupted or lost frame does not lose the report (PROTOCOL.md §3.2): with
- * 5 % of frames lost, about 1 in 160 000 onsets loses all four copies instead of 1 in 20 its only
- * one. The ONSETs being repeated wait in a buffer of THRUM_FW_ONSET_ECHO_MAX bytes (three of the
- * 7-8 byte ONSETs); an ONSET that does not fit starts a new set. 0: no repeats (120 B of AVR
- * flash, 26 B of RAM). */
+/* Each ONSET goes out again in the next THRUM_FW_ONSET_REPEATS device frames after the one that
+ * first carried it (behind their new reports, when it fits), so that one corrupted or lost frame
+ * does not lose the report (PROTOCOL.md §3.2): with 5 % of frames lost, about 1 in 160 000 onsets
+ * loses all four copies instead of 1 in 20 its only one. The ONSETs being repeated wait in a
+ * buffer of THRUM_FW_ONSET_ECHO_MAX bytes (the newest three of the 7-8 byte ONSETs: the oldest
+ * makes room). 0: no repeats (180 B of AVR flash, 26 B of RAM). */
 #ifndef THRUM_FW_ONSET_REPEATS
 #define THRUM_FW_ONSET_REPEATS 3u
 #endif

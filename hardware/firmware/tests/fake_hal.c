@@ -256,6 +256,10 @@ void fake_decode(fake_t *f)
                 f->bad_output = 1; /* exactly one ACK, and first */
             }
             if (msg.id == THRUM_MSG_ONSET && is_repeat(f, &msg)) {
+                if (f->onset_repeats < sizeof(f->repeat) / sizeof(f->repeat[0])) {
+                    f->repeat[f->onset_repeats].frame = f->frames;
+                    f->repeat[f->onset_repeats].event = msg.field[0];
+                }
                 f->onset_repeats++; /* a repeated ONSET (PROTOCOL.md §3.2): dropped, as the host does */
             } else if (f->nmsgs < FAKE_MAX_MSGS) {
                 f->msgs[f->nmsgs].frame = f->frames;

@@ -53,6 +53,10 @@ typedef struct fake {
     fake_msg_t msgs[FAKE_MAX_MSGS];
     size_t nmsgs;
     unsigned onset_repeats; /* repeated ONSETs seen and dropped by fake_decode */
+    struct {
+        size_t frame;       /* the device frame (counted from 0) that repeated it */
+        uint32_t event;
+    } repeat[256];          /* the first 256 of them */
     size_t taken;              /* messages already returned by fake_next */
     int bad_output;            /* a device frame that failed to parse or did not start with ACK */
     /* GO: set in MODE 7 (calibration) or MODE 0 (sequencer) it reads 1 for this many more reads
