@@ -50,7 +50,7 @@ extension HapticEngine {
     /// Which one it chose is ``DefaultDevice/description`` of `DefaultDevice.choose()`.
     /// - Throws: `serverInitFailed` (−4810) when the port cannot be opened, with the reason.
     public convenience init() throws {
-        try self.init(device: DefaultDevice.choose())
+        self.init(device: try DeviceRegistry.process.defaultDevice())
     }
 
     /// An engine on `device`. Every engine (and feedback generator) of the process on the same
@@ -73,6 +73,32 @@ public final class DeviceRegistry: @unchecked Sendable {
 
     private let lock = NSLock()
     private var devices: [DefaultDevice: SharedDevice] = [:]
+    private var standIn: SharedDevice?
+
+    /// The device `HapticEngine()` and the generators' `init()` play on: the stand-in when one is
+    /// set, else the device ``DefaultDevice/choose(environment:)`` names.
+    public func defaultDevice() throws -> SharedDevice {
+        lock.lock()
+        let standIn = self.standIn
+        lock.unlock()
+        return try standIn ?? device(for: DefaultDevice.choose())
+    }
+
+    /// Plays what code creates with `HapticEngine()` and the generators' `init()` on `device`
+    /// instead of the default device, until set back to nil: a test runs unmodified app code on a
+    /// `VirtualRig`'s device, in virtual time, and reads the truth from its chip.
+    public var defaultStandIn: SharedDevice? {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return standIn
+        }
+        set {
+            lock.lock()
+            standIn = newValue
+            lock.unlock()
+        }
+    }
 
     /// The shared device for `choice`, opened on first use.
     /// - Throws: `serverInitFailed` (−4810) when the port cannot be opened, with the reason.

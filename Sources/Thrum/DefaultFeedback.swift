@@ -9,10 +9,10 @@ import ThrumEngine
 public final class DefaultDevicePlayer: HapticPlaying, @unchecked Sendable {
     private let lock = NSLock()
     private var made: HapticEngine?
-    private let choice: @Sendable () -> DefaultDevice
+    private let choice: DefaultDevice?
 
-    /// A player on the device `choice` names when first used (the default device by default).
-    public init(device choice: @escaping @Sendable () -> DefaultDevice = { DefaultDevice.choose() }) {
+    /// A player on `choice` (nil: the default device, ``DeviceRegistry/defaultDevice()``, when first used).
+    public init(device choice: DefaultDevice? = nil) {
         self.choice = choice
     }
 
@@ -27,7 +27,7 @@ public final class DefaultDevicePlayer: HapticPlaying, @unchecked Sendable {
     public func startedEngine() throws -> HapticEngine {
         lock.lock()
         defer { lock.unlock() }
-        let engine = try made ?? HapticEngine(device: choice())
+        let engine = try made ?? (choice.map { try HapticEngine(device: $0) } ?? HapticEngine())
         made = engine
         if !engine.isRunning { try engine.start() }
         return engine

@@ -33,29 +33,31 @@ public final class HapticEngine: @unchecked Sendable {
         case applicationSuspended = 2
         /// Auto-shutdown: idle for ``Configuration/autoShutdownTimeout`` with ``isAutoShutdownEnabled``.
         case idleTimeout = 3
-        /// A ``notifyWhenPlayersFinished(finishedHandler:)`` handler returned `.stopEngine`.
-        case notifyWhenPlayersFinished = 4
+        /// A ``HapticEngine/notifyWhenPlayersFinished(finishedHandler:)`` handler returned `.stopEngine`
+        /// (Apple's spelling; ``notifyWhenPlayersFinished`` is the same value).
+        case notifyWhenFinished = 4
         /// The engine was deallocated while running.
         case engineDestroyed = 5
-        /// The device went away: the transport failed or the link gave up (Apple's
-        /// `gameControllerDisconnect`, the closest case: the hardware owning the engine left).
-        case deviceDisconnected = 6
+        /// The device went away: the transport failed or the link gave up (Apple's case for "the
+        /// hardware owning the engine went away"; ``deviceDisconnected`` is Thrum's name for it).
+        case gameControllerDisconnect = 6
         /// Unrecoverable: the device reported a fault that stops playback.
         case systemError = -1
 
-        /// Apple's spelling of ``notifyWhenPlayersFinished``.
-        public static let notifyWhenFinished = StoppedReason.notifyWhenPlayersFinished
-        /// Apple's spelling of ``deviceDisconnected``.
-        public static let gameControllerDisconnect = StoppedReason.deviceDisconnected
+        /// Thrum's name for ``notifyWhenFinished``. Apple's cases are the enum's own, so a `switch`
+        /// written for Core Haptics is exhaustive here too.
+        public static let notifyWhenPlayersFinished = StoppedReason.notifyWhenFinished
+        /// Thrum's name for ``gameControllerDisconnect``: the device went away.
+        public static let deviceDisconnected = StoppedReason.gameControllerDisconnect
 
         public var description: String {
             switch self {
             case .audioSessionInterrupt: return "audioSessionInterrupt"
             case .applicationSuspended: return "applicationSuspended"
             case .idleTimeout: return "idleTimeout"
-            case .notifyWhenPlayersFinished: return "notifyWhenPlayersFinished"
+            case .notifyWhenFinished: return "notifyWhenPlayersFinished"
             case .engineDestroyed: return "engineDestroyed"
-            case .deviceDisconnected: return "deviceDisconnected"
+            case .gameControllerDisconnect: return "deviceDisconnected"
             case .systemError: return "systemError"
             }
         }

@@ -334,7 +334,10 @@ public final class SharedDevice: @unchecked Sendable {
     /// Runs the device (moving bytes, rendering drive, calling handlers) until engine time `time`
     /// (s). In virtual time this is what moves time; in real time it blocks until then.
     public func run(until time: Double) {
-        let deadline = Int64((time * 1e6).rounded())
+        run(untilMicros: Int64((time * 1e6).rounded()))
+    }
+
+    private func run(untilMicros deadline: Int64) {
         locked { service() }
         while !linkDead {
             let more: Bool = locked {
@@ -354,10 +357,11 @@ public final class SharedDevice: @unchecked Sendable {
     /// `ringDown` s more. Returns whether all finished.
     @discardableResult
     public func runUntilPlayersFinished(of engine: HapticEngine? = nil, timeout: Double, ringDown: Double = 0.04) -> Bool {
-        let deadline = Double(nowMicros) / 1e6 + timeout
+        // Whole µs, as the clock counts: a deadline in floating seconds could stay one ulp ahead.
+        let deadline = locked { nowMicros } + Int64((timeout * 1e6).rounded())
         func busy() -> Bool { locked { players.contains { engine == nil || $0.host === engine } } }
-        while busy() && currentTime < deadline && !linkDead {
-            run(until: min(deadline, currentTime + 0.005))
+        while busy() && locked({ nowMicros }) < deadline && !linkDead {
+            run(untilMicros: min(deadline, locked { nowMicros } + 5_000))
         }
         let done = !busy()
         if done { run(for: ringDown) }
