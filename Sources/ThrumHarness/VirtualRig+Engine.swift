@@ -12,7 +12,7 @@ extension VirtualRig {
 
     /// The device the rig's engines share (made with `configuration` by the first call).
     public func sharedDevice(configuration: HapticEngine.Configuration = HapticEngine.Configuration()) -> SharedDevice {
-        SharedDevice.of(session: session, profile: profile, configuration: configuration, runMode: .virtual)
+        SharedDevice.of(session: session, profile: profile, configuration: configuration, runMode: .manual)
     }
 
     /// Lets `seconds` of virtual time pass: the rig's engines play by themselves meanwhile (bytes

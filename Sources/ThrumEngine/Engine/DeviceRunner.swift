@@ -23,7 +23,7 @@ final class EngineLock: @unchecked Sendable {
     /// Gives a caller waiting for the lock the chance to take it (called without holding it).
     func yieldIfWaited() {
         var spins = 0
-        while spins < 200 {
+        while spins < 50 {
             counter.lock()
             let someone = waiting > 0
             counter.unlock()
@@ -37,12 +37,16 @@ final class EngineLock: @unchecked Sendable {
 /// The run thread of a ``SharedDevice`` on real time (or paced virtual time): after an engine
 /// starts, it exchanges bytes, renders drive and calls handlers without the caller doing anything,
 /// as Core Haptics does. It steps the device at most `slice` at a time, so a call from another
-/// thread waits at most one step for the lock, and ends when no engine is started.
+/// thread waits at most one step for the lock. While no engine is started it sleeps until kicked
+/// (``kick()``, when one starts); it ends when its device goes away.
 final class DeviceRunner: @unchecked Sendable {
     private weak var device: SharedDevice?
     private let state = NSLock()
+    private let wakeUp = DispatchSemaphore(value: 0)
     private var running = false
     private var alive = false
+    /// The thread-dictionary key that marks a run thread.
+    static let marker = "thrum.device.run-thread"
     /// Longest step on real time (µs): bounds how long a caller waits for the lock.
     let slice: Int64 = 1_000
 
@@ -61,12 +65,14 @@ final class DeviceRunner: @unchecked Sendable {
         alive = true
         state.unlock()
         let thread = Thread { [self] in
+            Thread.current.name = "thrum.device"
+            Thread.current.threadDictionary[DeviceRunner.marker] = true
             loop()
             state.lock()
             alive = false
             state.unlock()
         }
-        thread.name = "thrum.device-run"
+        thread.name = "thrum.device"
         thread.start()
     }
 
@@ -75,7 +81,11 @@ final class DeviceRunner: @unchecked Sendable {
         state.lock()
         running = false
         state.unlock()
+        wakeUp.signal()
     }
+
+    /// Wakes the thread when an engine started.
+    func kick() { wakeUp.signal() }
 
     private var shouldRun: Bool {
         state.lock()
@@ -97,7 +107,11 @@ final class DeviceRunner: @unchecked Sendable {
                 if offset == nil || wallNow + offset! < virtualNow { offset = virtualNow - wallNow }
                 target = wallNow + offset!
             }
-            if !device.runnerStep(pacedTarget: target, slice: slice) { return }
+            if !device.runnerStep(pacedTarget: target, slice: slice) {
+                offset = nil
+                _ = wakeUp.wait(timeout: .now() + 0.5)
+                continue
+            }
             device.yieldToCallers()
             // Paced virtual time: the simulation ran up to the wall clock; wait a little for it to move.
             if target != nil { usleep(500) }

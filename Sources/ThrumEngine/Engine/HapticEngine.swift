@@ -15,7 +15,7 @@ import ThrumWire
 /// out at once on the any-lane (see `docs/engine.md`).
 ///
 /// **Threading.** Every method and property is safe from any thread (the device's lock). After
-/// ``start()`` the engine runs by itself: on real time a run thread (`thrum.device-run`) plays,
+/// ``start()`` the engine runs by itself: on real time a run thread (`thrum.device`) plays,
 /// and the handlers (completion, stopped, reset, finished) are called on it, one at a time; they
 /// may call the engine. On virtual time (a session whose pump reads a `ManualClock`: the virtual
 /// rig in tests) time passes only when the test moves it — `VirtualRig.advance(by:)`, or this
@@ -221,8 +221,13 @@ public final class HapticEngine: @unchecked Sendable {
     /// Creates an engine over a device session (opened or not; ``start()`` connects it). Engines
     /// on the same session share its device (``SharedDevice/of(session:profile:configuration:runMode:)``):
     /// the first one's `profile` and `configuration` are the device's.
-    public convenience init(session: DeviceSession, profile: ActuatorProfile = .default, configuration: Configuration = Configuration()) {
-        self.init(device: SharedDevice.of(session: session, profile: profile, configuration: configuration))
+    /// `runMode` (first engine only; nil: by the session's clock) is how its device runs: by
+    /// itself on real time, or in the caller's run-loop calls (``SharedDevice/RunMode/manual``).
+    public convenience init(
+        session: DeviceSession, profile: ActuatorProfile = .default, configuration: Configuration = Configuration(),
+        runMode: SharedDevice.RunMode? = nil
+    ) {
+        self.init(device: SharedDevice.of(session: session, profile: profile, configuration: configuration, runMode: runMode))
     }
 
     /// Creates an engine on `device`, beside the engines already on it.

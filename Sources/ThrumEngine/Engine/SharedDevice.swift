@@ -15,7 +15,7 @@ import ThrumWire
 ///
 /// **Threading.** Every call is safe from any thread: engines, players and the device take this
 /// device's lock (``locked(_:)``, recursive). After an engine starts, the device runs by itself
-/// (``RunMode``): on real time a run thread (`thrum.device-run`) exchanges bytes, renders drive
+/// (``RunMode``): on real time a run thread (`thrum.device`) exchanges bytes, renders drive
 /// and calls the handlers; on virtual time it runs only when the test moves time
 /// (``run(for:)``, `VirtualRig.advance(by:)`), on the caller's thread. Handlers (completion,
 /// stopped, reset, finished) are called on that run thread (or the thread moving virtual time),
@@ -24,9 +24,11 @@ import ThrumWire
 public final class SharedDevice: @unchecked Sendable {
     /// How the device's run loop is driven.
     public enum RunMode: Sendable, Equatable {
-        /// Virtual time: nothing runs until someone calls ``run(for:)`` (or an engine's run-loop
-        /// calls, or `VirtualRig.advance(by:)`), which moves the manual clock. Tests.
-        case virtual
+        /// The caller's loop: nothing runs until someone calls ``run(for:)`` (or an engine's
+        /// run-loop calls, or `VirtualRig.advance(by:)`). On a manual clock (tests, benchmarks)
+        /// that is what moves virtual time; on real time it is a program that drives its own loop
+        /// on one thread (the `thrum` CLI, the AVR harness).
+        case manual
         /// Real time: a run thread exchanges bytes and renders drive as the clock passes.
         case realTime
         /// A virtual device (manual clock) moved along with the monotonic clock by a run thread:
@@ -114,7 +116,7 @@ public final class SharedDevice: @unchecked Sendable {
         weak var engine: HapticEngine?
     }
 
-    /// A device over `session`, with `runMode` (nil: virtual when the session's pump reads a
+    /// A device over `session`, with `runMode` (nil: manual when the session's pump reads a
     /// ``ThrumTime/ManualClock``, real time otherwise).
     public init(
         session: DeviceSession, profile: ActuatorProfile = .default, configuration: HapticEngine.Configuration = .init(),
@@ -123,7 +125,7 @@ public final class SharedDevice: @unchecked Sendable {
         self.session = session
         self.profile = profile
         self.configuration = configuration
-        self.runMode = runMode ?? (session.pump.clock is ManualClock ? .virtual : .realTime)
+        self.runMode = runMode ?? (session.pump.clock is ManualClock ? .manual : .realTime)
         mixer = DriveMixer(options: configuration.compileOptions)
     }
 
@@ -338,11 +340,18 @@ public final class SharedDevice: @unchecked Sendable {
     }
 
     private func run(untilMicros deadline: Int64) {
+        // On real time the run thread plays: the caller only waits (two threads pumping in turns
+        // would each stall the other under load). Virtual time moves only here.
+        while runMode != .manual, locked({ isRunning && runner?.isAlive == true && !linkDead }) {
+            let left = deadline - nowMicros
+            if left <= 0 { return }
+            usleep(UInt32(min(left, 1_000)))
+        }
         locked { service() }
         while !linkDead {
             let more: Bool = locked {
                 guard nowMicros < deadline, !linkDead else { return false }
-                pump(until: min(deadline, nextWake(), runMode == .virtual ? .max : nowMicros + 1_000))
+                pump(until: min(deadline, nextWake(), runMode == .manual ? .max : nowMicros + 1_000))
                 return true
             }
             if !more { return }
@@ -371,7 +380,11 @@ public final class SharedDevice: @unchecked Sendable {
     /// One step: exchange bytes until the next thing is due (or bytes arrive), then render, send
     /// and call handlers.
     public func pump() {
-        locked { pump(until: nextWake()) }
+        if runMode != .manual, locked({ isRunning && runner?.isAlive == true }) {
+            usleep(1_000)  // the run thread plays; a caller's loop just lets time pass
+            return
+        }
+        locked { pump(until: min(nextWake(), runMode == .manual ? .max : nowMicros + 1_000)) }
     }
 
     private func pump(until deadline: Int64) {
@@ -423,15 +436,19 @@ public final class SharedDevice: @unchecked Sendable {
     // MARK: Running by itself
 
     private func startRunner() {
-        guard runMode != .virtual else { return }
-        if let runner, runner.isAlive { return }
-        runner = DeviceRunner(device: self)
-        runner?.start()
+        guard runMode != .manual else { return }
+        if let runner {
+            runner.kick()
+            return
+        }
+        let runner = DeviceRunner(device: self)
+        self.runner = runner
+        runner.start()
     }
 
-    /// One step of the run thread: runs the device up to now (paced: the manual clock follows
-    /// `elapsed`, the monotonic time since the pacing began) for at most `slice` µs. Returns false
-    /// once nothing is started (the thread then ends).
+    /// One step of the run thread: runs the device up to now (paced: up to `pacedTarget`, the
+    /// manual clock following the monotonic one) for at most `slice` µs. Returns false when
+    /// nothing is started (the thread then waits to be kicked).
     func runnerStep(pacedTarget: Int64?, slice: Int64) -> Bool {
         locked {
             guard isRunning, !linkDead else { return false }
@@ -445,6 +462,9 @@ public final class SharedDevice: @unchecked Sendable {
             return isRunning
         }
     }
+
+    /// Whether the calling thread is a device's run thread (where handlers are called on real time).
+    public static var isRunThread: Bool { Thread.current.threadDictionary[DeviceRunner.marker] as? Bool == true }
 
     /// Whether a caller is waiting for the lock (the run thread lets it in between steps).
     func yieldToCallers() { lock.yieldIfWaited() }

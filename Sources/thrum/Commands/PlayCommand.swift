@@ -135,7 +135,7 @@ enum PlayCommand: Subcommand {
                 target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
                 let connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
                 session = connection.session
-                engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
+                engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration, runMode: .manual)
                 (report, identity) = try playROMEffect(effect, engine: engine, target: target, connection: connection, settings: &settings)
             } catch let failure as CommandFailure {
                 if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: failure.message, startedAt: startedAt) }
@@ -157,7 +157,7 @@ enum PlayCommand: Subcommand {
             throw failure
         }
         session = connection.session
-        engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
+        engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration, runMode: .manual)
         do {
             try engine.start()
             recordCalibration(connection, settings: &settings)
