@@ -100,6 +100,8 @@ public struct HostLog: Sendable {
         /// Device time (µs) the drive is due (PROTOCOL.md §4.1): the start, or for a ramp up from
         /// 0 the crossing `start + ceil(duration / (2 × to))` where its rounded value reaches 1.
         public var due: UInt32 { start &+ SegmentCommand.firstDriveOffset(duration: duration, from: from, to: to) }
+        /// Started by a GO (a preloaded program's segment): `receivedMicros` is the GO's arrival.
+        public var programmed = false
     }
 
     public var entries: [Entry] = []
@@ -147,7 +149,7 @@ public struct HostLog: Sendable {
                         for segment in programs[go.slot] ?? [] where segment.event != 0 {
                             add(OnsetSegment(receivedMicros: entry.timeMicros, event: segment.event &+ go.eventBase,
                                              start: go.start &+ segment.offset, duration: segment.duration,
-                                             from: segment.from, to: segment.to))
+                                             from: segment.from, to: segment.to, programmed: true))
                         }
                     default:
                         break

@@ -62,7 +62,7 @@ extension VirtualRig {
     /// Signed error of the host's clock model against the true device clock now, µs.
     var clockError: Double {
         let truth = device.deviceClock(atTrueTime: trueNow)
-        let model = session.link.clock.deviceTime32(at: clock.now())
+        let model = session.link.clock.deviceTime32(at: clock.now()).rawValue
         return Double(Int32(bitPattern: model &- truth))
     }
 }

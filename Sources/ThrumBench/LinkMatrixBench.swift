@@ -147,7 +147,7 @@ public enum LinkMatrixBench {
             let lead = group.first!
             let due = UInt64(base + Double(lead.start))
             try rig.idle(until: due + rig.pump.link.hostWakeLatency(at: due))
-            let now = Int64(rig.session.link.clock.deviceTime(at: rig.clock.now()))
+            let now = rig.session.link.clock.deviceTime(at: rig.clock.now()).microseconds
             for segment in group {
                 rig.session.link.send(
                     .segment(
@@ -196,7 +196,7 @@ public enum LinkMatrixBench {
     public static func ntpOffset(_ samples: ArraySlice<ClockSample>) -> Double {
         guard let best = samples.min(by: { $0.roundTrip < $1.roundTrip }) else { return 0 }
         let middle = (Double(best.hostSend.nanoseconds) + Double(best.hostReceive.nanoseconds)) / 2e3
-        return Double(best.deviceReceive) - middle
+        return Double(best.deviceReceive.microseconds) - middle
     }
 
     /// Prepared starts: `prepare(pattern)`, then `start(atTime: HapticTimeImmediate)` after idle

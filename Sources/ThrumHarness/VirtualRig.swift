@@ -166,12 +166,12 @@ public final class VirtualRig {
     /// simulation's true crystal (not the host's estimate), matched to the chip's register log
     /// within 3 µs. Nil when the chip saw no such write then. Unlike ``firstDrive(near:before:window:)``
     /// this also finds the onset of an event that starts while earlier drive still plays.
-    public func commandWrite(deviceClock: UInt64, near intended: Double) -> Double? {
+    public func commandWrite(deviceClock: DeviceTime, near intended: Double) -> Double? {
         Self.commandWrite(on: device, deviceClock: deviceClock, near: intended)
     }
 
-    static func commandWrite(on device: VirtualDevice, deviceClock: UInt64, near intended: Double) -> Double? {
-        let t = device.trueTime(ofDeviceClock: UInt32(truncatingIfNeeded: deviceClock), near: UInt64(max(0, intended)))
+    static func commandWrite(on device: VirtualDevice, deviceClock: DeviceTime, near intended: Double) -> Double? {
+        let t = device.trueTime(ofDeviceClock: deviceClock.wire.rawValue, near: UInt64(max(0, intended)))
         guard let write = device.chip.trace.firstDriveCommand(atOrAfter: UInt64(max(0, t - 3))), Double(write) <= t + 3 else {
             return nil
         }

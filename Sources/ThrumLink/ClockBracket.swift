@@ -15,7 +15,7 @@ struct ClockBracket {
     private var outbound: [(x: Double, z: Double)] = []
     private var inbound: [(x: Double, z: Double)] = []
     private let hostReference: HostTime
-    private let deviceReference: UInt64
+    private let deviceReference: DeviceTime
     /// The drift range every pair of samples allows (µs per µs).
     private(set) var slopeRange: ClosedRange<Double>
     /// Slack for the device clock's 1 µs resolution (`rx_time` is the clock read after arrival,
@@ -28,7 +28,7 @@ struct ClockBracket {
         hostReference = newest.hostSend
         deviceReference = newest.deviceReceive
         for s in samples {
-            let y = Double(Int64(bitPattern: s.deviceReceive &- deviceReference))
+            let y = Double((s.deviceReceive - deviceReference).microseconds)
             let xs = (s.hostSend - hostReference).microseconds
             let xr = (s.hostReceive - hostReference).microseconds
             outbound.append((xs, y - xs + Self.resolution))
@@ -83,8 +83,8 @@ struct ClockBracket {
 
     /// The host times between which the device clock read `deviceTime` (µs, extended), given the
     /// host time `estimate` the model maps it to.
-    func hostInterval(atDevice deviceTime: UInt64, estimate: HostTime) -> ClosedRange<HostTime> {
-        let y = Double(Int64(bitPattern: deviceTime &- deviceReference))
+    func hostInterval(atDevice deviceTime: DeviceTime, estimate: HostTime) -> ClosedRange<HostTime> {
+        let y = Double((deviceTime - deviceReference).microseconds)
         let x0 = (estimate - hostReference).microseconds
         var (lo, hi) = (y - theta(at: x0).high, y - theta(at: x0).low)
         // θ moves by (drift × distance): evaluate once more where each end lies.

@@ -8,7 +8,7 @@ struct ClockFit: Sendable {
     /// Host time the lines are relative to (the newest sample's send time).
     var hostReference: HostTime
     /// Device time (µs) the lines are relative to (the newest sample's `rx_time`).
-    var deviceReference: UInt64
+    var deviceReference: DeviceTime
     /// Upper bound of (device − host) clock difference: the lower envelope of rx_time − send.
     var upper: ClockLine
     /// Lower bound: the upper envelope of rx_time − receive.
@@ -35,7 +35,7 @@ struct ClockFit: Sendable {
         outbound.reserveCapacity(samples.count)
         inbound.reserveCapacity(samples.count)
         for s in samples {
-            let y = Double(Int64(bitPattern: s.deviceReceive &- deviceReference))
+            let y = Double((s.deviceReceive - deviceReference).microseconds)
             let xs = (s.hostSend - hostReference).microseconds
             let xr = (s.hostReceive - hostReference).microseconds
             outbound.append((xs, y - xs))

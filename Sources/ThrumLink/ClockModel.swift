@@ -7,15 +7,15 @@ public struct ClockSample: Sendable, Hashable {
     public var hostSend: HostTime
     /// When the ACK naming the frame arrived.
     public var hostReceive: HostTime
-    /// The ACK's `rx_time`, extended to 64 bits (µs).
-    public var deviceReceive: UInt64
+    /// The ACK's `rx_time`, extended to 64 bits.
+    public var deviceReceive: DeviceTime
     /// Bytes the host handed over in the same write up to the end of this frame: the device
     /// stamps a frame when its last byte arrives, so on a serial line these bytes' transmission
     /// is part of the outbound delay (0 when unknown).
     public var outboundBytes: Int
 
     /// Creates a sample.
-    public init(hostSend: HostTime, hostReceive: HostTime, deviceReceive: UInt64, outboundBytes: Int = 0) {
+    public init(hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime, outboundBytes: Int = 0) {
         self.hostSend = hostSend
         self.hostReceive = hostReceive
         self.deviceReceive = deviceReceive
@@ -61,8 +61,8 @@ public struct ClockModel: Sendable {
     /// The number of samples in the window.
     public var sampleCount: Int { samples.count }
 
-    /// Adds a sample whose device time is the raw 32-bit `rx_time`, and refits.
-    public mutating func addSample(hostSend: HostTime, hostReceive: HostTime, deviceReceive: UInt32, outboundBytes: Int = 0) {
+    /// Adds a sample whose device time is the 32-bit `rx_time` of an ACK, and refits.
+    public mutating func addSample(hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime32, outboundBytes: Int = 0) {
         addSample(
             ClockSample(
                 hostSend: hostSend, hostReceive: hostReceive, deviceReceive: extender.extend(deviceReceive),
@@ -77,8 +77,10 @@ public struct ClockModel: Sendable {
             // rx_time lies between the device clock at send and at receive.
             let atSend = bounds(at: sample.hostSend), atReceive = bounds(at: sample.hostReceive)
             let threshold = configuration.jumpThreshold.microseconds
-            let device = Double(Int64(bitPattern: sample.deviceReceive))
-            if device < Double(atSend.lowerBound) - threshold || device > Double(atReceive.upperBound) + threshold {
+            let device = Double(sample.deviceReceive.microseconds)
+            if device < Double(atSend.lowerBound.microseconds) - threshold
+                || device > Double(atReceive.upperBound.microseconds) + threshold
+            {
                 samples.removeAll()
                 jumps += 1
             }
@@ -95,37 +97,37 @@ public struct ClockModel: Sendable {
     /// Half the gap between the bounds: the one-way delay if both legs were alike.
     public var pathDelay: HostDuration { fit?.pathDelay ?? .zero }
 
-    /// The device time (µs, 64-bit extended) at host time `time`; 0 before any sample.
-    public func deviceTime(at time: HostTime) -> UInt64 {
-        guard let fit else { return 0 }
+    /// The device time at host time `time`; the origin before any sample.
+    public func deviceTime(at time: HostTime) -> DeviceTime {
+        guard let fit else { return .zero }
         return Self.clamp(value(of: fit.estimate, fit, at: time))
     }
 
     /// The bracket the device clock is in at host time `time`: it cannot read more than
     /// `upperBound` (no frame arrives before it is sent) nor less than `lowerBound` (no ACK
-    /// comes back before the frame arrived). Both are 0 before any sample.
-    public func bounds(at time: HostTime) -> ClosedRange<UInt64> {
-        guard let fit else { return 0...0 }
+    /// comes back before the frame arrived). Both are the origin before any sample.
+    public func bounds(at time: HostTime) -> ClosedRange<DeviceTime> {
+        guard let fit else { return DeviceTime.zero...DeviceTime.zero }
         let low = Self.clamp(value(of: fit.lower, fit, at: time))
         return low...max(low, Self.clamp(value(of: fit.upper, fit, at: time)))
     }
 
     /// The device's 32-bit clock reading at host time `time` (for SEGMENT `start`).
-    public func deviceTime32(at time: HostTime) -> UInt32 { UInt32(truncatingIfNeeded: deviceTime(at: time)) }
+    public func deviceTime32(at time: HostTime) -> DeviceTime32 { deviceTime(at: time).wire }
 
-    /// The host time at which the device clock reads `deviceTime` (µs, 64-bit extended).
-    public func hostTime(atDevice deviceTime: UInt64) -> HostTime {
+    /// The host time at which the device clock reads `deviceTime`.
+    public func hostTime(atDevice deviceTime: DeviceTime) -> HostTime {
         guard let fit else { return .zero }
-        let y = Double(Int64(bitPattern: deviceTime &- fit.deviceReference))
+        let y = Double((deviceTime - fit.deviceReference).microseconds)
         let x = (y - fit.estimate.intercept) / (1 + fit.estimate.slope)
         return fit.hostReference + .seconds(x / 1e6)
     }
 
-    /// The host times between which the device clock read `deviceTime` (µs, 64-bit extended):
+    /// The host times between which the device clock read `deviceTime`:
     /// a bracket from the samples alone that contains the truth whatever the link's asymmetry
     /// (see ``ClockBracket``). Its middle is a reported onset's time and its half-width the "±".
     /// Nil before any sample.
-    public func hostTimeBounds(atDevice deviceTime: UInt64) -> ClosedRange<HostTime>? {
+    public func hostTimeBounds(atDevice deviceTime: DeviceTime) -> ClosedRange<HostTime>? {
         guard let bracket else { return nil }
         return bracket.hostInterval(atDevice: deviceTime, estimate: hostTime(atDevice: deviceTime))
     }
@@ -135,13 +137,18 @@ public struct ClockModel: Sendable {
     /// send time (the device clock cannot have read less), and this is the `quantile` of those
     /// bounds. It includes the bracket's width (the asymmetry the model cannot see), so it never
     /// understates; a command meant to reach the device before an instant is sent at least this
-    /// long ahead. Nil before any sample.
-    public func outboundDelayBound(quantile: Double = 0.95, last: Int = 64) -> HostDuration? {
+    /// long ahead. With `excludingOwnBytes`, each sample's bound leaves out the time its own
+    /// write's bytes took on a serial line at the learnt byte time (``byteTimeMicros`` ×
+    /// ``ClockSample/outboundBytes``): the fixed part of the delay, to which a sender adds the
+    /// serialisation of what it is about to write. Nil before any sample.
+    public func outboundDelayBound(quantile: Double = 0.95, last: Int = 64, excludingOwnBytes: Bool = false) -> HostDuration? {
         guard fit != nil, !samples.isEmpty else { return nil }
+        let byteTime = excludingOwnBytes ? byteTimeMicros : 0
         var delays: [Double] = []
         for sample in samples.suffix(last) {
-            let low = Double(bounds(at: sample.hostSend).lowerBound)
-            delays.append(max(0, Double(sample.deviceReceive) - low))
+            let low = bounds(at: sample.hostSend).lowerBound
+            let own = byteTime * Double(sample.outboundBytes)
+            delays.append(max(0, Double((sample.deviceReceive - low).microseconds) - own))
         }
         delays.sort()
         let rank = min(delays.count - 1, max(0, Int((quantile * Double(delays.count)).rounded(.up)) - 1))
@@ -158,8 +165,8 @@ public struct ClockModel: Sendable {
 
 
     /// Extends a 32-bit device time (e.g. an ONSET `time`) to 64 bits near the latest sample.
-    public func extend(_ deviceTime: UInt32) -> UInt64 {
-        DeviceTimeExtender.extend(deviceTime, near: extender.latest ?? UInt64(deviceTime))
+    public func extend(_ deviceTime: DeviceTime32) -> DeviceTime {
+        (extender.latest ?? DeviceTime(microseconds: Int64(deviceTime.rawValue))).extending(deviceTime)
     }
 
     /// The learnt time per byte on the host → device path (µs; 0 on a link that delivers a
@@ -183,8 +190,10 @@ public struct ClockModel: Sendable {
 
     private func value(of line: ClockLine, _ fit: ClockFit, at time: HostTime) -> Double {
         let x = (time - fit.hostReference).microseconds
-        return Double(Int64(bitPattern: fit.deviceReference)) + x + line(x)
+        return Double(fit.deviceReference.microseconds) + x + line(x)
     }
 
-    private static func clamp(_ value: Double) -> UInt64 { value <= 0 ? 0 : UInt64(value.rounded()) }
+    private static func clamp(_ value: Double) -> DeviceTime {
+        value <= 0 ? .zero : DeviceTime(microseconds: Int64(value.rounded()))
+    }
 }

@@ -36,7 +36,15 @@ extension LinkSession {
                 events.append(.identified(identity))
                 if case .connecting = state { becomeConnected(identity, ack: ack, now: now) }
             case .onset(let onset):
-                events.append(.onset(onset))
+                // The device repeats each ONSET in a few later frames, so that a lost frame loses
+                // no report; a repeat is the same event, device time and status (times never recur).
+                if recentOnsets.contains(onset) {
+                    counters.repeatedOnsets += 1
+                } else {
+                    if recentOnsets.count >= Self.onsetMemory { recentOnsets.removeFirst() }
+                    recentOnsets.append(onset)
+                    events.append(.onset(onset))
+                }
             case .fault(let fault):
                 events.append(.fault(fault))
             case .calibrationResult(let report):
@@ -49,12 +57,22 @@ extension LinkSession {
         }
     }
 
+    /// How many recent ONSETs are remembered: more than the device can still be repeating
+    /// (THRUM_FW_ONSET_ECHO_MAX holds three).
+    static let onsetMemory = 32
+
     private func handle(_ ack: Acknowledgement, now: HostTime) {
         let record = sentLog.removeValue(forKey: Self.logKey(ctrl: ack.rxCtrl, seq: ack.rxSeq))
+        if let record {
+            lastAnswerTime = now
+            deliveredThroughOrder = max(deliveredThroughOrder, record.earliestOrder)
+        }
         if let record, ack.rxCtrl != 0, !record.ambiguous {
             timer.addSample(now - record.time)
             counters.roundTripSamples += 1
-            clock.addSample(hostSend: record.time, hostReceive: now, deviceReceive: ack.rxTime, outboundBytes: record.bytesThrough)
+            clock.addSample(
+                hostSend: record.time, hostReceive: now, deviceReceive: DeviceTime32(rawValue: ack.rxTime),
+                outboundBytes: record.bytesThrough)
         }
         guard case .connected = state else { return }
         if !lane.started {
@@ -72,8 +90,10 @@ extension LinkSession {
         // No progress. It is a negative acknowledgement only if the named frame followed the latest
         // transmission of the oldest outstanding frame on the wire (or is it): the link keeps order,
         // so that frame was lost or rejected. ACKs naming earlier frames, or repeated in unsolicited
-        // device frames, say nothing about it.
-        guard let base = lane.outstanding.first, let record, record.order >= base.lastOrder else { return }
+        // device frames, say nothing about it. A resent frame's ACK may answer its first copy, so
+        // the first copy is what must have followed: otherwise every frame still queued behind a
+        // lost one would ask for the whole window again when it arrives.
+        guard let base = lane.outstanding.first, let record, record.earliestOrder >= base.lastOrder else { return }
         counters.duplicateAcknowledgements += 1
         let roundTrip = timer.smoothed ?? configuration.initialRetransmissionTimeout
         if let last = lastFastRetransmit, now - last < roundTrip { return }

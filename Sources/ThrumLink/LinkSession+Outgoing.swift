@@ -36,6 +36,10 @@ extension LinkSession {
 
     private func finish(_ bytes: [UInt8], _ now: HostTime) -> [UInt8] {
         if !bytes.isEmpty, case .connected = state { lastTransmit = now }
+        if !bytes.isEmpty {
+            let start = max(serialDrainEnd ?? now, now)
+            serialDrainEnd = start + .seconds(clock.byteTimeMicros * Double(bytes.count) / 1e6)
+        }
         counters.bytesSent += bytes.count
         return bytes
     }
@@ -44,10 +48,23 @@ extension LinkSession {
         bytes += frame.encode()
         counters.framesSent += 1
         emissionCounter += 1
-        sentLog[Self.logKey(ctrl: frame.ctrl, seq: frame.seq)] = SentRecord(
-            time: now, order: emissionCounter, ambiguous: retransmission, bytesThrough: bytes.count)
+        let key = Self.logKey(ctrl: frame.ctrl, seq: frame.seq)
+        let earliest = retransmission ? sentLog[key]?.earliestOrder ?? emissionCounter : emissionCounter
+        sentLog[key] = SentRecord(
+            time: now, order: emissionCounter, earliestOrder: earliest, ambiguous: retransmission,
+            bytesThrough: bytes.count)
         if !frame.flags.contains(.unseq) { lane.markSent(seq: frame.seq, order: emissionCounter) }
     }
 
     static func logKey(ctrl: UInt8, seq: UInt8) -> UInt16 { UInt16(ctrl) << 8 | UInt16(seq) }
+
+    /// How long the bytes already written still need on a serial line before a frame written now
+    /// starts out, at the clock model's learnt byte time (``ClockModel/byteTimeMicros``; zero on
+    /// a link that delivers frames whole, such as native USB). With the time a frame's own bytes
+    /// take, this is the part of a command's outbound delay the host causes itself and can
+    /// predict, apart from the link's fixed part (``ClockModel/outboundDelayBound(quantile:last:excludingOwnBytes:)``).
+    public var transmitBacklog: HostDuration {
+        guard let end = serialDrainEnd else { return .zero }
+        return max(.zero, end - hostClock.now())
+    }
 }

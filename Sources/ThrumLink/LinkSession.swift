@@ -45,12 +45,25 @@ public final class LinkSession {
     var lastFastRetransmit: HostTime?
     var lastDeviceSeq: UInt8?
     var emissionCounter: UInt64 = 0
+    /// When the bytes written so far will have left a serial line at the learnt byte time
+    /// (``transmitBacklog``).
+    var serialDrainEnd: HostTime?
+    /// The latest ONSETs received, to recognise the device's repeats of them (PROTOCOL.md §3.2).
+    var recentOnsets: [OnsetReport] = []
+    /// When the device last answered one of our frames (an ACK naming a frame in ``sentLog``).
+    var lastAnswerTime: HostTime?
+    /// The link keeps order, so the device has had every frame emitted up to here: the earliest
+    /// emission of the newest frame it answered.
+    var deliveredThroughOrder: UInt64 = 0
 
     /// When a host frame went out, and whether an ACK naming it could refer to another transmission.
     struct SentRecord {
         var time: HostTime
         /// Position in the byte stream: frames reach the device in this order.
         var order: UInt64
+        /// The position of this frame's first copy still unanswered (an ACK naming a retransmitted
+        /// frame may answer any copy: the device has had at least everything before the first).
+        var earliestOrder: UInt64 = 0
         var ambiguous: Bool
         /// Bytes of the write that carried it, up to the frame's end.
         var bytesThrough: Int = 0
@@ -81,6 +94,7 @@ public final class LinkSession {
         retransmitDeadline = nil
         lastTransmit = nil
         lastFastRetransmit = nil
+        lastAnswerTime = nil
         state = .connecting
         identifyAttemptsMade = 0
         sendIdentify(now: hostClock.now())
@@ -140,10 +154,19 @@ public final class LinkSession {
                     fail(.deliveryFailed(seq: base.seq, transmissions: base.transmissions))
                     return
                 }
-                counters.timeouts += 1
-                timer.backOff()
-                lane.retransmitPending = true
-                retransmitDeadline = now + timer.timeout
+                if let heard = lastAnswerTime, now - heard < timer.timeout, deliveredThroughOrder < base.lastOrder {
+                    // The device answered within the timeout, but only frames sent before the
+                    // oldest frame's latest copy: that copy is queued behind them, not lost. Sending
+                    // the window again would only lengthen the queue (and count attempts the device
+                    // never saw); a loss shows as a negative ACK or as silence.
+                    counters.drainWaits += 1
+                    retransmitDeadline = now + timer.timeout
+                } else {
+                    counters.timeouts += 1
+                    timer.backOff()
+                    lane.retransmitPending = true
+                    retransmitDeadline = now + timer.timeout
+                }
             }
             if let deadline = pingDeadline, now >= deadline {
                 immediate.append(.ping)

@@ -14,6 +14,10 @@ public struct LinkStatistics: Sendable, Equatable {
     public var retransmissions = 0
     /// Retransmission-timer expiries.
     public var timeouts = 0
+    /// Retransmission-timer expiries that resent nothing: the device was still answering frames sent
+    /// before the oldest outstanding frame's latest copy, which is then still on its way (a queue
+    /// of bytes ahead of it, as behind a slow or stalled serial line), not lost.
+    public var drainWaits = 0
     /// Fast retransmits triggered by duplicate ACKs.
     public var fastRetransmits = 0
     /// ACKs that named a frame sent after the oldest outstanding one yet did not advance `next_seq`.
@@ -24,6 +28,8 @@ public struct LinkStatistics: Sendable, Equatable {
     public var discardedBytes = 0
     /// Valid device frames whose payload did not parse or did not start with exactly one ACK.
     public var badPayloads = 0
+    /// ONSETs received again (the device repeats each in a few later frames) and dropped.
+    public var repeatedOnsets = 0
     /// Device frames missing from the device frame counter (gaps in device SEQ).
     public var lostDeviceFrames = 0
     /// Round-trip samples taken (Karn's rule excludes retransmitted frames).

@@ -28,6 +28,11 @@ struct SequencedLane: Sendable {
     var creditBalance = 0
     /// Go-back-N: every outstanding frame is to be sent again.
     var retransmitPending = false
+    /// Starts of the SEGMENTs framed most recently, oldest first (at most
+    /// ``framedSegmentMemory``): what a CUT framed after them will remove from the device queue.
+    private(set) var framedSegmentStarts: [UInt32] = []
+    /// How many framed SEGMENT starts are remembered (more than any device queue holds).
+    static let framedSegmentMemory = 256
 
     /// Messages not yet acknowledged (queued or in flight).
     var pendingCount: Int { queue.count + outstanding.reduce(0) { $0 + $1.messageCount } }
@@ -40,6 +45,7 @@ struct SequencedLane: Sendable {
         started = false
         retransmitPending = false
         creditBalance = 0
+        framedSegmentStarts.removeAll()
     }
 
     /// Whether the next message is a SEGMENT without credit and no ACK is on its way.
@@ -57,12 +63,22 @@ struct SequencedLane: Sendable {
 
     /// Packs queued messages, in order, into the next frame: at most `maxPayload` bytes, no more
     /// SEGMENTs than the credit balance, and only while fewer than `window` frames are in flight.
+    ///
+    /// A CUT frees the slots of the queued entries it removes as soon as the device runs it
+    /// (PROTOCOL.md §2.4), and frames run in order, so the SEGMENTs framed before it that start at
+    /// or after its `at` are counted back into the balance at once: the replacement drive goes out
+    /// behind the CUT instead of waiting for the CUT's ACK (on a serial bridge whose latency timer
+    /// holds device → host data for 16 ms, that wait was most of a parameter change's latency).
+    /// The count assumes the CUT runs before `at`, which the sender's lead is for; when it runs
+    /// late, entries that ended in between were counted twice, the device rejects the frame that
+    /// overdraws (a counted flow-control violation) and its ACK's credits set the balance right.
     mutating func makeNewFrame(maxPayload: Int, window: Int, now: HostTime) -> Frame? {
         guard canSendNewFrame(window: window) else { return nil }
         var payload: [UInt8] = []
         var count = 0
-        var segments = 0
+        var slots = 0
         var withFields = 0
+        var starts = framedSegmentStarts
         for message in queue {
             if payload.count + message.encodedLength > maxPayload { break }
             if message.encodedLength > 1 {
@@ -71,19 +87,28 @@ struct SequencedLane: Sendable {
                 withFields += 1
             }
             if message.queueSlots > 0 {
-                if segments >= creditBalance { break }
-                segments += 1
+                if slots >= creditBalance { break }
+                slots += message.queueSlots
+            }
+            switch message {
+            case .segment(let segment): starts.append(segment.start)
+            case .cut(let at):
+                let before = starts.count
+                starts.removeAll { Int32(bitPattern: $0 &- at) >= 0 }
+                slots -= before - starts.count
+            default: break
             }
             message.encode(into: &payload)
             count += 1
         }
         guard count > 0 else { return nil }
         queue.removeFirst(count)
-        creditBalance -= segments
+        creditBalance -= slots
+        framedSegmentStarts = starts.suffix(Self.framedSegmentMemory)
         let frame = Frame(direction: .hostToDevice, flags: started ? [] : .resync, seq: nextSeq, payload: payload)
         outstanding.append(
             OutstandingFrame(
-                seq: nextSeq, payload: payload, messageCount: count, segmentCount: segments, lastSent: now,
+                seq: nextSeq, payload: payload, messageCount: count, segmentCount: slots, lastSent: now,
                 transmissions: 1))
         started = true
         nextSeq &+= 1
@@ -127,6 +152,8 @@ struct SequencedLane: Sendable {
 extension SequencedLane {
     /// Drops the queued (not yet framed) SEGMENTs; returns how many. Frames in flight are untouched.
     mutating func discardQueuedSegments() -> Int {
+        // Called with a STOP, which empties the device queue: no framed SEGMENT is left for a CUT.
+        framedSegmentStarts.removeAll()
         let before = queue.count
         queue.removeAll { if case .segment = $0 { true } else { false } }
         return before - queue.count

@@ -112,13 +112,15 @@ final class BenchEngineUnitTests: XCTestCase {
     }
 
     func testCompensatorLearnsTheMedianLatency() {
-        var compensator = LatencyCompensator(capacity: 5, prior: 0)
-        XCTAssertEqual(compensator.correction, 0)
-        for latency in [73, 98, 123, 80, 5_000, -10] as [Int64] { compensator.observe(onset: 1_000 + latency, scheduled: 1_000) }
+        var compensator = LatencyCompensator(capacity: 5, prior: .zero)
+        XCTAssertEqual(compensator.correction, .zero)
+        for latency in [73, 98, 123, 80, 5_000, -10] as [Int64] {
+            compensator.observe(onset: 1_000 + .microseconds(latency), scheduled: 1_000)
+        }
         XCTAssertEqual(compensator.sampleCount, 4, "negative and absurd latencies are ignored")
-        XCTAssertEqual(compensator.correction, 89)  // median of 73, 80, 98, 123
+        XCTAssertEqual(compensator.correction, .microseconds(89))  // median of 73, 80, 98, 123
         for _ in 0..<5 { compensator.observe(onset: 200, scheduled: 100) }
-        XCTAssertEqual(compensator.correction, 100, "only the newest samples count")
+        XCTAssertEqual(compensator.correction, .microseconds(100), "only the newest samples count")
     }
 
     func testReportJSONHasEveryFigure() throws {

@@ -197,8 +197,8 @@ final class ROMEffectEngineTests: XCTestCase {
                 XCTAssertEqual(onset, record.requestedTime, accuracy: 60e-6)
             }
         }
-        XCTAssertGreaterThan(rig.session.romLatency.correction, 200)
-        XCTAssertLessThan(rig.session.romLatency.correction, 300)
+        XCTAssertGreaterThan(rig.session.romLatency.correction, .microseconds(200))
+        XCTAssertLessThan(rig.session.romLatency.correction, .microseconds(300))
         let writes = rig.device.chip.trace.registerWrites
         let mode = DRV2605LRegister.mode.rawValue, go = DRV2605LRegister.go.rawValue
         let first = try XCTUnwrap(writes.firstIndex { $0.register == mode && $0.value == 0 }, "MODE = 0 (internal trigger)")

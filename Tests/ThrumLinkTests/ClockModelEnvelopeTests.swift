@@ -26,14 +26,14 @@ final class ClockModelEnvelopeTests: XCTestCase {
             let back = arrival + 1_000 + uniform(500, 8_000)
             model.addSample(ClockSample(
                 hostSend: HostTime(nanoseconds: Int64(t * 1_000)), hostReceive: HostTime(nanoseconds: Int64(back * 1_000)),
-                deviceReceive: UInt64(device.clock(arrival).rounded(.down))))
+                deviceReceive: DeviceTime(microseconds: Int64(device.clock(arrival).rounded(.down)))))
             t += uniform(3_000, 9_000)
         }
         return (model, t)
     }
 
     func error(_ model: ClockModel, _ device: Device, at t: Double) -> Double {
-        Double(model.deviceTime(at: HostTime(nanoseconds: Int64(t * 1_000)))) - device.clock(t)
+        Double(model.deviceTime(at: HostTime(nanoseconds: Int64(t * 1_000))).microseconds) - device.clock(t)
     }
 
     func testTracksDriftAfterTwoSecondsAndTightensWithTime() {
@@ -60,10 +60,10 @@ final class ClockModelEnvelopeTests: XCTestCase {
         for ahead in [0.0, 10_000, 50_000] {
             let t = end + ahead
             let bounds = model.bounds(at: HostTime(nanoseconds: Int64(t * 1_000)))
-            XCTAssertLessThanOrEqual(Double(bounds.lowerBound), device.clock(t) + 3)
-            XCTAssertGreaterThanOrEqual(Double(bounds.upperBound), device.clock(t) - 3)
+            XCTAssertLessThanOrEqual(Double(bounds.lowerBound.microseconds), device.clock(t) + 3)
+            XCTAssertGreaterThanOrEqual(Double(bounds.upperBound.microseconds), device.clock(t) - 3)
             // The bracket is about one frame + the IN poll + the fastest reader wake-up wide.
-            XCTAssertLessThan(Double(bounds.upperBound - bounds.lowerBound), 1_700)
+            XCTAssertLessThan(Double((bounds.upperBound - bounds.lowerBound).microseconds), 1_700)
         }
     }
 
@@ -72,8 +72,8 @@ final class ClockModelEnvelopeTests: XCTestCase {
         let (model, end) = run(device, seconds: 3, floor: nil, seed: 5)
         let t = HostTime(nanoseconds: Int64(end * 1_000))
         let bounds = model.bounds(at: t)
-        let middle = (Double(bounds.lowerBound) + Double(bounds.upperBound)) / 2
-        XCTAssertEqual(Double(model.deviceTime(at: t)), middle, accuracy: 2)
+        let middle = (Double(bounds.lowerBound.microseconds) + Double(bounds.upperBound.microseconds)) / 2
+        XCTAssertEqual(Double(model.deviceTime(at: t).microseconds), middle, accuracy: 2)
         // ...which on USB is off by half the legs' asymmetry (≈ 0.75 ms): why the floor matters.
         XCTAssertGreaterThan(abs(error(model, device, at: end)), 400)
     }
@@ -88,7 +88,7 @@ final class ClockModelEnvelopeTests: XCTestCase {
             let arrival = ((t + queued) / 1_000).rounded(.down) * 1_000 + 1_000
             model.addSample(ClockSample(
                 hostSend: HostTime(nanoseconds: Int64(t * 1_000)), hostReceive: HostTime(nanoseconds: Int64((arrival + 1_600) * 1_000)),
-                deviceReceive: UInt64(device.clock(arrival))))
+                deviceReceive: DeviceTime(microseconds: Int64(device.clock(arrival)))))
         }
         let end = 1_000_000.0 + 400 * 5_000
         XCTAssertLessThan(abs(error(model, device, at: end)), 20)
@@ -106,7 +106,7 @@ final class ClockModelJumpTests: XCTestCase {
             let arrival = (t / 1_000).rounded(.down) * 1_000 + 1_000
             return ClockSample(
                 hostSend: HostTime(nanoseconds: Int64(t * 1_000)), hostReceive: HostTime(nanoseconds: Int64((arrival + 2_000) * 1_000)),
-                deviceReceive: UInt64(offset + arrival))
+                deviceReceive: DeviceTime(microseconds: Int64(offset + arrival)))
         }
         for i in 0..<200 { model.addSample(sample(1_000_000 + Double(i) * 5_000 + Double((i * 379) % 1_000), device: 9_000_000)) }
         XCTAssertEqual(model.jumps, 0, "ordinary jitter is not a jump")
@@ -114,6 +114,6 @@ final class ClockModelJumpTests: XCTestCase {
         for i in 200..<400 { model.addSample(sample(1_000_000 + Double(i) * 5_000 + Double((i * 379) % 1_000), device: 1_000_000)) }
         XCTAssertEqual(model.jumps, 1)
         let t = 1_000_000 + 400 * 5_000.0
-        XCTAssertEqual(Double(model.deviceTime(at: HostTime(nanoseconds: Int64(t * 1_000)))), 1_000_000 + t, accuracy: 20)
+        XCTAssertEqual(Double(model.deviceTime(at: HostTime(nanoseconds: Int64(t * 1_000))).microseconds), 1_000_000 + t, accuracy: 20)
     }
 }

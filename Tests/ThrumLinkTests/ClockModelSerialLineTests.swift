@@ -50,7 +50,7 @@ final class ClockModelSerialLineTests: XCTestCase {
             model.addSample(
                 ClockSample(
                     hostSend: HostTime(nanoseconds: Int64(write.time * 1_000)), hostReceive: HostTime(nanoseconds: Int64(back * 1_000)),
-                    deviceReceive: UInt64(device(lastByte).rounded(.down)), outboundBytes: scenario.tellsBytes ? write.bytes : 0))
+                    deviceReceive: DeviceTime(microseconds: Int64(device(lastByte).rounded(.down))), outboundBytes: scenario.tellsBytes ? write.bytes : 0))
         }
         return (model, device)
     }
@@ -100,7 +100,7 @@ final class ClockModelSerialLineTests: XCTestCase {
             XCTAssertEqual(model.driftPPM, ppm, accuracy: 10, "seed \(seed)")
             // The hard bracket still holds the truth.
             let t = 21_200_000.0
-            let truth = UInt64(device(t).rounded())
+            let truth = DeviceTime(microseconds: Int64(device(t).rounded()))
             let interval = try XCTUnwrap(model.hostTimeBounds(atDevice: truth))
             XCTAssertTrue(interval.contains(HostTime(nanoseconds: Int64(t * 1_000))), "seed \(seed)")
         }

@@ -12,6 +12,11 @@ final class FakeDevice {
     var queueSlots: Int
     /// When true the device swallows everything and answers nothing.
     var silent = false
+    /// Each ONSET rides again in this many later frames without new reports, as the firmware
+    /// repeats them (PROTOCOL.md §3.2); 0: never.
+    var onsetRepeats = 0
+    private var echo: [DeviceMessage] = []
+    private var echoLeft = 0
 
     private(set) var nextSeq: UInt8 = 0
     private(set) var executed: [HostMessage] = []
@@ -19,10 +24,12 @@ final class FakeDevice {
     /// When each of ``receivedFrames`` arrived (host time).
     private(set) var receivedTimes: [HostTime] = []
     private(set) var flowControlRejections = 0
+    private(set) var cuts = 0
     private(set) var rejectedFrames = 0
     private(set) var duplicatesOrGaps = 0
     private(set) var decoder = FrameDecoder(direction: .hostToDevice)
-    private var segmentEnds: [UInt64] = []
+    /// Queued entries (extended device µs), in order of start.
+    private var queued: [(start: UInt64, end: UInt64)] = []
     private var frameCounter: UInt8 = 0
     private var lastRx: (ctrl: UInt8, seq: UInt8, time: UInt32) = (0, 0, 0)
 
@@ -41,13 +48,13 @@ final class FakeDevice {
         UInt64(Double(clockOffset) + (1 + driftPPM * 1e-6) * (Double(t.nanoseconds) / 1e3))
     }
 
-    var freeSlots: Int { queueSlots - segmentEnds.count }
+    var freeSlots: Int { queueSlots - queued.count }
 
     /// Handles bytes that arrived at host time `t`; returns the device's reply frames, one per
     /// valid host frame.
     func receive(_ bytes: [UInt8], at t: HostTime) -> [[UInt8]] {
         let now = deviceTime(at: t)
-        segmentEnds.removeAll { $0 <= now }
+        queued.removeAll { $0.end <= now }
         var replies: [[UInt8]] = []
         for frame in decoder.push(bytes) {
             receivedFrames.append(frame)
@@ -65,7 +72,18 @@ final class FakeDevice {
                     nextSeq: nextSeq, rxCtrl: lastRx.ctrl, rxSeq: lastRx.seq, rxTime: lastRx.time,
                     credits: UInt32(freeSlots)))
             ]
-            messages += extra
+            let onsets = extra.filter { if case .onset = $0 { true } else { false } }
+            if !onsets.isEmpty {
+                if echoLeft == 0 { echo = [] }
+                echo += onsets
+                echoLeft = onsetRepeats
+                messages += extra
+            } else if extra.isEmpty, echoLeft > 0 {
+                messages += echo
+                echoLeft -= 1
+            } else {
+                messages += extra
+            }
             replies.append(Frame(direction: .deviceToHost, seq: frameCounter, payload: DeviceMessage.encodePayload(messages)).encode())
             frameCounter &+= 1
         }
@@ -85,8 +103,25 @@ final class FakeDevice {
             duplicatesOrGaps += 1
             return []
         }
-        let segments = messages.filter { if case .segment = $0 { true } else { false } }.count
-        guard segments <= freeSlots else {
+        // §2.4: a CUT earlier in the payload frees the slots it removes for the SEGMENTs after it.
+        var free = freeSlots
+        var cutQueue = queued
+        var fits = true
+        for message in messages {
+            switch message {
+            case .segment:
+                free -= 1
+                if free < 0 { fits = false }
+                cutQueue.append((0, 0))
+            case .cut(let at):
+                let at64 = DeviceTimeExtenderProxy.extend(at, near: now)
+                let before = cutQueue.count
+                cutQueue.removeAll { $0.start >= at64 && $0.start > now }
+                free += before - cutQueue.count
+            default: break
+            }
+        }
+        guard fits else {
             flowControlRejections += 1
             return [.fault(FaultReport(code: 6, detail: UInt32(frame.seq)))]
         }
@@ -99,10 +134,16 @@ final class FakeDevice {
         for message in messages {
             switch message {
             case .identify: replies.append(.identifyReply(identity))
-            case .stop: segmentEnds.removeAll()
+            case .stop: queued.removeAll()
+            case .cut(let at):
+                // §4.8: entries not yet started from `at` on go; the one before ends at `at`.
+                let at64 = DeviceTimeExtenderProxy.extend(at, near: now)
+                queued.removeAll { $0.start >= at64 && $0.start > now }
+                if let last = queued.indices.last, queued[last].end > at64 { queued[last].end = max(at64, now) }
+                cuts += 1
             case .segment(let s):
                 let start = DeviceTimeExtenderProxy.extend(s.start, near: now)
-                segmentEnds.append(max(start, now) + UInt64(s.duration))
+                queued.append((start, max(start, now) + UInt64(s.duration)))
                 if s.event != 0 {
                     replies.append(.onset(OnsetReport(event: s.event, time: s.start, status: 0)))
                 }

@@ -13,6 +13,11 @@ final class LinkHarness {
     let device: FakeDevice
     var hostToDeviceDelay: HostDuration = .microseconds(500)
     var deviceToHostDelay: HostDuration = .microseconds(500)
+    /// Host → device time per byte, as on a UART (frames queue behind each other's bytes).
+    var hostToDeviceByteTime: HostDuration = .zero
+    /// The time one host frame occupies the line to the device: frames queue behind each other
+    /// (zero: any number at once).
+    var hostToDeviceFrameTime: HostDuration = .zero
     /// Extra delay per frame, uniform in 0...jitter, each direction.
     var jitter: HostDuration = .zero
     /// Decides each host frame's fate; the argument counts host frames from 0.
@@ -82,7 +87,8 @@ final class LinkHarness {
             hostFramesSent += 1
             if fate == .drop { continue }
             if fate == .corrupt { wire[wire.count / 2] ^= 0x10 }
-            let at = max(now + jittered(hostToDeviceDelay), lastToDevice)
+            let at = max(now + jittered(hostToDeviceDelay), lastToDevice + hostToDeviceFrameTime)
+                + hostToDeviceByteTime * Int64(wire.count)
             lastToDevice = at
             schedule(at, toDevice: true, wire)
         }

@@ -156,6 +156,34 @@ final class LinkSessionDeliveryTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(harness.session.statistics.duplicateAcknowledgements, 1)
     }
 
+    /// Behind a slow line (or a device that fell behind, as simavr does on a loaded machine) a
+    /// go-back-N resend queues behind the frames already on their way. The timer must not resend
+    /// the window again while the device is still answering those earlier frames: each resend
+    /// would lengthen the queue and count an attempt the device never saw, until the link gave up
+    /// on a frame that was still coming (the AVR soak's one link failure).
+    func testTimerWaitsWhileTheDeviceWorksThroughEarlierFrames() {
+        var configuration = LinkConfiguration()
+        configuration.startupProbing = .zero
+        configuration.pingInterval = .seconds(5)
+        let device = FakeDevice(queueSlots: 200)
+        let harness = LinkHarness(device: device, configuration: configuration)
+        harness.connect()
+        harness.run(for: .milliseconds(50))
+        harness.hostToDeviceFrameTime = .milliseconds(4)  // 16 frames take 64 ms to arrive
+        let first = harness.hostFramesSent
+        harness.hostFrameFate = { frame, index in index == first ? .drop : .deliver }
+        let messages = segments(16 * 5)
+        for m in messages { harness.session.send(m) }
+        harness.run(for: .milliseconds(400))
+        XCTAssertEqual(sequenced(harness.device), messages, "delivered exactly once, in order")
+        let stats = harness.session.statistics
+        XCTAssertEqual(stats.fastRetransmits, 1, "the gap after the lost frame asks for one resend")
+        XCTAssertEqual(stats.retransmissions, 16, "the window was resent once: \(stats)")
+        XCTAssertEqual(stats.timeouts, 0)
+        XCTAssertGreaterThan(stats.drainWaits, 0, "the timer expired while the resent frames were queued")
+        XCTAssertEqual(harness.session.state, .connected(device.identity))
+    }
+
     func testStopOvertakesQueuedTraffic() throws {
         let harness = LinkHarness()
         harness.connect()
@@ -226,5 +254,35 @@ final class LinkSessionDeliveryTests: XCTestCase {
         harness.run(for: .milliseconds(10))
         XCTAssertEqual(harness.session.takeDeviceEvents(), [.onset(OnsetReport(event: 9, time: 777, status: 0))])
         XCTAssertEqual(harness.session.statistics.lostDeviceFrames, 0)
+    }
+
+    /// The firmware repeats each ONSET in its next three frames without new reports: the host
+    /// reports each onset once, and a lost device frame loses none.
+    func testRepeatedOnsetsArriveOnceAndSurviveALostFrame() {
+        var configuration = LinkConfiguration()
+        configuration.startupProbing = .zero
+        let device = FakeDevice(queueSlots: 32)
+        device.onsetRepeats = 3
+        let harness = LinkHarness(device: device, configuration: configuration)
+        harness.connect()
+        _ = harness.session.takeDeviceEvents()
+        // The first frame that carries each onset is lost; its repeats ride on the ACKs of the pings.
+        var sent: Set<UInt32> = []
+        harness.deviceFrameFate = { frame, _ in
+            let messages = (try? DeviceMessage.parsePayload(frame.payload)) ?? []
+            let fresh = messages.contains { if case .onset(let o) = $0 { !sent.contains(o.event) } else { false } }
+            for case .onset(let o) in messages { sent.insert(o.event) }
+            return fresh ? .drop : .deliver
+        }
+        for event in 1...5 {
+            harness.session.send(.segment(SegmentCommand(start: UInt32(event) * 1_000, duration: 10, from: 1, to: 2, event: UInt32(event))))
+            harness.run(for: .milliseconds(600))
+        }
+        let onsets = harness.session.takeDeviceEvents().compactMap { event -> UInt32? in
+            if case .onset(let o) = event { return o.event } else { return nil }
+        }
+        XCTAssertEqual(onsets, [1, 2, 3, 4, 5], "each onset once, from its repeat")
+        XCTAssertEqual(harness.session.statistics.repeatedOnsets, 5 * 2, "three repeats each, the first one taken")
+        XCTAssertGreaterThanOrEqual(harness.session.statistics.lostDeviceFrames, 5)
     }
 }

@@ -204,14 +204,23 @@ final class SyntheticFixtureTests: XCTestCase {
         XCTAssertEqual(patternError { _ = try readAHAP("{\"Version\": 0.9, \(body)}") }?.code, .notSupported)
     }
 
-    func testUnsortedEventsAreFine() throws {
+    func testUnsortedEventsAreAcceptedWithOneWarningPerDocument() throws {
         let doc = try readAHAP(
             """
             {"Pattern": [{"Event": {"Time": 1, "EventType": "HapticTransient"}},
-                         {"Event": {"Time": 0, "EventType": "HapticTransient"}}]}
+                         {"Event": {"Time": 0, "EventType": "HapticTransient"}},
+                         {"Event": {"Time": 0.5, "EventType": "HapticTransient"}}]}
             """)
-        XCTAssertTrue(doc.warnings.isEmpty)
-        XCTAssertEqual(doc.pattern.events.map(\.relativeTime), [1, 0])
+        XCTAssertEqual(doc.warnings.map(\.kind), [.unsortedEvents])
+        XCTAssertEqual(doc.warnings.first?.path, "Pattern[1].Event.Time")
+        XCTAssertEqual(doc.pattern.events.map(\.relativeTime), [1, 0, 0.5])
+        // Equal times are in order.
+        let ties = try readAHAP(
+            """
+            {"Pattern": [{"Event": {"Time": 0.2, "EventType": "HapticTransient"}},
+                         {"Event": {"Time": 0.2, "EventType": "HapticTransient"}}]}
+            """)
+        XCTAssertTrue(ties.warnings.isEmpty)
     }
 
     func testDictionaryInputAcceptsSwiftAndFoundationNumbers() throws {

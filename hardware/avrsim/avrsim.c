@@ -28,6 +28,7 @@
 #include <sim_io.h>
 
 #include "drv_model.h"
+#include "fw_symbols.h"
 #include "pty_uart.h"
 #include "twi_bus.h"
 
@@ -52,6 +53,7 @@ typedef struct {
     uint32_t frequency;
     const char *trace_path;
     const char *host_log_path;
+    const char *device_log_path;
     drv_cal_result_t cal;
     int chip;
     int twint_fix;
@@ -99,6 +101,31 @@ static void on_register_write(void *ctx, uint64_t cycle, uint8_t reg, uint8_t va
         fprintf(s->trace, "%.4f,%u,%u,%.1f\n", cycles_to_us(s->avr, cycle), reg, value,
                 s->lag_ns > 0 ? (double)s->lag_ns / 1e3 : 0.0);
         fflush(s->trace);
+    }
+}
+
+static void on_ring_drop(void *ctx, uint64_t cycle)
+{
+    sim_t *s = ctx;
+
+    if (s->trace != NULL) {
+        fprintf(s->trace, "# rx_ring_drop time_us=%.1f\n", cycles_to_us(s->avr, cycle));
+        fflush(s->trace);
+    }
+}
+
+/* The firmware's receive ring (thrum_port_rx_t: buf[N], head, last_time, tail), when the ELF
+ * names it: the harness counts the bytes it drops. */
+static void watch_rx_ring(pty_uart_t *uart, const char *elf_path, sim_t *s)
+{
+    uint32_t addr, size;
+
+    if (fw_symbol_find(elf_path, "rx", &addr, &size) == 0 && size > 6u && ((size - 6u) & (size - 7u)) == 0u) {
+        pty_uart_watch_ring(uart, addr, size - 6u);
+        uart->on_ring_drop = on_ring_drop;
+        uart->on_ring_drop_ctx = s;
+    } else {
+        fprintf(stderr, "avrsim: no receive ring 'rx' in %s: its drops are not counted\n", elf_path);
     }
 }
 
@@ -172,6 +199,7 @@ static void usage(FILE *out)
             "  --mcu NAME            simavr core (default atmega328p)\n"
             "  --trace PATH          CSV of register writes: time_us,register,value,pacing_lag_us\n"
             "  --host-log PATH       CSV of host bytes as they reach the UART: time_us,byte\n"
+            "  --device-log PATH     CSV of the device's bytes as it sends them (corruption included): time_us,byte\n"
             "  --calibration C,B,G   A_CAL_COMP, A_CAL_BEMF, BEMF_GAIN a calibration finds (default 10,225,0)\n"
             "  --no-chip             nothing answers on the TWI bus\n"
             "  --no-twi-fixes        leave simavr 1.6's two TWI bugs in place (to see them);\n"
@@ -236,6 +264,8 @@ static int parse_options(int argc, char **argv, options_t *o)
             o->trace_path = argv[++i];
         } else if (strcmp(a, "--host-log") == 0) {
             o->host_log_path = argv[++i];
+        } else if (strcmp(a, "--device-log") == 0) {
+            o->device_log_path = argv[++i];
         } else if (strcmp(a, "--calibration") == 0) {
             if (parse_calibration(argv[++i], &o->cal) != 0) {
                 fprintf(stderr, "avrsim: --calibration expects C,B,G (0-255, 0-255, 0-3), got '%s'\n", argv[i]);
@@ -316,6 +346,7 @@ int main(int argc, char **argv)
     twi_bus_t bus;
     pty_uart_t uart;
     FILE *host_log = NULL;
+    FILE *device_log = NULL;
     uint64_t next_check;
     int state = cpu_Running;
     uint16_t ramend;
@@ -338,6 +369,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "avrsim: cannot write the host log '%s': %s\n", o.host_log_path, strerror(errno));
         return 2;
     }
+    if (o.device_log_path != NULL && (device_log = fopen(o.device_log_path, "w")) == NULL) {
+        fprintf(stderr, "avrsim: cannot write the device log '%s': %s\n", o.device_log_path, strerror(errno));
+        return 2;
+    }
     if ((s.avr = load(&o)) == NULL) {
         fprintf(stderr, "avrsim: simavr could not load '%s' for %s\n", o.elf_path, o.mcu);
         return 2;
@@ -347,6 +382,7 @@ int main(int argc, char **argv)
         return 2;
     }
     uart.host_log = host_log;
+    uart.device_log = device_log;
     uart.corrupt = o.corrupt;
     uart.rng = o.seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull; /* never 0 */
     if (uart.rng == 0u) {
@@ -355,7 +391,11 @@ int main(int argc, char **argv)
     if (host_log != NULL) {
         fprintf(host_log, "time_us,byte\n");
     }
+    if (device_log != NULL) {
+        fprintf(device_log, "time_us,byte\n");
+    }
     pty_uart_attach(&uart, s.avr);
+    watch_rx_ring(&uart, o.elf_path, &s);
     drv_model_init(&chip, o.cal);
     bus.fix_twint = o.twint_fix;
     bus.fix_sla_status = o.sla_fix;
@@ -409,17 +449,21 @@ int main(int argc, char **argv)
 
     if (s.trace != NULL) {
         fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f register_writes=%llu stack_high_water_bytes=%u "
-                         "min_sp=0x%04X i2c_scl_period_cycles=%u host_bytes=%llu device_bytes=%llu device_bytes_dropped=%llu sla_status_fixes=%u "
+                         "min_sp=0x%04X i2c_scl_period_cycles=%u host_bytes=%llu device_bytes=%llu device_bytes_dropped=%llu rx_ring_drops=%llu rx_ring_lost=%llu sla_status_fixes=%u "
                          "host_frames=%llu host_frames_corrupted=%llu device_frames=%llu device_frames_corrupted=%llu\n",
                 cycles_to_us(s.avr, s.avr->cycle), (double)s.max_lag_ns / 1e3, (unsigned long long)s.writes,
                 (unsigned)(ramend - s.min_sp), s.min_sp, twi_bus_period_cycles(&bus), (unsigned long long)uart.rx_bytes,
-                (unsigned long long)uart.tx_bytes, (unsigned long long)uart.tx_dropped, bus.sla_status_fixes,
+                (unsigned long long)uart.tx_bytes, (unsigned long long)uart.tx_dropped,
+                (unsigned long long)uart.ring_full_drops, (unsigned long long)pty_uart_ring_lost(&uart), bus.sla_status_fixes,
                 (unsigned long long)uart.host_frames.frames, (unsigned long long)uart.host_frames.corrupted,
                 (unsigned long long)uart.device_frames.frames, (unsigned long long)uart.device_frames.corrupted);
         fclose(s.trace);
     }
     if (host_log != NULL) {
         fclose(host_log);
+    }
+    if (device_log != NULL) {
+        fclose(device_log);
     }
     fprintf(stderr,
             "avrsim: stopped at %.3f s simulated; %llu register writes; stack high-water %u bytes (SP min 0x%04X); "

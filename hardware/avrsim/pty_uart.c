@@ -99,6 +99,9 @@ static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
     uint8_t byte = maybe_corrupt(u, &u->device_frames, (uint8_t)value);
 
     (void)irq;
+    if (u->device_log != NULL) {
+        fprintf(u->device_log, "%.4f,%u\n", (double)u->avr->cycle * 1e6 / (double)u->avr->frequency, byte);
+    }
     /* No reader or a full pty buffer: the byte is lost, as on a bridge nobody listens to. */
     if (write(u->master, &byte, 1) == 1) {
         u->tx_bytes++;
@@ -131,6 +134,16 @@ static void rx_complete(struct avr_irq_t *irq, uint32_t value, void *param)
         return;
     }
     uint8_t byte = u->in_flight[u->flight_tail++ % PTY_UART_QUEUE];
+    if (u->ring_addr != 0u) {
+        const uint8_t *ring = &u->avr->data[u->ring_addr];
+        uint8_t head = ring[u->ring_size], tail = ring[u->ring_size + 5u];
+        if (((head + 1u) & (u->ring_size - 1u)) == tail) {
+            u->ring_full_drops++;
+            if (u->on_ring_drop != NULL) {
+                u->on_ring_drop(u->on_ring_drop_ctx, u->avr->cycle);
+            }
+        }
+    }
     if (u->host_log != NULL) {
         fprintf(u->host_log, "%.4f,%u\n", (double)u->avr->cycle * 1e6 / (double)u->avr->frequency, byte);
     }
@@ -150,12 +163,34 @@ void pty_uart_attach(pty_uart_t *u, struct avr_t *avr)
     avr_irq_register_notify(avr_get_interrupt_irq(avr, USART_RX_VECTOR) + AVR_INT_IRQ_PENDING, rx_complete, u);
 }
 
+static void ring_follow(pty_uart_t *u)
+{
+    if (u->ring_addr != 0u) {
+        uint8_t head = u->avr->data[u->ring_addr + u->ring_size];
+        u->ring_pushes += (uint8_t)(head - u->ring_last_head) & (u->ring_size - 1u);
+        u->ring_last_head = head;
+    }
+}
+
+void pty_uart_watch_ring(pty_uart_t *u, uint32_t addr, uint32_t size)
+{
+    u->ring_addr = addr;
+    u->ring_size = size;
+    u->ring_last_head = u->avr->data[addr + size];
+}
+
+uint64_t pty_uart_ring_lost(const pty_uart_t *u)
+{
+    return u->ring_addr == 0u ? 0u : (uint64_t)u->flight_tail - u->ring_pushes;
+}
+
 void pty_uart_pump(pty_uart_t *u)
 {
     uint8_t buf[256];
     ssize_t n;
     avr_irq_t *input;
 
+    ring_follow(u);
     while (u->head - u->tail + sizeof(buf) <= PTY_UART_QUEUE && (n = read(u->master, buf, sizeof(buf))) > 0) {
         ssize_t i;
         for (i = 0; i < n; i++) {

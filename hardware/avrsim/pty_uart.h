@@ -38,6 +38,7 @@ typedef struct {
     uint8_t in_flight[PTY_UART_QUEUE]; /* pushed into simavr's UART, not yet received */
     unsigned flight_head, flight_tail;
     FILE *host_log;               /* optional: "time_us,byte" of each host byte */
+    FILE *device_log;             /* optional: "time_us,byte" of each device byte as sent (after --corrupt) */
     uint64_t rx_bytes, tx_bytes, tx_dropped;
     /* Fault injection (--corrupt): each frame, in either direction, has one bit of one of its
      * bytes flipped with probability `corrupt`. Frames are found by their header (SYNC, LEN)
@@ -45,6 +46,15 @@ typedef struct {
     double corrupt;
     uint64_t rng;                 /* xorshift64 state (--seed) */
     pty_uart_frames_t host_frames, device_frames;
+    /* The firmware's receive ring (ports/generic/thrum_port.h: buf[size], head, last_time,
+     * tail), watched in data memory when its symbol was found (ring_addr != 0): a byte whose
+     * RX-complete interrupt rises while the ring is full is dropped by thrum_port_rx_push. */
+    uint32_t ring_addr, ring_size;
+    uint64_t ring_full_drops;     /* bytes that arrived at a full ring */
+    uint64_t ring_pushes;         /* bytes the ring took (its head's advance) */
+    uint8_t ring_last_head;
+    void (*on_ring_drop)(void *ctx, uint64_t cycle); /* optional, per dropped byte */
+    void *on_ring_drop_ctx;
 } pty_uart_t;
 
 /** Opens the pseudo-terminal (raw, non-blocking master). Returns 0 or -1 with errno set. */
@@ -55,5 +65,12 @@ void pty_uart_attach(pty_uart_t *u, struct avr_t *avr);
 
 /** Reads what the host wrote and feeds the UART while it accepts bytes. */
 void pty_uart_pump(pty_uart_t *u);
+
+/** Watches the firmware's receive ring at data address `addr` (`size` bytes of buffer). */
+void pty_uart_watch_ring(pty_uart_t *u, uint32_t addr, uint32_t size);
+
+/** Bytes the firmware's ring did not take: RX-complete interrupts minus the ring head's
+ *  advance (exact once the last byte's interrupt has run). */
+uint64_t pty_uart_ring_lost(const pty_uart_t *u);
 
 #endif

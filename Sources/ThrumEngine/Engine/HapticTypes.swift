@@ -1,5 +1,6 @@
 import Foundation
 import ThrumPattern
+import ThrumTime
 import ThrumWire
 
 /// "As soon as possible" for every `atTime:` argument, like `CHHapticTimeImmediate`.
@@ -94,7 +95,7 @@ public struct OnsetRecord: Equatable, Sendable {
     public var onsetTime: Double? { driveOnsetTime.map { $0 + preShift } }
     /// The device's own onset report (its clock, extended to 64 bits, µs): the completion of the
     /// event's first non-zero drive write. Nil until reported.
-    public var deviceOnset: UInt64?
+    public var deviceOnset: DeviceTime?
     /// The engine times (s) between which the reported drive onset certainly happened: the clock
     /// model's bracket from the ACK samples alone (``ThrumLink/ClockModel/hostTimeBounds(atDevice:)``),
     /// taken when the report arrived. Contains the truth whatever the link's asymmetry.

@@ -48,9 +48,9 @@ extension SharedDevice {
         case .onset(let report):
             guard var record = marks[report.event] else { return }
             let clock = session.link.clock
-            let host = clock.hostTime(atDevice: clock.extend(report.time))
+            let host = clock.hostTime(atDevice: clock.extend(DeviceTime32(rawValue: report.time)))
             if let intended = intendedDeviceStart.removeValue(forKey: report.event) {
-                let onset = Int64(clock.extend(report.time))
+                let onset = clock.extend(DeviceTime32(rawValue: report.time))
                 if report.knownStatus == .onTime {
                     if romMarks.contains(report.event) {
                         session.observeROMLatency(onset: onset, intended: intended)
@@ -66,7 +66,7 @@ extension SharedDevice {
             switch report.knownStatus {
             case .onTime, .lateTrimmed:
                 record.status = report.knownStatus == .onTime ? .onTime : .lateTrimmed
-                let device = clock.extend(report.time)
+                let device = clock.extend(DeviceTime32(rawValue: report.time))
                 record.deviceOnset = device
                 // The reported onset is the middle of the guaranteed bracket, its "±" half the width.
                 if let range = clock.hostTimeBounds(atDevice: device) {
@@ -115,8 +115,8 @@ extension SharedDevice {
         guard let sample = session.link.clock.samples.last else { return }
         defer { lastClockSample = session.link.clock.samples.last }
         guard let previous = lastClockSample, sample != previous else { return }
-        let expected = Double(previous.deviceReceive) + (sample.hostSend - previous.hostSend).microseconds
-        let jump = abs(Double(sample.deviceReceive) - expected)
+        let expected = Double(previous.deviceReceive.microseconds) + (sample.hostSend - previous.hostSend).microseconds
+        let jump = abs(Double(sample.deviceReceive.microseconds) - expected)
         if jump > configuration.rebootClockJump.microseconds + sample.roundTrip.microseconds {
             resetAfterReboot()
         }

@@ -20,7 +20,7 @@ extension SharedDevice {
         var serial: Int
         var emittedUntil: Int64
         var lastSentEnd: Int64
-        var lastDeviceStart: UInt64?
+        var lastDeviceStart: DeviceTime?
     }
 
     // MARK: Calibration
@@ -169,7 +169,7 @@ extension SharedDevice {
         let base = nextMarkID - 1
         nextMarkID += program.maxEventID
         let serial = player.placePrepared(at: at, preloadedUntil: end)
-        let firstDevice = Int64(session.link.clock.deviceTime(at: HostTime(nanoseconds: driveStart * 1_000)))
+        let firstDevice = session.link.clock.deviceTime(at: HostTime(nanoseconds: driveStart * 1_000))
         for s in program.program.segments where s.eventID != 0 {
             guard let event = compiled.eventsByID[s.eventID] else { continue }
             let id = base + s.eventID
@@ -180,7 +180,7 @@ extension SharedDevice {
                 driveOnsetTime: nil, status: .notReported)
             markOrder.append(id)
             goMarks.insert(id)
-            intendedDeviceStart[id] = firstDevice - session.latencyCorrection + (s.start - program.firstStart)
+            intendedDeviceStart[id] = firstDevice - session.latencyCorrection + .microseconds(s.start - program.firstStart)
         }
         pendingGo = PendingGo(
             slot: slot, player: player, serial: serial, emittedUntil: emittedUntil, lastSentEnd: lastSentEnd,
@@ -192,8 +192,8 @@ extension SharedDevice {
         preloadUse += 1
         preloads[slot]?.lastUse = preloadUse
         let lastStart = program.program.segments.last.map { $0.start - program.firstStart } ?? 0
-        let deviceLast = UInt64(max(0, firstDevice - session.latencyCorrection + lastStart))
-        lastDeviceStart = max(lastDeviceStart ?? 0, deviceLast)
+        let deviceLast = (firstDevice - session.latencyCorrection + .microseconds(lastStart)).clampedToOrigin
+        lastDeviceStart = max(lastDeviceStart ?? .zero, deviceLast)
         emittedUntil = max(emittedUntil, end)
         lastSentEnd = max(lastSentEnd, end)
         lastLevel = 0
@@ -291,12 +291,12 @@ extension SharedDevice {
         markOrder.append(mark)
         romMarks.insert(mark)
         romOwners[mark] = ObjectIdentifier(owner)
-        let intended = Int64(session.link.clock.deviceTime(at: HostTime(nanoseconds: t * 1_000)))
+        let intended = session.link.clock.deviceTime(at: HostTime(nanoseconds: t * 1_000))
         var device = intended - session.romLatencyCorrection
-        if let last = lastDeviceStart, device < Int64(last) { device = Int64(last) }
+        if let last = lastDeviceStart, device < last { device = last }
         intendedDeviceStart[mark] = device
         session.sendROMEffect(effect.id, deviceStart: device, event: mark)
-        lastDeviceStart = UInt64(max(0, device))
+        lastDeviceStart = device.clampedToOrigin
         lastSentEnd = max(lastSentEnd, t + length)
         emittedUntil = max(emittedUntil, t + length)
         lastLevel = 0

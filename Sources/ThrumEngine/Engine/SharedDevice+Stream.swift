@@ -10,9 +10,13 @@ extension SharedDevice {
 
     /// Keeps the drive rendered and sent up to now + lead time.
     func emit(now: Int64) {
-        if emittedUntil < now + marginMicros {
+        // Drive sent now reaches the device one change lead from now at the earliest (two round
+        // trips, the restart margin, overstate that where the return leg is the slow one: a
+        // serial bridge's latency timer); a CUT placed exactly there is followed without a gap.
+        let earliest = now + min(marginMicros, changeLeadMicros)
+        if emittedUntil < earliest {
             // Fell behind (or idle): nothing can be placed before the device could get it.
-            emittedUntil = now + marginMicros
+            emittedUntil = earliest
             if lastLevel != 0, lastSentEnd > now { /* the queued ramp ends on its own */ }
             lastLevel = 0
         }
@@ -65,7 +69,8 @@ extension SharedDevice {
         let link = session.link
         // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
         let correction = session.latencyCorrection
-        let mapped = timeline.map(hostStart: s.start, duration: s.duration, clock: link.clock, shift: correction)
+        let mapped = timeline.map(
+            hostStart: HostTime(nanoseconds: s.start * 1_000), duration: s.duration, clock: link.clock, shift: correction)
         // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it that
         // much earlier (keeping its end) so that its first drive lands on the intended instant.
         var duration = mapped.duration
@@ -74,18 +79,18 @@ extension SharedDevice {
             lead = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
             duration += lead
         }
-        var device = UInt64(max(0, mapped.start - Int64(lead)))
+        var device = (mapped.start - .microseconds(Int64(lead))).clampedToOrigin
         if let last = lastDeviceStart, device < last { device = last }
         lastDeviceStart = device
         // The latency learnt is onset − the first drive as scheduled (the compensator's definition).
         if s.eventID != 0 {
             let first = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
-            intendedDeviceStart[s.eventID] = Int64(device) + Int64(first)
+            intendedDeviceStart[s.eventID] = device + .microseconds(Int64(first))
         }
         link.send(
             .segment(
                 SegmentCommand(
-                    start: UInt32(truncatingIfNeeded: device), duration: duration, from: s.from, to: s.to, event: s.eventID)))
+                    start: device.wire.rawValue, duration: duration, from: s.from, to: s.to, event: s.eventID)))
         lastSentEnd = max(lastSentEnd, s.end)
         segmentsSent += 1
     }
@@ -127,12 +132,12 @@ extension SharedDevice {
     /// old drive up to `t` and the new from `t`.
     func cut(at t: Int64) {
         let link = session.link
-        let mapped = timeline.deviceTime(atHost: t, clock: link.clock) - session.latencyCorrection
-        let device = UInt64(max(0, mapped))
-        link.discardQueuedSegments(startingAtOrAfter: UInt32(truncatingIfNeeded: device))
-        link.send(.cut(at: UInt32(truncatingIfNeeded: device)))
+        let host = HostTime(nanoseconds: t * 1_000)
+        let device = (timeline.deviceTime(atHost: host, clock: link.clock) - session.latencyCorrection).clampedToOrigin
+        link.discardQueuedSegments(startingAtOrAfter: device.wire.rawValue)
+        link.send(.cut(at: device.wire.rawValue))
         cutsSent += 1
-        timeline.restart(hostEnd: t, deviceEnd: Int64(device))
+        timeline.restart(hostEnd: host, deviceEnd: device)
         lastDeviceStart = device
         emittedUntil = t
         lastSentEnd = t

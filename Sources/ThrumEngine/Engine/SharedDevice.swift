@@ -66,7 +66,7 @@ public final class SharedDevice: @unchecked Sendable {
     var emittedUntil: Int64 = 0
     var lastSentEnd: Int64 = 0
     var lastLevel: UInt8 = 0
-    var lastDeviceStart: UInt64?
+    var lastDeviceStart: DeviceTime?
     /// Bumped by a device reboot: players made before are invalid.
     var generation = 0
     var nextPlayerID = 1
@@ -95,7 +95,7 @@ public final class SharedDevice: @unchecked Sendable {
     let mixer: DriveMixer
     /// The device time each marked segment (or ROM effect) was sent to start at (after latency
     /// correction), until its onset report comes back.
-    var intendedDeviceStart: [UInt32: Int64] = [:]
+    var intendedDeviceStart: [UInt32: DeviceTime] = [:]
     /// Keeps contiguous drive contiguous on the device clock.
     var timeline = DeviceTimeline()
     /// Marks whose events begin together with another mark's (layered events): they take that
@@ -171,13 +171,21 @@ public final class SharedDevice: @unchecked Sendable {
     /// How far ahead drive is rendered and queued: the lead, or ``HapticEngine/Configuration/queueAhead``.
     var horizonMicros: Int64 { max(leadMicros, configuration.queueAhead.nanoseconds / 1_000) }
     /// The earliest a change sent now (a CUT and new drive, on the sequenced lane) can take
-    /// effect: what host → device frames recently took at most (``ThrumLink/ClockModel/outboundDelayBound(quantile:last:)``,
-    /// the return leg does not matter), with a quarter more and 2 ms for the frame being
-    /// written and handled; the session's round-trip lead until the model has samples.
+    /// effect: the fixed part of what host → device frames recently took at most
+    /// (``ThrumLink/ClockModel/outboundDelayBound(quantile:last:excludingOwnBytes:)``, the return
+    /// leg does not matter) with a quarter more, plus what the host itself puts in front of the
+    /// change on a serial line (the bytes still draining, ``ThrumLink/LinkSession/transmitBacklog``,
+    /// and a whole frame's serialisation at the learnt byte time), plus 2 ms for the frame being
+    /// handled; the session's round-trip lead until the model has samples.
     var changeLeadMicros: Int64 {
-        guard let outbound = session.link.clock.outboundDelayBound() else { return session.currentLeadTime.nanoseconds / 1_000 }
-        let micros = outbound.nanoseconds / 1_000
-        return min(session.currentLeadTime.nanoseconds / 1_000, micros + micros / 4 + 2_000)
+        let link = session.link
+        guard let outbound = link.clock.outboundDelayBound(excludingOwnBytes: true) else {
+            return session.currentLeadTime.nanoseconds / 1_000
+        }
+        let fixed = outbound.nanoseconds / 1_000
+        let ownFrame = link.clock.byteTimeMicros * Double(ProtocolConstants.maxFrame)
+        let serial = link.transmitBacklog.nanoseconds / 1_000 + Int64(ownFrame.rounded(.up))
+        return min(session.currentLeadTime.nanoseconds / 1_000, fixed + fixed / 4 + serial + 2_000)
     }
     /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
     var marginMicros: Int64 {

@@ -144,21 +144,21 @@ extension DeviceSession {
     /// Sends GO: the program's pattern time 0 is `startHost`; its first segment starts at the
     /// matching device time minus the learnt fixed latency. With `wakeFor`, a WAKE with that idle
     /// timeout goes in the same any-lane frame, first (for a driver that lapsed into standby).
-    /// Returns the device time (extended µs, before latency correction) of pattern time 0.
+    /// Returns the device time (before latency correction) of pattern time 0.
     @discardableResult
-    public func go(_ program: PreloadedProgram, startHost: HostTime, eventBase: UInt32, wakeFor: HostDuration? = nil) -> Int64 {
-        let zero = Int64(link.clock.deviceTime(at: startHost))
-        let first = Int64(link.clock.deviceTime(at: startHost + .microseconds(program.firstStart))) - latencyCorrection
+    public func go(_ program: PreloadedProgram, startHost: HostTime, eventBase: UInt32, wakeFor: HostDuration? = nil) -> DeviceTime {
+        let zero = link.clock.deviceTime(at: startHost)
+        let first = link.clock.deviceTime(at: startHost + .microseconds(program.firstStart)) - latencyCorrection
         if let wakeFor { link.sendImmediately(.wake(idleTimeoutMilliseconds: Self.milliseconds(wakeFor))) }
-        link.sendImmediately(.go(GoCommand(slot: program.slot, start: UInt32(truncatingIfNeeded: first), eventBase: eventBase)))
+        link.sendImmediately(.go(GoCommand(slot: program.slot, start: first.wire.rawValue, eventBase: eventBase)))
         // §2.4: the GO takes one queue slot per preloaded segment; the link cannot know that.
         link.reserveCredits(program.segmentCount)
         return zero
     }
 
-    /// Queues a ROM effect (sequenced ROM_EFFECT) at device time `start` (extended µs, already
-    /// corrected for the ROM latency).
-    public func sendROMEffect(_ effect: UInt8, deviceStart start: Int64, event: UInt32) {
-        link.send(.romEffect(ROMEffectCommand(start: UInt32(truncatingIfNeeded: start), effect: effect, event: event)))
+    /// Queues a ROM effect (sequenced ROM_EFFECT) at device time `start` (already corrected for
+    /// the ROM latency).
+    public func sendROMEffect(_ effect: UInt8, deviceStart start: DeviceTime, event: UInt32) {
+        link.send(.romEffect(ROMEffectCommand(start: start.wire.rawValue, effect: effect, event: event)))
     }
 }

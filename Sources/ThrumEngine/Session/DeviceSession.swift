@@ -49,11 +49,11 @@ public final class DeviceSession {
     public var deviceEventHandler: ((DeviceEvent) -> Void)?
     /// The device's learnt fixed latency of a segment start (see ``LatencyCompensator``).
     /// Before the first report it assumes PROTOCOL.md §4.1's 73 µs (one RTP_INPUT write at 400 kHz).
-    public private(set) var latency = LatencyCompensator(prior: 73)
+    public private(set) var latency = LatencyCompensator(prior: .microseconds(73))
     /// The device's learnt fixed latency of a ROM effect start (MODE, WAV_FRM_SEQ and GO writes,
     /// ≈ 241 µs at 400 kHz), learnt the same way from ROM effect onsets. Before the first report it
     /// assumes PROTOCOL.md §4.7's 241 µs (three writes at 400 kHz), so a one-shot effect lands too.
-    public private(set) var romLatency = LatencyCompensator(prior: 241)
+    public private(set) var romLatency = LatencyCompensator(prior: .microseconds(241))
     /// Program store sizes (CAPABILITIES), nil for a device that did not send them.
     public private(set) var programCapabilities: ThrumWire.DeviceCapabilities?
     /// The driver's power state as the device last reported it (STATE); nil before any report
@@ -122,24 +122,24 @@ public final class DeviceSession {
         }
     }
 
-    /// The correction (µs earlier) to apply to scheduled device times for the fixed latency the
-    /// device has shown so far; 0 when compensation is off.
-    public var latencyCorrection: Int64 { configuration.compensateLatency ? latency.correction : 0 }
+    /// How much earlier to schedule device times for the fixed latency the device has shown so
+    /// far; zero when compensation is off.
+    public var latencyCorrection: DeviceDuration { configuration.compensateLatency ? latency.correction : .zero }
 
     /// Learns the device's fixed latency from one on-time onset: its reported time and the
-    /// device start the segment was sent with (both extended device µs; `intended` is after the
-    /// correction was applied, so the difference is the whole latency, as in ``play(_:)``).
-    public func observeLatency(onset: Int64, intended: Int64) {
+    /// device start the segment was sent with (`intended` is after the correction was applied,
+    /// so the difference is the whole latency).
+    public func observeLatency(onset: DeviceTime, intended: DeviceTime) {
         latency.observe(onset: onset, scheduled: intended)
     }
 
     /// The same for a ROM effect's onset (its fixed latency is three register writes).
-    public func observeROMLatency(onset: Int64, intended: Int64) {
+    public func observeROMLatency(onset: DeviceTime, intended: DeviceTime) {
         romLatency.observe(onset: onset, scheduled: intended)
     }
 
-    /// The correction (µs earlier) for ROM effect starts; 0 when compensation is off.
-    public var romLatencyCorrection: Int64 { configuration.compensateLatency ? romLatency.correction : 0 }
+    /// The correction (earlier) for ROM effect starts; zero when compensation is off.
+    public var romLatencyCorrection: DeviceDuration { configuration.compensateLatency ? romLatency.correction : .zero }
 
     /// The lead time the next `play` uses: from the link's round trip (``LeadTimePolicy``) or fixed.
     public var currentLeadTime: HostDuration {

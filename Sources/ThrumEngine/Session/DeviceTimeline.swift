@@ -21,24 +21,24 @@ import ThrumWire
 struct DeviceTimeline {
     /// The largest correction per µs of host time while streaming.
     static let maximumSlew = 20e-6
-    /// Silence (host µs between the end of the last segment and the next start) after which the
-    /// mapping restarts from the model.
-    static let restartAfter: Int64 = 1_000_000
+    /// Silence (between the end of the last segment and the next start) after which the mapping
+    /// restarts from the model.
+    static let restartAfter = HostDuration.seconds(1)
 
-    private var lastHostEnd: Int64?
-    private var lastDeviceEnd: Int64 = 0
+    private var lastHostEnd: HostTime?
+    private var lastDeviceEnd = DeviceTime.zero
     /// A drift estimate whose samples bound it to ± this (ppm) is trusted from a stream's start.
     static let trustedDriftWidth = 50.0
     /// The largest change of the assumed drift per µs of host time (50 ppm per second).
     static let maximumDriftChange = 50e-6 / 1e6
-    /// The last mapped instant (host µs, device µs before the latency shift) and the drift the
-    /// mapping assumed there.
-    private var anchor: (host: Int64, device: Double, drift: Double)?
-    private var lastMappedHostEnd: Int64?
+    /// The last mapped instant (the device time is before the latency shift, fractional µs) and
+    /// the drift the mapping assumed there.
+    private var anchor: (host: HostTime, deviceMicros: Double, drift: Double)?
+    private var lastMappedHostEnd: HostTime?
 
-    /// The device time (µs, before any latency shift) the schedule uses for host µs `t`.
-    mutating func deviceTime(atHost t: Int64, clock: ClockModel) -> Int64 {
-        let target = Double(clock.deviceTime(at: HostTime(nanoseconds: t * 1_000)))
+    /// The device time (before any latency shift) the schedule uses for host time `t`.
+    mutating func deviceTime(atHost t: HostTime, clock: ClockModel) -> DeviceTime {
+        let target = Double(clock.deviceTime(at: t).microseconds)
         // The model's drift, kept inside what the samples allow.
         var drift = clock.driftPPM * 1e-6
         if let bounds = clock.driftBoundsPPM { drift = min(max(drift, bounds.lowerBound * 1e-6), bounds.upperBound * 1e-6) }
@@ -47,46 +47,50 @@ struct DeviceTimeline {
             // what a crystal may be off anyway.
             let known = clock.driftBoundsPPM.map { ($0.upperBound - $0.lowerBound) / 2 <= Self.trustedDriftWidth } ?? false
             anchor = (t, target, known ? drift : 0)
-            return Int64(target.rounded())
+            return Self.deviceTime(target)
         }
+        let elapsed = (t - a.host).microseconds
         // Drive rendered again behind the newest mapping (after a CUT) keeps its old mapping.
-        guard t > a.host else { return Int64((a.device + Double(t - a.host) * (1 + a.drift)).rounded()) }
+        guard t > a.host else { return Self.deviceTime(a.deviceMicros + elapsed * (1 + a.drift)) }
         // The drift estimate is noisy while the window is short: follow it at a bounded rate, so
         // that it moves the intervals between events by a few µs at most.
-        let step = Self.maximumDriftChange * Double(t - a.host)
+        let step = Self.maximumDriftChange * elapsed
         var assumed = a.drift + min(max(drift - a.drift, -step), step)
         // Never a drift the samples rule out.
         if let bounds = clock.driftBoundsPPM { assumed = min(max(assumed, bounds.lowerBound * 1e-6), bounds.upperBound * 1e-6) }
-        let predicted = a.device + Double(t - a.host) * (1 + assumed)
-        let room = Self.maximumSlew * Double(t - a.host)
+        let predicted = a.deviceMicros + elapsed * (1 + assumed)
+        let room = Self.maximumSlew * elapsed
         let mapped = predicted + min(max(target - predicted, -room), room)
         anchor = (t, mapped, assumed)
-        return Int64(mapped.rounded())
+        return Self.deviceTime(mapped)
     }
 
-    /// Device start and duration (µs) of a segment spanning host µs `[start, start + duration)`,
-    /// scheduled `shift` µs early (the learnt fixed latency).
-    mutating func map(hostStart start: Int64, duration: UInt32, clock: ClockModel, shift: Int64) -> (
-        start: Int64, duration: UInt32
+    private static func deviceTime(_ micros: Double) -> DeviceTime { DeviceTime(microseconds: Int64(micros.rounded())) }
+
+    /// Device start and duration (µs of device time) of a segment spanning `duration` µs of host
+    /// time from `start`, scheduled `shift` early (the learnt fixed latency).
+    mutating func map(hostStart start: HostTime, duration: UInt32, clock: ClockModel, shift: DeviceDuration) -> (
+        start: DeviceTime, duration: UInt32
     ) {
-        let end = start + Int64(duration)
-        let deviceStart: Int64
+        let end = start + .microseconds(Int64(duration))
+        let deviceStart: DeviceTime
         if let previous = lastHostEnd, previous == start {
             deviceStart = lastDeviceEnd
         } else {
             deviceStart = deviceTime(atHost: start, clock: clock) - shift
         }
-        let deviceEnd = max(deviceStart + 1, deviceTime(atHost: end, clock: clock) - shift)
+        let deviceEnd = max(deviceStart + .microseconds(1), deviceTime(atHost: end, clock: clock) - shift)
         lastHostEnd = end
         lastDeviceEnd = deviceEnd
         lastMappedHostEnd = max(lastMappedHostEnd ?? end, end)
-        let length = UInt32(clamping: min(deviceEnd - deviceStart, Int64(ProtocolConstants.segmentMaxDurationMicroseconds)))
+        let length = UInt32(
+            clamping: min((deviceEnd - deviceStart).microseconds, Int64(ProtocolConstants.segmentMaxDurationMicroseconds)))
         return (deviceStart, length)
     }
 
-    /// Continues the chain from a CUT: the next segment starting at host µs `hostEnd` starts at
-    /// device µs `deviceEnd` exactly (where the CUT ended the old drive).
-    mutating func restart(hostEnd: Int64, deviceEnd: Int64) {
+    /// Continues the chain from a CUT: the next segment starting at host time `hostEnd` starts at
+    /// device time `deviceEnd` exactly (where the CUT ended the old drive).
+    mutating func restart(hostEnd: HostTime, deviceEnd: DeviceTime) {
         lastHostEnd = hostEnd
         lastDeviceEnd = deviceEnd
     }

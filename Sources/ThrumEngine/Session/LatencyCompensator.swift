@@ -1,3 +1,5 @@
+import ThrumTime
+
 /// Learns the device's fixed latency from onset reports and tells how much earlier to schedule.
 ///
 /// Each on-time ONSET says when the driver actually began (the register write that starts the
@@ -9,19 +11,19 @@
 public struct LatencyCompensator: Sendable {
     /// Differences kept (the newest).
     public let capacity: Int
-    /// Largest correction applied, µs (protects against nonsense reports).
-    public let limit: Int64
+    /// Largest correction applied (protects against nonsense reports).
+    public let limit: DeviceDuration
     /// The correction used before the first report (0: none).
-    public let prior: Int64
-    private var recent: [Int64] = []
+    public let prior: DeviceDuration
+    private var recent: [DeviceDuration] = []
 
     /// Creates an empty compensator (no correction until the first report).
-    public init(capacity: Int = 64, limit: Int64 = 2_000) {
-        self.init(capacity: capacity, limit: limit, prior: 0)
+    public init(capacity: Int = 64, limit: DeviceDuration = .microseconds(2_000)) {
+        self.init(capacity: capacity, limit: limit, prior: .zero)
     }
 
-    /// Creates an empty compensator that corrects by `prior` µs until the first report.
-    public init(capacity: Int = 64, limit: Int64 = 2_000, prior: Int64) {
+    /// Creates an empty compensator that corrects by `prior` until the first report.
+    public init(capacity: Int = 64, limit: DeviceDuration = .microseconds(2_000), prior: DeviceDuration) {
         self.capacity = capacity
         self.limit = limit
         self.prior = prior
@@ -30,19 +32,20 @@ public struct LatencyCompensator: Sendable {
     /// Samples learnt so far (at most `capacity`).
     public var sampleCount: Int { recent.count }
 
-    /// Folds in one on-time onset: `onset` and `scheduled` are device times (µs) of one segment.
-    public mutating func observe(onset: Int64, scheduled: Int64) {
+    /// Folds in one on-time onset: `onset` and `scheduled` are device times of one segment.
+    public mutating func observe(onset: DeviceTime, scheduled: DeviceTime) {
         let latency = onset - scheduled
-        guard latency >= 0, latency <= limit else { return }
+        guard latency >= .zero, latency <= limit else { return }
         recent.append(latency)
         if recent.count > capacity { recent.removeFirst(recent.count - capacity) }
     }
 
-    /// How much earlier to schedule, µs: the median latency, or the prior with no samples.
-    public var correction: Int64 {
+    /// How much earlier to schedule: the median latency, or the prior with no samples.
+    public var correction: DeviceDuration {
         guard !recent.isEmpty else { return prior }
         let sorted = recent.sorted()
         let mid = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+        return sorted.count % 2 == 1
+            ? sorted[mid] : .microseconds((sorted[mid - 1].microseconds + sorted[mid].microseconds) / 2)
     }
 }

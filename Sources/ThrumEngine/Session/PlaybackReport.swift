@@ -29,7 +29,7 @@ public struct PlaybackReport: Sendable {
         /// around the reported onset (``OnsetRecord/onsetBound``). Nil when not reported.
         public var onsetBound: Double?
         /// The device's onset report in its own clock (µs, extended), nil when not reported.
-        public var deviceOnset: UInt64?
+        public var deviceOnset: DeviceTime?
         /// On the virtual device: when the chip really started driving (its first non-zero drive
         /// after the event's intended instant, in the simulation's true time), corrected by the
         /// planned pre-shift like ``onsetTime``, in pattern time. Nil on hardware.
@@ -72,7 +72,7 @@ public struct PlaybackReport: Sendable {
     /// Segments sent.
     public var segmentCount: Int
     /// Pattern time zero, as a device clock reading (extended to 64 bits).
-    public var startDeviceTime: UInt64
+    public var startDeviceTime: DeviceTime
     /// Pattern length in seconds.
     public var duration: Double
     /// Pattern time zero as the host intended it, in host time (what `startDeviceTime` was
@@ -81,7 +81,7 @@ public struct PlaybackReport: Sendable {
 
     /// Creates a report.
     public init(
-        events: [Event], bytesSent: Int, bytesReceived: Int, segmentCount: Int, startDeviceTime: UInt64, duration: Double
+        events: [Event], bytesSent: Int, bytesReceived: Int, segmentCount: Int, startDeviceTime: DeviceTime, duration: Double
     ) {
         self.events = events
         self.bytesSent = bytesSent

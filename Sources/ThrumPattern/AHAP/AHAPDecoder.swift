@@ -11,6 +11,9 @@ struct AHAPDecoder {
     let audioSearchDirectories: [String]
     let checksAudioFiles: Bool
     private(set) var warnings: [PatternWarning] = []
+    /// The latest event time so far, and whether an earlier one was already reported out of order.
+    private var latestEventTime: Double?
+    private var reportedUnsortedEvents = false
 
     init(file: String, audioSearchDirectories: [String], checksAudioFiles: Bool) {
         self.file = file
@@ -106,7 +109,10 @@ struct AHAPDecoder {
         }
         for member in uniqueMembers(of: item, path: path) {
             switch member.key {
-            case "Event": pattern.events.append(try decodeEvent(member.value, path: { path() + ".Event" }))
+            case "Event":
+                let event = try decodeEvent(member.value, path: { path() + ".Event" })
+                noteEventOrder(event, member, path: path)
+                pattern.events.append(event)
             case "Parameter": pattern.parameters.append(try decodeParameter(member.value, path: { path() + ".Parameter" }))
             case "ParameterCurve":
                 pattern.parameterCurves.append(try decodeCurve(member.value, path: { path() + ".ParameterCurve" }))
@@ -114,6 +120,23 @@ struct AHAPDecoder {
                 warnUnknownKey(member, path: path() + "." + member.key, known: Self.elementKeys, context: "pattern element")
             }
         }
+    }
+}
+
+extension AHAPDecoder {
+    /// AHAP files may list events in any order (tools write them so, and Core Haptics sorts
+    /// them); the API throws for the same pattern (−4822). One warning per document, at the first
+    /// event earlier than one before it.
+    fileprivate mutating func noteEventOrder(_ event: HapticEvent, _ member: JSONMember, path: LazyPath) {
+        defer { latestEventTime = max(latestEventTime ?? event.relativeTime, event.relativeTime) }
+        guard !reportedUnsortedEvents, let latest = latestEventTime, event.relativeTime < latest else { return }
+        reportedUnsortedEvents = true
+        let time = member.value.members?.first { $0.key == "Time" }
+        warn(
+            .unsortedEvents, time?.value.position ?? member.value.position, path() + ".Event" + (time == nil ? "" : ".Time"),
+            "events are not in time order: this one at \(JSONNumberFormat.text(event.relativeTime)) s follows one at "
+                + "\(JSONNumberFormat.text(latest)) s (played sorted, as Core Haptics does; HapticPattern(events:parameters:) "
+                + "throws -4822 for the same events)")
     }
 }
 

@@ -28,6 +28,8 @@ public struct PatternWarning: Equatable, Sendable, CustomStringConvertible {
         case versionAssumed
         /// An `EventWaveformPath` whose audio file cannot be found.
         case audioFileNotFound
+        /// Events not in time order (played sorted); one warning per document.
+        case unsortedEvents
         /// The same event parameter given more than once in one event (the last one wins); one
         /// warning per event and parameter, however many repeats.
         case duplicateParameter

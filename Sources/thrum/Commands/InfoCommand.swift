@@ -136,7 +136,7 @@ enum InfoCommand: Subcommand {
         }
 
         var deviceSeconds: Double {
-            Double(session.link.clock.deviceTime32(at: session.pump.clock.now())) / 1e6
+            Double(session.link.clock.deviceTime32(at: session.pump.clock.now()).rawValue) / 1e6
         }
 
         var json: [String: Any] {

@@ -307,9 +307,9 @@ enum PlayCommand: Subcommand {
     static func writeFailedJUnit(to path: String, file: String, message: String, startedAt: Date) throws {
         let writer = JUnitReport(
             suiteName: "thrum play \(file)", className: junitClassName(file), report: PlaybackReport(
-                events: [], bytesSent: 0, bytesReceived: 0, segmentCount: 0, startDeviceTime: 0, duration: 0),
+                events: [], bytesSent: 0, bytesReceived: 0, segmentCount: 0, startDeviceTime: .zero, duration: 0),
             expectations: PlaybackExpectations(), outcome: PlaybackExpectations().check(
-                PlaybackReport(events: [], bytesSent: 0, bytesReceived: 0, segmentCount: 0, startDeviceTime: 0, duration: 0)),
+                PlaybackReport(events: [], bytesSent: 0, bytesReceived: 0, segmentCount: 0, startDeviceTime: .zero, duration: 0)),
             properties: [], timestamp: startedAt, elapsed: Date().timeIntervalSince(startedAt), hasTruth: false)
         try OutputFile.write(writer.errorXML(message: message), to: path, what: "JUnit report")
     }

@@ -104,7 +104,7 @@ enum PlayOutput {
                 "onset_bound_s": JSONOutput.orNull(event.onsetBound.map(JSONOutput.seconds)),
                 "true_onset_s": JSONOutput.orNull(event.trueOnsetTime.map(JSONOutput.seconds)),
                 "true_drive_onset_s": JSONOutput.orNull(event.trueDriveOnsetTime.map(JSONOutput.seconds)),
-                "device_onset_us": JSONOutput.orNull(event.deviceOnset.map { Double($0) }),
+                "device_onset_us": JSONOutput.orNull(event.deviceOnset.map { Double($0.microseconds) }),
                 "error_us": JSONOutput.orNull(event.onsetTime.map { (($0 - event.requestedTime) * 1e6).rounded() }),
                 "status": event.status.rawValue,
                 "pass": event.pass,
@@ -131,7 +131,7 @@ enum PlayOutput {
             // Where `requested_s` 0 lies: on the host's CLOCK_MONOTONIC and on the device clock, so a
             // test can hold onsets against an independent truth (the AVR simulation's trace).
             "start_host_monotonic_ns": report.startHostTime.nanoseconds,
-            "start_device_time_us": report.startDeviceTime,
+            "start_device_time_us": report.startDeviceTime.microseconds,
             "rate": settings.rate,
             "intensity": JSONOutput.orNull(settings.intensity),
             "passes": settings.loop == .forever ? "forever" as Any : passesCount(settings.loop),

@@ -12,7 +12,7 @@ import ThrumWire
 struct LinkMonitor {
     struct Onset {
         var event: UInt32
-        var deviceTime: UInt64
+        var deviceTime: DeviceTime
         var status: String
         var seenAt: HostTime
     }
@@ -95,7 +95,7 @@ struct LinkMonitor {
                         // At most one sample per `sampleInterval`: the fit is the costly part, and
                         // a display needs no more.
                         if lastSampleAt.map({ time - $0 >= Self.sampleInterval }) ?? true {
-                            clock.addSample(hostSend: sent, hostReceive: time, deviceReceive: ack.rxTime)
+                            clock.addSample(hostSend: sent, hostReceive: time, deviceReceive: DeviceTime32(rawValue: ack.rxTime))
                             lastSampleAt = time
                         }
                     }
@@ -117,7 +117,7 @@ struct LinkMonitor {
                             case .dropped: return "dropped"
                             }
                         } ?? "status \(o.status)"
-                    onsets.append(Onset(event: o.event, deviceTime: clock.extend(o.time), status: status, seenAt: time))
+                    onsets.append(Onset(event: o.event, deviceTime: clock.extend(DeviceTime32(rawValue: o.time)), status: status, seenAt: time))
                     if onsets.count > 64 { onsets.removeFirst() }
                 }
             }
@@ -155,9 +155,9 @@ struct LinkMonitor {
             "         device→host \(deviceFrames) frames, \(deviceBytes) B; CRC errors \(hostDecoder.badFrames) host, \(deviceDecoder.badFrames) device; last traffic \(idle)"
         )
         if clock.sampleCount > 0 {
-            let device = Double(clock.deviceTime(at: now))
+            let device = Double(clock.deviceTime(at: now).microseconds)
             let bounds = clock.bounds(at: now)
-            let half = Double(bounds.upperBound - bounds.lowerBound) / 2
+            let half = Double((bounds.upperBound - bounds.lowerBound).microseconds) / 2
             let offset = device - Double(now.nanoseconds) / 1e3
             line(
                 String(
@@ -193,7 +193,7 @@ struct LinkMonitor {
         line("")
         line("recent onsets (device time, s)")
         for o in onsets.suffix(onsetLines).reversed() {
-            line(String(format: "  event %6u  %14.6f  %@", o.event, Double(o.deviceTime) / 1e6, o.status))
+            line(String(format: "  event %6u  %14.6f  %@", o.event, o.deviceTime.seconds, o.status))
         }
         return lines
     }

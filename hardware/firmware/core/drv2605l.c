@@ -14,7 +14,7 @@ static int write_reg(drv2605l_t *drv, uint8_t reg, uint8_t value)
 
     buf[0] = reg;
     buf[1] = value;
-    err = hal->i2c_write(hal->ctx, DRV2605L_I2C_ADDR, buf, sizeof(buf));
+    err = THRUM_HAL(hal, i2c_write)(THRUM_HAL_CTX(hal), DRV2605L_I2C_ADDR, buf, sizeof(buf));
     if (err != 0) {
         drv->failed_reg = reg;
         return err < 0 ? err : -DRV2605L_EIO;
@@ -57,7 +57,7 @@ static int write_seq(drv2605l_t *drv, const uint8_t *pairs, uint8_t n, uint16_t 
 static int read_reg(drv2605l_t *drv, uint8_t reg, uint8_t *value)
 {
     const thrum_hal_t *hal = drv->hal;
-    int err = hal->i2c_read(hal->ctx, DRV2605L_I2C_ADDR, reg, value, 1);
+    int err = THRUM_HAL(hal, i2c_read)(THRUM_HAL_CTX(hal), DRV2605L_I2C_ADDR, reg, value, 1);
 
     if (err != 0) {
         drv->failed_reg = reg;
@@ -119,7 +119,7 @@ int drv2605l_reset(drv2605l_t *drv)
 
     if ((err = write_reg(drv, DRV2605L_REG_MODE, DRV2605L_MODE_DEV_RESET)) != 0) return err;
     for (polls = 0; polls < DRV2605L_RESET_POLLS && (mode & DRV2605L_MODE_DEV_RESET) != 0u; polls++) {
-        drv->hal->delay_us(drv->hal->ctx, DRV2605L_RESET_POLL_US);
+        THRUM_HAL(drv->hal, delay_us)(THRUM_HAL_CTX(drv->hal), DRV2605L_RESET_POLL_US);
         if ((err = read_reg(drv, DRV2605L_REG_MODE, &mode)) != 0) return err;
     }
     if ((mode & DRV2605L_MODE_DEV_RESET) != 0u) {
@@ -285,7 +285,7 @@ int drv2605l_rom_start(drv2605l_t *drv, uint8_t effect)
     seq[0] = DRV2605L_REG_WAV_FRM_SEQ1;
     seq[1] = DRV2605L_FIELD_PREP(DRV2605L_WAV_FRM_SEQ_ID, effect);
     seq[2] = DRV2605L_WAV_FRM_SEQ_END;
-    err = hal->i2c_write(hal->ctx, DRV2605L_I2C_ADDR, seq, sizeof(seq));
+    err = THRUM_HAL(hal, i2c_write)(THRUM_HAL_CTX(hal), DRV2605L_I2C_ADDR, seq, sizeof(seq));
     if (err != 0) {
         drv->failed_reg = DRV2605L_REG_WAV_FRM_SEQ1;
         return err < 0 ? err : -DRV2605L_EIO;

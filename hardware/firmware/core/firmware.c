@@ -10,7 +10,7 @@
 /* The device clock, µs (one out-of-line call: every site saves the HAL indirection). */
 THRUM_NOINLINE uint32_t thrum_clock(const thrum_fw_t *fw)
 {
-    return fw->hal->clock_us(fw->hal->ctx);
+    return THRUM_HAL(fw->hal, clock_us)(THRUM_HAL_CTX(fw->hal));
 }
 
 /* ---- public API ------------------------------------------------------------------------------ */
@@ -32,12 +32,12 @@ void thrum_fw_init(thrum_fw_t *fw, const thrum_hal_t *hal, const thrum_board_t *
     fw->driver.hal = hal;
     fw->driver.bemf_gain = DRV2605L_BEMF_GAIN_LRA_15X; /* until a calibration finds it */
     /* EN high, then the driver needs 250 µs before it answers on I2C */
-    if (hal->driver_enable != NULL) {
-        hal->driver_enable(hal->ctx, 1);
+    if (THRUM_HAL_HAS(hal, driver_enable)) {
+        THRUM_HAL(hal, driver_enable)(THRUM_HAL_CTX(hal), 1);
     }
-    hal->delay_us(hal->ctx, DRV2605L_POWER_UP_DELAY_US);
+    THRUM_HAL(hal, delay_us)(THRUM_HAL_CTX(hal), DRV2605L_POWER_UP_DELAY_US);
     thrum_setup_boot(fw);
-    fw->sched.last_write_time = hal->clock_us(hal->ctx);
+    fw->sched.last_write_time = THRUM_HAL(hal, clock_us)(THRUM_HAL_CTX(hal));
     thrum_power_init(fw, fw->sched.last_write_time);
 }
 

@@ -67,7 +67,7 @@ static uint16_t emit(thrum_fw_t *fw, uint16_t crc, const uint8_t *data, uint8_t 
         crc = thrum_crc16_update(crc, data[i]);
     }
     if (len > 0u) {
-        fw->hal->serial_write(fw->hal->ctx, data, len);
+        THRUM_HAL(fw->hal, serial_write)(THRUM_HAL_CTX(fw->hal), data, len);
     }
     return crc;
 }
@@ -79,27 +79,36 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len)
 {
     uint8_t head[4u + THRUM_FW_ACK_MAX];
     uint8_t ack_len = encode_ack(fw, head + 4);
-    uint8_t pending = fw->pending_len;
+    const uint8_t *reports = fw->pending;
+    uint8_t n = fw->pending_len;
     uint16_t crc;
 
-    if ((unsigned)ack_len + extra_len + pending > THRUM_MAX_PAYLOAD) {
-        pending = 0; /* the reply left no room: the reports get their own frame */
+#if THRUM_FW_ONSET_REPEATS > 0
+    /* a frame without new reports repeats the recent ONSETs */
+    if (n == 0u && fw->echo_left > 0u) {
+        reports = fw->echo;
+        n = fw->echo_len;
+        fw->echo_left--;
+    }
+#endif
+    if ((unsigned)ack_len + extra_len + n > THRUM_MAX_PAYLOAD) {
+        n = 0; /* the reply left no room: the reports get their own frame */
     }
     head[0] = THRUM_SYNC;
-    head[1] = (uint8_t)(ack_len + extra_len + pending);
+    head[1] = (uint8_t)(ack_len + extra_len + n);
     head[2] = THRUM_CTRL_MARK_DEVICE;
     head[3] = fw->link.tx_seq;
     /* SYNC is outside the CRC */
-    fw->hal->serial_write(fw->hal->ctx, head, 1u);
+    THRUM_HAL(fw->hal, serial_write)(THRUM_HAL_CTX(fw->hal), head, 1u);
     crc = emit(fw, THRUM_CRC_INIT, head + 1, (uint8_t)(3u + ack_len));
     crc = emit(fw, crc, extra, extra_len);
-    crc = emit(fw, crc, fw->pending, pending);
-    if (pending > 0u) {
-        fw->pending_len = 0;
+    crc = emit(fw, crc, reports, n);
+    if (reports == fw->pending) {
+        fw->pending_len = (uint8_t)(fw->pending_len - n);
     }
     head[0] = (uint8_t)crc;
     head[1] = (uint8_t)(crc >> 8);
-    fw->hal->serial_write(fw->hal->ctx, head, 2u);
+    THRUM_HAL(fw->hal, serial_write)(THRUM_HAL_CTX(fw->hal), head, 2u);
     fw->link.tx_seq = (uint8_t)(fw->link.tx_seq + 1u);
 }
 
@@ -138,6 +147,16 @@ void thrum_telemetry_onset(thrum_fw_t *fw, uint32_t event, uint32_t time, uint8_
     n = (uint8_t)(n + put_u32(m + n, time));
     m[n++] = status;
     append(fw, m, n);
+#if THRUM_FW_ONSET_REPEATS > 0
+    /* keep it to repeat, behind the earlier ones still being repeated while they fit (else they
+     * have been sent at least once, and it starts a new set) */
+    if (fw->echo_left == 0u || fw->echo_len + n > THRUM_FW_ONSET_ECHO_MAX) {
+        fw->echo_len = 0;
+    }
+    memcpy(fw->echo + fw->echo_len, m, n);
+    fw->echo_len = (uint8_t)(fw->echo_len + n);
+    fw->echo_left = THRUM_FW_ONSET_REPEATS;
+#endif
 }
 
 void thrum_telemetry_fault(thrum_fw_t *fw, uint32_t code, uint32_t detail)
@@ -155,10 +174,10 @@ void thrum_bus_fault(thrum_fw_t *fw)
 {
     THRUM_COUNT(fw->stats.bus_errors);
     thrum_telemetry_fault(fw, THRUM_FAULT_BUS_ERROR, fw->driver.failed_reg);
-    if (fw->hal->i2c_recover != NULL) {
+    if (THRUM_HAL_HAS(fw->hal, i2c_recover)) {
         /* a slave holding SDA low (a transfer cut short by a reset or a glitch) blocks every
          * later transfer, the one that would silence the actuator included */
-        thrum_telemetry_fault(fw, THRUM_FAULT_BUS_RECOVERY, fw->hal->i2c_recover(fw->hal->ctx) == 0 ? 0u : 1u);
+        thrum_telemetry_fault(fw, THRUM_FAULT_BUS_RECOVERY, THRUM_HAL(fw->hal, i2c_recover)(THRUM_HAL_CTX(fw->hal)) == 0 ? 0u : 1u);
     }
 }
 

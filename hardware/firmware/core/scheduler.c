@@ -155,7 +155,7 @@ static THRUM_NOINLINE void await_due(thrum_fw_t *fw)
     if (fw->sched.hold) {
         fw->sched.hold = 0;
         while (thrum_time_before(thrum_clock(fw), fw->sched.hold_until)) {
-            hal->delay_us(hal->ctx, 1u);
+            THRUM_HAL(hal, delay_us)(THRUM_HAL_CTX(hal), 1u);
         }
     }
 }

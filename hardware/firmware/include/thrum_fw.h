@@ -106,6 +106,36 @@ typedef struct thrum_hal {
     void (*driver_enable)(void *ctx, uint8_t on);
 } thrum_hal_t;
 
+/*
+ * THRUM_FW_STATIC_HAL (default 0). A port with one board may set it to 1 and define the HAL as
+ * functions named thrum_hal_<member>, with the table's signatures (their ctx is always NULL), and
+ * every member present (i2c_recover and driver_enable included). The core then calls them
+ * directly instead of through the table, and never reads the table: the port passes NULL to
+ * thrum_fw_init (and thrum_port_run). On the AVR an indirect call costs some 12 B more than a
+ * direct one, and functions whose address is never taken can be specialised by LTO: 268 B in all.
+ */
+#ifndef THRUM_FW_STATIC_HAL
+#define THRUM_FW_STATIC_HAL 0
+#endif
+#if THRUM_FW_STATIC_HAL
+uint32_t thrum_hal_clock_us(void *ctx);
+int thrum_hal_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t len);
+int thrum_hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8_t len);
+void thrum_hal_serial_write(void *ctx, const uint8_t *data, uint16_t len);
+void thrum_hal_delay_us(void *ctx, uint32_t us);
+int thrum_hal_i2c_recover(void *ctx);
+void thrum_hal_driver_enable(void *ctx, uint8_t on);
+/** The HAL function `member` of the table `hal`, and its first argument. */
+#define THRUM_HAL(hal, member) ((void)(hal), thrum_hal_##member)
+#define THRUM_HAL_CTX(hal) NULL
+/** Whether the optional member is there. */
+#define THRUM_HAL_HAS(hal, member) ((void)(hal), 1)
+#else
+#define THRUM_HAL(hal, member) ((hal)->member)
+#define THRUM_HAL_CTX(hal) ((hal)->ctx)
+#define THRUM_HAL_HAS(hal, member) ((hal)->member != NULL)
+#endif
+
 /** Constant board configuration (from the board description, never changed at run time). */
 typedef struct thrum_board {
     uint32_t device_id;        /**< reported in IDENTIFY_REPLY; 0 when the board has none */
@@ -228,6 +258,19 @@ typedef struct thrum_program_store {
 #define THRUM_FW_ACK_MAX 10u /* id, next_seq, rx_ctrl, rx_seq, rx_time(4), credits(uv, <= 2) */
 #define THRUM_FW_PENDING_MAX (THRUM_MAX_PAYLOAD - THRUM_FW_ACK_MAX)
 
+/* Each ONSET goes out again in the next THRUM_FW_ONSET_REPEATS device frames that carry no new
+ * reports, so that one corrupted or lost frame does not lose the report (PROTOCOL.md §3.2): with
+ * 5 % of frames lost, about 1 in 160 000 onsets loses all four copies instead of 1 in 20 its only
+ * one. The ONSETs being repeated wait in a buffer of THRUM_FW_ONSET_ECHO_MAX bytes (three of the
+ * 7-8 byte ONSETs); an ONSET that does not fit starts a new set. 0: no repeats (120 B of AVR
+ * flash, 26 B of RAM). */
+#ifndef THRUM_FW_ONSET_REPEATS
+#define THRUM_FW_ONSET_REPEATS 3u
+#endif
+#ifndef THRUM_FW_ONSET_ECHO_MAX
+#define THRUM_FW_ONSET_ECHO_MAX 24u
+#endif
+
 /** The whole firmware state. Opaque to ports: read it only through the functions below. */
 typedef struct thrum_fw {
     const thrum_hal_t *hal;
@@ -243,6 +286,11 @@ typedef struct thrum_fw {
     thrum_fw_count_t parse_failures;
     uint8_t pending[THRUM_FW_PENDING_MAX];
     uint8_t pending_len;
+#if THRUM_FW_ONSET_REPEATS > 0
+    uint8_t echo[THRUM_FW_ONSET_ECHO_MAX]; /**< recent ONSETs, oldest first, to repeat */
+    uint8_t echo_len;
+    uint8_t echo_left;                     /**< frames that will still repeat them */
+#endif
     thrum_fw_stats_t stats;
 } thrum_fw_t;
 

@@ -213,6 +213,20 @@ void fake_boot(fake_t *f, thrum_fw_t *fw, uint32_t t0)
     thrum_fw_init(fw, &f->hal, &board);
 }
 
+/* An ONSET equal to one already received (event, time, status): the device's repeat of it. */
+static int is_repeat(const fake_t *f, const thrum_msg_t *m)
+{
+    size_t i;
+
+    for (i = 0; i < f->nmsgs; i++) {
+        const thrum_msg_t *o = &f->msgs[i].msg;
+        if (o->id == THRUM_MSG_ONSET && o->field[0] == m->field[0] && o->field[1] == m->field[1] && o->field[2] == m->field[2]) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void fake_decode(fake_t *f)
 {
     const uint8_t *data = f->serial + f->decoded_upto;
@@ -241,7 +255,9 @@ void fake_decode(fake_t *f)
             if ((index == 0u) != (msg.id == THRUM_MSG_ACK)) {
                 f->bad_output = 1; /* exactly one ACK, and first */
             }
-            if (f->nmsgs < FAKE_MAX_MSGS) {
+            if (msg.id == THRUM_MSG_ONSET && is_repeat(f, &msg)) {
+                f->onset_repeats++; /* a repeated ONSET (PROTOCOL.md §3.2): dropped, as the host does */
+            } else if (f->nmsgs < FAKE_MAX_MSGS) {
                 f->msgs[f->nmsgs].frame = f->frames;
                 f->msgs[f->nmsgs].index = index;
                 f->msgs[f->nmsgs].msg = msg;

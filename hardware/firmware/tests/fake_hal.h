@@ -52,6 +52,7 @@ typedef struct fake {
     unsigned frames;
     fake_msg_t msgs[FAKE_MAX_MSGS];
     size_t nmsgs;
+    unsigned onset_repeats; /* repeated ONSETs seen and dropped by fake_decode */
     size_t taken;              /* messages already returned by fake_next */
     int bad_output;            /* a device frame that failed to parse or did not start with ACK */
     /* GO: set in MODE 7 (calibration) or MODE 0 (sequencer) it reads 1 for this many more reads

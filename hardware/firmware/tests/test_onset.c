@@ -229,7 +229,62 @@ static void test_near_crossing_replaces_drive_directly(void)
     CHECK(!f.bad_output);
 }
 
+static void ping(void)
+{
+    uint8_t p[4];
+
+    fake_send(&f, &fw, (uint8_t)(THRUM_CTRL_MARK_HOST | THRUM_CTRL_UNSEQ), 9, p, msg_plain(p, THRUM_MSG_PING));
+}
+
+/* PROTOCOL.md §3.2: each ONSET rides again in the next THRUM_FW_ONSET_REPEATS frames without new
+ * reports, so a lost device frame loses no report; repeats are the same bytes (event, time,
+ * status), which is how the host knows them. */
+static void test_onsets_are_repeated_in_later_frames(void)
+{
+    uint8_t p[THRUM_MAX_PAYLOAD];
+    unsigned i;
+    const thrum_msg_t *m;
+    unsigned n;
+
+    boot();
+    n = msg_segment(p, 1000, 1000, 100, 100, 1);
+    n = (uint8_t)(n + msg_segment(p + n, 3000, 1000, 100, 100, 2));
+    n = (uint8_t)(n + msg_segment(p + n, 5000, 1000, 100, 100, 3));
+    n = (uint8_t)(n + msg_segment(p + n, 7000, 1000, 100, 100, 4));
+    send(p, (uint8_t)n);
+    run_by_deadlines(1500);
+    fake_decode(&f);
+    CHECK_EQ(f.onset_repeats, 0u);
+    m = fake_next(&f, THRUM_MSG_ONSET);
+    CHECK(m != NULL && m->field[0] == 1u && m->field[2] == THRUM_ONSET_ON_TIME);
+    for (i = 0; i < THRUM_FW_ONSET_REPEATS + 2u; i++) {
+        ping();
+    }
+    fake_decode(&f);
+    CHECK_EQ(f.onset_repeats, THRUM_FW_ONSET_REPEATS); /* one in each of the next three frames only */
+    CHECK_EQ(fake_count(&f, THRUM_MSG_ONSET), 0u);   /* and the host-side view holds it once */
+
+    /* three more onsets, after the first one's repeats ended: they are repeated together (three
+     * ONSETs of 7 bytes fit the 24-byte buffer; a fourth would start a new set) */
+    run_by_deadlines(7500);
+    fake_decode(&f);
+    for (i = 0; i < 3u; i++) {
+        m = fake_next(&f, THRUM_MSG_ONSET);
+        CHECK(m != NULL && m->field[0] == 2u + i);
+    }
+    {
+        unsigned repeats = f.onset_repeats;
+        for (i = 0; i < THRUM_FW_ONSET_REPEATS + 2u; i++) {
+            ping();
+        }
+        fake_decode(&f);
+        CHECK_EQ(f.onset_repeats - repeats, 3u * THRUM_FW_ONSET_REPEATS);
+    }
+    CHECK(!f.bad_output);
+}
+
 const test_case_t onset_tests[] = {
+    {"onset: each ONSET is repeated in the next 3 frames without new reports", test_onsets_are_repeated_in_later_frames},
     {"onset: taking over drive, a crossing < 500 us away is written without a 0 first", test_near_crossing_replaces_drive_directly},
     {"onset: ramp from 0 first written at its crossing; cadence from there", test_first_write_at_crossing},
     {"onset: after drive, 0 at the start is not the onset", test_from_zero_after_drive},

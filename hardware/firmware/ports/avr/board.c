@@ -9,6 +9,8 @@
  *          no wire. A pull-down on EN keeps the driver shut down while the MCU resets.
  *   WDT    250 ms hardware watchdog, kicked from the main loop only while the core is healthy.
  *
+ * Built with THRUM_FW_STATIC_HAL=1: the core calls the thrum_hal_* functions below directly.
+ *
  * The core runs from the main loop only; interrupts just move bytes and count time.
  */
 #include <avr/interrupt.h>
@@ -87,7 +89,7 @@ static uint32_t clock_us_locked(void)
     }
 }
 
-static uint32_t hal_clock_us(void *ctx)
+uint32_t thrum_hal_clock_us(void *ctx)
 {
     uint8_t sreg = SREG;
     uint32_t now;
@@ -117,7 +119,7 @@ ISR(USART_UDRE_vect)
     UDR0 = byte;
 }
 
-static void hal_serial_write(void *ctx, const uint8_t *data, uint16_t len)
+void thrum_hal_serial_write(void *ctx, const uint8_t *data, uint16_t len)
 {
     (void)ctx;
     thrum_port_tx_put(&tx, data, len); /* never blocks the scheduler: the host retransmits */
@@ -125,7 +127,7 @@ static void hal_serial_write(void *ctx, const uint8_t *data, uint16_t len)
 }
 
 /* At least `us` µs (the loop's own cycles only add to it); set-up and bus recovery only. */
-static void hal_delay_us(void *ctx, uint32_t us)
+void thrum_hal_delay_us(void *ctx, uint32_t us)
 {
     (void)ctx;
     while (us-- > 0u) {
@@ -177,7 +179,7 @@ static int twi_send(uint8_t byte)
     return 0;
 }
 
-static int hal_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t len)
+int thrum_hal_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t len)
 {
     uint8_t i;
     int err;
@@ -198,7 +200,7 @@ static int hal_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t l
 #define SCL_BIT (1u << PC5)
 #define HALF_BIT_US 5 /* 100 kHz */
 
-static int hal_i2c_recover(void *ctx)
+int thrum_hal_i2c_recover(void *ctx)
 {
     uint8_t i;
 
@@ -225,7 +227,7 @@ static int hal_i2c_recover(void *ctx)
 
 #define EN_BIT (1u << PD4)
 
-static void hal_driver_enable(void *ctx, uint8_t on)
+void thrum_hal_driver_enable(void *ctx, uint8_t on)
 {
     (void)ctx;
     DDRD |= EN_BIT;
@@ -238,7 +240,7 @@ static void hal_driver_enable(void *ctx, uint8_t on)
 
 /* Register read of one byte, all the core asks for (anything else is refused): write the
  * register, repeated START, read it NACKed, STOP. */
-static int hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8_t len)
+int thrum_hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8_t len)
 {
     int err;
 
@@ -300,10 +302,15 @@ static void kick_watchdog(void)
 
 int main(void)
 {
+#if THRUM_FW_STATIC_HAL
+    static const thrum_hal_t *const hal_table = NULL; /* the core calls thrum_hal_* directly */
+#else
     static const thrum_hal_t hal = {
-        NULL, hal_clock_us, hal_i2c_write, hal_i2c_read, hal_serial_write, hal_delay_us,
-        hal_i2c_recover, hal_driver_enable,
+        NULL, thrum_hal_clock_us, thrum_hal_i2c_write, thrum_hal_i2c_read, thrum_hal_serial_write, thrum_hal_delay_us,
+        thrum_hal_i2c_recover, thrum_hal_driver_enable,
     };
+    static const thrum_hal_t *const hal_table = &hal;
+#endif
     static const thrum_board_t board = {
         0u, THRUM_BOARD_RATED_VOLTAGE, THRUM_BOARD_OD_CLAMP, THRUM_BOARD_DRIVE_TIME, THRUM_BOARD_OL_LRA_PERIOD,
     };
@@ -315,7 +322,7 @@ int main(void)
     uart_init();
     twi_init();
     sei();
-    thrum_fw_init(&fw, &hal, &board);
+    thrum_fw_init(&fw, hal_table, &board);
     wdt_enable(WDTO_250MS);
-    thrum_port_run(&fw, &rx, &hal, kick_watchdog);
+    thrum_port_run(&fw, &rx, hal_table, kick_watchdog);
 }

@@ -123,7 +123,7 @@ THRUM_PORT_NORETURN static inline void thrum_port_run(thrum_fw_t *fw, thrum_port
     for (;;) {
         thrum_port_rx_drain(rx, fw);
         thrum_fw_poll(fw);
-        if (thrum_fw_healthy(fw, hal->clock_us(hal->ctx))) {
+        if (thrum_fw_healthy(fw, THRUM_HAL(hal, clock_us)(THRUM_HAL_CTX(hal)))) {
             kick();
         }
     }
