@@ -377,8 +377,22 @@ public final class SharedDevice: @unchecked Sendable {
         // Whole µs, as the clock counts: a deadline in floating seconds could stay one ulp ahead.
         let deadline = locked { nowMicros } + Int64((timeout * 1e6).rounded())
         func busy() -> Bool { locked { players.contains { engine == nil || $0.host === engine } } }
-        while busy() && locked({ nowMicros }) < deadline && !linkDead {
-            run(untilMicros: min(deadline, locked { nowMicros } + 5_000))
+        if runMode == .manual {
+            // The caller's loop: step to the next thing due, as a single-threaded loop does (the
+            // same wake-ups, so virtual-time runs replay exactly).
+            locked { service() }
+            while busy() && !linkDead {
+                let more: Bool = locked {
+                    guard nowMicros < deadline, !linkDead else { return false }
+                    pump(until: min(deadline, nextWake()))
+                    return true
+                }
+                if !more { break }
+            }
+        } else {
+            while busy() && locked({ nowMicros }) < deadline && !linkDead {
+                run(untilMicros: min(deadline, locked { nowMicros } + 5_000))
+            }
         }
         let done = !busy()
         if done { run(for: ringDown) }
