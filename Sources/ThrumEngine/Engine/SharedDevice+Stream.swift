@@ -117,7 +117,10 @@ extension SharedDevice {
     func invalidate(from t: Int64) {
         guard t < emittedUntil else { return }
         if lastSentEnd <= t {
-            emittedUntil = max(t, lastSentEnd, nowMicros + marginMicros)
+            // The floor is the one emit keeps (a change reaches the device one change lead from now): on
+            // real time the clock moves between a start computing `t` and this, and a floor of the
+            // restart margin could pass `t` and drop the first event of an immediate start.
+            emittedUntil = max(t, lastSentEnd, nowMicros + min(marginMicros, changeLeadMicros))
             lastLevel = 0
         } else if t >= nowMicros + changeLeadMicros {
             cut(at: t)
