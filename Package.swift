@@ -92,7 +92,9 @@ let package = Package(
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
         .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumAudio", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
-        .testTarget(name: "ThrumTests", dependencies: ["Thrum"]),
+        .testTarget(name: "ThrumTests", dependencies: ["Thrum", "ThrumHarness", "ThrumSim", "ThrumTestSupport"]),
+        // The Core Haptics guides' samples ported by renames only, checked against the chip.
+        .testTarget(name: "SamplePortTests", dependencies: ["Thrum", "ThrumHarness", "ThrumSim", "ThrumTestSupport"]),
         .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(
             name: "EndToEndTests",

@@ -11,7 +11,7 @@ import ThrumSim
 /// of `$XDG_CONFIG_HOME/thrum/default-port` (`~/.config/thrum/default-port` without XDG); else
 /// the built-in virtual device (the same simulated board, chip and LRA as `thrum sim`, in
 /// virtual time, so `run(for:)` returns at once). ``description`` says which, for a log line.
-public enum DefaultDevice: Equatable, Sendable, CustomStringConvertible {
+public enum DefaultDevice: Hashable, Sendable, CustomStringConvertible {
     /// A serial port, pty, `tcp://` or `rfc2217://` address, and where the choice came from.
     case port(String, source: String)
     /// The built-in virtual device.
@@ -50,16 +50,73 @@ extension HapticEngine {
     /// Which one it chose is ``DefaultDevice/description`` of `DefaultDevice.choose()`.
     /// - Throws: `serverInitFailed` (−4810) when the port cannot be opened, with the reason.
     public convenience init() throws {
-        try self.init(device: DefaultDevice.choose())
+        self.init(device: try DeviceRegistry.process.defaultDevice())
     }
 
-    /// An engine on `device`.
+    /// An engine on `device`. Every engine (and feedback generator) of the process on the same
+    /// device shares one connection to it (``DeviceRegistry``): their drive is mixed, each gets its
+    /// own players and onset reports. The built-in virtual device runs paced to real time
+    /// (``ThrumEngine/SharedDevice/RunMode/paced``), so it plays "live" like hardware.
     /// - Throws: `serverInitFailed` (−4810) when the port cannot be opened, with the reason.
     public convenience init(device: DefaultDevice) throws {
-        switch device {
+        self.init(device: try DeviceRegistry.process.device(for: device))
+    }
+}
+
+/// The devices this process has opened for ``HapticEngine/init(device:)`` and the generators'
+/// `init()`: one ``ThrumEngine/SharedDevice`` (one connection) per port, and one built-in
+/// virtual device. The only process-wide state of Thrum, behind a lock, as the system's haptic
+/// server is on Apple's platforms; devices stay open for the life of the process.
+public final class DeviceRegistry: @unchecked Sendable {
+    /// The process's registry.
+    public static let process = DeviceRegistry()
+
+    private let lock = NSLock()
+    private var devices: [DefaultDevice: SharedDevice] = [:]
+    private var standIn: SharedDevice?
+
+    /// The device `HapticEngine()` and the generators' `init()` play on: the stand-in when one is
+    /// set, else the device ``DefaultDevice/choose(environment:)`` names.
+    public func defaultDevice() throws -> SharedDevice {
+        lock.lock()
+        let standIn = self.standIn
+        lock.unlock()
+        return try standIn ?? device(for: DefaultDevice.choose())
+    }
+
+    /// Plays what code creates with `HapticEngine()` and the generators' `init()` on `device`
+    /// instead of the default device, until set back to nil: a test runs unmodified app code on a
+    /// `VirtualRig`'s device, in virtual time, and reads the truth from its chip.
+    public var defaultStandIn: SharedDevice? {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return standIn
+        }
+        set {
+            lock.lock()
+            standIn = newValue
+            lock.unlock()
+        }
+    }
+
+    /// The shared device for `choice`, opened on first use.
+    /// - Throws: `serverInitFailed` (−4810) when the port cannot be opened, with the reason.
+    public func device(for choice: DefaultDevice) throws -> SharedDevice {
+        // Ports are keyed by path, whatever said to use them.
+        let key: DefaultDevice
+        switch choice {
+        case .virtual: key = .virtual
+        case .port(let port, _): key = .port(port, source: "")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        if let device = devices[key] { return device }
+        let device: SharedDevice
+        switch choice {
         case .virtual:
             let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 1, crystalErrorPPM: 0)
-            self.init(session: rig.session, profile: rig.profile)
+            device = SharedDevice.of(session: rig.session, profile: rig.profile, runMode: .paced)
         case .port(let port, _):
             let transport: any ByteTransport
             do {
@@ -67,8 +124,10 @@ extension HapticEngine {
             } catch {
                 throw HapticError(.serverInitFailed, "cannot open \(port): \(error)")
             }
-            self.init(session: DeviceSession(pump: TransportPump(transport: transport), endpointName: port))
+            device = SharedDevice.of(session: DeviceSession(pump: TransportPump(transport: transport), endpointName: port))
         }
+        devices[key] = device
+        return device
     }
 }
 

@@ -194,7 +194,7 @@ public enum AVRBench {
         let transport = try openTransport(path: simulation.ptyPath, baud: 115_200)
         let clock = MonotonicClock()
         let engine = HapticEngine(session: DeviceSession(pump: TransportPump(transport: transport, clock: clock),
-                                                         endpointName: simulation.ptyPath))
+                                                         endpointName: simulation.ptyPath), runMode: .manual)
         try engine.start()
         engine.run(for: 1)
 

@@ -21,7 +21,8 @@ final class AVRStartLatencyTests: XCTestCase {
         let transport = try openTransport(path: simulator.ptyPath, baud: 115_200)
         let clock = MonotonicClock()
         let pump = TransportPump(transport: transport, clock: clock)
-        let engine = HapticEngine(session: DeviceSession(pump: pump, endpointName: simulator.ptyPath))
+        // The harness drives the engine's loop itself (one thread), as the `thrum` CLI does.
+        let engine = HapticEngine(session: DeviceSession(pump: pump, endpointName: simulator.ptyPath), runMode: .manual)
         let pattern = BenchSetup.transients(count: 1, spacing: 0.1)
         try engine.start()
         engine.run(for: 1)

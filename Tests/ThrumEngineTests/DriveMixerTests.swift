@@ -51,10 +51,38 @@ final class DriveMixerTests: XCTestCase {
             let engine = HapticEngine(session: rig.session, profile: rig.profile)
             engine.stoppedHandler = { reasons.append($0) }
             try engine.start()
-            let player = try engine.makePlayer(with: metronome())
-            try player.start(atTime: 0)
             engine.run(for: 0.05)
         }
         XCTAssertEqual(reasons, [.engineDestroyed])
+    }
+
+    /// The "new engine per play" habit: an engine let go while its pattern plays lives until the
+    /// pattern ends (its players hold it), so every beat reaches the chip; then it is destroyed.
+    func testAnEngineLetGoWhilePlayingPlaysOnAndIsDestroyedAfter() throws {
+        var reasons: [HapticEngine.StoppedReason] = []
+        let rig = EngineRig()
+        var start = 0.0
+        weak var gone: HapticEngine?
+        do {
+            let engine = HapticEngine(session: rig.session, profile: rig.profile)
+            gone = engine
+            engine.stoppedHandler = { reasons.append($0) }
+            try engine.start()
+            start = engine.currentTime + 0.05
+            try engine.makePlayer(with: metronome()).start(atTime: start)
+            engine.run(for: 0.01)
+        }
+        XCTAssertNotNil(gone, "a playing engine must outlive its owner's reference")
+        XCTAssertEqual(reasons, [])
+        rig.rig.advance(by: 0.6)
+        XCTAssertNil(gone)
+        XCTAssertEqual(reasons, [.engineDestroyed])
+        // The chip started each of the four beats, 100 ms apart.
+        let records = rig.rig.sharedDevice().allOnsets
+        XCTAssertEqual(records.count, 4)
+        for (k, record) in records.enumerated() {
+            let truth = try XCTUnwrap(rig.trueOnset(record))
+            XCTAssertEqual(truth, start + Double(k) * 0.1, accuracy: 0.000_5)
+        }
     }
 }

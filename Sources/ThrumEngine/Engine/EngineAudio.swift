@@ -189,7 +189,7 @@ public final class EngineAudio {
     /// Feeds the sound device: renders every playing player's audio for the frames due.
     func service(_ engine: HapticEngine) {
         guard deviceError == nil else { return }
-        let players = engine.playsHapticsOnly || engine.isMutedForAudio ? [] : engine.players.filter { !$0.isMuted }
+        let players = engine.playsHapticsOnly || engine.isMutedForAudio ? [] : engine.device.players.filter { $0.host === engine && !$0.isMuted }
         do {
             let before = output.framesWritten
             try output.service { out, frames, start, step in

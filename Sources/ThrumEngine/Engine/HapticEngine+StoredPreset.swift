@@ -24,13 +24,17 @@ extension HapticEngine {
         guard let identity = session.identity, identity.protocolVersion >= 1 else {
             throw LibraryClientError.unsupported(protocolVersion: session.identity?.protocolVersion ?? 0)
         }
+        return try device.locked { try playStoredPresetLocked(id: id, atTime: time) }
+    }
+
+    private func playStoredPresetLocked(id: UInt16, atTime time: Double) throws -> HostTime {
         let now = nowMicros
         // A driver in standby (the device's idle timeout) is woken in the same frame and given
         // its standby exit, as a prepared start does.
         let standby = session.powerState == .standby
         let exit = standby ? configuration.standbyExitLead.nanoseconds / 1_000 : 0
         var driveStart = now + configuration.preparedStartLead.nanoseconds / 1_000 + exit
-        if let boundary = nextFrameBoundary(after: now) {
+        if let boundary = device.nextFrameBoundary(after: now) {
             driveStart = min(driveStart, boundary + configuration.framedStartMargin.nanoseconds / 1_000 + exit)
         }
         if standby {
@@ -38,10 +42,10 @@ extension HapticEngine {
                 .wake(idleTimeoutMilliseconds: UInt32(clamping: configuration.preparedTimeout.nanoseconds / 1_000_000)))
         }
         if time != HapticTimeImmediate { driveStart = max(driveStart, try micros(time)) }
-        driveStart = max(driveStart, lastSentEnd)
+        driveStart = max(driveStart, device.lastSentEnd)
         let host = HostTime(nanoseconds: driveStart * 1_000)
-        let device = session.link.clock.deviceTime(at: host) - session.latencyCorrection
-        session.sendPlayPreset(id: UInt32(id), deviceStart: device, eventBase: Self.storedPresetEventBase)
+        let deviceStart = session.link.clock.deviceTime(at: host) - session.latencyCorrection
+        session.sendPlayPreset(id: UInt32(id), deviceStart: deviceStart, eventBase: Self.storedPresetEventBase)
         service()
         return host
     }

@@ -7,16 +7,22 @@ import ThrumWire
 
 /// A Core-Haptics-shaped engine over one Thrum device (`CHHapticEngine` without the `CH`).
 ///
-/// The engine streams: it keeps the drive of every active player rendered and sent a lead time
-/// ahead of now, mixing players with the compiler's soft sum, so parameter changes reach the
-/// actuator within one lead time, and stops go out at once on the any-lane (see `docs/engine.md`).
+/// An engine is one client of a ``SharedDevice``: engines made on the same device (the same
+/// session, or `HapticEngine()` twice) share its connection; each has its own players, handlers
+/// and onset reports, their drive is mixed, and stopping or destroying one ends only its own
+/// players. The device streams: it keeps the drive of every active player rendered and sent ahead
+/// of now, so parameter changes reach the actuator within one change lead, and immediate stops go
+/// out at once on the any-lane (see `docs/engine.md`).
 ///
-/// **Threading.** The engine is single-threaded and sans-IO like the rest of Thrum: time passes,
-/// bytes move and callbacks (completion, stopped, reset, finished handlers) run only inside the
-/// run-loop calls ``run(for:)``, ``run(until:)``, ``runUntilPlayersFinished(timeout:)`` and
-/// ``pump()``, on the caller's thread. In virtual time those calls are what moves time; in real
-/// time they block on the transport until the next thing is due. Drive it from one thread.
-public final class HapticEngine {
+/// **Threading.** Every method and property is safe from any thread (the device's lock). After
+/// ``start()`` the engine runs by itself: on real time a run thread (`thrum.device`) plays,
+/// and the handlers (completion, stopped, reset, finished) are called on it, one at a time; they
+/// may call the engine. On virtual time (a session whose pump reads a `ManualClock`: the virtual
+/// rig in tests) time passes only when the test moves it — `VirtualRig.advance(by:)`, or this
+/// engine's ``run(for:)``, ``run(until:)``, ``runUntilPlayersFinished(timeout:ringDown:)`` and
+/// ``pump()`` — and the handlers are called on that thread. The run-loop calls work on real time
+/// too (they block until then), for code that drives its own loop.
+public final class HapticEngine: @unchecked Sendable {
     /// Why the engine stopped by itself (`CHHapticEngine.StoppedReason`, Apple's raw values where
     /// they exist).
     public enum StoppedReason: Int, Sendable, CustomStringConvertible {
@@ -27,29 +33,31 @@ public final class HapticEngine {
         case applicationSuspended = 2
         /// Auto-shutdown: idle for ``Configuration/autoShutdownTimeout`` with ``isAutoShutdownEnabled``.
         case idleTimeout = 3
-        /// A ``notifyWhenPlayersFinished(finishedHandler:)`` handler returned `.stopEngine`.
-        case notifyWhenPlayersFinished = 4
+        /// A ``HapticEngine/notifyWhenPlayersFinished(finishedHandler:)`` handler returned `.stopEngine`
+        /// (Apple's spelling; ``notifyWhenPlayersFinished`` is the same value).
+        case notifyWhenFinished = 4
         /// The engine was deallocated while running.
         case engineDestroyed = 5
-        /// The device went away: the transport failed or the link gave up (Apple's
-        /// `gameControllerDisconnect`, the closest case: the hardware owning the engine left).
-        case deviceDisconnected = 6
+        /// The device went away: the transport failed or the link gave up (Apple's case for "the
+        /// hardware owning the engine went away"; ``deviceDisconnected`` is Thrum's name for it).
+        case gameControllerDisconnect = 6
         /// Unrecoverable: the device reported a fault that stops playback.
         case systemError = -1
 
-        /// Apple's spelling of ``notifyWhenPlayersFinished``.
-        public static let notifyWhenFinished = StoppedReason.notifyWhenPlayersFinished
-        /// Apple's spelling of ``deviceDisconnected``.
-        public static let gameControllerDisconnect = StoppedReason.deviceDisconnected
+        /// Thrum's name for ``notifyWhenFinished``. Apple's cases are the enum's own, so a `switch`
+        /// written for Core Haptics is exhaustive here too.
+        public static let notifyWhenPlayersFinished = StoppedReason.notifyWhenFinished
+        /// Thrum's name for ``gameControllerDisconnect``: the device went away.
+        public static let deviceDisconnected = StoppedReason.gameControllerDisconnect
 
         public var description: String {
             switch self {
             case .audioSessionInterrupt: return "audioSessionInterrupt"
             case .applicationSuspended: return "applicationSuspended"
             case .idleTimeout: return "idleTimeout"
-            case .notifyWhenPlayersFinished: return "notifyWhenPlayersFinished"
+            case .notifyWhenFinished: return "notifyWhenPlayersFinished"
             case .engineDestroyed: return "engineDestroyed"
-            case .deviceDisconnected: return "deviceDisconnected"
+            case .gameControllerDisconnect: return "deviceDisconnected"
             case .systemError: return "systemError"
             }
         }
@@ -114,202 +122,171 @@ public final class HapticEngine {
         public init() {}
     }
 
+    /// The device this engine plays on, shared with the other engines on it.
+    public let device: SharedDevice
     /// The device session the engine plays on.
-    public let session: DeviceSession
-    /// The actuator the patterns are compiled for.
-    public let profile: ActuatorProfile
-    /// The tunables.
-    public let configuration: Configuration
+    public var session: DeviceSession { device.session }
+    /// The actuator the patterns are compiled for (the device's: the first engine's choice).
+    public var profile: ActuatorProfile { device.profile }
+    /// The tunables (the device's: the first engine's choice).
+    public var configuration: Configuration { device.configuration }
 
-    /// Called when the engine stops by itself (not after ``stop(completionHandler:)``).
-    public var stoppedHandler: ((StoppedReason) -> Void)?
-    /// Called after the device rebooted and the engine reconnected. Players made before are
-    /// invalid (−4812); make new ones. Patterns and engine properties survive.
-    public var resetHandler: (() -> Void)?
+    private var stopped: ((StoppedReason) -> Void)?
+    private var reset: (() -> Void)?
+    private var autoShutdown = false
+    private var mutedForHaptics = false
+    private var mutedForAudio = false
+    private var hapticsOnly = false
+    private var running = false
+    private var error: Error?
+    private var finishedHandlers: [(Error?) -> FinishedAction] = []
+    /// Since when (engine µs) none of this engine's players plays (auto-shutdown).
+    var idleSince: Int64 = 0
+
+    /// Called when the engine stops by itself (not after ``stop(completionHandler:)``), on the run thread.
+    public var stoppedHandler: ((StoppedReason) -> Void)? {
+        get { device.locked { stopped } }
+        set { device.locked { stopped = newValue } }
+    }
+    /// Called after the device rebooted and the engine reconnected, on the run thread. Players
+    /// made before are invalid (−4812); make new ones. Patterns and engine properties survive.
+    public var resetHandler: (() -> Void)? {
+        get { device.locked { reset } }
+        set { device.locked { reset = newValue } }
+    }
     /// Stop after ``Configuration/autoShutdownTimeout`` idle; restart automatically on the next start.
-    public var isAutoShutdownEnabled = false
-    /// Silences every player (their timelines keep running). Takes effect within one lead time.
-    public var isMutedForHaptics = false
-    /// Silences the audio of every player (their timelines keep running).
-    public var isMutedForAudio = false
+    public var isAutoShutdownEnabled: Bool {
+        get { device.locked { autoShutdown } }
+        set { device.locked { autoShutdown = newValue } }
+    }
+    /// Silences every player of this engine (their timelines keep running; other engines on the
+    /// device are not affected). Takes effect within one lead time.
+    public var isMutedForHaptics: Bool {
+        get { device.locked { mutedForHaptics } }
+        set {
+            device.locked {
+                guard mutedForHaptics != newValue else { return }
+                mutedForHaptics = newValue
+                if device.players.contains(where: { $0.host === self }) {
+                    device.invalidate(from: device.nowMicros + device.changeLeadMicros)
+                    device.service()
+                }
+            }
+        }
+    }
+    /// Silences the audio of every player of this engine (their timelines keep running).
+    public var isMutedForAudio: Bool {
+        get { device.locked { mutedForAudio } }
+        set { device.locked { mutedForAudio = newValue } }
+    }
     /// Apple's default, false. True: audio events are not played (takes effect at once).
-    public var playsHapticsOnly = false
+    public var playsHapticsOnly: Bool {
+        get { device.locked { hapticsOnly } }
+        set { device.locked { hapticsOnly = newValue } }
+    }
     /// Apple's default, false. True: haptic events of players made from now on are left out.
-    public var playsAudioOnly = false
-    /// The audio path (sound device) audio events play on; nil: audio events are listed, not
-    /// played. See `HapticEngine+Audio.swift` and `docs/audio.md`.
-    public var audio: EngineAudio?
+    public var playsAudioOnly: Bool {
+        get { device.locked { audioOnly } }
+        set { device.locked { audioOnly = newValue } }
+    }
+    private var audioOnly = false
+    /// The audio path (sound device) this engine's audio events play on; nil: audio events are
+    /// listed, not played. See `HapticEngine+Audio.swift` and `docs/audio.md`.
+    public var audio: EngineAudio? {
+        get { device.locked { audioPath } }
+        set { device.locked { audioPath = newValue } }
+    }
+    private var audioPath: EngineAudio?
     /// Audio resources registered with ``registerAudioResource(_:options:)``.
     public let audioResources = AudioResourceRegistry()
 
     /// Whether the engine is started.
-    public private(set) var isRunning = false
+    public var isRunning: Bool { device.locked { running } }
     /// Whether the device is ready for a low-latency start (see ``prepare()``).
-    public internal(set) var isPrepared = false
+    public var isPrepared: Bool { device.locked { device.isPrepared } }
     /// What the device supports, once connected.
-    public internal(set) var capabilities: DeviceCapabilities?
+    public var capabilities: DeviceCapabilities? { device.locked { device.capabilities } }
     /// The last auto-calibration result this connection (after CONFIGURE_DRIVER changed the
     /// calibration inputs, after ``calibrate()``, or after ``prepare()`` calibrated), nil before any.
-    public var calibrationResult: CalibrationReport? { session.calibrationResult }
+    public var calibrationResult: CalibrationReport? { device.locked { session.calibrationResult } }
     /// The driver's power state as the device last reported it (nil: awake since reset, no report).
-    public var powerState: StateReport.State? { session.powerState }
-    /// Every onset scheduled so far and what the device reported, in the order they were scheduled.
-    public var onsets: [OnsetRecord] { markOrder.compactMap { marks[$0] } }
-    /// Drive segments sent since the engine was made (re-renders after a STOP included).
-    public internal(set) var segmentsSent = 0
-    /// CUTs sent (queued drive replaced from an instant on, for a change).
-    public internal(set) var cutsSent = 0
+    public var powerState: StateReport.State? { device.locked { session.powerState } }
+    /// Every onset this engine scheduled so far (its players' events and ROM effects) and what
+    /// the device reported, in the order they were scheduled. Other engines' onsets are theirs.
+    public var onsets: [OnsetRecord] {
+        device.locked {
+            let me = ObjectIdentifier(self)
+            return device.markOrder.compactMap { id -> OnsetRecord? in
+                guard let record = device.marks[id] else { return nil }
+                if record.romEffect != nil { return device.romOwners[id] == me ? record : nil }
+                return playerIDs.contains(record.playerID) ? record : nil
+            }
+        }
+    }
+    /// The device-wide numbers of this engine's players.
+    private var playerIDs: Set<Int> = []
+    /// Drive segments the device sent since it was opened (every engine's drive: it is mixed).
+    public var segmentsSent: Int { device.locked { device.segmentsSent } }
+    /// CUTs the device sent (queued drive replaced from an instant on, for a change).
+    public var cutsSent: Int { device.locked { device.cutsSent } }
     /// The error that stopped the engine, if any.
-    public private(set) var lastError: Error?
+    public var lastError: Error? { device.locked { error } }
 
-    // Streaming state (engine µs = host µs).
-    /// Players with a timeline to render (playing, or playing until a pending stop/pause).
-    var players: [StreamingPatternPlayer] = []
-    /// Paused players, so that stopping the engine ends them too.
-    var pausedPlayers: [StreamingPatternPlayer] = []
-    var emittedUntil: Int64 = 0
-    var lastSentEnd: Int64 = 0
-    var lastLevel: UInt8 = 0
-    var lastDeviceStart: DeviceTime?
-    var generation = 0
-    private var nextPlayerID = 1
-    var nextMarkID: UInt32 = 1
-    var markIDs: [MarkKey: UInt32] = [:]
-    var marks: [UInt32: OnsetRecord] = [:]
-    var markOrder: [UInt32] = []
-    private var finishedHandlers: [(Error?) -> FinishedAction] = []
-    var idleSince: Int64 = 0
-    var preparedUntil: Int64 = 0
-    private var lastClockSample: ClockSample?
-    /// Programs preloaded on the device, by slot.
-    var preloads: [UInt8: Preload] = [:]
-    var preloadUse = 0
-    /// The GO last sent, until its ACK or FAULT 8 settles it.
-    var pendingGo: PendingGo?
-    /// Learnt extra lead for prepared starts (GOs that arrived late widen it).
-    var preparedLeadExtra: Int64 = 0
-    /// Onset ids of ROM effects (their latency is learnt apart).
-    var romMarks: Set<UInt32> = []
-    /// Onset ids of events started by GO.
-    var goMarks: Set<UInt32> = []
-    var goStarts = 0
-    /// The transport or link failed; the run loop returns early instead of spinning.
-    private var linkDead = false
-    private let mixer: DriveMixer
-
-    struct MarkKey: Hashable {
-        var player: Int
-        var run: Int
-        var event: UInt32
+    /// Creates an engine over a device session (opened or not; ``start()`` connects it). Engines
+    /// on the same session share its device (``SharedDevice/of(session:profile:configuration:runMode:)``):
+    /// the first one's `profile` and `configuration` are the device's.
+    /// `runMode` (first engine only; nil: by the session's clock) is how its device runs: by
+    /// itself on real time, or in the caller's run-loop calls (``SharedDevice/RunMode/manual``).
+    public convenience init(
+        session: DeviceSession, profile: ActuatorProfile = .default, configuration: Configuration = Configuration(),
+        runMode: SharedDevice.RunMode? = nil
+    ) {
+        self.init(device: SharedDevice.of(session: session, profile: profile, configuration: configuration, runMode: runMode))
     }
 
-    /// Creates an engine over a device session (opened or not; ``start()`` connects it).
-    public init(session: DeviceSession, profile: ActuatorProfile = .default, configuration: Configuration = Configuration()) {
-        self.session = session
-        self.profile = profile
-        self.configuration = configuration
-        mixer = DriveMixer(options: configuration.compileOptions)
+    /// Creates an engine on `device`, beside the engines already on it.
+    public init(device: SharedDevice) {
+        self.device = device
+        device.locked { device.register(self) }
     }
 
     deinit {
-        if isRunning {
-            session.link.sendImmediately(.stop)
-            stoppedHandler?(.engineDestroyed)
+        // Players hold their engine: a running engine goes away only once none of its players
+        // plays, so this ends nothing of its own, and nothing of another engine.
+        let device = self.device
+        device.locked {
+            if running {
+                running = false
+                device.release(self, error: nil)
+                stopped?(.engineDestroyed)
+            }
         }
     }
 
     // MARK: Time
 
     /// The engine clock (s): the host clock the session's pump reads. Every `atTime:` refers to it.
-    public var currentTime: Double { Double(nowMicros) / 1e6 }
-
-    var nowMicros: Int64 { session.pump.clock.now().nanoseconds / 1_000 }
-    var leadMicros: Int64 { leadTime.nanoseconds / 1_000 }
+    public var currentTime: Double { device.currentTime }
 
     /// How far ahead of now the drive is rendered and sent. Parameter changes take effect within
     /// this time (plus one render chunk); an immediate start is felt this long after the call.
-    public var leadTime: HostDuration {
-        if let fixed = configuration.leadTime { return fixed }
-        // The session's lead adapts to the link's round trip; streaming also needs room for a
-        // render chunk and the restart margin on top of it.
-        return max(session.currentLeadTime, configuration.chunk * 2 + configuration.restartMargin)
-    }
-    /// A chunk that would end this close before an onset ends at the onset instead, µs.
-    static let markGuard: Int64 = 200
-
-    /// How far ahead drive is rendered and queued: the lead, or ``Configuration/queueAhead``.
-    var horizonMicros: Int64 { max(leadMicros, configuration.queueAhead.nanoseconds / 1_000) }
-    /// The earliest a change sent now (a CUT and new drive, on the sequenced lane) can take
-    /// effect: the fixed part of what host → device frames recently took at most
-    /// (``ThrumLink/ClockModel/outboundDelayBound(quantile:last:excludingOwnBytes:)``, the return
-    /// leg does not matter) with a quarter more, plus what the host itself puts in front of the
-    /// change on a serial line (the bytes still draining, ``ThrumLink/LinkSession/transmitBacklog``,
-    /// and a whole frame's serialisation at the learnt byte time), plus 2 ms for the frame being
-    /// handled; the session's round-trip lead until the model has samples.
-    var changeLeadMicros: Int64 {
-        let link = session.link
-        guard let outbound = link.clock.outboundDelayBound(excludingOwnBytes: true) else {
-            return session.currentLeadTime.nanoseconds / 1_000
-        }
-        let fixed = outbound.nanoseconds / 1_000
-        let ownFrame = link.clock.byteTimeMicros * Double(ProtocolConstants.maxFrame)
-        let serial = link.transmitBacklog.nanoseconds / 1_000 + Int64(ownFrame.rounded(.up))
-        return min(session.currentLeadTime.nanoseconds / 1_000, fixed + fixed / 4 + serial + 2_000)
-    }
-    /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
-    var marginMicros: Int64 {
-        max(configuration.restartMargin.nanoseconds, 2 * session.link.statistics.smoothedRoundTrip.nanoseconds) / 1_000
-    }
-
-    /// Engine µs for an `atTime:` argument (immediate → now).
-    func micros(_ time: Double) throws -> Int64 {
-        guard time.isFinite, time >= 0 else { throw HapticError(.invalidTime, "invalid time \(time)") }
-        return time == HapticTimeImmediate ? nowMicros : Int64((time * 1e6).rounded())
-    }
+    public var leadTime: HostDuration { device.locked { device.leadTime } }
 
     // MARK: Lifecycle
 
-    /// Starts the engine: connects to the device if needed (identify), configures the driver for
-    /// the profile and converges the clock. Blocks (pumping) until done.
+    /// Starts the engine: connects to the device if no other engine did (identify), configures the
+    /// driver for the profile and converges the clock. Blocks until done; then the engine runs by
+    /// itself (see the type's threading note).
     /// - Throws: ``HapticError`` `engineStartTimeout` (−4808) when the device does not answer,
     ///   `serverInitFailed` (−4810) for other link failures.
     public func start() throws {
-        if isRunning { return }
-        do {
-            if session.identity == nil || !isConnected {
-                try session.open()
-                session.configureDriver(DriverRegisters.derive(from: profile))
-                preloads.removeAll()
-            }
-            // A changed rated voltage or overdrive clamp makes the device calibrate: wait for it.
-            if session.isCalibrating || session.link.pendingCount > 0 { try session.waitForDriverReady() }
-            try session.synchronizeClock()
-            if configuration.calibrateOnStart, session.calibrationResult == nil, let identity = session.identity,
-                DeviceCapabilities(identity: identity, program: session.programCapabilities).calibration
-            {
-                do {
-                    try session.calibrate()
-                } catch .calibrationFailed {
-                    // Kept in calibrationResult; the driver plays on its default calibration words.
-                }
-            }
-        } catch {
-            let code: HapticErrorCode
-            switch error {
-            case .deviceDidNotAnswer, .clockDidNotConverge, .calibrationTimedOut: code = .engineStartTimeout
-            default: code = .serverInitFailed
-            }
-            throw HapticError(code, error.description)
+        try device.locked {
+            if running { return }
+            try device.connect()
+            running = true
+            error = nil
+            idleSince = device.nowMicros
         }
-        capabilities = session.identity.map { DeviceCapabilities(identity: $0, program: session.programCapabilities) }
-        session.deviceEventHandler = { [weak self] event in self?.handle(event) }
-        isRunning = true
-        linkDead = false
-        lastError = nil
-        idleSince = nowMicros
-        emittedUntil = nowMicros
-        lastSentEnd = nowMicros
-        lastClockSample = session.link.clock.samples.last
     }
 
     /// Starts the engine and reports the result to `completionHandler` (called before returning).
@@ -322,45 +299,23 @@ public final class HapticEngine {
         }
     }
 
-    /// Stops the engine: every player stops (their completion handlers run), the device goes
-    /// silent at once. The stopped handler is not called. `completionHandler` runs before returning.
+    /// Stops the engine: its players stop (their completion handlers run); the device goes silent
+    /// at once when no other engine plays on it, else only this engine's drive ends (one change
+    /// lead from now). The stopped handler is not called. `completionHandler` runs before returning.
     public func stop(completionHandler: ((Error?) -> Void)? = nil) {
-        guard isRunning else {
-            completionHandler?(nil)
-            return
+        device.locked {
+            if running {
+                running = false
+                device.release(self, error: nil)
+            }
         }
-        halt(error: nil)
-        try? session.runOnce(until: session.pump.clock.now() + .milliseconds(1))
         completionHandler?(nil)
     }
 
-    var isConnected: Bool {
-        if case .connected = session.link.state { return true }
-        return false
-    }
-
-    /// Stops everything on the device and finishes every player.
-    private func halt(error: Error?) {
-        session.link.discardQueuedSegments()
-        if isConnected { session.link.sendImmediately(.stop) }
-        isRunning = false
-        isPrepared = false
-        let stopping = players + pausedPlayers
-        players.removeAll()
-        pausedPlayers.removeAll()
-        for p in stopping { p.finish(error: error) }
-        lastDeviceStart = nil
-        timeline = DeviceTimeline()
-        lastLevel = 0
-        fireFinishedHandlersIfIdle()
-    }
-
-    /// Stops by itself for `reason`, then tells the stopped handler.
-    func stopBySelf(_ reason: StoppedReason, error: Error?) {
-        guard isRunning else { return }
-        lastError = error
-        halt(error: error)
-        stoppedHandler?(reason)
+    /// The device stopped this engine (failure): no longer running, `error` kept.
+    func markStopped(error: Error?) {
+        running = false
+        self.error = error
     }
 
     // MARK: Players
@@ -382,8 +337,11 @@ public final class HapticEngine {
     /// virtual rig play programs through the same streaming path as patterns. Its events are the
     /// program's; `playbackRate` and run-time shape controls do not recompile it.
     public func makePlayer(program: DriveProgram) -> any HapticAdvancedPatternPlayer {
-        defer { nextPlayerID += 1 }
-        return StreamingPatternPlayer(engine: self, id: nextPlayerID, pattern: HapticPattern(events: [], parameters: [], parameterCurves: []), program: program)
+        device.locked {
+            let id = device.takePlayerID()
+            playerIDs.insert(id)
+            return StreamingPatternPlayer(engine: self, id: id, pattern: HapticPattern(events: [], parameters: [], parameterCurves: []), program: program)
+        }
     }
 
     private func makeStreamingPlayer(_ pattern: HapticPattern) throws -> StreamingPatternPlayer {
@@ -395,14 +353,19 @@ public final class HapticEngine {
             throw HapticError(
                 .invalidEventTime, "event \(k) has relativeTime \(pattern.events[k].relativeTime) s; events start at 0 or later")
         }
-        defer { nextPlayerID += 1 }
-        return try makeAudioAwarePlayer(pattern, id: nextPlayerID)
+        return try device.locked {
+            let id = device.takePlayerID()
+            playerIDs.insert(id)
+            return try makeAudioAwarePlayer(pattern, id: id)
+        }
     }
 
     /// Plays `pattern` once, now; starts the engine first if needed (which adds its start-up time).
     public func playPattern(from pattern: HapticPattern) throws {
-        if !isRunning { try start() }
-        try makePlayer(with: pattern).start(atTime: HapticTimeImmediate)
+        try device.locked {
+            if !running { try start() }
+            try makePlayer(with: pattern).start(atTime: HapticTimeImmediate)
+        }
     }
 
     /// Reads an AHAP file and plays it once.
@@ -427,433 +390,150 @@ public final class HapticEngine {
         try playPattern(from: try AHAPReader().read(data: data).pattern)
     }
 
-    /// Calls `finishedHandler` once every player has finished (at the next run-loop call if none
-    /// plays now). Returning `.stopEngine` stops the engine with reason `.notifyWhenPlayersFinished`.
+    /// Calls `finishedHandler` once every player of this engine has finished (at the next step of
+    /// the run loop if none plays now), on the run thread. Returning `.stopEngine` stops the engine
+    /// with reason `.notifyWhenPlayersFinished`.
     public func notifyWhenPlayersFinished(finishedHandler: @escaping (Error?) -> FinishedAction) {
-        finishedHandlers.append(finishedHandler)
+        device.locked { finishedHandlers.append(finishedHandler) }
     }
 
-    private func fireFinishedHandlersIfIdle() {
-        guard players.isEmpty, pausedPlayers.isEmpty, !finishedHandlers.isEmpty else { return }
+    /// Whether one of this engine's players is playing (or due to play).
+    public var hasActivePlayers: Bool { device.locked { device.players.contains { $0.host === self } } }
+
+    /// Whether one of this engine's players is playing or paused.
+    private var hasPlayers: Bool {
+        device.players.contains { $0.host === self } || device.pausedPlayers.contains { $0.host === self }
+    }
+
+    func fireFinishedHandlersIfIdle() {
+        guard !finishedHandlers.isEmpty, !hasPlayers else { return }
         let handlers = finishedHandlers
         finishedHandlers.removeAll()
         var stopEngine = false
-        for h in handlers where h(lastError) == .stopEngine { stopEngine = true }
-        if stopEngine { stopBySelf(.notifyWhenPlayersFinished, error: nil) }
+        for h in handlers where h(error) == .stopEngine { stopEngine = true }
+        if stopEngine { stopBySelf(.notifyWhenPlayersFinished) }
     }
 
-    /// Engine-side check made by every player command.
-    func requireRunning(_ player: StreamingPatternPlayer) throws {
-        guard player.generation == generation else {
-            throw HapticError(.invalidPatternPlayer, "the player belongs to an engine that was reset; make a new one")
+    /// Stops this engine by itself for `reason` and tells its stopped handler.
+    private func stopBySelf(_ reason: StoppedReason) {
+        guard running else { return }
+        running = false
+        device.release(self, error: nil)
+        stopped?(reason)
+    }
+
+    /// The device's step, for this engine: finished handlers and auto-shutdown.
+    func service(now: Int64) {
+        audioPath?.service(self)
+        fireFinishedHandlersIfIdle()
+        if running && autoShutdown && !device.players.contains(where: { $0.host === self })
+            && now - idleSince >= configuration.autoShutdownTimeout.nanoseconds / 1_000
+        {
+            stopBySelf(.idleTimeout)
         }
-        if !isRunning {
-            guard isAutoShutdownEnabled else { throw HapticError(.engineNotRunning, "the engine is not running") }
-            try start()
+    }
+
+    /// When this engine next needs the run loop (auto-shutdown), engine µs.
+    func nextWake(now: Int64) -> Int64? {
+        if running, let audioPath {
+            let audioWake = audioPath.nextWake(now: now)
+            guard autoShutdown && !device.players.contains(where: { $0.host === self }) else { return audioWake }
+            return min(audioWake, idleSince + configuration.autoShutdownTimeout.nanoseconds / 1_000)
         }
-    }
-
-    func activate(_ player: StreamingPatternPlayer) {
-        pausedPlayers.removeAll { $0 === player }
-        if !players.contains(where: { $0 === player }) { players.append(player) }
-    }
-
-    /// `paused`: keep it to end it when the engine stops.
-    func deactivate(_ player: StreamingPatternPlayer, paused: Bool = false) {
-        players.removeAll { $0 === player }
-        pausedPlayers.removeAll { $0 === player }
-        if paused { pausedPlayers.append(player) }
-        if players.isEmpty { idleSince = nowMicros }
+        guard running && autoShutdown && !device.players.contains(where: { $0.host === self }) else { return nil }
+        return idleSince + configuration.autoShutdownTimeout.nanoseconds / 1_000
     }
 
     // MARK: Run loop
 
-    /// Runs the engine (moving bytes, rendering drive, calling handlers) for `seconds`.
-    public func run(for seconds: Double) {
-        run(until: currentTime + seconds)
-    }
+    /// Runs the device (moving bytes, rendering drive, calling handlers) for `seconds`: in virtual
+    /// time this is how time passes; in real time the engine runs by itself and this just blocks.
+    public func run(for seconds: Double) { device.run(for: seconds) }
 
-    /// Runs the engine until engine time `time` (s).
-    public func run(until time: Double) {
-        let deadline = Int64((time * 1e6).rounded())
-        service()
-        while nowMicros < deadline && !linkDead {
-            pump(until: min(deadline, nextWake()))
-        }
-    }
+    /// Runs the device until engine time `time` (s).
+    public func run(until time: Double) { device.run(until: time) }
 
-    /// Runs until every player has finished (and the actuator's ring-down passed), or `timeout` s.
-    /// Returns whether all finished.
+    /// Runs until every player of this engine has finished (and the actuator's ring-down passed),
+    /// or `timeout` s. Returns whether all finished.
     @discardableResult
     public func runUntilPlayersFinished(timeout: Double, ringDown: Double = 0.04) -> Bool {
-        let deadline = nowMicros + Int64(timeout * 1e6)
-        service()
-        while !players.isEmpty && nowMicros < deadline && !linkDead {
-            pump(until: min(deadline, nextWake()))
-        }
-        if players.isEmpty { run(for: ringDown) }
-        return players.isEmpty
+        device.runUntilPlayersFinished(of: self, timeout: timeout, ringDown: ringDown)
     }
 
     /// One step of the run loop: exchange bytes until the next thing is due (or bytes arrive), then
     /// render, send and call handlers. For callers that drive their own loop.
-    public func pump() {
-        pump(until: nextWake())
-    }
-
-    private func pump(until deadline: Int64) {
-        let target = HostTime(nanoseconds: max(deadline, nowMicros + 1) * 1_000)
-        do {
-            try session.runOnce(until: target)
-        } catch {
-            linkDead = true
-            if isRunning {
-                stopBySelf(.deviceDisconnected, error: HapticError(.serverInterrupted, error.description))
-            }
-        }
-        service()
-    }
-
-    /// When the run loop must next wake up (engine µs).
-    func nextWake() -> Int64 {
-        let now = nowMicros
-        var wake = now + 250_000
-        if isRunning && !players.isEmpty {
-            // Top the queue up every chunk so it always holds about `horizonMicros` of drive.
-            let chunk = max(1_000, configuration.chunk.nanoseconds / 1_000)
-            wake = min(wake, max(now + 1, emittedUntil - horizonMicros + chunk))
-            for p in players { if let end = p.endTime { wake = min(wake, max(now + 1, end)) } }
-        }
-        if isPrepared { wake = min(wake, max(now + 1, prepareLapseTime)) }
-        if isRunning, let audio { wake = min(wake, max(now + 1, audio.nextWake(now: now))) }
-        if isRunning && isAutoShutdownEnabled && players.isEmpty {
-            wake = min(wake, max(now + 1, idleSince + configuration.autoShutdownTimeout.nanoseconds / 1_000))
-        }
-        return wake
-    }
-
-    /// Renders and sends what is due, finishes players whose time is over, runs timeouts.
-    func service() {
-        guard isRunning else {
-            fireFinishedHandlersIfIdle()
-            return
-        }
-        checkForReboot()
-        guard isRunning else { return }
-        let now = nowMicros
-        emit(now: now)
-        audio?.service(self)
-        for p in players where p.endTime.map({ now >= $0 }) ?? false {
-            p.timeReached()
-        }
-        if !players.isEmpty { preparedUntil = max(preparedUntil, now + configuration.preparedTimeout.nanoseconds / 1_000) }
-        if isPrepared && now >= prepareLapseTime { lapsePreparation() }
-        fireFinishedHandlersIfIdle()
-        if isRunning && isAutoShutdownEnabled && players.isEmpty
-            && now - idleSince >= configuration.autoShutdownTimeout.nanoseconds / 1_000
-        {
-            stopBySelf(.idleTimeout, error: nil)
-        }
-    }
-
-    // MARK: Streaming
-
-    /// Keeps the drive rendered and sent up to now + lead time.
-    func emit(now: Int64) {
-        // Drive sent now reaches the device one change lead from now at the earliest (two round
-        // trips, the restart margin, overstate that where the return leg is the slow one: a
-        // serial bridge's latency timer); a CUT placed exactly there is followed without a gap.
-        let earliest = now + min(marginMicros, changeLeadMicros)
-        if emittedUntil < earliest {
-            // Fell behind (or idle): nothing can be placed before the device could get it.
-            emittedUntil = earliest
-            if lastLevel != 0, lastSentEnd > now { /* the queued ramp ends on its own */ }
-            lastLevel = 0
-        }
-        let horizon = now + horizonMicros
-        let chunk = max(1_000, configuration.chunk.nanoseconds / 1_000)
-        while emittedUntil < horizon {
-            let t0 = emittedUntil
-            var t1 = t0 + chunk
-            // One player and nothing to mix: its compiled segments go out as compiled (no
-            // re-quantisation at chunk edges), and rendering continues from their end.
-            if !isMutedForHaptics, players.count == 1, let verbatim = players[0].verbatimSegments(from: t0, to: t1, horizon: horizon) {
-                let end = max(t1, verbatim.map(\.end).max() ?? t1)
-                if lastLevel != 0 && (verbatim.first?.start ?? end) > t0 {
-                    let gap = (verbatim.first?.start ?? end) - t0
-                    send(DriveSegment(start: t0, duration: UInt32(min(gap, 1_000)), from: 0, to: 0))
-                }
-                for s in verbatim { send(s) }
-                lastLevel = verbatim.last.map { $0.end >= end ? $0.to : 0 } ?? 0
-                emittedUntil = end
-                continue
-            }
-            var ramps: [EnvelopeRamp] = []
-            var marksHere: [DriveMixer.Mark] = []
-            if !isMutedForHaptics {
-                // Look a little past the chunk's end: a mark just after it ends the chunk there
-                // instead, so no sliver of a segment lies between the chunk edge and an onset
-                // (the device needs one register write, ≈ 73 µs, per segment start).
-                let reach = t1 + Self.markGuard
-                for p in players { p.collect(from: t0, to: reach, ramps: &ramps, marks: &marksHere) }
-                if let mark = marksHere.map(\.time).filter({ $0 > t1 && $0 < reach }).min() { t1 = mark }
-            } else {
-                for p in players { p.extendLoops(to: t1) }
-            }
-            if ramps.isEmpty && lastLevel == 0 {
-                emittedUntil = t1
-                continue
-            }
-            marksHere = leadingMarks(marksHere)
-            var segments = mixer.segments(mixing: ramps, marks: marksHere, from: t0, to: t1)
-            if lastLevel != 0 && (segments.first?.start ?? t1) > t0 {
-                let gap = (segments.first?.start ?? t1) - t0
-                segments.insert(DriveSegment(start: t0, duration: UInt32(min(gap, 1_000)), from: 0, to: 0), at: 0)
-            }
-            for s in segments { send(s) }
-            if let last = segments.last, last.end >= t1 { lastLevel = last.to } else { lastLevel = 0 }
-            emittedUntil = t1
-        }
-    }
-
-    /// The device time each marked segment (or ROM effect) was sent to start at (after latency
-    /// correction), until its onset report comes back.
-    var intendedDeviceStart: [UInt32: DeviceTime] = [:]
-    /// Keeps contiguous drive contiguous on the device clock.
-    var timeline = DeviceTimeline()
-
-    private func send(_ s: DriveSegment) {
-        let link = session.link
-        // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
-        let correction = session.latencyCorrection
-        let mapped = timeline.map(
-            hostStart: HostTime(nanoseconds: s.start * 1_000), duration: s.duration, clock: link.clock, shift: correction)
-        // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it that
-        // much earlier (keeping its end) so that its first drive lands on the intended instant.
-        var duration = mapped.duration
-        var lead: UInt32 = 0
-        if s.eventID != 0 {
-            lead = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
-            duration += lead
-        }
-        var device = (mapped.start - .microseconds(Int64(lead))).clampedToOrigin
-        if let last = lastDeviceStart, device < last { device = last }
-        lastDeviceStart = device
-        // The latency learnt is onset − the first drive as scheduled (the compensator's definition).
-        if s.eventID != 0 {
-            let first = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
-            intendedDeviceStart[s.eventID] = device + .microseconds(Int64(first))
-        }
-        link.send(
-            .segment(
-                SegmentCommand(
-                    start: device.wire.rawValue, duration: duration, from: s.from, to: s.to, event: s.eventID)))
-        lastSentEnd = max(lastSentEnd, s.end)
-        segmentsSent += 1
-    }
-
-    /// Throws away drive already sent from now on: any-lane STOP (the device empties its queue and
-    /// goes silent at once), queued segments dropped; rendering restarts a restart margin ahead.
-    func rewind() {
-        session.link.discardQueuedSegments()
-        session.link.sendImmediately(.stop)
-        let now = nowMicros
-        emittedUntil = now + marginMicros
-        lastSentEnd = now
-        lastLevel = 0
-        lastDeviceStart = nil
-        timeline.reset()
-        // Drive a GO put on the device is gone too: it is rendered (streamed) from here on.
-        for p in players { p.unpreload(from: emittedUntil) }
-        pendingGo = nil
-    }
-
-    /// Makes engine time `t` (µs) renderable again: no-op when not yet rendered, a cheap rewind when
-    /// only silence was sent since, a CUT at `t` when a change sent now reaches the device in time
-    /// (``changeLeadMicros``), and an any-lane STOP otherwise.
-    func invalidate(from t: Int64) {
-        guard t < emittedUntil else { return }
-        if lastSentEnd <= t {
-            emittedUntil = max(t, lastSentEnd, nowMicros + marginMicros)
-            lastLevel = 0
-        } else if t >= nowMicros + changeLeadMicros {
-            cut(at: t)
-        } else {
-            rewind()
-        }
-    }
-
-    /// Replaces the drive queued from engine µs `t` on: a sequenced CUT at `t`'s device time (the
-    /// device drops what starts from there and shortens what spans it), the host's not-yet-sent
-    /// segments from there dropped, rendering resumed at `t`. No silent gap: the device plays the
-    /// old drive up to `t` and the new from `t`.
-    func cut(at t: Int64) {
-        let link = session.link
-        let host = HostTime(nanoseconds: t * 1_000)
-        let device = (timeline.deviceTime(atHost: host, clock: link.clock) - session.latencyCorrection).clampedToOrigin
-        link.discardQueuedSegments(startingAtOrAfter: device.wire.rawValue)
-        link.send(.cut(at: device.wire.rawValue))
-        cutsSent += 1
-        timeline.restart(hostEnd: host, deviceEnd: device)
-        lastDeviceStart = device
-        emittedUntil = t
-        lastSentEnd = t
-        lastLevel = 0
-        for p in players { p.unpreload(from: t) }
-    }
-
-
-    /// The device id for an event onset of a player's run (stable across re-renders).
-    func markID(player: StreamingPatternPlayer, run: Int, event: UInt32, record: () -> OnsetRecord) -> UInt32 {
-        let key = MarkKey(player: player.playerID, run: run, event: event)
-        if let id = markIDs[key] { return id }
-        let id = nextMarkID
-        nextMarkID = nextMarkID == UInt32(Int32.max) ? 1 : nextMarkID + 1
-        markIDs[key] = id
-        marks[id] = record()
-        markOrder.append(id)
-        return id
-    }
-
-    /// Marks whose events begin together with another mark's (layered events): they take that
-    /// mark's onset report. Never sent to the device.
-    var followerMarks: [UInt32: Set<UInt32>] = [:]
-
-    /// Records that mark `follower` begins together with mark `leader`.
-    func follow(_ follower: UInt32, _ leader: UInt32) {
-        followerMarks[leader, default: []].insert(follower)
-    }
-
-    /// Onsets of different players at the same instant start one drive (their ramps mix): the
-    /// first mark there leads and carries the onset to the device, the others follow it and take
-    /// its report, so no player's event is left without one.
-    func leadingMarks(_ marks: [DriveMixer.Mark]) -> [DriveMixer.Mark] {
-        guard marks.count > 1 else { return marks }
-        var leaders: [Int64: UInt32] = [:]
-        return marks.filter { m in
-            if let leader = leaders[m.time] {
-                if leader != m.id { follow(m.id, leader) }
-                return false
-            }
-            leaders[m.time] = m.id
-            return true
-        }
-    }
+    public func pump() { device.pump() }
 
     /// The onsets of one player, in schedule order.
-    public func onsets(for player: any HapticPatternPlayer) -> [OnsetRecord] {
-        onsets.filter { $0.playerID == player.playerID }
-    }
+    public func onsets(for player: any HapticPatternPlayer) -> [OnsetRecord] { device.onsets(for: player) }
 
-    // MARK: Device events
+    // MARK: Device features
 
-    private func handle(_ event: DeviceEvent) {
-        switch event {
-        case .onset(let report):
-            guard var record = marks[report.event] else { return }
-            let clock = session.link.clock
-            let host = clock.hostTime(atDevice: clock.extend(DeviceTime32(rawValue: report.time)))
-            if let intended = intendedDeviceStart.removeValue(forKey: report.event) {
-                let onset = clock.extend(DeviceTime32(rawValue: report.time))
-                if report.knownStatus == .onTime {
-                    if romMarks.contains(report.event) {
-                        session.observeROMLatency(onset: onset, intended: intended)
-                    } else {
-                        session.observeLatency(onset: onset, intended: intended)
-                    }
-                }
-                if report.knownStatus == .lateTrimmed, goMarks.contains(report.event) {
-                    // The GO reached the device after its start: give the next one more room.
-                    preparedLeadExtra = min(preparedLeadExtra + 250, 5_000)
-                }
-            }
-            switch report.knownStatus {
-            case .onTime, .lateTrimmed:
-                record.status = report.knownStatus == .onTime ? .onTime : .lateTrimmed
-                let device = clock.extend(DeviceTime32(rawValue: report.time))
-                record.deviceOnset = device
-                // The reported onset is the middle of the guaranteed bracket, its "±" half the width.
-                if let range = clock.hostTimeBounds(atDevice: device) {
-                    record.driveOnsetRange = range.lowerBound.seconds...range.upperBound.seconds
-                    record.driveOnsetTime = (range.lowerBound.seconds + range.upperBound.seconds) / 2
-                } else {
-                    record.driveOnsetTime = host.seconds
-                }
-            case .dropped, .none:
-                record.status = .dropped
-                record.driveOnsetTime = nil
-                record.deviceOnset = nil
-                record.driveOnsetRange = nil
-            }
-            marks[report.event] = record
-            for follower in followerMarks[report.event] ?? [] {
-                guard var other = marks[follower] else { continue }
-                other.status = record.status
-                other.driveOnsetTime = record.driveOnsetTime
-                other.deviceOnset = record.deviceOnset
-                other.driveOnsetRange = record.driveOnsetRange
-                marks[follower] = other
-            }
-        case .fault(let fault):
-            switch fault.knownCode {
-            case .watchdogStop:
-                // The host fell silent and the device emptied its queue: treat like a rewind.
-                rewind()
-            case .goRejected:
-                goRefused(slot: UInt8(truncatingIfNeeded: fault.detail))
-            case .noDriver, .overTemperature, .overCurrent:
-                stopBySelf(.systemError, error: HapticError(.unknownError, "the device reported fault \(fault.code)"))
-            default:
-                break
-            }
-        case .powerState(let report):
-            // The device put the driver in standby (idle timeout, or a host STANDBY): not prepared.
-            if report.knownState == .standby { isPrepared = false }
-        case .identified, .calibrated, .capabilities:
-            break
+    /// Runs the driver's auto-calibration now (CALIBRATE; the actuator buzzes for 250–450 ms) and
+    /// returns its result. Starts the engine first if needed. Nothing plays meanwhile: drive due
+    /// during the calibration is trimmed or dropped by the device.
+    /// - Throws: ``HapticError`` `notSupported` (−4809) for a device without CALIBRATE,
+    ///   `operationNotPermitted` (−4806) when it failed, `engineStartTimeout` (−4808) when no
+    ///   result came within the session's `calibrationTimeout`.
+    @discardableResult
+    public func calibrate() throws -> CalibrationReport {
+        try device.locked {
+            if !running { try start() }
+            return try device.calibrate()
         }
     }
 
-    /// A device that rebooted restarts its clock: a new clock sample far from the fitted clock.
-    private func checkForReboot() {
-        guard let sample = session.link.clock.samples.last else { return }
-        defer { lastClockSample = session.link.clock.samples.last }
-        guard let previous = lastClockSample, sample != previous else { return }
-        let expected = Double(previous.deviceReceive.microseconds) + (sample.hostSend - previous.hostSend).microseconds
-        let jump = abs(Double(sample.deviceReceive.microseconds) - expected)
-        if jump > configuration.rebootClockJump.microseconds + sample.roundTrip.microseconds {
-            resetAfterReboot()
+    /// Makes the device ready for a low-latency start, like `UIFeedbackGenerator.prepare()`:
+    /// engine started (link up, driver configured, clock converged — re-synchronised if it drifted
+    /// out of convergence), no calibration running (and, with ``Configuration/calibrateOnPrepare``,
+    /// the driver calibrated once this connection), and the driver out of standby: WAKE with
+    /// ``Configuration/preparedTimeout`` as the device's idle timeout, so the device returns to
+    /// standby by itself when nothing plays for that long (STATE standby; ``isPrepared`` becomes
+    /// false). Blocks until done. See ``prepare(_:)-(HapticPattern)`` to preload a pattern too.
+    public func prepare() throws {
+        try device.locked {
+            if !running { try start() }
+            try device.prepare()
         }
     }
 
-    private func resetAfterReboot() {
-        let stopping = players + pausedPlayers
-        players.removeAll()
-        pausedPlayers.removeAll()
-        generation += 1
-        for p in stopping { p.finish(error: HapticError(.invalidPatternPlayer, "the device rebooted")) }
-        do {
-            try session.reconnect()
-            session.configureDriver(DriverRegisters.derive(from: profile))
-            try session.waitForDriverReady()
-            try session.synchronizeClock()
-        } catch {
-            stopBySelf(.deviceDisconnected, error: HapticError(.serverInterrupted, error.description))
-            return
+    /// ``prepare()``, and stores `pattern` (compiled for this engine's profile, at rate 1) in a
+    /// program slot on the device, so that a player of an equal pattern starting while nothing
+    /// else plays sends only a GO {slot, start, event_base} — a few bytes on the any-lane.
+    /// A pattern that does not fit the device's program store (CAPABILITIES `program_segments`,
+    /// shared by the slots; least recently used programs are evicted first) is streamed as usual.
+    public func prepare(_ pattern: HapticPattern) throws {
+        try device.locked {
+            if !running { try start() }
+            try device.prepare(pattern)
         }
-        session.deviceEventHandler = { [weak self] event in self?.handle(event) }
-        preloads.removeAll()
-        pendingGo = nil
-        isPrepared = false
-        lastDeviceStart = nil
-        // A rebooted device has a new clock: nothing of the old mapping carries over.
-        timeline = DeviceTimeline()
-        lastLevel = 0
-        emittedUntil = nowMicros
-        lastSentEnd = nowMicros
-        lastClockSample = session.link.clock.samples.last
-        resetHandler?()
     }
+
+    /// Whether `pattern` is stored on the device, so that its next start can be a GO.
+    public func isPreloaded(_ pattern: HapticPattern) -> Bool { device.locked { device.isPreloaded(pattern) } }
+
+    /// Starts that were a GO of a preloaded program (the rest were streamed), on this device.
+    public var preparedStarts: Int { device.locked { device.preparedStarts } }
+
+    /// Plays DRV2605L ROM library effect `id` (1…123) through the driver's own sequencer
+    /// (ROM_EFFECT), felt at `time` (engine time; ``HapticTimeImmediate`` = one lead time from now).
+    /// It never overlaps streamed drive: it starts at the requested time or right after the drive
+    /// already sent, whichever is later, and streamed drive resumes after its (approximate,
+    /// ``ROMEffect``) length. The device reports its onset (the GO register write); the fixed
+    /// latency of its three register writes is learnt from those reports and scheduled early.
+    /// Starts the engine if needed. Returns the onset record's id in ``onsets``.
+    /// - Throws: `invalidParameterType` (−4820) for an id outside 1…123, `notSupported` (−4809)
+    ///   for a device without ROM_EFFECT, `invalidTime` for a bad time.
+    @discardableResult
+    public func playROMEffect(_ id: Int, atTime time: Double = HapticTimeImmediate) throws -> UInt32 {
+        try device.locked {
+            if id >= Int(ProtocolConstants.romEffectMin), id <= Int(ProtocolConstants.romEffectMax), !running { try start() }
+            return try device.playROMEffect(id, atTime: time, owner: self)
+        }
+    }
+
+    /// The onset record of a ROM effect started by ``playROMEffect(_:atTime:)``.
+    public func onset(ofROMEffect mark: UInt32) -> OnsetRecord? { device.locked { device.onset(ofROMEffect: mark) } }
 
     // MARK: Compiling
 
@@ -861,69 +541,54 @@ public final class HapticEngine {
     /// pattern's end), in seconds: the loop period of an advanced player — `loopEnd`, else the
     /// pattern's duration as Core Haptics counts it (``ThrumCompiler/DriveProgram/loopDuration``).
     public func passDuration(of pattern: HapticPattern, rate: Double = 1, loopEnd: Double = 0) -> Double {
-        loopEnd > 0 ? loopEnd / rate : passTiming(of: pattern, rate: rate).period
+        device.passDuration(of: pattern, rate: rate, loopEnd: loopEnd)
     }
 
     /// How long the drive of one pass of `pattern` lasts at `rate` (s): past ``passDuration(of:rate:loopEnd:)``
     /// by a transient's burst when one ends the pattern.
     public func driveDuration(of pattern: HapticPattern, rate: Double = 1) -> Double {
-        compile(pattern, rate: rate).duration
+        device.driveDuration(of: pattern, rate: rate)
     }
 
     /// Both from one compile: the loop period (``passDuration(of:rate:loopEnd:)``) and how long
     /// one pass's drive lasts (``driveDuration(of:rate:)``), in seconds.
     public func passTiming(of pattern: HapticPattern, rate: Double = 1, loopEnd: Double = 0) -> (period: Double, drive: Double) {
-        let program = compile(pattern, rate: rate)
-        if loopEnd > 0 { return (loopEnd / rate, program.duration) }
-        if let length = program.loopDuration, length > 0 { return (length, program.duration) }
-        return (program.duration, program.duration)
-    }
-
-    func compile(_ pattern: HapticPattern, rate: Double) -> DriveProgram {
-        PatternCompiler(profile: profile, options: configuration.compileOptions).compile(pattern.scaled(byRate: rate))
+        device.passTiming(of: pattern, rate: rate, loopEnd: loopEnd)
     }
 }
 
-extension HapticPattern {
-    /// The pattern with run-time shape controls folded into its haptic events' parameters
-    /// (added, unclamped: the compiler clamps event value + pattern control + this, as Apple does).
-    func adjusted(by key: StreamingPatternPlayer.CompileKey) -> HapticPattern {
-        let deltas: [(HapticEvent.ParameterID, Double, Float)] = [
-            (.hapticSharpness, key.sharpness, Float(HapticSemantics.defaultSharpness)), (.attackTime, key.attack, 0), (.decayTime, key.decay, 0),
-            (.releaseTime, key.release, 0),
-        ]
-        guard deltas.contains(where: { $0.1 != 0 }) else { return self }
-        var copy = self
-        for i in copy.events.indices where copy.events[i].type.isHaptic {
-            var params = copy.events[i].eventParameters
-            for (id, delta, defaultValue) in deltas where delta != 0 {
-                if let j = params.lastIndex(where: { $0.parameterID == id }) {
-                    params[j].value += Float(delta)
-                } else {
-                    params.append(HapticEventParameter(parameterID: id, value: defaultValue + Float(delta)))
-                }
-            }
-            copy.events[i].eventParameters = params
+// The narrow interface its players use.
+extension HapticEngine: PlayerHost {
+    var nowMicros: Int64 { device.nowMicros }
+    var changeLeadMicros: Int64 { device.changeLeadMicros }
+    var marginMicros: Int64 { device.marginMicros }
+    var generation: Int { device.generation }
+    func micros(_ time: Double) throws -> Int64 { try device.micros(time) }
+
+    func requireRunning(_ player: StreamingPatternPlayer) throws {
+        guard player.generation == device.generation else {
+            throw HapticError(.invalidPatternPlayer, "the player belongs to an engine that was reset; make a new one")
         }
-        return copy
+        if !running {
+            guard autoShutdown else { throw HapticError(.engineNotRunning, "the engine is not running") }
+            try start()
+        }
     }
 
-    /// The pattern played at `rate`: event times, continuous durations, parameter times and curve
-    /// times divided by it (transient bursts keep their length: they are resonance cycles).
-    func scaled(byRate rate: Double) -> HapticPattern {
-        guard rate != 1 else { return self }
-        var copy = self
-        for i in copy.events.indices {
-            copy.events[i].relativeTime /= rate
-            copy.events[i].duration /= rate
-        }
-        for i in copy.parameters.indices { copy.parameters[i].relativeTime /= rate }
-        for i in copy.parameterCurves.indices {
-            copy.parameterCurves[i].relativeTime /= rate
-            for j in copy.parameterCurves[i].controlPoints.indices {
-                copy.parameterCurves[i].controlPoints[j].relativeTime /= rate
-            }
-        }
-        return copy
+    func activate(_ player: StreamingPatternPlayer) { device.activate(player) }
+
+    func deactivate(_ player: StreamingPatternPlayer, paused: Bool) {
+        device.deactivate(player, paused: paused)
+        if !device.players.contains(where: { $0.host === self }) { idleSince = device.nowMicros }
     }
+
+    func invalidate(from t: Int64) { device.invalidate(from: t) }
+    func service() { device.service() }
+    func markID(player: StreamingPatternPlayer, run: Int, event: UInt32, record: () -> OnsetRecord) -> UInt32 {
+        device.markID(player: player, run: run, event: event, record: record)
+    }
+    func follow(_ follower: UInt32, _ leader: UInt32) { device.follow(follower, leader) }
+    func compile(_ pattern: HapticPattern, rate: Double) -> DriveProgram { device.compile(pattern, rate: rate) }
+    func startPrepared(_ player: StreamingPatternPlayer, at requested: Int64?) -> Bool { device.startPrepared(player, at: requested) }
+    func withLock<T>(_ body: () throws -> T) rethrows -> T { try device.locked(body) }
 }

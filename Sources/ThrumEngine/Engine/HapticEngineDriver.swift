@@ -1,7 +1,8 @@
 import Foundation
 
-/// Drives a ``HapticEngine``'s run loop on a background thread, for apps that do not want to run
-/// it themselves (the `CHHapticEngine` experience: callbacks arrive on an internal thread).
+/// Drives a manual ``HapticEngine``'s run loop on a background thread. No longer needed: an
+/// engine on real time runs by itself after `start()` and is safe from any thread (see
+/// `docs/engine.md`, "Threading"); kept for code written against it.
 ///
 /// The engine stays single-threaded: the driver thread runs it in short steps and every other
 /// thread reaches it only through ``sync(_:)``, which waits for the step in progress and runs its

@@ -81,8 +81,8 @@ public final class HapticEngineGroup {
     @discardableResult
     public func runUntilPlayersFinished(_ players: [any HapticPatternPlayer], timeout: Double, grace: Double = 0.3) -> Bool {
         let deadline = currentTime + timeout
-        while currentTime < deadline && engines.contains(where: { !$0.players.isEmpty }) { run(for: slice * 20) }
-        let finished = !engines.contains(where: { !$0.players.isEmpty })
+        while currentTime < deadline && engines.contains(where: \.hasActivePlayers) { run(for: slice * 20) }
+        let finished = !engines.contains(where: \.hasActivePlayers)
         let until = currentTime + grace
         while currentTime < until
             && zip(engines, players).contains(where: { engine, player in engine.onsets(for: player).contains { $0.status == .notReported } })

@@ -9,15 +9,38 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     let playerID: Int
     let pattern: HapticPattern
     let generation: Int
-    private weak var engine: HapticEngine?
+    /// The engine it belongs to, through the narrow interface players use. Held strongly: an
+    /// engine lives while its players do (a playing pattern is not cut when its owner lets the
+    /// engine go, the "new engine per play" habit).
+    let host: any PlayerHost
+    /// The engine, for code written against an optional (the player never outlives it).
+    private var engine: (any PlayerHost)? { host }
 
-    var isMuted = false
-    var loopEnabled = false
-    var loopEnd: Double = 0
-    var completionHandler: ((Error?) -> Void)?
+    private var muted = false
+    private var looping = false
+    private var loopEndValue: Double = 0
+    private var completion: ((Error?) -> Void)?
+    var isMuted: Bool {
+        get { host.withLock { muted } }
+        set { host.withLock { muted = newValue } }
+    }
+    /// Muted itself or through its engine (``HapticEngine/isMutedForHaptics``): renders nothing.
+    var isSilent: Bool { muted || host.isMutedForHaptics }
+    var loopEnabled: Bool {
+        get { host.withLock { looping } }
+        set { host.withLock { looping = newValue } }
+    }
+    var loopEnd: Double {
+        get { host.withLock { loopEndValue } }
+        set { host.withLock { loopEndValue = newValue } }
+    }
+    var completionHandler: ((Error?) -> Void)? {
+        get { host.withLock { completion } }
+        set { host.withLock { completion = newValue } }
+    }
     var playbackRate: Double {
-        get { rate }
-        set { setRate(newValue) }
+        get { host.withLock { rate } }
+        set { host.withLock { setRate(newValue) } }
     }
 
     enum State: Equatable {
@@ -91,8 +114,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     /// run-time shape controls and the rate do not change it.
     let fixedProgram: DriveProgram?
 
-    init(engine: HapticEngine, id: Int, pattern: HapticPattern, program: DriveProgram? = nil) {
-        self.engine = engine
+    init(engine: any PlayerHost, id: Int, pattern: HapticPattern, program: DriveProgram? = nil) {
+        self.host = engine
         self.playerID = id
         self.pattern = pattern
         self.fixedProgram = program
@@ -121,7 +144,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             preroll: max(0, -(program.segments.first?.start ?? 0)), end: Int64((program.duration * 1e6).rounded()))
     }
 
-    private func liveEngine() throws -> HapticEngine {
+    private func liveEngine() throws -> any PlayerHost {
         guard let engine, generation == engine.generation else {
             throw HapticError(.invalidPatternPlayer, "the player's engine is gone or was reset; make a new player")
         }
@@ -135,13 +158,13 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     /// the drive would drift by that much each pass. A program with nothing to time a loop by
     /// loops at its drive's end.
     private var loopLength: Int64 {
-        if loopEnd > 0 { return Int64((loopEnd / rate * 1e6).rounded()) }
+        if loopEndValue > 0 { return Int64((loopEndValue / rate * 1e6).rounded()) }
         let length = compiled?.program.loopDuration.map { Int64(($0 * 1e6).rounded()) } ?? 0
         return length > 0 ? length : programEnd
     }
     /// Where a pass's drive stops (µs of scaled pattern time): at `loopEnd` when one is set (the
     /// loop goes back there), else the whole compiled drive, whose tail then overlaps the next pass.
-    private var passEnd: Int64 { loopEnd > 0 ? loopLength : programEnd }
+    private var passEnd: Int64 { loopEndValue > 0 ? loopLength : programEnd }
 
     /// Unscaled pattern length used by `seek` (s).
     private var duration: Double { Double(programEnd) / 1e6 * rate }
@@ -150,13 +173,15 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     var endTime: Int64? {
         guard state == .playing else { return nil }
         if let stopAt { return stopAt }
-        if loopEnabled && loopLength > 0 { return nil }
+        if looping && loopLength > 0 { return nil }
         return runs.last.map { $0.origin + $0.hi }
     }
 
     // MARK: HapticPatternPlayer
 
-    func start(atTime time: Double) throws {
+    func start(atTime time: Double) throws { try host.withLock { try lockedStart(atTime: time) } }
+
+    private func lockedStart(atTime time: Double) throws {
         let engine = try liveEngine()
         try engine.requireRunning(self)
         let t = try engine.micros(time)
@@ -168,7 +193,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         begin(offset: offset, at: time == HapticTimeImmediate ? nil : t, engine: engine)
     }
 
-    func stop(atTime time: Double) throws {
+    func stop(atTime time: Double) throws { try host.withLock { try lockedStop(atTime: time) } }
+
+    private func lockedStop(atTime time: Double) throws {
         let engine = try liveEngine()
         let t = try engine.micros(time)
         switch state {
@@ -182,7 +209,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         }
     }
 
-    func sendParameters(_ parameters: [HapticDynamicParameter], atTime time: Double) throws {
+    func sendParameters(_ parameters: [HapticDynamicParameter], atTime time: Double) throws { try host.withLock { try lockedSendParameters(parameters, atTime: time) } }
+
+    private func lockedSendParameters(_ parameters: [HapticDynamicParameter], atTime time: Double) throws {
         let engine = try liveEngine()
         let base = try engine.micros(time)
         for p in parameters {
@@ -205,7 +234,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         }
     }
 
-    func scheduleParameterCurve(_ parameterCurve: HapticParameterCurve, atTime time: Double) throws {
+    func scheduleParameterCurve(_ parameterCurve: HapticParameterCurve, atTime time: Double) throws { try host.withLock { try lockedScheduleParameterCurve(parameterCurve, atTime: time) } }
+
+    private func lockedScheduleParameterCurve(_ parameterCurve: HapticParameterCurve, atTime time: Double) throws {
         let engine = try liveEngine()
         let base = try engine.micros(time)
         guard HapticDynamicParameter.ID.allKnown.contains(parameterCurve.parameterID) else {
@@ -237,7 +268,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         controlChanges = Array(Set(controlChanges + times.map { max($0, floor) })).sorted()
     }
 
-    func cancel() throws {
+    func cancel() throws { try host.withLock { try lockedCancel() } }
+
+    private func lockedCancel() throws {
         let engine = try liveEngine()
         intensity.removeAll()
         otherControls.removeAll()
@@ -255,14 +288,18 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     // MARK: HapticAdvancedPatternPlayer
 
-    func pause(atTime time: Double) throws {
+    func pause(atTime time: Double) throws { try host.withLock { try lockedPause(atTime: time) } }
+
+    private func lockedPause(atTime time: Double) throws {
         let engine = try liveEngine()
         let t = try engine.micros(time)
         guard state == .playing else { return }
         end(at: t, pauseOffset: offset(at: t), engine: engine)
     }
 
-    func resume(atTime time: Double) throws {
+    func resume(atTime time: Double) throws { try host.withLock { try lockedResume(atTime: time) } }
+
+    private func lockedResume(atTime time: Double) throws {
         let engine = try liveEngine()
         try engine.requireRunning(self)
         let t = try engine.micros(time)
@@ -272,13 +309,15 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         begin(offset: offset, at: time == HapticTimeImmediate ? nil : t, engine: engine)
     }
 
-    func seek(toOffset offsetTime: Double) throws {
+    func seek(toOffset offsetTime: Double) throws { try host.withLock { try lockedSeek(toOffset: offsetTime) } }
+
+    private func lockedSeek(toOffset offsetTime: Double) throws {
         let engine = try liveEngine()
         guard offsetTime.isFinite, offsetTime >= 0 else { throw HapticError(.invalidTime, "invalid offset \(offsetTime)") }
         compileIfNeeded(at: engine.nowMicros)
         var x = offsetTime
         if x >= duration {
-            if loopEnabled {
+            if looping {
                 x = 0
             } else {
                 switch state {
@@ -331,7 +370,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     /// Starts playing pattern offset `offset` (s) at engine time `at` (µs), or as soon as
     /// possible without disturbing other players when `at` is nil (or too close to now).
-    private func begin(offset: Double, at requestedTime: Int64?, engine: HapticEngine) {
+    private func begin(offset: Double, at requestedTime: Int64?, engine: any PlayerHost) {
         // With sound to play, an immediate start waits for the sound device's latency.
         let requested = requestedTime ?? engine.audioStartTime(for: self)
         if offset == 0 {
@@ -358,11 +397,11 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     /// Adds the run that plays pattern offset `offset` (s) at engine time `at` and marks the
     /// player playing.
     /// `continuing`: the drive carries on from exactly that offset (no pre-shifted lead-in at 0).
-    private func place(offset: Double, at: Int64, engine: HapticEngine, continuing: Bool = false) {
+    private func place(offset: Double, at: Int64, engine: any PlayerHost, continuing: Bool = false) {
         guard let compiled else { return }
         let x = Int64((offset / rate * 1e6).rounded())
         let lo = x == 0 && !continuing ? -preroll : x
-        let hi = loopEnabled && loopLength > 0 ? passEnd : programEnd
+        let hi = looping && loopLength > 0 ? passEnd : programEnd
         nextSerial += 1
         runs.append(
             Run(serial: nextSerial, origin: at - x, lo: lo, hi: max(hi, lo), pass: pass, compiled: compiled, period: loopLength))
@@ -391,7 +430,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     }
 
     /// Ends the timeline at engine time `t`: stop, or pause when `pauseOffset` is given.
-    private func end(at t: Int64, pauseOffset: Double?, engine: HapticEngine) {
+    private func end(at t: Int64, pauseOffset: Double?, engine: any PlayerHost) {
         clip(at: t)
         stopAt = t
         self.pauseOffset = pauseOffset
@@ -436,12 +475,12 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         runs.removeAll()
         stopAt = nil
         pauseOffset = nil
-        completionHandler?(error)
+        completion?(error)
     }
 
     /// Appends loop passes whose drive starts before `t1`.
     func extendLoops(to t1: Int64) {
-        guard state == .playing, loopEnabled, loopLength > 0 else { return }
+        guard state == .playing, looping, loopLength > 0 else { return }
         var guardCount = 0
         while let last = runs.last, last.origin + last.period - preroll < t1, guardCount < 1000 {
             guardCount += 1
@@ -467,7 +506,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         guard state == .playing, let engine else { return }
         applyControlChanges(before: t1)
         extendLoops(to: t1)
-        if isMuted { return }
+        if isSilent { return }
         for run in runs {
             let segments = run.compiled.program.segments
             let a = max(run.origin + run.lo, t0, run.preloadedUntil)
@@ -503,7 +542,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     /// `horizon`: no segment may end after it (drive beyond the engine's lead is not committed,
     /// so that parameter changes still reach it).
     func verbatimSegments(from t0: Int64, to t1: Int64, horizon: Int64) -> [DriveSegment]? {
-        guard state == .playing, let engine, !isMuted, controlChanges.first.map({ $0 >= t1 }) ?? true else { return nil }
+        guard state == .playing, let engine, !isSilent, controlChanges.first.map({ $0 >= t1 }) ?? true else { return nil }
         extendLoops(to: t1)
         guard intensity.isConstant(from: t0, to: .max), intensity.value(at: t0) == 1 else { return nil }
         let live = runs.filter { $0.origin + $0.hi > t0 && $0.origin + $0.lo < t1 }
@@ -537,7 +576,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     /// The device mark id for compiled event `id` of `run` (stable across re-renders), with the
     /// onset records of the events that begin together with it attached to it.
-    private func mark(event id: UInt32, of run: Run, engine: HapticEngine) -> UInt32 {
+    private func mark(event id: UInt32, of run: Run, engine: any PlayerHost) -> UInt32 {
         let origin = run.origin, pass = run.pass
         func record(_ event: CompiledEvent) -> OnsetRecord {
             OnsetRecord(

@@ -1,3 +1,4 @@
+import Foundation
 import ThrumCompiler
 import ThrumLink
 import ThrumTime
@@ -65,6 +66,9 @@ public final class DeviceSession {
     /// Whether the driver is calibrating (STATE calibrating seen, no result since).
     public var isCalibrating: Bool { powerState == .calibrating }
     private let endpointName: String
+    /// The device its engines share (``SharedDevice/of(session:profile:configuration:runMode:)``).
+    weak var sharedDevice: SharedDevice?
+    let sharedDeviceLock = NSLock()
 
     /// Creates a session over `pump`; `endpointName` names the device in error messages.
     public init(pump: any LinkPump, endpointName: String, configuration: Configuration = Configuration()) {

@@ -22,7 +22,7 @@ enum MultiDevicePlay {
             var deviceSettings = PlayOutput.Settings(rate: rate, intensity: intensity, loop: .passes(1))
             let connection = try PlayCommand.connect(
                 target: target, profile: profile, configuration: &engineConfiguration, settings: &deviceSettings, json: json)
-            engines.append(HapticEngine(session: connection.session, profile: profile, configuration: engineConfiguration))
+            engines.append(HapticEngine(session: connection.session, profile: profile, configuration: engineConfiguration, runMode: .manual))
             settings.append(deviceSettings)
         }
         let group = HapticEngineGroup(engines)

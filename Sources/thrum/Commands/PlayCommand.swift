@@ -146,7 +146,7 @@ enum PlayCommand: Subcommand {
                 target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
                 let connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
                 session = connection.session
-                engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
+                engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration, runMode: .manual)
                 (report, identity) = try playROMEffect(effect, engine: engine, target: target, connection: connection, settings: &settings)
             } catch let failure as CommandFailure {
                 if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: failure.message, startedAt: startedAt) }
@@ -168,7 +168,7 @@ enum PlayCommand: Subcommand {
             throw failure
         }
         session = connection.session
-        engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration)
+        engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration, runMode: .manual)
         let audio = PlayAudio.attach(
             to: engine, pattern: pattern, file: file, virtual: target.isVirtual, device: audioDevice, disabled: noAudio)
         do {

@@ -5,7 +5,7 @@ import ThrumPattern
 import ThrumTime
 import ThrumWire
 
-extension HapticEngine {
+extension SharedDevice {
     /// A pattern stored in a device program slot.
     struct Preload {
         var pattern: HapticPattern
@@ -32,8 +32,7 @@ extension HapticEngine {
     ///   `operationNotPermitted` (−4806) when it failed, `engineStartTimeout` (−4808) when no
     ///   result came within the session's `calibrationTimeout`.
     @discardableResult
-    public func calibrate() throws -> CalibrationReport {
-        if !isRunning { try start() }
+    func calibrate() throws -> CalibrationReport {
         guard capabilities?.calibration == true else {
             throw HapticError(.notSupported, "the device has no CALIBRATE")
         }
@@ -62,8 +61,7 @@ extension HapticEngine {
     /// ``Configuration/preparedTimeout`` as the device's idle timeout, so the device returns to
     /// standby by itself when nothing plays for that long (STATE standby; ``isPrepared`` becomes
     /// false). Blocks (pumping) until done. See ``prepare(_:)-(HapticPattern)`` to preload a pattern too.
-    public func prepare() throws {
-        if !isRunning { try start() }
+    func prepare() throws {
         do {
             if !session.link.clock.isConverged { try session.synchronizeClock() }
             if capabilities?.calibration == true {
@@ -85,7 +83,7 @@ extension HapticEngine {
     /// else plays sends only a GO {slot, start, event_base} — a few bytes on the any-lane.
     /// A pattern that does not fit the device's program store (CAPABILITIES `program_segments`,
     /// shared by the slots; least recently used programs are evicted first) is streamed as usual.
-    public func prepare(_ pattern: HapticPattern) throws {
+    func prepare(_ pattern: HapticPattern) throws {
         try prepare()
         guard capabilities?.preload == true, let caps = session.programCapabilities else { return }
         preloadUse += 1
@@ -117,12 +115,12 @@ extension HapticEngine {
     }
 
     /// Whether `pattern` is stored on the device, so that its next start can be a GO.
-    public func isPreloaded(_ pattern: HapticPattern) -> Bool {
+    func isPreloaded(_ pattern: HapticPattern) -> Bool {
         preloads.values.contains { $0.pattern == pattern && session.isLoaded($0.program) }
     }
 
     /// Starts that were a GO of a preloaded program (the rest were streamed).
-    public var preparedStarts: Int { goStarts }
+    var preparedStarts: Int { goStarts }
 
     /// When the prepared state lapses on the host's own clock: the device's STATE standby normally
     /// comes first; without WAKE/STANDBY support the host timer alone decides.
@@ -137,7 +135,7 @@ extension HapticEngine {
     /// Starts `player` (offset 0) with a GO when its pattern is preloaded, nothing else plays and
     /// the start can be honoured; returns false to let it stream.
     func startPrepared(_ player: StreamingPatternPlayer, at requested: Int64?) -> Bool {
-        guard capabilities?.preload == true, !isMutedForHaptics, !player.isMuted, !player.loopEnabled,
+        guard capabilities?.preload == true, !player.isSilent, !player.loopEnabled,
             players.allSatisfy({ $0 === player }), let compiled = player.currentCompiled,
             compiled.key == StreamingPatternPlayer.CompileKey(rate: 1),
             let (slot, preload) = preloads.first(where: { $0.value.pattern == player.pattern }).map({ ($0.key, $0.value) }),
@@ -272,11 +270,10 @@ extension HapticEngine {
     /// - Throws: `invalidParameterType` (−4820) for an id outside 1…123, `notSupported` (−4809)
     ///   for a device without ROM_EFFECT, `invalidTime` for a bad time.
     @discardableResult
-    public func playROMEffect(_ id: Int, atTime time: Double = HapticTimeImmediate) throws -> UInt32 {
+    func playROMEffect(_ id: Int, atTime time: Double, owner: HapticEngine) throws -> UInt32 {
         guard id >= Int(ProtocolConstants.romEffectMin), id <= Int(ProtocolConstants.romEffectMax),
             let effect = ROMEffect.effect(id: UInt8(id))
         else { throw HapticError(.invalidParameterType, "no DRV2605L ROM effect \(id) (1…123)") }
-        if !isRunning { try start() }
         guard capabilities?.romEffects == true else {
             throw HapticError(.notSupported, "the device cannot play ROM effect \(id) (no ROM_EFFECT in its protocol)")
         }
@@ -293,6 +290,7 @@ extension HapticEngine {
             status: .notReported, romEffect: effect.id)
         markOrder.append(mark)
         romMarks.insert(mark)
+        romOwners[mark] = ObjectIdentifier(owner)
         let intended = session.link.clock.deviceTime(at: HostTime(nanoseconds: t * 1_000))
         var device = intended - session.romLatencyCorrection
         if let last = lastDeviceStart, device < last { device = last }
@@ -303,12 +301,12 @@ extension HapticEngine {
         emittedUntil = max(emittedUntil, t + length)
         lastLevel = 0
         timeline.reset()
-        idleSince = max(idleSince, t + length)
+        owner.idleSince = max(owner.idleSince, t + length)
         preparedUntil = max(preparedUntil, t + length + configuration.preparedTimeout.nanoseconds / 1_000)
         service()
         return mark
     }
 
     /// The onset record of a ROM effect started by ``playROMEffect(_:atTime:)``.
-    public func onset(ofROMEffect mark: UInt32) -> OnsetRecord? { marks[mark] }
+    func onset(ofROMEffect mark: UInt32) -> OnsetRecord? { marks[mark] }
 }

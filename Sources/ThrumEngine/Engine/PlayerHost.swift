@@ -1,0 +1,48 @@
+import ThrumCompiler
+import ThrumPattern
+
+/// What a player needs from its engine, and nothing more: time, the device's change leads, its
+/// place among the device's active players, onset ids, compiling, prepared starts, and the lock.
+/// ``HapticEngine`` is the one host; it forwards to its ``SharedDevice`` and adds its own state
+/// (running, muted, idle time).
+protocol PlayerHost: AnyObject {
+    /// Engine time now, µs.
+    var nowMicros: Int64 { get }
+    /// The earliest a change sent now can take effect on the device, µs from now.
+    var changeLeadMicros: Int64 { get }
+    /// The restart margin after an any-lane STOP, µs.
+    var marginMicros: Int64 { get }
+    /// The device's reboot count when the call is made (players of an earlier one are invalid).
+    var generation: Int { get }
+    /// Whether the engine mutes every one of its players.
+    var isMutedForHaptics: Bool { get }
+    /// Engine µs for an `atTime:` argument (immediate → now); −4840 for a bad time.
+    func micros(_ time: Double) throws -> Int64
+    /// Throws unless the engine runs (starting it when auto-shutdown stopped it).
+    func requireRunning(_ player: StreamingPatternPlayer) throws
+    /// The player has a timeline to render.
+    func activate(_ player: StreamingPatternPlayer)
+    /// The player stopped (or paused).
+    func deactivate(_ player: StreamingPatternPlayer, paused: Bool)
+    /// Makes engine time `t` renderable again (CUT, rewind or nothing).
+    func invalidate(from t: Int64)
+    /// Renders and sends what is due now.
+    func service()
+    /// The device-wide onset id of a player's event.
+    func markID(player: StreamingPatternPlayer, run: Int, event: UInt32, record: () -> OnsetRecord) -> UInt32
+    /// Records that mark `follower` begins with mark `leader`.
+    func follow(_ follower: UInt32, _ leader: UInt32)
+    /// `pattern` compiled for the device's profile at `rate`.
+    func compile(_ pattern: HapticPattern, rate: Double) -> DriveProgram
+    /// Starts the player with a GO when its pattern is preloaded; false to stream it.
+    func startPrepared(_ player: StreamingPatternPlayer, at requested: Int64?) -> Bool
+    /// Where an immediate start of `player` goes so that its first sound is on time, or nil (as
+    /// soon as the drive can) without sound to play.
+    func audioStartTime(for player: StreamingPatternPlayer) -> Int64?
+    /// Runs `body` holding the device's lock.
+    func withLock<T>(_ body: () throws -> T) rethrows -> T
+}
+
+extension PlayerHost {
+    func deactivate(_ player: StreamingPatternPlayer) { deactivate(player, paused: false) }
+}

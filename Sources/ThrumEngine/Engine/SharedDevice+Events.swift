@@ -1,0 +1,153 @@
+import Foundation
+import ThrumCompiler
+import ThrumLink
+import ThrumPattern
+import ThrumTime
+import ThrumWire
+
+extension SharedDevice {
+    /// The device id for an event onset of a player's run (stable across re-renders).
+    func markID(player: StreamingPatternPlayer, run: Int, event: UInt32, record: () -> OnsetRecord) -> UInt32 {
+        let key = MarkKey(player: player.playerID, run: run, event: event)
+        if let id = markIDs[key] { return id }
+        let id = nextMarkID
+        nextMarkID = nextMarkID == UInt32(Int32.max) ? 1 : nextMarkID + 1
+        markIDs[key] = id
+        marks[id] = record()
+        markOrder.append(id)
+        return id
+    }
+
+
+    /// Records that mark `follower` begins together with mark `leader`.
+    func follow(_ follower: UInt32, _ leader: UInt32) {
+        followerMarks[leader, default: []].insert(follower)
+    }
+
+    /// Onsets of different players at the same instant start one drive (their ramps mix): the
+    /// first mark there leads and carries the onset to the device, the others follow it and take
+    /// its report, so no player's event is left without one.
+    func leadingMarks(_ marks: [DriveMixer.Mark]) -> [DriveMixer.Mark] {
+        guard marks.count > 1 else { return marks }
+        var leaders: [Int64: UInt32] = [:]
+        return marks.filter { m in
+            if let leader = leaders[m.time] {
+                if leader != m.id { follow(m.id, leader) }
+                return false
+            }
+            leaders[m.time] = m.id
+            return true
+        }
+    }
+
+
+    // MARK: Device events
+
+    func handle(_ event: DeviceEvent) {
+        switch event {
+        case .onset(let report):
+            guard var record = marks[report.event] else { return }
+            let clock = session.link.clock
+            let host = clock.hostTime(atDevice: clock.extend(DeviceTime32(rawValue: report.time)))
+            if let intended = intendedDeviceStart.removeValue(forKey: report.event) {
+                let onset = clock.extend(DeviceTime32(rawValue: report.time))
+                if report.knownStatus == .onTime {
+                    if romMarks.contains(report.event) {
+                        session.observeROMLatency(onset: onset, intended: intended)
+                    } else {
+                        session.observeLatency(onset: onset, intended: intended)
+                    }
+                }
+                if report.knownStatus == .lateTrimmed, goMarks.contains(report.event) {
+                    // The GO reached the device after its start: give the next one more room.
+                    preparedLeadExtra = min(preparedLeadExtra + 250, 5_000)
+                }
+            }
+            switch report.knownStatus {
+            case .onTime, .lateTrimmed:
+                record.status = report.knownStatus == .onTime ? .onTime : .lateTrimmed
+                let device = clock.extend(DeviceTime32(rawValue: report.time))
+                record.deviceOnset = device
+                // The reported onset is the middle of the guaranteed bracket, its "±" half the width.
+                if let range = clock.hostTimeBounds(atDevice: device) {
+                    record.driveOnsetRange = range.lowerBound.seconds...range.upperBound.seconds
+                    record.driveOnsetTime = (range.lowerBound.seconds + range.upperBound.seconds) / 2
+                } else {
+                    record.driveOnsetTime = host.seconds
+                }
+            case .dropped, .none:
+                record.status = .dropped
+                record.driveOnsetTime = nil
+                record.deviceOnset = nil
+                record.driveOnsetRange = nil
+            }
+            marks[report.event] = record
+            for follower in followerMarks[report.event] ?? [] {
+                guard var other = marks[follower] else { continue }
+                other.status = record.status
+                other.driveOnsetTime = record.driveOnsetTime
+                other.deviceOnset = record.deviceOnset
+                other.driveOnsetRange = record.driveOnsetRange
+                marks[follower] = other
+            }
+        case .fault(let fault):
+            switch fault.knownCode {
+            case .watchdogStop:
+                // The host fell silent and the device emptied its queue: treat like a rewind.
+                rewind()
+            case .goRejected:
+                goRefused(slot: UInt8(truncatingIfNeeded: fault.detail))
+            case .noDriver, .overTemperature, .overCurrent:
+                stopBySelf(.systemError, error: HapticError(.unknownError, "the device reported fault \(fault.code)"))
+            default:
+                break
+            }
+        case .powerState(let report):
+            // The device put the driver in standby (idle timeout, or a host STANDBY): not prepared.
+            if report.knownState == .standby { isPrepared = false }
+        case .identified, .calibrated, .capabilities:
+            break
+        }
+    }
+
+    /// A device that rebooted restarts its clock: a new clock sample far from the fitted clock.
+    func checkForReboot() {
+        guard let sample = session.link.clock.samples.last else { return }
+        defer { lastClockSample = session.link.clock.samples.last }
+        guard let previous = lastClockSample, sample != previous else { return }
+        let expected = Double(previous.deviceReceive.microseconds) + (sample.hostSend - previous.hostSend).microseconds
+        let jump = abs(Double(sample.deviceReceive.microseconds) - expected)
+        if jump > configuration.rebootClockJump.microseconds + sample.roundTrip.microseconds {
+            resetAfterReboot()
+        }
+    }
+
+    private func resetAfterReboot() {
+        let stopping = players + pausedPlayers
+        players.removeAll()
+        pausedPlayers.removeAll()
+        generation += 1
+        for p in stopping { p.finish(error: HapticError(.invalidPatternPlayer, "the device rebooted")) }
+        do {
+            try session.reconnect()
+            session.configureDriver(DriverRegisters.derive(from: profile))
+            try session.waitForDriverReady()
+            try session.synchronizeClock()
+        } catch {
+            stopBySelf(.deviceDisconnected, error: HapticError(.serverInterrupted, error.description))
+            return
+        }
+        session.deviceEventHandler = { [weak self] event in self?.handle(event) }
+        preloads.removeAll()
+        pendingGo = nil
+        isPrepared = false
+        lastDeviceStart = nil
+        // A rebooted device has a new clock: nothing of the old mapping carries over.
+        timeline = DeviceTimeline()
+        lastLevel = 0
+        emittedUntil = nowMicros
+        lastSentEnd = nowMicros
+        lastClockSample = session.link.clock.samples.last
+        for c in engines where c.isRunning { c.resetHandler?() }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import ThrumCompiler
+import ThrumLink
+import ThrumPattern
+import ThrumTime
+import ThrumWire
+
+extension SharedDevice {
+    // MARK: Streaming
+
+    /// Keeps the drive rendered and sent up to now + lead time.
+    func emit(now: Int64) {
+        // Drive sent now reaches the device one change lead from now at the earliest (two round
+        // trips, the restart margin, overstate that where the return leg is the slow one: a
+        // serial bridge's latency timer); a CUT placed exactly there is followed without a gap.
+        let earliest = now + min(marginMicros, changeLeadMicros)
+        if emittedUntil < earliest {
+            // Fell behind (or idle): nothing can be placed before the device could get it.
+            emittedUntil = earliest
+            if lastLevel != 0, lastSentEnd > now { /* the queued ramp ends on its own */ }
+            lastLevel = 0
+        }
+        let horizon = now + horizonMicros
+        let chunk = max(1_000, configuration.chunk.nanoseconds / 1_000)
+        while emittedUntil < horizon {
+            let t0 = emittedUntil
+            var t1 = t0 + chunk
+            // One player and nothing to mix: its compiled segments go out as compiled (no
+            // re-quantisation at chunk edges), and rendering continues from their end.
+            if players.count == 1, let verbatim = players[0].verbatimSegments(from: t0, to: t1, horizon: horizon) {
+                let end = max(t1, verbatim.map(\.end).max() ?? t1)
+                if lastLevel != 0 && (verbatim.first?.start ?? end) > t0 {
+                    let gap = (verbatim.first?.start ?? end) - t0
+                    send(DriveSegment(start: t0, duration: UInt32(min(gap, 1_000)), from: 0, to: 0))
+                }
+                for s in verbatim { send(s) }
+                lastLevel = verbatim.last.map { $0.end >= end ? $0.to : 0 } ?? 0
+                emittedUntil = end
+                continue
+            }
+            var ramps: [EnvelopeRamp] = []
+            var marksHere: [DriveMixer.Mark] = []
+            do {
+                // Look a little past the chunk's end: a mark just after it ends the chunk there
+                // instead, so no sliver of a segment lies between the chunk edge and an onset
+                // (the device needs one register write, ≈ 73 µs, per segment start).
+                let reach = t1 + Self.markGuard
+                for p in players { p.collect(from: t0, to: reach, ramps: &ramps, marks: &marksHere) }
+                if let mark = marksHere.map(\.time).filter({ $0 > t1 && $0 < reach }).min() { t1 = mark }
+            }
+            if ramps.isEmpty && lastLevel == 0 {
+                emittedUntil = t1
+                continue
+            }
+            marksHere = leadingMarks(marksHere)
+            var segments = mixer.segments(mixing: ramps, marks: marksHere, from: t0, to: t1)
+            if lastLevel != 0 && (segments.first?.start ?? t1) > t0 {
+                let gap = (segments.first?.start ?? t1) - t0
+                segments.insert(DriveSegment(start: t0, duration: UInt32(min(gap, 1_000)), from: 0, to: 0), at: 0)
+            }
+            for s in segments { send(s) }
+            if let last = segments.last, last.end >= t1 { lastLevel = last.to } else { lastLevel = 0 }
+            emittedUntil = t1
+        }
+    }
+
+
+    func send(_ s: DriveSegment) {
+        let link = session.link
+        // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
+        let correction = session.latencyCorrection
+        let mapped = timeline.map(
+            hostStart: HostTime(nanoseconds: s.start * 1_000), duration: s.duration, clock: link.clock, shift: correction)
+        // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it that
+        // much earlier (keeping its end) so that its first drive lands on the intended instant.
+        var duration = mapped.duration
+        var lead: UInt32 = 0
+        if s.eventID != 0 {
+            lead = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
+            duration += lead
+        }
+        var device = (mapped.start - .microseconds(Int64(lead))).clampedToOrigin
+        if let last = lastDeviceStart, device < last { device = last }
+        lastDeviceStart = device
+        // The latency learnt is onset − the first drive as scheduled (the compensator's definition).
+        if s.eventID != 0 {
+            let first = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
+            intendedDeviceStart[s.eventID] = device + .microseconds(Int64(first))
+        }
+        link.send(
+            .segment(
+                SegmentCommand(
+                    start: device.wire.rawValue, duration: duration, from: s.from, to: s.to, event: s.eventID)))
+        lastSentEnd = max(lastSentEnd, s.end)
+        segmentsSent += 1
+    }
+
+    /// Throws away drive already sent from now on: any-lane STOP (the device empties its queue and
+    /// goes silent at once), queued segments dropped; rendering restarts a restart margin ahead.
+    func rewind() {
+        session.link.discardQueuedSegments()
+        session.link.sendImmediately(.stop)
+        let now = nowMicros
+        emittedUntil = now + marginMicros
+        lastSentEnd = now
+        lastLevel = 0
+        lastDeviceStart = nil
+        timeline.reset()
+        // Drive a GO put on the device is gone too: it is rendered (streamed) from here on.
+        for p in players { p.unpreload(from: emittedUntil) }
+        pendingGo = nil
+    }
+
+    /// Makes engine time `t` (µs) renderable again: no-op when not yet rendered, a cheap rewind when
+    /// only silence was sent since, a CUT at `t` when a change sent now reaches the device in time
+    /// (``changeLeadMicros``), and an any-lane STOP otherwise.
+    func invalidate(from t: Int64) {
+        guard t < emittedUntil else { return }
+        if lastSentEnd <= t {
+            // The floor is the one emit keeps (a change reaches the device one change lead from now): on
+            // real time the clock moves between a start computing `t` and this, and a floor of the
+            // restart margin could pass `t` and drop the first event of an immediate start.
+            emittedUntil = max(t, lastSentEnd, nowMicros + min(marginMicros, changeLeadMicros))
+            lastLevel = 0
+        } else if t >= nowMicros + changeLeadMicros {
+            cut(at: t)
+        } else {
+            rewind()
+        }
+    }
+
+    /// Replaces the drive queued from engine µs `t` on: a sequenced CUT at `t`'s device time (the
+    /// device drops what starts from there and shortens what spans it), the host's not-yet-sent
+    /// segments from there dropped, rendering resumed at `t`. No silent gap: the device plays the
+    /// old drive up to `t` and the new from `t`.
+    func cut(at t: Int64) {
+        let link = session.link
+        let host = HostTime(nanoseconds: t * 1_000)
+        let device = (timeline.deviceTime(atHost: host, clock: link.clock) - session.latencyCorrection).clampedToOrigin
+        link.discardQueuedSegments(startingAtOrAfter: device.wire.rawValue)
+        link.send(.cut(at: device.wire.rawValue))
+        cutsSent += 1
+        timeline.restart(hostEnd: host, deviceEnd: device)
+        lastDeviceStart = device
+        emittedUntil = t
+        lastSentEnd = t
+        lastLevel = 0
+        for p in players { p.unpreload(from: t) }
+    }
+
+
+}

@@ -1,0 +1,493 @@
+import Foundation
+import ThrumCompiler
+import ThrumLink
+import ThrumPattern
+import ThrumTime
+import ThrumWire
+
+/// One Thrum device shared by every ``HapticEngine`` (and feedback generator) of a process that
+/// plays on it: one connection, one drive stream, one onset ledger, one set of preloaded programs.
+///
+/// Engines are its clients. Each engine has its own players, handlers and onset reports; the
+/// device mixes every client's players into one drive (the compiler's soft sum), so two engines
+/// play together, and stopping or destroying one ends only its own players. Engines made on the
+/// same ``DeviceSession`` share its device (``of(session:profile:configuration:)``).
+///
+/// **Threading.** Every call is safe from any thread: engines, players and the device take this
+/// device's lock (``locked(_:)``, recursive). After an engine starts, the device runs by itself
+/// (``RunMode``): on real time a run thread (`thrum.device`) exchanges bytes, renders drive
+/// and calls the handlers; on virtual time it runs only when the test moves time
+/// (``run(for:)``, `VirtualRig.advance(by:)`), on the caller's thread. Handlers (completion,
+/// stopped, reset, finished) are called on that run thread (or the thread moving virtual time),
+/// one at a time, inside the lock: they may call the engine and its players, and must not wait
+/// for another thread that does.
+public final class SharedDevice: @unchecked Sendable {
+    /// How the device's run loop is driven.
+    public enum RunMode: Sendable, Equatable {
+        /// The caller's loop: nothing runs until someone calls ``run(for:)`` (or an engine's
+        /// run-loop calls, or `VirtualRig.advance(by:)`). On a manual clock (tests, benchmarks)
+        /// that is what moves virtual time; on real time it is a program that drives its own loop
+        /// on one thread (the `thrum` CLI, the AVR harness).
+        case manual
+        /// Real time: a run thread exchanges bytes and renders drive as the clock passes.
+        case realTime
+        /// A virtual device (manual clock) moved along with the monotonic clock by a run thread:
+        /// the built-in virtual device of `HapticEngine()`, which plays "live" like hardware.
+        case paced
+    }
+
+    /// The device session the engines play on.
+    public let session: DeviceSession
+    /// The actuator the patterns are compiled for (the first engine's).
+    public let profile: ActuatorProfile
+    /// The tunables (the first engine's).
+    public let configuration: HapticEngine.Configuration
+    /// How the run loop is driven.
+    public let runMode: RunMode
+
+    /// Whether the device is connected and streaming for at least one started engine.
+    public internal(set) var isRunning = false
+    /// Whether the device is ready for a low-latency start (see ``HapticEngine/prepare()``).
+    public internal(set) var isPrepared = false
+    /// What the device supports, once connected.
+    public internal(set) var capabilities: DeviceCapabilities?
+    /// Drive segments sent since the device was opened (re-renders after a STOP included).
+    public internal(set) var segmentsSent = 0
+    /// CUTs sent (queued drive replaced from an instant on, for a change).
+    public internal(set) var cutsSent = 0
+    /// The error that stopped the device (link or transport failure, fault), if any.
+    public internal(set) var lastError: Error?
+
+    // Streaming state (engine µs = host µs).
+    /// Players with a timeline to render (playing, or playing until a pending stop/pause), of every client.
+    var players: [StreamingPatternPlayer] = []
+    /// Paused players, so that stopping their engine ends them too.
+    var pausedPlayers: [StreamingPatternPlayer] = []
+    var emittedUntil: Int64 = 0
+    var lastSentEnd: Int64 = 0
+    var lastLevel: UInt8 = 0
+    var lastDeviceStart: DeviceTime?
+    /// Bumped by a device reboot: players made before are invalid.
+    var generation = 0
+    var nextPlayerID = 1
+    var nextMarkID: UInt32 = 1
+    var markIDs: [MarkKey: UInt32] = [:]
+    var marks: [UInt32: OnsetRecord] = [:]
+    var markOrder: [UInt32] = []
+    /// Which client made each ROM effect mark (its `onsets` list it).
+    var romOwners: [UInt32: ObjectIdentifier] = [:]
+    var preparedUntil: Int64 = 0
+    var lastClockSample: ClockSample?
+    /// Programs preloaded on the device, by slot.
+    var preloads: [UInt8: Preload] = [:]
+    var preloadUse = 0
+    /// The GO last sent, until its ACK or FAULT 8 settles it.
+    var pendingGo: PendingGo?
+    /// Learnt extra lead for prepared starts (GOs that arrived late widen it).
+    var preparedLeadExtra: Int64 = 0
+    /// Onset ids of ROM effects (their latency is learnt apart).
+    var romMarks: Set<UInt32> = []
+    /// Onset ids of events started by GO.
+    var goMarks: Set<UInt32> = []
+    var goStarts = 0
+    /// The transport or link failed; the run loop returns early instead of spinning.
+    var linkDead = false
+    let mixer: DriveMixer
+    /// The device time each marked segment (or ROM effect) was sent to start at (after latency
+    /// correction), until its onset report comes back.
+    var intendedDeviceStart: [UInt32: DeviceTime] = [:]
+    /// Keeps contiguous drive contiguous on the device clock.
+    var timeline = DeviceTimeline()
+    /// Marks whose events begin together with another mark's (layered events): they take that
+    /// mark's onset report. Never sent to the device.
+    var followerMarks: [UInt32: Set<UInt32>] = [:]
+    /// The engines playing on this device (weak: an engine ends when its owner and its players let go).
+    private var clients: [WeakClient] = []
+    private let lock = EngineLock()
+    private var runner: DeviceRunner?
+
+    struct MarkKey: Hashable {
+        var player: Int
+        var run: Int
+        var event: UInt32
+    }
+
+    private struct WeakClient {
+        weak var engine: HapticEngine?
+    }
+
+    /// A device over `session`, with `runMode` (nil: manual when the session's pump reads a
+    /// ``ThrumTime/ManualClock``, real time otherwise).
+    public init(
+        session: DeviceSession, profile: ActuatorProfile = .default, configuration: HapticEngine.Configuration = .init(),
+        runMode: RunMode? = nil
+    ) {
+        self.session = session
+        self.profile = profile
+        self.configuration = configuration
+        self.runMode = runMode ?? (session.pump.clock is ManualClock ? .manual : .realTime)
+        mixer = DriveMixer(options: configuration.compileOptions)
+    }
+
+    /// The device of `session`: the one its engines already share, or a new one (with `profile`,
+    /// `configuration` and `runMode`, which only the first engine's call decides).
+    public static func of(
+        session: DeviceSession, profile: ActuatorProfile = .default, configuration: HapticEngine.Configuration = .init(),
+        runMode: RunMode? = nil
+    ) -> SharedDevice {
+        session.sharedDeviceLock.lock()
+        defer { session.sharedDeviceLock.unlock() }
+        if let device = session.sharedDevice { return device }
+        let device = SharedDevice(session: session, profile: profile, configuration: configuration, runMode: runMode)
+        session.sharedDevice = device
+        return device
+    }
+
+    deinit { runner?.stop() }
+
+    /// Runs `body` holding the device's lock (recursive: handlers called inside may call back).
+    public func locked<T>(_ body: () throws -> T) rethrows -> T {
+        try lock.withLock(body)
+    }
+
+    // MARK: Time
+
+    /// The engine clock (s): the host clock the session's pump reads.
+    public var currentTime: Double { Double(nowMicros) / 1e6 }
+
+    var nowMicros: Int64 { session.pump.clock.now().nanoseconds / 1_000 }
+    var leadMicros: Int64 { leadTime.nanoseconds / 1_000 }
+
+    /// How far ahead of now the drive is rendered and sent (see ``HapticEngine/leadTime``).
+    public var leadTime: HostDuration {
+        if let fixed = configuration.leadTime { return fixed }
+        // The session's lead adapts to the link's round trip; streaming also needs room for a
+        // render chunk and the restart margin on top of it.
+        return max(session.currentLeadTime, configuration.chunk * 2 + configuration.restartMargin)
+    }
+    /// A chunk that would end this close before an onset ends at the onset instead, µs.
+    static let markGuard: Int64 = 200
+
+    /// How far ahead drive is rendered and queued: the lead, or ``HapticEngine/Configuration/queueAhead``.
+    var horizonMicros: Int64 { max(leadMicros, configuration.queueAhead.nanoseconds / 1_000) }
+    /// The earliest a change sent now (a CUT and new drive, on the sequenced lane) can take
+    /// effect: the fixed part of what host → device frames recently took at most
+    /// (``ThrumLink/ClockModel/outboundDelayBound(quantile:last:excludingOwnBytes:)``, the return
+    /// leg does not matter) with a quarter more, plus what the host itself puts in front of the
+    /// change on a serial line (the bytes still draining, ``ThrumLink/LinkSession/transmitBacklog``,
+    /// and a whole frame's serialisation at the learnt byte time), plus 2 ms for the frame being
+    /// handled; the session's round-trip lead until the model has samples.
+    var changeLeadMicros: Int64 {
+        let link = session.link
+        guard let outbound = link.clock.outboundDelayBound(excludingOwnBytes: true) else {
+            return session.currentLeadTime.nanoseconds / 1_000
+        }
+        let fixed = outbound.nanoseconds / 1_000
+        let ownFrame = link.clock.byteTimeMicros * Double(ProtocolConstants.maxFrame)
+        let serial = link.transmitBacklog.nanoseconds / 1_000 + Int64(ownFrame.rounded(.up))
+        return min(session.currentLeadTime.nanoseconds / 1_000, fixed + fixed / 4 + serial + 2_000)
+    }
+    /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
+    var marginMicros: Int64 {
+        max(configuration.restartMargin.nanoseconds, 2 * session.link.statistics.smoothedRoundTrip.nanoseconds) / 1_000
+    }
+
+    /// Engine µs for an `atTime:` argument (immediate → now).
+    func micros(_ time: Double) throws -> Int64 {
+        guard time.isFinite, time >= 0 else { throw HapticError(.invalidTime, "invalid time \(time)") }
+        return time == HapticTimeImmediate ? nowMicros : Int64((time * 1e6).rounded())
+    }
+
+    // MARK: Clients
+
+    func register(_ engine: HapticEngine) {
+        clients.removeAll { $0.engine == nil }
+        clients.append(WeakClient(engine: engine))
+    }
+
+    /// The engines on this device still alive.
+    var engines: [HapticEngine] { clients.compactMap(\.engine) }
+
+    /// Whether another client than `engine` is started.
+    private func othersRunning(than engine: HapticEngine?) -> Bool {
+        engines.contains { $0 !== engine && $0.isRunning }
+    }
+
+    // MARK: Lifecycle
+
+    /// Connects (identify), configures the driver for the profile, converges the clock and
+    /// calibrates once a connection; then runs by itself (``RunMode``). No-op when running.
+    func connect() throws {
+        if isRunning { return }
+        do {
+            if session.identity == nil || !isConnected {
+                try session.open()
+                session.configureDriver(DriverRegisters.derive(from: profile))
+                preloads.removeAll()
+            }
+            // A changed rated voltage or overdrive clamp makes the device calibrate: wait for it.
+            if session.isCalibrating || session.link.pendingCount > 0 { try session.waitForDriverReady() }
+            try session.synchronizeClock()
+            if configuration.calibrateOnStart, session.calibrationResult == nil, let identity = session.identity,
+                DeviceCapabilities(identity: identity, program: session.programCapabilities).calibration
+            {
+                do {
+                    try session.calibrate()
+                } catch .calibrationFailed {
+                    // Kept in calibrationResult; the driver plays on its default calibration words.
+                }
+            }
+        } catch {
+            let code: HapticErrorCode
+            switch error {
+            case .deviceDidNotAnswer, .clockDidNotConverge, .calibrationTimedOut: code = .engineStartTimeout
+            default: code = .serverInitFailed
+            }
+            throw HapticError(code, error.description)
+        }
+        capabilities = session.identity.map { DeviceCapabilities(identity: $0, program: session.programCapabilities) }
+        session.deviceEventHandler = { [weak self] event in self?.handle(event) }
+        isRunning = true
+        linkDead = false
+        lastError = nil
+        emittedUntil = nowMicros
+        lastSentEnd = nowMicros
+        lastClockSample = session.link.clock.samples.last
+        startRunner()
+    }
+
+    var isConnected: Bool {
+        if case .connected = session.link.state { return true }
+        return false
+    }
+
+    /// Ends `engine`'s players (completion handlers called with `error`). Other engines' players
+    /// keep playing: their drive goes on without a gap when the engine's own drive can be replaced
+    /// in time (a CUT one change lead from now), else after a restart margin. When no other engine
+    /// is started the device goes silent at once (any-lane STOP) and stops streaming.
+    func release(_ engine: HapticEngine, error: Error?) {
+        let mine = (players + pausedPlayers).filter { $0.host === engine }
+        let othersPlay = players.contains { $0.host !== engine }
+        if !othersRunning(than: engine) {
+            halt(error: error, only: engine)
+            return
+        }
+        players.removeAll { $0.host === engine }
+        pausedPlayers.removeAll { $0.host === engine }
+        if othersPlay {
+            invalidate(from: nowMicros + changeLeadMicros)
+        } else if !mine.isEmpty {
+            rewind()
+        }
+        for p in mine { p.finish(error: error) }
+        service()
+    }
+
+    /// Stops everything on the device and finishes every player (of `only`, else of every client).
+    private func halt(error: Error?, only: HapticEngine? = nil) {
+        session.link.discardQueuedSegments()
+        if isConnected { session.link.sendImmediately(.stop) }
+        isRunning = false
+        isPrepared = false
+        let stopping = players + pausedPlayers
+        players.removeAll()
+        pausedPlayers.removeAll()
+        for p in stopping { p.finish(error: error) }
+        lastDeviceStart = nil
+        timeline = DeviceTimeline()
+        lastLevel = 0
+        // Let the STOP leave now (virtual time moves by a millisecond).
+        if isConnected, only != nil { try? session.runOnce(until: session.pump.clock.now() + .milliseconds(1)) }
+        for c in engines { c.fireFinishedHandlersIfIdle() }
+    }
+
+    /// The device failed (`reason`): every started engine stops by itself and is told.
+    func stopBySelf(_ reason: HapticEngine.StoppedReason, error: Error?) {
+        guard isRunning else { return }
+        lastError = error
+        let running = engines.filter(\.isRunning)
+        for c in running { c.markStopped(error: error) }
+        halt(error: error)
+        for c in running { c.stoppedHandler?(reason) }
+    }
+
+    // MARK: Players
+
+    /// A new device-wide player number.
+    func takePlayerID() -> Int {
+        defer { nextPlayerID += 1 }
+        return nextPlayerID
+    }
+
+    func activate(_ player: StreamingPatternPlayer) {
+        pausedPlayers.removeAll { $0 === player }
+        if !players.contains(where: { $0 === player }) { players.append(player) }
+    }
+
+    /// `paused`: keep it to end it when its engine stops.
+    func deactivate(_ player: StreamingPatternPlayer, paused: Bool = false) {
+        players.removeAll { $0 === player }
+        pausedPlayers.removeAll { $0 === player }
+        if paused { pausedPlayers.append(player) }
+    }
+
+    /// The onsets of one player, in schedule order.
+    public func onsets(for player: any HapticPatternPlayer) -> [OnsetRecord] {
+        locked { markOrder.compactMap { marks[$0] }.filter { $0.playerID == player.playerID } }
+    }
+
+    /// Every onset scheduled on the device (all engines), in schedule order.
+    public var allOnsets: [OnsetRecord] { locked { markOrder.compactMap { marks[$0] } } }
+
+    // MARK: Run loop
+
+    /// Runs the device (moving bytes, rendering drive, calling handlers) until engine time `time`
+    /// (s). In virtual time this is what moves time; in real time it blocks until then.
+    public func run(until time: Double) {
+        run(untilMicros: Int64((time * 1e6).rounded()))
+    }
+
+    private func run(untilMicros deadline: Int64) {
+        // On real time the run thread plays: the caller only waits (two threads pumping in turns
+        // would each stall the other under load). Virtual time moves only here.
+        while runMode != .manual, locked({ isRunning && runner?.isAlive == true && !linkDead }) {
+            let left = deadline - nowMicros
+            if left <= 0 { return }
+            usleep(UInt32(min(left, 1_000)))
+        }
+        locked { service() }
+        while !linkDead {
+            let more: Bool = locked {
+                guard nowMicros < deadline, !linkDead else { return false }
+                pump(until: min(deadline, nextWake(), runMode == .manual ? .max : nowMicros + 1_000))
+                return true
+            }
+            if !more { return }
+            lock.yieldIfWaited()
+        }
+    }
+
+    /// Runs the device for `seconds`.
+    public func run(for seconds: Double) { run(until: currentTime + seconds) }
+
+    /// Runs until `engine` (nil: every engine) has no player left, or `timeout` s; then
+    /// `ringDown` s more. Returns whether all finished.
+    @discardableResult
+    public func runUntilPlayersFinished(of engine: HapticEngine? = nil, timeout: Double, ringDown: Double = 0.04) -> Bool {
+        // Whole µs, as the clock counts: a deadline in floating seconds could stay one ulp ahead.
+        let deadline = locked { nowMicros } + Int64((timeout * 1e6).rounded())
+        func busy() -> Bool { locked { players.contains { engine == nil || $0.host === engine } } }
+        if runMode == .manual {
+            // The caller's loop: step to the next thing due, as a single-threaded loop does (the
+            // same wake-ups, so virtual-time runs replay exactly).
+            locked { service() }
+            while busy() && !linkDead {
+                let more: Bool = locked {
+                    guard nowMicros < deadline, !linkDead else { return false }
+                    pump(until: min(deadline, nextWake()))
+                    return true
+                }
+                if !more { break }
+            }
+        } else {
+            while busy() && locked({ nowMicros }) < deadline && !linkDead {
+                run(untilMicros: min(deadline, locked { nowMicros } + 5_000))
+            }
+        }
+        let done = !busy()
+        if done { run(for: ringDown) }
+        return done
+    }
+
+    /// One step: exchange bytes until the next thing is due (or bytes arrive), then render, send
+    /// and call handlers.
+    public func pump() {
+        if runMode != .manual, locked({ isRunning && runner?.isAlive == true }) {
+            usleep(1_000)  // the run thread plays; a caller's loop just lets time pass
+            return
+        }
+        locked { pump(until: min(nextWake(), runMode == .manual ? .max : nowMicros + 1_000)) }
+    }
+
+    private func pump(until deadline: Int64) {
+        let target = HostTime(nanoseconds: max(deadline, nowMicros + 1) * 1_000)
+        do {
+            try session.runOnce(until: target)
+        } catch {
+            linkDead = true
+            if isRunning {
+                stopBySelf(.deviceDisconnected, error: HapticError(.serverInterrupted, error.description))
+            }
+        }
+        service()
+    }
+
+    /// When the run loop must next wake up (engine µs).
+    func nextWake() -> Int64 {
+        let now = nowMicros
+        var wake = now + 250_000
+        if isRunning && !players.isEmpty {
+            // Top the queue up every chunk so it always holds about `horizonMicros` of drive.
+            let chunk = max(1_000, configuration.chunk.nanoseconds / 1_000)
+            wake = min(wake, max(now + 1, emittedUntil - horizonMicros + chunk))
+            for p in players { if let end = p.endTime { wake = min(wake, max(now + 1, end)) } }
+        }
+        if isPrepared { wake = min(wake, max(now + 1, prepareLapseTime)) }
+        for c in engines { if let w = c.nextWake(now: now) { wake = min(wake, max(now + 1, w)) } }
+        return wake
+    }
+
+    /// Renders and sends what is due, finishes players whose time is over, runs timeouts.
+    func service() {
+        guard isRunning else {
+            for c in engines { c.fireFinishedHandlersIfIdle() }
+            return
+        }
+        checkForReboot()
+        guard isRunning else { return }
+        let now = nowMicros
+        emit(now: now)
+        for p in players where p.endTime.map({ now >= $0 }) ?? false {
+            p.timeReached()
+        }
+        if !players.isEmpty { preparedUntil = max(preparedUntil, now + configuration.preparedTimeout.nanoseconds / 1_000) }
+        if isPrepared && now >= prepareLapseTime { lapsePreparation() }
+        for c in engines { c.service(now: now) }
+    }
+
+    // MARK: Running by itself
+
+    private func startRunner() {
+        guard runMode != .manual else { return }
+        if let runner {
+            runner.kick()
+            return
+        }
+        let runner = DeviceRunner(device: self)
+        self.runner = runner
+        runner.start()
+    }
+
+    /// One step of the run thread: runs the device up to now (paced: up to `pacedTarget`, the
+    /// manual clock following the monotonic one) for at most `slice` µs. Returns false when
+    /// nothing is started (the thread then waits to be kicked).
+    func runnerStep(pacedTarget: Int64?, slice: Int64) -> Bool {
+        locked {
+            guard isRunning, !linkDead else { return false }
+            if let target = pacedTarget {
+                // Virtual time follows the monotonic clock; run to it in one go.
+                if target > nowMicros { pump(until: min(target, nextWake())) } else { service() }
+                while isRunning && !linkDead && nowMicros < target { pump(until: min(target, nextWake())) }
+            } else {
+                pump(until: min(nextWake(), nowMicros + slice))
+            }
+            return isRunning
+        }
+    }
+
+    /// Whether the calling thread is a device's run thread (where handlers are called on real time).
+    public static var isRunThread: Bool { Thread.current.threadDictionary[DeviceRunner.marker] as? Bool == true }
+
+    /// Whether a caller is waiting for the lock (the run thread lets it in between steps).
+    func yieldToCallers() { lock.yieldIfWaited() }
+}
