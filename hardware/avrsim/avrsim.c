@@ -127,6 +127,10 @@ static void watch_rx_ring(pty_uart_t *uart, const char *elf_path, sim_t *s)
     } else {
         fprintf(stderr, "avrsim: no receive ring 'rx' in %s: its drops are not counted\n", elf_path);
     }
+    if (fw_symbol_find(elf_path, "tx", &addr, &size) == 0 && size > 2u && ((size - 2u) & (size - 3u)) == 0u) {
+        uart->tx_ring_addr = addr;
+        uart->tx_ring_size = size - 2u;
+    }
 }
 
 /* Timer1 is the firmware's µs clock: note when it starts so device clock ↔ simulated time is exact. */
@@ -449,12 +453,13 @@ int main(int argc, char **argv)
 
     if (s.trace != NULL) {
         fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f register_writes=%llu stack_high_water_bytes=%u "
-                         "min_sp=0x%04X i2c_scl_period_cycles=%u host_bytes=%llu device_bytes=%llu device_bytes_dropped=%llu rx_ring_drops=%llu rx_ring_lost=%llu sla_status_fixes=%u "
+                         "min_sp=0x%04X i2c_scl_period_cycles=%u host_bytes=%llu device_bytes=%llu device_bytes_dropped=%llu rx_ring_drops=%llu rx_ring_lost=%llu tx_ring_full_checks=%llu sla_status_fixes=%u "
                          "host_frames=%llu host_frames_corrupted=%llu device_frames=%llu device_frames_corrupted=%llu\n",
                 cycles_to_us(s.avr, s.avr->cycle), (double)s.max_lag_ns / 1e3, (unsigned long long)s.writes,
                 (unsigned)(ramend - s.min_sp), s.min_sp, twi_bus_period_cycles(&bus), (unsigned long long)uart.rx_bytes,
                 (unsigned long long)uart.tx_bytes, (unsigned long long)uart.tx_dropped,
-                (unsigned long long)uart.ring_full_drops, (unsigned long long)pty_uart_ring_lost(&uart), bus.sla_status_fixes,
+                (unsigned long long)uart.ring_full_drops, (unsigned long long)pty_uart_ring_lost(&uart),
+                (unsigned long long)uart.tx_ring_full_checks, bus.sla_status_fixes,
                 (unsigned long long)uart.host_frames.frames, (unsigned long long)uart.host_frames.corrupted,
                 (unsigned long long)uart.device_frames.frames, (unsigned long long)uart.device_frames.corrupted);
         fclose(s.trace);

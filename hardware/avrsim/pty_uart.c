@@ -165,6 +165,12 @@ void pty_uart_attach(pty_uart_t *u, struct avr_t *avr)
 
 static void ring_follow(pty_uart_t *u)
 {
+    if (u->tx_ring_addr != 0u) {
+        const uint8_t *ring = &u->avr->data[u->tx_ring_addr];
+        if (((ring[u->tx_ring_size] + 1u) & (u->tx_ring_size - 1u)) == ring[u->tx_ring_size + 1u]) {
+            u->tx_ring_full_checks++;
+        }
+    }
     if (u->ring_addr != 0u) {
         uint8_t head = u->avr->data[u->ring_addr + u->ring_size];
         u->ring_pushes += (uint8_t)(head - u->ring_last_head) & (u->ring_size - 1u);

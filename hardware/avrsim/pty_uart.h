@@ -54,6 +54,10 @@ typedef struct {
     uint64_t ring_pushes;         /* bytes the ring took (its head's advance) */
     uint8_t ring_last_head;
     void (*on_ring_drop)(void *ctx, uint64_t cycle); /* optional, per dropped byte */
+    /* The firmware's transmit ring (thrum_port_tx_t: buf[size], head, tail), when found: the
+     * checks (every 50 µs) at which it was full, when serial_write drops what does not fit. */
+    uint32_t tx_ring_addr, tx_ring_size;
+    uint64_t tx_ring_full_checks;
     void *on_ring_drop_ctx;
 } pty_uart_t;
 

@@ -275,7 +275,8 @@ void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_
             }
         }
     }
-    thrum_telemetry_send(fw, link->identify);
+    /* repeated ONSETs ride on the ACKs of any-lane frames (pings) only, never in a burst */
+    thrum_telemetry_send(fw, link->identify, (frame->ctrl & THRUM_CTRL_UNSEQ) != 0u);
 }
 
 void thrum_link_check_watchdog(thrum_fw_t *fw, uint32_t now)

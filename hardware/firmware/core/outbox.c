@@ -75,7 +75,7 @@ static uint16_t emit(thrum_fw_t *fw, uint16_t crc, const uint8_t *data, uint8_t 
 /* Send one frame: ACK, then `extra` (IDENTIFY_REPLY and CAPABILITIES) if any, then the pending
  * reports if they fit whole (the host never sees half a message). The frame goes out in pieces,
  * its CRC folded in on the way, so no frame-sized buffer sits on the stack. */
-static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len)
+static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, uint8_t may_repeat)
 {
     uint8_t head[4u + THRUM_FW_ACK_MAX];
     uint8_t ack_len = encode_ack(fw, head + 4);
@@ -83,12 +83,17 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len)
     uint8_t echo = 0;
     uint16_t crc;
 
+    (void)may_repeat;
+
     if ((unsigned)ack_len + extra_len + n > THRUM_MAX_PAYLOAD) {
         n = 0; /* the reply left no room: the reports get their own frame */
     }
 #if THRUM_FW_ONSET_REPEATS > 0
-    /* the recent ONSETs again, behind any new reports, when they fit */
-    if (fw->echo_left > 0u && (unsigned)ack_len + extra_len + n + fw->echo_len <= THRUM_MAX_PAYLOAD) {
+    /* the recent ONSETs again, behind any new reports, when they fit; not in the ACK of a
+     * sequenced host frame: a burst of those draws one ACK frame each, and repeats in all of
+     * them overflow the port's transmit ring (serial_write drops what does not fit: reports
+     * with it; seen on the AVR) */
+    if (may_repeat && fw->echo_left > 0u && (unsigned)ack_len + extra_len + n + fw->echo_len <= THRUM_MAX_PAYLOAD) {
         echo = fw->echo_len;
         fw->echo_left--;
     }
@@ -112,18 +117,18 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len)
     fw->link.tx_seq = (uint8_t)(fw->link.tx_seq + 1u);
 }
 
-void thrum_telemetry_send(thrum_fw_t *fw, int with_identify)
+void thrum_telemetry_send(thrum_fw_t *fw, int with_identify, int may_repeat)
 {
     uint8_t reply[IDENTIFY_MAX];
 
-    send_frame(fw, reply, with_identify ? encode_identify_reply(fw, reply) : 0u);
+    send_frame(fw, reply, with_identify ? encode_identify_reply(fw, reply) : 0u, (uint8_t)may_repeat);
     thrum_telemetry_flush(fw);
 }
 
 void thrum_telemetry_flush(thrum_fw_t *fw)
 {
     if (fw->pending_len > 0u) {
-        send_frame(fw, NULL, 0);
+        send_frame(fw, NULL, 0, 1u);
     }
 }
 

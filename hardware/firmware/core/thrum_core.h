@@ -50,7 +50,7 @@ void thrum_telemetry_onset(thrum_fw_t *fw, uint32_t event, uint32_t time, uint8_
 void thrum_telemetry_fault(thrum_fw_t *fw, uint32_t code, uint32_t detail);
 /** Count a failed bus access and report FAULT 2 with the register. */
 void thrum_bus_fault(thrum_fw_t *fw);
-void thrum_telemetry_send(thrum_fw_t *fw, int with_identify);
+void thrum_telemetry_send(thrum_fw_t *fw, int with_identify, int may_repeat);
 /** Queue one encoded device message (sent with the next frame). */
 void thrum_telemetry_append(thrum_fw_t *fw, const uint8_t *msg, uint8_t n);
 void thrum_telemetry_flush(thrum_fw_t *fw);
