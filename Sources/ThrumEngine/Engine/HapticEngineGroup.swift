@@ -77,9 +77,11 @@ public final class HapticEngineGroup {
     public func run(for seconds: Double) { run(until: currentTime + seconds) }
 
     /// Runs until every engine's players have finished, or `timeout` s; then until each player's
-    /// onsets are reported (or `grace` s more). Returns whether all finished.
+    /// onsets are reported (or `grace` s more: reports come back behind the last drive, and a
+    /// device served by a busy machine — a simulator paced to the wall clock — can fall a few
+    /// hundred ms behind it). Returns whether all finished.
     @discardableResult
-    public func runUntilPlayersFinished(_ players: [any HapticPatternPlayer], timeout: Double, grace: Double = 0.3) -> Bool {
+    public func runUntilPlayersFinished(_ players: [any HapticPatternPlayer], timeout: Double, grace: Double = 1.5) -> Bool {
         let deadline = currentTime + timeout
         while currentTime < deadline && engines.contains(where: \.hasActivePlayers) { run(for: slice * 20) }
         let finished = !engines.contains(where: \.hasActivePlayers)
