@@ -92,10 +92,12 @@ extension LinkSession {
         // No progress. It is a negative acknowledgement only if the named frame followed the latest
         // transmission of the oldest outstanding frame on the wire (or is it): the link keeps order,
         // so that frame was lost or rejected. ACKs naming earlier frames, or repeated in unsolicited
-        // device frames, say nothing about it. A resent frame's ACK may answer its first copy, so
-        // the first copy is what must have followed: otherwise every frame still queued behind a
-        // lost one would ask for the whole window again when it arrives.
-        guard let base = lane.outstanding.first, let record, record.earliestOrder >= base.lastOrder else { return }
+        // device frames, say nothing about it. (Judging a resent frame by its first copy instead,
+        // so that frames queued behind a lost one do not each ask for the window again, left
+        // NACKs unanswered in two-device play over ptys — a rejected frame waited for the timer
+        // while its device fell silent — so it is not done; the timer's drain wait below limits
+        // the resends on a slow line.)
+        guard let base = lane.outstanding.first, let record, record.order >= base.lastOrder else { return }
         counters.duplicateAcknowledgements += 1
         let roundTrip = timer.smoothed ?? configuration.initialRetransmissionTimeout
         if let last = lastFastRetransmit, now - last < roundTrip { return }
