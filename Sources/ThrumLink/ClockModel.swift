@@ -92,6 +92,10 @@ public struct ClockModel: Sendable {
         fit = ClockFit(
             samples: samples, configuration: configuration, previousDrift: fit?.estimate.slope, previousByteTime: fit?.byteTime)
         bracket = ClockBracket(samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6)
+        outboundBound = computeOutboundDelayBound(
+            quantile: Self.defaultOutboundQuantile, last: Self.defaultOutboundSamples, excludingOwnBytes: false)
+        outboundBoundNetOfBytes = computeOutboundDelayBound(
+            quantile: Self.defaultOutboundQuantile, last: Self.defaultOutboundSamples, excludingOwnBytes: true)
     }
 
     /// Half the gap between the bounds: the one-way delay if both legs were alike.
@@ -141,7 +145,23 @@ public struct ClockModel: Sendable {
     /// write's bytes took on a serial line at the learnt byte time (``byteTimeMicros`` ×
     /// ``ClockSample/outboundBytes``): the fixed part of the delay, to which a sender adds the
     /// serialisation of what it is about to write. Nil before any sample.
+    /// The default bounds (quantile 0.95 over the newest 64 samples) are computed once per
+    /// sample, when it is added, since a streaming sender asks for them on every wake.
     public func outboundDelayBound(quantile: Double = 0.95, last: Int = 64, excludingOwnBytes: Bool = false) -> HostDuration? {
+        if quantile == Self.defaultOutboundQuantile, last == Self.defaultOutboundSamples {
+            return excludingOwnBytes ? outboundBoundNetOfBytes : outboundBound
+        }
+        return computeOutboundDelayBound(quantile: quantile, last: last, excludingOwnBytes: excludingOwnBytes)
+    }
+
+    private static let defaultOutboundQuantile = 0.95
+    private static let defaultOutboundSamples = 64
+    /// ``outboundDelayBound(quantile:last:excludingOwnBytes:)`` with the defaults, as of the last sample.
+    private var outboundBound: HostDuration?
+    /// The same net of each sample's own bytes.
+    private var outboundBoundNetOfBytes: HostDuration?
+
+    private func computeOutboundDelayBound(quantile: Double, last: Int, excludingOwnBytes: Bool) -> HostDuration? {
         guard fit != nil, !samples.isEmpty else { return nil }
         let byteTime = excludingOwnBytes ? byteTimeMicros : 0
         var delays: [Double] = []

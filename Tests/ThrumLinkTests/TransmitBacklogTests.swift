@@ -32,6 +32,21 @@ final class TransmitBacklogTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(fixed, .microseconds(450))
     }
 
+    func testDefaultBoundIsKeptPerSampleAndEqualsAFreshComputation() throws {
+        // The default bound is computed when a sample arrives (a sender asks on every wake);
+        // asking with a window wider than the 64 samples it covers computes it afresh.
+        var model = ClockModel()
+        XCTAssertNil(model.outboundDelayBound())
+        for (i, s) in samples(byteTime: 86.8, floor: 500, count: 60).enumerated() {
+            model.addSample(s)
+            for excluding in [false, true] {
+                let kept = try XCTUnwrap(model.outboundDelayBound(excludingOwnBytes: excluding), "sample \(i)")
+                let fresh = try XCTUnwrap(model.outboundDelayBound(quantile: 0.95, last: 65, excludingOwnBytes: excluding))
+                XCTAssertEqual(kept, fresh, "sample \(i), excluding own bytes: \(excluding)")
+            }
+        }
+    }
+
     func testBacklogDrainsAtTheLearntByteTime() throws {
         let device = FakeDevice(queueSlots: 64)
         let harness = LinkHarness(device: device)
