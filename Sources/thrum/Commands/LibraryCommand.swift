@@ -158,7 +158,7 @@ enum LibraryCommand: Subcommand {
         for s in image.summaries() {
             print(
                 pad(String(s.id), 5) + "  " + s.name + (s.trigger.map { "  [trigger \($0)]" } ?? "")
-                    + String(format: "  %.0f ms, %d events", Double(s.durationMicroseconds) / 1000, s.events))
+                    + String(format: "  %.0f ms, ", Double(s.durationMicroseconds) / 1000) + counted(s.events, "event"))
         }
         return 0
     }

@@ -46,7 +46,7 @@ enum StoredPresetPlay {
                 ])
             } else {
                 print("played stored preset \(id) '\(preset.name)' from library '\(image.name)' on \(target.name): "
-                    + "\(summary.events) events, \(String(format: "%.0f", Double(summary.durationMicroseconds) / 1000)) ms")
+                    + counted(summary.events, "event") + ", \(String(format: "%.0f", Double(summary.durationMicroseconds) / 1000)) ms")
             }
             engine.stop()
         } catch let error as CommandFailure {
