@@ -27,8 +27,13 @@ public enum LibraryBench {
     }
 
     public struct Result: Sendable {
-        /// Call → first drive, ms.
+        /// Call → first drive, ms, playing the preset played last (the device keeps it decoded).
         public var playLatencies: [Double] = []
+        /// The same for a preset other than the last one played (read from storage first).
+        public var storageReadLatencies: [Double] = []
+        /// Events played, and those the device reported trimmed or dropped (a start cut short).
+        public var events = 0
+        public var cutEvents = 0
         public var flash: Flash?
         public var imageBytes = 0
     }
@@ -79,14 +84,27 @@ public enum LibraryBench {
         // frame handling, so its clock jumped ahead of the host's; let the clock model settle.
         engine.run(for: 3)
         var rng = SplitMix64(seed: seed ^ 0x11B)
+        let stored = try engine.storedLibrary().image
         let id = UInt16(SystemPresets.all.filter { $0.romEffect == nil }.firstIndex { $0.name == "impact.heavy" }! + 1)
-        for _ in 0..<trials {
+        func play(_ id: UInt16) throws -> Double? {
             engine.run(for: 0.05 + Double(rng.next() % 150) / 1_000)
+            guard let preset = stored.preset(id: id) else { return nil }
             let call = rig.pump.trueTime
-            try engine.playStoredPreset(id: id)
-            engine.run(for: 0.05)
-            if let onset = rig.device.chip.trace.driveOnset(after: call) { result.playLatencies.append(Double(onset - call) / 1e3) }
+            let started = try engine.playStoredPreset(preset, in: stored)
+            engine.run(for: Double(stored.summaries().first { $0.id == id }?.durationMicroseconds ?? 0) / 1e6 + 0.05)
+            let latency = rig.device.chip.trace.driveOnset(after: call).map { Double($0 - call) / 1e3 }
+            for mark in started.marks {
+                result.events += 1
+                if let status = engine.onset(ofStoredPresetMark: mark)?.status, status == .lateTrimmed || status == .dropped {
+                    result.cutEvents += 1
+                }
+            }
+            return latency
         }
+        for _ in 0..<trials { if let l = try play(id) { result.playLatencies.append(l) } }
+        // Each a different preset from the last: the device reads it from its EEPROM first.
+        let ids = stored.presets.map(\.id)
+        for k in 0..<trials { if let l = try play(ids[(k * 7 + 1) % ids.count]) { result.storageReadLatencies.append(l) } }
         return result
     }
 }

@@ -46,7 +46,19 @@ final class CLILibraryTests: XCTestCase {
 
         let play = try ThrumProcess.run(["play", "id:12", "--port", sim.ptyPath])
         XCTAssertEqual(play.status, 0, play.standardError)
-        XCTAssertTrue(play.standardOutput.contains("played stored preset 12 'impact.heavy'"), play.standardOutput)
+        XCTAssertTrue(play.standardOutput.contains("stored preset 12 'impact.heavy' of library 'thrum-examples'"), play.standardOutput)
+        // The heartbeat by id, reported event by event as a pattern is, and held to a CI assertion.
+        let beats = try ThrumProcess.run(["play", "id:1", "--port", sim.ptyPath, "--json", "--expect-onsets", "4"])
+        XCTAssertEqual(beats.status, 0, beats.standardError)
+        let report = try CLITestSupport.json(beats) as? [String: Any]
+        XCTAssertEqual((report?["stored_preset"] as? [String: Any])?["name"] as? String, "heartbeat")
+        let events = report?["events"] as? [[String: Any]] ?? []
+        XCTAssertEqual(events.count, 4)
+        // (On time in virtual time, LibraryEndToEndTests; here the simulator is paced to a wall
+        // clock that a loaded machine may hold up, so only that each beat drove.)
+        XCTAssertTrue(events.allSatisfy { ["on_time", "late_trimmed"].contains($0["status"] as? String) }, "\(events)")
+        XCTAssertTrue(events.allSatisfy { $0["onset_s"] is Double && $0["onset_bound_s"] is Double })
+        XCTAssertEqual((report?["expectations"] as? [String: Any])?["passed"] as? Bool, true)
         let afterPlay = SimulatorTrace.rtpWrites(trace).filter { $0.value != 0 }.count
         XCTAssertGreaterThan(afterPlay, 0, "the stored preset drove the chip")
 

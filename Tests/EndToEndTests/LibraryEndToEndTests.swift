@@ -99,6 +99,41 @@ final class LibraryEndToEndTests: XCTestCase {
         XCTAssertLessThanOrEqual(worst, 16, "at most one 500 µs update step of the steepest ramp")
     }
 
+    /// Every event of a stored preset is reported, and its first drive is whole: a preset read
+    /// from storage after its start begins when read (shifted, not trimmed), and reading the next
+    /// entries from storage never delays an onset (PROTOCOL.md §4.9). Truth from the chip.
+    func testStoredPresetsReportEveryOnsetAndStartWhole() throws {
+        let built = try exampleLibrary()
+        let rig = rig(profile: built.profile)
+        try rig.connect(calibrate: false)
+        try rig.session.writeLibrary(try built.image.encode())
+        let engine = try rig.engine()
+        let image = try engine.storedLibrary().image
+        engine.run(for: 0.5)
+        // The heartbeat twice (the second from the copy the device keeps decoded), presets far
+        // down the index (read from storage after the start), and one again.
+        for id: UInt16 in [1, 1, 12, 30, 3, 30] {
+            let preset = try XCTUnwrap(image.preset(id: id))
+            let started = try engine.playStoredPreset(preset, in: image)
+            engine.run(for: Double(image.summaries().first { $0.id == id }!.durationMicroseconds) / 1e6 + 0.3)
+            XCTAssertFalse(started.marks.isEmpty)
+            var shifts: [Double] = []
+            for mark in started.marks {
+                let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
+                XCTAssertEqual(record.status, .onTime, "id \(id): every entry starts whole, none trimmed or dropped")
+                let truth = try XCTUnwrap(rig.trueOnset(of: record), "id \(id): the chip drove it")
+                let reported = try XCTUnwrap(record.onsetTime)
+                XCTAssertLessThanOrEqual(abs(reported - truth), record.onsetBound ?? 0, "id \(id): the bound holds the truth")
+                shifts.append(truth - record.requestedTime)
+                XCTAssertTrue(engine.onsets.contains { $0.requestedTime == record.requestedTime }, "the engine lists its stored onsets")
+            }
+            // Late or not, the preset keeps its own rhythm: every event is shifted alike.
+            let spread = (shifts.max()! - shifts.min()!) * 1e6
+            XCTAssertLessThanOrEqual(spread, 10, "id \(id): events keep their spacing (\(shifts.map { Int($0 * 1e6) }) µs)")
+            XCTAssertGreaterThanOrEqual(shifts.min()!, -100e-6, "id \(id): never early")
+        }
+    }
+
     func testBadImagesAreRefusedBeforeAnythingIsWritten() throws {
         let built = try exampleLibrary()
         let good = try built.image.encode()

@@ -14,6 +14,10 @@ final class LibraryBenchTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(flash.fraction, 0.7)
         XCTAssertLessThanOrEqual(flash.fraction, 1.0, "never faster than the storage allows: the model counts every write cycle")
         XCTAssertEqual(r.playLatencies.count, 12, "every play by id drove the chip")
+        XCTAssertEqual(r.storageReadLatencies.count, 12, "every play of a preset read from storage drove the chip")
+        print(String(format: "library bench: from storage p50 %.2f ms; %d of %d events cut", r.storageReadLatencies.sorted()[6], r.cutEvents, r.events))
+        XCTAssertGreaterThan(r.events, 24)
+        XCTAssertEqual(r.cutEvents, 0, "no stored preset event starts trimmed or dropped")
     }
 }
 

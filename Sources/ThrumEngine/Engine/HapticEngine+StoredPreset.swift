@@ -5,10 +5,6 @@ import ThrumWire
 /// Playing presets of the library stored on the device (docs/library.md): one short any-lane
 /// PLAY_PRESET message, the device expands the stored program itself.
 extension HapticEngine {
-    /// Event ids the device reports for stored presets this engine started (the engine's own
-    /// marks stay below 2^31; a trigger input's presets report from 0xF000_0000).
-    static let storedPresetEventBase: UInt32 = 0xE000_0000
-
     /// Plays stored preset `id`: its drive begins at engine time `time`, or, with
     /// `HapticTimeImmediate`, as soon as the device can start it (the prepared-start lead: the next
     /// frame boundary plus a margin). Returns the host time its drive begins at.
@@ -24,16 +20,54 @@ extension HapticEngine {
         guard let identity = session.identity, identity.protocolVersion >= 1 else {
             throw LibraryClientError.unsupported(protocolVersion: session.identity?.protocolVersion ?? 0)
         }
-        return try device.locked { try playStoredPresetLocked(id: id, atTime: time) }
+        return try device.locked {
+            let base = device.nextStoredPresetEventBase(events: 0)
+            return try playStoredPresetLocked(id: id, atTime: time, eventBase: base) { _ in }
+        }
     }
 
-    private func playStoredPresetLocked(id: UInt16, atTime time: Double) throws -> HostTime {
+    /// Plays `preset` of `image`, the library the device holds (read it with
+    /// ``storedLibrary()``), as ``playStoredPreset(id:atTime:)`` does, and follows the onset of
+    /// each of its events: ``onsets`` lists them, with the intended time of each being when the
+    /// stored program's drive for it begins (a library keeps the drive, not the pattern's event
+    /// times). Returns when the drive begins and the events' marks, in event order.
+    @discardableResult
+    public func playStoredPreset(_ preset: LibraryImage.Preset, in image: LibraryImage, atTime time: Double = HapticTimeImmediate) throws
+        -> StoredPresetStart
+    {
+        if !isRunning {
+            guard isAutoShutdownEnabled else { throw HapticError(.engineNotRunning, "the engine is not running") }
+            try start()
+        }
+        guard let identity = session.identity, identity.protocolVersion >= 1 else {
+            throw LibraryClientError.unsupported(protocolVersion: session.identity?.protocolVersion ?? 0)
+        }
+        return try device.locked {
+            var marks: [UInt32] = []
+            let events = preset.items.reduce(UInt32(0)) { most, item in
+                switch item {
+                case .shape(_, _, let event), .segment(_, _, _, _, let event), .rom(_, _, let event): return max(most, event)
+                }
+            }
+            let base = device.nextStoredPresetEventBase(events: events)
+            let host = try playStoredPresetLocked(id: preset.id, atTime: time, eventBase: base) { driveStart in
+                marks = device.markStoredPreset(preset, shapes: image.shapes, base: base, driveStart: driveStart, owner: self)
+            }
+            return StoredPresetStart(driveStart: host, marks: marks)
+        }
+    }
+
+    /// The onset record of one event of a stored preset started by ``playStoredPreset(_:in:atTime:)``.
+    public func onset(ofStoredPresetMark mark: UInt32) -> OnsetRecord? { device.locked { device.marks[mark] } }
+
+    /// Sends PLAY_PRESET; `willSend` gets the host µs the drive begins at, before it goes.
+    private func playStoredPresetLocked(id: UInt16, atTime time: Double, eventBase: UInt32, willSend: (Int64) -> Void) throws -> HostTime {
         let now = nowMicros
         // A driver in standby (the device's idle timeout) is woken in the same frame and given
         // its standby exit, as a prepared start does.
         let standby = session.powerState == .standby
         let exit = standby ? configuration.standbyExitLead.nanoseconds / 1_000 : 0
-        var driveStart = now + configuration.preparedStartLead.nanoseconds / 1_000 + exit
+        var driveStart = now + configuration.preparedStartLead.nanoseconds / 1_000 + device.preparedLeadExtra + exit
         if let boundary = device.nextFrameBoundary(after: now) {
             driveStart = min(driveStart, boundary + configuration.framedStartMargin.nanoseconds / 1_000 + exit)
         }
@@ -45,7 +79,9 @@ extension HapticEngine {
         driveStart = max(driveStart, device.lastSentEnd)
         let host = HostTime(nanoseconds: driveStart * 1_000)
         let deviceStart = session.link.clock.deviceTime(at: host) - session.latencyCorrection
-        session.sendPlayPreset(id: UInt32(id), deviceStart: deviceStart, eventBase: Self.storedPresetEventBase)
+        willSend(driveStart)
+        device.lastStoredPresetID = id
+        session.sendPlayPreset(id: UInt32(id), deviceStart: deviceStart, eventBase: eventBase)
         service()
         return host
     }
@@ -55,4 +91,12 @@ extension HapticEngine {
         let read = try session.readLibrary()
         return (read.image, read.status)
     }
+}
+
+/// A stored preset the engine started (``HapticEngine/playStoredPreset(_:in:atTime:)``).
+public struct StoredPresetStart: Sendable, Equatable {
+    /// The host time its drive begins at.
+    public var driveStart: HostTime
+    /// The onset marks of its events, in event order (``HapticEngine/onset(ofStoredPresetMark:)``).
+    public var marks: [UInt32]
 }

@@ -13,7 +13,8 @@ enum PlayCommand: Subcommand {
     static let summary = "play an AHAP file on a device (the built-in virtual device by default)"
     static let usage = """
         Usage: thrum play <file.ahap | preset:NAME> [options]
-               thrum play id:N --port PATH [--json]   (a preset of the library stored on the device)
+               thrum play id:N --port PATH [--json] [--expect-onsets K] [--expect-max-error-us N] [--junit FILE]
+                                                       (a preset of the library stored on the device)
 
         Plays the pattern on the streaming engine (HapticEngine, docs/engine.md). Without --port it
         plays on the built-in virtual device (in virtual time) and plots the acceleration the
@@ -57,6 +58,10 @@ enum PlayCommand: Subcommand {
 
         preset:rom.N (1…123) plays DRV2605L ROM effect N through the driver's own sequencer
         (ROM_EFFECT); the report gives its onset.
+
+        id:N plays stored preset N of the device's library (one PLAY_PRESET; the device reads and
+        plays it, docs/library.md); the report lists each of its events, the requested time being
+        when the stored drive for it begins. No calibration runs first.
 
         Ctrl-C (SIGINT) or SIGTERM stops the actuator at once (STOP), reports what played and exits
         130 or 143 (--loop forever ends this way with 0). A device fault (watchdog stop, driver

@@ -29,11 +29,23 @@ enum PlayOutput {
         var audioEvents: [[String: Any]]? = nil
         /// The audio report's text lines.
         var audioText: [String] = []
+        /// The stored preset played instead of a pattern (`thrum play id:N`).
+        var storedPreset: StoredPresetInfo? = nil
+
+        /// The type a report shows for `event`.
+        func typeName(_ event: PlaybackReport.Event) -> String {
+            if romEffect != nil { return "ROMEffect" }
+            if storedPreset != nil { return "StoredPreset" }
+            return event.type.rawValue
+        }
 
         var summary: String? {
             var parts: [String] = []
             if rate != 1 { parts.append("rate \(rate)×") }
             if let romEffect { parts.append("DRV2605L ROM effect \(romEffect.id) (\(romEffect.name)) through the driver's sequencer") }
+            if let storedPreset {
+                parts.append("stored preset \(storedPreset.id) '\(storedPreset.name)' of library '\(storedPreset.library)', played by the device from its storage (PLAY_PRESET)")
+            }
             if let intensity { parts.append("intensity control \(intensity)") }
             switch loop {
             case .passes(1): break
@@ -66,7 +78,7 @@ enum PlayOutput {
             "  #  type               requested     onset        error ± bound           status" + (truth ? "    true error" : ""))
         // Played audio events are listed in their own table below.
         for event in report.events where settings.audioEvents == nil || event.type.isHaptic {
-            let type = (settings.romEffect == nil ? event.type.rawValue : "ROMEffect").padding(toLength: 17, withPad: " ", startingAt: 0)
+            let type = settings.typeName(event).padding(toLength: 17, withPad: " ", startingAt: 0)
             let requested = milliseconds(event.requestedTime)
             let onset = event.onsetTime.map(milliseconds) ?? "—".padding(toLength: 10, withPad: " ", startingAt: 0)
             var error = event.onsetTime.map { String(format: "%+7.0f µs", ($0 - event.requestedTime) * 1e6) } ?? "          "
@@ -106,7 +118,7 @@ enum PlayOutput {
         func entry(_ event: PlaybackReport.Event) -> [String: Any] {
             [
                 "index": event.patternIndex,
-                "type": settings.romEffect == nil ? event.type.rawValue : "ROMEffect",
+                "type": settings.typeName(event),
                 "requested_s": JSONOutput.seconds(event.requestedTime),
                 "onset_s": JSONOutput.orNull(event.onsetTime.map(JSONOutput.seconds)),
                 "drive_onset_s": JSONOutput.orNull(event.driveOnsetTime.map(JSONOutput.seconds)),
@@ -125,8 +137,13 @@ enum PlayOutput {
         let audio = settings.audioEvents == nil ? report.events.filter { !$0.type.isHaptic }.map(entry) : []
         var rom: Any = NSNull()
         if let effect = settings.romEffect { rom = ["id": Int(effect.id), "name": effect.name] as [String: Any] }
+        var stored: Any = NSNull()
+        if let preset = settings.storedPreset {
+            stored = ["id": Int(preset.id), "name": preset.name, "library": preset.library] as [String: Any]
+        }
         return [
             "rom_effect": rom,
+            "stored_preset": stored,
             "audio_events_not_played": audio,
             "file": file,
             "target": target.isVirtual ? "virtual" : target.name,
@@ -243,4 +260,11 @@ enum DeviceDescription {
             "driver": driverName(Int(identity.driverId)),
         ]
     }
+}
+
+/// The stored preset `thrum play id:N` played.
+struct StoredPresetInfo {
+    var id: UInt16
+    var name: String
+    var library: String
 }

@@ -6,54 +6,104 @@ import ThrumTime
 import ThrumWire
 
 /// `thrum play id:N --port P`: play a preset of the library stored on the device (one short
-/// PLAY_PRESET message; the device expands the stored program itself).
+/// PLAY_PRESET message; the device expands the stored program itself). The report lists each of
+/// its events with the onset the device reported, its bound and, on a virtual device, the truth,
+/// as for a pattern; `--expect-onsets`, `--expect-max-error-us` and `--junit` work the same.
 enum StoredPresetPlay {
     /// The argument prefix.
     static let prefix = "id:"
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
+        let startedAt = Date()
+        let expectations = PlaybackExpectations(
+            maxError: try arguments.option(
+                "expect-max-error-us", as: { Double($0).flatMap { $0.isFinite && $0 > 0 ? $0 * 1e-6 : nil } },
+                expected: "a number of µs > 0"),
+            onsets: try arguments.option("expect-onsets", as: { Int($0).flatMap { $0 >= 0 ? $0 : nil } }, expected: "a whole number ≥ 0"))
+        let junitPath = try arguments.option("junit")
+        let noPlot = arguments.flag("no-plot")
         let options = try DeviceCommandOptions.take(from: &arguments, positional: true)
         guard let argument = options.positional, argument.hasPrefix(prefix), let id = UInt16(argument.dropFirst(prefix.count)), id > 0 else {
             throw UsageError(message: "id:N names a stored preset by its id, 1…65535 (see `thrum library list --port P`)")
         }
+        let file = "id:\(id)"
+        func fail(_ message: String) -> CommandFailure {
+            if let junitPath { try? PlayCommand.writeFailedJUnit(to: junitPath, file: file, message: message, startedAt: startedAt) }
+            return CommandFailure(message: message)
+        }
         let target = try options.target()
-        let connection = try DeviceConnection.open(target: target, profile: options.profile)
+        let connection: DeviceConnection
+        do {
+            connection = try DeviceConnection.open(target: target, profile: options.profile)
+        } catch let failure as CommandFailure {
+            target.close()
+            throw fail(failure.message)
+        }
         defer { target.close() }
         let session = connection.session
         let library = try DeviceLibrary.read(session)
         guard case .active(let image, _) = library.state else {
-            throw CommandFailure(message: library.text.replacingOccurrences(of: "library: ", with: "cannot play id:\(id): "))
+            throw fail(library.text.replacingOccurrences(of: "library: ", with: "cannot play \(file): "))
         }
         guard let preset = image.preset(id: id) else {
-            throw CommandFailure(message: LibraryClientError.noPreset(id: UInt32(id), available: image.presets.map(\.id)).description)
+            throw fail(LibraryClientError.noPreset(id: UInt32(id), available: image.presets.map(\.id)).description)
         }
         if image.profile.id != options.profile.id {
             printError("note: the library was built for \(image.profile.id); the device was set up for \(options.profile.id)")
         }
         let summary = image.summaries().first { $0.id == id }!
-        let engine = HapticEngine(session: session, profile: options.profile)
+        let duration = Double(summary.durationMicroseconds) / 1e6
+        var configuration = HapticEngine.Configuration()
+        configuration.calibrateOnStart = false
+        let engine = HapticEngine(session: session, profile: options.profile, configuration: configuration, runMode: .manual)
+        var settings = PlayOutput.Settings(rate: 1, intensity: nil, loop: .passes(1))
+        settings.expectations = expectations
+        settings.junitPath = junitPath
+        settings.startedAt = startedAt
+        settings.storedPreset = StoredPresetInfo(id: id, name: preset.name, library: image.name)
+        let report: PlaybackReport
         do {
             try engine.start()
-            let start = try engine.playStoredPreset(id: id)
-            engine.run(for: Double(summary.durationMicroseconds) / 1e6 + 0.3)
-            let faults = session.faults.filter { $0.code == ProtocolConstants.faultNoPreset }
-            if !faults.isEmpty { throw CommandFailure(message: "the device reported FAULT 10: no stored preset \(id)") }
-            if options.json {
-                JSONOutput.print([
-                    "command": "play", "id": Int(id), "name": preset.name, "target": target.name,
-                    "drive_start_host_monotonic_ns": start.nanoseconds, "duration_s": JSONOutput.seconds(Double(summary.durationMicroseconds) / 1e6),
-                    "events": summary.events, "library": image.name,
-                ])
-            } else {
-                print("played stored preset \(id) '\(preset.name)' from library '\(image.name)' on \(target.name): "
-                    + counted(summary.events, "event") + ", \(String(format: "%.0f", Double(summary.durationMicroseconds) / 1000)) ms")
+            let before = engine.counters
+            let started = try engine.playStoredPreset(preset, in: image)
+            let start = started.driveStart.seconds
+            engine.run(for: start - engine.currentTime + duration + 0.05)
+            // The last reports come as the last entries start; wait a little for them.
+            let grace = engine.currentTime + 0.3
+            while engine.currentTime < grace && started.marks.contains(where: { engine.onset(ofStoredPresetMark: $0)?.status == .notReported }) {
+                engine.run(for: 0.01)
             }
+            if session.faults.contains(where: { $0.code == ProtocolConstants.faultNoPreset }) {
+                throw CommandFailure(message: "the device reported FAULT 10: no stored preset \(id)")
+            }
+            let events = started.marks.enumerated().map { index, mark -> PlaybackReport.Event in
+                let record = engine.onset(ofStoredPresetMark: mark)
+                var event = PlaybackReport.Event(
+                    id: UInt32(index + 1), patternIndex: record?.patternIndex ?? index, type: .hapticTransient,
+                    requestedTime: (record?.requestedTime ?? start) - start, onsetTime: record?.onsetTime.map { $0 - start },
+                    driveOnsetTime: record?.driveOnsetTime.map { $0 - start }, status: record?.status ?? .notReported)
+                event.onsetBound = record?.onsetBound
+                event.deviceOnset = record?.deviceOnset
+                return event
+            }
+            let now = engine.counters
+            var measured = PlaybackReport(
+                events: events, bytesSent: now.bytesSent - before.bytesSent, bytesReceived: now.bytesReceived - before.bytesReceived,
+                segmentCount: 0, startDeviceTime: session.link.clock.deviceTime(at: started.driveStart), duration: duration)
+            measured.startHostTime = started.driveStart
+            target.attachTruth(to: &measured)
+            report = measured
+            settings.faults = session.faults
+            if let error = engine.lastError { throw error }
             engine.stop()
         } catch let error as CommandFailure {
-            throw error
+            throw fail(error.message)
         } catch {
-            throw CommandFailure(message: "\(error)")
+            throw fail((error as? HapticError)?.message ?? "\(error)")
         }
-        return 0
+        guard let identity = session.identity else { throw fail("the device did not identify itself") }
+        return PlayCommand.finish(
+            file: file, profile: options.profile, identity: identity, report: report, target: target, settings: settings,
+            json: options.json, noPlot: noPlot)
     }
 }

@@ -523,6 +523,11 @@ void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t ev
         arm(fw, &fw->library.last, at); /* decodes the first entries once; the next play is fast */
         a = &fw->library.last;
     }
+    /* Reading the preset from storage may have taken it past its start: it then starts now,
+     * whole (a trimmed start would lose a transient's kick, or drop it); its ONSETs say when. */
+    if ((int32_t)(start - thrum_clock(fw)) < 0) {
+        start = thrum_clock(fw);
+    }
     start_armed(fw, a, start, event_base);
     thrum_library_feed(fw);
 }
@@ -607,9 +612,33 @@ static int queue_entry(thrum_fw_t *fw, const thrum_segment_t *seg)
  * pass never spends long reading storage (a stored preset may be much longer than the queue). */
 #define FEED_AHEAD 4u
 
+/* Reading one entry may cost a few storage lines (on an I2C EEPROM about 0.5 ms each): while the
+ * playing entry's first drive is still due, or the next entry that has not begun starts sooner
+ * than this, the feed waits (it reads when only the playing entry is queued, which must be
+ * followed), so that a read never makes an onset late. */
+#define FEED_GUARD_US 2000u
+
+/* Whether an onset is due soon: the playing entry's first drive is still to come, or the next
+ * queued entry that has not begun starts within FEED_GUARD_US of now. */
+static int start_due_soon(const thrum_fw_t *fw)
+{
+    const thrum_scheduler_t *q = &fw->sched;
+    uint8_t waiting = q->playing ? 1u : 0u;
+
+    if (q->playing && q->onset_pending) {
+        return 1;
+    }
+    if (q->count <= waiting) {
+        return 0;
+    }
+    return (int32_t)(q->queue[(uint8_t)((q->head + waiting) % THRUM_FW_QUEUE_SLOTS)].start - thrum_clock(fw)) <
+           (int32_t)FEED_GUARD_US;
+}
+
 void thrum_library_feed(thrum_fw_t *fw)
 {
-    while (fw->library.player.playing && fw->sched.count < THRUM_FW_QUEUE_SLOTS && fw->sched.count < FEED_AHEAD) {
+    while (fw->library.player.playing && fw->sched.count < THRUM_FW_QUEUE_SLOTS && fw->sched.count < FEED_AHEAD &&
+           !start_due_soon(fw)) {
         thrum_segment_t seg;
 
         if (!next_entry(fw, &seg) || !queue_entry(fw, &seg)) {

@@ -1,0 +1,66 @@
+import ThrumLibrary
+import ThrumTime
+import ThrumWire
+
+extension SharedDevice {
+    /// The event ids stored presets started by the host report from (PLAY_PRESET `event_base`):
+    /// above the engine's own marks (below 2^31) and below a trigger input's (from 0xF000_0000).
+    static let storedPresetEventBase: UInt32 = 0xE000_0000
+    /// Event numbers one stored preset start may use before the next start's ids.
+    static let storedPresetEventSpan: UInt32 = 1 << 12
+
+    /// An event base for the next stored preset start (each start its own, so that a late report
+    /// of one play never lands on the next), wide enough for `events` event numbers.
+    func nextStoredPresetEventBase(events: UInt32) -> UInt32 {
+        let spans = max(1, (events + Self.storedPresetEventSpan) / Self.storedPresetEventSpan)
+        let slots = (0xF000_0000 - Self.storedPresetEventBase) / Self.storedPresetEventSpan
+        if storedPresetStarts + spans > slots { storedPresetStarts = 0 }
+        let base = Self.storedPresetEventBase + storedPresetStarts * Self.storedPresetEventSpan
+        storedPresetStarts += spans
+        return base
+    }
+
+    /// Records an onset mark for each marked entry of `preset`, played from `base` with its drive
+    /// beginning at host µs `driveStart`: the intended time of each is when the stored program's
+    /// first drive for it begins (the image keeps the drive, not the pattern's event times, so
+    /// the requested time is the drive's and the pre-shift 0). Returns the marks in event order.
+    /// The lead is learnt only from presets the device holds decoded (the one played last, those
+    /// mapped to trigger inputs): another one's lateness is its storage read, not the link's.
+    func markStoredPreset(
+        _ preset: LibraryImage.Preset, shapes: [LibraryImage.Shape], base: UInt32, driveStart: Int64, owner: HapticEngine
+    ) -> [UInt32] {
+        let decoded = preset.trigger != nil || lastStoredPresetID == preset.id
+        let expanded = ProgramPacker.expand(preset, shapes: shapes)
+        // Pattern time 0 is `lead` after the drive begins; entries are relative to pattern time 0.
+        let origin = driveStart + Int64(preset.lead)
+        var intended: [UInt32: Int64] = [:]
+        for s in expanded.segments where s.eventID != 0 && intended[s.eventID] == nil {
+            intended[s.eventID] = origin + s.start + Int64(SegmentCommand.firstDriveOffset(duration: s.duration, from: s.from, to: s.to))
+        }
+        for r in expanded.rom where r.event != 0 && intended[r.event] == nil { intended[r.event] = origin + r.start }
+        var result: [UInt32] = []
+        if decoded, let (event, time) = intended.min(by: { $0.value < $1.value }) {
+            storedPresetFirstMarks[base &+ event] =
+                session.link.clock.deviceTime(at: HostTime(nanoseconds: time * 1_000)) - session.latencyCorrection
+        }
+        for (event, time) in intended.sorted(by: { $0.key < $1.key }) {
+            let mark = base &+ event
+            marks[mark] = OnsetRecord(
+                playerID: 0, patternIndex: Int(event) - 1, pass: 0, requestedTime: Double(time) / 1e6, preShift: 0,
+                driveOnsetTime: nil, status: .notReported)
+            markOrder.append(mark)
+            storedPresetOwners[mark] = ObjectIdentifier(owner)
+            result.append(mark)
+        }
+        return result
+    }
+
+    /// A stored preset's first onset came back: when the device started it later than asked (it
+    /// read the preset after its start, or the PLAY_PRESET arrived late), later prepared starts
+    /// and stored presets get that much more lead (at most 5 ms).
+    func learnStoredPresetLead(mark: UInt32, onset: DeviceTime) {
+        guard let asked = storedPresetFirstMarks.removeValue(forKey: mark) else { return }
+        let late = (onset - asked).microseconds
+        if late > 100 { preparedLeadExtra = min(preparedLeadExtra + late, 5_000) }
+    }
+}
