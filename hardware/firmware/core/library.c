@@ -428,9 +428,18 @@ void thrum_library_read(thrum_fw_t *fw, uint32_t offset, uint8_t len)
  * image offset, or 0 when none. */
 static uint32_t find(thrum_fw_t *fw, uint32_t key, int by_trigger)
 {
-    uint16_t i;
+    uint16_t i = 0;
 
-    for (i = 0; i < fw->library.count; i++) {
+#if THRUM_FW_LIBRARY_ID_CACHE > 0
+    if (!by_trigger) {
+        for (; i < fw->library.count && i < THRUM_FW_LIBRARY_ID_CACHE; i++) {
+            if (fw->library.ids[i] == key) {
+                return IMAGE_HEADER + (uint32_t)i * INDEX_ENTRY;
+            }
+        }
+    }
+#endif
+    for (; i < fw->library.count; i++) {
         uint32_t at = IMAGE_HEADER + (uint32_t)i * INDEX_ENTRY;
         if (by_trigger ? rd8(fw, at + 2u) == key : rd16(fw, at) == key) {
             return at;
@@ -663,6 +672,11 @@ static void arm_triggers(thrum_fw_t *fw)
         uint32_t at = IMAGE_HEADER + (uint32_t)i * INDEX_ENTRY;
         uint8_t input = rd8(fw, at + 2u);
 
+#if THRUM_FW_LIBRARY_ID_CACHE > 0
+        if (i < THRUM_FW_LIBRARY_ID_CACHE) {
+            l->ids[i] = rd16(fw, at); /* the same line as the trigger byte */
+        }
+#endif
         if (input < 8u && l->armed[input].count == 0u) {
             arm(fw, &l->armed[input], at);
         }

@@ -301,6 +301,14 @@ typedef struct thrum_library_armed {
     uint16_t id;             /**< the preset's id */
 } thrum_library_armed_t;
 
+/* The ids of the first THRUM_FW_LIBRARY_ID_CACHE presets of the active library stay in RAM
+ * (read at activation, in the pass that arms the trigger inputs), so that PLAY_PRESET finds its
+ * index entry without scanning storage: on a 400 kHz EEPROM the scan took about 0.2 ms per preset
+ * ahead of it. 2 bytes each; 0 scans storage. */
+#ifndef THRUM_FW_LIBRARY_ID_CACHE
+#define THRUM_FW_LIBRARY_ID_CACHE 64u
+#endif
+
 /** The preset library (§4.9): the active image's place in storage, a flash in progress, the
  *  player that feeds a stored preset into the queue, and the trigger inputs. */
 typedef struct thrum_library {
@@ -327,6 +335,9 @@ typedef struct thrum_library {
     uint32_t trig_since[8];  /**< when input i last went inactive */
     thrum_library_armed_t armed[8];
     thrum_library_armed_t last; /**< the preset PLAY_PRESET played last, decoded ahead for the next time */
+#if THRUM_FW_LIBRARY_ID_CACHE > 0
+    uint16_t ids[THRUM_FW_LIBRARY_ID_CACHE]; /**< ids of the first index entries, in index order */
+#endif
 } thrum_library_t;
 
 /** Outgoing telemetry (ONSET, FAULT) waiting for the next device frame. */
