@@ -56,6 +56,8 @@ public final class DeviceSession {
     public private(set) var romLatency = LatencyCompensator(prior: .microseconds(241))
     /// Program store sizes (CAPABILITIES), nil for a device that did not send them.
     public private(set) var programCapabilities: ThrumWire.DeviceCapabilities?
+    /// CAPABILITIES reports received so far (one after each IDENTIFY_REPLY).
+    public private(set) var capabilitiesCount = 0
     /// The driver's power state as the device last reported it (STATE); nil before any report
     /// (after reset the driver is awake).
     public private(set) var powerState: StateReport.State?
@@ -219,7 +221,9 @@ public final class DeviceSession {
         for event in link.takeDeviceEvents() {
             switch event {
             case .fault(let report): faults.append(report)
-            case .capabilities(let caps): programCapabilities = caps
+            case .capabilities(let caps):
+                programCapabilities = caps
+                capabilitiesCount += 1
             case .powerState(let report):
                 if let state = report.knownState { powerState = state }
             case .calibrated(let report):
