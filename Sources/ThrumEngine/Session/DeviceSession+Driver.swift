@@ -70,7 +70,9 @@ extension DeviceSession {
         link.send(.restoreCalibration(words))
         try pumpWhile(until: now + configuration.connectTimeout) { self.link.pendingCount > 0 }
         guard link.pendingCount == 0 else { return nil }
-        return try refreshCapabilities()?.calibration
+        let state = try refreshCapabilities()?.calibration
+        if state == .restored { keptCalibration = words }
+        return state
     }
 
     /// Asks the device again (any-lane IDENTIFY, up to three tries) and returns the CAPABILITIES

@@ -65,6 +65,10 @@ public final class DeviceSession {
     public private(set) var calibrationResult: CalibrationReport?
     /// Calibration results received so far (counts reruns).
     public private(set) var calibrationCount = 0
+    /// The calibration words the driver was last known to hold on this device: those of the last
+    /// passed CALIBRATION_RESULT, or the ones last restored (``restoreCalibration(_:)``). Kept
+    /// across ``reconnect()``, so a device that rebooted can get them back; nil before any.
+    public internal(set) var keptCalibration: CalibrationWords?
     /// Whether the driver is calibrating (STATE calibrating seen, no result since).
     public var isCalibrating: Bool { powerState == .calibrating }
     private let endpointName: String
@@ -229,6 +233,10 @@ public final class DeviceSession {
             case .calibrated(let report):
                 calibrationResult = report
                 calibrationCount += 1
+                keptCalibration =
+                    report.passed
+                    ? CalibrationWords(aCalComp: report.aCalComp, aCalBemf: report.aCalBemf, bemfGain: report.bemfGain)
+                    : nil
                 if powerState == .calibrating { powerState = .ready }
             default: break
             }
