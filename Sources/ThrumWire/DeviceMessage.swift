@@ -165,7 +165,8 @@ extension DeviceMessage: CustomStringConvertible {
         case .state(let s):
             return "STATE state=\(s.state) cause=\(s.cause)"
         case .capabilities(let c):
-            return "CAPABILITIES program_slots=\(c.programSlots) program_segments=\(c.programSegments) calibrated=\(c.calibrationCode)"
+            return "CAPABILITIES program_slots=\(c.programSlots) program_segments=\(c.programSegments) "
+                + "calibrated=\(c.calibrationCode)"
         case .library(let l): return l.text
         }
     }

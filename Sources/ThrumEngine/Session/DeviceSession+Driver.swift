@@ -83,7 +83,8 @@ extension DeviceSession {
         let start = now
         for attempt in 1...3 where capabilitiesCount == before {
             link.sendImmediately(.identify)
-            let tryUntil = start + HostDuration(nanoseconds: configuration.connectTimeout.nanoseconds * Int64(attempt) / 3)
+            let share = configuration.connectTimeout.nanoseconds * Int64(attempt) / 3
+            let tryUntil = start + HostDuration(nanoseconds: share)
             try pumpWhile(until: tryUntil) { self.capabilitiesCount == before }
         }
         return capabilitiesCount > before ? programCapabilities : nil

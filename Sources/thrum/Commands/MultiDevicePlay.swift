@@ -9,7 +9,8 @@ import ThrumPattern
 enum MultiDevicePlay {
     static func run(
         file: String, pattern: HapticPattern, routes: DeviceRoutes?, ports: [String], baud: Int, profile: ActuatorProfile,
-        configuration: HapticEngine.Configuration, rate: Double, intensity: Double?, recalibrate: Bool = false, json: Bool
+        configuration: HapticEngine.Configuration, rate: Double, intensity: Double?, recalibrate: Bool = false,
+        json: Bool
     ) throws -> Int32 {
         var targets: [PlaybackTarget] = []
         defer { for target in targets { target.close() } }

@@ -123,7 +123,9 @@ enum PlayCommand: Subcommand {
         if routePath != nil && ports.count < 2 { throw UsageError(message: "--route needs two or more --port") }
         if ports.count > 1 {
             if loop != .passes(1) || loopEnd != nil || junitPath != nil || expectations.maxError != nil || expectations.onsets != nil {
-                throw UsageError(message: "with several --port, play takes --rate, --intensity, --actuator, --baud, --no-calibrate, --recalibrate and --json only")
+                throw UsageError(
+                    message: "with several --port, play takes --rate, --intensity, --actuator, --baud, --no-calibrate, "
+                        + "--recalibrate and --json only")
             }
             guard let pattern = source.pattern else {
                 throw UsageError(message: "\(source.displayName) is a DRV2605L ROM effect: several devices play patterns only")
@@ -133,7 +135,8 @@ enum PlayCommand: Subcommand {
             }
             return try MultiDevicePlay.run(
                 file: file, pattern: pattern, routes: routes, ports: ports, baud: baud, profile: profile,
-                configuration: engineConfiguration, rate: rate, intensity: intensity, recalibrate: recalibrate, json: json)
+                configuration: engineConfiguration, rate: rate, intensity: intensity, recalibrate: recalibrate,
+                json: json)
         }
         let target: PlaybackTarget
         let session: DeviceSession

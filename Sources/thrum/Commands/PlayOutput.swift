@@ -196,7 +196,8 @@ struct CalibrationSummary {
             return "calibration: kept from \(record?.calibratedAt ?? "before")\(hz) (the driver still holds it; not redone)"
         case .restored:
             let hz = record?.resonanceHz.map { String(format: ", %.1f Hz", $0) } ?? ""
-            return "calibration: kept from \(record?.calibratedAt ?? "before")\(hz), restored into the driver after its reset (RESTORE_CALIBRATION; not redone)"
+            return "calibration: kept from \(record?.calibratedAt ?? "before")\(hz), "
+                + "restored into the driver after its reset (RESTORE_CALIBRATION; not redone)"
         case .ran:
             guard let report else { return "calibration: ran" }
             let hz = report.resonanceHz.map { String(format: ", resonance %.1f Hz", $0) } ?? ""
@@ -209,7 +210,8 @@ struct CalibrationSummary {
     var json: [String: Any] {
         [
             "source": source.rawValue,
-            "passed": JSONOutput.orNull(report.map(\.passed) ?? (source == .stored || source == .restored ? true : nil)),
+            "passed": JSONOutput.orNull(
+                report.map(\.passed) ?? (source == .stored || source == .restored ? true : nil)),
             "resonance_hz": JSONOutput.orNull((report?.resonanceHz ?? record?.resonanceHz).map { ($0 * 10).rounded() / 10 }),
             "calibrated_at": JSONOutput.orNull(record?.calibratedAt),
         ]

@@ -72,7 +72,9 @@ struct StoredCalibration: Codable, Equatable {
 
     /// The words RESTORE_CALIBRATION writes back.
     var words: CalibrationWords {
-        CalibrationWords(aCalComp: UInt8(clamping: aCalComp), aCalBemf: UInt8(clamping: aCalBemf), bemfGain: UInt8(clamping: bemfGain))
+        CalibrationWords(
+            aCalComp: UInt8(clamping: aCalComp), aCalBemf: UInt8(clamping: aCalBemf),
+            bemfGain: UInt8(clamping: bemfGain))
     }
 }
 
