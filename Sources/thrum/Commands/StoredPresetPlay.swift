@@ -31,7 +31,11 @@ enum StoredPresetPlay {
             printError("note: the library was built for \(image.profile.id); the device was set up for \(options.profile.id)")
         }
         let summary = image.summaries().first { $0.id == id }!
-        let engine = HapticEngine(session: session, profile: options.profile)
+        // As `play` settles calibration: not redone while the driver holds the kept one, written
+        // back (RESTORE_CALIBRATION) when a reset cleared it, run otherwise.
+        var configuration = HapticEngine.Configuration()
+        if connection.stillValid != nil || connection.restoreIfLost() != nil { configuration.calibrateOnStart = false }
+        let engine = HapticEngine(session: session, profile: options.profile, configuration: configuration)
         do {
             try engine.start()
             let start = try engine.playStoredPreset(id: id)
