@@ -1,5 +1,5 @@
 /*
- * thrum_protocol.h — constants of the Thrum wire protocol, version 1.
+ * thrum_protocol.h — constants of the Thrum wire protocol, version 2.
  *
  * The normative description is PROTOCOL.md beside this file. This header is shared by the
  * firmware core (hardware/firmware) and mirrored by Sources/ThrumWire/ProtocolConstants.swift.
@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#define THRUM_PROTOCOL_VERSION 1u
+#define THRUM_PROTOCOL_VERSION 2u
 
 /* Framing (PROTOCOL.md §1). */
 #define THRUM_SYNC 0x7Eu
@@ -54,6 +54,8 @@
 #define THRUM_MSG_LIBRARY_QUERY 0x14u
 #define THRUM_MSG_LIBRARY_READ 0x15u
 #define THRUM_MSG_PLAY_PRESET 0x16u
+/* Version 2: restoring a kept calibration (§3.4). */
+#define THRUM_MSG_RESTORE_CALIBRATION 0x1Cu
 
 /* Device → host message ids (§3.2). */
 #define THRUM_MSG_ACK 0x40u
@@ -98,6 +100,11 @@
 /* CALIBRATION_RESULT status (§3.2). */
 #define THRUM_CALIBRATION_PASS 0u
 #define THRUM_CALIBRATION_FAIL 1u
+
+/* CAPABILITIES calibrated (§3.2): the driver's calibration words since reset. */
+#define THRUM_CALIBRATED_NONE 0u     /* reset words, or the last run failed */
+#define THRUM_CALIBRATED_MEASURED 1u /* an auto-calibration passed */
+#define THRUM_CALIBRATED_RESTORED 2u /* RESTORE_CALIBRATION wrote kept words (version 2) */
 
 /* STATE (§3.2): state, then cause. */
 #define THRUM_STATE_STANDBY 0u

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate firmware-protocol/vectors/wire-vectors.txt.
 
-An independent Python implementation of firmware-protocol/PROTOCOL.md (version 1): CRC,
+An independent Python implementation of firmware-protocol/PROTOCOL.md (version 2): CRC,
 varints, messages, frames and the §1.3 stream receiver. Run from anywhere:
 
     python3 tools/gen-wire-vectors.py            # writes the vector file
@@ -103,6 +103,8 @@ MESSAGES = {
     "LIBRARY_QUERY": (0x14, "h2d", []),
     "LIBRARY_READ": (0x15, "h2d", [("offset", "u32"), ("length", "u8")]),
     "PLAY_PRESET": (0x16, "h2d", [("id", "uv"), ("start", "u32"), ("event_base", "uv")]),
+    # version 2: restoring a kept calibration (§3.4)
+    "RESTORE_CALIBRATION": (0x1C, "h2d", [("a_cal_comp", "u8"), ("a_cal_bemf", "u8"), ("bemf_gain", "u8")]),
     "ACK": (0x40, "d2h", [("next_seq", "u8"), ("rx_ctrl", "u8"), ("rx_seq", "u8"),
                           ("rx_time", "u32"), ("credits", "uv")]),
     "IDENTIFY_REPLY": (0x41, "d2h", [("protocol_version", "uv"), ("fw_major", "uv"),
@@ -644,6 +646,24 @@ def build():
               msg_encode("LIBRARY_QUERY") + msg_encode("LIBRARY_READ", offset=0, length=32))
     frame_vec("library-reply", "d2h", 0, 11, ack + msg_encode("LIBRARY", status=2, slot=0, seq=1, size=2598,
                                                                     crc=0xE312A8A5, capacity=16320))
+
+    comment("message h2d (version 2: restoring a kept calibration)")
+    msg_vec("restore-calibration-typical", "h2d", "RESTORE_CALIBRATION", a_cal_comp=10, a_cal_bemf=157,
+            bemf_gain=2)
+    msg_vec("restore-calibration-zero", "h2d", "RESTORE_CALIBRATION", a_cal_comp=0, a_cal_bemf=0, bemf_gain=0)
+    msg_vec("restore-calibration-max", "h2d", "RESTORE_CALIBRATION", a_cal_comp=255, a_cal_bemf=255,
+            bemf_gain=255)
+    comment("message d2h (version 2: CAPABILITIES calibrated 2 = restored)")
+    msg_vec("capabilities-restored", "d2h", "CAPABILITIES", program_slots=4, program_segments=64, calibrated=2)
+    comment("badpayload (version 2)")
+    bad_payload_vec("restore-calibration-truncated", "h2d", bytes.fromhex("1c0a9d"))
+    bad_payload_vec("restore-calibration-trailing", "h2d",
+                    msg_encode("RESTORE_CALIBRATION", a_cal_comp=10, a_cal_bemf=157, bemf_gain=2) + b"\x00")
+    comment("frame (version 2)")
+    frame_vec("restore-calibration-after-configure-seq-1", "h2d", RESYNC, 1,
+              msg_encode("CONFIGURE_SAMPLE_TIME", sample_time=3)
+              + msg_encode("CONFIGURE_DRIVER", rated_voltage=83, od_clamp=133, drive_time=24, ol_lra_period=58)
+              + msg_encode("RESTORE_CALIBRATION", a_cal_comp=10, a_cal_bemf=157, bemf_gain=2))
     return "\n".join(lines) + "\n"
 
 

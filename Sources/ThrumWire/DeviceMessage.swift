@@ -72,7 +72,7 @@ public enum DeviceMessage: Sendable, Hashable {
         case .capabilities(let c):
             writer.uv(c.programSlots)
             writer.uv(c.programSegments)
-            writer.u8(c.calibrated ? 1 : 0)
+            writer.u8(c.calibrationCode)
         case .library(let l):
             l.encodeFields(&writer)
         }
@@ -134,7 +134,8 @@ public enum DeviceMessage: Sendable, Hashable {
             return .state(StateReport(state: try reader.u8(), cause: try reader.u8()))
         case ProtocolConstants.msgCapabilities:
             return .capabilities(
-                DeviceCapabilities(programSlots: try reader.uv(), programSegments: try reader.uv(), calibrated: try reader.u8() != 0))
+                DeviceCapabilities(
+                    programSlots: try reader.uv(), programSegments: try reader.uv(), calibrationCode: try reader.u8()))
         default:
             if let library = try LibraryReport.read(id: id, from: &reader) { return .library(library) }
             throw .unknownMessage(id: id, direction: .deviceToHost)
@@ -164,7 +165,8 @@ extension DeviceMessage: CustomStringConvertible {
         case .state(let s):
             return "STATE state=\(s.state) cause=\(s.cause)"
         case .capabilities(let c):
-            return "CAPABILITIES program_slots=\(c.programSlots) program_segments=\(c.programSegments) calibrated=\(c.calibrated ? 1 : 0)"
+            return "CAPABILITIES program_slots=\(c.programSlots) program_segments=\(c.programSegments) "
+                + "calibrated=\(c.calibrationCode)"
         case .library(let l): return l.text
         }
     }

@@ -72,14 +72,57 @@ public struct DeviceCapabilities: Sendable, Hashable {
     public var programSlots: UInt32
     /// Segments the program store holds, shared by all slots.
     public var programSegments: UInt32
-    /// Whether the driver holds the results of a calibration that passed since the device reset
-    /// (`calibrated` 1; the DRV2605L's calibration is volatile).
-    public var calibrated: Bool
+    /// The `calibrated` byte as sent: 0 none since reset, 1 measured (an auto-calibration passed),
+    /// 2 restored (RESTORE_CALIBRATION, protocol version 2); other values are kept as sent.
+    public var calibrationCode: UInt8
+
+    /// Whether the driver holds calibration words since the device reset, measured or restored
+    /// (`calibrated` ≠ 0; the DRV2605L's calibration is volatile).
+    public var calibrated: Bool { calibrationCode != ProtocolConstants.calibratedNone }
+
+    /// How the driver's calibration words came to be, when the code is one this version knows.
+    public var calibration: DriverCalibration? { DriverCalibration(rawValue: calibrationCode) }
 
     /// Creates a capabilities report.
     public init(programSlots: UInt32, programSegments: UInt32, calibrated: Bool = false) {
+        self.init(
+            programSlots: programSlots, programSegments: programSegments,
+            calibrationCode: calibrated ? ProtocolConstants.calibratedMeasured : ProtocolConstants.calibratedNone)
+    }
+
+    /// Creates a capabilities report with the `calibrated` byte as sent.
+    public init(programSlots: UInt32, programSegments: UInt32, calibrationCode: UInt8) {
         self.programSlots = programSlots
         self.programSegments = programSegments
-        self.calibrated = calibrated
+        self.calibrationCode = calibrationCode
+    }
+}
+
+/// CAPABILITIES `calibrated` (PROTOCOL.md §3.2): what the driver's calibration words are since
+/// the device reset.
+public enum DriverCalibration: UInt8, Sendable, Hashable {
+    /// None: the driver holds its reset words (or a run failed).
+    case none = 0
+    /// An auto-calibration passed on this device since reset.
+    case measured = 1
+    /// The host restored a kept result (RESTORE_CALIBRATION) since reset.
+    case restored = 2
+}
+
+/// RESTORE_CALIBRATION (0x1C, protocol version 2): a kept auto-calibration result to write back
+/// into a driver that lost it (PROTOCOL.md §3.4).
+public struct CalibrationWords: Sendable, Hashable {
+    /// A_CAL_COMP.
+    public var aCalComp: UInt8
+    /// A_CAL_BEMF.
+    public var aCalBemf: UInt8
+    /// FEEDBACK_CONTROL BEMF_GAIN, 0…3 (the device clamps larger values to 3).
+    public var bemfGain: UInt8
+
+    /// Creates the words.
+    public init(aCalComp: UInt8, aCalBemf: UInt8, bemfGain: UInt8) {
+        self.aCalComp = aCalComp
+        self.aCalBemf = aCalBemf
+        self.bemfGain = bemfGain
     }
 }

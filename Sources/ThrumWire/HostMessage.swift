@@ -32,6 +32,9 @@ public enum HostMessage: Sendable, Hashable {
     case configureSampleTime(code: UInt8)
     /// The preset library's messages (protocol version 1, §3.3).
     case library(LibraryCommand)
+    /// RESTORE_CALIBRATION (protocol version 2, §3.4): write a kept calibration result into the
+    /// driver, so a device that reset is not calibrated again. Sequenced lane only.
+    case restoreCalibration(CalibrationWords)
 
     /// The message id.
     public var id: UInt32 {
@@ -51,6 +54,7 @@ public enum HostMessage: Sendable, Hashable {
         case .cut: return ProtocolConstants.msgCut
         case .configureSampleTime: return ProtocolConstants.msgConfigureSampleTime
         case .library(let l): return l.id
+        case .restoreCalibration: return ProtocolConstants.msgRestoreCalibration
         }
     }
 
@@ -60,7 +64,7 @@ public enum HostMessage: Sendable, Hashable {
         case .identify, .ping, .stop, .wake, .standby, .go: return true
         case .library(let l): return l.isAnyLane
         case .segment, .configureDriver, .calibrate, .preloadBegin, .preloadSegment, .romEffect, .cut,
-            .configureSampleTime:
+            .configureSampleTime, .restoreCalibration:
             return false
         }
     }
@@ -116,6 +120,10 @@ public enum HostMessage: Sendable, Hashable {
             writer.u8(c.olLraPeriod)
         case .library(let l):
             l.encodeFields(&writer)
+        case .restoreCalibration(let w):
+            writer.u8(w.aCalComp)
+            writer.u8(w.aCalBemf)
+            writer.u8(w.bemfGain)
         }
         bytes = writer.bytes
     }
@@ -152,6 +160,8 @@ public enum HostMessage: Sendable, Hashable {
             return 2
         case .library(let l):
             return l.encodedLength
+        case .restoreCalibration:
+            return 4
         }
     }
 
@@ -212,6 +222,9 @@ public enum HostMessage: Sendable, Hashable {
             return .romEffect(ROMEffectCommand(start: start, effect: effect, event: try reader.uv()))
         case ProtocolConstants.msgCut: return .cut(at: try reader.u32())
         case ProtocolConstants.msgConfigureSampleTime: return .configureSampleTime(code: try reader.u8())
+        case ProtocolConstants.msgRestoreCalibration:
+            return .restoreCalibration(
+                CalibrationWords(aCalComp: try reader.u8(), aCalBemf: try reader.u8(), bemfGain: try reader.u8()))
         default:
             if let library = try LibraryCommand.read(id: id, from: &reader) { return .library(library) }
             throw .unknownMessage(id: id, direction: .hostToDevice)
@@ -258,6 +271,8 @@ extension HostMessage: CustomStringConvertible {
         case .cut(let at): return "CUT at=\(at)"
         case .configureSampleTime(let code): return "CONFIGURE_SAMPLE_TIME sample_time=\(code)"
         case .library(let l): return l.text
+        case .restoreCalibration(let w):
+            return "RESTORE_CALIBRATION a_cal_comp=\(w.aCalComp) a_cal_bemf=\(w.aCalBemf) bemf_gain=\(w.bemfGain)"
         }
     }
 }

@@ -1,10 +1,10 @@
-/// Constants of the Thrum wire protocol, version 1, mirroring `firmware-protocol/thrum_protocol.h`
+/// Constants of the Thrum wire protocol, version 2, mirroring `firmware-protocol/thrum_protocol.h`
 /// one to one (PROTOCOL.md is normative).
 public enum ProtocolConstants {
     /// The protocol version this codec implements (`THRUM_PROTOCOL_VERSION`).
-    public static let protocolVersion: UInt32 = 1
-    /// The oldest version a host still talks to: a version-0 device (the AVR build) lacks only
-    /// the preset library.
+    public static let protocolVersion: UInt32 = 2
+    /// The oldest version a host still talks to: a version-0 device (the AVR build) lacks the
+    /// preset library (version 1) and the version-2 messages (RESTORE_CALIBRATION).
     public static let oldestProtocolVersion: UInt32 = 0
 
     // MARK: Framing (§1)
@@ -84,6 +84,8 @@ public enum ProtocolConstants {
     public static let msgLibraryRead: UInt32 = 0x15
     /// Host → device: PLAY_PRESET (version 1).
     public static let msgPlayPreset: UInt32 = 0x16
+    /// Host → device: RESTORE_CALIBRATION (version 2).
+    public static let msgRestoreCalibration: UInt32 = 0x1C
     /// Device → host: ACK.
     public static let msgAck: UInt32 = 0x40
     /// Device → host: IDENTIFY_REPLY.
@@ -156,6 +158,12 @@ public enum ProtocolConstants {
     public static let calibrationPass: UInt8 = 0
     /// CALIBRATION_RESULT status: failed.
     public static let calibrationFail: UInt8 = 1
+    /// CAPABILITIES calibrated: the driver holds no calibration since reset.
+    public static let calibratedNone: UInt8 = 0
+    /// CAPABILITIES calibrated: an auto-calibration passed since reset.
+    public static let calibratedMeasured: UInt8 = 1
+    /// CAPABILITIES calibrated: RESTORE_CALIBRATION wrote kept words since reset (version 2).
+    public static let calibratedRestored: UInt8 = 2
     /// STATE state: driver in standby.
     public static let stateStandby: UInt8 = 0
     /// STATE state: driver ready.

@@ -100,14 +100,85 @@ final class CalibrateCommandTests: XCTestCase {
         XCTAssertEqual(calibrationStarts(trace), 2)
         simulator.stop()
 
-        // A fresh device (as after a reset) says it holds no calibration: play calibrates.
+        // A fresh device (as after a reset) says it holds no calibration; the kept one is now
+        // the other profile's: play with that profile restores it, no calibration.
         let fresh = try SimulatorProcess()
         defer { fresh.stop() }
         let again = try ThrumProcess.run(
-            ["play", "--port", fresh.ptyPath, "--json", "preset:impact.medium"], environment: env)
+            ["play", "--port", fresh.ptyPath, "--json", "--actuator", "vybronics-vg0840001d", "preset:impact.medium"],
+            environment: env)
         XCTAssertEqual(again.status, 0, again.standardError)
         let againJSON = try XCTUnwrap(try CLITestSupport.json(again) as? [String: Any])
-        XCTAssertEqual((againJSON["calibration"] as? [String: Any])?["source"] as? String, "ran")
+        XCTAssertEqual((againJSON["calibration"] as? [String: Any])?["source"] as? String, "restored")
+    }
+
+    /// The case: calibrate, power-cycle the device (restart the simulator: a new chip at its
+    /// reset values), connect again: the kept result is sent (RESTORE_CALIBRATION) instead of a
+    /// calibration. The chip sees no MODE 7, its calibration registers hold the kept values, and
+    /// the device reports calibrated = 2 (restored); `--recalibrate` still forces a run.
+    func testKeptCalibrationIsRestoredIntoAResetDevice() throws {
+        let env = try environment()
+        let scratch = try CLITestSupport.scratchDirectory(for: self)
+        let first = try SimulatorProcess()
+        let calibrated = try ThrumProcess.run(["calibrate", "--port", first.ptyPath, "--json"], environment: env)
+        first.stop()
+        XCTAssertEqual(calibrated.status, 0, calibrated.standardError)
+        let kept = try XCTUnwrap(try CLITestSupport.json(calibrated) as? [String: Any])
+        XCTAssertEqual(kept["calibration_at_connect"] as? String, "none")
+        let aCalComp = try XCTUnwrap(kept["a_cal_comp"] as? Int)
+        let aCalBemf = try XCTUnwrap(kept["a_cal_bemf"] as? Int)
+        let bemfGain = try XCTUnwrap(kept["bemf_gain"] as? Int)
+
+        // Power cycle: a new simulator process, the same device id.
+        let trace = scratch.appendingPathComponent("after-reset.csv")
+        let second = try SimulatorProcess(arguments: ["--trace", trace.path])
+        defer { second.stop() }
+        let before = try ThrumProcess.run(["info", "--port", second.ptyPath, "--json"], environment: env)
+        let beforeCalibration = try XCTUnwrap((try CLITestSupport.json(before) as? [String: Any])?["calibration"] as? [String: Any])
+        XCTAssertEqual(beforeCalibration["driver_calibration"] as? String, "none")
+        XCTAssertEqual((beforeCalibration["kept"] as? [String: Any])?["restorable"] as? Bool, true)
+
+        let play = try ThrumProcess.run(["play", "--port", second.ptyPath, "--json", "preset:impact.medium"], environment: env)
+        XCTAssertEqual(play.status, 0, play.standardError)
+        let playCalibration = try XCTUnwrap((try CLITestSupport.json(play) as? [String: Any])?["calibration"] as? [String: Any])
+        XCTAssertEqual(playCalibration["source"] as? String, "restored")
+        XCTAssertEqual(playCalibration["passed"] as? Bool, true)
+        XCTAssertEqual(calibrationStarts(trace), 0, "no CALIBRATE: the chip never entered MODE 7")
+        XCTAssertEqual(lastWrite(trace, register: 0x18), aCalComp, "A_CAL_COMP as kept")
+        XCTAssertEqual(lastWrite(trace, register: 0x19), aCalBemf, "A_CAL_BEMF as kept")
+        XCTAssertEqual(lastWrite(trace, register: 0x1A).map { $0 & 3 }, bemfGain, "BEMF_GAIN as kept")
+
+        let after = try ThrumProcess.run(["info", "--port", second.ptyPath, "--json"], environment: env)
+        let afterCalibration = try XCTUnwrap((try CLITestSupport.json(after) as? [String: Any])?["calibration"] as? [String: Any])
+        XCTAssertEqual(afterCalibration["calibrated_since_reset"] as? Bool, true)
+        XCTAssertEqual(afterCalibration["driver_calibration"] as? String, "restored")
+        let text = try ThrumProcess.run(["info", "--port", second.ptyPath], environment: env)
+        XCTAssertTrue(
+            text.standardOutput.contains("calibration: the driver holds a kept calibration restored since reset"), text.standardOutput)
+
+        // The next connect finds it held: neither restored again nor calibrated.
+        let held = try ThrumProcess.run(["play", "--port", second.ptyPath, "--json", "preset:impact.medium"], environment: env)
+        XCTAssertEqual((try CLITestSupport.json(held) as? [String: Any]).flatMap { ($0["calibration"] as? [String: Any])?["source"] as? String }, "stored")
+
+        // --recalibrate forces a run; calibrate reports what the driver held before it measured.
+        let forced = try ThrumProcess.run(
+            ["play", "--port", second.ptyPath, "--json", "--recalibrate", "preset:impact.medium"], environment: env)
+        XCTAssertEqual(forced.status, 0, forced.standardError)
+        XCTAssertEqual((try CLITestSupport.json(forced) as? [String: Any]).flatMap { ($0["calibration"] as? [String: Any])?["source"] as? String }, "ran")
+        XCTAssertEqual(calibrationStarts(trace), 1)
+        let measured = try ThrumProcess.run(["calibrate", "--port", second.ptyPath, "--json"], environment: env)
+        XCTAssertEqual((try CLITestSupport.json(measured) as? [String: Any])?["calibration_at_connect"] as? String, "measured")
+        XCTAssertEqual(calibrationStarts(trace), 2)
+    }
+
+    /// The value of the last write to `register` in a `thrum sim --trace` file.
+    func lastWrite(_ trace: URL, register: Int) -> Int? {
+        guard let text = try? String(contentsOf: trace, encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").compactMap { row -> Int? in
+            let f = row.split(separator: ",")
+            guard f.count == 4, Int(f[2]) == register else { return nil }
+            return Int(f[3])
+        }.last
     }
 
     func testInfoOnTheVirtualDeviceAndItsText() throws {

@@ -73,4 +73,25 @@ final class CalibrationDiagnosisTests: XCTestCase {
         try rig.session.reconnect()
         XCTAssertEqual(rig.session.programCapabilities?.calibrated, false)
     }
+
+    /// RESTORE_CALIBRATION through the session, in virtual time: a second rig (a new device, as
+    /// after a power cycle) takes the first one's result without calibrating, and says restored.
+    func testASessionRestoresAKeptResultIntoANewDevice() throws {
+        let configuration = VirtualDeviceFactory.configuration(for: profile)
+        let first = VirtualRig(profile: profile, deviceConfiguration: configuration)
+        try first.connect(calibrate: false)
+        let report = try first.session.calibrate()
+        XCTAssertEqual(try first.session.refreshCapabilities()?.calibration, .measured)
+
+        let second = VirtualRig(profile: profile, deviceConfiguration: configuration)
+        try second.connect(calibrate: false)
+        XCTAssertTrue(second.session.canRestoreCalibration, "the virtual device speaks protocol version 2")
+        XCTAssertEqual(second.session.programCapabilities?.calibration, DriverCalibration.none)
+        let words = CalibrationWords(aCalComp: report.aCalComp, aCalBemf: report.aCalBemf, bemfGain: report.bemfGain)
+        XCTAssertEqual(try second.session.restoreCalibration(words), .restored)
+        XCTAssertEqual(second.session.programCapabilities?.calibrated, true)
+        XCTAssertEqual(second.session.calibrationCount, 0, "no calibration ran")
+        XCTAssertEqual(second.device.chip.peek(0x19), report.aCalBemf)
+        XCTAssertEqual(second.device.chip.peek(0x1A) & 3, report.bemfGain)
+    }
 }

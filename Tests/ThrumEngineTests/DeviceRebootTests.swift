@@ -5,6 +5,7 @@ import ThrumLink
 import ThrumPattern
 import ThrumSim
 import ThrumTime
+import ThrumWire
 import XCTest
 
 /// A pump whose device can be swapped for a freshly booted one (same port, new firmware state).
@@ -46,6 +47,9 @@ final class DeviceRebootTests: XCTestCase {
         try old.start(atTime: 0)
         engine.run(for: 0.3)
 
+        let calibrationsBefore = session.calibrationCount
+        XCTAssertEqual(calibrationsBefore, 1, "start() calibrated the first device")
+
         // The device reboots: same port, its clock starts again from 0.
         let bootTime = UInt64(clock.now().nanoseconds / 1_000)
         let second = makeDevice(clockStart: UInt32(truncatingIfNeeded: -Int64(bootTime)))
@@ -54,6 +58,11 @@ final class DeviceRebootTests: XCTestCase {
 
         XCTAssertEqual(resets, 1)
         XCTAssertEqual(stopped, [])
+        // The rebooted driver lost the calibration engine.start() ran: the engine wrote it back.
+        XCTAssertEqual(session.calibrationCount, calibrationsBefore, "no calibration ran on the rebooted device")
+        XCTAssertEqual(session.programCapabilities?.calibration, .restored)
+        XCTAssertEqual(second.chip.peek(0x19), first.chip.peek(0x19), "A_CAL_BEMF as the first calibration found it")
+        XCTAssertEqual(second.chip.peek(0x1A), first.chip.peek(0x1A))
         XCTAssertTrue(engine.isRunning)
         XCTAssertEqual((oldError as? HapticError)?.code, .invalidPatternPlayer)
         XCTAssertThrowsError(try old.start(atTime: 0)) { XCTAssertEqual(($0 as? HapticError)?.code, .invalidPatternPlayer) }

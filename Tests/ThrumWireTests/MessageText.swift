@@ -62,6 +62,9 @@ enum MessageText {
         case "LIBRARY_READ": return .library(.read(offset: f.u32("offset"), length: f.u8("length")))
         case "PLAY_PRESET":
             return .library(.play(PlayPresetCommand(id: f.u32("id"), start: f.u32("start"), eventBase: f.u32("event_base"))))
+        case "RESTORE_CALIBRATION":
+            return .restoreCalibration(
+                CalibrationWords(aCalComp: f.u8("a_cal_comp"), aCalBemf: f.u8("a_cal_bemf"), bemfGain: f.u8("bemf_gain")))
         default: fatalError("unknown host message \(name)")
         }
     }
@@ -94,7 +97,8 @@ enum MessageText {
         case "CAPABILITIES":
             return .capabilities(
                 DeviceCapabilities(
-                    programSlots: f.u32("program_slots"), programSegments: f.u32("program_segments"), calibrated: f.u32("calibrated") != 0))
+                    programSlots: f.u32("program_slots"), programSegments: f.u32("program_segments"),
+                    calibrationCode: f.u8("calibrated")))
         case "LIBRARY":
             return .library(
                 .status(

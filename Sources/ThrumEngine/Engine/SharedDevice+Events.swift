@@ -131,10 +131,18 @@ extension SharedDevice {
         pausedPlayers.removeAll()
         generation += 1
         for p in stopping { p.finish(error: HapticError(.invalidPatternPlayer, "the device rebooted")) }
+        let previousID = session.identity?.deviceId
         do {
             try session.reconnect()
             session.configureDriver(DriverRegisters.derive(from: profile))
             try session.waitForDriverReady()
+            // The reboot reset the driver (its calibration is volatile): the same device, the same
+            // actuator, so the words it held go back in (RESTORE_CALIBRATION, no buzz).
+            if let words = session.keptCalibration, session.identity?.deviceId == previousID,
+                session.programCapabilities?.calibrated == false
+            {
+                _ = try session.restoreCalibration(words)
+            }
             try session.synchronizeClock()
         } catch {
             stopBySelf(.deviceDisconnected, error: HapticError(.serverInterrupted, error.description))

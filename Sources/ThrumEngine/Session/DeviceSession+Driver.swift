@@ -53,6 +53,43 @@ extension DeviceSession {
         return try awaitCalibration(after: before)
     }
 
+    /// Whether the device knows RESTORE_CALIBRATION (protocol version 2 or later; the AVR build,
+    /// version 0, does not).
+    public var canRestoreCalibration: Bool { (identity?.protocolVersion ?? 0) >= 2 }
+
+    /// Writes a kept auto-calibration result back into a driver that lost it (RESTORE_CALIBRATION,
+    /// PROTOCOL.md §3.4: A_CAL_COMP, A_CAL_BEMF and BEMF_GAIN, three register writes and no buzz),
+    /// waits until the device has taken it, then asks the device (IDENTIFY) what its driver holds.
+    /// - Returns: the `calibrated` state CAPABILITIES reports afterwards: `.restored` when the words
+    ///   went in; `.none` after a bus error (FAULT 2); `.measured` when a calibration was running
+    ///   (its result stands, the restore is ignored); nil when the device does not know the message
+    ///   (nothing is sent) or did not answer the IDENTIFY.
+    /// - Throws: a link error.
+    public func restoreCalibration(_ words: CalibrationWords) throws(EngineError) -> DriverCalibration? {
+        guard canRestoreCalibration else { return nil }
+        link.send(.restoreCalibration(words))
+        try pumpWhile(until: now + configuration.connectTimeout) { self.link.pendingCount > 0 }
+        guard link.pendingCount == 0 else { return nil }
+        let state = try refreshCapabilities()?.calibration
+        if state == .restored { keptCalibration = words }
+        return state
+    }
+
+    /// Asks the device again (any-lane IDENTIFY, up to three tries) and returns the CAPABILITIES
+    /// that follow its reply; nil when none came within the connect timeout.
+    @discardableResult
+    public func refreshCapabilities() throws(EngineError) -> ThrumWire.DeviceCapabilities? {
+        let before = capabilitiesCount
+        let start = now
+        for attempt in 1...3 where capabilitiesCount == before {
+            link.sendImmediately(.identify)
+            let share = configuration.connectTimeout.nanoseconds * Int64(attempt) / 3
+            let tryUntil = start + HostDuration(nanoseconds: share)
+            try pumpWhile(until: tryUntil) { self.capabilitiesCount == before }
+        }
+        return capabilitiesCount > before ? programCapabilities : nil
+    }
+
     private func awaitCalibration(after count: Int) throws(EngineError) -> CalibrationReport {
         let deadline = now + configuration.calibrationTimeout
         try pumpWhile(until: deadline) { self.calibrationCount == count || self.isCalibrating }

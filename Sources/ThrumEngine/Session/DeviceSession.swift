@@ -56,6 +56,8 @@ public final class DeviceSession {
     public private(set) var romLatency = LatencyCompensator(prior: .microseconds(241))
     /// Program store sizes (CAPABILITIES), nil for a device that did not send them.
     public private(set) var programCapabilities: ThrumWire.DeviceCapabilities?
+    /// CAPABILITIES reports received so far (one after each IDENTIFY_REPLY).
+    public private(set) var capabilitiesCount = 0
     /// The driver's power state as the device last reported it (STATE); nil before any report
     /// (after reset the driver is awake).
     public private(set) var powerState: StateReport.State?
@@ -63,6 +65,10 @@ public final class DeviceSession {
     public private(set) var calibrationResult: CalibrationReport?
     /// Calibration results received so far (counts reruns).
     public private(set) var calibrationCount = 0
+    /// The calibration words the driver was last known to hold on this device: those of the last
+    /// passed CALIBRATION_RESULT, or the ones last restored (``restoreCalibration(_:)``). Kept
+    /// across ``reconnect()``, so a device that rebooted can get them back; nil before any.
+    public internal(set) var keptCalibration: CalibrationWords?
     /// Whether the driver is calibrating (STATE calibrating seen, no result since).
     public var isCalibrating: Bool { powerState == .calibrating }
     private let endpointName: String
@@ -219,12 +225,18 @@ public final class DeviceSession {
         for event in link.takeDeviceEvents() {
             switch event {
             case .fault(let report): faults.append(report)
-            case .capabilities(let caps): programCapabilities = caps
+            case .capabilities(let caps):
+                programCapabilities = caps
+                capabilitiesCount += 1
             case .powerState(let report):
                 if let state = report.knownState { powerState = state }
             case .calibrated(let report):
                 calibrationResult = report
                 calibrationCount += 1
+                keptCalibration =
+                    report.passed
+                    ? CalibrationWords(aCalComp: report.aCalComp, aCalBemf: report.aCalBemf, bemfGain: report.bemfGain)
+                    : nil
                 if powerState == .calibrating { powerState = .ready }
             default: break
             }

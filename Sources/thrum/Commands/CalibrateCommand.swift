@@ -20,7 +20,12 @@ enum CalibrateCommand: Subcommand {
         A passed result is kept per device in $XDG_CONFIG_HOME/thrum/calibrations (default
         ~/.config/thrum/calibrations). At connect, `thrum play` does not calibrate again while the
         device says its driver holds a calibration since reset (CAPABILITIES `calibrated`) and the
-        kept one was made with the same calibration inputs. A failed run forgets the device's one.
+        kept one was made with the same calibration inputs. After a device reset (the driver's
+        calibration is volatile) it writes the kept one back instead (RESTORE_CALIBRATION, protocol
+        version 2: no buzz) when it was made for the same profile and inputs; `thrum info` shows
+        whether the driver's calibration was measured or restored. `thrum calibrate` always
+        measures: it is the way to force a run (as is `thrum play --recalibrate`). A failed run
+        forgets the device's one.
 
         Options:
           --port PATH        serial port or pseudo-terminal of a Thrum device
@@ -40,6 +45,7 @@ enum CalibrateCommand: Subcommand {
         let session = connection.session
         let identity = session.identity!
         let wasCalibrated = connection.deviceSaysCalibrated
+        let heldAtConnect = connection.driverCalibration
         let report: CalibrationReport
         do {
             try session.waitForDriverReady()
@@ -56,12 +62,12 @@ enum CalibrateCommand: Subcommand {
             JSONOutput.print(
                 jsonObject(
                     diagnosis, profile: profile, identity: identity, target: target, registers: connection.registers,
-                    savedTo: saved, wasCalibrated: wasCalibrated, faults: faults))
+                    savedTo: saved, wasCalibrated: wasCalibrated, heldAtConnect: heldAtConnect, faults: faults))
         } else {
             print(
                 text(
                     diagnosis, profile: profile, identity: identity, target: target, registers: connection.registers,
-                    savedTo: saved, wasCalibrated: wasCalibrated))
+                    savedTo: saved, wasCalibrated: wasCalibrated, heldAtConnect: heldAtConnect))
         }
         for fault in faults { printError("the device reported fault \(fault.code): \(fault.meaning)") }
         guard diagnosis.passed else {
@@ -78,7 +84,7 @@ enum CalibrateCommand: Subcommand {
 
     static func text(
         _ d: CalibrationDiagnosis, profile: ActuatorProfile, identity: DeviceIdentity, target: PlaybackTarget,
-        registers: DriverRegisters, savedTo: URL?, wasCalibrated: Bool
+        registers: DriverRegisters, savedTo: URL?, wasCalibrated: Bool, heldAtConnect: String = "none"
     ) -> String {
         let r = d.report
         var lines: [String] = []
@@ -90,7 +96,8 @@ enum CalibrateCommand: Subcommand {
                 format: "inputs: RATED_VOLTAGE 0x%02X, OD_CLAMP 0x%02X, DRIVE_TIME %d, SAMPLE_TIME %d",
                 Int(registers.ratedVoltage),
                 Int(registers.overdriveClamp), Int(registers.driveTime), Int(registers.sampleTime))
-                + (wasCalibrated ? " (the driver was already calibrated since reset; run again)" : ""))
+                + (wasCalibrated
+                    ? " (the driver already held a calibration \(heldAtConnect) since reset; measured again)" : ""))
         lines.append(
             "result: " + (d.passed ? "passed" : "FAILED")
                 + (r.passed && !d.passed ? " (the driver converged, on the wrong actuator)" : ""))
@@ -129,7 +136,8 @@ enum CalibrateCommand: Subcommand {
 
     static func jsonObject(
         _ d: CalibrationDiagnosis, profile: ActuatorProfile, identity: DeviceIdentity, target: PlaybackTarget,
-        registers: DriverRegisters, savedTo: URL?, wasCalibrated: Bool, faults: [FaultReport]
+        registers: DriverRegisters, savedTo: URL?, wasCalibrated: Bool, heldAtConnect: String = "none",
+        faults: [FaultReport]
     ) -> [String: Any] {
         let r = d.report
         return [
@@ -150,6 +158,8 @@ enum CalibrateCommand: Subcommand {
             "device": DeviceDescription.json(identity),
             "target": target.isVirtual ? "virtual" : target.name,
             "was_calibrated_since_reset": wasCalibrated,
+            "calibration_at_connect": heldAtConnect,
+            "source": "measured",
             "kept_in": JSONOutput.orNull(savedTo?.path),
             "faults": faults.map {
                 ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any]

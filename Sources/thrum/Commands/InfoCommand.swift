@@ -14,7 +14,7 @@ enum InfoCommand: Subcommand {
         Connects, pings a few times for the link and clock figures, and prints once: identity
         (driver, firmware, protocol, device id), capabilities (queue, buffers, program store,
         optional features), the preset library it holds (name, version, size, CRC-32, slot),
-        calibration (whether the driver holds one since reset, the one kept for
+        calibration (whether the driver holds one since reset, measured or restored, the one kept for
         this device in $XDG_CONFIG_HOME/thrum/calibrations and whether it is valid for the
         profile), state (driver power state, faults) and the link (round trip, clock drift and
         error). Changes nothing on the device. Without --port, the built-in virtual device.
@@ -96,9 +96,15 @@ enum InfoCommand: Subcommand {
                     + (features.isEmpty ? "base messages only" : features.joined(separator: ", ")))
             lines.append(
                 "calibration: "
-                    + (connection.deviceSaysCalibrated
-                        ? "the driver holds a calibration that passed since reset"
-                        : "the driver holds no calibration since reset"))
+                    + {
+                        switch connection.driverCalibration {
+                        case "none": return "the driver holds no calibration since reset"
+                        case "measured": return "the driver holds a calibration measured (passed) since reset"
+                        case "restored":
+                            return "the driver holds a kept calibration restored since reset (RESTORE_CALIBRATION)"
+                        case let other: return "the driver holds a calibration since reset (\(other))"
+                        }
+                    }())
             if let stored {
                 let valid = connection.stillValid != nil
                 lines.append(
@@ -108,14 +114,19 @@ enum InfoCommand: Subcommand {
                         stored.calibratedAt, stored.profile, stored.port, stored.aCalComp, stored.aCalBemf,
                         stored.bemfGain, stored.lraPeriod)
                         + (stored.resonanceHz.map { String(format: " (%.1f Hz)", $0) } ?? ""))
+                let restorable = !valid && !connection.deviceSaysCalibrated && connection.restorable != nil
                 lines.append(
                     "  "
                         + (valid
                             ? "valid for \(connection.profile.id): `thrum play` will not calibrate again"
-                            : "not valid for \(connection.profile.id) ("
-                                + (stored.matches(connection.registers)
-                                    ? "the device reset since" : "other calibration inputs")
-                                + "): `thrum play` will calibrate"))
+                            : restorable
+                                ? "the device reset since: `thrum play` will restore it (RESTORE_CALIBRATION, no buzz)"
+                                : "not valid for \(connection.profile.id) ("
+                                    + (stored.matches(connection.registers)
+                                        ? (connection.session.canRestoreCalibration
+                                            ? "the device reset since" : "the device reset since and cannot restore it")
+                                        : "other calibration inputs")
+                                    + "): `thrum play` will calibrate"))
             } else if connection.store != nil {
                 lines.append("  none kept for this device")
             }
@@ -155,6 +166,7 @@ enum InfoCommand: Subcommand {
                         "a_cal_comp": stored.aCalComp, "a_cal_bemf": stored.aCalBemf, "bemf_gain": stored.bemfGain,
                         "lra_period": stored.lraPeriod, "resonance_hz": JSONOutput.orNull(stored.resonanceHz),
                         "valid_for_profile": connection.stillValid != nil,
+                        "restorable": connection.restorable != nil,
                     ] as [String: Any]
             }
             return [
@@ -166,7 +178,8 @@ enum InfoCommand: Subcommand {
                     "rom_effects": c.romEffects,
                 ] as [String: Any],
                 "calibration": [
-                    "calibrated_since_reset": connection.deviceSaysCalibrated, "profile": connection.profile.id,
+                    "calibrated_since_reset": connection.deviceSaysCalibrated,
+                    "driver_calibration": connection.driverCalibration, "profile": connection.profile.id,
                     "kept": storedJSON,
                 ] as [String: Any],
                 "library": library.json,

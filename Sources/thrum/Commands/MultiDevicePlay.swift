@@ -9,7 +9,8 @@ import ThrumPattern
 enum MultiDevicePlay {
     static func run(
         file: String, pattern: HapticPattern, routes: DeviceRoutes?, ports: [String], baud: Int, profile: ActuatorProfile,
-        configuration: HapticEngine.Configuration, rate: Double, intensity: Double?, json: Bool
+        configuration: HapticEngine.Configuration, rate: Double, intensity: Double?, recalibrate: Bool = false,
+        json: Bool
     ) throws -> Int32 {
         var targets: [PlaybackTarget] = []
         defer { for target in targets { target.close() } }
@@ -20,6 +21,7 @@ enum MultiDevicePlay {
             targets.append(target)
             var engineConfiguration = configuration
             var deviceSettings = PlayOutput.Settings(rate: rate, intensity: intensity, loop: .passes(1))
+            deviceSettings.recalibrate = recalibrate
             let connection = try PlayCommand.connect(
                 target: target, profile: profile, configuration: &engineConfiguration, settings: &deviceSettings, json: json)
             engines.append(HapticEngine(session: connection.session, profile: profile, configuration: engineConfiguration, runMode: .manual))

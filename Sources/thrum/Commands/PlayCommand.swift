@@ -37,7 +37,9 @@ enum PlayCommand: Subcommand {
           --loop N          play N passes back to back (loop end = the end of the last event);
                             --loop forever repeats until Ctrl-C (with --port only)
           --loop-end S      loop length in pattern seconds (default: the end of the last event)
-          --no-calibrate    skip the driver's auto-calibration at connect (it buzzes 0.25–0.45 s)
+          --no-calibrate    leave the driver's calibration as it is at connect (no auto-calibration,
+                            which buzzes 0.25–0.45 s, and no restore of the kept one)
+          --recalibrate     run the auto-calibration at connect even when a kept one is valid
           --json            print one JSON object instead of the text report
           --expect-max-error-us N
                             CI assertion: every haptic event on time with |onset error| + bound ≤ N µs
@@ -61,7 +63,7 @@ enum PlayCommand: Subcommand {
 
         id:N plays stored preset N of the device's library (one PLAY_PRESET; the device reads and
         plays it, docs/library.md); the report lists each of its events, the requested time being
-        when the stored drive for it begins. No calibration runs first.
+        when the stored drive for it begins. Calibration is settled as for a pattern.
 
         Ctrl-C (SIGINT) or SIGTERM stops the actuator at once (STOP), reports what played and exits
         130 or 143 (--loop forever ends this way with 0). A device fault (watchdog stop, driver
@@ -95,6 +97,10 @@ enum PlayCommand: Subcommand {
         let lenient = arguments.flag("lenient")
         var engineConfiguration = HapticEngine.Configuration()
         engineConfiguration.calibrateOnStart = !arguments.flag("no-calibrate")
+        let recalibrate = arguments.flag("recalibrate")
+        if recalibrate && !engineConfiguration.calibrateOnStart {
+            throw UsageError(message: "--recalibrate and --no-calibrate contradict each other: give one")
+        }
         let json = arguments.flag("json")
         let noPlot = arguments.flag("no-plot")
         let expectations = PlaybackExpectations(
@@ -122,7 +128,9 @@ enum PlayCommand: Subcommand {
         if routePath != nil && ports.count < 2 { throw UsageError(message: "--route needs two or more --port") }
         if ports.count > 1 {
             if loop != .passes(1) || loopEnd != nil || junitPath != nil || expectations.maxError != nil || expectations.onsets != nil {
-                throw UsageError(message: "with several --port, play takes --rate, --intensity, --actuator, --baud, --no-calibrate and --json only")
+                throw UsageError(
+                    message: "with several --port, play takes --rate, --intensity, --actuator, --baud, --no-calibrate, "
+                        + "--recalibrate and --json only")
             }
             guard let pattern = source.pattern else {
                 throw UsageError(message: "\(source.displayName) is a DRV2605L ROM effect: several devices play patterns only")
@@ -132,7 +140,8 @@ enum PlayCommand: Subcommand {
             }
             return try MultiDevicePlay.run(
                 file: file, pattern: pattern, routes: routes, ports: ports, baud: baud, profile: profile,
-                configuration: engineConfiguration, rate: rate, intensity: intensity, json: json)
+                configuration: engineConfiguration, rate: rate, intensity: intensity, recalibrate: recalibrate,
+                json: json)
         }
         let target: PlaybackTarget
         let session: DeviceSession
@@ -143,6 +152,7 @@ enum PlayCommand: Subcommand {
         settings.expectations = expectations
         settings.junitPath = junitPath
         settings.startedAt = startedAt
+        settings.recalibrate = recalibrate
         if case .romEffect(let effect) = source.content {
             if rate != 1 || intensity != nil || loop != .passes(1) || loopEnd != nil {
                 throw UsageError(message: "\(source.displayName) is a DRV2605L ROM effect: the driver plays it as stored (no --rate, --intensity or --loop)")
@@ -300,7 +310,9 @@ enum PlayCommand: Subcommand {
 
     /// Connects (identify, CONFIGURE_DRIVER) and settles calibration: when the device says its
     /// driver is calibrated since reset and the user's store holds a calibration made for the same
-    /// inputs, the engine does not calibrate again (`--no-calibrate` never calibrates).
+    /// inputs, the engine does not calibrate again; when the driver lost it (a reset) and the kept
+    /// one is restorable, it is written back (RESTORE_CALIBRATION) instead of calibrating
+    /// (`--no-calibrate` does neither, `--recalibrate` calibrates regardless).
     static func connect(
         target: PlaybackTarget, profile: ActuatorProfile, configuration: inout HapticEngine.Configuration,
         settings: inout PlayOutput.Settings, json: Bool
@@ -312,9 +324,15 @@ enum PlayCommand: Subcommand {
             if json { JSONOutput.print(CommandRouter.jsonError(command: name, kind: "failure", message: failure.message, exitCode: 1)) }
             throw failure
         }
+        if settings.recalibrate {
+            return connection  // the engine calibrates in start()
+        }
         if configuration.calibrateOnStart, let record = connection.stillValid {
             configuration.calibrateOnStart = false
             settings.calibration = .init(source: .stored, record: record, report: nil)
+        } else if configuration.calibrateOnStart, let record = connection.restoreIfLost() {
+            configuration.calibrateOnStart = false
+            settings.calibration = .init(source: .restored, record: record, report: nil)
         } else if !configuration.calibrateOnStart {
             settings.calibration = .init(source: .none, record: nil, report: nil)
         }

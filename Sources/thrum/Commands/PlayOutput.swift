@@ -25,6 +25,8 @@ enum PlayOutput {
         var startedAt = Date()
         /// How calibration was settled at connect (nil before it was).
         var calibration: CalibrationSummary? = nil
+        /// `--recalibrate`: run the auto-calibration at connect even when a kept one is valid.
+        var recalibrate = false
         /// The audio events played (nil: no audio path: `--no-audio`, or none in the pattern).
         var audioEvents: [[String: Any]]? = nil
         /// The audio report's text lines.
@@ -209,6 +211,10 @@ struct CalibrationSummary {
         case .stored:
             let hz = record?.resonanceHz.map { String(format: ", %.1f Hz", $0) } ?? ""
             return "calibration: kept from \(record?.calibratedAt ?? "before")\(hz) (the driver still holds it; not redone)"
+        case .restored:
+            let hz = record?.resonanceHz.map { String(format: ", %.1f Hz", $0) } ?? ""
+            return "calibration: kept from \(record?.calibratedAt ?? "before")\(hz), "
+                + "restored into the driver after its reset (RESTORE_CALIBRATION; not redone)"
         case .ran:
             guard let report else { return "calibration: ran" }
             let hz = report.resonanceHz.map { String(format: ", resonance %.1f Hz", $0) } ?? ""
@@ -221,7 +227,8 @@ struct CalibrationSummary {
     var json: [String: Any] {
         [
             "source": source.rawValue,
-            "passed": JSONOutput.orNull(report.map(\.passed) ?? (source == .stored ? true : nil)),
+            "passed": JSONOutput.orNull(
+                report.map(\.passed) ?? (source == .stored || source == .restored ? true : nil)),
             "resonance_hz": JSONOutput.orNull((report?.resonanceHz ?? record?.resonanceHz).map { ($0 * 10).rounded() / 10 }),
             "calibrated_at": JSONOutput.orNull(record?.calibratedAt),
         ]

@@ -31,10 +31,18 @@ enum StoredPresetPlay {
             if let junitPath { try? PlayCommand.writeFailedJUnit(to: junitPath, file: file, message: message, startedAt: startedAt) }
             return CommandFailure(message: message)
         }
+        var settings = PlayOutput.Settings(rate: 1, intensity: nil, loop: .passes(1))
+        settings.expectations = expectations
+        settings.junitPath = junitPath
+        settings.startedAt = startedAt
+        // As `play` settles calibration: not redone while the driver holds the kept one, written
+        // back (RESTORE_CALIBRATION) when a reset cleared it, run otherwise.
+        var configuration = HapticEngine.Configuration()
         let target = try options.target()
         let connection: DeviceConnection
         do {
-            connection = try DeviceConnection.open(target: target, profile: options.profile)
+            connection = try PlayCommand.connect(
+                target: target, profile: options.profile, configuration: &configuration, settings: &settings, json: false)
         } catch let failure as CommandFailure {
             target.close()
             throw fail(failure.message)
@@ -53,17 +61,12 @@ enum StoredPresetPlay {
         }
         let summary = image.summaries().first { $0.id == id }!
         let duration = Double(summary.durationMicroseconds) / 1e6
-        var configuration = HapticEngine.Configuration()
-        configuration.calibrateOnStart = false
         let engine = HapticEngine(session: session, profile: options.profile, configuration: configuration, runMode: .manual)
-        var settings = PlayOutput.Settings(rate: 1, intensity: nil, loop: .passes(1))
-        settings.expectations = expectations
-        settings.junitPath = junitPath
-        settings.startedAt = startedAt
         settings.storedPreset = StoredPresetInfo(id: id, name: preset.name, library: image.name)
         let report: PlaybackReport
         do {
             try engine.start()
+            PlayCommand.recordCalibration(connection, settings: &settings)
             let before = engine.counters
             let started = try engine.playStoredPreset(preset, in: image)
             let start = started.driveStart.seconds

@@ -60,6 +60,22 @@ struct StoredCalibration: Codable, Equatable {
         ratedVoltage == Int(registers.ratedVoltage) && odClamp == Int(registers.overdriveClamp)
             && driveTime == Int(registers.driveTime) && sampleTime == Int(registers.sampleTime)
     }
+
+    /// Whether it may be restored into a driver that lost it (RESTORE_CALIBRATION): made for this
+    /// profile (the actuator the user says is mounted) with the same calibration inputs, and words
+    /// that fit their registers (A_CAL_COMP and A_CAL_BEMF a byte, BEMF_GAIN two bits). It passed:
+    /// only a passed, plausible result is ever kept.
+    func restorable(profile: ActuatorProfile, registers: DriverRegisters) -> Bool {
+        self.profile == profile.id && matches(registers) && (0...255).contains(aCalComp)
+            && (0...255).contains(aCalBemf) && (0...3).contains(bemfGain)
+    }
+
+    /// The words RESTORE_CALIBRATION writes back.
+    var words: CalibrationWords {
+        CalibrationWords(
+            aCalComp: UInt8(clamping: aCalComp), aCalBemf: UInt8(clamping: aCalBemf),
+            bemfGain: UInt8(clamping: bemfGain))
+    }
 }
 
 /// Calibration results per device in `$XDG_CONFIG_HOME/thrum/calibrations/` (fallback

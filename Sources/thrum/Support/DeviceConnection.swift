@@ -21,6 +21,9 @@ struct DeviceConnection {
     enum CalibrationSource: String {
         /// The device still holds a stored calibration made for these inputs: not redone.
         case stored
+        /// The device had lost it (a reset): the kept one was written back (RESTORE_CALIBRATION),
+        /// not redone.
+        case restored
         /// It ran this connection.
         case ran
         /// None: --no-calibrate, or the device cannot calibrate.
@@ -59,14 +62,54 @@ struct DeviceConnection {
         return store.load(key: key)
     }
 
-    /// Whether the device reports that its driver holds a passed calibration since reset.
+    /// Whether the device reports that its driver holds a passed calibration since reset
+    /// (measured or restored).
     var deviceSaysCalibrated: Bool { session.programCapabilities?.calibrated ?? false }
+
+    /// What the device reports its driver holds since reset (CAPABILITIES `calibrated`): `none`,
+    /// `measured`, `restored`, or `code-N` for a value this host does not know.
+    var driverCalibration: String {
+        guard let caps = session.programCapabilities else { return "none" }
+        switch caps.calibration {
+        case .none?: return "none"
+        case .measured?: return "measured"
+        case .restored?: return "restored"
+        case nil: return "code-\(caps.calibrationCode)"
+        }
+    }
 
     /// The stored calibration when it is still valid: the device says its driver is calibrated
     /// since reset, and the stored one was made for the same calibration inputs.
     var stillValid: StoredCalibration? {
         guard deviceSaysCalibrated, let record = stored, record.matches(registers) else { return nil }
         return record
+    }
+
+    /// The kept calibration when it may be restored into this device's driver
+    /// (``StoredCalibration/restorable(profile:registers:)``) and the device knows
+    /// RESTORE_CALIBRATION; nil otherwise.
+    var restorable: StoredCalibration? {
+        guard session.canRestoreCalibration, let record = stored,
+            record.restorable(profile: profile, registers: registers)
+        else { return nil }
+        return record
+    }
+
+    /// When the driver holds no calibration since reset (a power cycle lost it) and this user's
+    /// store holds a restorable one for the device, writes it back (RESTORE_CALIBRATION) instead
+    /// of calibrating again. Returns the record when the device then reports `restored`.
+    func restoreIfLost() -> StoredCalibration? {
+        guard !deviceSaysCalibrated, let record = restorable else { return nil }
+        do {
+            guard try session.restoreCalibration(record.words) == .restored else {
+                printError("the device did not take the kept calibration back; calibrating instead")
+                return nil
+            }
+            return record
+        } catch {
+            printError("restoring the kept calibration failed (\(error)); calibrating instead")
+            return nil
+        }
     }
 
     /// Keeps a passed (and, for the profile, plausible) result; forgets the device's record otherwise

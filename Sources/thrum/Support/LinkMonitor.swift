@@ -31,6 +31,8 @@ struct LinkMonitor {
     private(set) var powerState: StateReport?
     private(set) var calibration: CalibrationReport?
     private(set) var calibratedSinceReset: Bool?
+    /// The driver's calibration came from RESTORE_CALIBRATION (CAPABILITIES `calibrated` 2).
+    private(set) var restoredSinceReset = false
     private(set) var faults: [FaultReport] = []
     private(set) var onsets: [Onset] = []
     private(set) var lastRoundTrip: HostDuration?
@@ -100,11 +102,14 @@ struct LinkMonitor {
                         }
                     }
                 case .identifyReply(let reply): identity = reply
-                case .capabilities(let c): calibratedSinceReset = c.calibrated
+                case .capabilities(let c):
+                    calibratedSinceReset = c.calibrated
+                    restoredSinceReset = c.calibration == .restored
                 case .state(let s): powerState = s
                 case .calibrationResult(let r):
                     calibration = r
                     calibratedSinceReset = r.passed
+                    restoredSinceReset = false
                 case .fault(let f):
                     faults.append(f)
                     if faults.count > 16 { faults.removeFirst() }
@@ -189,7 +194,10 @@ struct LinkMonitor {
                 "; calibration " + (c.passed ? "passed" : "FAILED")
                 + (c.resonanceHz.map { String(format: ", %.1f Hz", $0) } ?? "")
         } else if let calibrated = calibratedSinceReset {
-            driver += calibrated ? "; calibrated since reset" : "; not calibrated since reset"
+            driver +=
+                !calibrated
+                ? "; not calibrated since reset"
+                : restoredSinceReset ? "; calibration restored since reset" : "; calibrated since reset"
         }
         line(driver)
         line(

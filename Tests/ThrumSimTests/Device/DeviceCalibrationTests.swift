@@ -56,4 +56,75 @@ final class DeviceCalibrationTests: XCTestCase {
             XCTAssertGreaterThan(before, after)
         }
     }
+
+    /// Steady drive at `amplitude`: the braking fraction and the mean acceleration envelope (g)
+    /// over 150 ms of a 200 ms segment.
+    static func steadyDrive(_ device: VirtualDevice, host: DeviceHost, amplitude: UInt8) -> (braking: Double, envelopeG: Double) {
+        let from = device.now + 50_000
+        let braking = brakingFraction(device, host: host, amplitude: amplitude)
+        return (braking, SimTestSupport.meanEnvelope(device.chip, from: from, to: from + 150_000))
+    }
+
+    /// CAPABILITIES `calibrated` as the device reports it now.
+    static func calibratedCode(_ host: DeviceHost) -> UInt8? {
+        host.sendAnyLane([.identify])
+        for (_, message) in host.received.reversed() {
+            if case .capabilities(let c) = message { return c.calibrationCode }
+        }
+        return nil
+    }
+
+    /// RESTORE_CALIBRATION on a fresh device (as after a power cycle) with the words another
+    /// device's calibration found: no calibration runs (no MODE 7, no buzz), the chip holds the
+    /// words, CAPABILITIES says restored (2), and the drive is the calibrated one, not the reset
+    /// one. A reset loses it again (the firmware's DEV_RESET at boot).
+    func testRestoredCalibrationDrivesLikeTheMeasuredOne() throws {
+        let measured = Self.device(hz: 175)
+        let measuredHost = DeviceHost(measured)
+        measuredHost.run(to: 10_000)
+        measuredHost.send([.calibrate])
+        measuredHost.run(to: measured.now + 700_000)
+        let result = try XCTUnwrap(measuredHost.calibrations.first)
+        XCTAssertTrue(result.passed)
+        XCTAssertEqual(Self.calibratedCode(measuredHost), 1, "measured")
+        let measuredDrive = Self.steadyDrive(measured, host: measuredHost, amplitude: 200)
+
+        let uncalibrated = Self.device(hz: 175)
+        let uncalibratedHost = DeviceHost(uncalibrated)
+        uncalibratedHost.run(to: 10_000)
+        let resetDrive = Self.steadyDrive(uncalibrated, host: uncalibratedHost, amplitude: 200)
+
+        let device = Self.device(hz: 175)
+        let host = DeviceHost(device)
+        host.run(to: 10_000)
+        XCTAssertEqual(Self.calibratedCode(host), 0)
+        XCTAssertNotEqual(device.chip.peek(0x19), result.aCalBemf, "the fresh chip holds its reset words")
+        let writesBefore = device.chip.trace.registerWrites.count
+        host.send([.restoreCalibration(CalibrationWords(aCalComp: result.aCalComp, aCalBemf: result.aCalBemf, bemfGain: result.bemfGain))])
+        host.run(to: device.now + 5_000)
+        let writes = device.chip.trace.registerWrites[writesBefore...]
+        XCTAssertEqual(writes.map(\.register), [0x18, 0x19, 0x1A], "three register writes, nothing else")
+        XCTAssertEqual(device.chip.peek(0x18), result.aCalComp)
+        XCTAssertEqual(device.chip.peek(0x19), result.aCalBemf)
+        XCTAssertEqual(device.chip.peek(0x1A), measured.chip.peek(0x1A), "FEEDBACK_CONTROL as the calibration left it")
+        XCTAssertEqual(device.chip.backEMFFullScale, measured.chip.backEMFFullScale)
+        XCTAssertTrue(host.calibrations.isEmpty)
+        XCTAssertFalse(host.states.contains { $0.knownState == .calibrating }, "no calibration ran")
+        XCTAssertEqual(Self.calibratedCode(host), 2, "restored")
+
+        let restoredDrive = Self.steadyDrive(device, host: host, amplitude: 200)
+        print(String(format: "steady drive at 200: braking %.0f%% / %.0f%% / %.0f%%, envelope %.3f / %.3f / %.3f g (reset words / measured / restored)",
+                     resetDrive.braking * 100, measuredDrive.braking * 100, restoredDrive.braking * 100,
+                     resetDrive.envelopeG, measuredDrive.envelopeG, restoredDrive.envelopeG))
+        XCTAssertLessThan(restoredDrive.braking, 0.05, "clean steady drive, as after a calibration")
+        XCTAssertEqual(restoredDrive.envelopeG, measuredDrive.envelopeG, accuracy: measuredDrive.envelopeG * 0.02)
+        XCTAssertGreaterThan(abs(resetDrive.envelopeG - measuredDrive.envelopeG), measuredDrive.envelopeG * 0.05,
+                             "the reset words drive differently: restoring matters")
+
+        // A reset of the microcontroller resets the driver (DEV_RESET at boot): the words are lost.
+        device.reset()
+        host.run(to: device.now + 5_000)
+        XCTAssertEqual(device.chip.peek(0x19), uncalibrated.chip.peek(0x19), "A_CAL_BEMF back to its reset value")
+        XCTAssertEqual(Self.calibratedCode(host), 0)
+    }
 }

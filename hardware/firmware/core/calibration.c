@@ -67,7 +67,7 @@ static void finish(thrum_fw_t *fw, uint32_t now, int timed_out)
     if (timed_out) {
         result.failed = 1;
     }
-    c->valid = (uint8_t)!result.failed;
+    c->valid = result.failed ? THRUM_CALIBRATED_NONE : THRUM_CALIBRATED_MEASURED;
     fw->sched.amplitude = 0;
     fw->sched.last_write_time = now;
     fw->power.idle_since = now;
@@ -124,3 +124,22 @@ void thrum_calibration_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *de
         thrum_deadline_offer(now, fw->calibration.last_poll + DRV2605L_CALIBRATION_POLL_US, deadline, has);
     }
 }
+
+#if THRUM_FW_LIBRARY
+/* A restore while a run is going is ignored: the run measures the driver afresh and its result
+ * stands (MODE and FEEDBACK_CONTROL must not change while GO = 1 anyway). Without a set-up driver
+ * there is nothing to write to, and `calibrated` stays as it was. */
+void thrum_calibration_restore(thrum_fw_t *fw, const drv2605l_calibration_t *words)
+{
+    if (fw->calibration.running || !fw->driver.ready) {
+        return;
+    }
+    thrum_scheduler_drop_rom(fw); /* FEEDBACK_CONTROL must not change under the sequencer's GO */
+    if (drv2605l_calibration_restore(&fw->driver, words) != 0) {
+        thrum_bus_fault(fw);
+        fw->calibration.valid = THRUM_CALIBRATED_NONE; /* the words may be half written */
+        return;
+    }
+    fw->calibration.valid = THRUM_CALIBRATED_RESTORED;
+}
+#endif

@@ -271,6 +271,28 @@ int drv2605l_calibration_finish(drv2605l_t *drv, drv2605l_calibration_t *out)
     return drv2605l_set_standby(drv, 0);
 }
 
+/* Restore: the three words a calibration leaves (reference §2.4 outputs). FEEDBACK_CONTROL is
+ * written whole, as the set-up writes it, with the restored BEMF_GAIN. */
+static const uint8_t restore_regs[] THRUM_FLASH = {
+    DRV2605L_REG_A_CAL_COMP, 0,
+    DRV2605L_REG_A_CAL_BEMF, 0,
+    DRV2605L_REG_FEEDBACK_CONTROL, 0,
+};
+
+int drv2605l_calibration_restore(drv2605l_t *drv, const drv2605l_calibration_t *words)
+{
+    uint8_t values[3];
+
+    if (!drv->ready) {
+        return -DRV2605L_ENODEV;
+    }
+    drv->bemf_gain = clamp(words->bemf_gain, DRV2605L_BEMF_GAIN_MAX); /* kept by later set-ups */
+    values[0] = words->a_cal_comp;
+    values[1] = words->a_cal_bemf;
+    values[2] = feedback_control(drv);
+    return write_seq(drv, restore_regs, sizeof(restore_regs) / 2u, 7u, values);
+}
+
 int drv2605l_rom_start(drv2605l_t *drv, uint8_t effect)
 {
     const thrum_hal_t *hal = drv->hal;

@@ -170,6 +170,18 @@ static void on_play_preset(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_tim
     (void)rx_time;
     thrum_library_play(fw, m->field[THRUM_F_PLAY_ID], m->field[THRUM_F_PLAY_START], m->field[THRUM_F_PLAY_EVENT_BASE]);
 }
+
+static void on_restore_calibration(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    drv2605l_calibration_t words;
+
+    (void)rx_time;
+    words.failed = 0;
+    words.a_cal_comp = (uint8_t)m->field[THRUM_F_RESTORE_A_CAL_COMP];
+    words.a_cal_bemf = (uint8_t)m->field[THRUM_F_RESTORE_A_CAL_BEMF];
+    words.bemf_gain = (uint8_t)m->field[THRUM_F_RESTORE_BEMF_GAIN];
+    thrum_calibration_restore(fw, &words);
+}
 #endif
 
 /* By host message id; NULL: nothing beyond the ACK every frame gets (PING), or unassigned. */
@@ -198,6 +210,12 @@ static const command_handler_t handlers[] THRUM_FLASH = {
     on_library_query,    /* 0x14 LIBRARY_QUERY */
     on_library_read,     /* 0x15 LIBRARY_READ */
     on_play_preset,      /* 0x16 PLAY_PRESET */
+    NULL,                /* 0x17..0x1B: the compact stream's (version 2) */
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    on_restore_calibration, /* 0x1C RESTORE_CALIBRATION */
 #endif
 };
 

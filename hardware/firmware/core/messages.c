@@ -49,8 +49,8 @@
 #define GO_START 1u
 #define GO_EVENT_BASE 2u
 
-/* Layouts by id: host messages 0x00..0x16, device messages 0x40..0x4A (0x11.. and 0x48.. only
- * with THRUM_FW_LIBRARY). LAYOUT_KNOWN marks an
+/* Layouts by id: host messages 0x00..0x1C, device messages 0x40..0x4A (0x11.. and 0x48.. only
+ * with THRUM_FW_LIBRARY, the build that speaks versions 1 and 2). LAYOUT_KNOWN marks an
  * assigned id (0x06, 0x07 and 0x44 stay unassigned: the golden vectors use them as unknown). */
 #define LAYOUT_KNOWN 0x40000000u
 #define SEGMENT_LAYOUT (LAYOUT_KNOWN | RULE_DURATION | 5u | F(0, U32) | F(1, UV) | F(2, U8) | F(3, U8) | F(4, UV))
@@ -79,6 +79,13 @@ static const uint32_t h2d_layouts[] THRUM_FLASH = {
     LAYOUT_KNOWN | LAYOUT_ANY_LANE,                                         /* LIBRARY_QUERY */
     LAYOUT_KNOWN | LAYOUT_ANY_LANE | RULE_READ_LENGTH | 2u | F(0, U32) | F(1, U8), /* LIBRARY_READ */
     LAYOUT_KNOWN | LAYOUT_ANY_LANE | 3u | F(0, UV) | F(1, U32) | F(2, UV),  /* PLAY_PRESET */
+    /* version 2 (the full build reports it): 0x17..0x1B are the compact stream's */
+    0u,
+    0u,
+    0u,
+    0u,
+    0u,
+    LAYOUT_KNOWN | 3u | F(0, U8) | F(1, U8) | F(2, U8),                     /* RESTORE_CALIBRATION */
 #endif
 };
 static const uint32_t d2h_layouts[] THRUM_FLASH = {

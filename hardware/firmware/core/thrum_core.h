@@ -34,6 +34,9 @@ typedef struct thrum_go {
 #define THRUM_F_PLAY_ID 0u
 #define THRUM_F_PLAY_START 1u
 #define THRUM_F_PLAY_EVENT_BASE 2u
+#define THRUM_F_RESTORE_A_CAL_COMP 0u
+#define THRUM_F_RESTORE_A_CAL_BEMF 1u
+#define THRUM_F_RESTORE_BEMF_GAIN 2u
 
 /* messages.c */
 /** Check a whole host payload (§3): every message parses, at most THRUM_MAX_FIELD_MESSAGES carry
@@ -93,6 +96,8 @@ void thrum_setup_configure(thrum_fw_t *fw, const drv2605l_config_t *config);
 void thrum_calibration_request(thrum_fw_t *fw, uint8_t cause);
 void thrum_calibration_run(thrum_fw_t *fw, uint32_t now);
 void thrum_calibration_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *deadline, uint8_t *has);
+/** RESTORE_CALIBRATION (§3.4): write kept words into the driver (ignored while a run is going). */
+void thrum_calibration_restore(thrum_fw_t *fw, const drv2605l_calibration_t *words);
 
 /* power.c */
 void thrum_power_init(thrum_fw_t *fw, uint32_t now);

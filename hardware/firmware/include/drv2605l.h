@@ -99,6 +99,7 @@ struct thrum_hal;
 #define DRV2605L_BRAKE_FACTOR_3X 2u
 #define DRV2605L_LOOP_GAIN_HIGH 2u
 #define DRV2605L_BEMF_GAIN_LRA_15X 2u
+#define DRV2605L_BEMF_GAIN_MAX 3u /* the field is 2 bits wide */
 
 /* ---- CONTROL1 (0x1B) ------------------------------------------------------------------------- */
 #define DRV2605L_CONTROL1_STARTUP_BOOST 0x80u
@@ -245,6 +246,12 @@ int drv2605l_calibration_start(drv2605l_t *drv);
 /** After GO cleared: read STATUS once (DIAG_RESULT clears on read), then A_CAL_COMP, A_CAL_BEMF
  *  and BEMF_GAIN (kept for later set-ups), and return to RTP mode at amplitude 0. */
 int drv2605l_calibration_finish(drv2605l_t *drv, drv2605l_calibration_t *out);
+
+/** Write a kept calibration result back (PROTOCOL.md §3.4): A_CAL_COMP, A_CAL_BEMF, then
+ *  FEEDBACK_CONTROL whole with BEMF_GAIN = `words->bemf_gain` (clamped to 3), which later set-ups
+ *  keep. `words->failed` is not used. Needs a set-up driver; on failure `failed_reg` names the
+ *  register. */
+int drv2605l_calibration_restore(drv2605l_t *drv, const drv2605l_calibration_t *words);
 
 /** Play ROM effect `effect` (1..123) through the sequencer: MODE = internal trigger,
  *  WAV_FRM_SEQ1 = effect, WAV_FRM_SEQ2 = 0 (end), GO = 1. GO self-clears when it ends. */

@@ -252,7 +252,8 @@ typedef struct thrum_calibration {
     uint8_t failed;          /**< a GO read failed or it ran past the timeout: the run has failed,
                                   but MODE is not touched until GO reads 0 */
     uint8_t reconfigure;     /**< CONFIGURE_DRIVER came meanwhile: set up once GO has cleared */
-    uint8_t valid;           /**< the last run since reset passed (CAPABILITIES `calibrated`) */
+    uint8_t valid;           /**< CAPABILITIES `calibrated`: THRUM_CALIBRATED_NONE, _MEASURED (the
+                                  last run since reset passed) or _RESTORED (RESTORE_CALIBRATION) */
     uint32_t started;
     uint32_t last_poll;
 } thrum_calibration_t;

@@ -284,11 +284,111 @@ static void test_rom_effect(void)
     CHECK(!f.bad_output);
 }
 
+
+/* CAPABILITIES `calibrated` as an IDENTIFY (unsequenced) reports it now. */
+static uint32_t calibrated_now(void)
+{
+    const thrum_msg_t *m;
+
+    fake_drop_output(&f);
+    unseq1(THRUM_MSG_IDENTIFY, 0, NULL);
+    m = fake_next(&f, THRUM_MSG_CAPABILITIES);
+    return m != NULL ? m->field[2] : 0xFFu;
+}
+
+/* RESTORE_CALIBRATION (§3.4): the kept words go into A_CAL_COMP, A_CAL_BEMF and BEMF_GAIN without
+ * a calibration run, later set-ups keep them, a run going on ignores it, a bus error leaves the
+ * driver uncalibrated, and a reset forgets it. */
+static void test_restore_calibration(void)
+{
+    const uint32_t words[3] = {0x0Bu, 0x80u, 3u};
+    const uint32_t wide[3] = {0x0Cu, 0x70u, 9u};
+    const uint8_t feedback = (uint8_t)(DRV2605L_FEEDBACK_N_ERM_LRA |
+                                       DRV2605L_FIELD_PREP(DRV2605L_FEEDBACK_FB_BRAKE_FACTOR, DRV2605L_BRAKE_FACTOR_3X) |
+                                       DRV2605L_FIELD_PREP(DRV2605L_FEEDBACK_LOOP_GAIN, DRV2605L_LOOP_GAIN_HIGH));
+    const thrum_msg_t *m;
+    uint8_t p[THRUM_MAX_PAYLOAD];
+    size_t mark;
+
+    boot();
+    CHECK_EQ(calibrated_now(), THRUM_CALIBRATED_NONE);
+    mark = f.nwrites;
+    send1(THRUM_MSG_RESTORE_CALIBRATION, 3, words);
+    CHECK_EQ(f.regs[DRV2605L_REG_A_CAL_COMP], 0x0B);
+    CHECK_EQ(f.regs[DRV2605L_REG_A_CAL_BEMF], 0x80);
+    CHECK_EQ(f.regs[DRV2605L_REG_FEEDBACK_CONTROL], feedback | 3u); /* whole, as the set-up writes it */
+    CHECK_EQ(f.nwrites - mark, 3u);                                 /* those three registers only */
+    CHECK_EQ(fake_writes_to(&f, DRV2605L_REG_MODE, mark), 0u);       /* no calibration, mode untouched */
+    CHECK_EQ(fake_count(&f, THRUM_MSG_CALIBRATION_RESULT), 0u);
+    CHECK_EQ(fake_count(&f, THRUM_MSG_STATE), 0u);
+    CHECK(!thrum_fw_calibrating(&fw));
+    CHECK_EQ(calibrated_now(), THRUM_CALIBRATED_RESTORED);
+
+    /* a later set-up (CONFIGURE_DRIVER) keeps them: BEMF_GAIN in FEEDBACK_CONTROL, the words untouched */
+    send(p, msg_configure(p, 0x53, 0x85, 24, 58));
+    CHECK_EQ(f.regs[DRV2605L_REG_FEEDBACK_CONTROL], feedback | 3u);
+    CHECK_EQ(f.regs[DRV2605L_REG_A_CAL_COMP], 0x0B);
+    CHECK_EQ(f.regs[DRV2605L_REG_A_CAL_BEMF], 0x80);
+    CHECK_EQ(f.regs[DRV2605L_REG_MODE], DRV2605L_MODE_RTP);
+    CHECK_EQ(calibrated_now(), THRUM_CALIBRATED_RESTORED);
+
+    /* BEMF_GAIN is two bits: a larger value is clamped (the message still parses) */
+    send1(THRUM_MSG_RESTORE_CALIBRATION, 3, wide);
+    CHECK_EQ(f.regs[DRV2605L_REG_FEEDBACK_CONTROL], feedback | 3u);
+    CHECK_EQ(f.regs[DRV2605L_REG_A_CAL_BEMF], 0x70);
+
+    /* during a calibration it is ignored: nothing is written while GO = 1, the run's result stands */
+    f.cal_go_reads = 10;
+    send(p, msg_plain(p, THRUM_MSG_CALIBRATE));
+    CHECK(thrum_fw_calibrating(&fw));
+    mark = f.nwrites;
+    send1(THRUM_MSG_RESTORE_CALIBRATION, 3, words);
+    CHECK_EQ(f.nwrites - mark, 0u);
+    run_by_deadlines(f.now + 300000);
+    CHECK(!thrum_fw_calibrating(&fw));
+    m = fake_next(&f, THRUM_MSG_CALIBRATION_RESULT);
+    CHECK(m != NULL && m->field[0] == THRUM_CALIBRATION_PASS);
+    CHECK_EQ(f.regs[DRV2605L_REG_A_CAL_COMP], FAKE_CAL_COMP);
+    CHECK_EQ(f.regs[DRV2605L_REG_A_CAL_BEMF], FAKE_CAL_BEMF);
+    CHECK_EQ(fw.driver.bemf_gain, FAKE_CAL_BEMF_GAIN);
+    CHECK_EQ(calibrated_now(), THRUM_CALIBRATED_MEASURED);
+
+    /* a bus error half way: FAULT 2 naming the register, and the driver counts as uncalibrated */
+    f.fail_reg = DRV2605L_REG_A_CAL_BEMF;
+    f.fail_count = 1;
+    fake_drop_output(&f);
+    send1(THRUM_MSG_RESTORE_CALIBRATION, 3, words);
+    m = fake_next(&f, THRUM_MSG_FAULT);
+    CHECK(m != NULL && m->field[0] == THRUM_FAULT_BUS_ERROR && m->field[1] == DRV2605L_REG_A_CAL_BEMF);
+    f.fail_reg = -1;
+    CHECK_EQ(calibrated_now(), THRUM_CALIBRATED_NONE);
+    send1(THRUM_MSG_RESTORE_CALIBRATION, 3, words); /* the host tries again */
+    CHECK_EQ(calibrated_now(), THRUM_CALIBRATED_RESTORED);
+
+    /* a failed run after a restore leaves the driver uncalibrated */
+    f.cal_fail = 1;
+    f.cal_go_reads = 2;
+    send(p, msg_plain(p, THRUM_MSG_CALIBRATE));
+    run_by_deadlines(f.now + 100000);
+    CHECK_EQ(calibrated_now(), THRUM_CALIBRATED_NONE);
+
+    /* a reset (DEV_RESET of the driver at boot) forgets it */
+    send1(THRUM_MSG_RESTORE_CALIBRATION, 3, words);
+    CHECK_EQ(calibrated_now(), THRUM_CALIBRATED_RESTORED);
+    boot();
+    CHECK_EQ(calibrated_now(), THRUM_CALIBRATED_NONE);
+    CHECK(f.regs[DRV2605L_REG_A_CAL_BEMF] != 0x80);
+    CHECK(!f.bad_output);
+}
+
 const test_case_t feature_tests[] = {
     {"features: next deadline drives a timer-only port exactly", test_next_deadline},
     {"features: calibration, segments during it late/dropped, result", test_calibration_with_queued_segments},
     {"features: idle timeout to standby, early wake, STANDBY", test_standby_and_wake},
     {"features: program store, overflow, compaction, GO", test_program_store},
     {"features: ROM effect via sequencer, cut by next segment, late drop", test_rom_effect},
+#if THRUM_FW_LIBRARY
+    {"features: RESTORE_CALIBRATION writes the kept words, kept by set-ups, ignored while calibrating", test_restore_calibration},
+#endif
     {NULL, NULL},
 };

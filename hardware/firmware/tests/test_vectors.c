@@ -51,6 +51,7 @@ static const msg_name_t names[] = {
     {"LIBRARY", THRUM_DIR_D2H, THRUM_MSG_LIBRARY, {"status", "slot", "seq", "size", "crc", "capacity"}},
     {"LIBRARY_DATA", THRUM_DIR_D2H, THRUM_MSG_LIBRARY_DATA, {"offset"}},
     {"TRIGGER", THRUM_DIR_D2H, THRUM_MSG_TRIGGER, {"input", "preset", "time"}},
+    {"RESTORE_CALIBRATION", THRUM_DIR_H2D, THRUM_MSG_RESTORE_CALIBRATION, {"a_cal_comp", "a_cal_bemf", "bemf_gain"}},
 };
 
 static unsigned vectors_checked;
