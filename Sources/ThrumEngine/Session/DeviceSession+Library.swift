@@ -122,9 +122,14 @@ extension DeviceSession {
         var bytes = [UInt8](repeating: 0, count: size)
         var missing = Set(stride(from: 0, to: size, by: chunk))
         let deadline = now + timeout
+        // Pieces asked for per round: 8, halved after each round that lost any (a small device's
+        // transmit ring holds only a few replies: the AVR's 128 bytes, two of 45). A round ends
+        // when its pieces are in, or after 100 ms.
+        var inFlight = 8
         while !missing.isEmpty {
             guard now < deadline else { throw .noReply("LIBRARY_READ (\(missing.count) pieces missing)") }
-            for offset in missing.sorted().prefix(8) {
+            var asked = Set(missing.sorted().prefix(inFlight))
+            for offset in asked.sorted() {
                 link.sendImmediately(.library(.read(offset: UInt32(offset), length: UInt8(min(chunk, size - offset)))))
             }
             let round = now + .milliseconds(100)
@@ -133,10 +138,12 @@ extension DeviceSession {
                     if case .data(let offset, let data) = report, missing.contains(Int(offset)), !data.isEmpty {
                         bytes.replaceSubrange(Int(offset)..<(Int(offset) + data.count), with: data)
                         missing.remove(Int(offset))
+                        asked.remove(Int(offset))
                     }
                 }
-                return !missing.isEmpty && now < round
+                return !asked.isEmpty && now < round
             }
+            if !asked.isEmpty { inFlight = max(1, inFlight / 2) }
         }
         do {
             return (try LibraryImage.decode(bytes), bytes, status)
