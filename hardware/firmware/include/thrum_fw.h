@@ -67,6 +67,14 @@ extern "C" {
 #error "THRUM_FW_LIBRARY_ARMED must be 1 or 2"
 #endif
 
+/* 1: PLAY_PRESET looks its id up by binary search first (an index in ascending id order, as the
+ * builder writes it), then by a scan; 0 (the default): by a scan. On the AVR library image each
+ * index entry read is an EEPROM access: the scan took up to 24 ms for the example library's last
+ * preset. */
+#ifndef THRUM_FW_LIBRARY_BSEARCH
+#define THRUM_FW_LIBRARY_BSEARCH 0
+#endif
+
 /* Type of the library player's image offsets. uint16_t (the AVR library image) halves them and
  * their arithmetic; a slot then holds at most 65535 bytes (its capacity is reported so). */
 #ifndef THRUM_FW_LIBRARY_POS_T
