@@ -138,8 +138,9 @@ final class AVRLibraryTests: XCTestCase {
         for play in log.playPresets() {
             guard let write = drive.first(where: { $0.timeMicros >= play.receivedMicros }) else { continue }
             let asked = Double(play.start) + clockStart
-            print(String(format: "AVR library image: PLAY_PRESET id %u arrival → first drive %.2f ms; first drive − requested start %.2f ms (simulated time)",
-                         play.id, (write.timeMicros - play.receivedMicros) / 1000, (write.timeMicros - asked) / 1000))
+            print(String(format: "AVR library image: PLAY_PRESET id %u arrival → first drive %.2f ms; requested start − arrival %.2f ms, first drive − requested start %.2f ms (simulated time)",
+                         play.id, (write.timeMicros - play.receivedMicros) / 1000, (asked - play.receivedMicros) / 1000,
+                         (write.timeMicros - asked) / 1000))
         }
     }
 }
