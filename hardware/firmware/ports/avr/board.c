@@ -282,9 +282,11 @@ static void uart_init(void)
     /* double speed: UBRR = F_CPU / (8 * baud) - 1, rounded */
     const uint16_t ubrr = (uint16_t)((F_CPU + 4UL * THRUM_AVR_BAUD) / (8UL * THRUM_AVR_BAUD) - 1UL);
 
+    /* U2X0 before UBRR0: the hardware does not care, but simavr 1.6 takes the byte time from
+     * the UBRR0L write and the U2X0 it sees then (docs/avr-simulation.md) */
+    UCSR0A = (uint8_t)(1u << U2X0);
     UBRR0H = (uint8_t)(ubrr >> 8);
     UBRR0L = (uint8_t)ubrr;
-    UCSR0A = (uint8_t)(1u << U2X0);
     UCSR0C = (uint8_t)((1u << UCSZ01) | (1u << UCSZ00));
     UCSR0B = (uint8_t)((1u << RXEN0) | (1u << TXEN0) | (1u << RXCIE0));
 }
