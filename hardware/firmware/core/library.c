@@ -447,8 +447,9 @@ static uint32_t find(thrum_fw_t *fw, uint32_t key, int by_trigger)
 
 #if THRUM_FW_LIBRARY_BSEARCH
     /* Builders write the index in ascending id order (the example library is): a binary search
-     * reads about log2(n) entries instead of up to n (each an EEPROM line read, ≈ 0.5 ms on the
-     * AVR's 400 kHz bus). An index in another order falls through to the scan. */
+     * reads about log2(n) ids instead of up to n entries, each probe just the id's two bytes (on
+     * the AVR's 400 kHz bus ≈ 0.2 ms, a 16-byte line ≈ 0.5 ms). An index in another order falls
+     * through to the scan. */
     if (!by_trigger) {
         uint16_t lo = 0;
         uint16_t hi = fw->library.count;
@@ -456,7 +457,13 @@ static uint32_t find(thrum_fw_t *fw, uint32_t key, int by_trigger)
         while (lo < hi) {
             uint16_t mid = (uint16_t)(lo + (hi - lo) / 2u);
             uint32_t at = IMAGE_HEADER + (uint32_t)mid * INDEX_ENTRY;
-            uint16_t id = rd16(fw, at);
+            uint8_t b[2];
+            uint16_t id;
+
+            if (STORAGE_READ(fw, slot_base(fw, fw->library.slot) + at, b, 2u) != 0) {
+                break;
+            }
+            id = (uint16_t)(b[0] | ((uint16_t)b[1] << 8));
 
             if (id == key) {
                 return at;
