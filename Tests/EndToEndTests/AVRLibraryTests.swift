@@ -78,6 +78,43 @@ final class AVRLibraryTests: XCTestCase {
         print("AVR library image: trigger → first drive \(latencies.map { String(format: "%.0f", $0) }.joined(separator: ", ")) µs (simulated time)")
     }
 
+    /// A library near half the slot (about 12 kB): the commit's read-back of the whole image runs
+    /// in one main-loop pass (≈ 0.4 s of EEPROM reads at 400 kHz, longer than the 250 ms hardware
+    /// watchdog, which the storage reads kick), then the device switches to it and lists it.
+    func testALargeLibraryIsReadBackAndSwitchedWithinTheWatchdog() throws {
+        let elf = try AVRToolchain.prepare(firmware: "avr-library")
+        let dir = try CLITestSupport.scratchDirectory(for: self)
+        var presets: [String] = []
+        for p in 1...40 {
+            // 60 transients, timing different per preset (no two programs alike), 4 shapes shared
+            let events = (0..<60).map { k in
+                let time = Double(k) * 0.05 + Double(p) * 0.001
+                let intensity = [0.4, 0.6, 0.8, 1.0][k % 4]
+                return "{\"Event\":{\"Time\":\(time),\"EventType\":\"HapticTransient\",\"EventParameters\":["
+                    + "{\"ParameterID\":\"HapticIntensity\",\"ParameterValue\":\(intensity)},"
+                    + "{\"ParameterID\":\"HapticSharpness\",\"ParameterValue\":0.5}]}}"
+            }
+            try Data("{\"Version\":1,\"Pattern\":[\(events.joined(separator: ","))]}".utf8)
+                .write(to: dir.appendingPathComponent("p\(p).ahap"))
+            presets.append("{\"id\":\(p),\"ahap\":\"p\(p).ahap\"}")
+        }
+        try Data("{\"name\":\"large\",\"presets\":[\(presets.joined(separator: ","))]}".utf8)
+            .write(to: dir.appendingPathComponent("library.json"))
+        let image = dir.appendingPathComponent("large.thl").path
+        let build = try ThrumProcess.run(["library", "build", dir.path, "-o", image])
+        XCTAssertEqual(build.status, 0, build.standardError)
+        let size = (try FileManager.default.attributesOfItem(atPath: image)[.size] as? Int) ?? 0
+        XCTAssertGreaterThan(size, 8_000, "large enough that its read-back outlasts the watchdog")
+
+        let simulator = try AVRSimulatorProcess(elf: elf, extraArguments: ["--storage", dir.appendingPathComponent("eeprom.bin").path])
+        let flash = try ThrumProcess.run(["flash", image, "--port", simulator.ptyPath], timeout: 180)
+        XCTAssertEqual(flash.status, 0, flash.standardError)
+        let list = try ThrumProcess.run(["library", "list", "--port", simulator.ptyPath], timeout: 180)
+        XCTAssertEqual(list.status, 0, list.standardError)
+        XCTAssertTrue(list.standardOutput.contains("library: 'large' version 1, \(size) B"), list.standardOutput)
+        _ = try simulator.stop()
+    }
+
     /// The README path on the AVR binary: flash the example library over the pty, list it, play by
     /// id, restart the simulation with the same EEPROM file, list and play again, press input 0.
     func testFlashListPlayRestartAndTriggerOnTheAVRBinary() throws {

@@ -112,7 +112,7 @@ extension DeviceSession {
     }
 
     /// Reads the active library image back (LIBRARY_READ, 32 bytes at a time, several in flight,
-    /// lost replies asked again) and checks it.
+    /// lost replies asked again) and checks it. Fails after `timeout` without a reply.
     public func readLibrary(timeout: HostDuration = .seconds(5)) throws(LibraryClientError) -> (image: LibraryImage, bytes: [UInt8], status: LibraryStatusReport) {
         let status = try libraryStatus()
         if status.status == ProtocolConstants.libraryStatusNoStorage { throw .noStorage }
@@ -121,7 +121,9 @@ extension DeviceSession {
         let chunk = Int(ProtocolConstants.libraryReadMax)
         var bytes = [UInt8](repeating: 0, count: size)
         var missing = Set(stride(from: 0, to: size, by: chunk))
-        let deadline = now + timeout
+        // `timeout` without a piece arriving fails the read (a large image on a slow device takes
+        // longer than that in all, and is still answering).
+        var deadline = now + timeout
         // Pieces asked for per round: 8, halved after each round that lost any (a small device's
         // transmit ring holds only a few replies: the AVR's 128 bytes, two of 45). A round ends
         // when its pieces are in, or after 100 ms.
@@ -139,6 +141,7 @@ extension DeviceSession {
                         bytes.replaceSubrange(Int(offset)..<(Int(offset) + data.count), with: data)
                         missing.remove(Int(offset))
                         asked.remove(Int(offset))
+                        deadline = now + timeout
                     }
                 }
                 return !asked.isEmpty && now < round
