@@ -10,8 +10,8 @@ tools/ensure-deps.sh
 echo "== C firmware tests"
 make -C hardware/firmware test
 
-echo "== Firmware budgets (AVR and Cortex-M builds: flash, static RAM, stack bound)"
-make -s -C hardware/firmware avr cortex-m
+echo "== Firmware budgets (AVR streaming and library images, Cortex-M: flash, static RAM, stack bound)"
+make -s -C hardware/firmware avr avr-library cortex-m
 
 echo "== AVR firmware binary and its simavr harness"
 make -C hardware/avrsim all test

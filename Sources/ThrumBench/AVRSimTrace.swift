@@ -23,9 +23,16 @@ public struct AVRTrace: Sendable {
         public var maxLagMicros: Double
     }
 
+    /// A trigger input the harness pressed (`# trigger input=N time_us=T`, the library image).
+    public struct TriggerPress: Equatable, Sendable {
+        public var input: Int
+        public var timeMicros: Double
+    }
+
     public var writes: [Write] = []
     public var facts: [String: String] = [:]
     public var lagWindows: [LagWindow] = []
+    public var triggerPresses: [TriggerPress] = []
 
     /// Reads a trace the harness wrote (`--trace`); a row that does not parse throws an
     /// ``AVRTraceError`` naming its line.
@@ -35,6 +42,11 @@ public struct AVRTrace: Sendable {
             if line.hasPrefix("# lag ") {
                 let values = line.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Double($0) } }
                 if values.count == 2 { lagWindows.append(LagWindow(endMicros: values[0], maxLagMicros: values[1])) }
+                continue
+            }
+            if line.hasPrefix("# trigger ") {
+                let values = line.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Double($0) } }
+                if values.count == 2 { triggerPresses.append(TriggerPress(input: Int(values[0]), timeMicros: values[1])) }
                 continue
             }
             if line.hasPrefix("#") {
@@ -117,6 +129,30 @@ public struct HostLog: Sendable {
             }
             entries.append(Entry(timeMicros: t, byte: b))
         }
+    }
+
+    /// A PLAY_PRESET as the device received it (the simulated time of its frame's last byte).
+    public struct PlayPreset: Equatable, Sendable {
+        public var receivedMicros: Double
+        public var id: UInt32
+        /// Device time (µs) the host asked the preset's drive to begin at.
+        public var start: UInt32
+    }
+
+    /// Every PLAY_PRESET in the host's frames (a resent frame's copies included: the device plays
+    /// the first).
+    public func playPresets() -> [PlayPreset] {
+        var decoder = FrameDecoder(direction: .hostToDevice)
+        var found: [PlayPreset] = []
+        for entry in entries {
+            for frame in decoder.push([entry.byte]) {
+                guard let messages = try? HostMessage.parsePayload(frame.payload) else { continue }
+                for case .library(.play(let play)) in messages {
+                    found.append(PlayPreset(receivedMicros: entry.timeMicros, id: play.id, start: play.start))
+                }
+            }
+        }
+        return found
     }
 
     /// Every onset-marking SEGMENT in the host's frames, retransmissions removed; with

@@ -6,7 +6,7 @@
  *
  *   avrsim --elf thrum.elf [--trace out.csv] [--host-log host.csv] [--calibration C,B,G]
  *          [--no-chip] [--no-twi-fixes] [--no-bus-timing] [--no-pace] [--stop-after-ms N]
- *          [--corrupt P] [--seed N]
+ *          [--corrupt P] [--seed N] [--storage FILE] [--trigger-at MS:N]
  *   avrsim --rom-durations
  *
  * First stdout line: `pty: /dev/pts/N`. Runs until SIGINT/SIGTERM (or --stop-after-ms of
@@ -30,6 +30,7 @@
 #include "drv_model.h"
 #include "fw_symbols.h"
 #include "pty_uart.h"
+#include "triggers.h"
 #include "twi_bus.h"
 
 #define REG_TCCR1B 0x81u
@@ -63,6 +64,8 @@ typedef struct {
     uint64_t stop_after_us;
     double corrupt;
     uint64_t seed;
+    const char *storage_path;
+    triggers_t triggers;     /* --trigger-at presses (the schedule only, until attached) */
 } options_t;
 
 typedef struct {
@@ -213,6 +216,10 @@ static void usage(FILE *out)
             "  --stop-after-ms N     stop after N ms of simulated time\n"
             "  --corrupt P           flip one bit in each frame (either direction) with probability P (0-1)\n"
             "  --seed N              seed of the corruption's random draws (default 1)\n"
+            "  --storage FILE        a 24LC256 EEPROM at 0x50 on the TWI bus (the library image's storage),\n"
+            "                        its 32 768 bytes kept in FILE (created blank when missing); standard\n"
+            "                        input then presses trigger inputs: `trigger N` (N 0 or 1, held 100 ms)\n"
+            "  --trigger-at MS:N     press trigger input N at MS ms of simulated time (repeatable)\n"
             "  --rom-durations       print the chip model's ROM effect lengths (id,ms) and exit\n");
 }
 
@@ -289,6 +296,14 @@ static int parse_options(int argc, char **argv, options_t *o)
                 fprintf(stderr, "avrsim: --seed expects a whole number, got '%s'\n", argv[i]);
                 return -1;
             }
+        } else if (strcmp(a, "--storage") == 0) {
+            o->storage_path = argv[++i];
+        } else if (strcmp(a, "--trigger-at") == 0) {
+            if (triggers_schedule(&o->triggers, argv[++i]) != 0) {
+                fprintf(stderr, "avrsim: --trigger-at expects MS:N (MS > 0 ms of simulated time, input N 0 or 1; at most %u), got '%s'\n",
+                        TRIGGERS_SCHEDULED_MAX, argv[i]);
+                return -1;
+            }
         } else if (strcmp(a, "--stop-after-ms") == 0) {
             char *end;
             unsigned long ms = strtoul(argv[++i], &end, 10);
@@ -342,6 +357,47 @@ static avr_t *load(const options_t *o)
     return avr;
 }
 
+/* --storage: the 24LC256 on the bus, its contents from (and kept in) the file. */
+static int attach_storage(const options_t *o, twi_bus_t *bus, eeprom_model_t *eeprom)
+{
+    char error[512];
+
+    if (o->storage_path == NULL) {
+        return 0;
+    }
+    if (eeprom_model_open(eeprom, o->storage_path, error, sizeof(error)) != 0) {
+        fprintf(stderr, "avrsim: --storage: %s\n", error);
+        return -1;
+    }
+    bus->eeprom = eeprom;
+    return 0;
+}
+
+static void print_storage(const options_t *o)
+{
+    if (o->storage_path != NULL) {
+        printf("library storage %s: a 24LC256 at 0x50; type `trigger N` to press input N (0: PB0, 1: PB1)\n",
+               o->storage_path);
+    }
+}
+
+/* The EEPROM's and the trigger inputs' counters: a trace comment before the footer, and stderr. */
+static void storage_footer(const options_t *o, eeprom_model_t *eeprom, FILE *trace)
+{
+    if (o->storage_path == NULL) {
+        return;
+    }
+    if (trace != NULL) {
+        fprintf(trace, "# storage page_writes=%u busy_nacks=%u bytes_read=%llu bytes_written=%llu trigger_presses=%u\n",
+                eeprom->page_writes, eeprom->busy_nacks, (unsigned long long)eeprom->bytes_read,
+                (unsigned long long)eeprom->bytes_written, o->triggers.presses);
+    }
+    fprintf(stderr, "avrsim: storage %s: %u page writes, %u busy NACKs, %llu bytes read%s\n", o->storage_path,
+            eeprom->page_writes, eeprom->busy_nacks, (unsigned long long)eeprom->bytes_read,
+            eeprom->file_error ? "; WRITING THE FILE FAILED" : "");
+    eeprom_model_close(eeprom);
+}
+
 int main(int argc, char **argv)
 {
     options_t o;
@@ -349,6 +405,7 @@ int main(int argc, char **argv)
     drv_model_t chip;
     twi_bus_t bus;
     pty_uart_t uart;
+    static eeprom_model_t eeprom; /* 32 KiB: not on the stack */
     FILE *host_log = NULL;
     FILE *device_log = NULL;
     uint64_t next_check;
@@ -401,17 +458,22 @@ int main(int argc, char **argv)
     pty_uart_attach(&uart, s.avr);
     watch_rx_ring(&uart, o.elf_path, &s);
     drv_model_init(&chip, o.cal);
+    if (attach_storage(&o, &bus, &eeprom) != 0) {
+        return 2;
+    }
     bus.fix_twint = o.twint_fix;
     bus.fix_sla_status = o.sla_fix;
     bus.real_timing = o.bus_timing;
     twi_bus_attach(&bus, s.avr, o.chip ? &chip : NULL, on_register_write, &s);
     avr_register_io_write(s.avr, REG_TCCR1B, on_tccr1b, &s);
+    triggers_attach(&o.triggers, s.avr, s.trace, o.storage_path != NULL);
 
     /* Pacing sleeps are ~100 µs: the default 50 µs timer slack would be a systematic lag. */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGTTIN, SIG_IGN); /* reading trigger lines in a background job: EIO, not a stop */
 
     ramend = s.avr->ramend;
     s.min_sp = ramend;
@@ -429,6 +491,7 @@ int main(int argc, char **argv)
     printf("pty: %s\n", uart.slave_path);
     printf("avr device: %s ELF %s at %.0f MHz, DRV2605L model %s; serving until stopped\n", o.mcu, o.elf_path,
            s.avr->frequency / 1e6, o.chip ? "at 0x5A" : "absent");
+    print_storage(&o);
     fflush(stdout);
 
     next_check = 0;
@@ -442,6 +505,7 @@ int main(int argc, char **argv)
         if (s.avr->cycle >= next_check) {
             next_check = s.avr->cycle + PACE_CHECK_CYCLES;
             pty_uart_pump(&uart);
+            triggers_poll(&o.triggers);
             if (o.pace) {
                 pace(&s);
             }
@@ -451,6 +515,7 @@ int main(int argc, char **argv)
         }
     }
 
+    storage_footer(&o, &eeprom, s.trace);
     if (s.trace != NULL) {
         fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f register_writes=%llu stack_high_water_bytes=%u "
                          "min_sp=0x%04X i2c_scl_period_cycles=%u host_bytes=%llu device_bytes=%llu device_bytes_dropped=%llu rx_ring_drops=%llu rx_ring_lost=%llu tx_ring_full_checks=%llu sla_status_fixes=%u "

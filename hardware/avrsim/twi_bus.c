@@ -105,6 +105,40 @@ static void reply(twi_bus_t *bus, uint8_t msg, uint8_t addr, uint8_t data)
     avr_raise_irq(avr_io_getirq(bus->avr, AVR_IOCTL_TWI_GETIRQ(0), TWI_IRQ_INPUT), avr_twi_irq_msg(msg, addr, data));
 }
 
+/* The EEPROM's side of a bus message (START with its address, data, STOP); 1 when it took it. */
+static int eeprom_message(twi_bus_t *bus, const avr_twi_msg_irq_t *m, uint64_t t_us)
+{
+    if (bus->eeprom == NULL) {
+        return 0;
+    }
+    if (m->u.twi.msg & TWI_COND_START) {
+        uint8_t sla = m->u.twi.addr;
+        if ((sla >> 1) != EEPROM_MODEL_ADDR) {
+            return 0;
+        }
+        bus->selected = 0;
+        if ((sla & 1u) == 0u) {
+            bus->expect_sla_w_status = 1;
+        }
+        if (eeprom_model_select(bus->eeprom, sla & 1u, t_us)) { /* NACKed during a write cycle */
+            bus->selected = 2;
+            reply(bus, TWI_COND_ACK, sla, 1);
+        }
+        return 1;
+    }
+    if (bus->selected != 2) {
+        return 0;
+    }
+    if (m->u.twi.msg & TWI_COND_WRITE) {
+        reply(bus, TWI_COND_ACK, m->u.twi.addr, 1);
+        eeprom_model_write(bus->eeprom, m->u.twi.data);
+    }
+    if (m->u.twi.msg & TWI_COND_READ) {
+        reply(bus, TWI_COND_READ, m->u.twi.addr, eeprom_model_read(bus->eeprom));
+    }
+    return 1;
+}
+
 /* Master -> bus traffic: the slave side of the DRV2605L. */
 static void bus_message(struct avr_irq_t *irq, uint32_t value, void *param)
 {
@@ -117,7 +151,13 @@ static void bus_message(struct avr_irq_t *irq, uint32_t value, void *param)
     (void)irq;
     m.u.v = value;
     if (m.u.twi.msg & TWI_COND_STOP) {
+        if (bus->selected == 2) {
+            eeprom_model_stop(bus->eeprom, now / (bus->avr->frequency / 1000000u)); /* the write cycle starts */
+        }
         bus->selected = 0;
+    }
+    if (eeprom_message(bus, &m, t_us)) {
+        return;
     }
     if (m.u.twi.msg & TWI_COND_START) {
         uint8_t sla = m.u.twi.addr;

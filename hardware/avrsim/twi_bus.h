@@ -9,6 +9,8 @@
  *   - Byte timing: simavr completes a byte in ~9 µs whatever TWBR says. A TWCR read callback
  *     hides TWINT until the time the firmware's TWBR and prescaler imply: 9 SCL periods per byte
  *     (22.5 µs at 400 kHz), one period for a START and for a STOP (plus bus-free time).
+ *   - A 24LC256 at 0x50 (eeprom_model) when `eeprom` is set: address pointer, page writes, reads,
+ *     its address NACKed during a write cycle.
  *   - The slave at 0x5A is drv_model; each register write is stamped with the completion of its
  *     data byte (the 9th SCL period) in simulated time and reported to `on_write`.
  */
@@ -18,6 +20,7 @@
 #include <stdint.h>
 
 #include "drv_model.h"
+#include "eeprom_model.h"
 
 struct avr_t;
 
@@ -26,6 +29,7 @@ typedef void (*twi_write_observer_t)(void *ctx, uint64_t cycle, uint8_t reg, uin
 typedef struct {
     struct avr_t *avr;
     drv_model_t *chip;          /* NULL: nothing answers on the bus */
+    eeprom_model_t *eeprom;     /* a 24LC256 at 0x50 (NULL: none; set before attaching) */
     twi_write_observer_t on_write;
     void *observer_ctx;
     int fix_twint;              /* work-around for bug 1 (on by default) */
@@ -38,7 +42,7 @@ typedef struct {
     /* bug 2 state */
     int expect_sla_w_status;
     /* slave transaction state */
-    int selected;
+    int selected;               /* 1: the DRV2605L, 2: the EEPROM */
     int reading;
     unsigned index;
     uint8_t reg_ptr;

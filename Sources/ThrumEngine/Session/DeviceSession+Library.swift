@@ -112,7 +112,7 @@ extension DeviceSession {
     }
 
     /// Reads the active library image back (LIBRARY_READ, 32 bytes at a time, several in flight,
-    /// lost replies asked again) and checks it.
+    /// lost replies asked again) and checks it. Fails after `timeout` without a reply.
     public func readLibrary(timeout: HostDuration = .seconds(5)) throws(LibraryClientError) -> (image: LibraryImage, bytes: [UInt8], status: LibraryStatusReport) {
         let status = try libraryStatus()
         if status.status == ProtocolConstants.libraryStatusNoStorage { throw .noStorage }
@@ -121,10 +121,17 @@ extension DeviceSession {
         let chunk = Int(ProtocolConstants.libraryReadMax)
         var bytes = [UInt8](repeating: 0, count: size)
         var missing = Set(stride(from: 0, to: size, by: chunk))
-        let deadline = now + timeout
+        // `timeout` without a piece arriving fails the read (a large image on a slow device takes
+        // longer than that in all, and is still answering).
+        var deadline = now + timeout
+        // Pieces asked for per round: 8, halved after each round that lost any (a small device's
+        // transmit ring holds only a few replies: the AVR's 128 bytes, two of 45). A round ends
+        // when its pieces are in, or after 100 ms.
+        var inFlight = 8
         while !missing.isEmpty {
             guard now < deadline else { throw .noReply("LIBRARY_READ (\(missing.count) pieces missing)") }
-            for offset in missing.sorted().prefix(8) {
+            var asked = Set(missing.sorted().prefix(inFlight))
+            for offset in asked.sorted() {
                 link.sendImmediately(.library(.read(offset: UInt32(offset), length: UInt8(min(chunk, size - offset)))))
             }
             let round = now + .milliseconds(100)
@@ -133,10 +140,13 @@ extension DeviceSession {
                     if case .data(let offset, let data) = report, missing.contains(Int(offset)), !data.isEmpty {
                         bytes.replaceSubrange(Int(offset)..<(Int(offset) + data.count), with: data)
                         missing.remove(Int(offset))
+                        asked.remove(Int(offset))
+                        deadline = now + timeout
                     }
                 }
-                return !missing.isEmpty && now < round
+                return !asked.isEmpty && now < round
             }
+            if !asked.isEmpty { inFlight = max(1, inFlight / 2) }
         }
         do {
             return (try LibraryImage.decode(bytes), bytes, status)

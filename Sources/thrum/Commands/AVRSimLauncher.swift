@@ -23,6 +23,8 @@ enum AVRSimLauncher {
     static let harnessBuildPath = "hardware/avrsim/build/avrsim"
     static let firmwareMakefileDirectory = "hardware/firmware"
     static let firmwareBuildPath = "hardware/firmware/build/avr/thrum.elf"
+    /// The library image (`make avr-library`): the default with `--storage`.
+    static let libraryFirmwareBuildPath = "hardware/firmware/build/avr-library/thrum.elf"
 
     struct Request {
         var mcu: String
@@ -31,6 +33,8 @@ enum AVRSimLauncher {
         var hostLog: String?
         /// Link faults the harness injects (`--fault corrupt=P,seed=N`).
         var faults: FaultPlan?
+        /// The 24LC256's contents file (`--storage FILE`): the library image's storage.
+        var storage: String?
     }
 
     /// The part of the `--fault` grammar the harness implements: corruption and its seed. Any
@@ -60,8 +64,9 @@ enum AVRSimLauncher {
                 message: "--mcu \(request.mcu): the simulated MCUs are \(supportedMCUs.joined(separator: ", "))")
         }
         let harness = try locateHarness()
-        let elf = try locateFirmware(request.elf)
+        let elf = try locateFirmware(request.elf, library: request.storage != nil)
         var arguments = [harness, "--mcu", request.mcu, "--elf", elf]
+        if let storage = request.storage { arguments += ["--storage", storage] }
         if let trace = request.trace { arguments += ["--trace", trace] }
         if let hostLog = request.hostLog { arguments += ["--host-log", hostLog] }
         if let faults = request.faults, faults.corruption > 0 {
@@ -102,8 +107,9 @@ enum AVRSimLauncher {
                 + "or set THRUM_AVRSIM to its path")
     }
 
-    /// `--elf PATH`, or the repository's AVR build, built with make when its sources are here.
-    static func locateFirmware(_ explicit: String?) throws -> String {
+    /// `--elf PATH`, or the repository's AVR build (the library image when `library`), built with
+    /// make when its sources are here.
+    static func locateFirmware(_ explicit: String?, library: Bool = false) throws -> String {
         let fm = FileManager.default
         if let explicit {
             guard fm.isReadableFile(atPath: explicit) else {
@@ -111,17 +117,19 @@ enum AVRSimLauncher {
             }
             return explicit
         }
-        if fm.isReadableFile(atPath: firmwareBuildPath) { return firmwareBuildPath }
+        let path = library ? libraryFirmwareBuildPath : firmwareBuildPath
+        let target = library ? "avr-library" : "avr"
+        if fm.isReadableFile(atPath: path) { return path }
         if fm.fileExists(atPath: firmwareMakefileDirectory + "/Makefile") {
-            let (status, output) = runMake(["-s", "-C", firmwareMakefileDirectory, "avr"])
-            if status == 0, fm.isReadableFile(atPath: firmwareBuildPath) { return firmwareBuildPath }
+            let (status, output) = runMake(["-s", "-C", firmwareMakefileDirectory, target])
+            if status == 0, fm.isReadableFile(atPath: path) { return path }
             throw CommandFailure(
-                message: "cannot build the AVR firmware (make -C \(firmwareMakefileDirectory) avr failed): "
+                message: "cannot build the AVR firmware (make -C \(firmwareMakefileDirectory) \(target) failed): "
                     + "it needs gcc-avr and avr-libc; run tools/ensure-deps.sh\n\(output)")
         }
         throw CommandFailure(
             message: "no AVR firmware ELF: pass --elf PATH, or run thrum from a checkout of the repository "
-                + "(it builds \(firmwareBuildPath) with make)")
+                + "(it builds \(path) with make)")
     }
 
     /// Runs make with its output captured (so the `pty:` line stays the first line on stdout).

@@ -11,7 +11,7 @@ enum SimCommand: Subcommand {
     static let summary = "serve the virtual device (or the AVR firmware in simavr) on a pseudo-terminal"
     static let usage = """
         Usage: thrum sim [options]
-               thrum sim --mcu atmega328p [--elf PATH] [--trace CSV] [--host-log CSV]
+               thrum sim --mcu atmega328p [--elf PATH] [--storage FILE] [--trace CSV] [--host-log CSV]
 
         Opens a pseudo-terminal, prints `pty: /dev/pts/N` as the first line on standard output, and
         serves the virtual device (the real firmware core, a DRV2605L model and an LRA model) on it
@@ -48,7 +48,11 @@ enum SimCommand: Subcommand {
         DRV2605L model on its I²C bus, paced to the wall clock. It prints the same `pty:` line.
           --mcu NAME         atmega328p
           --elf PATH         firmware image (default: hardware/firmware/build/avr/thrum.elf, built
-                             with make when missing)
+                             with make when missing; with --storage the library image,
+                             hardware/firmware/build/avr-library/thrum.elf, `make avr-library`)
+          --storage FILE     a 24LC256 EEPROM at 0x50 on the I²C bus, its 32 KiB kept in FILE across
+                             restarts (the library image's storage); a line `trigger N` on standard
+                             input presses trigger input N (0: PB0, 1: PB1) for 100 ms
           --trace CSV        write every DRV2605L register write (time_us,register,value,pacing_lag_us)
           --host-log CSV     write every byte the host sent, with the simulated time it arrived
           --fault SPEC       corrupt=P[,seed=N] only: each frame, either way, has one bit flipped
@@ -60,6 +64,7 @@ enum SimCommand: Subcommand {
             var request = AVRSimLauncher.Request(
                 mcu: mcu, elf: try arguments.option("elf"), trace: try arguments.option("trace"),
                 hostLog: try arguments.option("host-log"))
+            request.storage = try arguments.option("storage")
             if let faultText = try arguments.option("fault") {
                 request.faults = try AVRSimLauncher.faults(faultText)
             }

@@ -12,9 +12,10 @@ import XCTest
 enum AVRToolchain {
     /// Builds the firmware ELF and the harness (make is a no-op when both are current); returns
     /// the ELF path, or skips/fails when the tools are missing.
-    static func prepare(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+    /// `firmware` is the firmware's make target: `avr` (the streaming image) or `avr-library`.
+    static func prepare(firmware: String = "avr", file: StaticString = #filePath, line: UInt = #line) throws -> URL {
         let root = TestPaths.packageRoot
-        for (directory, target) in [("hardware/firmware", "avr"), ("hardware/avrsim", "all")] {
+        for (directory, target) in [("hardware/firmware", firmware), ("hardware/avrsim", "all")] {
             let result = try run(["make", "-s", "-C", root.appendingPathComponent(directory).path, target])
             if result.status != 0 {
                 let message = "`make -C \(directory) \(target)` failed (the AVR simulation needs gcc-avr, avr-libc, simavr, "
@@ -26,7 +27,7 @@ enum AVRToolchain {
                 throw XCTSkip(message)
             }
         }
-        return root.appendingPathComponent("hardware/firmware/build/avr/thrum.elf")
+        return root.appendingPathComponent("hardware/firmware/build/\(firmware)/thrum.elf")
     }
 
     static func run(_ arguments: [String], in directory: URL? = nil) throws -> (status: Int32, output: String) {
@@ -58,6 +59,8 @@ final class AVRSimulatorProcess {
     let standardErrorURL: URL
     private let directory: URL
     private let output = Pipe()
+    /// The harness's standard input: `trigger N` lines press trigger inputs (with `--storage`).
+    let input = Pipe()
 
     init(elf: URL, extraArguments: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-avrsim-\(UUID().uuidString)")
@@ -71,6 +74,7 @@ final class AVRSimulatorProcess {
         process.arguments = ["sim", "--mcu", "atmega328p", "--elf", elf.path, "--trace", traceURL.path,
                              "--host-log", hostLogURL.path] + extraArguments
         process.standardOutput = output
+        process.standardInput = input
         process.standardError = try FileHandle(forWritingTo: standardErrorURL)
         try process.run()
         let text = SimulatorProcess.firstLine(of: output)

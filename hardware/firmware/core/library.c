@@ -29,23 +29,38 @@
 
 static void arm_triggers(thrum_fw_t *fw);
 
+/* Storage through the HAL (a table, or the port's thrum_hal_* functions: THRUM_FW_STATIC_HAL). */
+#define STORAGE_READ(fw, addr, out, len) THRUM_HAL((fw)->hal, storage_read)(THRUM_HAL_CTX((fw)->hal), addr, out, len)
+#define STORAGE_WRITE(fw, addr, data, len) THRUM_HAL((fw)->hal, storage_write)(THRUM_HAL_CTX((fw)->hal), addr, data, len)
+
 static int has_storage(const thrum_fw_t *fw)
 {
-    return fw->hal->storage_read != NULL && fw->hal->storage_write != NULL && fw->board.storage_page >= 32u &&
-           fw->board.storage_size >= 4u * (uint32_t)fw->board.storage_page;
+    return THRUM_HAL_HAS(fw->hal, storage_read) && THRUM_HAL_HAS(fw->hal, storage_write) &&
+           fw->board.storage_page >= 32u && fw->board.storage_size >= 4u * (uint32_t)fw->board.storage_page;
 }
 
-/* Capacity of one slot: half of what the two record pages leave, in whole pages. */
-static uint32_t capacity(const thrum_fw_t *fw)
+/* Capacity of one slot: half of what the two record pages leave, in whole pages (and no more than
+ * the player's image offsets reach: THRUM_FW_LIBRARY_POS_T). */
+static uint32_t compute_capacity(const thrum_fw_t *fw)
 {
     uint32_t page = fw->board.storage_page;
+    uint32_t c = has_storage(fw) ? (fw->board.storage_size - 2u * page) / 2u / page * page : 0u;
 
-    return has_storage(fw) ? (fw->board.storage_size - 2u * page) / 2u / page * page : 0u;
+    if (sizeof(thrum_library_pos_t) < sizeof(uint32_t) && c > (uint32_t)(thrum_library_pos_t)~(thrum_library_pos_t)0) {
+        c = (uint32_t)(thrum_library_pos_t)~(thrum_library_pos_t)0 / page * page;
+    }
+    return c;
+}
+
+/* The slot capacity, computed once at init (no 32-bit arithmetic under the deep storage paths). */
+static uint32_t capacity(const thrum_fw_t *fw)
+{
+    return fw->library.capacity;
 }
 
 static uint32_t slot_base(const thrum_fw_t *fw, uint8_t slot)
 {
-    return 2u * (uint32_t)fw->board.storage_page + (uint32_t)slot * capacity(fw);
+    return 2u * (uint32_t)fw->board.storage_page + (slot != 0u ? capacity(fw) : 0u); /* slot is 0 or 1 */
 }
 
 static uint32_t crc32_update(uint32_t crc, uint8_t byte)
@@ -87,7 +102,7 @@ static uint8_t rd8(thrum_fw_t *fw, uint32_t at)
         uint32_t start = at - at % LINE;
         uint16_t n = (uint16_t)(l->size - start < LINE ? l->size - start : LINE);
 
-        if (fw->hal->storage_read(fw->hal->ctx, slot_base(fw, l->slot) + start, l->line, n) != 0) {
+        if (STORAGE_READ(fw, slot_base(fw, l->slot) + start, l->line, n) != 0) {
             l->line_at = 0xFFFFFFFFu;
             return 0;
         }
@@ -101,7 +116,7 @@ static uint16_t rd16(thrum_fw_t *fw, uint32_t at)
     return (uint16_t)(rd8(fw, at) | ((uint16_t)rd8(fw, at + 1u) << 8));
 }
 
-static uint32_t rd_uv(thrum_fw_t *fw, uint32_t *at)
+static uint32_t rd_uv(thrum_fw_t *fw, thrum_library_pos_t *at)
 {
     uint32_t v = 0;
     uint8_t shift = 0;
@@ -128,7 +143,7 @@ static uint32_t slot_crc(const thrum_fw_t *fw, uint8_t slot, uint32_t len, int *
         uint16_t n = (uint16_t)(len - at < sizeof(buf) ? len - at : sizeof(buf));
         uint16_t i;
 
-        if (fw->hal->storage_read(fw->hal->ctx, base + at, buf, n) != 0) {
+        if (STORAGE_READ(fw, base + at, buf, n) != 0) {
             *ok = 0;
             return 0;
         }
@@ -152,7 +167,7 @@ static int slot_verifies(const thrum_fw_t *fw, uint8_t slot, uint32_t size, uint
         return 0;
     }
     computed = slot_crc(fw, slot, size - 4u, &ok);
-    if (!ok || fw->hal->storage_read(fw->hal->ctx, slot_base(fw, slot) + size - 4u, trailer, 4u) != 0) {
+    if (!ok || STORAGE_READ(fw, slot_base(fw, slot) + size - 4u, trailer, 4u) != 0) {
         return 0;
     }
     return computed == crc && get32(trailer) == crc;
@@ -165,7 +180,7 @@ static int read_record(const thrum_fw_t *fw, uint8_t page, uint8_t *slot, uint32
     uint32_t check = 0xFFFFFFFFu;
     uint8_t i;
 
-    if (fw->hal->storage_read(fw->hal->ctx, (uint32_t)page * fw->board.storage_page, r, RECORD_SIZE) != 0) {
+    if (STORAGE_READ(fw, (uint32_t)page * fw->board.storage_page, r, RECORD_SIZE) != 0) {
         return 0;
     }
     for (i = 0; i < 16u; i++) {
@@ -213,7 +228,8 @@ void thrum_library_init(thrum_fw_t *fw, uint32_t now)
     uint8_t i;
 
     memset(l, 0, sizeof(*l));
-    for (i = 0; i < 8u; i++) {
+    l->capacity = compute_capacity(fw);
+    for (i = 0; i < THRUM_FW_TRIGGER_INPUTS; i++) {
         l->trig_since[i] = now - THRUM_TRIGGER_DEBOUNCE_US; /* an input may fire at once after reset */
     }
     if (!has_storage(fw)) {
@@ -287,11 +303,11 @@ static int store(thrum_fw_t *fw, uint32_t at, const uint8_t *data, uint16_t n)
 {
     uint32_t addr = slot_base(fw, target_slot(fw)) + at;
 
-    if (addr % fw->board.storage_page == 0u && fw->hal->storage_erase != NULL &&
-        fw->hal->storage_erase(fw->hal->ctx, addr) != 0) {
+    if (addr % fw->board.storage_page == 0u && THRUM_HAL_HAS(fw->hal, storage_erase) &&
+        THRUM_HAL(fw->hal, storage_erase)(THRUM_HAL_CTX(fw->hal), addr) != 0) {
         return -1;
     }
-    return fw->hal->storage_write(fw->hal->ctx, addr, data, n);
+    return STORAGE_WRITE(fw, addr, data, n);
 }
 
 /* Pages of up to sizeof(w_buf) bytes are assembled in RAM and written whole (one write cycle per
@@ -358,8 +374,7 @@ void thrum_library_commit(thrum_fw_t *fw)
     thrum_library_t *l = &fw->library;
     uint8_t slot = target_slot(fw);
     uint8_t page = l->active ? (uint8_t)(1u - l->record) : 0u;
-    uint8_t head[16];
-    uint8_t r[RECORD_SIZE];
+    uint8_t r[RECORD_SIZE]; /* the image's header first, then the record (one buffer: stack) */
     uint32_t check = 0xFFFFFFFFu;
     uint32_t seq = l->max_seq + 1u;
     uint8_t got_slot;
@@ -373,8 +388,8 @@ void thrum_library_commit(thrum_fw_t *fw)
         return;
     }
     l->writing = 0;
-    if (fw->hal->storage_read(fw->hal->ctx, slot_base(fw, slot), head, sizeof(head)) != 0 || head[0] != 'T' ||
-        head[1] != 'H' || head[2] != 'R' || head[3] != 'L' || head[4] != 1u || get32(head + 12) != l->w_size) {
+    if (STORAGE_READ(fw, slot_base(fw, slot), r, 16u) != 0 || r[0] != 'T' || r[1] != 'H' || r[2] != 'R' ||
+        r[3] != 'L' || r[4] != 1u || get32(r + 12) != l->w_size) {
         report(fw, THRUM_LIBRARY_STATUS_BAD_IMAGE);
         return;
     }
@@ -393,9 +408,9 @@ void thrum_library_commit(thrum_fw_t *fw)
         check = crc32_update(check, r[i]);
     }
     set32(r + 16, check ^ 0xFFFFFFFFu);
-    if ((fw->hal->storage_erase != NULL &&
-         fw->hal->storage_erase(fw->hal->ctx, (uint32_t)page * fw->board.storage_page) != 0) ||
-        fw->hal->storage_write(fw->hal->ctx, (uint32_t)page * fw->board.storage_page, r, RECORD_SIZE) != 0 ||
+    if ((THRUM_HAL_HAS(fw->hal, storage_erase) &&
+         THRUM_HAL(fw->hal, storage_erase)(THRUM_HAL_CTX(fw->hal), (uint32_t)page * fw->board.storage_page) != 0) ||
+        STORAGE_WRITE(fw, (uint32_t)page * fw->board.storage_page, r, RECORD_SIZE) != 0 ||
         !read_record(fw, page, &got_slot, &got_seq, &got_size, &got_crc) || got_seq != seq) {
         report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
         return;
@@ -416,7 +431,7 @@ void thrum_library_read(thrum_fw_t *fw, uint32_t offset, uint8_t len)
     set32(m + 1, offset);
     if (l->active && offset < l->size) {
         n = (uint8_t)(l->size - offset < len ? l->size - offset : len);
-        if (fw->hal->storage_read(fw->hal->ctx, slot_base(fw, l->slot) + offset, m + 6, n) != 0) {
+        if (STORAGE_READ(fw, slot_base(fw, l->slot) + offset, m + 6, n) != 0) {
             n = 0;
         }
     }
@@ -439,6 +454,38 @@ static uint32_t find(thrum_fw_t *fw, uint32_t key, int by_trigger)
         }
     }
 #endif
+#if THRUM_FW_LIBRARY_BSEARCH
+    /* Builders write the index in ascending id order (the example library is): a binary search
+     * reads about log2(n) ids instead of up to n entries, each probe just the id's two bytes (on
+     * the AVR's 400 kHz bus ≈ 0.2 ms, a 16-byte line ≈ 0.5 ms). An index in another order falls
+     * through to the scan. */
+    if (!by_trigger) {
+        uint16_t lo = 0;
+        uint16_t hi = fw->library.count;
+
+        while (lo < hi) {
+            uint16_t mid = (uint16_t)(lo + (hi - lo) / 2u);
+            uint32_t at = IMAGE_HEADER + (uint32_t)mid * INDEX_ENTRY;
+            uint8_t b[2];
+            uint16_t id;
+
+            if (STORAGE_READ(fw, slot_base(fw, fw->library.slot) + at, b, 2u) != 0) {
+                break;
+            }
+            id = (uint16_t)(b[0] | ((uint16_t)b[1] << 8));
+
+            if (id == key) {
+                return at;
+            }
+            if (id < key) {
+                lo = (uint16_t)(mid + 1u);
+            } else {
+                hi = mid;
+            }
+        }
+    }
+#endif
+    /* the entries the id cache did not hold (all of them without one) */
     for (; i < fw->library.count; i++) {
         uint32_t at = IMAGE_HEADER + (uint32_t)i * INDEX_ENTRY;
         if (by_trigger ? rd8(fw, at + 2u) == key : rd16(fw, at) == key) {
@@ -456,8 +503,8 @@ static void start_player(thrum_fw_t *fw, uint32_t at, uint32_t start, uint32_t e
 
     p->playing = 1;
     p->ramps_left = 0;
-    p->p_pos = (uint32_t)fw->library.programs + rd16(fw, at + 4u);
-    p->p_end = p->p_pos + rd16(fw, at + 6u);
+    p->p_pos = (thrum_library_pos_t)(fw->library.programs + rd16(fw, at + 4u));
+    p->p_end = (thrum_library_pos_t)(p->p_pos + rd16(fw, at + 6u));
     p->p_time = start;
     p->event_base = event_base;
 }
@@ -471,7 +518,7 @@ static void arm(thrum_fw_t *fw, thrum_library_armed_t *a, uint32_t at)
     a->count = 0;
     a->id = rd16(fw, at);
     start_player(fw, at, 0u, 0u);
-    while (a->count < 2u && next_entry(fw, &a->first[a->count])) {
+    while (a->count < THRUM_FW_LIBRARY_ARMED && next_entry(fw, &a->first[a->count])) {
         a->count++;
     }
     a->player = fw->library.player;
@@ -510,7 +557,7 @@ static const thrum_library_armed_t *armed_for(const thrum_fw_t *fw, uint32_t id)
     if (fw->library.last.count > 0u && fw->library.last.id == id) {
         return &fw->library.last;
     }
-    for (i = 0; i < 8u; i++) {
+    for (i = 0; i < THRUM_FW_TRIGGER_INPUTS; i++) {
         if (fw->library.armed[i].count > 0u && fw->library.armed[i].id == id) {
             return &fw->library.armed[i];
         }
@@ -579,7 +626,7 @@ static int next_entry(thrum_fw_t *fw, thrum_segment_t *seg)
         if (tag == TAG_SHAPE) {
             uint32_t shape = rd_uv(fw, &p->p_pos);
             event = rd_uv(fw, &p->p_pos);
-            p->s_pos = (uint32_t)fw->library.shapes + rd16(fw, fw->library.shape_table + 2u * shape);
+            p->s_pos = (thrum_library_pos_t)(fw->library.shapes + rd16(fw, fw->library.shape_table + 2u * shape));
             p->ramps_left = rd8(fw, p->s_pos++);
             p->s_time = p->p_time;
             p->s_event = event != 0u ? p->event_base + event : 0u;
@@ -664,7 +711,7 @@ static void arm_triggers(thrum_fw_t *fw)
     uint16_t i;
 
     l->last.count = 0;
-    for (i = 0; i < 8u; i++) {
+    for (i = 0; i < THRUM_FW_TRIGGER_INPUTS; i++) {
         l->armed[i].count = 0;
     }
     /* one pass over the index (each scan of it costs storage reads) */
@@ -677,7 +724,7 @@ static void arm_triggers(thrum_fw_t *fw)
             l->ids[i] = rd16(fw, at); /* the same line as the trigger byte */
         }
 #endif
-        if (input < 8u && l->armed[input].count == 0u) {
+        if (input < THRUM_FW_TRIGGER_INPUTS && l->armed[input].count == 0u) {
             arm(fw, &l->armed[input], at);
         }
     }
@@ -691,13 +738,13 @@ void thrum_library_triggers(thrum_fw_t *fw, uint32_t now)
     uint8_t changed;
     uint8_t i;
 
-    if (fw->hal->trigger_read == NULL) {
+    if (!THRUM_HAL_HAS(fw->hal, trigger_read)) {
         return;
     }
-    level = fw->hal->trigger_read(fw->hal->ctx);
+    level = THRUM_HAL(fw->hal, trigger_read)(THRUM_HAL_CTX(fw->hal));
     changed = (uint8_t)(level ^ l->trig_level);
     l->trig_level = level;
-    for (i = 0; i < 8u; i++) {
+    for (i = 0; i < THRUM_FW_TRIGGER_INPUTS; i++) {
         uint8_t bit = (uint8_t)(1u << i);
         const thrum_library_armed_t *a = &l->armed[i];
         uint8_t m[1u + 1u + THRUM_UVARINT_MAX_BYTES + 4u];

@@ -48,6 +48,40 @@ extern "C" {
 #define THRUM_FW_LIBRARY 1
 #endif
 
+/* Trigger inputs the library watches (inputs 0..N-1 of the image's 0..7; an index entry naming a
+ * higher input is ignored). The AVR library image has 2: each costs a preset decoded ahead. */
+#ifndef THRUM_FW_TRIGGER_INPUTS
+#define THRUM_FW_TRIGGER_INPUTS 8u
+#endif
+#if THRUM_FW_TRIGGER_INPUTS < 1 || THRUM_FW_TRIGGER_INPUTS > 8
+#error "THRUM_FW_TRIGGER_INPUTS must be 1..8"
+#endif
+
+/* Queue entries decoded ahead for a trigger input's preset and for the preset PLAY_PRESET played
+ * last (1..2; the AVR library image keeps 1: the next entries follow from storage as the queue
+ * drains). */
+#ifndef THRUM_FW_LIBRARY_ARMED
+#define THRUM_FW_LIBRARY_ARMED 2u
+#endif
+#if THRUM_FW_LIBRARY_ARMED < 1 || THRUM_FW_LIBRARY_ARMED > 2
+#error "THRUM_FW_LIBRARY_ARMED must be 1 or 2"
+#endif
+
+/* 1: PLAY_PRESET looks its id up by binary search first (an index in ascending id order, as the
+ * builder writes it), then by a scan; 0 (the default): by a scan. On the AVR library image each
+ * index entry read is an EEPROM access: the scan took up to 24 ms for the example library's last
+ * preset. */
+#ifndef THRUM_FW_LIBRARY_BSEARCH
+#define THRUM_FW_LIBRARY_BSEARCH 0
+#endif
+
+/* Type of the library player's image offsets. uint16_t (the AVR library image) halves them and
+ * their arithmetic; a slot then holds at most 65535 bytes (its capacity is reported so). */
+#ifndef THRUM_FW_LIBRARY_POS_T
+#define THRUM_FW_LIBRARY_POS_T uint32_t
+#endif
+typedef THRUM_FW_LIBRARY_POS_T thrum_library_pos_t;
+
 /* Receive window for the frame decoder: at least one whole frame. */
 #define THRUM_FW_RX_WINDOW THRUM_MAX_FRAME
 
@@ -144,6 +178,14 @@ void thrum_hal_serial_write(void *ctx, const uint8_t *data, uint16_t len);
 void thrum_hal_delay_us(void *ctx, uint32_t us);
 int thrum_hal_i2c_recover(void *ctx);
 void thrum_hal_driver_enable(void *ctx, uint8_t on);
+#if THRUM_FW_LIBRARY
+/* storage_erase is a no-op returning 0 on a medium that writes in place (EEPROM); trigger_read
+ * returns 0 on a board without inputs. */
+int thrum_hal_storage_read(void *ctx, uint32_t addr, uint8_t *out, uint16_t len);
+int thrum_hal_storage_write(void *ctx, uint32_t addr, const uint8_t *data, uint16_t len);
+int thrum_hal_storage_erase(void *ctx, uint32_t addr);
+uint8_t thrum_hal_trigger_read(void *ctx);
+#endif
 /** The HAL function `member` of the table `hal`, and its first argument. */
 #define THRUM_HAL(hal, member) ((void)(hal), thrum_hal_##member)
 #define THRUM_HAL_CTX(hal) NULL
@@ -283,11 +325,11 @@ typedef struct thrum_library_player {
     uint8_t playing;         /**< a stored preset is being fed into the queue */
     uint8_t ramps_left;      /**< ramps of the current shape still to queue */
     uint8_t prev_to;         /**< `to` of the previous ramp of the shape */
-    uint32_t p_pos;          /**< image offset of the next program item */
-    uint32_t p_end;          /**< end of the program */
+    thrum_library_pos_t p_pos; /**< image offset of the next program item */
+    thrum_library_pos_t p_end; /**< end of the program */
     uint32_t p_time;         /**< device time of the current item's start */
     uint32_t event_base;     /**< added to the preset's event numbers */
-    uint32_t s_pos;          /**< image offset of the next ramp */
+    thrum_library_pos_t s_pos; /**< image offset of the next ramp */
     uint32_t s_time;         /**< device time the next ramp's gap counts from */
     uint32_t s_event;        /**< event of the shape's first ramp (0 after it) */
 } thrum_library_player_t;
@@ -297,7 +339,7 @@ typedef struct thrum_library_player {
  *  preset, armed at activation; the preset PLAY_PRESET played last). */
 typedef struct thrum_library_armed {
     thrum_library_player_t player;
-    thrum_segment_t first[2];
+    thrum_segment_t first[THRUM_FW_LIBRARY_ARMED];
     uint8_t count;           /**< entries in `first` (0: no preset mapped to the input) */
     uint16_t id;             /**< the preset's id */
 } thrum_library_armed_t;
@@ -313,6 +355,7 @@ typedef struct thrum_library_armed {
 /** The preset library (§4.9): the active image's place in storage, a flash in progress, the
  *  player that feeds a stored preset into the queue, and the trigger inputs. */
 typedef struct thrum_library {
+    uint32_t capacity;       /**< bytes a slot holds (0: no storage), from the board at init */
     uint8_t active;          /**< a verified library is selected */
     uint8_t slot;            /**< its slot (0 or 1) */
     uint8_t record;          /**< the record page (0 or 1) that selected it */
@@ -333,8 +376,8 @@ typedef struct thrum_library {
     uint32_t line_at;        /**< image offset of the cached line (0xFFFFFFFF: none) */
     uint8_t line[16];        /**< the last 16 bytes read from storage: decoding reads in order */
     uint8_t trig_level;      /**< trigger input levels last read */
-    uint32_t trig_since[8];  /**< when input i last went inactive */
-    thrum_library_armed_t armed[8];
+    uint32_t trig_since[THRUM_FW_TRIGGER_INPUTS]; /**< when input i last went inactive */
+    thrum_library_armed_t armed[THRUM_FW_TRIGGER_INPUTS];
     thrum_library_armed_t last; /**< the preset PLAY_PRESET played last, decoded ahead for the next time */
 #if THRUM_FW_LIBRARY_ID_CACHE > 0
     uint16_t ids[THRUM_FW_LIBRARY_ID_CACHE]; /**< ids of the first index entries, in index order */

@@ -19,6 +19,7 @@
 #include <util/delay.h>
 #include <util/twi.h>
 
+#include "avr_twi.h"
 #include "thrum_board_defaults.h"
 #include "thrum_fw.h"
 
@@ -137,7 +138,7 @@ void thrum_hal_delay_us(void *ctx, uint32_t us)
 
 /* ---- TWI master ------------------------------------------------------------------------------ */
 
-static int twi_wait(void)
+int twi_wait(void)
 {
     uint16_t guard = I2C_TIMEOUT_LOOPS;
 
@@ -149,13 +150,13 @@ static int twi_wait(void)
     return 0;
 }
 
-static void twi_stop(void)
+void twi_stop(void)
 {
     TWCR = (uint8_t)((1u << TWINT) | (1u << TWSTO) | (1u << TWEN));
 }
 
 /* (Repeated) START, then the address byte; `ack_status` is the status expected after it. */
-static int twi_start(uint8_t sla, uint8_t ack_status)
+int twi_start(uint8_t sla, uint8_t ack_status)
 {
     TWCR = (uint8_t)((1u << TWINT) | (1u << TWSTA) | (1u << TWEN));
     if (twi_wait() != 0 || (TW_STATUS != TW_START && TW_STATUS != TW_REP_START)) {
@@ -169,7 +170,7 @@ static int twi_start(uint8_t sla, uint8_t ack_status)
     return 0;
 }
 
-static int twi_send(uint8_t byte)
+int twi_send(uint8_t byte)
 {
     TWDR = byte;
     TWCR = (uint8_t)((1u << TWINT) | (1u << TWEN));
@@ -281,9 +282,11 @@ static void uart_init(void)
     /* double speed: UBRR = F_CPU / (8 * baud) - 1, rounded */
     const uint16_t ubrr = (uint16_t)((F_CPU + 4UL * THRUM_AVR_BAUD) / (8UL * THRUM_AVR_BAUD) - 1UL);
 
+    /* U2X0 before UBRR0: the hardware does not care, but simavr 1.6 takes the byte time from
+     * the UBRR0L write and the U2X0 it sees then (docs/avr-simulation.md) */
+    UCSR0A = (uint8_t)(1u << U2X0);
     UBRR0H = (uint8_t)(ubrr >> 8);
     UBRR0L = (uint8_t)ubrr;
-    UCSR0A = (uint8_t)(1u << U2X0);
     UCSR0C = (uint8_t)((1u << UCSZ01) | (1u << UCSZ00));
     UCSR0B = (uint8_t)((1u << RXEN0) | (1u << TXEN0) | (1u << RXCIE0));
 }
@@ -313,6 +316,9 @@ int main(void)
 #endif
     static const thrum_board_t board = {
         0u, THRUM_BOARD_RATED_VOLTAGE, THRUM_BOARD_OD_CLAMP, THRUM_BOARD_DRIVE_TIME, THRUM_BOARD_OL_LRA_PERIOD,
+#if THRUM_FW_LIBRARY
+        AVR_STORAGE_SIZE, AVR_STORAGE_PAGE, /* the 24LC256 on the TWI bus (library_io.c) */
+#endif
     };
 
     /* a watchdog reset leaves the WDT running at its shortest period: stop it for set-up */
@@ -321,6 +327,9 @@ int main(void)
     clock_init();
     uart_init();
     twi_init();
+#if THRUM_FW_LIBRARY
+    avr_trigger_init();
+#endif
     sei();
     thrum_fw_init(&fw, hal_table, &board);
     wdt_enable(WDTO_250MS);
