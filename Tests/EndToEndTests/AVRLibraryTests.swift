@@ -10,6 +10,15 @@ import XCTest
 /// machine); the second goes through the `thrum` binary over the pseudo-terminal, as a user does,
 /// and asserts correctness only (wall-clock: it tolerates a loaded machine).
 final class AVRLibraryTests: XCTestCase {
+    /// A `thrum play id:N` that drove every event: exit 0, or 1 only because the simulator, paced
+    /// to a wall clock a loaded machine holds up, reached an entry late (on time in simulated time
+    /// is what the free-running test checks).
+    static func played(_ result: ThrumProcess.Result) -> Bool {
+        if result.status == 0 { return true }
+        let complaints = result.standardError.split(separator: "\n").filter { $0.hasPrefix("thrum: ") }
+        return result.status == 1 && !complaints.isEmpty && complaints.allSatisfy { $0.contains(": late_trimmed:") }
+    }
+
     /// The example library, built by the `thrum` binary.
     private func exampleImage(in dir: URL) throws -> (path: String, bytes: [UInt8]) {
         let path = dir.appendingPathComponent("examples.thl").path
@@ -132,8 +141,8 @@ final class AVRLibraryTests: XCTestCase {
         XCTAssertEqual(lines.last?["event"] as? String, "done")
         XCTAssertEqual(lines.last?["bytes"] as? Int, image.bytes.count)
         let play = try ThrumProcess.run(["play", "id:12", "--port", simulator.ptyPath], timeout: 120)
-        XCTAssertEqual(play.status, 0, play.standardError)
-        XCTAssertTrue(play.standardOutput.contains("played stored preset 12 'impact.heavy'"), play.standardOutput)
+        XCTAssertTrue(Self.played(play), play.standardError)
+        XCTAssertTrue(play.standardOutput.contains("stored preset 12 'impact.heavy'"), play.standardOutput)
         let first = try simulator.stop()
         XCTAssertGreaterThan(first.rtpWrites.filter { $0.value != 0 }.count, 0, "the stored preset drove the chip")
         XCTAssertGreaterThanOrEqual(Int(first.facts["page_writes"] ?? "0") ?? 0, (image.bytes.count + 63) / 64 + 1,
@@ -153,7 +162,7 @@ final class AVRLibraryTests: XCTestCase {
         // The first and the last entry of the index (PLAY_PRESET's binary search, both ends).
         for id in ["id:1", "id:55"] {
             let again = try ThrumProcess.run(["play", id, "--port", simulator.ptyPath, "--json"], timeout: 120)
-            XCTAssertEqual(again.status, 0, "\(id): \(again.standardError)")
+            XCTAssertTrue(Self.played(again), "\(id): \(again.standardError)")
         }
         simulator.input.fileHandleForWriting.write(Data("trigger 1\n".utf8))
         let deadline = Date().addingTimeInterval(30)

@@ -579,10 +579,12 @@ void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t ev
         arm(fw, &fw->library.last, at); /* decodes the first entries once; the next play is fast */
         a = &fw->library.last;
     }
-    /* Reading the preset from storage may have taken it past its start: it then starts now,
-     * whole (a trimmed start would lose a transient's kick, or drop it); its ONSETs say when. */
-    if ((int32_t)(start - thrum_clock(fw)) < 0) {
-        start = thrum_clock(fw);
+    /* Reading the preset from storage may have taken it past its start (or the PLAY_PRESET came
+     * late): it then starts as soon as the scheduler can start it on time (its look-ahead, 0 on a
+     * fast main loop), whole: a trimmed start would lose a transient's kick, or drop it. Its
+     * ONSETs say when. */
+    if ((int32_t)(start - (thrum_clock(fw) + THRUM_FW_DRIVE_LEAD_US)) < 0) {
+        start = thrum_clock(fw) + THRUM_FW_DRIVE_LEAD_US;
     }
     start_armed(fw, a, start, event_base);
     thrum_library_feed(fw);
