@@ -26,7 +26,10 @@
 
 
 /* The serial rings and the main loop every port shares (ports/generic/thrum_port.h). */
-#define THRUM_PORT_RX_RING 256u
+/* 512: a page erase (up to 40 ms) keeps the main loop away that long, and at 115 200 baud 461
+ * bytes arrive meanwhile (flash_run puts them in the ring); the host keeps up to 16 frames in
+ * flight while it flashes a library. */
+#define THRUM_PORT_RX_RING 512u
 #define THRUM_PORT_TX_RING 256u
 #define THRUM_PORT_INDEX_T uint16_t
 #define THRUM_PORT_IRQ_STATE_T uint32_t
