@@ -302,9 +302,16 @@ __attribute__((section(".ramfunc"), noinline, long_call)) static uint32_t flash_
             THRUM_PORT_INDEX_T next = THRUM_PORT_WRAP(rx.head + 1u, THRUM_PORT_RX_RING);
 
             if (next != rx.tail) { /* as thrum_port_rx_push, which lives in flash */
+                uint32_t ms = systick_ms;
+                uint32_t count = SYST_CVR;
+
+                if ((SCB_ICSR & SCB_ICSR_PENDSTSET) != 0u) { /* wrapped since the check above */
+                    count = SYST_CVR;
+                    ms++;
+                }
                 rx.buf[rx.head] = byte;
                 rx.head = next;
-                rx.last_time = systick_ms * 1000u + (SYST_RVR - SYST_CVR) / core_mhz;
+                rx.last_time = ms * 1000u + (SYST_RVR - count) / core_mhz; /* as hal_clock_us */
             }
         }
         if ((USART1_CR1 & USART_CR1_TXEIE) != 0u && (usr & USART_SR_TXE) != 0u && tx.tail != tx.head) {
