@@ -101,6 +101,9 @@ def main():
     ap.add_argument("--indirect", action="append", default=[],
                     help="CALLER=TARGETS (regexes): what an indirect call in CALLER may reach (repeatable)")
     ap.add_argument("--unknown-frame", type=int, default=16)
+    ap.add_argument("--ram-code", action="append", default=[],
+                    help="an output section of code copied to RAM at start-up (counted as text by size): "
+                         "its bytes are added to static RAM (repeatable)")
     ap.add_argument("--label", default="")
     args = ap.parse_args()
 
@@ -108,7 +111,13 @@ def main():
     sizes = run([prefix + "size", "--format=berkeley", args.elf]).splitlines()[1].split()
     text, data, bss = int(sizes[0]), int(sizes[1]), int(sizes[2])
     flash = text + data
-    static = data + bss
+    ram_code = 0
+    if args.ram_code:
+        for line in run([prefix + "size", "-A", args.elf]).splitlines():
+            parts = line.split()
+            if len(parts) >= 2 and parts[0] in args.ram_code:
+                ram_code += int(parts[1])
+    static = data + bss + ram_code
 
     frames = read_su(args.su)
     if not frames:
@@ -179,7 +188,8 @@ def main():
     label = args.label or args.arch
     print("%s budget:" % label)
     print("  flash        %6d B of %6d B (text %d + data %d)" % (flash, args.flash_max, text, data))
-    print("  static RAM   %6d B of %6d B (data %d + bss %d)" % (static, args.static_max, data, bss))
+    print("  static RAM   %6d B of %6d B (data %d + bss %d%s)" % (static, args.static_max, data, bss,
+          " + code in RAM %d" % ram_code if args.ram_code else ""))
     print("  stack bound  %6d B: main path %d B (%s)" % (stack, main_d, " > ".join(base_name(f) for f in main_p)))
     if isrs:
         print("                        + interrupt %d B + %d entry (%s)" % (isr_d, entry, " > ".join(base_name(f) for f in isr_p)))

@@ -53,6 +53,15 @@ final class LibraryImageTests: XCTestCase {
         XCTAssertEqual(checked, manifest.entries.count)
     }
 
+    /// The firmware's C tests flash a copy of the example library's image
+    /// (hardware/firmware/tests/fixtures/examples.thl, their power-loss sweep on flash): it is the
+    /// image the builder makes today. When this fails, rebuild it:
+    /// `thrum library build examples/library -o hardware/firmware/tests/fixtures/examples.thl`.
+    func testFirmwareFixtureIsTheExampleLibraryBuiltToday() throws {
+        let fixture = try Data(contentsOf: PackageRoot.file("hardware/firmware/tests/fixtures/examples.thl"))
+        XCTAssertEqual([UInt8](fixture), try buildExample().image.encode())
+    }
+
     /// The example library holds every system preset that is not a ROM effect, and the examples.
     func testExampleLibraryHoldsEveryApplePresetAndTheExamples() throws {
         let image = try buildExample().image

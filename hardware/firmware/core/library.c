@@ -6,9 +6,18 @@
  *
  * A record is 20 bytes: "TL", slot, 0, seq (u32), size (u32), image CRC-32 (u32), then the CRC-32
  * of those 16 bytes. A flash writes the slot no record selects, reads it back to check its CRC-32,
- * then writes the record page the active record is not in, with the next sequence number: that
- * one page write is the switch. Power lost before it completes leaves the old record the newest
- * valid one, and the old slot untouched. At reset the newest valid record whose slot verifies wins.
+ * then writes one record with the next sequence number: that one write is the switch. Power lost
+ * before it completes leaves the old record the newest valid one, and the old slot untouched. At
+ * reset the newest valid record whose slot verifies wins, else the newest one of the other slot.
+ *
+ * Where the record goes depends on the medium. EEPROM (no storage_erase): the record page the
+ * active record is not in, rewritten in place (one page write). Flash (storage_erase): a half-word
+ * is programmed once between erases, so records are appended: each record page holds
+ * page / 20 record positions, and the switch record is programmed into the first erased position
+ * after the active record, with no erase. Only when that page is full (or no library is active)
+ * is the other record page erased, and the record goes first in it: that page then holds no
+ * record in use (the active one is in the first), so a power loss during the erase or the record
+ * write still leaves the active record whole.
  *
  * The player feeds a stored preset into the segment queue as slots free up, so a preset longer
  * than the queue plays whole. Trigger inputs start the preset the index maps to them.
@@ -32,6 +41,17 @@ static void arm_triggers(thrum_fw_t *fw);
 /* Storage through the HAL (a table, or the port's thrum_hal_* functions: THRUM_FW_STATIC_HAL). */
 #define STORAGE_READ(fw, addr, out, len) THRUM_HAL((fw)->hal, storage_read)(THRUM_HAL_CTX((fw)->hal), addr, out, len)
 #define STORAGE_WRITE(fw, addr, data, len) THRUM_HAL((fw)->hal, storage_write)(THRUM_HAL_CTX((fw)->hal), addr, data, len)
+/* Whether the storage is flash (erased before it is written; records appended) rather than a
+ * medium that writes in place (EEPROM). A table HAL says it by having storage_erase; a static HAL
+ * always has every member, so its port says it with THRUM_FW_STORAGE_FLASH. */
+#if THRUM_FW_STATIC_HAL
+#ifndef THRUM_FW_STORAGE_FLASH
+#define THRUM_FW_STORAGE_FLASH 0
+#endif
+#define STORAGE_IS_FLASH(fw) ((void)(fw), THRUM_FW_STORAGE_FLASH)
+#else
+#define STORAGE_IS_FLASH(fw) ((fw)->hal->storage_erase != NULL)
+#endif
 
 static int has_storage(const thrum_fw_t *fw)
 {
@@ -173,14 +193,26 @@ static int slot_verifies(const thrum_fw_t *fw, uint8_t slot, uint32_t size, uint
     return computed == crc && get32(trailer) == crc;
 }
 
-/* Record page `page`: 1 and its fields when it is whole. */
-static int read_record(const thrum_fw_t *fw, uint8_t page, uint8_t *slot, uint32_t *seq, uint32_t *size, uint32_t *crc)
+/* Record positions in a record page: 1 on a medium that writes in place (EEPROM), every whole
+ * 20 bytes of the page on flash (records are appended there). */
+static uint16_t record_positions(const thrum_fw_t *fw)
+{
+    return !STORAGE_IS_FLASH(fw) ? 1u : (uint16_t)(fw->board.storage_page / RECORD_SIZE);
+}
+
+static uint32_t record_addr(const thrum_fw_t *fw, uint8_t page, uint16_t pos)
+{
+    return (uint32_t)page * fw->board.storage_page + (uint32_t)pos * RECORD_SIZE;
+}
+
+/* The record at `addr`: 1 and its fields when it is whole. */
+static int read_record(const thrum_fw_t *fw, uint32_t addr, uint8_t *slot, uint32_t *seq, uint32_t *size, uint32_t *crc)
 {
     uint8_t r[RECORD_SIZE];
     uint32_t check = 0xFFFFFFFFu;
     uint8_t i;
 
-    if (STORAGE_READ(fw, (uint32_t)page * fw->board.storage_page, r, RECORD_SIZE) != 0) {
+    if (STORAGE_READ(fw, addr, r, RECORD_SIZE) != 0) {
         return 0;
     }
     for (i = 0; i < 16u; i++) {
@@ -218,11 +250,13 @@ static void activate(thrum_fw_t *fw, uint8_t record, uint8_t slot, uint32_t seq,
 void thrum_library_init(thrum_fw_t *fw, uint32_t now)
 {
     thrum_library_t *l = &fw->library;
-    uint8_t slot[2];
+    /* per slot, the newest whole record that selects it */
+    uint8_t page[2];
     uint32_t seq[2];
     uint32_t size[2];
     uint32_t crc[2];
-    int valid[2];
+    int valid[2] = {0, 0};
+    uint16_t positions;
     uint8_t first;
     uint8_t k;
     uint8_t i;
@@ -235,18 +269,35 @@ void thrum_library_init(thrum_fw_t *fw, uint32_t now)
     if (!has_storage(fw)) {
         return;
     }
+    positions = record_positions(fw);
     for (k = 0; k < 2u; k++) {
-        valid[k] = read_record(fw, k, &slot[k], &seq[k], &size[k], &crc[k]);
-        if (valid[k] && (!l->max_seq || (int32_t)(seq[k] - l->max_seq) > 0)) {
-            l->max_seq = seq[k];
+        uint16_t pos;
+
+        for (pos = 0; pos < positions; pos++) {
+            uint8_t s;
+            uint32_t q, z, c;
+
+            if (!read_record(fw, record_addr(fw, k, pos), &s, &q, &z, &c)) {
+                continue;
+            }
+            if (!l->max_seq || (int32_t)(q - l->max_seq) > 0) {
+                l->max_seq = q;
+            }
+            if (!valid[s] || (int32_t)(q - seq[s]) > 0) {
+                valid[s] = 1;
+                page[s] = k;
+                seq[s] = q;
+                size[s] = z;
+                crc[s] = c;
+            }
         }
     }
     /* the newer record first, the older as a fallback when the newer's slot does not verify */
     first = (valid[0] && valid[1]) ? ((int32_t)(seq[1] - seq[0]) > 0 ? 1u : 0u) : (valid[1] ? 1u : 0u);
     for (k = 0; k < 2u; k++) {
-        uint8_t r = (uint8_t)(k == 0u ? first : 1u - first);
-        if (valid[r] && slot_verifies(fw, slot[r], size[r], crc[r])) {
-            activate(fw, r, slot[r], seq[r], size[r], crc[r]);
+        uint8_t s = (uint8_t)(k == 0u ? first : 1u - first);
+        if (valid[s] && slot_verifies(fw, s, size[s], crc[s])) {
+            activate(fw, page[s], s, seq[s], size[s], crc[s]);
             return;
         }
     }
@@ -303,29 +354,30 @@ static int store(thrum_fw_t *fw, uint32_t at, const uint8_t *data, uint16_t n)
 {
     uint32_t addr = slot_base(fw, target_slot(fw)) + at;
 
-    if (addr % fw->board.storage_page == 0u && THRUM_HAL_HAS(fw->hal, storage_erase) &&
+    if (addr % fw->board.storage_page == 0u && STORAGE_IS_FLASH(fw) &&
         THRUM_HAL(fw->hal, storage_erase)(THRUM_HAL_CTX(fw->hal), addr) != 0) {
         return -1;
     }
     return STORAGE_WRITE(fw, addr, data, n);
 }
 
-/* Pages of up to sizeof(w_buf) bytes are assembled in RAM and written whole (one write cycle per
- * page: an EEPROM's write cycle, not the link, then bounds the rate); larger pages are written as
- * the bytes come. */
-static int buffered(const thrum_fw_t *fw)
+/* The image is assembled in RAM in units of a page, or of sizeof(w_buf) bytes when the page is
+ * larger, and written a unit at a time: one write cycle per EEPROM page (its write cycle, not the
+ * link, then bounds the rate), and on flash every write begins at an even offset and only the last
+ * one may end at an odd one, so each half-word is programmed once, whatever lengths the host's
+ * LIBRARY_WRITEs have. */
+static uint32_t unit(const thrum_fw_t *fw)
 {
-    return fw->board.storage_page <= sizeof(fw->library.w_buf);
+    return fw->board.storage_page < sizeof(fw->library.w_buf) ? fw->board.storage_page : sizeof(fw->library.w_buf);
 }
 
-/* Write the page being assembled (the bytes of it received so far). */
-static int flush_page(thrum_fw_t *fw)
+/* Write the unit being assembled (the bytes of it received so far). */
+static int flush_unit(thrum_fw_t *fw)
 {
     thrum_library_t *l = &fw->library;
-    uint32_t page = fw->board.storage_page;
-    uint32_t start = (l->w_cursor - 1u) / page * page;
+    uint32_t start = (l->w_cursor - 1u) / unit(fw) * unit(fw);
 
-    if (!buffered(fw) || l->w_cursor == 0u) {
+    if (l->w_cursor == 0u) {
         return 0;
     }
     return store(fw, start, l->w_buf, (uint16_t)(l->w_cursor - start));
@@ -334,7 +386,7 @@ static int flush_page(thrum_fw_t *fw)
 void thrum_library_write(thrum_fw_t *fw, uint32_t offset, const uint8_t *data, uint8_t len)
 {
     thrum_library_t *l = &fw->library;
-    uint32_t page = fw->board.storage_page;
+    uint32_t u = unit(fw);
 
     if (!l->writing) {
         return; /* refused or failed before: reported then */
@@ -345,35 +397,71 @@ void thrum_library_write(thrum_fw_t *fw, uint32_t offset, const uint8_t *data, u
         return;
     }
     while (len > 0u) {
-        uint32_t room = page - l->w_cursor % page;
+        uint32_t room = u - l->w_cursor % u;
         uint8_t n = (uint8_t)(len < room ? len : room);
 
-        if (buffered(fw)) {
-            memcpy(l->w_buf + l->w_cursor % page, data, n);
-            l->w_cursor += n;
-            if (l->w_cursor % page == 0u && flush_page(fw) != 0) {
-                l->writing = 0;
-                report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
-                return;
-            }
-        } else {
-            if (store(fw, l->w_cursor, data, n) != 0) {
-                l->writing = 0;
-                report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
-                return;
-            }
-            l->w_cursor += n;
+        memcpy(l->w_buf + l->w_cursor % u, data, n);
+        l->w_cursor += n;
+        if (l->w_cursor % u == 0u && flush_unit(fw) != 0) {
+            l->writing = 0;
+            report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
+            return;
         }
         data += n;
         len = (uint8_t)(len - n);
     }
 }
 
+/* The first record position of page `page` after its last used one (a position is used when any
+ * of its bytes is not 0xFF, or cannot be read); record_positions() when none is left. */
+static uint16_t free_position(const thrum_fw_t *fw, uint8_t page)
+{
+    uint16_t pos = record_positions(fw);
+
+    while (pos > 0u) {
+        uint8_t r[RECORD_SIZE];
+        uint8_t i;
+
+        if (STORAGE_READ(fw, record_addr(fw, page, (uint16_t)(pos - 1u)), r, RECORD_SIZE) != 0) {
+            break;
+        }
+        for (i = 0; i < RECORD_SIZE && r[i] == 0xFFu; i++) {
+        }
+        if (i < RECORD_SIZE) {
+            break;
+        }
+        pos--;
+    }
+    return pos;
+}
+
+/* Where the switch record goes (see the top of this file); *erase: its page is erased first. */
+static uint32_t record_place(const thrum_fw_t *fw, int *erase)
+{
+    const thrum_library_t *l = &fw->library;
+    uint8_t other = l->active ? (uint8_t)(1u - l->record) : 0u;
+
+    *erase = 0;
+    if (!STORAGE_IS_FLASH(fw)) {
+        return record_addr(fw, other, 0u); /* EEPROM: the other page, rewritten */
+    }
+    if (l->active) {
+        uint16_t pos = free_position(fw, l->record);
+
+        if (pos < record_positions(fw)) {
+            return record_addr(fw, l->record, pos);
+        }
+    }
+    *erase = 1;
+    return record_addr(fw, other, 0u);
+}
+
 void thrum_library_commit(thrum_fw_t *fw)
 {
     thrum_library_t *l = &fw->library;
     uint8_t slot = target_slot(fw);
-    uint8_t page = l->active ? (uint8_t)(1u - l->record) : 0u;
+    uint32_t at;
+    int erase;
     uint8_t r[RECORD_SIZE]; /* the image's header first, then the record (one buffer: stack) */
     uint32_t check = 0xFFFFFFFFu;
     uint32_t seq = l->max_seq + 1u;
@@ -382,7 +470,7 @@ void thrum_library_commit(thrum_fw_t *fw)
     uint8_t i;
 
     if (!l->writing || l->w_cursor != l->w_size ||
-        (l->w_cursor % fw->board.storage_page != 0u && flush_page(fw) != 0)) {
+        (l->w_cursor % unit(fw) != 0u && flush_unit(fw) != 0)) {
         l->writing = 0;
         report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
         return;
@@ -408,16 +496,16 @@ void thrum_library_commit(thrum_fw_t *fw)
         check = crc32_update(check, r[i]);
     }
     set32(r + 16, check ^ 0xFFFFFFFFu);
-    if ((THRUM_HAL_HAS(fw->hal, storage_erase) &&
-         THRUM_HAL(fw->hal, storage_erase)(THRUM_HAL_CTX(fw->hal), (uint32_t)page * fw->board.storage_page) != 0) ||
-        STORAGE_WRITE(fw, (uint32_t)page * fw->board.storage_page, r, RECORD_SIZE) != 0 ||
-        !read_record(fw, page, &got_slot, &got_seq, &got_size, &got_crc) || got_seq != seq) {
+    at = record_place(fw, &erase);
+    if ((erase && THRUM_HAL(fw->hal, storage_erase)(THRUM_HAL_CTX(fw->hal), at) != 0) ||
+        STORAGE_WRITE(fw, at, r, RECORD_SIZE) != 0 ||
+        !read_record(fw, at, &got_slot, &got_seq, &got_size, &got_crc) || got_seq != seq) {
         report(fw, THRUM_LIBRARY_STATUS_WRITE_ERROR);
         return;
     }
     l->player.playing = 0; /* the old image's program is gone from under the player */
     l->max_seq = seq;
-    activate(fw, page, slot, seq, l->w_size, l->w_crc);
+    activate(fw, (uint8_t)(at / fw->board.storage_page), slot, seq, l->w_size, l->w_crc);
     report(fw, THRUM_LIBRARY_STATUS_SWITCHED);
 }
 

@@ -150,9 +150,12 @@ typedef struct thrum_hal {
      *  read `len` bytes at byte address `addr`. 0 or negative. */
     int (*storage_read)(void *ctx, uint32_t addr, uint8_t *out, uint16_t len);
     /** Write `len` bytes at `addr`, all inside one page (an EEPROM page write, or programming
-     *  flash that was erased). 0 or negative. */
+     *  flash that was erased). On flash the core writes each half-word once between erases: `addr`
+     *  is even, and an odd `len` (the image's last byte) leaves the last half-word's high byte
+     *  0xFF. 0 or negative (nothing may be assumed about the bytes then). */
     int (*storage_write)(void *ctx, uint32_t addr, const uint8_t *data, uint16_t len);
-    /** Erase the page that starts at `addr` (flash); NULL when the medium writes in place (EEPROM). */
+    /** Erase the page that starts at `addr` to 0xFF (flash); NULL when the medium writes in place
+     *  (EEPROM). With it, switch records are appended in erased flash (core/library.c). */
     int (*storage_erase)(void *ctx, uint32_t addr);
     /** Levels of the trigger inputs, bit i = input i (1 = active). NULL when the board has none. */
     uint8_t (*trigger_read)(void *ctx);
@@ -371,7 +374,7 @@ typedef struct thrum_library {
     uint32_t w_size;         /**< size of the image being written */
     uint32_t w_crc;          /**< its expected CRC-32 */
     uint32_t w_cursor;       /**< bytes received so far */
-    uint8_t w_buf[64];       /**< the page being assembled (pages of up to 64 B are written whole) */
+    uint8_t w_buf[64];       /**< the unit being assembled: a page of up to 64 B, else 64 B of one */
     thrum_library_player_t player;
     uint32_t line_at;        /**< image offset of the cached line (0xFFFFFFFF: none) */
     uint8_t line[16];        /**< the last 16 bytes read from storage: decoding reads in order */

@@ -7,6 +7,8 @@
  *   PA8     DRV2605L EN (push-pull), high at start-up, low from the fault handler.
  *   IWDG    250 ms independent watchdog, kicked from the main loop only while the core is healthy.
  *   Faults  HardFault/MemManage/BusFault/UsageFault: EN low, I2C1 reset, system reset.
+ *   Flash   the last 34 KB of the internal flash hold the preset library (stm32f103.ld): page
+ *           erase and half-word programming behind the core's storage HAL.
  */
 #include "stm32f103.h"
 #include "thrum_board_defaults.h"
@@ -24,7 +26,10 @@
 
 
 /* The serial rings and the main loop every port shares (ports/generic/thrum_port.h). */
-#define THRUM_PORT_RX_RING 256u
+/* 512: a page erase (up to 40 ms) keeps the main loop away that long, and at 115 200 baud 461
+ * bytes arrive meanwhile (flash_run puts them in the ring); the host keeps up to 16 frames in
+ * flight while it flashes a library. */
+#define THRUM_PORT_RX_RING 512u
 #define THRUM_PORT_TX_RING 256u
 #define THRUM_PORT_INDEX_T uint16_t
 #define THRUM_PORT_IRQ_STATE_T uint32_t
@@ -256,6 +261,158 @@ static int hal_i2c_recover(void *ctx)
     return i ? 0 : -ERR_IO;
 }
 
+/* ---- internal flash: the library storage (RM0008 §3.3.3, PM0075) ------------------------------ */
+#if THRUM_FW_LIBRARY
+
+/* From the linker script: the pages after the image. */
+extern const uint8_t _storage_start[];
+extern const uint8_t _storage_end[];
+
+#define FLASH_ERRORS (FLASH_SR_PGERR | FLASH_SR_WRPRTERR)
+
+/*
+ * Start one flash operation and wait for it to end: the half-word write to `at` (programming, PG
+ * set) or, with `at` NULL, STRT (a page erase, PER and AR set). While the flash is busy every
+ * fetch from it stalls the CPU: 20-40 ms for a page erase, 40-70 µs per half-word, longer than a
+ * byte at 115 200 baud (87 µs) and than a SysTick period. So this runs from RAM (.ramfunc, copied
+ * by Reset_Handler) with interrupts masked, and does meanwhile what the USART1 and SysTick
+ * handlers (in flash) would: received bytes go into the RX ring with their arrival time, queued
+ * bytes go out, SysTick wraps are counted. It calls nothing in flash. Returns the error flags.
+ */
+__attribute__((section(".ramfunc"), noinline, long_call)) static uint32_t flash_run(volatile uint16_t *at, uint16_t value)
+{
+    uint32_t primask;
+    uint32_t sr;
+
+    __asm__ volatile("mrs %0, primask\n cpsid i" : "=r"(primask)::"memory");
+    if (at != NULL) {
+        *at = value;
+    } else {
+        FLASH_CR |= FLASH_CR_STRT;
+    }
+    do {
+        uint32_t usr = USART1_SR;
+
+        if ((SCB_ICSR & SCB_ICSR_PENDSTSET) != 0u) {
+            SCB_ICSR = SCB_ICSR_PENDSTCLR; /* the wrap SysTick_Handler would have counted */
+            systick_ms++;
+        }
+        if ((usr & (USART_SR_RXNE | USART_SR_ORE)) != 0u) {
+            uint8_t byte = (uint8_t)USART1_DR;
+            THRUM_PORT_INDEX_T next = THRUM_PORT_WRAP(rx.head + 1u, THRUM_PORT_RX_RING);
+
+            if (next != rx.tail) { /* as thrum_port_rx_push, which lives in flash */
+                uint32_t ms = systick_ms;
+                uint32_t count = SYST_CVR;
+
+                if ((SCB_ICSR & SCB_ICSR_PENDSTSET) != 0u) { /* wrapped since the check above */
+                    count = SYST_CVR;
+                    ms++;
+                }
+                rx.buf[rx.head] = byte;
+                rx.head = next;
+                rx.last_time = ms * 1000u + (SYST_RVR - count) / core_mhz; /* as hal_clock_us */
+            }
+        }
+        if ((USART1_CR1 & USART_CR1_TXEIE) != 0u && (usr & USART_SR_TXE) != 0u && tx.tail != tx.head) {
+            USART1_DR = tx.buf[tx.tail]; /* as thrum_port_tx_pop */
+            tx.tail = THRUM_PORT_WRAP(tx.tail + 1u, THRUM_PORT_TX_RING);
+        }
+        sr = FLASH_SR;
+    } while ((sr & FLASH_SR_BSY) != 0u);
+    __asm__ volatile("msr primask, %0" ::"r"(primask) : "memory");
+    return sr & FLASH_ERRORS;
+}
+
+/* Unlock the flash controller and clear its old flags; `mode` is PG or PER. */
+static void flash_begin(uint32_t mode)
+{
+    while ((FLASH_SR & FLASH_SR_BSY) != 0u) {
+    }
+    if ((FLASH_CR & FLASH_CR_LOCK) != 0u) {
+        FLASH_KEYR = FLASH_KEY1;
+        FLASH_KEYR = FLASH_KEY2;
+    }
+    FLASH_SR = FLASH_ERRORS | FLASH_SR_EOP; /* write 1 to clear */
+    FLASH_CR = mode;
+}
+
+static void flash_end(void)
+{
+    FLASH_SR = FLASH_ERRORS | FLASH_SR_EOP;
+    FLASH_CR = FLASH_CR_LOCK;
+}
+
+static uint32_t storage_size(void)
+{
+    return (uint32_t)(_storage_end - _storage_start);
+}
+
+static int hal_storage_read(void *ctx, uint32_t addr, uint8_t *out, uint16_t len)
+{
+    const volatile uint8_t *from = _storage_start + addr; /* memory-mapped; changed by the HAL */
+    uint16_t i;
+
+    (void)ctx;
+    if (addr > storage_size() || len > storage_size() - addr) {
+        return -ERR_INVAL;
+    }
+    for (i = 0; i < len; i++) {
+        out[i] = from[i];
+    }
+    return 0;
+}
+
+/* Program `len` bytes at `addr` (even, inside one page, erased): half-word by half-word, an odd
+ * last byte with 0xFF above it. A half-word that does not read 0xFFFF first, a PGERR or WRPRTERR,
+ * or one that does not read back as written fails the call. */
+static int hal_storage_write(void *ctx, uint32_t addr, const uint8_t *data, uint16_t len)
+{
+    volatile uint16_t *at = (volatile uint16_t *)(uintptr_t)(_storage_start + addr);
+    int err = 0;
+    uint16_t i;
+
+    (void)ctx;
+    if (len == 0u || addr % 2u != 0u || addr > storage_size() || len > storage_size() - addr ||
+        addr / FLASH_PAGE != (addr + len - 1u) / FLASH_PAGE) {
+        return -ERR_INVAL;
+    }
+    flash_begin(FLASH_CR_PG);
+    for (i = 0; i < len && err == 0; i += 2u, at++) {
+        uint16_t value = (uint16_t)(data[i] | (i + 1u < len ? data[i + 1u] : 0xFFu) << 8);
+
+        if (*at != 0xFFFFu || flash_run(at, value) != 0u || *at != value) {
+            err = -ERR_IO;
+        }
+    }
+    flash_end();
+    return err;
+}
+
+/* Erase the 1 KB page at `addr` and check that it reads 0xFF throughout. */
+static int hal_storage_erase(void *ctx, uint32_t addr)
+{
+    const volatile uint32_t *word = (const volatile uint32_t *)(uintptr_t)(_storage_start + addr);
+    uint32_t err;
+    uint16_t i;
+
+    (void)ctx;
+    if (addr % FLASH_PAGE != 0u || addr >= storage_size()) {
+        return -ERR_INVAL;
+    }
+    flash_begin(FLASH_CR_PER);
+    FLASH_AR = (uint32_t)(uintptr_t)(_storage_start + addr);
+    err = flash_run(NULL, 0u);
+    flash_end();
+    for (i = 0; i < FLASH_PAGE / 4u && err == 0u; i++) {
+        if (word[i] != 0xFFFFFFFFu) {
+            err = 1u;
+        }
+    }
+    return err != 0u ? -ERR_IO : 0;
+}
+#endif /* THRUM_FW_LIBRARY */
+
 #define EN_PIN 8u
 
 static void hal_driver_enable(void *ctx, uint8_t on)
@@ -363,16 +520,20 @@ int main(void)
         NULL, hal_clock_us, hal_i2c_write, hal_i2c_read, hal_serial_write, hal_delay_us,
         hal_i2c_recover, hal_driver_enable,
 #if THRUM_FW_LIBRARY
-        /* library storage and triggers: not wired on this port yet (NULL: no library) */
-        NULL, NULL, NULL, NULL,
+        /* the library in the internal flash; no trigger inputs wired on this port yet */
+        hal_storage_read, hal_storage_write, hal_storage_erase, NULL,
 #endif
     };
-    static const thrum_board_t board = {
+    thrum_board_t board = {
         0u, THRUM_BOARD_RATED_VOLTAGE, THRUM_BOARD_OD_CLAMP, THRUM_BOARD_DRIVE_TIME, THRUM_BOARD_OL_LRA_PERIOD,
 #if THRUM_FW_LIBRARY
-        0u, 0u, /* storage size and page */
+        0u, FLASH_PAGE, /* storage size (below) and page */
 #endif
     };
+
+#if THRUM_FW_LIBRARY
+    board.storage_size = storage_size();
+#endif
 
     clock_init();
     systick_init();

@@ -18,6 +18,7 @@
 #define SYST_CSR_CLKSOURCE_CPU (1u << 2)
 #define SCB_ICSR REG32(0xE000ED04u)
 #define SCB_ICSR_PENDSTSET (1u << 26)
+#define SCB_ICSR_PENDSTCLR (1u << 25)
 #define NVIC_ISER(n) REG32(0xE000E100u + 4u * (n))
 
 /* ---- RCC ---- */
@@ -42,10 +43,26 @@
 #define RCC_APB2ENR_USART1EN (1u << 14)
 #define RCC_APB1ENR_I2C1EN (1u << 21)
 
-/* ---- Flash ---- */
+/* ---- Flash interface (RM0008 §3.3.3, PM0075 §2.3, §3) ---- */
 #define FLASH_ACR REG32(0x40022000u)
 #define FLASH_ACR_LATENCY_2 (2u << 0)
 #define FLASH_ACR_PRFTBE (1u << 4)
+#define FLASH_KEYR REG32(0x40022004u)
+#define FLASH_SR REG32(0x4002200Cu)
+#define FLASH_CR REG32(0x40022010u)
+#define FLASH_AR REG32(0x40022014u)
+#define FLASH_KEY1 0x45670123u
+#define FLASH_KEY2 0xCDEF89ABu
+#define FLASH_SR_BSY (1u << 0)
+#define FLASH_SR_PGERR (1u << 2)     /* programming a half-word that does not read 0xFFFF */
+#define FLASH_SR_WRPRTERR (1u << 4)  /* the page is write-protected */
+#define FLASH_SR_EOP (1u << 5)
+#define FLASH_CR_PG (1u << 0)
+#define FLASH_CR_PER (1u << 1)
+#define FLASH_CR_STRT (1u << 6)
+#define FLASH_CR_LOCK (1u << 7)
+/* Medium-density parts (F103x8, F103xB): 1 KiB pages. */
+#define FLASH_PAGE 1024u
 
 /* ---- GPIO (CRL: pins 0-7, CRH: pins 8-15; 4 bits per pin) ---- */
 #define GPIOA_CRH REG32(0x40010804u)

@@ -170,7 +170,9 @@ int main(void)
         NULL, hal_clock_us, hal_i2c_write, hal_i2c_read, hal_serial_write, hal_delay_us,
         hal_i2c_recover, hal_driver_enable,
 #if THRUM_FW_LIBRARY
-        /* PORT: library storage (read, page write, erase for flash) and trigger inputs, or NULL */
+        /* PORT: library storage (read, page write, erase for flash) and trigger inputs, or NULL.
+         * Internal flash: see ports/cortex-m/board.c (pages reserved in the linker script, the
+         * busy wait run from RAM so the UART and the clock keep going during a page erase). */
         NULL, NULL, NULL, NULL,
 #endif
     };
