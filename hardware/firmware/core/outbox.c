@@ -100,6 +100,7 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, 
     uint8_t echo = 0;
     uint16_t size;
     uint16_t crc;
+    uint32_t since = thrum_clock(fw); /* read for every frame: smaller code than only when waiting */
 
     (void)may_repeat;
 
@@ -115,16 +116,13 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, 
     }
 #endif
     size = (uint16_t)(ack_len + extra_len + n + echo + THRUM_FRAME_OVERHEAD);
-    if (tx_room(fw) < size) {
-        uint32_t since;
-
+    while (tx_room(fw) < size) { /* the transmit interrupt drains the ring meanwhile */
         if (extra_len == 0u && !must) {
             fw->ack_owed = 1;
             return;
         }
-        since = thrum_clock(fw);
-        while (tx_room(fw) < size && thrum_clock(fw) - since < THRUM_FW_TX_WAIT_US) {
-            /* the transmit interrupt drains the ring */
+        if (thrum_clock(fw) - since >= THRUM_FW_TX_WAIT_US) {
+            break;
         }
     }
 #if THRUM_FW_ONSET_REPEATS > 0

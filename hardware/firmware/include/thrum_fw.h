@@ -353,8 +353,8 @@ typedef struct thrum_library {
  * does not lose the report (PROTOCOL.md §3.2): with 5 % of frames lost, about 1 in 160 000 onsets
  * loses all four copies instead of 1 in 20 its only one. The ONSETs being repeated wait in a
  * buffer of THRUM_FW_ONSET_ECHO_MAX bytes (the newest three of the 7-8 byte ONSETs: the oldest
- * makes room). 0: no repeats (the AVR build: 226 B of flash, 26 B of RAM, and its transmit ring
- * overflowed on dense patterns with them). */
+ * makes room). 0: no repeats (226 B of flash and 26 B of RAM less on the AVR). A frame that
+ * does not fit the port's transmit room waits (serial_room), repeats included. */
 #ifndef THRUM_FW_ONSET_REPEATS
 #define THRUM_FW_ONSET_REPEATS 3u
 #endif
