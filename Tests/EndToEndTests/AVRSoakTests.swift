@@ -8,8 +8,8 @@ import XCTest
 /// as the UART received them):
 /// - 0 resets: the trace has one DEV_RESET (the boot) and the firmware never rebooted;
 /// - 0 lost frames: no playback's link gave up on a frame (unless the simulation had stalled
-///   seconds behind the wall clock, which a host cannot tell from a frozen device: printed), lost
-///   onset reports are counted and printed (not yet asserted: see below), every onset the firmware reported has
+///   seconds behind the wall clock, which a host cannot tell from a frozen device: printed), no
+///   onset report lost (unless the play ended waiting for it while the simulation stalled: printed), every onset the firmware reported has
 ///   its drive write in the trace at the time it reported and an onset SEGMENT (the host's bytes as
 ///   the UART received them, CRC-checked) due just before it, and the harness dropped no byte;
 /// - every onset's verdict honest against the truth (on time: written within 250 µs of due; late:
@@ -261,8 +261,8 @@ final class AVRSoakTests: XCTestCase {
         print("AVR soak: reported bound holds the truth for \(inside) onsets, \(outside.count) outside, \(unmeasurable) not measurable "
               + "(pacing lag > \(Int(pacingLagBudget)) µs); onset reports lost: \(unreported) (\(unreportedStalled) more in plays "
               + "during which the simulation fell > \(Int(Self.reportGraceBudget / 1e3)) ms behind: thrum play waits that long for them)")
-        // Not asserted yet: the AVR build does not repeat reports (THRUM_FW_ONSET_REPEATS=0: its
-        // 128-byte transmit ring overflows on dense patterns under retransmission bursts, and
-        // repeats made that worse; docs/avr-simulation.md), so ~5 % are lost with their frame.
+        // The core writes only frames that fit the AVR's transmit ring and repeats each ONSET in
+        // later frames (docs/avr-simulation.md): none may be lost.
+        XCTAssertEqual(unreported, 0, "onset reports lost")
     }
 }

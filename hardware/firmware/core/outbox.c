@@ -108,10 +108,13 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, 
         n = 0; /* the reply left no room: the reports get their own frame */
     }
 #if THRUM_FW_ONSET_REPEATS > 0
-    /* the recent ONSETs again, behind any new reports, when they fit; not in the ACK of a
-     * sequenced host frame: a burst of those draws one ACK frame each, and repeats in all of
-     * them fill the port's transmit ring (seen on the AVR) */
-    if (may_repeat && fw->echo_left > 0u && (unsigned)ack_len + extra_len + n + fw->echo_len <= THRUM_MAX_PAYLOAD) {
+    /* the recent ONSETs again, behind any new reports, when they fit. Where the port does not
+     * say how much room it has, not in the ACK of a sequenced host frame: a burst of those draws
+     * one ACK frame each, and repeats in all of them overflowed the AVR's transmit ring before
+     * it did; where it does, every frame waits for room, so repeats ride on every frame (in a
+     * burst of host frames most device frames are such ACKs: an ONSET that waited for a report
+     * frame was pushed out of the echo by newer ones before it was repeated) */
+    if ((may_repeat || THRUM_HAL_HAS(fw->hal, serial_room)) && fw->echo_left > 0u && (unsigned)ack_len + extra_len + n + fw->echo_len <= THRUM_MAX_PAYLOAD) {
         echo = fw->echo_len;
     }
 #endif
