@@ -348,8 +348,9 @@ typedef struct thrum_library {
 #endif
 
 /* Each ONSET goes out again in the next THRUM_FW_ONSET_REPEATS device frames after the one that
- * first carried it (behind their new reports, when it fits; on report frames and the ACKs of
- * any-lane frames only, never on the ACK of a sequenced frame), so that one corrupted or lost frame
+ * first carried it (behind their new reports, when it fits; on every frame where the port has
+ * serial_room, else on report frames and the ACKs of any-lane frames only, never on the ACK of a
+ * sequenced frame), so that one corrupted or lost frame
  * does not lose the report (PROTOCOL.md §3.2): with 5 % of frames lost, about 1 in 160 000 onsets
  * loses all four copies instead of 1 in 20 its only one. The ONSETs being repeated wait in a
  * buffer of THRUM_FW_ONSET_ECHO_MAX bytes (the newest three of the 7-8 byte ONSETs: the oldest
