@@ -98,7 +98,7 @@ uint32_t thrum_fw_next_deadline(const thrum_fw_t *fw, uint32_t now, uint8_t *has
     if (fw->link.host_seen && !fw->link.watchdog_tripped) {
         thrum_deadline_offer(now, fw->link.last_host_time + THRUM_WATCHDOG_US, &deadline, &has);
     }
-    if (fw->pending_len > 0u) {
+    if (fw->pending_len > 0u || fw->ack_owed) {
         thrum_deadline_offer(now, now, &deadline, &has);
     }
     thrum_power_deadline(fw, now, &deadline, &has);

@@ -3,8 +3,14 @@
  * into a 48-byte buffer here and leaves in a device frame (PROTOCOL.md §2.2): behind the ACK of
  * the next host frame, or in a frame of its own when thrum_fw_poll drains the outbox at the end of
  * a pass. Only a report that finds the outbox full sends what is waiting at once. This module
- * calls nothing above it (only the codec and the HAL's serial_write), so the modules that report
- * never call back up into firmware.c.
+ * calls nothing above it (only the codec and the HAL's serial_write and serial_room), so the
+ * modules that report never call back up into firmware.c.
+ *
+ * A frame is written whole or not at all: when the port's transmit ring has no room for it (a
+ * burst of host frames draws one ACK frame each), an ACK-only frame is left to the next frame,
+ * whose ACK supersedes it (ACKs are cumulative and carry the newest clock sample, PROTOCOL.md
+ * §2.2), and reports stay in the outbox until the ring has drained enough. Only what must go now
+ * (IDENTIFY_REPLY, a report that finds the outbox full) waits for room, THRUM_FW_TX_WAIT_US at most.
  */
 #include <string.h>
 
@@ -72,16 +78,29 @@ static uint16_t emit(thrum_fw_t *fw, uint16_t crc, const uint8_t *data, uint8_t 
     return crc;
 }
 
+/* Bytes the port can queue without dropping any; no limit when it does not say. */
+static uint16_t tx_room(const thrum_fw_t *fw)
+{
+    if (!THRUM_HAL_HAS(fw->hal, serial_room)) {
+        return 0xFFFFu;
+    }
+    return THRUM_HAL(fw->hal, serial_room)(THRUM_HAL_CTX(fw->hal));
+}
+
 /* Send one frame: ACK, then `extra` (IDENTIFY_REPLY and CAPABILITIES) if any, then the pending
  * reports if they fit whole (the host never sees half a message). The frame goes out in pieces,
- * its CRC folded in on the way, so no frame-sized buffer sits on the stack. */
-static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, uint8_t may_repeat)
+ * its CRC folded in on the way, so no frame-sized buffer sits on the stack. When the port has no
+ * room for it, a frame that may wait (no `extra`, not `must`) is not sent: its ACK is owed to the
+ * next frame and its reports stay pending. */
+static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, uint8_t may_repeat, uint8_t must)
 {
     uint8_t head[4u + THRUM_FW_ACK_MAX];
     uint8_t ack_len = encode_ack(fw, head + 4);
     uint8_t n = fw->pending_len;
     uint8_t echo = 0;
+    uint16_t size;
     uint16_t crc;
+    uint32_t since = thrum_clock(fw); /* read for every frame: smaller code than only when waiting */
 
     (void)may_repeat;
 
@@ -89,15 +108,32 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, 
         n = 0; /* the reply left no room: the reports get their own frame */
     }
 #if THRUM_FW_ONSET_REPEATS > 0
-    /* the recent ONSETs again, behind any new reports, when they fit; not in the ACK of a
-     * sequenced host frame: a burst of those draws one ACK frame each, and repeats in all of
-     * them overflow the port's transmit ring (serial_write drops what does not fit: reports
-     * with it; seen on the AVR) */
-    if (may_repeat && fw->echo_left > 0u && (unsigned)ack_len + extra_len + n + fw->echo_len <= THRUM_MAX_PAYLOAD) {
+    /* the recent ONSETs again, behind any new reports, when they fit. Where the port does not
+     * say how much room it has, not in the ACK of a sequenced host frame: a burst of those draws
+     * one ACK frame each, and repeats in all of them overflowed the AVR's transmit ring before
+     * it did; where it does, every frame waits for room, so repeats ride on every frame (in a
+     * burst of host frames most device frames are such ACKs: an ONSET that waited for a report
+     * frame was pushed out of the echo by newer ones before it was repeated) */
+    if ((may_repeat || THRUM_HAL_HAS(fw->hal, serial_room)) && fw->echo_left > 0u && (unsigned)ack_len + extra_len + n + fw->echo_len <= THRUM_MAX_PAYLOAD) {
         echo = fw->echo_len;
+    }
+#endif
+    size = (uint16_t)(ack_len + extra_len + n + echo + THRUM_FRAME_OVERHEAD);
+    while (tx_room(fw) < size) { /* the transmit interrupt drains the ring meanwhile */
+        if (extra_len == 0u && !must) {
+            fw->ack_owed = 1;
+            return;
+        }
+        if (thrum_clock(fw) - since >= THRUM_FW_TX_WAIT_US) {
+            break;
+        }
+    }
+#if THRUM_FW_ONSET_REPEATS > 0
+    if (echo > 0u) {
         fw->echo_left--;
     }
 #endif
+    fw->ack_owed = 0;
     head[0] = THRUM_SYNC;
     head[1] = (uint8_t)(ack_len + extra_len + n + echo);
     head[2] = THRUM_CTRL_MARK_DEVICE;
@@ -121,22 +157,23 @@ void thrum_telemetry_send(thrum_fw_t *fw, int with_identify, int may_repeat)
 {
     uint8_t reply[IDENTIFY_MAX];
 
-    send_frame(fw, reply, with_identify ? encode_identify_reply(fw, reply) : 0u, (uint8_t)may_repeat);
+    send_frame(fw, reply, with_identify ? encode_identify_reply(fw, reply) : 0u, (uint8_t)may_repeat, 0u);
     thrum_telemetry_flush(fw);
 }
 
 void thrum_telemetry_flush(thrum_fw_t *fw)
 {
-    if (fw->pending_len > 0u) {
-        send_frame(fw, NULL, 0, 1u);
+    if (fw->pending_len > 0u || fw->ack_owed) {
+        send_frame(fw, NULL, 0, 1u, 0u);
     }
 }
 
-/* Queue one encoded message; when it does not fit, send what is pending first. */
+/* Queue one encoded message; when it does not fit, send what is pending first (waiting for the
+ * port's room: a report is never dropped while the ring drains). */
 static void append(thrum_fw_t *fw, const uint8_t *msg, uint8_t n)
 {
     if ((unsigned)fw->pending_len + n > THRUM_FW_PENDING_MAX) {
-        thrum_telemetry_flush(fw);
+        send_frame(fw, NULL, 0, 1u, 1u);
     }
     memcpy(fw->pending + fw->pending_len, msg, n);
     fw->pending_len = (uint8_t)(fw->pending_len + n);

@@ -134,7 +134,8 @@ typedef struct thrum_hal {
     int (*i2c_write)(void *ctx, uint8_t addr, const uint8_t *data, uint8_t len);
     /** Write register `reg`, then read `len` bytes into `out` (repeated start). 0 or a negative errno. */
     int (*i2c_read)(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8_t len);
-    /** Queue bytes for the serial link to the host (never blocks for long; may drop on overflow). */
+    /** Queue bytes for the serial link to the host (never blocks for long; may drop on overflow:
+     *  the core writes a frame only when serial_room says it fits). */
     void (*serial_write)(void *ctx, const uint8_t *data, uint16_t len);
     /** Busy-wait for at least `us` microseconds (used only during driver set-up). */
     void (*delay_us)(void *ctx, uint32_t us);
@@ -145,6 +146,11 @@ typedef struct thrum_hal {
     /** Drive the driver's EN pin (1 = enabled, 0 = hardware shutdown, outputs to ground).
      *  NULL when EN is wired high on the board. */
     void (*driver_enable)(void *ctx, uint8_t on);
+    /** Bytes serial_write can take now without dropping any (the free space of the port's
+     *  transmit ring). The core then sends only whole frames that fit: an ACK-only frame that does
+     *  not fit is left to a later frame (ACKs are cumulative), reports wait in the outbox.
+     *  NULL when serial_write never drops (the virtual device). */
+    uint16_t (*serial_room)(void *ctx);
 #if THRUM_FW_LIBRARY
     /** Library storage (THRUM_FW_LIBRARY; NULL when the board has none; geometry in thrum_board_t):
      *  read `len` bytes at byte address `addr`. 0 or negative. */
@@ -165,7 +171,7 @@ typedef struct thrum_hal {
 /*
  * THRUM_FW_STATIC_HAL (default 0). A port with one board may set it to 1 and define the HAL as
  * functions named thrum_hal_<member>, with the table's signatures (their ctx is always NULL), and
- * every member present (i2c_recover and driver_enable included). The core then calls them
+ * every member present (i2c_recover, driver_enable and serial_room included). The core then calls them
  * directly instead of through the table, and never reads the table: the port passes NULL to
  * thrum_fw_init (and thrum_port_run). On the AVR an indirect call costs some 12 B more than a
  * direct one, and functions whose address is never taken can be specialised by LTO: 268 B in all.
@@ -181,6 +187,7 @@ void thrum_hal_serial_write(void *ctx, const uint8_t *data, uint16_t len);
 void thrum_hal_delay_us(void *ctx, uint32_t us);
 int thrum_hal_i2c_recover(void *ctx);
 void thrum_hal_driver_enable(void *ctx, uint8_t on);
+uint16_t thrum_hal_serial_room(void *ctx);
 #if THRUM_FW_LIBRARY
 /* storage_erase is a no-op returning 0 on a medium that writes in place (EEPROM); trigger_read
  * returns 0 on a board without inputs. */
@@ -391,14 +398,22 @@ typedef struct thrum_library {
 #define THRUM_FW_ACK_MAX 10u /* id, next_seq, rx_ctrl, rx_seq, rx_time(4), credits(uv, <= 2) */
 #define THRUM_FW_PENDING_MAX (THRUM_MAX_PAYLOAD - THRUM_FW_ACK_MAX)
 
+/* A frame that must go now (a report that finds the outbox full, IDENTIFY_REPLY) while the
+ * port's transmit ring has no room for it waits up to this long for the ring to drain (a 128-byte
+ * ring takes 11 ms at 115 200 baud), then is written anyway. */
+#ifndef THRUM_FW_TX_WAIT_US
+#define THRUM_FW_TX_WAIT_US 20000u
+#endif
+
 /* Each ONSET goes out again in the next THRUM_FW_ONSET_REPEATS device frames after the one that
- * first carried it (behind their new reports, when it fits; on report frames and the ACKs of
- * any-lane frames only, never on the ACK of a sequenced frame), so that one corrupted or lost frame
+ * first carried it (behind their new reports, when it fits; on every frame where the port has
+ * serial_room, else on report frames and the ACKs of any-lane frames only, never on the ACK of a
+ * sequenced frame), so that one corrupted or lost frame
  * does not lose the report (PROTOCOL.md §3.2): with 5 % of frames lost, about 1 in 160 000 onsets
  * loses all four copies instead of 1 in 20 its only one. The ONSETs being repeated wait in a
  * buffer of THRUM_FW_ONSET_ECHO_MAX bytes (the newest three of the 7-8 byte ONSETs: the oldest
- * makes room). 0: no repeats (the AVR build: 226 B of flash, 26 B of RAM, and its transmit ring
- * overflowed on dense patterns with them). */
+ * makes room). 0: no repeats (226 B of flash and 26 B of RAM less on the AVR). A frame that
+ * does not fit the port's transmit room waits (serial_room), repeats included. */
 #ifndef THRUM_FW_ONSET_REPEATS
 #define THRUM_FW_ONSET_REPEATS 3u
 #endif
@@ -424,6 +439,7 @@ typedef struct thrum_fw {
     thrum_fw_count_t parse_failures;
     uint8_t pending[THRUM_FW_PENDING_MAX];
     uint8_t pending_len;
+    uint8_t ack_owed;                      /**< an ACK-only frame found no room: the next frame carries it */
 #if THRUM_FW_ONSET_REPEATS > 0
     uint8_t echo[THRUM_FW_ONSET_ECHO_MAX]; /**< recent ONSETs, oldest first, to repeat */
     uint8_t echo_len;

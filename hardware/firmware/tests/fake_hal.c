@@ -136,10 +136,57 @@ static int fake_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uin
     return 0;
 }
 
+/* The line sends the ring's bytes one per tx_byte_us up to the clock. */
+static void tx_line(fake_t *f)
+{
+    uint32_t sent = (f->now - f->tx_line_at) / f->tx_byte_us;
+
+    if (sent >= f->tx_queued) {
+        f->tx_queued = 0;
+        f->tx_line_at = f->now;
+    } else {
+        f->tx_queued -= sent;
+        f->tx_line_at += sent * f->tx_byte_us;
+    }
+}
+
+static uint16_t fake_serial_room(void *ctx)
+{
+    fake_t *f = ctx;
+
+    f->tx_room_calls++;
+    f->tx_spin = f->tx_room_calls > 1u && f->now == f->tx_room_at ? f->tx_spin + 1u : 1u;
+    if (f->tx_spin > f->tx_spin_max) {
+        f->tx_spin_max = f->tx_spin;
+    }
+    f->now += 1u;
+    f->tx_room_at = f->now;
+    tx_line(f);
+    return (uint16_t)(f->tx_ring - f->tx_queued);
+}
+
+void fake_limit_tx(fake_t *f, unsigned bytes, uint32_t byte_us, int tell_room)
+{
+    f->tx_ring = bytes;
+    f->tx_queued = 0;
+    f->tx_byte_us = byte_us;
+    f->tx_line_at = f->now;
+    f->hal.serial_room = tell_room ? fake_serial_room : NULL;
+}
+
 static void fake_serial_write(void *ctx, const uint8_t *data, uint16_t len)
 {
     fake_t *f = ctx;
 
+    if (f->tx_ring > 0u) {
+        tx_line(f);
+        if (f->tx_queued + len > f->tx_ring) {
+            uint16_t fits = (uint16_t)(f->tx_ring - f->tx_queued);
+            f->tx_dropped += (unsigned)(len - fits);
+            len = fits; /* as thrum_port_tx_put: what fits, the rest is lost */
+        }
+        f->tx_queued += len;
+    }
     if (f->nserial + len <= FAKE_MAX_SERIAL) {
         memcpy(f->serial + f->nserial, data, len);
         f->nserial += len;

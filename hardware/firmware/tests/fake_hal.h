@@ -77,6 +77,17 @@ typedef struct fake {
     unsigned en_calls;
     int en_time_set;
     uint32_t en_time;          /* clock when EN first went high */
+    /* a transmit ring like a port's (fake_limit_tx): serial_write keeps what fits and drops the
+     * rest, the line takes tx_byte_us per byte out of it */
+    unsigned tx_ring;          /* bytes it holds (0: no ring, serial_room NULL, nothing dropped) */
+    unsigned tx_queued;        /* bytes in it now */
+    uint32_t tx_byte_us;
+    uint32_t tx_line_at;       /* clock up to which the line's sending is counted */
+    unsigned tx_dropped;       /* bytes serial_write dropped: the core wrote more than fitted */
+    unsigned tx_room_calls;
+    unsigned tx_spin;          /* serial_room calls in a row with nothing else taking the clock on */
+    unsigned tx_spin_max;      /* the longest such run: a core waiting for room */
+    uint32_t tx_room_at;       /* clock after the last serial_room call */
 } fake_t;
 
 void fake_init(fake_t *f);
@@ -89,6 +100,11 @@ void fake_start(fake_t *f, thrum_fw_t *fw, uint32_t now, uint32_t i2c_cost_us);
 /* The writes to register `reg` from write number `from` on: copies the first `max` into `out`
  * and returns how many there are. */
 unsigned fake_register_writes(const fake_t *f, size_t from, uint8_t reg, fake_write_t *out, unsigned max);
+
+/* Give the fake a transmit ring of `bytes` drained at `byte_us` per byte from now on; with
+ * `tell_room` the HAL has serial_room (what ports do), without it the core cannot know (what they
+ * did before: a full ring drops bytes). Each serial_room call takes 1 µs of the clock (a spin). */
+void fake_limit_tx(fake_t *f, unsigned bytes, uint32_t byte_us, int tell_room);
 
 /* Decode the serial output produced so far. */
 void fake_decode(fake_t *f);

@@ -123,8 +123,15 @@ ISR(USART_UDRE_vect)
 void thrum_hal_serial_write(void *ctx, const uint8_t *data, uint16_t len)
 {
     (void)ctx;
-    thrum_port_tx_put(&tx, data, len); /* never blocks the scheduler: the host retransmits */
+    thrum_port_tx_put(&tx, data, len); /* never blocks: the core asked thrum_hal_serial_room */
     UCSR0B |= (uint8_t)(1u << UDRIE0);
+}
+
+/* Free bytes in the transmit ring: the core writes only frames that fit. */
+uint16_t thrum_hal_serial_room(void *ctx)
+{
+    (void)ctx;
+    return thrum_port_tx_room(&tx);
 }
 
 /* At least `us` µs (the loop's own cycles only add to it); set-up and bus recovery only. */
@@ -310,7 +317,7 @@ int main(void)
 #else
     static const thrum_hal_t hal = {
         NULL, thrum_hal_clock_us, thrum_hal_i2c_write, thrum_hal_i2c_read, thrum_hal_serial_write, thrum_hal_delay_us,
-        thrum_hal_i2c_recover, thrum_hal_driver_enable,
+        thrum_hal_i2c_recover, thrum_hal_driver_enable, thrum_hal_serial_room,
     };
     static const thrum_hal_t *const hal_table = &hal;
 #endif

@@ -112,8 +112,15 @@ void USART1_IRQHandler(void)
 static void hal_serial_write(void *ctx, const uint8_t *data, uint16_t len)
 {
     (void)ctx;
-    thrum_port_tx_put(&tx, data, len); /* never blocks the scheduler: the host retransmits */
+    thrum_port_tx_put(&tx, data, len); /* never blocks: the core asked hal_serial_room */
     USART1_CR1 |= USART_CR1_TXEIE;
+}
+
+/* Free bytes in the transmit ring: the core writes only frames that fit. */
+static uint16_t hal_serial_room(void *ctx)
+{
+    (void)ctx;
+    return thrum_port_tx_room(&tx);
 }
 
 static void hal_delay_us(void *ctx, uint32_t us)
@@ -518,7 +525,7 @@ int main(void)
 {
     static const thrum_hal_t hal = {
         NULL, hal_clock_us, hal_i2c_write, hal_i2c_read, hal_serial_write, hal_delay_us,
-        hal_i2c_recover, hal_driver_enable,
+        hal_i2c_recover, hal_driver_enable, hal_serial_room,
 #if THRUM_FW_LIBRARY
         /* the library in the internal flash; no trigger inputs wired on this port yet */
         hal_storage_read, hal_storage_write, hal_storage_erase, NULL,

@@ -104,6 +104,14 @@ static void hal_serial_write(void *ctx, const uint8_t *data, uint16_t len)
     /* PORT: enable the TX-empty interrupt */
 }
 
+/* Free bytes in the transmit ring (shared code): the core writes only whole frames that fit, so
+ * a burst of ACKs never drops part of a report. */
+static uint16_t hal_serial_room(void *ctx)
+{
+    (void)ctx;
+    return thrum_port_tx_room(&tx);
+}
+
 /* ---- PORT: I2C master ----------------------------------------------------------------------------
  * 400 kHz (100 kHz works, with longer writes). Both calls return 0 or a negative errno, and must
  * give up after about 1 ms (count loops) instead of hanging on a stuck bus. */
@@ -168,7 +176,7 @@ int main(void)
 {
     static const thrum_hal_t hal = {
         NULL, hal_clock_us, hal_i2c_write, hal_i2c_read, hal_serial_write, hal_delay_us,
-        hal_i2c_recover, hal_driver_enable,
+        hal_i2c_recover, hal_driver_enable, hal_serial_room,
 #if THRUM_FW_LIBRARY
         /* PORT: library storage (read, page write, erase for flash) and trigger inputs, or NULL.
          * Internal flash: see ports/cortex-m/board.c (pages reserved in the linker script, the

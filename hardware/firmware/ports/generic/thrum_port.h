@@ -29,6 +29,9 @@
 #if (THRUM_PORT_RX_RING & (THRUM_PORT_RX_RING - 1u)) != 0 || (THRUM_PORT_TX_RING & (THRUM_PORT_TX_RING - 1u)) != 0
 #error "THRUM_PORT_RX_RING and THRUM_PORT_TX_RING must be powers of two"
 #endif
+#if THRUM_PORT_TX_RING <= THRUM_MAX_FRAME
+#error "THRUM_PORT_TX_RING must hold a whole frame (THRUM_MAX_FRAME) with one slot to spare"
+#endif
 
 #if defined(__GNUC__)
 #define THRUM_PORT_NORETURN __attribute__((noreturn))
@@ -83,8 +86,8 @@ static inline void thrum_port_rx_drain(thrum_port_rx_t *rx, thrum_fw_t *fw)
     }
 }
 
-/** The core's serial_write: queue what fits, never block (the host retransmits what is lost).
- *  The port then enables its TX interrupt. */
+/** The core's serial_write: queue what fits, never block (the core asks thrum_port_tx_room first
+ *  and writes whole frames that fit). The port then enables its TX interrupt. */
 static inline void thrum_port_tx_put(thrum_port_tx_t *tx, const uint8_t *data, uint16_t len)
 {
     uint16_t i;
@@ -97,6 +100,14 @@ static inline void thrum_port_tx_put(thrum_port_tx_t *tx, const uint8_t *data, u
         tx->buf[tx->head] = data[i];
         tx->head = next;
     }
+}
+
+/** The core's serial_room: bytes thrum_port_tx_put can take now without dropping any (one slot
+ *  of the ring stays empty). The TX interrupt only frees room, so the answer holds until the next
+ *  put. */
+static inline uint16_t thrum_port_tx_room(const thrum_port_tx_t *tx)
+{
+    return (uint16_t)THRUM_PORT_WRAP(tx->tail - tx->head - 1u, THRUM_PORT_TX_RING);
 }
 
 /** From the TX interrupt: the next byte to send in `*byte`; 0 when the ring is empty (the port
