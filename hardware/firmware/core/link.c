@@ -61,6 +61,9 @@ static void on_segment(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
     (void)rx_time;
     segment_of(m, &seg);
     thrum_scheduler_enqueue(fw, &seg);
+#if THRUM_FW_STREAM
+    thrum_stream_moved(&fw->stream.cursor, &seg);
+#endif
 }
 
 static void on_rom_effect(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
@@ -75,6 +78,9 @@ static void on_rom_effect(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time
     seg.to = 0;
     seg.effect = (uint8_t)m->field[THRUM_F_ROM_EFFECT];
     thrum_scheduler_enqueue(fw, &seg);
+#if THRUM_FW_STREAM
+    thrum_stream_moved(&fw->stream.cursor, &seg);
+#endif
 }
 
 static void on_configure_driver(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
@@ -124,6 +130,9 @@ static void on_cut(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
 {
     (void)rx_time;
     thrum_scheduler_cut(fw, m->field[THRUM_F_CUT_AT]);
+#if THRUM_FW_STREAM
+    thrum_stream_cut(&fw->stream.cursor, m->field[THRUM_F_CUT_AT]);
+#endif
 }
 
 static void on_sample_time(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
@@ -172,6 +181,27 @@ static void on_play_preset(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_tim
 }
 #endif
 
+#if THRUM_FW_STREAM
+static void on_shape(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_stream_define(fw, (uint8_t)m->field[THRUM_F_SHAPE_ID], m->blob, m->blob_len);
+}
+
+static void on_play_shape(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_stream_play(fw, (uint8_t)m->field[THRUM_F_PLAY_SHAPE_ID], m->field[THRUM_F_PLAY_SHAPE_AFTER],
+                      m->field[THRUM_F_PLAY_SHAPE_EVENT]);
+}
+
+static void on_follow(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_stream_follow(fw, m->field[THRUM_F_FOLLOW_GAP], m->field[THRUM_F_FOLLOW_EVENT], m->blob, m->blob_len);
+}
+#endif
+
 /* By host message id; NULL: nothing beyond the ACK every frame gets (PING), or unassigned. */
 static const command_handler_t handlers[] THRUM_FLASH = {
     NULL,                /* 0x00 unassigned */
@@ -198,6 +228,11 @@ static const command_handler_t handlers[] THRUM_FLASH = {
     on_library_query,    /* 0x14 LIBRARY_QUERY */
     on_library_read,     /* 0x15 LIBRARY_READ */
     on_play_preset,      /* 0x16 PLAY_PRESET */
+#endif
+#if THRUM_FW_STREAM
+    on_shape,            /* 0x17 SHAPE */
+    on_play_shape,       /* 0x18 PLAY_SHAPE */
+    on_follow,           /* 0x19 FOLLOW */
 #endif
 };
 
