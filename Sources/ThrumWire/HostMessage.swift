@@ -32,6 +32,8 @@ public enum HostMessage: Sendable, Hashable {
     case configureSampleTime(code: UInt8)
     /// The preset library's messages (protocol version 1, §3.3).
     case library(LibraryCommand)
+    /// The compact stream's messages (protocol version 2, §3.4). Sequenced lane only.
+    case stream(StreamCommand)
 
     /// The message id.
     public var id: UInt32 {
@@ -51,6 +53,7 @@ public enum HostMessage: Sendable, Hashable {
         case .cut: return ProtocolConstants.msgCut
         case .configureSampleTime: return ProtocolConstants.msgConfigureSampleTime
         case .library(let l): return l.id
+        case .stream(let s): return s.id
         }
     }
 
@@ -60,13 +63,14 @@ public enum HostMessage: Sendable, Hashable {
         case .identify, .ping, .stop, .wake, .standby, .go: return true
         case .library(let l): return l.isAnyLane
         case .segment, .configureDriver, .calibrate, .preloadBegin, .preloadSegment, .romEffect, .cut,
-            .configureSampleTime:
+            .configureSampleTime, .stream:
             return false
         }
     }
 
     /// Queue slots the message takes when the device runs it (§2.4): SEGMENT and ROM_EFFECT take
-    /// one each; GO takes as many as its program has segments, which only the sender knows.
+    /// one each; GO takes as many as its program has segments, PLAY_SHAPE and FOLLOW one per ramp,
+    /// which only the sender knows (0 here).
     public var queueSlots: Int {
         switch self {
         case .segment, .romEffect: return 1
@@ -116,6 +120,8 @@ public enum HostMessage: Sendable, Hashable {
             writer.u8(c.olLraPeriod)
         case .library(let l):
             l.encodeFields(&writer)
+        case .stream(let s):
+            s.encodeFields(&writer)
         }
         bytes = writer.bytes
     }
@@ -152,6 +158,8 @@ public enum HostMessage: Sendable, Hashable {
             return 2
         case .library(let l):
             return l.encodedLength
+        case .stream(let s):
+            return s.encodedLength
         }
     }
 
@@ -214,6 +222,7 @@ public enum HostMessage: Sendable, Hashable {
         case ProtocolConstants.msgConfigureSampleTime: return .configureSampleTime(code: try reader.u8())
         default:
             if let library = try LibraryCommand.read(id: id, from: &reader) { return .library(library) }
+            if let stream = try StreamCommand.read(id: id, from: &reader) { return .stream(stream) }
             throw .unknownMessage(id: id, direction: .hostToDevice)
         }
     }
@@ -258,6 +267,7 @@ extension HostMessage: CustomStringConvertible {
         case .cut(let at): return "CUT at=\(at)"
         case .configureSampleTime(let code): return "CONFIGURE_SAMPLE_TIME sample_time=\(code)"
         case .library(let l): return l.text
+        case .stream(let s): return s.text
         }
     }
 }

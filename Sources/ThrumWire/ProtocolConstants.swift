@@ -1,10 +1,10 @@
-/// Constants of the Thrum wire protocol, version 1, mirroring `firmware-protocol/thrum_protocol.h`
+/// Constants of the Thrum wire protocol, version 2, mirroring `firmware-protocol/thrum_protocol.h`
 /// one to one (PROTOCOL.md is normative).
 public enum ProtocolConstants {
     /// The protocol version this codec implements (`THRUM_PROTOCOL_VERSION`).
-    public static let protocolVersion: UInt32 = 1
-    /// The oldest version a host still talks to: a version-0 device (the AVR build) lacks only
-    /// the preset library.
+    public static let protocolVersion: UInt32 = 2
+    /// The oldest version a host still talks to: a version-0 device (the AVR build) lacks the
+    /// preset library (version 1) and the compact stream (version 2).
     public static let oldestProtocolVersion: UInt32 = 0
 
     // MARK: Framing (§1)
@@ -84,6 +84,16 @@ public enum ProtocolConstants {
     public static let msgLibraryRead: UInt32 = 0x15
     /// Host → device: PLAY_PRESET (version 1).
     public static let msgPlayPreset: UInt32 = 0x16
+    /// Host → device: SHAPE (version 2, the compact stream).
+    public static let msgShape: UInt32 = 0x17
+    /// Host → device: PLAY_SHAPE (version 2).
+    public static let msgPlayShape: UInt32 = 0x18
+    /// Host → device: FOLLOW (version 2).
+    public static let msgFollow: UInt32 = 0x19
+    /// Shape ids a version-2 device holds: 0 up to this, exclusive (`THRUM_STREAM_SHAPES`).
+    public static let streamShapes: UInt32 = 64
+    /// The most bytes a SHAPE's ramp list takes (`THRUM_STREAM_SHAPE_BYTES`).
+    public static let streamShapeBytes = 48
     /// Device → host: ACK.
     public static let msgAck: UInt32 = 0x40
     /// Device → host: IDENTIFY_REPLY.

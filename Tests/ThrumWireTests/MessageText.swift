@@ -62,6 +62,9 @@ enum MessageText {
         case "LIBRARY_READ": return .library(.read(offset: f.u32("offset"), length: f.u8("length")))
         case "PLAY_PRESET":
             return .library(.play(PlayPresetCommand(id: f.u32("id"), start: f.u32("start"), eventBase: f.u32("event_base"))))
+        case "SHAPE": return .stream(.shape(id: f.u8("shape"), data: f.data))
+        case "PLAY_SHAPE": return .stream(.play(after: f.u32("after"), shape: f.u8("shape"), event: f.u32("event")))
+        case "FOLLOW": return .stream(.follow(gap: f.u32("gap"), event: f.u32("event"), data: f.data))
         default: fatalError("unknown host message \(name)")
         }
     }

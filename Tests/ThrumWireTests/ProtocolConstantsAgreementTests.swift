@@ -101,6 +101,11 @@ final class ProtocolConstantsAgreementTests: XCTestCase {
             "THRUM_TRIGGER_EVENT_BASE": UInt64(P.triggerEventBase),
             "THRUM_TRIGGER_DEBOUNCE_US": UInt64(P.triggerDebounceMicroseconds),
             "THRUM_FAULT_NO_PRESET": UInt64(P.faultNoPreset),
+            "THRUM_MSG_SHAPE": UInt64(P.msgShape),
+            "THRUM_MSG_PLAY_SHAPE": UInt64(P.msgPlayShape),
+            "THRUM_MSG_FOLLOW": UInt64(P.msgFollow),
+            "THRUM_STREAM_SHAPES": UInt64(P.streamShapes),
+            "THRUM_STREAM_SHAPE_BYTES": UInt64(P.streamShapeBytes),
         ]
     }()
 
