@@ -58,6 +58,7 @@
 #define THRUM_MSG_SHAPE 0x17u
 #define THRUM_MSG_PLAY_SHAPE 0x18u
 #define THRUM_MSG_FOLLOW 0x19u
+#define THRUM_MSG_NEXT_SHAPE 0x1Au
 
 /* Device → host message ids (§3.2). */
 #define THRUM_MSG_ACK 0x40u

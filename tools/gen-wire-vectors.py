@@ -107,6 +107,7 @@ MESSAGES = {
     "SHAPE": (0x17, "h2d", [("shape", "u8"), ("data", "bytes")]),
     "PLAY_SHAPE": (0x18, "h2d", [("after", "uv"), ("shape", "u8"), ("event", "uv")]),
     "FOLLOW": (0x19, "h2d", [("gap", "uv"), ("event", "uv"), ("data", "bytes")]),
+    "NEXT_SHAPE": (0x1A, "h2d", [("after", "uv"), ("shape", "u8")]),
     "ACK": (0x40, "d2h", [("next_seq", "u8"), ("rx_ctrl", "u8"), ("rx_seq", "u8"),
                           ("rx_time", "u32"), ("credits", "uv")]),
     "IDENTIFY_REPLY": (0x41, "d2h", [("protocol_version", "uv"), ("fw_major", "uv"),
@@ -134,7 +135,7 @@ STREAM_SHAPE_BYTES = 48
 BY_ID = {(spec[1], spec[0]): name for name, spec in MESSAGES.items()}
 
 
-def check_range(name, field, value):
+def check_range(name, field, value, fields=None):
     if name in ("SEGMENT", "PRELOAD_SEGMENT") and field == "duration" and not 1 <= value <= 1_000_000:
         raise ParseError("%s duration out of range" % name)
     if name in ("PRELOAD_BEGIN", "GO") and field == "slot" and not value < PROGRAM_SLOTS:
@@ -143,14 +144,16 @@ def check_range(name, field, value):
         raise ParseError("ROM_EFFECT effect out of range")
     if name == "LIBRARY_READ" and field == "length" and not 1 <= value <= 32:
         raise ParseError("LIBRARY_READ length out of range")
-    if name in ("SHAPE", "PLAY_SHAPE") and field == "shape" and not value < STREAM_SHAPES:
+    if name in ("SHAPE", "PLAY_SHAPE", "NEXT_SHAPE") and field == "shape" and not value < STREAM_SHAPES:
         raise ParseError("%s shape out of range" % name)
     if name == "SHAPE" and field == "data":
         if not 2 <= len(value) <= STREAM_SHAPE_BYTES:
             raise ParseError("SHAPE data length out of range")
         shape_decode(value)
     if name == "FOLLOW" and field == "data":
-        follow_decode(value)
+        pairs = follow_decode(value)
+        if fields["event"] and pairs[0][2]:
+            raise ParseError("FOLLOW first ramp marked twice")
 
 
 def shape_encode(ramps):
@@ -195,25 +198,28 @@ def shape_decode(data):
 
 
 def follow_encode(pairs):
+    """FOLLOW data from (duration, to) or (duration, to, marks the next event) pairs."""
     out = bytearray()
-    for duration, to in pairs:
-        out += uv_encode(duration)
+    for p in pairs:
+        duration, to = p[0], p[1]
+        marked = p[2] if len(p) > 2 else False
+        out += uv_encode(duration << 1 | (1 if marked else 0))
         out.append(to)
     return bytes(out)
 
 
 def follow_decode(data):
-    """[(duration, to)] or ParseError: at least one pair, each whole."""
+    """[(duration, to, marked)] or ParseError: at least one pair, each whole."""
     if not data:
         raise ParseError("FOLLOW without ramps")
     pos, pairs = 0, []
     while pos < len(data):
-        duration, pos = uv_decode(data, pos)
+        head, pos = uv_decode(data, pos)
         if pos >= len(data):
             raise ParseError("truncated FOLLOW pair")
-        if not 1 <= duration <= 1_000_000:
+        if not 1 <= head >> 1 <= 1_000_000:
             raise ParseError("FOLLOW duration out of range")
-        pairs.append((duration, data[pos]))
+        pairs.append((head >> 1, data[pos], bool(head & 1)))
         pos += 1
     return pairs
 
@@ -270,8 +276,8 @@ def parse_payload(direction, data):
                 v, pos = bytes(data[pos + 1:pos + 1 + data[pos]]), pos + 1 + data[pos]
             else:
                 v, pos = uv_decode(data, pos)
-            check_range(name, field, v)
             fields[field] = v
+            check_range(name, field, v, fields)
         out.append((name, fields))
     return out
 
@@ -742,8 +748,12 @@ def build():
             data=follow_encode([(2000, 80), (2000, 120), (16000, 60)]))
     msg_vec("follow-marked-after-gap", "h2d", "FOLLOW", gap=500, event=1, data=follow_encode([(8000, 200)]))
     msg_vec("follow-max", "h2d", "FOLLOW", gap=U32_MAX, event=U32_MAX, data=follow_encode([(1_000_000, 255)]))
-    msg_vec("follow-18-ramps", "h2d", "FOLLOW", gap=0, event=0,
-            data=follow_encode([(1000 + 500 * i, 14 * i) for i in range(18)]))
+    msg_vec("follow-17-ramps", "h2d", "FOLLOW", gap=0, event=0,
+            data=follow_encode([(1000 + 400 * i, 14 * i) for i in range(17)]))
+    msg_vec("follow-marks-next-events", "h2d", "FOLLOW", gap=0, event=3,
+            data=follow_encode([(4000, 90), (12000, 90, True), (2000, 140), (9000, 60, True)]))
+    msg_vec("next-shape-typical", "h2d", "NEXT_SHAPE", after=150_000, shape=3)
+    msg_vec("next-shape-max", "h2d", "NEXT_SHAPE", after=U32_MAX, shape=63)
     comment("badpayload (version 2)")
     bad_payload_vec("shape-id-64", "h2d", msg_encode("SHAPE", shape=0, data=transient)[:1] + b"\x40"
                     + bytes([len(transient)]) + transient)
@@ -761,16 +771,20 @@ def build():
     bad_payload_vec("play-shape-id-64", "h2d", bytes.fromhex("18004001"))
     bad_payload_vec("play-shape-truncated", "h2d", bytes.fromhex("180003"))
     bad_payload_vec("follow-no-data", "h2d", bytes.fromhex("19000000"))
-    bad_payload_vec("follow-pair-without-to", "h2d", bytes.fromhex("19000003d00f50d00f"))
+    bad_payload_vec("follow-pair-without-to", "h2d", bytes.fromhex("19000003a01f50a01f"))
     bad_payload_vec("follow-duration-0", "h2d", bytes.fromhex("190000020050"))
-    bad_payload_vec("follow-truncated-data", "h2d", bytes.fromhex("19000005d00f50"))
+    bad_payload_vec("follow-duration-0-marked", "h2d", bytes.fromhex("190000020150"))
+    bad_payload_vec("follow-truncated-data", "h2d", bytes.fromhex("19000005a01f50"))
+    bad_payload_vec("follow-first-marked-twice", "h2d", bytes.fromhex("19000102a11f"))
+    bad_payload_vec("next-shape-id-64", "h2d", bytes.fromhex("1a0040"))
+    bad_payload_vec("next-shape-truncated", "h2d", bytes.fromhex("1a80"))
     bad_payload_vec("shape-in-d2h", "d2h", ack + msg_encode("SHAPE", shape=3, data=transient))
     comment("frame (version 2)")
     frame_vec("shape-then-plays-seq-12", "h2d", 0, 12,
               msg_encode("SHAPE", shape=3, data=transient)
               + msg_encode("PLAY_SHAPE", after=20_000, shape=3, event=1)
-              + msg_encode("PLAY_SHAPE", after=150_000, shape=3, event=1)
-              + msg_encode("PLAY_SHAPE", after=400_000, shape=3, event=1))
+              + msg_encode("NEXT_SHAPE", after=150_000, shape=3)
+              + msg_encode("PLAY_SHAPE", after=400_000, shape=3, event=2))
     frame_vec("cut-then-follow-seq-13", "h2d", 0, 13,
               msg_encode("CUT", at=2_500_000)
               + msg_encode("FOLLOW", gap=0, event=1, data=follow_encode([(3000, 120), (3000, 90), (9000, 0)])))

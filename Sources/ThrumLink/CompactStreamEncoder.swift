@@ -6,11 +6,12 @@ import ThrumWire
 /// The host keeps every decision: the queue still holds plain ``SegmentCommand``s with absolute
 /// device starts (so discarding, CUT accounting and credits work as before), and only their bytes
 /// change. A run of queued segments becomes, one group at a time:
-/// - PLAY_SHAPE of a shape already defined on this connection (a transient: about 6 bytes);
+/// - PLAY_SHAPE (NEXT_SHAPE when it marks the next event) of a shape already defined on this
+///   connection (a transient: 5 or 6 bytes);
 /// - SHAPE then PLAY_SHAPE for a transient-like piece not yet defined (a marked ramp and the
 ///   unmarked ramps after it, back to 0 within ``shapeSpanLimit``), so that the next one is cheap;
 /// - FOLLOW for ramps that continue where the last one ended (continuous events, curves: 2–3
-///   bytes a ramp);
+///   bytes a ramp, marking the next event on the way);
 /// - SEGMENT when nothing relative fits (the first entry after connecting, a start before the
 ///   cursor after a STOP, an event id that no positive delta reaches).
 /// The mirror moves only as the device's cursor does: with each entry framed on the sequenced lane
@@ -114,6 +115,32 @@ public struct CompactStreamEncoder: Sendable {
     /// Applies a group returned by ``group(_:room:messages:slots:)`` (its messages were framed).
     public mutating func commit(_ group: Group) { self = group.next }
 
+    /// Frames `segments` (in order, absolute device starts) as the sequenced lane would with
+    /// credits to spare: the payloads, each at most `maxPayload` bytes and 12 messages with fields
+    /// (PROTOCOL.md §3). What the bench counts; the encoder keeps the state for what follows.
+    public mutating func pack(_ segments: [SegmentCommand], maxPayload: Int = ProtocolConstants.maxPayload) -> [[UInt8]] {
+        var payloads: [[UInt8]] = []
+        var payload: [UInt8] = []
+        var fields = 0
+        var index = 0
+        while index < segments.count {
+            let run = segments[index...]
+            if let group = group(run, room: maxPayload - payload.count, messages: ProtocolConstants.maxFieldMessages - fields, slots: .max) {
+                for m in group.messages { m.encode(into: &payload) }
+                fields += group.messages.count
+                commit(group)
+                index += group.consumed
+            } else {
+                precondition(!payload.isEmpty, "a group always fits an empty frame")
+                payloads.append(payload)
+                payload.removeAll()
+                fields = 0
+            }
+        }
+        if !payload.isEmpty { payloads.append(payload) }
+        return payloads
+    }
+
     // MARK: Shapes
 
     /// PLAY_SHAPE (after SHAPE when new) for the piece `run` begins with, when it is a known shape
@@ -168,7 +195,7 @@ public struct CompactStreamEncoder: Sendable {
         }
         next.useClock += 1
         next.lastUse[id] = next.useClock
-        let out: [HostMessage] = [.stream(.play(after: after, shape: id, event: delta))]
+        let out: [HostMessage] = [delta == 1 ? .stream(.next(after: after, shape: id)) : .stream(.play(after: after, shape: id, event: delta))]
         guard messages >= 1 else { return ShapeOutcome(group: nil) }
         // the device's cursor after the play: its last ramp
         var t = s0.start
@@ -208,17 +235,23 @@ public struct CompactStreamEncoder: Sendable {
         let gap = s0.start &- c.end
         guard Int32(bitPattern: gap) >= 0, s0.from == (gap == 0 ? c.to : 0) else { return nil }
         let head = 1 + UVarint.encodedLength(gap) + UVarint.encodedLength(delta) + 1
-        var pairs: [(duration: UInt32, to: UInt8)] = []
+        var pairs: [(duration: UInt32, to: UInt8, marked: Bool)] = []
         var bytes = 0
         var previous: SegmentCommand?
         var next = self
         for s in run {
+            var marked = false
             if let p = previous {
-                guard s.event == 0, s.start == p.start &+ p.duration, s.from == p.to else { break }
+                guard s.start == p.start &+ p.duration, s.from == p.to else { break }
+                // a later ramp marks an event only as the next one (the last marked + 1)
+                if s.event != 0 {
+                    guard next.eventKnown, s.event == next.cursor!.event &+ 1 else { break }
+                    marked = true
+                }
             }
-            let more = UVarint.encodedLength(s.duration) + 1
+            let more = StreamShape.followLength(duration: s.duration)
             guard head + bytes + more <= room, bytes + more <= 255, pairs.count < slots else { break }
-            pairs.append((s.duration, s.to))
+            pairs.append((s.duration, s.to, marked))
             bytes += more
             next.move(start: s.start, end: s.start &+ s.duration, to: s.to, event: s.event)
             previous = s

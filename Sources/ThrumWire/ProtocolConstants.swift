@@ -90,6 +90,8 @@ public enum ProtocolConstants {
     public static let msgPlayShape: UInt32 = 0x18
     /// Host → device: FOLLOW (version 2).
     public static let msgFollow: UInt32 = 0x19
+    /// Host → device: NEXT_SHAPE (version 2): PLAY_SHAPE marking the next event.
+    public static let msgNextShape: UInt32 = 0x1A
     /// Shape ids a version-2 device holds: 0 up to this, exclusive (`THRUM_STREAM_SHAPES`).
     public static let streamShapes: UInt32 = 64
     /// The most bytes a SHAPE's ramp list takes (`THRUM_STREAM_SHAPE_BYTES`).

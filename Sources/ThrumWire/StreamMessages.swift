@@ -9,8 +9,11 @@ public enum StreamCommand: Sendable, Hashable {
     case play(after: UInt32, shape: UInt8, event: UInt32)
     /// FOLLOW: queue the ramps `data` (``StreamShape/encodeFollow(_:)``), the first `gap` µs after
     /// the cursor's end (from its level when `gap` is 0, else from 0), each next one where the
-    /// previous one ends; the first marks event cursor + `event` (none when 0).
+    /// previous one ends; the first marks event cursor + `event` (none when 0), and a ramp whose
+    /// flag is set marks the event after the last one marked.
     case follow(gap: UInt32, event: UInt32, data: [UInt8])
+    /// NEXT_SHAPE: PLAY_SHAPE whose first ramp marks the next event (cursor + 1), one byte shorter.
+    case next(after: UInt32, shape: UInt8)
 
     /// The message id.
     public var id: UInt32 {
@@ -18,6 +21,7 @@ public enum StreamCommand: Sendable, Hashable {
         case .shape: return ProtocolConstants.msgShape
         case .play: return ProtocolConstants.msgPlayShape
         case .follow: return ProtocolConstants.msgFollow
+        case .next: return ProtocolConstants.msgNextShape
         }
     }
 
@@ -34,6 +38,9 @@ public enum StreamCommand: Sendable, Hashable {
             writer.uv(gap)
             writer.uv(event)
             writer.byteString(data)
+        case .next(let after, let shape):
+            writer.uv(after)
+            writer.u8(shape)
         }
     }
 
@@ -43,6 +50,7 @@ public enum StreamCommand: Sendable, Hashable {
         case .play(let after, _, let event): return 1 + UVarint.encodedLength(after) + 1 + UVarint.encodedLength(event)
         case .follow(let gap, let event, let data):
             return 1 + UVarint.encodedLength(gap) + UVarint.encodedLength(event) + 1 + data.count
+        case .next(let after, _): return 1 + UVarint.encodedLength(after) + 1
         }
     }
 
@@ -63,8 +71,12 @@ public enum StreamCommand: Sendable, Hashable {
             let gap = try reader.uv()
             let event = try reader.uv()
             let data = try reader.byteString()
-            _ = try StreamShape.decodeFollow(data)
+            let pairs = try StreamShape.decodeFollow(data)
+            guard event == 0 || !pairs[0].marked else { throw .fieldOutOfRange(field: "data", value: 1) }
             return .follow(gap: gap, event: event, data: data)
+        case ProtocolConstants.msgNextShape:
+            let after = try reader.uv()
+            return .next(after: after, shape: try readShapeID(from: &reader))
         default: return nil
         }
     }
@@ -80,6 +92,7 @@ public enum StreamCommand: Sendable, Hashable {
         case .shape(let id, let data): return "SHAPE shape=\(id) data=\(hexText(data))"
         case .play(let after, let shape, let event): return "PLAY_SHAPE after=\(after) shape=\(shape) event=\(event)"
         case .follow(let gap, let event, let data): return "FOLLOW gap=\(gap) event=\(event) data=\(hexText(data))"
+        case .next(let after, let shape): return "NEXT_SHAPE after=\(after) shape=\(shape)"
         }
     }
 }
@@ -157,25 +170,28 @@ public enum StreamShape {
         return ramps
     }
 
-    /// FOLLOW's data: (duration, to) pairs.
-    public static func encodeFollow(_ pairs: [(duration: UInt32, to: UInt8)]) -> [UInt8] {
+    /// FOLLOW's data: per ramp `duration << 1 | marks the next event` as a varint, then `to`.
+    public static func encodeFollow(_ pairs: [(duration: UInt32, to: UInt8, marked: Bool)]) -> [UInt8] {
         var out: [UInt8] = []
         for p in pairs {
-            UVarint.encode(p.duration, into: &out)
+            UVarint.encode(p.duration << 1 | (p.marked ? 1 : 0), into: &out)
             out.append(p.to)
         }
         return out
     }
 
+    /// Bytes ``encodeFollow(_:)`` gives for one ramp.
+    public static func followLength(duration: UInt32) -> Int { UVarint.encodedLength(duration << 1) + 1 }
+
     /// The pairs of FOLLOW's data; throws unless there is at least one and each is whole.
-    public static func decodeFollow(_ data: [UInt8]) throws(WireError) -> [(duration: UInt32, to: UInt8)] {
+    public static func decodeFollow(_ data: [UInt8]) throws(WireError) -> [(duration: UInt32, to: UInt8, marked: Bool)] {
         guard !data.isEmpty else { throw .truncated }
         var index = 0
-        var pairs: [(duration: UInt32, to: UInt8)] = []
+        var pairs: [(duration: UInt32, to: UInt8, marked: Bool)] = []
         while index < data.count {
-            let duration = try UVarint.decode(data, at: &index)
+            let head = try UVarint.decode(data, at: &index)
             guard index < data.count else { throw .truncated }
-            pairs.append((try checkedDuration(duration), data[index]))
+            pairs.append((try checkedDuration(head >> 1), data[index], head & 1 != 0))
             index += 1
         }
         return pairs

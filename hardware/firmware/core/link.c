@@ -195,6 +195,12 @@ static void on_play_shape(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time
                       m->field[THRUM_F_PLAY_SHAPE_EVENT]);
 }
 
+static void on_next_shape(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_stream_play(fw, (uint8_t)m->field[THRUM_F_PLAY_SHAPE_ID], m->field[THRUM_F_PLAY_SHAPE_AFTER], 1u);
+}
+
 static void on_follow(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
 {
     (void)rx_time;
@@ -233,6 +239,7 @@ static const command_handler_t handlers[] THRUM_FLASH = {
     on_shape,            /* 0x17 SHAPE */
     on_play_shape,       /* 0x18 PLAY_SHAPE */
     on_follow,           /* 0x19 FOLLOW */
+    on_next_shape,       /* 0x1A NEXT_SHAPE */
 #endif
 };
 

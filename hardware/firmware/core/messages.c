@@ -52,7 +52,7 @@
 #define GO_START 1u
 #define GO_EVENT_BASE 2u
 
-/* Layouts by id: host messages 0x00..0x19, device messages 0x40..0x4A (0x11.. and 0x48.. only
+/* Layouts by id: host messages 0x00..0x1A, device messages 0x40..0x4A (0x11.. and 0x48.. only
  * with THRUM_FW_LIBRARY, 0x17.. only with THRUM_FW_STREAM). LAYOUT_KNOWN marks an
  * assigned id (0x06, 0x07 and 0x44 stay unassigned: the golden vectors use them as unknown). */
 #define LAYOUT_KNOWN 0x40000000u
@@ -87,6 +87,7 @@ static const uint32_t h2d_layouts[] THRUM_FLASH = {
     LAYOUT_KNOWN | LAYOUT_BLOB | RULE_SHAPE | 1u | F(0, U8),                /* SHAPE */
     LAYOUT_KNOWN | RULE_SHAPE_ID | 3u | F(0, UV) | F(1, U8) | F(2, UV),     /* PLAY_SHAPE */
     LAYOUT_KNOWN | LAYOUT_BLOB | RULE_FOLLOW | 2u | F(0, UV) | F(1, UV),     /* FOLLOW */
+    LAYOUT_KNOWN | RULE_SHAPE_ID | 2u | F(0, UV) | F(1, U8),                 /* NEXT_SHAPE */
 #endif
 };
 static const uint32_t d2h_layouts[] THRUM_FLASH = {
@@ -167,11 +168,11 @@ static int rule_ok(uint32_t l, const thrum_msg_t *msg)
 #if THRUM_FW_STREAM
     case RULE_SHAPE >> LAYOUT_RULE_SHIFT:
         return msg->field[0] < THRUM_STREAM_SHAPES && msg->blob != NULL &&
-               thrum_stream_data_valid(msg->blob, msg->blob_len, 1);
+               thrum_stream_data_valid(msg->blob, msg->blob_len, 1, 0u);
     case RULE_SHAPE_ID >> LAYOUT_RULE_SHIFT:
         return msg->field[1] < THRUM_STREAM_SHAPES;
     case RULE_FOLLOW >> LAYOUT_RULE_SHIFT:
-        return msg->blob != NULL && thrum_stream_data_valid(msg->blob, msg->blob_len, 0);
+        return msg->blob != NULL && thrum_stream_data_valid(msg->blob, msg->blob_len, 0, msg->field[1]);
 #endif
     default:
         return 1;

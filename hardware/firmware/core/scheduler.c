@@ -99,7 +99,7 @@ static int check_entry(const thrum_scheduler_t *s, check_state_t *c, uint32_t st
     return 0;
 }
 
-/* The ramps of PLAY_SHAPE or FOLLOW `m`, checked as entries; 1 when one is out of order or the
+/* The ramps of PLAY_SHAPE, NEXT_SHAPE (the same fields but the event) or FOLLOW `m`, checked as entries; 1 when one is out of order or the
  * shape is not defined. */
 static int check_ramps(const thrum_fw_t *fw, check_state_t *c, const thrum_msg_t *m, int *result)
 {
@@ -188,7 +188,7 @@ int thrum_scheduler_check(const thrum_fw_t *fw, const uint8_t *payload, uint8_t 
                 c.def_len[c.n_def] = m.blob_len;
                 c.def_data[c.n_def++] = m.blob;
             }
-        } else if (m.id == THRUM_MSG_PLAY_SHAPE || m.id == THRUM_MSG_FOLLOW) {
+        } else if (m.id == THRUM_MSG_PLAY_SHAPE || m.id == THRUM_MSG_NEXT_SHAPE || m.id == THRUM_MSG_FOLLOW) {
             if (check_ramps(fw, &c, &m, &result)) {
                 return 1;
             }

@@ -51,6 +51,7 @@ void thrum_ramps_play(thrum_ramps_t *r, const thrum_stream_cursor_t *c, const ui
     r->prev_to = 0;
     r->t = c->start + after;
     r->event = event != 0u ? c->event + event : 0u;
+    r->last_event = c->event;
     r->bad = len == 0u;
 }
 
@@ -64,6 +65,7 @@ void thrum_ramps_follow(thrum_ramps_t *r, const thrum_stream_cursor_t *c, const 
     r->prev_to = gap == 0u ? c->to : 0u;
     r->t = c->end + gap;
     r->event = event != 0u ? c->event + event : 0u;
+    r->last_event = c->event;
     r->bad = 0;
 }
 
@@ -77,9 +79,14 @@ int thrum_ramps_next(thrum_ramps_t *r, thrum_segment_t *seg)
     }
     seg->from = r->prev_to;
     if (r->follow) {
-        if (!take_uv(r, &seg->duration) || !take_u8(r, &seg->to)) {
-            r->bad = 1;
+        /* head = duration << 1 | marks the next event (the last one marked + 1) */
+        if (!take_uv(r, &head) || !take_u8(r, &seg->to) || ((head & 1u) != 0u && r->event != 0u)) {
+            r->bad = 1; /* a flag on a first ramp that `event` marks already: malformed */
             return 0;
+        }
+        seg->duration = head >> 1;
+        if ((head & 1u) != 0u) {
+            r->event = r->last_event + 1u;
         }
     } else {
         r->left--;
@@ -98,13 +105,16 @@ int thrum_ramps_next(thrum_ramps_t *r, thrum_segment_t *seg)
     seg->start = r->t + gap;
     seg->event = r->event;
     seg->effect = 0;
+    if (r->event != 0u) {
+        r->last_event = r->event;
+    }
     r->event = 0;
     r->t = seg->start + seg->duration;
     r->prev_to = seg->to;
     return 1;
 }
 
-int thrum_stream_data_valid(const uint8_t *data, uint8_t len, int is_shape)
+int thrum_stream_data_valid(const uint8_t *data, uint8_t len, int is_shape, uint32_t event)
 {
     thrum_stream_cursor_t c = {0u, 0u, 0u, 0u};
     thrum_ramps_t r;
@@ -120,7 +130,7 @@ int thrum_stream_data_valid(const uint8_t *data, uint8_t len, int is_shape)
         if (len == 0u) {
             return 0;
         }
-        thrum_ramps_follow(&r, &c, data, len, 0u, 0u);
+        thrum_ramps_follow(&r, &c, data, len, 0u, event);
     }
     while (thrum_ramps_next(&r, &seg)) {
         n++;

@@ -139,6 +139,7 @@ typedef struct thrum_ramps {
     uint8_t bad;             /**< the data ended inside a ramp or held a duration out of range */
     uint32_t t;              /**< where the next ramp's gap counts from */
     uint32_t event;          /**< event of the next ramp (the first one's only) */
+    uint32_t last_event;     /**< the cursor's event as the ramps read so far leave it */
 } thrum_ramps_t;
 void thrum_stream_init(thrum_fw_t *fw);
 /** Start reading shape `shape` (`len` bytes, count first) played `after` µs after cursor `c`'s
@@ -150,8 +151,9 @@ void thrum_ramps_follow(thrum_ramps_t *r, const thrum_stream_cursor_t *c, const 
                         uint32_t gap, uint32_t event);
 /** The next ramp as a queue entry; 0 at the end (or when the data is bad: r->bad). */
 int thrum_ramps_next(thrum_ramps_t *r, thrum_segment_t *seg);
-/** 1 when SHAPE data (`is_shape`) or FOLLOW data parses whole with every duration in range. */
-int thrum_stream_data_valid(const uint8_t *data, uint8_t len, int is_shape);
+/** 1 when SHAPE data (`is_shape`) or the data of a FOLLOW whose `event` field is `event` parses
+ *  whole with every duration in range. */
+int thrum_stream_data_valid(const uint8_t *data, uint8_t len, int is_shape, uint32_t event);
 /** The sequenced lane queued `seg`: move the cursor to it. */
 void thrum_stream_moved(thrum_stream_cursor_t *c, const thrum_segment_t *seg);
 /** CUT at `at`: the cursor starts and ends there, at amplitude 0. */

@@ -89,8 +89,8 @@ static uint8_t msg_play(uint8_t *out, uint32_t after, uint8_t shape, uint32_t ev
     return msg_any(out, THRUM_MSG_PLAY_SHAPE, 3, fields);
 }
 
-/* FOLLOW from pairs {duration, to}. */
-static uint8_t msg_follow(uint8_t *out, uint32_t gap, uint32_t event, const uint32_t (*pairs)[2], uint8_t count)
+/* FOLLOW from pairs {duration, to}; bit i of `marks` flags pair i as marking the next event. */
+static uint8_t msg_follow(uint8_t *out, uint32_t gap, uint32_t event, const uint32_t (*pairs)[2], uint8_t count, uint32_t marks)
 {
     uint8_t data[THRUM_MAX_PAYLOAD];
     uint8_t n = 0;
@@ -98,7 +98,7 @@ static uint8_t msg_follow(uint8_t *out, uint32_t gap, uint32_t event, const uint
     uint8_t i;
 
     for (i = 0; i < count; i++) {
-        n = (uint8_t)(n + put_uv(data + n, pairs[i][0]));
+        n = (uint8_t)(n + put_uv(data + n, pairs[i][0] << 1 | ((marks >> i) & 1u)));
         data[n++] = (uint8_t)pairs[i][1];
     }
     out[0] = THRUM_MSG_FOLLOW;
@@ -169,7 +169,8 @@ static void play_segments(outcome_t *o)
         uint32_t t = 170000u + 10930u + 10000u;
         uint8_t from = 0;
         for (i = 0; i < 3u; i++) {
-            n = (uint8_t)(n + msg_segment(p + n, t, continuous[i][0], from, (uint8_t)continuous[i][1], i == 0u ? 3u : 0u));
+            /* the second ramp marks an event of its own (FOLLOW's flag: the next event) */
+            n = (uint8_t)(n + msg_segment(p + n, t, continuous[i][0], from, (uint8_t)continuous[i][1], i < 2u ? 3u + i : 0u));
             t += continuous[i][0];
             from = (uint8_t)continuous[i][1];
         }
@@ -195,13 +196,19 @@ static void play_compact(outcome_t *o)
     n = msg_shape(p, 3, transient, 3);
     n = (uint8_t)(n + msg_play(p + n, 20000, 3, 1));
     CHECK(send_frame(p, n, &o->credits[o->nframes++]));
-    /* the cursor is the last ramp's start, 25430; the event counts on from 1 */
-    CHECK(send_frame(p, msg_play(p, 170000u - 25430u, 3, 1), &o->credits[o->nframes++]));
-    /* 10 ms after the last ramp's end (180930), from 0 since there is a gap */
-    CHECK(send_frame(p, msg_follow(p, 10000, 1, continuous, 3), &o->credits[o->nframes++]));
+    /* the cursor is the last ramp's start, 25430; NEXT_SHAPE marks the event after 1 */
+    {
+        uint32_t fields[2];
+        fields[0] = 170000u - 25430u;
+        fields[1] = 3;
+        CHECK(send_frame(p, msg_any(p, THRUM_MSG_NEXT_SHAPE, 2, fields), &o->credits[o->nframes++]));
+    }
+    /* 10 ms after the last ramp's end (180930), from 0 since there is a gap; the second ramp's
+     * flag marks event 4 */
+    CHECK(send_frame(p, msg_follow(p, 10000, 1, continuous, 3, 2u), &o->credits[o->nframes++]));
     fake_run_until(&f, &fw, 195000, 10);
     n = msg_cut(p, 200000);
-    n = (uint8_t)(n + msg_follow(p + n, 0, 0, after_cut, 2)); /* from `at`, from 0 */
+    n = (uint8_t)(n + msg_follow(p + n, 0, 0, after_cut, 2, 0u)); /* from `at`, from 0 */
     CHECK(send_frame(p, n, &o->credits[o->nframes++]));
     collect(o);
 }
@@ -220,7 +227,7 @@ static void test_stream_equals_segments(void)
         CHECK_EQ(by_compact.w[i].time, by_segments.w[i].time);
         CHECK_EQ(by_compact.w[i].value, by_segments.w[i].value);
     }
-    CHECK_EQ(by_segments.nonsets, 3);
+    CHECK_EQ(by_segments.nonsets, 4);
     CHECK_EQ(by_compact.nonsets, by_segments.nonsets);
     for (i = 0; i < by_segments.nonsets && i < by_compact.nonsets; i++) {
         CHECK_EQ(by_compact.onset[i][0], i + 1u);
@@ -252,7 +259,7 @@ static void test_stream_cursor_rules(void)
     CHECK_EQ(c->to, 180);
     CHECK_EQ(c->event, 7);
     /* FOLLOW with no gap starts at the end, from its level; its event is the last one + n */
-    CHECK(send_frame(p, msg_follow(p, 0, 2, after_cut, 1), NULL));
+    CHECK(send_frame(p, msg_follow(p, 0, 2, after_cut, 1, 0u), NULL));
     CHECK_EQ(fw.sched.queue[1].start, 102000);
     CHECK_EQ(fw.sched.queue[1].from, 180);
     CHECK_EQ(fw.sched.queue[1].event, 9);
@@ -308,6 +315,11 @@ static void test_stream_refusals(void)
     const thrum_msg_t *m;
 
     boot();
+    /* a FOLLOW whose first ramp is marked twice (its `event` and its flag) does not parse */
+    CHECK(!send_frame(p, msg_follow(p, 0, 1, after_cut, 1, 1u), NULL));
+    CHECK(send_frame(p, msg_follow(p, 0, 0, after_cut, 1, 1u), NULL));
+    CHECK_EQ(fw.sched.queue[0].event, 1);
+    fake_send(&f, &fw, HOST_SEQ | THRUM_CTRL_UNSEQ, 9, (const uint8_t *)"\x03", 1);
     /* a shape never defined: the frame runs nothing and is not acknowledged as run */
     CHECK(!send_frame(p, msg_play(p, 5000, 9, 1), NULL));
     CHECK_EQ(thrum_fw_queued(&fw), 0);

@@ -51,6 +51,7 @@ static const msg_name_t names[] = {
     {"SHAPE", THRUM_DIR_H2D, THRUM_MSG_SHAPE, {"shape"}},
     {"PLAY_SHAPE", THRUM_DIR_H2D, THRUM_MSG_PLAY_SHAPE, {"after", "shape", "event"}},
     {"FOLLOW", THRUM_DIR_H2D, THRUM_MSG_FOLLOW, {"gap", "event"}},
+    {"NEXT_SHAPE", THRUM_DIR_H2D, THRUM_MSG_NEXT_SHAPE, {"after", "shape"}},
     {"LIBRARY", THRUM_DIR_D2H, THRUM_MSG_LIBRARY, {"status", "slot", "seq", "size", "crc", "capacity"}},
     {"LIBRARY_DATA", THRUM_DIR_D2H, THRUM_MSG_LIBRARY_DATA, {"offset"}},
     {"TRIGGER", THRUM_DIR_D2H, THRUM_MSG_TRIGGER, {"input", "preset", "time"}},
