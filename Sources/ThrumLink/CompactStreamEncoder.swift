@@ -49,6 +49,7 @@ public struct CompactStreamEncoder: Sendable {
     /// Forgets the device state (a new connection: the device may have reset).
     public mutating func reset() {
         cursor = nil
+        eventKnown = false
         shapeIDs.removeAll()
         shapesByID.removeAll()
         lastUse.removeAll()

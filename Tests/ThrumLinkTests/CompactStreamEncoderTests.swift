@@ -158,6 +158,30 @@ final class CompactStreamEncoderTests: XCTestCase {
         }
     }
 
+    /// After a reconnect nothing of the old connection is assumed: not the cursor, not the event,
+    /// not the shapes (the device may or may not have reset).
+    func testResetForgetsTheDeviceState() throws {
+        var encoder = CompactStreamEncoder()
+        var segments = [SegmentCommand(start: 90_000, duration: 1_000, from: 0, to: 0, event: 10)]
+        segments += transient(at: 100_000, event: 11)
+        _ = encoder.pack(segments)
+        XCTAssertEqual(encoder.shapesDefined, 1)
+        encoder.reset()
+        // a CUT gives the cursor back, not the event: the marked head goes out absolute
+        encoder.note(.cut(at: 200_000))
+        let payloads = encoder.pack(transient(at: 300_000, event: 12) + transient(at: 400_000, event: 13))
+        let messages = try payloads.flatMap { try HostMessage.parsePayload($0) }
+        guard case .segment(let first) = messages.first else { return XCTFail("\(messages)") }
+        XCTAssertEqual(first.event, 12)
+        XCTAssertEqual(encoder.shapesDefined, 2, "the shape is defined again on the new connection")
+        var device = DeviceModel()
+        device.event = 99  // whatever the device kept from before
+        device.shapes[0] = [StreamRamp(gap: 0, duration: 5, from: 1, to: 2)]
+        try device.run(HostMessage.cut(at: 200_000).encode())
+        for p in payloads { try device.run(p) }
+        XCTAssertEqual(device.queued, transient(at: 300_000, event: 12) + transient(at: 400_000, event: 13))
+    }
+
     func testManyShapesEvictTheLeastRecentlyPlayed() throws {
         var encoder = CompactStreamEncoder()
         var device = DeviceModel()
