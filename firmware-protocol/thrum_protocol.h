@@ -54,8 +54,13 @@
 #define THRUM_MSG_LIBRARY_QUERY 0x14u
 #define THRUM_MSG_LIBRARY_READ 0x15u
 #define THRUM_MSG_PLAY_PRESET 0x16u
-/* Version 2: restoring a kept calibration (§3.4). */
+/* Version 2: restoring a kept calibration (§3.5). */
 #define THRUM_MSG_RESTORE_CALIBRATION 0x1Cu
+/* Version 2: the compact stream (§3.4). */
+#define THRUM_MSG_SHAPE 0x17u
+#define THRUM_MSG_PLAY_SHAPE 0x18u
+#define THRUM_MSG_FOLLOW 0x19u
+#define THRUM_MSG_NEXT_SHAPE 0x1Au
 
 /* Device → host message ids (§3.2). */
 #define THRUM_MSG_ACK 0x40u
@@ -82,6 +87,10 @@
 #define THRUM_LIBRARY_STATUS_BAD_IMAGE 7u   /* the image's header is not a library this device reads */
 #define THRUM_TRIGGER_EVENT_BASE 0xF0000000u /* event ids of presets a trigger input started */
 #define THRUM_TRIGGER_DEBOUNCE_US 20000u    /* an input must rest inactive this long before its next edge counts */
+
+/* The compact stream (§3.4): the shape table a device of version 2 keeps. */
+#define THRUM_STREAM_SHAPES 64u      /* SHAPE ids 0..this-1 */
+#define THRUM_STREAM_SHAPE_BYTES 48u /* a SHAPE's data (its ramp list) holds at most this many bytes */
 
 /* SEGMENT limits (§3.1). */
 #define THRUM_SEGMENT_MIN_DURATION_US 1u

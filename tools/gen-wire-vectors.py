@@ -103,7 +103,12 @@ MESSAGES = {
     "LIBRARY_QUERY": (0x14, "h2d", []),
     "LIBRARY_READ": (0x15, "h2d", [("offset", "u32"), ("length", "u8")]),
     "PLAY_PRESET": (0x16, "h2d", [("id", "uv"), ("start", "u32"), ("event_base", "uv")]),
-    # version 2: restoring a kept calibration (§3.4)
+    # version 2: the compact stream (§3.4)
+    "SHAPE": (0x17, "h2d", [("shape", "u8"), ("data", "bytes")]),
+    "PLAY_SHAPE": (0x18, "h2d", [("after", "uv"), ("shape", "u8"), ("event", "uv")]),
+    "FOLLOW": (0x19, "h2d", [("gap", "uv"), ("event", "uv"), ("data", "bytes")]),
+    "NEXT_SHAPE": (0x1A, "h2d", [("after", "uv"), ("shape", "u8")]),
+    # version 2: restoring a kept calibration (§3.5)
     "RESTORE_CALIBRATION": (0x1C, "h2d", [("a_cal_comp", "u8"), ("a_cal_bemf", "u8"), ("bemf_gain", "u8")]),
     "ACK": (0x40, "d2h", [("next_seq", "u8"), ("rx_ctrl", "u8"), ("rx_seq", "u8"),
                           ("rx_time", "u32"), ("credits", "uv")]),
@@ -127,10 +132,12 @@ MESSAGES = {
     "TRIGGER": (0x4A, "d2h", [("input", "u8"), ("preset", "uv"), ("time", "u32")]),
 }
 PROGRAM_SLOTS = 4
+STREAM_SHAPES = 64
+STREAM_SHAPE_BYTES = 48
 BY_ID = {(spec[1], spec[0]): name for name, spec in MESSAGES.items()}
 
 
-def check_range(name, field, value):
+def check_range(name, field, value, fields=None):
     if name in ("SEGMENT", "PRELOAD_SEGMENT") and field == "duration" and not 1 <= value <= 1_000_000:
         raise ParseError("%s duration out of range" % name)
     if name in ("PRELOAD_BEGIN", "GO") and field == "slot" and not value < PROGRAM_SLOTS:
@@ -139,6 +146,84 @@ def check_range(name, field, value):
         raise ParseError("ROM_EFFECT effect out of range")
     if name == "LIBRARY_READ" and field == "length" and not 1 <= value <= 32:
         raise ParseError("LIBRARY_READ length out of range")
+    if name in ("SHAPE", "PLAY_SHAPE", "NEXT_SHAPE") and field == "shape" and not value < STREAM_SHAPES:
+        raise ParseError("%s shape out of range" % name)
+    if name == "SHAPE" and field == "data":
+        if not 2 <= len(value) <= STREAM_SHAPE_BYTES:
+            raise ParseError("SHAPE data length out of range")
+        shape_decode(value)
+    if name == "FOLLOW" and field == "data":
+        pairs = follow_decode(value)
+        if fields["event"] and pairs[0][2]:
+            raise ParseError("FOLLOW first ramp marked twice")
+
+
+def shape_encode(ramps):
+    """A ramp list [(gap, duration, from, to)] as §3.4 (and docs/library.md shapes) encode it."""
+    out = bytearray([len(ramps)])
+    prev_to = 0
+    for gap, duration, frm, to in ramps:
+        out += uv_encode(duration << 2 | (2 if gap else 0) | (1 if frm != prev_to else 0))
+        if gap:
+            out += uv_encode(gap)
+        if frm != prev_to:
+            out.append(frm)
+        out.append(to)
+        prev_to = to
+    return bytes(out)
+
+
+def shape_decode(data):
+    """[(gap, duration, from, to)] or ParseError: count >= 1, ramps whole, nothing left over."""
+    if not data or data[0] == 0:
+        raise ParseError("shape without ramps")
+    pos, prev_to, ramps = 1, 0, []
+    for _ in range(data[0]):
+        head, pos = uv_decode(data, pos)
+        gap, frm = 0, prev_to
+        if head & 2:
+            gap, pos = uv_decode(data, pos)
+        if head & 1:
+            if pos >= len(data):
+                raise ParseError("truncated ramp")
+            frm, pos = data[pos], pos + 1
+        if pos >= len(data):
+            raise ParseError("truncated ramp")
+        to, pos = data[pos], pos + 1
+        if not 1 <= head >> 2 <= 1_000_000:
+            raise ParseError("ramp duration out of range")
+        ramps.append((gap, head >> 2, frm, to))
+        prev_to = to
+    if pos != len(data):
+        raise ParseError("bytes after the last ramp")
+    return ramps
+
+
+def follow_encode(pairs):
+    """FOLLOW data from (duration, to) or (duration, to, marks the next event) pairs."""
+    out = bytearray()
+    for p in pairs:
+        duration, to = p[0], p[1]
+        marked = p[2] if len(p) > 2 else False
+        out += uv_encode(duration << 1 | (1 if marked else 0))
+        out.append(to)
+    return bytes(out)
+
+
+def follow_decode(data):
+    """[(duration, to, marked)] or ParseError: at least one pair, each whole."""
+    if not data:
+        raise ParseError("FOLLOW without ramps")
+    pos, pairs = 0, []
+    while pos < len(data):
+        head, pos = uv_decode(data, pos)
+        if pos >= len(data):
+            raise ParseError("truncated FOLLOW pair")
+        if not 1 <= head >> 1 <= 1_000_000:
+            raise ParseError("FOLLOW duration out of range")
+        pairs.append((head >> 1, data[pos], bool(head & 1)))
+        pos += 1
+    return pairs
 
 
 def msg_encode(name, **fields):
@@ -193,8 +278,8 @@ def parse_payload(direction, data):
                 v, pos = bytes(data[pos + 1:pos + 1 + data[pos]]), pos + 1 + data[pos]
             else:
                 v, pos = uv_decode(data, pos)
-            check_range(name, field, v)
             fields[field] = v
+            check_range(name, field, v, fields)
         out.append((name, fields))
     return out
 
@@ -647,6 +732,64 @@ def build():
     frame_vec("library-reply", "d2h", 0, 11, ack + msg_encode("LIBRARY", status=2, slot=0, seq=1, size=2598,
                                                                     crc=0xE312A8A5, capacity=16320))
 
+    # ---- version 2: the compact stream (§3.4) ----------------------------------------------
+    comment("message h2d (version 2: the compact stream)")
+    transient = shape_encode([(0, 1430, 0, 255), (0, 4000, 255, 166), (0, 5500, 166, 0)])
+    msg_vec("shape-transient", "h2d", "SHAPE", shape=3, data=transient)
+    msg_vec("shape-gap-and-from", "h2d", "SHAPE", shape=0,
+            data=shape_encode([(0, 2000, 40, 200), (1500, 3000, 90, 0)]))
+    msg_vec("shape-max", "h2d", "SHAPE", shape=63, data=shape_encode([(U32_MAX, 1_000_000, 255, 255)]))
+    levels = [0] + [10 * (i + 1) for i in range(15)]
+    full = shape_encode([(0, 1000 + i, levels[i], levels[i + 1]) for i in range(15)] + [(0, 20, 150, 0)])
+    assert len(full) == STREAM_SHAPE_BYTES, len(full)
+    msg_vec("shape-48-bytes", "h2d", "SHAPE", shape=17, data=full)
+    msg_vec("play-shape-typical", "h2d", "PLAY_SHAPE", after=150_000, shape=3, event=1)
+    msg_vec("play-shape-unmarked", "h2d", "PLAY_SHAPE", after=0, shape=0, event=0)
+    msg_vec("play-shape-max", "h2d", "PLAY_SHAPE", after=U32_MAX, shape=63, event=U32_MAX)
+    msg_vec("follow-typical", "h2d", "FOLLOW", gap=0, event=0,
+            data=follow_encode([(2000, 80), (2000, 120), (16000, 60)]))
+    msg_vec("follow-marked-after-gap", "h2d", "FOLLOW", gap=500, event=1, data=follow_encode([(8000, 200)]))
+    msg_vec("follow-max", "h2d", "FOLLOW", gap=U32_MAX, event=U32_MAX, data=follow_encode([(1_000_000, 255)]))
+    msg_vec("follow-17-ramps", "h2d", "FOLLOW", gap=0, event=0,
+            data=follow_encode([(1000 + 400 * i, 14 * i) for i in range(17)]))
+    msg_vec("follow-marks-next-events", "h2d", "FOLLOW", gap=0, event=3,
+            data=follow_encode([(4000, 90), (12000, 90, True), (2000, 140), (9000, 60, True)]))
+    msg_vec("next-shape-typical", "h2d", "NEXT_SHAPE", after=150_000, shape=3)
+    msg_vec("next-shape-max", "h2d", "NEXT_SHAPE", after=U32_MAX, shape=63)
+    comment("badpayload (version 2)")
+    bad_payload_vec("shape-id-64", "h2d", msg_encode("SHAPE", shape=0, data=transient)[:1] + b"\x40"
+                    + bytes([len(transient)]) + transient)
+    bad_payload_vec("shape-no-data", "h2d", bytes.fromhex("170300"))
+    bad_payload_vec("shape-count-0", "h2d", bytes.fromhex("1703020000"))
+    bad_payload_vec("shape-one-byte", "h2d", bytes.fromhex("17030101"))
+    bad_payload_vec("shape-49-bytes", "h2d", bytes.fromhex("170331") + bytes([12]) + bytes.fromhex("a01f04") * 16)
+    bad_payload_vec("shape-count-past-ramps", "h2d", bytes.fromhex("17030402") + transient[1:])
+    bad_payload_vec("shape-trailing-byte", "h2d", bytes.fromhex("1703") + bytes([len(transient) + 1]) + transient
+                    + b"\x00")
+    bad_payload_vec("shape-duration-0", "h2d", bytes.fromhex("1703030101ff"))
+    bad_payload_vec("shape-duration-over-max", "h2d", bytes.fromhex("17030701") + uv_encode(1_000_001 << 2)
+                    + b"\xff")
+    bad_payload_vec("shape-truncated-gap", "h2d", bytes.fromhex("17030301a21f"))
+    bad_payload_vec("play-shape-id-64", "h2d", bytes.fromhex("18004001"))
+    bad_payload_vec("play-shape-truncated", "h2d", bytes.fromhex("180003"))
+    bad_payload_vec("follow-no-data", "h2d", bytes.fromhex("19000000"))
+    bad_payload_vec("follow-pair-without-to", "h2d", bytes.fromhex("19000003a01f50a01f"))
+    bad_payload_vec("follow-duration-0", "h2d", bytes.fromhex("190000020050"))
+    bad_payload_vec("follow-duration-0-marked", "h2d", bytes.fromhex("190000020150"))
+    bad_payload_vec("follow-truncated-data", "h2d", bytes.fromhex("19000005a01f50"))
+    bad_payload_vec("follow-first-marked-twice", "h2d", bytes.fromhex("19000102a11f"))
+    bad_payload_vec("next-shape-id-64", "h2d", bytes.fromhex("1a0040"))
+    bad_payload_vec("next-shape-truncated", "h2d", bytes.fromhex("1a80"))
+    bad_payload_vec("shape-in-d2h", "d2h", ack + msg_encode("SHAPE", shape=3, data=transient))
+    comment("frame (version 2)")
+    frame_vec("shape-then-plays-seq-12", "h2d", 0, 12,
+              msg_encode("SHAPE", shape=3, data=transient)
+              + msg_encode("PLAY_SHAPE", after=20_000, shape=3, event=1)
+              + msg_encode("NEXT_SHAPE", after=150_000, shape=3)
+              + msg_encode("PLAY_SHAPE", after=400_000, shape=3, event=2))
+    frame_vec("cut-then-follow-seq-13", "h2d", 0, 13,
+              msg_encode("CUT", at=2_500_000)
+              + msg_encode("FOLLOW", gap=0, event=1, data=follow_encode([(3000, 120), (3000, 90), (9000, 0)])))
     comment("message h2d (version 2: restoring a kept calibration)")
     msg_vec("restore-calibration-typical", "h2d", "RESTORE_CALIBRATION", a_cal_comp=10, a_cal_bemf=157,
             bemf_gain=2)

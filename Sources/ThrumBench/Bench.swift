@@ -212,24 +212,24 @@ public enum Bench {
     static func wireFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
         let patterns = try BenchPatterns.all()
         let r = WireBytesBench.run(patterns: patterns)
-        let ratio = r.bytesPerSecond > 0 ? WireBytesBench.rtpBytesPerSecond / r.bytesPerSecond : nil
+        let ratio = r.compactBytesPerSecond > 0 ? WireBytesBench.rtpBytesPerSecond / r.compactBytesPerSecond : nil
         report.figures.append(BenchFigure(
-            key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: r.patterns > 0 ? r.bytesPerSecond : nil, unit: "B/s",
+            key: "wire_bytes_per_second", label: "bytes on the wire per s of pattern", value: r.patterns > 0 ? r.compactBytesPerSecond : nil, unit: "B/s",
             baseline: WireBytesBench.rtpBytesPerSecond, baselineLabel: "1 kHz RTP",
-            note: "the bench's \(r.patterns) patterns (examples and built ones, BenchPatterns), \(Int(r.seconds.rounded())) s in all, \(r.skipped) skipped (silent); SEGMENT frames host→device, framing included"))
+            note: "the bench's \(r.patterns) patterns (examples and built ones, BenchPatterns), \(Int(r.seconds.rounded())) s in all, \(r.skipped) skipped (silent); the compact stream (protocol version 2) host→device, framing and shapes included, one connection; as SEGMENTs (versions 0 and 1) \(Int(r.bytesPerSecond.rounded())) B/s"))
         report.figures.append(BenchFigure(
             key: "wire_bytes_ratio_vs_rtp", label: "wire bytes, RTP stream ÷ ours", value: ratio, unit: "×", target: "≥ 50",
             met: ratio.map { $0 >= 50 }))
         let split = WireSplitBench.run(patterns: patterns)
         report.figures.append(BenchFigure(
-            key: "wire_bytes_per_transient", label: "bytes on the wire per transient event (stream)", value: split.streamPerTransient, unit: "B",
-            baseline: split.compactPerTransient, baselineLabel: "stored-library program",
-            target: "≤ 8", met: split.streamPerTransient.map { $0 <= 8 },
-            note: "the stream still sends whole SEGMENTs (\(split.transients) transients of the transient-only patterns); the baseline is the compact representation stored libraries use (items playing shapes; the \(split.shapeBytes) B of shapes counted once for the whole set), not yet on the wire"))
+            key: "wire_bytes_per_transient", label: "bytes on the wire per transient event (compact stream)", value: split.wirePerTransient, unit: "B",
+            baseline: split.streamPerTransient, baselineLabel: "as SEGMENTs",
+            target: "≤ 8", met: split.wirePerTransient.map { $0 <= 8 },
+            note: "\(split.transients) transients of the transient-only patterns, played on one connection: frames packed full, framing and the \(split.shapesDefined) SHAPEs of the whole set included (each sent once); a stored library takes \(split.compactPerTransient.map { String(format: "%.1f", $0) } ?? "-") B of program per transient"))
         report.figures.append(BenchFigure(
-            key: "wire_bytes_per_segment", label: "bytes on the wire per drive segment, continuous (stream)", value: split.streamPerSegment, unit: "B",
-            baseline: split.compactPerSegment, baselineLabel: "stored-library program", target: "≤ 4", met: split.streamPerSegment.map { $0 <= 4 },
-            note: "\(split.segments) segments of the patterns without transients"))
+            key: "wire_bytes_per_segment", label: "bytes on the wire per drive segment, continuous (compact stream)", value: split.wirePerSegment, unit: "B",
+            baseline: split.streamPerSegment, baselineLabel: "as SEGMENTs", target: "≤ 4", met: split.wirePerSegment.map { $0 <= 4 },
+            note: "\(split.segments) segments of the patterns without transients (FOLLOW runs), framing included"))
     }
 
     static func libraryFigures(_ options: BenchOptions, into report: inout BenchReport) throws {

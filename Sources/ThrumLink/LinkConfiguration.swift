@@ -28,6 +28,10 @@ public struct LinkConfiguration: Sendable {
     public var initialRetransmissionTimeout: HostDuration = .seconds(1)
     /// The most sequenced frames sent and not yet acknowledged.
     public var maxFramesInFlight: Int = 16
+    /// With a device of protocol version 2 or later, send queued SEGMENTs in the compact stream's
+    /// form (SHAPE, PLAY_SHAPE, FOLLOW; PROTOCOL.md §3.4): the same drive in a fraction of the
+    /// bytes. False keeps SEGMENTs (the device plays both the same).
+    public var compactStream = true
     /// The link fails when one frame has been sent this many times without being acknowledged.
     public var maxTransmissionsPerFrame: Int = 10
     /// The clock model's tunables.

@@ -21,3 +21,9 @@ extension LinkSession {
     /// (which include it once the device ran it) replace the balance.
     public func reserveCredits(_ slots: Int) { lane.creditBalance -= slots }
 }
+
+extension LinkSession {
+    /// The compact stream's encoder while the device speaks it (protocol version 2 and
+    /// ``LinkConfiguration/compactStream``), with its counts; nil while SEGMENTs go out as they are.
+    public var compactStream: CompactStreamEncoder? { lane.compact }
+}

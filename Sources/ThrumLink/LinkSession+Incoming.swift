@@ -118,6 +118,7 @@ extension LinkSession {
             : min(ProtocolConstants.maxPayload, Int(identity.maxPayload))
         lane.nextSeq = ack.nextSeq
         lane.creditBalance = Int(ack.credits)
+        lane.compact = configuration.compactStream && identity.protocolVersion >= 2 ? CompactStreamEncoder() : nil
         lastTransmit = now
     }
 }

@@ -28,6 +28,7 @@ extension LinkSession {
         if !retransmissions.isEmpty { retransmitDeadline = now + timer.timeout }
 
         while let frame = lane.makeNewFrame(maxPayload: maxPayload, window: configuration.maxFramesInFlight, now: now) {
+            counters.sequencedBytesSent += frame.payload.count + ProtocolConstants.frameOverhead
             emit(frame, now, &bytes)
             if retransmitDeadline == nil { retransmitDeadline = now + timer.timeout }
         }

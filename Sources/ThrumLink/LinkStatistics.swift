@@ -40,6 +40,9 @@ public struct LinkStatistics: Sendable, Equatable {
     public var roundTripVariation: HostDuration = .zero
     /// The current retransmission timeout, backoff included.
     public var retransmissionTimeout: HostDuration = .zero
+    /// Bytes of new sequenced frames (first transmissions only: no retransmission, no any-lane
+    /// frame): what the drive and the commands cost on the wire, without pings.
+    public var sequencedBytesSent = 0
 
     /// Creates zeroed statistics.
     public init() {}

@@ -33,6 +33,9 @@ struct SequencedLane: Sendable {
     private(set) var framedSegmentStarts: [UInt32] = []
     /// How many framed SEGMENT starts are remembered (more than any device queue holds).
     static let framedSegmentMemory = 256
+    /// With a device of protocol version 2 (and ``LinkConfiguration/compactStream``): queued
+    /// SEGMENTs go out in the compact stream's form (PROTOCOL.md §3.4), encoded as they are framed.
+    var compact: CompactStreamEncoder?
 
     /// Messages not yet acknowledged (queued or in flight).
     var pendingCount: Int { queue.count + outstanding.reduce(0) { $0 + $1.messageCount } }
@@ -46,6 +49,7 @@ struct SequencedLane: Sendable {
         retransmitPending = false
         creditBalance = 0
         framedSegmentStarts.removeAll()
+        compact?.reset()
     }
 
     /// Whether the next message is a SEGMENT without credit and no ACK is on its way.
@@ -79,7 +83,29 @@ struct SequencedLane: Sendable {
         var slots = 0
         var withFields = 0
         var starts = framedSegmentStarts
-        for message in queue {
+        var encoder = compact
+        var index = queue.startIndex
+        while index < queue.endIndex {
+            let message = queue[index]
+            if encoder != nil, case .segment = message {
+                // the run of SEGMENTs from here, in the compact form (one group at a time)
+                var end = index
+                while end < queue.endIndex, end - index < 64, case .segment = queue[end] { end += 1 }
+                let run = queue[index..<end].map { if case .segment(let s) = $0 { s } else { fatalError() } }
+                guard
+                    let group = encoder!.group(
+                        run[...], room: maxPayload - payload.count,
+                        messages: ProtocolConstants.maxFieldMessages - withFields, slots: creditBalance - slots)
+                else { break }
+                for m in group.messages { m.encode(into: &payload) }
+                withFields += group.messages.count
+                slots += group.consumed
+                starts += run.prefix(group.consumed).map(\.start)
+                encoder!.commit(group)
+                index += group.consumed
+                count += group.consumed
+                continue
+            }
             if payload.count + message.encodedLength > maxPayload { break }
             if message.encodedLength > 1 {
                 // §3: at most 12 messages with fields per payload
@@ -98,10 +124,13 @@ struct SequencedLane: Sendable {
                 slots -= before - starts.count
             default: break
             }
+            encoder?.note(message)
             message.encode(into: &payload)
             count += 1
+            index += 1
         }
-        guard count > 0 else { return nil }
+        guard !payload.isEmpty else { return nil }
+        compact = encoder
         queue.removeFirst(count)
         creditBalance -= slots
         framedSegmentStarts = starts.suffix(Self.framedSegmentMemory)

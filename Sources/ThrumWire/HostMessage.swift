@@ -32,9 +32,11 @@ public enum HostMessage: Sendable, Hashable {
     case configureSampleTime(code: UInt8)
     /// The preset library's messages (protocol version 1, §3.3).
     case library(LibraryCommand)
-    /// RESTORE_CALIBRATION (protocol version 2, §3.4): write a kept calibration result into the
+    /// RESTORE_CALIBRATION (protocol version 2, §3.5): write a kept calibration result into the
     /// driver, so a device that reset is not calibrated again. Sequenced lane only.
     case restoreCalibration(CalibrationWords)
+    /// The compact stream's messages (protocol version 2, §3.4). Sequenced lane only.
+    case stream(StreamCommand)
 
     /// The message id.
     public var id: UInt32 {
@@ -55,6 +57,7 @@ public enum HostMessage: Sendable, Hashable {
         case .configureSampleTime: return ProtocolConstants.msgConfigureSampleTime
         case .library(let l): return l.id
         case .restoreCalibration: return ProtocolConstants.msgRestoreCalibration
+        case .stream(let s): return s.id
         }
     }
 
@@ -64,13 +67,14 @@ public enum HostMessage: Sendable, Hashable {
         case .identify, .ping, .stop, .wake, .standby, .go: return true
         case .library(let l): return l.isAnyLane
         case .segment, .configureDriver, .calibrate, .preloadBegin, .preloadSegment, .romEffect, .cut,
-            .configureSampleTime, .restoreCalibration:
+            .configureSampleTime, .restoreCalibration, .stream:
             return false
         }
     }
 
     /// Queue slots the message takes when the device runs it (§2.4): SEGMENT and ROM_EFFECT take
-    /// one each; GO takes as many as its program has segments, which only the sender knows.
+    /// one each; GO takes as many as its program has segments, PLAY_SHAPE and FOLLOW one per ramp,
+    /// which only the sender knows (0 here).
     public var queueSlots: Int {
         switch self {
         case .segment, .romEffect: return 1
@@ -124,6 +128,8 @@ public enum HostMessage: Sendable, Hashable {
             writer.u8(w.aCalComp)
             writer.u8(w.aCalBemf)
             writer.u8(w.bemfGain)
+        case .stream(let s):
+            s.encodeFields(&writer)
         }
         bytes = writer.bytes
     }
@@ -162,6 +168,8 @@ public enum HostMessage: Sendable, Hashable {
             return l.encodedLength
         case .restoreCalibration:
             return 4
+        case .stream(let s):
+            return s.encodedLength
         }
     }
 
@@ -227,6 +235,7 @@ public enum HostMessage: Sendable, Hashable {
                 CalibrationWords(aCalComp: try reader.u8(), aCalBemf: try reader.u8(), bemfGain: try reader.u8()))
         default:
             if let library = try LibraryCommand.read(id: id, from: &reader) { return .library(library) }
+            if let stream = try StreamCommand.read(id: id, from: &reader) { return .stream(stream) }
             throw .unknownMessage(id: id, direction: .hostToDevice)
         }
     }
@@ -273,6 +282,7 @@ extension HostMessage: CustomStringConvertible {
         case .library(let l): return l.text
         case .restoreCalibration(let w):
             return "RESTORE_CALIBRATION a_cal_comp=\(w.aCalComp) a_cal_bemf=\(w.aCalBemf) bemf_gain=\(w.bemfGain)"
+        case .stream(let s): return s.text
         }
     }
 }

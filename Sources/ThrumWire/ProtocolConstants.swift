@@ -4,7 +4,7 @@ public enum ProtocolConstants {
     /// The protocol version this codec implements (`THRUM_PROTOCOL_VERSION`).
     public static let protocolVersion: UInt32 = 2
     /// The oldest version a host still talks to: a version-0 device (the AVR build) lacks the
-    /// preset library (version 1) and the version-2 messages (RESTORE_CALIBRATION).
+    /// preset library (version 1), and the compact stream and RESTORE_CALIBRATION (version 2).
     public static let oldestProtocolVersion: UInt32 = 0
 
     // MARK: Framing (§1)
@@ -86,6 +86,18 @@ public enum ProtocolConstants {
     public static let msgPlayPreset: UInt32 = 0x16
     /// Host → device: RESTORE_CALIBRATION (version 2).
     public static let msgRestoreCalibration: UInt32 = 0x1C
+    /// Host → device: SHAPE (version 2, the compact stream).
+    public static let msgShape: UInt32 = 0x17
+    /// Host → device: PLAY_SHAPE (version 2).
+    public static let msgPlayShape: UInt32 = 0x18
+    /// Host → device: FOLLOW (version 2).
+    public static let msgFollow: UInt32 = 0x19
+    /// Host → device: NEXT_SHAPE (version 2): PLAY_SHAPE marking the next event.
+    public static let msgNextShape: UInt32 = 0x1A
+    /// Shape ids a version-2 device holds: 0 up to this, exclusive (`THRUM_STREAM_SHAPES`).
+    public static let streamShapes: UInt32 = 64
+    /// The most bytes a SHAPE's ramp list takes (`THRUM_STREAM_SHAPE_BYTES`).
+    public static let streamShapeBytes = 48
     /// Device → host: ACK.
     public static let msgAck: UInt32 = 0x40
     /// Device → host: IDENTIFY_REPLY.

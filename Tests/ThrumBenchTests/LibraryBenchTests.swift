@@ -34,4 +34,16 @@ final class WireSplitBenchTests: XCTestCase {
         XCTAssertLessThanOrEqual(try XCTUnwrap(r.compactPerTransient), 8, "a transient is a few bytes once its shape is known")
         XCTAssertLessThan(try XCTUnwrap(r.compactPerSegment), try XCTUnwrap(r.streamPerSegment))
     }
+
+    /// The compact stream on the wire (protocol version 2) meets the targets over the set.
+    func testCompactStreamMeetsTheTargets() throws {
+        let r = WireSplitBench.run(patterns: try BenchPatterns.all())
+        print(String(format: "compact stream: %.2f B per transient (%d SHAPEs), %.2f B per segment",
+                     r.wirePerTransient ?? .nan, r.shapesDefined, r.wirePerSegment ?? .nan))
+        XCTAssertLessThanOrEqual(try XCTUnwrap(r.wirePerTransient), 8)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(r.wirePerSegment), 4)
+        XCTAssertGreaterThan(r.shapesDefined, 0)
+        let all = WireBytesBench.run(patterns: try BenchPatterns.all())
+        XCTAssertLessThan(all.compactBytes, all.bytes / 2, "the compact stream takes less than half the SEGMENT bytes")
+    }
 }

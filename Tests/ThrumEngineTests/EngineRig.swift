@@ -30,8 +30,8 @@ final class EngineRig {
     var pump: SimulatedPump { rig.pump }
     var session: DeviceSession { engine.session }
 
-    init(configuration: HapticEngine.Configuration = .init()) {
-        rig = VirtualRig(profile: profile, link: link)
+    init(configuration: HapticEngine.Configuration = .init(), session: DeviceSession.Configuration = .init()) {
+        rig = VirtualRig(profile: profile, link: link, sessionConfiguration: session)
         engine = rig.makeEngine(configuration: configuration)
     }
 

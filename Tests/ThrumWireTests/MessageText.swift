@@ -65,6 +65,10 @@ enum MessageText {
         case "RESTORE_CALIBRATION":
             return .restoreCalibration(
                 CalibrationWords(aCalComp: f.u8("a_cal_comp"), aCalBemf: f.u8("a_cal_bemf"), bemfGain: f.u8("bemf_gain")))
+        case "SHAPE": return .stream(.shape(id: f.u8("shape"), data: f.data))
+        case "PLAY_SHAPE": return .stream(.play(after: f.u32("after"), shape: f.u8("shape"), event: f.u32("event")))
+        case "FOLLOW": return .stream(.follow(gap: f.u32("gap"), event: f.u32("event"), data: f.data))
+        case "NEXT_SHAPE": return .stream(.next(after: f.u32("after"), shape: f.u8("shape")))
         default: fatalError("unknown host message \(name)")
         }
     }

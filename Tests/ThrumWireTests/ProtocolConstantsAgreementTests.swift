@@ -105,6 +105,12 @@ final class ProtocolConstantsAgreementTests: XCTestCase {
             "THRUM_CALIBRATED_NONE": UInt64(P.calibratedNone),
             "THRUM_CALIBRATED_MEASURED": UInt64(P.calibratedMeasured),
             "THRUM_CALIBRATED_RESTORED": UInt64(P.calibratedRestored),
+            "THRUM_MSG_SHAPE": UInt64(P.msgShape),
+            "THRUM_MSG_PLAY_SHAPE": UInt64(P.msgPlayShape),
+            "THRUM_MSG_FOLLOW": UInt64(P.msgFollow),
+            "THRUM_MSG_NEXT_SHAPE": UInt64(P.msgNextShape),
+            "THRUM_STREAM_SHAPES": UInt64(P.streamShapes),
+            "THRUM_STREAM_SHAPE_BYTES": UInt64(P.streamShapeBytes),
         ]
     }()
 

@@ -29,6 +29,9 @@ void thrum_fw_init(thrum_fw_t *fw, const thrum_hal_t *hal, const thrum_board_t *
     thrum_link_init(fw);
     thrum_scheduler_init(fw);
     thrum_program_init(fw);
+#if THRUM_FW_STREAM
+    thrum_stream_init(fw);
+#endif
     fw->driver.hal = hal;
     fw->driver.bemf_gain = DRV2605L_BEMF_GAIN_LRA_15X; /* until a calibration finds it */
     /* EN high, then the driver needs 250 µs before it answers on I2C */

@@ -61,6 +61,9 @@ static void on_segment(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
     (void)rx_time;
     segment_of(m, &seg);
     thrum_scheduler_enqueue(fw, &seg);
+#if THRUM_FW_STREAM
+    thrum_stream_moved(&fw->stream.cursor, &seg);
+#endif
 }
 
 static void on_rom_effect(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
@@ -75,6 +78,9 @@ static void on_rom_effect(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time
     seg.to = 0;
     seg.effect = (uint8_t)m->field[THRUM_F_ROM_EFFECT];
     thrum_scheduler_enqueue(fw, &seg);
+#if THRUM_FW_STREAM
+    thrum_stream_moved(&fw->stream.cursor, &seg);
+#endif
 }
 
 static void on_configure_driver(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
@@ -124,6 +130,9 @@ static void on_cut(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
 {
     (void)rx_time;
     thrum_scheduler_cut(fw, m->field[THRUM_F_CUT_AT]);
+#if THRUM_FW_STREAM
+    thrum_stream_cut(&fw->stream.cursor, m->field[THRUM_F_CUT_AT]);
+#endif
 }
 
 static void on_sample_time(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
@@ -184,6 +193,33 @@ static void on_restore_calibration(thrum_fw_t *fw, const thrum_msg_t *m, uint32_
 }
 #endif
 
+#if THRUM_FW_STREAM
+static void on_shape(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_stream_define(fw, (uint8_t)m->field[THRUM_F_SHAPE_ID], m->blob, m->blob_len);
+}
+
+static void on_play_shape(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_stream_play(fw, (uint8_t)m->field[THRUM_F_PLAY_SHAPE_ID], m->field[THRUM_F_PLAY_SHAPE_AFTER],
+                      m->field[THRUM_F_PLAY_SHAPE_EVENT]);
+}
+
+static void on_next_shape(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_stream_play(fw, (uint8_t)m->field[THRUM_F_PLAY_SHAPE_ID], m->field[THRUM_F_PLAY_SHAPE_AFTER], 1u);
+}
+
+static void on_follow(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    thrum_stream_follow(fw, m->field[THRUM_F_FOLLOW_GAP], m->field[THRUM_F_FOLLOW_EVENT], m->blob, m->blob_len);
+}
+#endif
+
 /* By host message id; NULL: nothing beyond the ACK every frame gets (PING), or unassigned. */
 static const command_handler_t handlers[] THRUM_FLASH = {
     NULL,                /* 0x00 unassigned */
@@ -203,6 +239,7 @@ static const command_handler_t handlers[] THRUM_FLASH = {
     on_rom_effect,       /* 0x0E ROM_EFFECT */
     on_cut,              /* 0x0F CUT */
     on_sample_time,      /* 0x10 CONFIGURE_SAMPLE_TIME */
+#if THRUM_FW_LIBRARY || THRUM_FW_STREAM
 #if THRUM_FW_LIBRARY
     on_library_begin,    /* 0x11 LIBRARY_BEGIN */
     on_library_write,    /* 0x12 LIBRARY_WRITE */
@@ -210,12 +247,21 @@ static const command_handler_t handlers[] THRUM_FLASH = {
     on_library_query,    /* 0x14 LIBRARY_QUERY */
     on_library_read,     /* 0x15 LIBRARY_READ */
     on_play_preset,      /* 0x16 PLAY_PRESET */
-    NULL,                /* 0x17..0x1B: the compact stream's (version 2) */
-    NULL,
-    NULL,
-    NULL,
-    NULL,
+#else
+    NULL, NULL, NULL, NULL, NULL, NULL,
+#endif
+#if THRUM_FW_STREAM
+    on_shape,            /* 0x17 SHAPE */
+    on_play_shape,       /* 0x18 PLAY_SHAPE */
+    on_follow,           /* 0x19 FOLLOW */
+    on_next_shape,       /* 0x1A NEXT_SHAPE */
+#else
+    NULL, NULL, NULL, NULL,
+#endif
+    NULL,                /* 0x1B reserved (compact stream) */
+#if THRUM_FW_LIBRARY
     on_restore_calibration, /* 0x1C RESTORE_CALIBRATION */
+#endif
 #endif
 };
 

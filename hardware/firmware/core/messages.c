@@ -27,6 +27,9 @@
 #define RULE_SLOT (2uL << LAYOUT_RULE_SHIFT)       /* field 0 is a program slot */
 #define RULE_ROM_EFFECT (3uL << LAYOUT_RULE_SHIFT) /* field 1 is a ROM effect id, 1..123 */
 #define RULE_READ_LENGTH (4uL << LAYOUT_RULE_SHIFT) /* field 1 is a LIBRARY_READ length, 1..32 */
+#define RULE_SHAPE (5uL << LAYOUT_RULE_SHIFT)       /* field 0 is a shape id, the data a ramp list (§3.4) */
+#define RULE_SHAPE_ID (6uL << LAYOUT_RULE_SHIFT)    /* field 1 is a shape id */
+#define RULE_FOLLOW (7uL << LAYOUT_RULE_SHIFT)      /* the data is FOLLOW pairs */
 #define F(i, t) ((uint32_t)(t) << (LAYOUT_TYPE_SHIFT + 2u * (i)))
 #define U8 THRUM_FIELD_U8
 #define U32 THRUM_FIELD_U32
@@ -50,7 +53,8 @@
 #define GO_EVENT_BASE 2u
 
 /* Layouts by id: host messages 0x00..0x1C, device messages 0x40..0x4A (0x11.. and 0x48.. only
- * with THRUM_FW_LIBRARY, the build that speaks versions 1 and 2). LAYOUT_KNOWN marks an
+ * with THRUM_FW_LIBRARY, the build that speaks versions 1 and 2; 0x17..0x1A only with
+ * THRUM_FW_STREAM). LAYOUT_KNOWN marks an
  * assigned id (0x06, 0x07 and 0x44 stay unassigned: the golden vectors use them as unknown). */
 #define LAYOUT_KNOWN 0x40000000u
 #define SEGMENT_LAYOUT (LAYOUT_KNOWN | RULE_DURATION | 5u | F(0, U32) | F(1, UV) | F(2, U8) | F(3, U8) | F(4, UV))
@@ -72,6 +76,7 @@ static const uint32_t h2d_layouts[] THRUM_FLASH = {
     LAYOUT_KNOWN | RULE_ROM_EFFECT | 3u | F(0, U32) | F(1, U8) | F(2, UV),            /* ROM_EFFECT */
     LAYOUT_KNOWN | 1u | F(0, U32),                                          /* CUT */
     LAYOUT_KNOWN | 1u | F(0, U8),                                           /* CONFIGURE_SAMPLE_TIME */
+#if THRUM_FW_LIBRARY || THRUM_FW_STREAM
 #if THRUM_FW_LIBRARY
     LAYOUT_KNOWN | 2u | F(0, U32) | F(1, U32),                              /* LIBRARY_BEGIN */
     LAYOUT_KNOWN | LAYOUT_BLOB | 1u | F(0, U32),                            /* LIBRARY_WRITE */
@@ -79,13 +84,21 @@ static const uint32_t h2d_layouts[] THRUM_FLASH = {
     LAYOUT_KNOWN | LAYOUT_ANY_LANE,                                         /* LIBRARY_QUERY */
     LAYOUT_KNOWN | LAYOUT_ANY_LANE | RULE_READ_LENGTH | 2u | F(0, U32) | F(1, U8), /* LIBRARY_READ */
     LAYOUT_KNOWN | LAYOUT_ANY_LANE | 3u | F(0, UV) | F(1, U32) | F(2, UV),  /* PLAY_PRESET */
-    /* version 2 (the full build reports it): 0x17..0x1B are the compact stream's */
-    0u,
-    0u,
-    0u,
-    0u,
-    0u,
+#else
+    0u, 0u, 0u, 0u, 0u, 0u,
+#endif
+#if THRUM_FW_STREAM
+    LAYOUT_KNOWN | LAYOUT_BLOB | RULE_SHAPE | 1u | F(0, U8),                /* SHAPE */
+    LAYOUT_KNOWN | RULE_SHAPE_ID | 3u | F(0, UV) | F(1, U8) | F(2, UV),     /* PLAY_SHAPE */
+    LAYOUT_KNOWN | LAYOUT_BLOB | RULE_FOLLOW | 2u | F(0, UV) | F(1, UV),     /* FOLLOW */
+    LAYOUT_KNOWN | RULE_SHAPE_ID | 2u | F(0, UV) | F(1, U8),                 /* NEXT_SHAPE */
+#else
+    0u, 0u, 0u, 0u,
+#endif
+    0u,                                                                     /* 0x1B: reserved (compact stream) */
+#if THRUM_FW_LIBRARY
     LAYOUT_KNOWN | 3u | F(0, U8) | F(1, U8) | F(2, U8),                     /* RESTORE_CALIBRATION */
+#endif
 #endif
 };
 static const uint32_t d2h_layouts[] THRUM_FLASH = {
@@ -162,6 +175,15 @@ static int rule_ok(uint32_t l, const thrum_msg_t *msg)
 #if THRUM_FW_LIBRARY
     case RULE_READ_LENGTH >> LAYOUT_RULE_SHIFT:
         return msg->field[1] >= 1u && msg->field[1] <= THRUM_LIBRARY_READ_MAX;
+#endif
+#if THRUM_FW_STREAM
+    case RULE_SHAPE >> LAYOUT_RULE_SHIFT:
+        return msg->field[0] < THRUM_STREAM_SHAPES && msg->blob != NULL &&
+               thrum_stream_data_valid(msg->blob, msg->blob_len, 1, 0u);
+    case RULE_SHAPE_ID >> LAYOUT_RULE_SHIFT:
+        return msg->field[1] < THRUM_STREAM_SHAPES;
+    case RULE_FOLLOW >> LAYOUT_RULE_SHIFT:
+        return msg->blob != NULL && thrum_stream_data_valid(msg->blob, msg->blob_len, 0, msg->field[1]);
 #endif
     default:
         return 1;

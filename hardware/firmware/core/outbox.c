@@ -47,7 +47,8 @@ static uint8_t encode_identify_reply(const thrum_fw_t *fw, uint8_t *out)
     uint8_t n = 0;
 
     out[n++] = THRUM_MSG_IDENTIFY_REPLY;
-    out[n++] = THRUM_FW_LIBRARY ? THRUM_PROTOCOL_VERSION : 0u; /* version 1 adds the library */
+    /* version 1 adds the library, version 2 the compact stream */
+    out[n++] = THRUM_FW_STREAM && THRUM_FW_LIBRARY ? THRUM_PROTOCOL_VERSION : THRUM_FW_LIBRARY ? 1u : 0u;
     out[n++] = THRUM_FW_VERSION_MAJOR;
     out[n++] = THRUM_FW_VERSION_MINOR;
     out[n++] = THRUM_FW_VERSION_PATCH;

@@ -58,6 +58,145 @@ static int sim_tail(const thrum_scheduler_t *s, const uint32_t *added, uint8_t n
     return 0;
 }
 
+#if THRUM_FW_STREAM
+/* Entries a payload may add that the check remembers: beyond the free slots the frame is refused
+ * anyway (its last start is then kept current, for the order rule). */
+#define ADDED_MAX (THRUM_FW_QUEUE_SLOTS + 1u)
+
+/* The check's model of the queue (see thrum_scheduler_check) and of the stream (§3.4). */
+typedef struct check_state {
+    uint32_t added[ADDED_MAX];
+    uint8_t n_added;
+    uint8_t queued;
+    uint8_t free_slots;
+    thrum_stream_cursor_t cursor;
+    /* SHAPEs earlier in the payload (PLAY_SHAPE may name one): id, data in the payload */
+    uint8_t def_id[THRUM_MAX_FIELD_MESSAGES];
+    uint8_t def_len[THRUM_MAX_FIELD_MESSAGES];
+    const uint8_t *def_data[THRUM_MAX_FIELD_MESSAGES];
+    uint8_t n_def;
+} check_state_t;
+
+/* One entry starting at `start`: 1 when it is out of order (§3.1), else 0 and *result = 2 when
+ * no slot is left. */
+static int check_entry(const thrum_scheduler_t *s, check_state_t *c, uint32_t start, int *result)
+{
+    uint32_t last;
+
+    if (sim_tail(s, c->added, c->n_added, c->queued, &last) && thrum_time_before(start, last)) {
+        return 1;
+    }
+    if (c->free_slots == 0u) {
+        *result = 2;
+    } else {
+        c->free_slots--;
+    }
+    if (c->n_added < ADDED_MAX) {
+        c->added[c->n_added++] = start;
+    } else {
+        c->added[ADDED_MAX - 1u] = start;
+    }
+    return 0;
+}
+
+/* The ramps of PLAY_SHAPE, NEXT_SHAPE (the same fields but the event) or FOLLOW `m`, checked as entries; 1 when one is out of order or the
+ * shape is not defined. */
+static int check_ramps(const thrum_fw_t *fw, check_state_t *c, const thrum_msg_t *m, int *result)
+{
+    thrum_ramps_t r;
+    thrum_segment_t seg;
+
+    if (m->id == THRUM_MSG_FOLLOW) {
+        thrum_ramps_follow(&r, &c->cursor, m->blob, m->blob_len, m->field[THRUM_F_FOLLOW_GAP], 0u);
+    } else {
+        uint8_t id = (uint8_t)m->field[THRUM_F_PLAY_SHAPE_ID];
+        const uint8_t *data = fw->stream.shape[id];
+        uint8_t len = fw->stream.shape_len[id];
+        uint8_t i;
+
+        for (i = 0; i < c->n_def; i++) {
+            if (c->def_id[i] == id) {
+                data = c->def_data[i];
+                len = c->def_len[i];
+            }
+        }
+        if (len == 0u) {
+            return 1; /* no such shape: a rule of §3.4 */
+        }
+        thrum_ramps_play(&r, &c->cursor, data, len, m->field[THRUM_F_PLAY_SHAPE_AFTER], 0u);
+    }
+    while (thrum_ramps_next(&r, &seg)) {
+        if (check_entry(&fw->sched, c, seg.start, result)) {
+            return 1;
+        }
+        thrum_stream_moved(&c->cursor, &seg);
+    }
+    return 0;
+}
+
+int thrum_scheduler_check(const thrum_fw_t *fw, const uint8_t *payload, uint8_t len)
+{
+    const thrum_scheduler_t *s = &fw->sched;
+    check_state_t c;
+    uint8_t pos = 0;
+    int result = 0;
+    thrum_msg_t m;
+
+    c.n_added = 0;
+    c.queued = s->count;
+    c.free_slots = (uint8_t)(THRUM_FW_QUEUE_SLOTS - s->count);
+    c.cursor = fw->stream.cursor;
+    c.n_def = 0;
+    while (pos < len) {
+        uint32_t last;
+        int n = thrum_msg_decode(THRUM_DIR_H2D, payload + pos, (size_t)(len - pos), &m);
+
+        if (n < 0) {
+            return 1; /* validated before: cannot happen */
+        }
+        pos = (uint8_t)(pos + n);
+        if (m.id == THRUM_MSG_STOP || m.id == THRUM_MSG_STANDBY) {
+            c.free_slots = THRUM_FW_QUEUE_SLOTS;
+            c.queued = 0;
+            c.n_added = 0;
+        } else if (m.id == THRUM_MSG_CUT) {
+            while (sim_tail(s, c.added, c.n_added, c.queued, &last) && !thrum_time_before(last, m.field[THRUM_F_CUT_AT])) {
+                if (c.n_added > 0u) {
+                    c.n_added--;
+                } else {
+                    c.queued--;
+                }
+                c.free_slots++;
+            }
+            thrum_stream_cut(&c.cursor, m.field[THRUM_F_CUT_AT]);
+        } else if (m.id == THRUM_MSG_SEGMENT || m.id == THRUM_MSG_ROM_EFFECT) {
+            thrum_segment_t seg;
+
+            /* the start is field 0 of both */
+            if (check_entry(s, &c, m.field[0], &result)) {
+                return 1; /* ordering is checked first: it rejects the frame for good */
+            }
+            seg.start = m.field[0];
+            seg.duration = m.id == THRUM_MSG_SEGMENT ? m.field[THRUM_F_SEGMENT_DURATION] : 0u;
+            seg.to = m.id == THRUM_MSG_SEGMENT ? (uint8_t)m.field[THRUM_F_SEGMENT_TO] : 0u;
+            seg.effect = m.id == THRUM_MSG_SEGMENT ? 0u : 1u;
+            seg.event = 0;
+            thrum_stream_moved(&c.cursor, &seg);
+        } else if (m.id == THRUM_MSG_SHAPE) {
+            if (c.n_def < THRUM_MAX_FIELD_MESSAGES) {
+                c.def_id[c.n_def] = (uint8_t)m.field[THRUM_F_SHAPE_ID];
+                c.def_len[c.n_def] = m.blob_len;
+                c.def_data[c.n_def++] = m.blob;
+            }
+        } else if (m.id == THRUM_MSG_PLAY_SHAPE || m.id == THRUM_MSG_NEXT_SHAPE || m.id == THRUM_MSG_FOLLOW) {
+            if (check_ramps(fw, &c, &m, &result)) {
+                return 1;
+            }
+        }
+    }
+    return result;
+}
+#else
 int thrum_scheduler_check(const thrum_fw_t *fw, const uint8_t *payload, uint8_t len)
 {
     const thrum_scheduler_t *s = &fw->sched;
@@ -107,6 +246,7 @@ int thrum_scheduler_check(const thrum_fw_t *fw, const uint8_t *payload, uint8_t 
     }
     return result;
 }
+#endif
 
 int thrum_scheduler_accepts(const thrum_fw_t *fw, uint32_t start)
 {

@@ -37,6 +37,12 @@ typedef struct thrum_go {
 #define THRUM_F_RESTORE_A_CAL_COMP 0u
 #define THRUM_F_RESTORE_A_CAL_BEMF 1u
 #define THRUM_F_RESTORE_BEMF_GAIN 2u
+#define THRUM_F_SHAPE_ID 0u
+#define THRUM_F_PLAY_SHAPE_AFTER 0u
+#define THRUM_F_PLAY_SHAPE_ID 1u
+#define THRUM_F_PLAY_SHAPE_EVENT 2u
+#define THRUM_F_FOLLOW_GAP 0u
+#define THRUM_F_FOLLOW_EVENT 1u
 
 /* messages.c */
 /** Check a whole host payload (§3): every message parses, at most THRUM_MAX_FIELD_MESSAGES carry
@@ -96,7 +102,7 @@ void thrum_setup_configure(thrum_fw_t *fw, const drv2605l_config_t *config);
 void thrum_calibration_request(thrum_fw_t *fw, uint8_t cause);
 void thrum_calibration_run(thrum_fw_t *fw, uint32_t now);
 void thrum_calibration_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *deadline, uint8_t *has);
-/** RESTORE_CALIBRATION (§3.4): write kept words into the driver (ignored while a run is going). */
+/** RESTORE_CALIBRATION (§3.5): write kept words into the driver (ignored while a run is going). */
 void thrum_calibration_restore(thrum_fw_t *fw, const drv2605l_calibration_t *words);
 
 /* power.c */
@@ -125,6 +131,42 @@ void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t ev
 void thrum_library_feed(thrum_fw_t *fw);
 /** Read the trigger inputs; an edge after the rest period starts the preset mapped to it. */
 void thrum_library_triggers(thrum_fw_t *fw, uint32_t now);
+
+#if THRUM_FW_STREAM
+/* stream.c: the compact stream (§3.4) */
+/** Reads the ramps of a PLAY_SHAPE or a FOLLOW one at a time, as queue entries. */
+typedef struct thrum_ramps {
+    const uint8_t *p;
+    const uint8_t *end;
+    uint8_t left;            /**< shape ramps still to read (a FOLLOW reads to `end`) */
+    uint8_t follow;          /**< FOLLOW pairs, not shape ramps */
+    uint8_t prev_to;         /**< the `from` of the next ramp unless it carries one */
+    uint8_t bad;             /**< the data ended inside a ramp or held a duration out of range */
+    uint32_t t;              /**< where the next ramp's gap counts from */
+    uint32_t event;          /**< event of the next ramp (the first one's only) */
+    uint32_t last_event;     /**< the cursor's event as the ramps read so far leave it */
+} thrum_ramps_t;
+void thrum_stream_init(thrum_fw_t *fw);
+/** Start reading shape `shape` (`len` bytes, count first) played `after` µs after cursor `c`'s
+ *  start, its first ramp marking `c->event + event` (nothing when `event` is 0). */
+void thrum_ramps_play(thrum_ramps_t *r, const thrum_stream_cursor_t *c, const uint8_t *shape, uint8_t len,
+                      uint32_t after, uint32_t event);
+/** Start reading FOLLOW pairs `data`: the first ramp begins `gap` µs after cursor `c`'s end. */
+void thrum_ramps_follow(thrum_ramps_t *r, const thrum_stream_cursor_t *c, const uint8_t *data, uint8_t len,
+                        uint32_t gap, uint32_t event);
+/** The next ramp as a queue entry; 0 at the end (or when the data is bad: r->bad). */
+int thrum_ramps_next(thrum_ramps_t *r, thrum_segment_t *seg);
+/** 1 when SHAPE data (`is_shape`) or the data of a FOLLOW whose `event` field is `event` parses
+ *  whole with every duration in range. */
+int thrum_stream_data_valid(const uint8_t *data, uint8_t len, int is_shape, uint32_t event);
+/** The sequenced lane queued `seg`: move the cursor to it. */
+void thrum_stream_moved(thrum_stream_cursor_t *c, const thrum_segment_t *seg);
+/** CUT at `at`: the cursor starts and ends there, at amplitude 0. */
+void thrum_stream_cut(thrum_stream_cursor_t *c, uint32_t at);
+void thrum_stream_define(thrum_fw_t *fw, uint8_t shape, const uint8_t *data, uint8_t len);
+void thrum_stream_play(thrum_fw_t *fw, uint8_t shape, uint32_t after, uint32_t event);
+void thrum_stream_follow(thrum_fw_t *fw, uint32_t gap, uint32_t event, const uint8_t *data, uint8_t len);
+#endif
 
 /* Count in thrum_fw_stats (nothing when the port builds without counters, THRUM_FW_STATS 0). */
 #if THRUM_FW_STATS

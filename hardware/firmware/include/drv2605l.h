@@ -247,7 +247,7 @@ int drv2605l_calibration_start(drv2605l_t *drv);
  *  and BEMF_GAIN (kept for later set-ups), and return to RTP mode at amplitude 0. */
 int drv2605l_calibration_finish(drv2605l_t *drv, drv2605l_calibration_t *out);
 
-/** Write a kept calibration result back (PROTOCOL.md §3.4): A_CAL_COMP, A_CAL_BEMF, then
+/** Write a kept calibration result back (PROTOCOL.md §3.5): A_CAL_COMP, A_CAL_BEMF, then
  *  FEEDBACK_CONTROL whole with BEMF_GAIN = `words->bemf_gain` (clamped to 3), which later set-ups
  *  keep. `words->failed` is not used. Needs a set-up driver; on failure `failed_reg` names the
  *  register. */

@@ -17,6 +17,14 @@
 #ifndef THRUM_FW_LIBRARY
 #define THRUM_FW_LIBRARY 1
 #endif
+/* 1 (the default where the library is built): the compact stream of protocol version 2 (SHAPE,
+ * PLAY_SHAPE, FOLLOW; PROTOCOL.md §3.4). It needs the library's byte-string fields. */
+#ifndef THRUM_FW_STREAM
+#define THRUM_FW_STREAM THRUM_FW_LIBRARY
+#endif
+#if THRUM_FW_STREAM && !THRUM_FW_LIBRARY
+#error "THRUM_FW_STREAM needs THRUM_FW_LIBRARY (byte-string fields)"
+#endif
 
 #ifdef __cplusplus
 extern "C" {

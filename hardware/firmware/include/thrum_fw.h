@@ -42,8 +42,9 @@ extern "C" {
 #endif
 
 /* 1: the preset library (PROTOCOL.md §3.3, §4.9): storage in two slots, flashing, PLAY_PRESET and
- * trigger inputs; the device then speaks protocol version 1. 0: version 0 only (the AVR build, whose
- * flash is full). */
+ * trigger inputs; the device then speaks protocol version 1, and version 2 with the compact stream
+ * (THRUM_FW_STREAM, thrum_codec.h: on by default with the library). 0: version 0 only (the AVR
+ * build, whose flash is full). */
 #ifndef THRUM_FW_LIBRARY
 #define THRUM_FW_LIBRARY 1
 #endif
@@ -362,6 +363,23 @@ typedef struct thrum_library_armed {
 #define THRUM_FW_LIBRARY_ID_CACHE 64u
 #endif
 
+#if THRUM_FW_STREAM
+/** The stream cursor (§3.4): where the sequenced lane's last queued entry lies. */
+typedef struct thrum_stream_cursor {
+    uint32_t start;          /**< start of the last entry the sequenced lane queued (after CUT: its `at`) */
+    uint32_t end;            /**< its end (a ROM effect: its start; after CUT: `at`) */
+    uint32_t event;          /**< the last nonzero event a sequenced-lane entry marked (0 after reset) */
+    uint8_t to;              /**< its final amplitude (a ROM effect, CUT: 0) */
+} thrum_stream_cursor_t;
+
+/** The compact stream (§3.4): the cursor and the shape table. */
+typedef struct thrum_stream {
+    thrum_stream_cursor_t cursor;
+    uint8_t shape_len[THRUM_STREAM_SHAPES];                     /**< 0: shape i is not defined */
+    uint8_t shape[THRUM_STREAM_SHAPES][THRUM_STREAM_SHAPE_BYTES]; /**< ramp lists, as SHAPE sent them */
+} thrum_stream_t;
+#endif
+
 /** The preset library (§4.9): the active image's place in storage, a flash in progress, the
  *  player that feeds a stored preset into the queue, and the trigger inputs. */
 typedef struct thrum_library {
@@ -433,6 +451,9 @@ typedef struct thrum_fw {
     thrum_program_store_t programs;
 #if THRUM_FW_LIBRARY
     thrum_library_t library;
+#endif
+#if THRUM_FW_STREAM
+    thrum_stream_t stream;
 #endif
     drv2605l_t driver;
     drv2605l_config_t driver_config;

@@ -44,6 +44,7 @@ extern const test_case_t onset_tests[];
 extern const test_case_t failsafe_tests[];
 extern const test_case_t chip_tests[];
 extern const test_case_t library_tests[];
+extern const test_case_t stream_tests[];
 extern const test_case_t lead_tests[]; /* only with THRUM_FW_DRIVE_LEAD_US > 0 */
 extern const test_case_t txroom_tests[];
 

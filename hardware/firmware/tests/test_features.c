@@ -296,7 +296,7 @@ static uint32_t calibrated_now(void)
     return m != NULL ? m->field[2] : 0xFFu;
 }
 
-/* RESTORE_CALIBRATION (§3.4): the kept words go into A_CAL_COMP, A_CAL_BEMF and BEMF_GAIN without
+/* RESTORE_CALIBRATION (§3.5): the kept words go into A_CAL_COMP, A_CAL_BEMF and BEMF_GAIN without
  * a calibration run, later set-ups keep them, a run going on ignores it, a bus error leaves the
  * driver uncalibrated, and a reset forgets it. */
 static void test_restore_calibration(void)
