@@ -67,7 +67,7 @@ extension HapticEngine {
         // its standby exit, as a prepared start does.
         let standby = session.powerState == .standby
         let exit = standby ? configuration.standbyExitLead.nanoseconds / 1_000 : 0
-        var driveStart = now + configuration.preparedStartLead.nanoseconds / 1_000 + device.preparedLeadExtra + exit
+        var driveStart = now + configuration.preparedStartLead.nanoseconds / 1_000 + exit
         if let boundary = device.nextFrameBoundary(after: now) {
             driveStart = min(driveStart, boundary + configuration.framedStartMargin.nanoseconds / 1_000 + exit)
         }
@@ -80,7 +80,6 @@ extension HapticEngine {
         let host = HostTime(nanoseconds: driveStart * 1_000)
         let deviceStart = session.link.clock.deviceTime(at: host) - session.latencyCorrection
         willSend(driveStart)
-        device.lastStoredPresetID = id
         session.sendPlayPreset(id: UInt32(id), deviceStart: deviceStart, eventBase: eventBase)
         service()
         return host

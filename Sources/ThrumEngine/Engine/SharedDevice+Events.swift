@@ -63,9 +63,6 @@ extension SharedDevice {
                     preparedLeadExtra = min(preparedLeadExtra + 250, 5_000)
                 }
             }
-            if report.knownStatus != .dropped {
-                learnStoredPresetLead(mark: report.event, onset: clock.extend(DeviceTime32(rawValue: report.time)))
-            }
             switch report.knownStatus {
             case .onTime, .lateTrimmed:
                 record.status = report.knownStatus == .onTime ? .onTime : .lateTrimmed

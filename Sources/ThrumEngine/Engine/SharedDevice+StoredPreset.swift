@@ -24,12 +24,9 @@ extension SharedDevice {
     /// beginning at host µs `driveStart`: the intended time of each is when the stored program's
     /// first drive for it begins (the image keeps the drive, not the pattern's event times, so
     /// the requested time is the drive's and the pre-shift 0). Returns the marks in event order.
-    /// The lead is learnt only from presets the device holds decoded (the one played last, those
-    /// mapped to trigger inputs): another one's lateness is its storage read, not the link's.
     func markStoredPreset(
         _ preset: LibraryImage.Preset, shapes: [LibraryImage.Shape], base: UInt32, driveStart: Int64, owner: HapticEngine
     ) -> [UInt32] {
-        let decoded = preset.trigger != nil || lastStoredPresetID == preset.id
         let expanded = ProgramPacker.expand(preset, shapes: shapes)
         // Pattern time 0 is `lead` after the drive begins; entries are relative to pattern time 0.
         let origin = driveStart + Int64(preset.lead)
@@ -39,10 +36,6 @@ extension SharedDevice {
         }
         for r in expanded.rom where r.event != 0 && intended[r.event] == nil { intended[r.event] = origin + r.start }
         var result: [UInt32] = []
-        if decoded, let (event, time) = intended.min(by: { $0.value < $1.value }) {
-            storedPresetFirstMarks[base &+ event] =
-                session.link.clock.deviceTime(at: HostTime(nanoseconds: time * 1_000)) - session.latencyCorrection
-        }
         for (event, time) in intended.sorted(by: { $0.key < $1.key }) {
             let mark = base &+ event
             marks[mark] = OnsetRecord(
@@ -53,14 +46,5 @@ extension SharedDevice {
             result.append(mark)
         }
         return result
-    }
-
-    /// A stored preset's first onset came back: when the device started it later than asked (it
-    /// read the preset after its start, or the PLAY_PRESET arrived late), later prepared starts
-    /// and stored presets get that much more lead (at most 5 ms).
-    func learnStoredPresetLead(mark: UInt32, onset: DeviceTime) {
-        guard let asked = storedPresetFirstMarks.removeValue(forKey: mark) else { return }
-        let late = (onset - asked).microseconds
-        if late > 100 { preparedLeadExtra = min(preparedLeadExtra + late, 5_000) }
     }
 }

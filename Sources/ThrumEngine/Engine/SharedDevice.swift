@@ -80,11 +80,6 @@ public final class SharedDevice: @unchecked Sendable {
     var storedPresetOwners: [UInt32: ObjectIdentifier] = [:]
     /// Stored presets started so far: each start gets its own event base (docs/library.md).
     var storedPresetStarts: UInt32 = 0
-    /// The first event of each stored preset start, with the device time its drive was asked for:
-    /// a report later than that widens the prepared-start lead, as a late GO does.
-    var storedPresetFirstMarks: [UInt32: DeviceTime] = [:]
-    /// The stored preset played last (the device keeps it decoded, so it starts without a read).
-    var lastStoredPresetID: UInt16?
     var preparedUntil: Int64 = 0
     var lastClockSample: ClockSample?
     /// Programs preloaded on the device, by slot.
