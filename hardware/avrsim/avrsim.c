@@ -35,7 +35,10 @@
 
 #define REG_TCCR1B 0x81u
 #define PACE_CHECK_CYCLES 800u        /* 50 µs of simulated time at 16 MHz */
-#define PACE_SLEEP_THRESHOLD_NS 100000 /* sleep when more than 100 µs ahead of the wall clock */
+#define PACE_SLEEP_THRESHOLD_NS 300000 /* sleep when more than 300 µs ahead of the wall clock, */
+#define PACE_SLEEP_MARGIN_NS 200000    /* and stay this far ahead: a sleep overshoots by the kernel's
+                                        * wake-up latency (100-600 µs on a busy or virtual machine),
+                                        * which would otherwise leave the simulation that much behind */
 #define LAG_WINDOW_CYCLES 160000u      /* 10 ms */
 #define LAG_REPORT_NS 100000
 
@@ -177,7 +180,8 @@ static void pace(sim_t *s)
         s->window_end_cycle = s->avr->cycle + LAG_WINDOW_CYCLES;
     }
     if (ahead > PACE_SLEEP_THRESHOLD_NS) {
-        struct timespec ts = {(time_t)(ahead / 1000000000), (long)(ahead % 1000000000)};
+        int64_t nap = ahead - PACE_SLEEP_MARGIN_NS;
+        struct timespec ts = {(time_t)(nap / 1000000000), (long)(nap % 1000000000)};
         nanosleep(&ts, NULL);
     }
 }
