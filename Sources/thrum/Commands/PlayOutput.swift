@@ -71,9 +71,15 @@ enum PlayOutput {
         lines.append("actuator profile: \(profile.name) (\(profile.id))")
         if let calibration = settings.calibration { lines.append(calibration.text) }
         let haptic = report.events.filter(\.type.isHaptic).count
-        lines.append(
-            "sent \(haptic) haptic events as \(report.segmentCount) segments, \(report.bytesSent) bytes on the wire "
-                + "(\(report.bytesReceived) bytes back)")
+        if settings.storedPreset != nil {
+            lines.append(
+                "one PLAY_PRESET for \(counted(haptic, "haptic event")) stored on the device, \(report.bytesSent) bytes on the wire "
+                    + "(\(report.bytesReceived) bytes back, the library read included)")
+        } else {
+            lines.append(
+                "sent \(haptic) haptic events as \(report.segmentCount) segments, \(report.bytesSent) bytes on the wire "
+                    + "(\(report.bytesReceived) bytes back)")
+        }
         lines.append("")
         let truth = target.isVirtual
         lines.append(
