@@ -2,18 +2,8 @@
 #include <stdio.h>
 
 #include "drv_model.h"
+#include "tests/check.h"
 
-static int failures;
-static int checks;
-
-#define CHECK(cond)                                                                   \
-    do {                                                                              \
-        checks++;                                                                     \
-        if (!(cond)) {                                                                \
-            failures++;                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                             \
-    } while (0)
 
 static const drv_cal_result_t cal = {10u, 146u, 2u};
 

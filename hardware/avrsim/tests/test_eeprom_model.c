@@ -6,18 +6,8 @@
 #include <unistd.h>
 
 #include "eeprom_model.h"
+#include "tests/check.h"
 
-static int failures;
-static int checks;
-
-#define CHECK(cond)                                                                   \
-    do {                                                                              \
-        checks++;                                                                     \
-        if (!(cond)) {                                                                \
-            failures++;                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                             \
-    } while (0)
 
 /* One bus transaction as the firmware's driver does it: SLA+W, address, data, STOP. 0 when the
  * part NACKed its address. */
@@ -124,14 +114,18 @@ static void sequential_read_crosses_pages_and_wraps_at_the_end(void)
 
 static void contents_survive_a_restart_in_the_file(void)
 {
-    char path[] = "/tmp/thrum-eeprom-test-XXXXXX";
-    int fd = mkstemp(path);
+    /* in $TMPDIR when set, else the working directory (make runs it in the harness folder) */
+    const char *dir = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : ".";
+    char path[512];
+    int fd;
     eeprom_model_t m;
     uint8_t data[3] = {7, 8, 9};
     uint8_t buf[3];
     char error[200];
     FILE *f;
 
+    snprintf(path, sizeof(path), "%s/thrum-eeprom-test-XXXXXX", dir);
+    fd = mkstemp(path);
     CHECK(fd >= 0);
     close(fd);
     unlink(path); /* a missing file: a blank part, created */
