@@ -104,6 +104,13 @@ public struct LibraryImage: Equatable, Sendable {
             case .shape(let after, _, _), .segment(let after, _, _, _, _), .rom(let after, _, _): return after
             }
         }
+
+        /// The event the item's first drive marks (0: none).
+        public var event: UInt32 {
+            switch self {
+            case .shape(_, _, let event), .segment(_, _, _, _, let event), .rom(_, _, let event): return event
+            }
+        }
     }
 
     /// One preset of the library.

@@ -34,14 +34,7 @@ extension HapticEngine {
         var events: [PlaybackReport.Event] = []
         for (k, o) in onsets(for: player).enumerated() {
             let type = pattern.events.indices.contains(o.patternIndex) ? pattern.events[o.patternIndex].type : .hapticTransient
-            var entry = PlaybackReport.Event(
-                id: UInt32(k + 1), patternIndex: o.patternIndex, type: type, requestedTime: o.requestedTime - startTime,
-                onsetTime: o.onsetTime.map { $0 - startTime }, driveOnsetTime: o.driveOnsetTime.map { $0 - startTime },
-                status: o.status, pass: o.pass)
-            entry.onsetBound = o.onsetBound
-            entry.deviceOnset = o.deviceOnset
-            entry.preShift = o.preShift
-            events.append(entry)
+            events.append(PlaybackReport.Event(id: UInt32(k + 1), type: type, onset: o, relativeTo: startTime))
         }
         let rate = (player as? HapticAdvancedPatternPlayer)?.playbackRate ?? 1
         for (i, e) in pattern.events.enumerated() where !e.type.isHaptic {
@@ -58,5 +51,18 @@ extension HapticEngine {
             duration: duration)
         report.startHostTime = HostTime(nanoseconds: Int64((startTime * 1e9).rounded()))
         return report
+    }
+}
+
+extension PlaybackReport.Event {
+    /// The report entry of one scheduled onset, its times in seconds after engine time `start`.
+    public init(id: UInt32, type: HapticEvent.EventType, onset o: OnsetRecord, relativeTo start: Double) {
+        self.init(
+            id: id, patternIndex: o.patternIndex, type: type, requestedTime: o.requestedTime - start,
+            onsetTime: o.onsetTime.map { $0 - start }, driveOnsetTime: o.driveOnsetTime.map { $0 - start }, status: o.status,
+            pass: o.pass)
+        onsetBound = o.onsetBound
+        deviceOnset = o.deviceOnset
+        preShift = o.preShift
     }
 }

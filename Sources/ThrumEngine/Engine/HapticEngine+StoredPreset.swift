@@ -13,13 +13,7 @@ extension HapticEngine {
     /// ``storedLibrary()`` to list what it holds first; `thrum play id:N` does).
     @discardableResult
     public func playStoredPreset(id: UInt16, atTime time: Double = HapticTimeImmediate) throws -> HostTime {
-        if !isRunning {
-            guard isAutoShutdownEnabled else { throw HapticError(.engineNotRunning, "the engine is not running") }
-            try start()
-        }
-        guard let identity = session.identity, identity.protocolVersion >= 1 else {
-            throw LibraryClientError.unsupported(protocolVersion: session.identity?.protocolVersion ?? 0)
-        }
+        try startForStoredPresets()
         return try device.locked {
             let base = device.nextStoredPresetEventBase(events: 0)
             return try playStoredPresetLocked(id: id, atTime: time, eventBase: base) { _ in }
@@ -35,20 +29,10 @@ extension HapticEngine {
     public func playStoredPreset(_ preset: LibraryImage.Preset, in image: LibraryImage, atTime time: Double = HapticTimeImmediate) throws
         -> StoredPresetStart
     {
-        if !isRunning {
-            guard isAutoShutdownEnabled else { throw HapticError(.engineNotRunning, "the engine is not running") }
-            try start()
-        }
-        guard let identity = session.identity, identity.protocolVersion >= 1 else {
-            throw LibraryClientError.unsupported(protocolVersion: session.identity?.protocolVersion ?? 0)
-        }
+        try startForStoredPresets()
         return try device.locked {
             var marks: [UInt32] = []
-            let events = preset.items.reduce(UInt32(0)) { most, item in
-                switch item {
-                case .shape(_, _, let event), .segment(_, _, _, _, let event), .rom(_, _, let event): return max(most, event)
-                }
-            }
+            let events = preset.items.map(\.event).max() ?? 0
             let base = device.nextStoredPresetEventBase(events: events)
             let host = try playStoredPresetLocked(id: preset.id, atTime: time, eventBase: base) { driveStart in
                 marks = device.markStoredPreset(preset, shapes: image.shapes, base: base, driveStart: driveStart, owner: self)
@@ -59,6 +43,17 @@ extension HapticEngine {
 
     /// The onset record of one event of a stored preset started by ``playStoredPreset(_:in:atTime:)``.
     public func onset(ofStoredPresetMark mark: UInt32) -> OnsetRecord? { device.locked { device.marks[mark] } }
+
+    /// Starts the engine when it may start itself, and checks that the device speaks the library.
+    private func startForStoredPresets() throws {
+        if !isRunning {
+            guard isAutoShutdownEnabled else { throw HapticError(.engineNotRunning, "the engine is not running") }
+            try start()
+        }
+        guard let identity = session.identity, identity.protocolVersion >= 1 else {
+            throw LibraryClientError.unsupported(protocolVersion: session.identity?.protocolVersion ?? 0)
+        }
+    }
 
     /// Sends PLAY_PRESET; `willSend` gets the host µs the drive begins at, before it goes.
     private func playStoredPresetLocked(id: UInt16, atTime time: Double, eventBase: UInt32, willSend: (Int64) -> Void) throws -> HostTime {

@@ -218,7 +218,7 @@ public final class HapticEngine: @unchecked Sendable {
             let me = ObjectIdentifier(self)
             return device.markOrder.compactMap { id -> OnsetRecord? in
                 guard let record = device.marks[id] else { return nil }
-                if let owner = device.romOwners[id] ?? device.storedPresetOwners[id] { return owner == me ? record : nil }
+                if let owner = device.markOwners[id] { return owner == me ? record : nil }
                 return playerIDs.contains(record.playerID) ? record : nil
             }
         }

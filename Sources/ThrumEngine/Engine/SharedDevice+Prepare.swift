@@ -290,7 +290,7 @@ extension SharedDevice {
             status: .notReported, romEffect: effect.id)
         markOrder.append(mark)
         romMarks.insert(mark)
-        romOwners[mark] = ObjectIdentifier(owner)
+        markOwners[mark] = ObjectIdentifier(owner)
         let intended = session.link.clock.deviceTime(at: HostTime(nanoseconds: t * 1_000))
         var device = intended - session.romLatencyCorrection
         if let last = lastDeviceStart, device < last { device = last }

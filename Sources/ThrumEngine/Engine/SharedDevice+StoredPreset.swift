@@ -42,7 +42,7 @@ extension SharedDevice {
                 playerID: 0, patternIndex: Int(event) - 1, pass: 0, requestedTime: Double(time) / 1e6, preShift: 0,
                 driveOnsetTime: nil, status: .notReported)
             markOrder.append(mark)
-            storedPresetOwners[mark] = ObjectIdentifier(owner)
+            markOwners[mark] = ObjectIdentifier(owner)
             result.append(mark)
         }
         return result

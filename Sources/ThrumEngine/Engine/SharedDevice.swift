@@ -74,10 +74,9 @@ public final class SharedDevice: @unchecked Sendable {
     var markIDs: [MarkKey: UInt32] = [:]
     var marks: [UInt32: OnsetRecord] = [:]
     var markOrder: [UInt32] = []
-    /// Which client made each ROM effect mark (its `onsets` list it).
-    var romOwners: [UInt32: ObjectIdentifier] = [:]
-    /// Which client started each stored preset event's mark (its `onsets` list it).
-    var storedPresetOwners: [UInt32: ObjectIdentifier] = [:]
+    /// Which client made each mark that belongs to no player (a ROM effect, a stored preset's
+    /// events): its `onsets` list them.
+    var markOwners: [UInt32: ObjectIdentifier] = [:]
     /// Stored presets started so far: each start gets its own event base (docs/library.md).
     var storedPresetStarts: UInt32 = 0
     var preparedUntil: Int64 = 0

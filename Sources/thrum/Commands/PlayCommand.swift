@@ -103,11 +103,7 @@ enum PlayCommand: Subcommand {
         }
         let json = arguments.flag("json")
         let noPlot = arguments.flag("no-plot")
-        let expectations = PlaybackExpectations(
-            maxError: try arguments.option(
-                "expect-max-error-us", as: { Double($0).flatMap { $0.isFinite && $0 > 0 ? $0 * 1e-6 : nil } },
-                expected: "a number of µs > 0"),
-            onsets: try arguments.option("expect-onsets", as: { Int($0).flatMap { $0 >= 0 ? $0 : nil } }, expected: "a whole number ≥ 0"))
+        let expectations = try PlaybackExpectations.take(from: &arguments)
         let junitPath = try arguments.option("junit")
         let routePath = try arguments.option("route")
         let noAudio = arguments.flag("no-audio")
@@ -283,13 +279,10 @@ enum PlayCommand: Subcommand {
             let grace = engine.currentTime + 0.3
             while engine.currentTime < grace && engine.onset(ofROMEffect: mark)?.status == .notReported { engine.run(for: 0.01) }
             let record = engine.onset(ofROMEffect: mark)
-            var event = PlaybackReport.Event(
-                id: 1, patternIndex: 0, type: .hapticTransient, requestedTime: (record?.requestedTime ?? start) - start,
-                onsetTime: record?.onsetTime.map { $0 - start }, driveOnsetTime: record?.driveOnsetTime.map { $0 - start },
-                status: record?.status ?? .notReported)
-            event.onsetBound = record?.onsetBound
-            event.deviceOnset = record?.deviceOnset
-            event.preShift = record?.preShift ?? 0
+            let event = record.map { PlaybackReport.Event(id: 1, type: .hapticTransient, onset: $0, relativeTo: start) }
+                ?? PlaybackReport.Event(
+                    id: 1, patternIndex: 0, type: .hapticTransient, requestedTime: 0, onsetTime: nil, driveOnsetTime: nil,
+                    status: .notReported)
             let now = engine.counters
             var report = PlaybackReport(
                 events: [event], bytesSent: now.bytesSent - before.bytesSent, bytesReceived: now.bytesReceived - before.bytesReceived,

@@ -15,11 +15,7 @@ enum StoredPresetPlay {
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let startedAt = Date()
-        let expectations = PlaybackExpectations(
-            maxError: try arguments.option(
-                "expect-max-error-us", as: { Double($0).flatMap { $0.isFinite && $0 > 0 ? $0 * 1e-6 : nil } },
-                expected: "a number of µs > 0"),
-            onsets: try arguments.option("expect-onsets", as: { Int($0).flatMap { $0 >= 0 ? $0 : nil } }, expected: "a whole number ≥ 0"))
+        let expectations = try PlaybackExpectations.take(from: &arguments)
         let junitPath = try arguments.option("junit")
         let noPlot = arguments.flag("no-plot")
         let options = try DeviceCommandOptions.take(from: &arguments, positional: true)
@@ -80,14 +76,12 @@ enum StoredPresetPlay {
                 throw CommandFailure(message: "the device reported FAULT 10: no stored preset \(id)")
             }
             let events = started.marks.enumerated().map { index, mark -> PlaybackReport.Event in
-                let record = engine.onset(ofStoredPresetMark: mark)
-                var event = PlaybackReport.Event(
-                    id: UInt32(index + 1), patternIndex: record?.patternIndex ?? index, type: .hapticTransient,
-                    requestedTime: (record?.requestedTime ?? start) - start, onsetTime: record?.onsetTime.map { $0 - start },
-                    driveOnsetTime: record?.driveOnsetTime.map { $0 - start }, status: record?.status ?? .notReported)
-                event.onsetBound = record?.onsetBound
-                event.deviceOnset = record?.deviceOnset
-                return event
+                guard let record = engine.onset(ofStoredPresetMark: mark) else {
+                    return PlaybackReport.Event(
+                        id: UInt32(index + 1), patternIndex: index, type: .hapticTransient, requestedTime: 0, onsetTime: nil,
+                        driveOnsetTime: nil, status: .notReported)
+                }
+                return PlaybackReport.Event(id: UInt32(index + 1), type: .hapticTransient, onset: record, relativeTo: start)
             }
             let now = engine.counters
             var measured = PlaybackReport(

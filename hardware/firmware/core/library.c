@@ -764,27 +764,10 @@ static int queue_entry(thrum_fw_t *fw, const thrum_segment_t *seg)
  * followed), so that a read never makes an onset late. */
 #define FEED_GUARD_US 2000u
 
-/* Whether an onset is due soon: the playing entry's first drive is still to come, or the next
- * queued entry that has not begun starts within FEED_GUARD_US of now. */
-static int start_due_soon(const thrum_fw_t *fw)
-{
-    const thrum_scheduler_t *q = &fw->sched;
-    uint8_t waiting = q->playing ? 1u : 0u;
-
-    if (q->playing && q->onset_pending) {
-        return 1;
-    }
-    if (q->count <= waiting) {
-        return 0;
-    }
-    return (int32_t)(q->queue[(uint8_t)((q->head + waiting) % THRUM_FW_QUEUE_SLOTS)].start - thrum_clock(fw)) <
-           (int32_t)FEED_GUARD_US;
-}
-
 void thrum_library_feed(thrum_fw_t *fw)
 {
     while (fw->library.player.playing && fw->sched.count < THRUM_FW_QUEUE_SLOTS && fw->sched.count < FEED_AHEAD &&
-           !start_due_soon(fw)) {
+           !thrum_scheduler_onset_within(fw, thrum_clock(fw), FEED_GUARD_US)) {
         thrum_segment_t seg;
 
         if (!next_entry(fw, &seg) || !queue_entry(fw, &seg)) {

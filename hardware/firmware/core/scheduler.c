@@ -255,6 +255,19 @@ int thrum_scheduler_accepts(const thrum_fw_t *fw, uint32_t start)
     return last == NULL || !thrum_time_before(start, last->start);
 }
 
+#if THRUM_FW_LIBRARY
+int thrum_scheduler_onset_within(const thrum_fw_t *fw, uint32_t now, uint32_t within)
+{
+    const thrum_scheduler_t *s = &fw->sched;
+    uint8_t waiting = s->playing ? 1u : 0u;
+
+    if (s->playing && s->onset_pending) {
+        return 1;
+    }
+    return s->count > waiting && (int32_t)(s->queue[QUEUE_INDEX(s->head, waiting)].start - now) < (int32_t)within;
+}
+#endif
+
 void thrum_scheduler_enqueue(thrum_fw_t *fw, const thrum_segment_t *segment)
 {
     thrum_scheduler_t *s = &fw->sched;

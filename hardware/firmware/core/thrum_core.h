@@ -75,6 +75,9 @@ int thrum_scheduler_check(const thrum_fw_t *fw, const uint8_t *payload, uint8_t 
 void thrum_scheduler_enqueue(thrum_fw_t *fw, const thrum_segment_t *segment);
 /** 1 when an entry starting at `start` may be queued behind the queue's tail (§3.1 order). */
 int thrum_scheduler_accepts(const thrum_fw_t *fw, uint32_t start);
+/** 1 when an onset may come within `within` µs of `now`: the playing entry has not driven yet, or
+ *  the next queued entry that has not begun starts that soon (a storage read must wait). */
+int thrum_scheduler_onset_within(const thrum_fw_t *fw, uint32_t now, uint32_t within);
 void thrum_scheduler_stop(thrum_fw_t *fw);
 /** CUT (§4.8): drop the entries starting at or after `at`, end the others at `at` at the latest. */
 void thrum_scheduler_cut(thrum_fw_t *fw, uint32_t at);
