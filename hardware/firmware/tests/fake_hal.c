@@ -380,6 +380,33 @@ void fake_send(fake_t *f, thrum_fw_t *fw, uint8_t ctrl, uint8_t seq, const uint8
     thrum_fw_receive(fw, frame, n, f->now);
 }
 
+void fake_send_next(fake_t *f, thrum_fw_t *fw, uint8_t *seq, const uint8_t *payload, uint8_t len)
+{
+    fake_send(f, fw, *seq == 0u ? HOST_RESYNC : HOST_SEQ, *seq, payload, len);
+    (*seq)++;
+}
+
+int fake_send_acked(fake_t *f, thrum_fw_t *fw, uint8_t *seq, const uint8_t *payload, uint8_t len,
+                    const thrum_msg_t **ack)
+{
+    uint8_t expected = (uint8_t)(*seq + 1u);
+    size_t i;
+
+    fake_send(f, fw, *seq == 0u ? HOST_RESYNC : HOST_SEQ, *seq, payload, len);
+    fake_decode(f);
+    *ack = NULL;
+    for (i = f->nmsgs; i > 0u && *ack == NULL; i--) {
+        if (f->msgs[i - 1u].msg.id == THRUM_MSG_ACK) {
+            *ack = &f->msgs[i - 1u].msg;
+        }
+    }
+    if (*ack != NULL && (*ack)->field[0] == expected) {
+        *seq = expected;
+        return 1;
+    }
+    return 0;
+}
+
 static uint8_t encode(uint8_t *out, thrum_msg_t *m)
 {
     return thrum_msg_encode(THRUM_DIR_H2D, m, out, THRUM_MAX_PAYLOAD);

@@ -124,6 +124,16 @@ unsigned fake_writes_to(const fake_t *f, uint8_t reg, size_t from);
 /* Send one host frame to the core at the fake clock. */
 void fake_send(fake_t *f, thrum_fw_t *fw, uint8_t ctrl, uint8_t seq, const uint8_t *payload, uint8_t len);
 
+/* Send the next frame of a sequenced stream: RESYNC when `*seq` is 0 (the stream's first frame),
+ * SEQ otherwise; `*seq` advances. */
+void fake_send_next(fake_t *f, thrum_fw_t *fw, uint8_t *seq, const uint8_t *payload, uint8_t len);
+
+/* Send the next frame of a sequenced stream and read the device's answer: *ack is its last ACK
+ * (NULL when none; no message is taken, ONSETs stay to be read). Returns 1 and advances `*seq`
+ * when the device ran the frame (the ACK's next_seq moved on), 0 otherwise. */
+int fake_send_acked(fake_t *f, thrum_fw_t *fw, uint8_t *seq, const uint8_t *payload, uint8_t len,
+                    const thrum_msg_t **ack);
+
 /* Message builders (host to device); each returns the bytes appended at `out`. */
 uint8_t msg_segment(uint8_t *out, uint32_t start, uint32_t duration, uint8_t from, uint8_t to, uint32_t event);
 uint8_t msg_plain(uint8_t *out, uint32_t id);

@@ -23,8 +23,7 @@ static void boot(void)
 
 static void send(const uint8_t *p, uint8_t n)
 {
-    fake_send(&f, &fw, seq == 0 ? HOST_RESYNC : HOST_SEQ, seq, p, n);
-    seq++;
+    fake_send_next(&f, &fw, &seq, p, n);
 }
 
 /* Writes to `reg` made while GO read 1 (a calibration running), from write index `from`. */

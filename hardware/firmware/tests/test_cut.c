@@ -19,33 +19,13 @@ static void boot(void)
     mark = f.nwrites;
 }
 
-/* The last ACK the device sent (without taking any message: ONSETs stay to be read). */
-static const thrum_msg_t *last_ack(void)
-{
-    size_t i;
-
-    fake_decode(&f);
-    for (i = f.nmsgs; i > 0u; i--) {
-        if (f.msgs[i - 1u].msg.id == THRUM_MSG_ACK) {
-            return &f.msgs[i - 1u].msg;
-        }
-    }
-    return NULL;
-}
-
 /* Send a sequenced frame; returns the credits of its ACK and sets *executed when the device ran
  * it (next_seq moved on). */
 static uint32_t credits_after(const uint8_t *p, uint8_t n, int *executed)
 {
     const thrum_msg_t *ack;
-    uint8_t expected = (uint8_t)(seq + 1u);
 
-    fake_send(&f, &fw, seq == 0 ? HOST_RESYNC : HOST_SEQ, seq, p, n);
-    ack = last_ack();
-    *executed = ack != NULL && ack->field[0] == expected;
-    if (*executed) {
-        seq = expected;
-    }
+    *executed = fake_send_acked(&f, &fw, &seq, p, n, &ack);
     return ack != NULL ? ack->field[4] : 0u;
 }
 

@@ -26,8 +26,7 @@ static void boot(void)
 
 static void send(const uint8_t *p, uint8_t n)
 {
-    fake_send(&f, &fw, seq == 0 ? HOST_RESYNC : HOST_SEQ, seq, p, n);
-    seq++;
+    fake_send_next(&f, &fw, &seq, p, n);
 }
 
 static unsigned rtp_writes(fake_write_t *out, unsigned max)

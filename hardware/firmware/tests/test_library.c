@@ -148,8 +148,7 @@ static void send(const thrum_msg_t *m)
     uint8_t p[THRUM_MAX_PAYLOAD];
     uint8_t n = thrum_msg_encode(THRUM_DIR_H2D, m, p, sizeof(p));
 
-    fake_send(&rig.fake, &fw, seq == 0u ? HOST_RESYNC : HOST_SEQ, seq, p, n);
-    seq++;
+    fake_send_next(&rig.fake, &fw, &seq, p, n);
     rig.fake.now += 200u;
     thrum_fw_poll(&fw);
     collect();

@@ -230,8 +230,7 @@ static void test_flow_control_violation(void)
         for (k = 0; k < 5u && i < THRUM_FW_QUEUE_SLOTS; k++, i++) {
             n = (uint8_t)(n + msg_segment(p + n, 100000u + i * 1000u, 1000, 10, 10, 0));
         }
-        fake_send(&f, &fw, seq == 0 ? HOST_RESYNC : HOST_SEQ, seq, p, n);
-        seq++;
+        fake_send_next(&f, &fw, &seq, p, n);
     }
     CHECK_EQ(thrum_fw_free_slots(&fw), 0);
     fake_drop_output(&f);

@@ -22,8 +22,7 @@ static void boot(void)
 
 static void send(const uint8_t *p, uint8_t n)
 {
-    fake_send(&f, &fw, seq == 0 ? HOST_RESYNC : HOST_SEQ, seq, p, n);
-    seq++;
+    fake_send_next(&f, &fw, &seq, p, n);
 }
 
 static void run_by_deadlines(uint32_t t)

@@ -29,8 +29,7 @@ static void segment(uint32_t start, uint32_t duration, uint8_t from, uint8_t to,
     uint8_t p[THRUM_MAX_PAYLOAD];
     uint8_t n = msg_segment(p, start, duration, from, to, event);
 
-    fake_send(&f, &fw, seq == 0 ? HOST_RESYNC : HOST_SEQ, seq, p, n);
-    seq++;
+    fake_send_next(&f, &fw, &seq, p, n);
 }
 
 static void ping(void)
@@ -313,8 +312,7 @@ static void test_telemetry_overflow_splits_frames(void)
         for (k = 0; k < 4u; k++) {
             n = (uint8_t)(n + msg_segment(p + n, 1000u + (i + k) * 10u, 5, 0, 0, 0x0FFFFFFFu - i - k));
         }
-        fake_send(&f, &fw, seq == 0 ? HOST_RESYNC : HOST_SEQ, seq, p, n);
-        seq++;
+        fake_send_next(&f, &fw, &seq, p, n);
     }
     f.now = 100000;
     thrum_fw_poll(&fw);

@@ -23,25 +23,13 @@ static void boot(void)
  * the ACK's credits when not NULL. */
 static int send_frame(const uint8_t *p, uint8_t n, uint32_t *credits)
 {
-    size_t i;
-    uint8_t expected = (uint8_t)(seq + 1u);
-    const thrum_msg_t *ack = NULL;
+    const thrum_msg_t *ack;
+    int executed = fake_send_acked(&f, &fw, &seq, p, n, &ack);
 
-    fake_send(&f, &fw, seq == 0 ? HOST_RESYNC : HOST_SEQ, seq, p, n);
-    fake_decode(&f);
-    for (i = f.nmsgs; i > 0u && ack == NULL; i--) {
-        if (f.msgs[i - 1u].msg.id == THRUM_MSG_ACK) {
-            ack = &f.msgs[i - 1u].msg;
-        }
-    }
     if (credits != NULL) {
         *credits = ack != NULL ? ack->field[4] : 0xFFFFu;
     }
-    if (ack != NULL && ack->field[0] == expected) {
-        seq = expected;
-        return 1;
-    }
-    return 0;
+    return executed;
 }
 
 /* uv helper */

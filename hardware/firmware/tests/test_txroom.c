@@ -73,8 +73,7 @@ static void play(outcome_t *o, int tell_room, uint32_t line_byte_us, uint32_t sp
         for (j = i; j < i + 3u && j < TRANSIENTS; j++) {
             n = (uint8_t)(n + msg_segment(p + n, FIRST_START + j * spacing, spacing / 2u, 100, 100, j + 1u));
         }
-        fake_send(&f, &fw, seq == 0u ? HOST_RESYNC : HOST_SEQ, seq, p, n);
-        seq++;
+        fake_send_next(&f, &fw, &seq, p, n);
     }
     fake_drop_output(&f);
     frames_before = f.frames;
