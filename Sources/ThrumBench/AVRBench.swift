@@ -167,7 +167,8 @@ public enum AVRBench {
             let runsJSON = runs.map { r in
                 "{\"inter_onset_abs_us\":\(stats(r.interOnset.map(abs))),\"write_latency_us\":\(stats(r.writeLatency)),"
                     + "\"go_to_drive_ms\":\(stats(r.goToDrive)),"
-                    + "\"alignment_abs_us\":\(stats(r.alignment.map(abs))),\"bounded\":\(r.bounded),\"contained\":\(r.contained),"
+                    + "\"alignment_abs_us\":\(stats(r.alignment.map(abs))),\"alignment_signed_us\":\(stats(r.alignment)),"
+                    + "\"bounded\":\(r.bounded),\"contained\":\(r.contained),"
                     + "\"bound_half_width_us\":\(stats(r.boundHalfWidths)),"
                     + "\"outside_bound\":[\(r.outsideBound.map(BenchReport.quoted).joined(separator: ","))],"
                     + "\"onsets\":\(r.onsets),\"prepared_ms\":\(stats(r.prepared)),"

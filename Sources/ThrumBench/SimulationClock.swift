@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import ThrumTime
 
 /// A clock file that cannot be used: missing, too short, or not written by the harness.
@@ -27,12 +28,16 @@ public struct SimulationClockError: Error, CustomStringConvertible, Sendable, Eq
 /// `origin + simulated time × (1 + driftPPM / 10⁶)`, an offset and a drift of the host's
 /// oscillator against the AVR's (which counts simulated time exactly).
 ///
+/// Once the harness has exited (the file's stopped flag), the clock runs on from where the
+/// simulation stopped at the rate of `afterStop` (the wall clock), so that a host's timeouts on it
+/// still expire instead of waiting on a clock that will never move.
+///
 /// The file is a runtime path (the bench makes it in `$TMPDIR`); nothing here reads it before
-/// ``init(path:origin:driftPPM:)`` is called with it.
+/// ``init(path:origin:driftPPM:afterStop:)`` is called with it.
 public final class SimulationClock: HostClock, @unchecked Sendable {
-    // @unchecked: the mapping is set once in init and released in deinit; the one field that moves
-    // is the harness's cycle count, read with a single aligned 64-bit load (single-copy atomic on
-    // x86-64 and AArch64) that the harness writes with one release store.
+    // @unchecked: the mapping is set once in init and released in deinit; the harness's cycle
+    // count is read with a single aligned 64-bit load (single-copy atomic on x86-64 and AArch64)
+    // that the harness writes with one release store; `stop` is guarded by `lock`.
 
     /// Host time at simulated t = 0.
     public let origin: HostTime
@@ -44,16 +49,24 @@ public final class SimulationClock: HostClock, @unchecked Sendable {
     public let path: String
 
     private let page: UnsafeMutableRawPointer
+    private let afterStop: any HostClock
+    private let lock = NSLock()
+    /// Where the simulation's time ended, and `afterStop`'s reading when that was first seen.
+    private var stop: (host: HostTime, seen: HostTime)?
     private static let size = 32
     private static let magic = Array("THRMCLK1".utf8)
     private static let cyclesOffset = 16
     private static let stateOffset = 24
 
-    /// Maps the clock file the harness created (`avrsim --clock-file PATH`).
+    /// Maps the clock file the harness created (`avrsim --clock-file PATH`); `afterStop` is the
+    /// clock that moves time on once the harness has exited.
     /// - Throws: ``SimulationClockError`` when the file is missing, shorter than 32 bytes, or does
     ///   not start with the harness's magic and layout version 1 and a non-zero frequency.
-    public init(path: String, origin: HostTime, driftPPM: Double) throws(SimulationClockError) {
+    public init(
+        path: String, origin: HostTime, driftPPM: Double, afterStop: any HostClock = MonotonicClock()
+    ) throws(SimulationClockError) {
         self.path = path
+        self.afterStop = afterStop
         self.origin = origin
         self.driftPPM = driftPPM
         let fd = open(path, O_RDONLY)
@@ -104,7 +117,15 @@ public final class SimulationClock: HostClock, @unchecked Sendable {
     }
 
     public func now() -> HostTime {
-        HostTime(nanoseconds: origin.nanoseconds + Int64((simulatedMicros * 1e3 * scale).rounded()))
+        // The flag first: a stopped harness's count is final, so the time read after it is its end.
+        let stopped = isStopped
+        let simulated = HostTime(nanoseconds: origin.nanoseconds + Int64((simulatedMicros * 1e3 * scale).rounded()))
+        guard stopped else { return simulated }
+        lock.lock()
+        defer { lock.unlock() }
+        if stop == nil { stop = (simulated, afterStop.now()) }
+        let (end, seen) = stop!
+        return end + (afterStop.now() - seen)
     }
 
     /// Host time (µs on this clock's timeline) of simulated time `simulatedMicros`: where a

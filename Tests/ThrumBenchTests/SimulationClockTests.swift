@@ -37,12 +37,16 @@ final class SimulationClockTests: XCTestCase {
         return url
     }
 
-    /// Rewrites the cycle count in place, as the harness's store does (the mapping sees it).
-    private func setCycles(_ cycles: UInt64, in url: URL) throws {
+    /// Rewrites the file in place from `offset`, as the harness's stores do (the mapping sees it).
+    private func overwrite(_ url: URL, with data: Data, at offset: UInt64 = 0) throws {
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
-        try handle.seek(toOffset: 16)
-        try handle.write(contentsOf: withUnsafeBytes(of: cycles.littleEndian) { Data($0) })
+        try handle.seek(toOffset: offset)
+        try handle.write(contentsOf: data)
+    }
+
+    private func setCycles(_ cycles: UInt64, in url: URL) throws {
+        try overwrite(url, with: withUnsafeBytes(of: cycles.littleEndian) { Data($0) }, at: 16)
     }
 
     func testHostTimeIsTheOriginPlusSimulatedTimeRunningAtTheDrift() throws {
@@ -76,10 +80,20 @@ final class SimulationClockTests: XCTestCase {
         XCTAssertEqual(Double(clock.now().nanoseconds) / 1e3, clock.hostMicros(simulatedMicros: 2_500_000), accuracy: 0.001)
     }
 
-    func testAStoppedHarnessIsSeen() throws {
-        let clock = try SimulationClock(path: write(page(cycles: 800, state: 1)).path, origin: .zero, driftPPM: 0)
+    /// After the harness exits, time runs on from its end at the fallback clock's rate: a host's
+    /// timeout on this clock still expires.
+    func testAfterTheHarnessStopsTimeRunsOnFromWhereItEnded() throws {
+        let url = try write(page(cycles: 800))
+        let wall = ManualClock(start: HostTime(nanoseconds: 123_000_000))
+        let clock = try SimulationClock(path: url.path, origin: .zero, driftPPM: 0, afterStop: wall)
+        XCTAssertFalse(clock.isStopped)
+        wall.advance(by: .milliseconds(5))
+        XCTAssertEqual(clock.now(), HostTime(nanoseconds: 50_000), "running: the simulation's time only")
+        try overwrite(url, with: page(cycles: 1_600, state: 1))
         XCTAssertTrue(clock.isStopped)
-        XCTAssertEqual(clock.now(), HostTime(nanoseconds: 50_000))
+        XCTAssertEqual(clock.now(), HostTime(nanoseconds: 100_000))
+        wall.advance(by: .milliseconds(3))
+        XCTAssertEqual(clock.now(), HostTime(nanoseconds: 3_100_000))
     }
 
     func testAFileThatIsNotAClockFileIsAClearError() throws {
