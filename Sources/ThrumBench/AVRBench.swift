@@ -322,7 +322,9 @@ public enum AVRBench {
                                  "--clock-file", directory.appendingPathComponent("clock").path]
             let output = Pipe()
             process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            let errors = directory.appendingPathComponent("stderr.txt")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errors)
             try process.run()
             var line = Data()
             while let byte = try output.fileHandleForReading.read(upToCount: 1), let b = byte.first, b != UInt8(ascii: "\n") {
@@ -332,7 +334,10 @@ public enum AVRBench {
             guard text.hasPrefix("pty: ") else {
                 process.terminate()
                 process.waitUntilExit()
-                throw Failure(message: "the AVR harness \(options.harness) printed '\(text)' instead of 'pty: PATH'")
+                let said = ((try? String(contentsOf: errors, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                throw Failure(message: "the AVR harness \(options.harness) printed '\(text)' instead of 'pty: PATH'"
+                    + (said.isEmpty ? "" : "; it said: \(said)")
+                    + (said.contains("--clock-file") ? " (a build from before --clock-file: make -C hardware/avrsim)" : ""))
             }
             ptyPath = String(text.dropFirst(5))
         }
