@@ -19,8 +19,10 @@ import ThrumTime
 ///   its timeline exactly. simavr's lag behind the wall clock (it is still paced to it) does not
 ///   reach these figures: for the host, the simulated time is the time. Every onset is measured.
 ///
-/// Neither kind depends on the machine's load: while simavr is descheduled the host's clock stands
-/// still too, so the host's frames reach the AVR at the simulated times it sent them at.
+/// simavr's slowness on a loaded machine reaches neither kind: while it is descheduled the host's
+/// clock stands still too, so the host's frames reach the AVR (within the harness's 50 µs pump) at
+/// the simulated times they were sent. The host's own scheduling still counts, as on hardware: a
+/// host descheduled while simavr runs is late in simulated time.
 public enum AVRBench {
     /// Host time at simulated t = 0: the host's clock has its own origin (a day and a quarter of a
     /// second after its boot), not the device's.
