@@ -121,11 +121,12 @@ public final class SimulationClock: HostClock, @unchecked Sendable {
         let stopped = isStopped
         let simulated = HostTime(nanoseconds: origin.nanoseconds + Int64((simulatedMicros * 1e3 * scale).rounded()))
         guard stopped else { return simulated }
+        let wall = afterStop.now()
         lock.lock()
         defer { lock.unlock() }
-        if stop == nil { stop = (simulated, afterStop.now()) }
+        if stop == nil { stop = (simulated, wall) }
         let (end, seen) = stop!
-        return end + (afterStop.now() - seen)
+        return end + max(wall - seen, .zero)
     }
 
     /// Host time (µs on this clock's timeline) of simulated time `simulatedMicros`: where a
