@@ -6,24 +6,38 @@ import ThrumTime
 
 /// `thrum bench --device avr`: the timing figures of the link matrix taken on the AVR firmware
 /// *binary* in simavr (hardware/avrsim, a separate GPL program this starts), beside the same
-/// figures on the virtual device (usb-fs link model, virtual time).
+/// figures on the virtual device (virtual time) on the link model like the pseudo-terminal's,
+/// ``ptyLink``.
 ///
 /// Truth is the harness's trace: each DRV2605L register write stamped in simulated time (CPU
 /// cycles / 16 MHz) when its I²C data byte completed. Two kinds of figure come out of it:
 /// - **firmware** figures (inter-onset error): differences of simulated times against the device
-///   times the host commanded (its SEGMENTs, from the harness's host log). The simulation's pacing
-///   cannot move them: machine load does not show.
-/// - **host** figures (alignment, bound containment, prepared start latency): the host's
-///   CLOCK_MONOTONIC against the truth mapped onto it (t0 + simulated time + the pacing lag the
-///   harness measured at that write). simavr is paced to the wall clock and falls behind on a
-///   loaded machine; an onset is measured only when the lag stayed under
-///   ``Options/lagBudgetMicros`` for the 2 s before it (the clock sync's recent samples), and the
-///   report says how many were.
+///   times the host commanded (its SEGMENTs, from the harness's host log).
+/// - **host** figures (alignment, bound containment, prepared start latency): the host runs on the
+///   simulation's clock (``SimulationClock``, the harness's `--clock-file`), offset by
+///   ``hostOrigin`` and drifting ``hostDriftPPM`` against the AVR's crystal, so the truth maps onto
+///   its timeline exactly. simavr's lag behind the wall clock (it is still paced to it) does not
+///   reach these figures: for the host, the simulated time is the time. Every onset is measured.
+///
+/// simavr's slowness on a loaded machine reaches neither kind: while it is descheduled the host's
+/// clock stands still too, so the host's frames reach the AVR (within the harness's 50 µs pump) at
+/// the simulated times they were sent. The host's own scheduling still counts, as on hardware: a
+/// host descheduled while simavr runs is late in simulated time.
 public enum AVRBench {
-    /// Pacing lag (µs) around two onsets under which the host's frames cannot have bunched up at
-    /// the AVR enough to delay an onset write (a frame at 115 200 baud takes about 1 ms); the
-    /// AVR soak and end-to-end tests use the same budget.
-    public static let bunchingLagMicros = 2_000.0
+    /// Host time at simulated t = 0: the host's clock has its own origin (a day and a quarter of a
+    /// second after its boot), not the device's.
+    public static let hostOrigin = HostTime(nanoseconds: 86_400_250_000_000)
+    /// The host's oscillator against the AVR's crystal (simulated time): +80 ppm, within a
+    /// desktop's and a ceramic resonator's tolerances, so the clock model has a drift to learn.
+    public static let hostDriftPPM = 80.0
+
+    /// The virtual device's link beside the AVR's: the pseudo-terminal delivers each host byte to
+    /// the simulated UART at its byte time (simavr: 93.5 µs at 115 200 baud), within the harness's
+    /// 50 µs pump, and each device byte as its UART sends it; no USB frames, no bridge timer. So: a
+    /// plain 115 200 baud line (``UartLink``), no wake-up jitter.
+    public static let ptyLink = LinkProfile(name: "uart-115200", summary: "plain 115 200 baud line, no bridge, no wake-up jitter (like the AVR's pty)") { _ in
+        UartLink(baud: 115_200)
+    }
 
     /// What to run.
     public struct Options: Sendable {
@@ -37,8 +51,6 @@ public enum AVRBench {
         public var events: Int
         /// Prepared starts per run.
         public var trials: Int
-        /// Pacing lag (µs) above which the host figures of an onset are not measurable.
-        public var lagBudgetMicros: Double = 100
 
         /// The full plan (3 runs of 60 transients and 10 prepared starts), or a quick one.
         public init(harness: String, elf: String, quick: Bool) {
@@ -54,30 +66,32 @@ public enum AVRBench {
     public struct Run: Sendable {
         /// Inter-onset error between consecutive onsets, simulated time, µs.
         public var interOnset: [Double] = []
-        /// The same for the pairs around which the simulation kept within ``AVRBench/bunchingLagMicros``
-        /// of the wall clock, and how many pairs were left out: further behind, the host's frames
-        /// reach the AVR bunched and a burst of them can hold the main loop at an onset.
-        public var pacedInterOnset: [Double] = []
-        public var bunchedPairs = 0
         /// A prepared start's GO reaching the AVR → its first drive write, simulated time, ms (the
         /// lead the host left it, then one I²C write): the device's part of the start latency,
         /// whatever the machine's load.
         public var goToDrive: [Double] = []
         /// Onset write completion after its commanded device time, simulated time, µs.
         public var writeLatency: [Double] = []
-        /// Host intent → truth on CLOCK_MONOTONIC, µs, for the measurable onsets.
+        /// Host intent → truth on the host's clock, µs, every onset.
         public var alignment: [Double] = []
         /// Onsets whose reported bound was checked, and those whose bound held the truth.
         public var bounded = 0
         public var contained = 0
+        /// Half-widths of the reported bounds ("±"), µs.
         public var boundHalfWidths: [Double] = []
-        /// Onsets with a host figure not measurable (pacing lag over budget), and reported onsets.
-        public var unmeasurable = 0
+        /// Onsets the trace shows driving (each has its host figures).
         public var onsets = 0
-        /// Prepared start: call → first non-zero drive, ms (host clock; lag added back).
+        /// Truth outside its bound: "event k: truth t µs, bound [lo, hi]" (host µs), for the report.
+        public var outsideBound: [String] = []
+        /// Prepared start: call → first non-zero drive, ms, on the host's clock.
         public var prepared: [Double] = []
         public var preparedGoStarts = 0
-        /// The largest pacing lag of the run, µs, and the share of 10 ms windows with > 100 µs.
+        /// The clock model's drift estimate at the end (ppm, device against host) and the truth.
+        public var learntDriftPPM = 0.0
+        public var trueDriftPPM = 0.0
+        /// The largest pacing lag of the run (simavr behind the wall clock), µs, and the share of
+        /// 10 ms windows with > 100 µs: how far the simulation fell behind real time. The host
+        /// figures do not depend on it.
         public var maxLag = 0.0
         public var laggingShare = 0.0
     }
@@ -89,17 +103,20 @@ public enum AVRBench {
 
         func all(_ key: KeyPath<Run, [Double]>) -> [Double] { runs.flatMap { $0[keyPath: key] } }
 
+        /// Onsets whose truth lay inside their reported bound, of those with a bound, all runs.
+        public var contained: Int { runs.map(\.contained).reduce(0, +) }
+        public var bounded: Int { runs.map(\.bounded).reduce(0, +) }
+
         /// The comparison table, with the spread between runs and what each figure can be trusted for.
         public var table: String {
             let inter = Percentiles(all(\.interOnset).map(abs)), vInter = Percentiles(virtual.interOnset.map(abs))
             let align = Percentiles(all(\.alignment).map(abs)), vAlign = Percentiles(virtual.alignment.map(abs))
             let prep = Percentiles(all(\.prepared)), vPrep = Percentiles(virtual.prepared)
             let latency = Percentiles(all(\.writeLatency))
-            let paced = Percentiles(all(\.pacedInterOnset).map(abs)), go = Percentiles(all(\.goToDrive))
-            let bunched = runs.map(\.bunchedPairs).reduce(0, +)
-            let bounded = runs.map(\.bounded).reduce(0, +), contained = runs.map(\.contained).reduce(0, +)
-            let onsets = runs.map(\.onsets).reduce(0, +), unmeasurable = runs.map(\.unmeasurable).reduce(0, +)
+            let go = Percentiles(all(\.goToDrive))
+            let onsets = runs.map(\.onsets).reduce(0, +)
             func f(_ x: Double?) -> String { x.map(BenchReport.format) ?? "n/a" }
+            func mean(_ xs: [Double]) -> String { xs.isEmpty ? "n/a" : BenchReport.format(xs.reduce(0, +) / Double(xs.count)) }
             func spread(_ key: KeyPath<Run, [Double]>) -> String {
                 let p99s = runs.compactMap { Percentiles($0[keyPath: key].map(abs)).p99 }
                 guard let lo = p99s.min(), let hi = p99s.max() else { return "n/a" }
@@ -109,15 +126,14 @@ public enum AVRBench {
                 ["figure", "AVR binary (simavr)", "per-run p99", "virtual device (\(virtual.link))", "target"],
                 ["inter-onset error p50 / p99 / max, µs", "\(f(inter.p50)) / \(f(inter.p99)) / \(f(inter.max))", spread(\.interOnset),
                  "\(f(vInter.p50)) / \(f(vInter.p99)) / \(f(vInter.max))", "p99 ≤ 20 (issue 8); ≤ 10 (DESIGN)"],
-                ["the same where simavr kept pace (no bunching), p50 / p99 / max, µs",
-                 "\(f(paced.p50)) / \(f(paced.p99)) / \(f(paced.max)) over \(paced.count) intervals (\(bunched) left out)",
-                 spread(\.pacedInterOnset), "—", "p99 ≤ 20"],
                 ["onset write after its due time p50 / p99, µs", "\(f(latency.p50)) / \(f(latency.p99))", spread(\.writeLatency), "—",
                  "(one I²C write: 73 µs bus + CPU)"],
                 ["alignment error p50 / p99 / max, µs", "\(f(align.p50)) / \(f(align.p99)) / \(f(align.max))", spread(\.alignment),
                  "\(f(vAlign.p50)) / \(f(vAlign.p99)) / \(f(vAlign.max))", "p99 ≤ 250 (USB FS)"],
                 ["reported bound holds the truth", "\(contained) of \(bounded)", "—",
                  "\(virtual.contained) of \(virtual.bounded)", "100 %"],
+                ["mean bound half-width, µs", mean(all(\.boundHalfWidths)), "—", mean(virtual.boundHalfWidths),
+                 "≤ 2× the alignment p99"],
                 ["prepared start latency p50 / p99, ms", "\(f(prep.p50)) / \(f(prep.p99))", spread(\.prepared),
                  "\(f(vPrep.p50)) / \(f(vPrep.p99))", "≤ 1.5 / ≤ 3"],
                 ["its device part: GO at the AVR → drive p50 / p99, ms (simulated)",
@@ -131,13 +147,15 @@ public enum AVRBench {
             }
             let maxLag = runs.map(\.maxLag).max() ?? 0
             let lagging = runs.map(\.laggingShare).reduce(0, +) / Double(max(runs.count, 1))
+            let drifts = runs.map { BenchReport.format($0.learntDriftPPM) }.joined(separator: ", ")
             lines.append("")
-            lines.append("\(runs.count) simulations, \(onsets) onsets. Firmware rows (inter-onset, write latency) are simulated time: exact, "
-                + "whatever the machine's load.")
-            lines.append("Host rows (alignment, bound, prepared start) need the simulation to keep pace with the wall clock: "
-                + "\(onsets - unmeasurable) of \(onsets) onsets were measurable (lag ≤ 100 µs for the 2 s before); pacing lag up to "
-                + "\(BenchReport.format(maxLag / 1000)) ms, \(BenchReport.format(lagging * 100)) % of 10 ms windows behind by > 100 µs. "
-                + "Prepared starts include the lag at the write: an upper bound when the machine is loaded.")
+            lines.append("\(runs.count) simulations, \(onsets) onsets. All AVR rows are simulated time: the host (engine, link, clock model) "
+                + "runs on the simulation's clock, offset and drifting \(BenchReport.format(hostDriftPPM)) ppm against the AVR's crystal "
+                + "(learnt: \(drifts) ppm; true \(BenchReport.format(runs.first?.trueDriftPPM ?? 0))). Virtual device: link "
+                + "\(virtual.link), virtual time.")
+            lines.append("simavr's pacing lag behind the wall clock (up to \(BenchReport.format(maxLag / 1000)) ms, "
+                + "\(BenchReport.format(lagging * 100)) % of 10 ms windows behind by > 100 µs) does not enter the host rows.")
+            for run in runs { for line in run.outsideBound { lines.append("outside its bound: \(line)") } }
             return lines.joined(separator: "\n")
         }
 
@@ -150,21 +168,26 @@ public enum AVRBench {
             }
             let runsJSON = runs.map { r in
                 "{\"inter_onset_abs_us\":\(stats(r.interOnset.map(abs))),\"write_latency_us\":\(stats(r.writeLatency)),"
-                    + "\"paced_inter_onset_abs_us\":\(stats(r.pacedInterOnset.map(abs))),\"bunched_pairs\":\(r.bunchedPairs),"
                     + "\"go_to_drive_ms\":\(stats(r.goToDrive)),"
-                    + "\"alignment_abs_us\":\(stats(r.alignment.map(abs))),\"bounded\":\(r.bounded),\"contained\":\(r.contained),"
-                    + "\"onsets\":\(r.onsets),\"unmeasurable\":\(r.unmeasurable),\"prepared_ms\":\(stats(r.prepared)),"
+                    + "\"alignment_abs_us\":\(stats(r.alignment.map(abs))),\"alignment_signed_us\":\(stats(r.alignment)),"
+                    + "\"bounded\":\(r.bounded),\"contained\":\(r.contained),"
+                    + "\"bound_half_width_us\":\(stats(r.boundHalfWidths)),"
+                    + "\"outside_bound\":[\(r.outsideBound.map(BenchReport.quoted).joined(separator: ","))],"
+                    + "\"onsets\":\(r.onsets),\"prepared_ms\":\(stats(r.prepared)),"
+                    + "\"learnt_drift_ppm\":\(BenchReport.number(r.learntDriftPPM)),\"true_drift_ppm\":\(BenchReport.number(r.trueDriftPPM)),"
                     + "\"prepared_go_starts\":\(r.preparedGoStarts),\"max_pacing_lag_us\":\(BenchReport.number(r.maxLag)),"
                     + "\"lagging_window_share\":\(BenchReport.number(r.laggingShare))}"
             }
             return "{\"device\":\"avr\",\"runs\":[\(runsJSON.joined(separator: ","))],"
                 + "\"inter_onset_abs_us\":\(stats(all(\.interOnset).map(abs))),"
-                + "\"paced_inter_onset_abs_us\":\(stats(all(\.pacedInterOnset).map(abs))),"
-                + "\"bunched_pairs\":\(runs.map(\.bunchedPairs).reduce(0, +)),\"go_to_drive_ms\":\(stats(all(\.goToDrive))),"
-                + "\"alignment_abs_us\":\(stats(all(\.alignment).map(abs))),"
+                + "\"go_to_drive_ms\":\(stats(all(\.goToDrive))),"
+                + "\"alignment_abs_us\":\(stats(all(\.alignment).map(abs))),\"bounded\":\(bounded),\"contained\":\(contained),"
+                + "\"bound_half_width_us\":\(stats(all(\.boundHalfWidths))),"
                 + "\"prepared_ms\":\(stats(all(\.prepared))),"
+                + "\"host_clock\":{\"origin_ns\":\(hostOrigin.nanoseconds),\"drift_ppm\":\(BenchReport.number(hostDriftPPM))},"
                 + "\"virtual\":{\"link\":\(BenchReport.quoted(virtual.link)),\"inter_onset_abs_us\":\(stats(virtual.interOnset.map(abs))),"
                 + "\"alignment_abs_us\":\(stats(virtual.alignment.map(abs))),\"bounded\":\(virtual.bounded),\"contained\":\(virtual.contained),"
+                + "\"bound_half_width_us\":\(stats(virtual.boundHalfWidths)),"
                 + "\"prepared_ms\":\(stats(virtual.prepared))},\"inter_onset_us\":\(list(all(\.interOnset)))}"
         }
     }
@@ -181,9 +204,9 @@ public enum AVRBench {
         for _ in 0..<max(options.runs, 1) {
             runs.append(try simulate(options))
         }
-        var virtual = LinkMatrixBench.Row(link: LinkCatalogue.usbFullSpeed.name)
-        try LinkMatrixBench.rhythm(link: LinkCatalogue.usbFullSpeed, seed: 1, count: options.events, into: &virtual)
-        try LinkMatrixBench.prepared(link: LinkCatalogue.usbFullSpeed, seed: 31, trials: options.trials, into: &virtual)
+        var virtual = LinkMatrixBench.Row(link: ptyLink.name)
+        try LinkMatrixBench.rhythm(link: ptyLink, seed: 1, count: options.events, into: &virtual)
+        try LinkMatrixBench.prepared(link: ptyLink, seed: 31, trials: options.trials, into: &virtual)
         return Result(runs: runs, virtual: virtual)
     }
 
@@ -191,8 +214,13 @@ public enum AVRBench {
     static func simulate(_ options: Options) throws -> Run {
         let simulation = try Simulation(options)
         defer { simulation.terminate() }
+        let clock: SimulationClock
+        do {
+            clock = try SimulationClock(path: simulation.clockURL.path, origin: hostOrigin, driftPPM: hostDriftPPM)
+        } catch {
+            throw Failure(message: "the AVR harness's clock file: \(error)")
+        }
         let transport = try openTransport(path: simulation.ptyPath, baud: 115_200)
-        let clock = MonotonicClock()
         let engine = HapticEngine(session: DeviceSession(pump: TransportPump(transport: transport, clock: clock),
                                                          endpointName: simulation.ptyPath), runMode: .manual)
         try engine.start()
@@ -209,24 +237,26 @@ public enum AVRBench {
         let pattern = BenchSetup.transients(count: 1, spacing: 0.1)
         try engine.prepare(pattern)
         engine.run(for: 0.3)
-        var calls: [Int64] = []
+        var calls: [HostTime] = []
         for k in 0..<options.trials {
             engine.run(for: 0.05 + 0.013 * Double(k))
-            calls.append(clock.now().nanoseconds)
+            calls.append(clock.now())
             try engine.makePlayer(with: pattern).start(atTime: HapticTimeImmediate)
             _ = engine.runUntilPlayersFinished(timeout: 1)
             engine.run(for: 0.05)
         }
         var run = Run()
         run.preparedGoStarts = engine.preparedStarts
+        run.learntDriftPPM = engine.session.link.clock.driftPPM
+        run.trueDriftPPM = (1 / (1 + hostDriftPPM / 1e6) - 1) * 1e6  // device µs per host µs, less one
         engine.stop()
         transport.close()
         simulation.terminate()
 
         let trace = try AVRTrace(contentsOf: simulation.traceURL)
         let segments = try HostLog(contentsOf: simulation.hostLogURL).onsetSegments()
-        let t0 = try trace.number("monotonic_ns_at_t0") / 1e3
         let clockStart = try trace.number("device_clock_start_us")
+        let hostMicrosOrigin = Double(hostOrigin.nanoseconds) / 1e3
         let simEnd = try trace.number("sim_time_us")
         run.maxLag = trace.lagWindows.map(\.maxLagMicros).max() ?? 0
         run.laggingShare = Double(trace.lagWindows.count) / max(simEnd / 10_000, 1)
@@ -243,24 +273,20 @@ public enum AVRBench {
             run.onsets += 1
             run.writeLatency.append(write.timeMicros - due)
             if let p = previous {
-                let error = (write.timeMicros - p.truth) - (due - p.due)
-                run.interOnset.append(error)
-                if trace.maxLag(from: p.truth - 100_000, to: write.timeMicros + 10_000) <= bunchingLagMicros {
-                    run.pacedInterOnset.append(error)
-                } else {
-                    run.bunchedPairs += 1
-                }
+                run.interOnset.append((write.timeMicros - p.truth) - (due - p.due))
             }
             previous = (write.timeMicros, due)
-            guard trace.maxLag(from: write.timeMicros - 2_000_000, to: write.timeMicros + 100_000) <= options.lagBudgetMicros else {
-                run.unmeasurable += 1
-                continue
-            }
-            let truthHost = t0 + write.timeMicros + write.pacingLagMicros  // µs on CLOCK_MONOTONIC
+            let truthHost = clock.hostMicros(simulatedMicros: write.timeMicros)  // µs on the host's clock
             run.alignment.append(truthHost - record.intendedDriveTime * 1e6)
             if let range = record.driveOnsetRange, let bound = record.onsetBound {
                 run.bounded += 1
-                if range.lowerBound * 1e6 <= truthHost && truthHost <= range.upperBound * 1e6 { run.contained += 1 }
+                let (lo, hi) = (range.lowerBound * 1e6, range.upperBound * 1e6)
+                if lo <= truthHost && truthHost <= hi {
+                    run.contained += 1
+                } else {
+                    run.outsideBound.append(String(format: "event %u: truth %.1f µs, bound %.1f…%.1f (± %.1f)", segment.event,
+                                                   truthHost - hostMicrosOrigin, lo - hostMicrosOrigin, hi - hostMicrosOrigin, bound * 1e6))
+                }
                 run.boundHalfWidths.append(bound * 1e6)
             }
         }
@@ -271,9 +297,9 @@ public enum AVRBench {
             }
         }
         for call in calls {
-            let callSim = Double(call) / 1e3 - t0
-            if let write = trace.rtpWrites.first(where: { $0.value != 0 && $0.timeMicros + $0.pacingLagMicros >= callSim }) {
-                run.prepared.append((write.timeMicros + write.pacingLagMicros - callSim) / 1e3)
+            let callSim = clock.simulatedMicros(host: call)
+            if let write = trace.rtpWrites.first(where: { $0.value != 0 && $0.timeMicros >= callSim }) {
+                run.prepared.append((clock.hostMicros(simulatedMicros: write.timeMicros) - Double(call.nanoseconds) / 1e3) / 1e3)
             }
         }
         return run
@@ -286,16 +312,21 @@ public enum AVRBench {
         let directory: URL
         var traceURL: URL { directory.appendingPathComponent("trace.csv") }
         var hostLogURL: URL { directory.appendingPathComponent("host.csv") }
+        /// The simulated time the harness publishes (`--clock-file`): the host's clock.
+        var clockURL: URL { directory.appendingPathComponent("clock") }
 
         init(_ options: Options) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-avr-bench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             process.executableURL = URL(fileURLWithPath: options.harness)
             process.arguments = ["--elf", options.elf, "--trace", directory.appendingPathComponent("trace.csv").path,
-                                 "--host-log", directory.appendingPathComponent("host.csv").path]
+                                 "--host-log", directory.appendingPathComponent("host.csv").path,
+                                 "--clock-file", directory.appendingPathComponent("clock").path]
             let output = Pipe()
             process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            let errors = directory.appendingPathComponent("stderr.txt")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errors)
             try process.run()
             var line = Data()
             while let byte = try output.fileHandleForReading.read(upToCount: 1), let b = byte.first, b != UInt8(ascii: "\n") {
@@ -305,7 +336,10 @@ public enum AVRBench {
             guard text.hasPrefix("pty: ") else {
                 process.terminate()
                 process.waitUntilExit()
-                throw Failure(message: "the AVR harness \(options.harness) printed '\(text)' instead of 'pty: PATH'")
+                let said = ((try? String(contentsOf: errors, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                throw Failure(message: "the AVR harness \(options.harness) printed '\(text)' instead of 'pty: PATH'"
+                    + (said.isEmpty ? "" : "; it said: \(said)")
+                    + (said.contains("--clock-file") ? " (a build from before --clock-file: make -C hardware/avrsim)" : ""))
             }
             ptyPath = String(text.dropFirst(5))
         }

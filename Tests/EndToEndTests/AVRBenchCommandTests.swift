@@ -2,10 +2,10 @@ import Foundation
 import XCTest
 
 /// `thrum bench --device avr`: the link matrix's timing figures taken on the AVR binary in simavr
-/// beside the virtual device's. The firmware figures are simulated time, so they are asserted
-/// (inter-onset median ≤ 10 µs and worst ≤ 50 µs, every prepared start a GO that drove); the host
-/// figures depend on the simulation keeping pace with the wall clock and are only checked to be
-/// consistent (a measured onset counts in the bound figure).
+/// beside the virtual device's. The host runs on the simulation's clock (the harness's clock file),
+/// so every figure is simulated time and asserted: inter-onset median ≤ 10 µs and worst ≤ 50 µs,
+/// every prepared start a GO that drove, every onset inside its reported bound, the clock model's
+/// drift near the host clock's true −80 ppm against the AVR.
 final class AVRBenchCommandTests: XCTestCase {
     func testQuickJSONTakesTheFiguresOnTheBinaryBesideTheVirtualDevice() throws {
         let elf = try AVRToolchain.prepare()
@@ -25,9 +25,6 @@ final class AVRBenchCommandTests: XCTestCase {
         // due → the onset write's data byte: one register write on the 400 kHz bus and its set-up
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(latency["p50"] as? Double), 70)
         XCTAssertLessThanOrEqual(try XCTUnwrap(latency["p99"] as? Double), 200)
-        // Bunching is filtered, and counted: every interval is either paced or left out.
-        let paced = try XCTUnwrap(run["paced_inter_onset_abs_us"] as? [String: Any])
-        XCTAssertEqual((paced["count"] as? Int ?? -1) + (run["bunched_pairs"] as? Int ?? -1), 15)
         // Each prepared start's device part, in simulated time: its GO arrived before its drive,
         // which took at least one I²C write (73 µs).
         let go = try XCTUnwrap(run["go_to_drive_ms"] as? [String: Any])
@@ -36,14 +33,29 @@ final class AVRBenchCommandTests: XCTestCase {
         XCTAssertTrue((1...4).contains(go["count"] as? Int ?? 0), "\(go)")
         XCTAssertGreaterThan(try XCTUnwrap(go["p50"] as? Double), 0.07)
         XCTAssertEqual(run["prepared_go_starts"] as? Int, 4)
-        XCTAssertEqual((run["prepared_ms"] as? [String: Any])?["count"] as? Int, 4)
-        let onsets = try XCTUnwrap(run["onsets"] as? Int), unmeasurable = try XCTUnwrap(run["unmeasurable"] as? Int)
+        let prepared = try XCTUnwrap(run["prepared_ms"] as? [String: Any])
+        XCTAssertEqual(prepared["count"] as? Int, 4)
+        // The call → drive on the host's clock: at least the GO's bytes and the device's part.
+        // Simulated time, so simavr's lag cannot stretch it; a host descheduled while the
+        // simulation runs can (as on hardware), so the median is held, not the worst.
+        XCTAssertGreaterThan(try XCTUnwrap(prepared["p50"] as? Double), 0.5)
+        XCTAssertLessThan(try XCTUnwrap(prepared["p50"] as? Double), 10)
+        // Every onset measured, every one with a bound, the truth inside each.
+        let onsets = try XCTUnwrap(run["onsets"] as? Int)
         let bounded = try XCTUnwrap(run["bounded"] as? Int), contained = try XCTUnwrap(run["contained"] as? Int)
         XCTAssertEqual(onsets, 16)
-        XCTAssertLessThanOrEqual(bounded, onsets - unmeasurable)
-        XCTAssertLessThanOrEqual(contained, bounded)
+        XCTAssertEqual(bounded, 16, "every onset reports a bound")
+        XCTAssertEqual(contained, 16, "every onset's truth inside its bound: \(run["outside_bound"] ?? "")")
+        let alignment = try XCTUnwrap(run["alignment_abs_us"] as? [String: Any])
+        XCTAssertEqual(alignment["count"] as? Int, 16)
+        let halfWidth = try XCTUnwrap(run["bound_half_width_us"] as? [String: Any])
+        XCTAssertEqual(halfWidth["count"] as? Int, 16)
+        // The host clock runs 80 ppm fast against the AVR's: the clock model learns about −80 ppm.
+        let learnt = try XCTUnwrap(run["learnt_drift_ppm"] as? Double), truth = try XCTUnwrap(run["true_drift_ppm"] as? Double)
+        XCTAssertEqual(truth, -80, accuracy: 0.01)
+        XCTAssertEqual(learnt, truth, accuracy: 50, "the clock model's drift against the host clock's")
         let virtual = try XCTUnwrap(object["virtual"] as? [String: Any])
-        XCTAssertEqual(virtual["link"] as? String, "usb-fs")
+        XCTAssertEqual(virtual["link"] as? String, "uart-115200")
         XCTAssertEqual(virtual["bounded"] as? Int, virtual["contained"] as? Int)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ThrumBench
+import ThrumTime
 import XCTest
 
 /// The harness's corrections to simavr 1.6, each shown to matter: the AVR binary boots (no host
@@ -53,6 +54,41 @@ final class AVRHarnessTests: XCTestCase {
         XCTAssertEqual(fast.writes.map(\.register), setUpRegisters)
         let gaps = setUpGaps(fast)
         XCTAssertTrue(gaps.allSatisfy { $0 < 50 }, "simavr's own ~9 µs bytes: write-to-write \(gaps) µs")
+    }
+
+    /// `--clock-file`: the simulated time a host can run on (SimulationClock): it ends where the
+    /// trace ends, marked stopped, and was rewritten on every instruction.
+    func testTheClockFileCarriesTheSimulatedTime() throws {
+        let elf = try AVRToolchain.prepare()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-avrsim-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let trace = directory.appendingPathComponent("trace.csv"), clockFile = directory.appendingPathComponent("clock")
+        let harness = TestPaths.packageRoot.appendingPathComponent("hardware/avrsim/build/avrsim")
+        let result = try AVRToolchain.run(
+            [harness.path, "--elf", elf.path, "--no-pace", "--stop-after-ms", "20", "--trace", trace.path, "--clock-file", clockFile.path])
+        XCTAssertEqual(result.status, 0, result.output)
+        let facts = try AVRTrace(contentsOf: trace)
+        let clock = try SimulationClock(path: clockFile.path, origin: HostTime(nanoseconds: 1_000_000_000), driftPPM: 80)
+        XCTAssertTrue(clock.isStopped, "the harness marks its clock stopped when it exits")
+        XCTAssertEqual(clock.frequencyHz, 16_000_000)
+        XCTAssertEqual(clock.simulatedMicros, try facts.number("sim_time_us"), accuracy: 0.1)
+        XCTAssertGreaterThanOrEqual(clock.simulatedMicros, 20_000)
+        // 20 ms of simulated time at 16 MHz: one update per run-loop step (an instruction is 1-4 cycles).
+        let updates = try facts.number("updates")
+        XCTAssertGreaterThan(updates, 320_000 / 4)
+        XCTAssertLessThanOrEqual(updates, Double(clock.cycles))
+        XCTAssertEqual(facts.facts["clock_file"], clockFile.path)
+        XCTAssertEqual(Double(clock.now().nanoseconds), 1e9 + clock.simulatedMicros * 1e3 * 1.00008, accuracy: 1)
+    }
+
+    func testAClockFileThatCannotBeWrittenIsAnError() throws {
+        let elf = try AVRToolchain.prepare()
+        let harness = TestPaths.packageRoot.appendingPathComponent("hardware/avrsim/build/avrsim")
+        let result = try AVRToolchain.run([harness.path, "--elf", elf.path, "--no-pace", "--stop-after-ms", "1",
+                                           "--clock-file", "/nonexistent-thrum-dir/clock"])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.output.contains("--clock-file: cannot create '/nonexistent-thrum-dir/clock'"), result.output)
     }
 
     func testWithNothingOnTheBusTheFirmwareStillBoots() throws {

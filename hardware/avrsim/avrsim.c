@@ -6,7 +6,7 @@
  *
  *   avrsim --elf thrum.elf [--trace out.csv] [--host-log host.csv] [--calibration C,B,G]
  *          [--no-chip] [--no-twi-fixes] [--no-bus-timing] [--no-pace] [--stop-after-ms N]
- *          [--corrupt P] [--seed N] [--storage FILE] [--trigger-at MS:N]
+ *          [--corrupt P] [--seed N] [--storage FILE] [--trigger-at MS:N] [--clock-file PATH]
  *   avrsim --rom-durations
  *
  * First stdout line: `pty: /dev/pts/N`. Runs until SIGINT/SIGTERM (or --stop-after-ms of
@@ -30,6 +30,7 @@
 #include "drv_model.h"
 #include "fw_symbols.h"
 #include "pty_uart.h"
+#include "sim_clock.h"
 #include "triggers.h"
 #include "twi_bus.h"
 
@@ -68,6 +69,7 @@ typedef struct {
     double corrupt;
     uint64_t seed;
     const char *storage_path;
+    const char *clock_path;  /* --clock-file: the simulated time, published (sim_clock.h) */
     triggers_t triggers;     /* --trigger-at presses (the schedule only, until attached) */
 } options_t;
 
@@ -224,6 +226,9 @@ static void usage(FILE *out)
             "                        its 32 768 bytes kept in FILE (created blank when missing); standard\n"
             "                        input then presses trigger inputs: `trigger N` (N 0 or 1, held 100 ms)\n"
             "  --trigger-at MS:N     press trigger input N at MS ms of simulated time (repeatable)\n"
+            "  --clock-file PATH     publish the simulated time (CPU cycles, on every instruction) in a\n"
+            "                        32-byte file mapped shared, for a host that runs on the simulation's\n"
+            "                        clock (layout in sim_clock.h); created or truncated\n"
             "  --rom-durations       print the chip model's ROM effect lengths (id,ms) and exit\n");
 }
 
@@ -300,6 +305,8 @@ static int parse_options(int argc, char **argv, options_t *o)
                 fprintf(stderr, "avrsim: --seed expects a whole number, got '%s'\n", argv[i]);
                 return -1;
             }
+        } else if (strcmp(a, "--clock-file") == 0) {
+            o->clock_path = argv[++i];
         } else if (strcmp(a, "--storage") == 0) {
             o->storage_path = argv[++i];
         } else if (strcmp(a, "--trigger-at") == 0) {
@@ -409,6 +416,7 @@ int main(int argc, char **argv)
     drv_model_t chip;
     twi_bus_t bus;
     pty_uart_t uart;
+    sim_clock_t clock;
     static eeprom_model_t eeprom; /* 32 KiB: not on the stack */
     FILE *host_log = NULL;
     FILE *device_log = NULL;
@@ -437,6 +445,14 @@ int main(int argc, char **argv)
     if (o.device_log_path != NULL && (device_log = fopen(o.device_log_path, "w")) == NULL) {
         fprintf(stderr, "avrsim: cannot write the device log '%s': %s\n", o.device_log_path, strerror(errno));
         return 2;
+    }
+    memset(&clock, 0, sizeof(clock));
+    if (o.clock_path != NULL) {
+        char error[512];
+        if (sim_clock_open(&clock, o.clock_path, o.frequency, error, sizeof(error)) != 0) {
+            fprintf(stderr, "avrsim: --clock-file: %s\n", error);
+            return 2;
+        }
     }
     if ((s.avr = load(&o)) == NULL) {
         fprintf(stderr, "avrsim: simavr could not load '%s' for %s\n", o.elf_path, o.mcu);
@@ -487,6 +503,9 @@ int main(int argc, char **argv)
         fprintf(s.trace, "# f_cpu_hz=%u pacing=%s calibration=%u,%u,%u corrupt=%g seed=%llu\n", s.avr->frequency,
                 o.pace ? "wall-clock" : "none", o.cal.compensation, o.cal.back_emf, o.cal.bemf_gain, o.corrupt,
                 (unsigned long long)o.seed);
+        if (o.clock_path != NULL) {
+            fprintf(s.trace, "# clock_file=%s (simulated CPU cycles, published on every instruction)\n", o.clock_path);
+        }
         fprintf(s.trace, "# monotonic_ns_at_t0=%llu (host CLOCK_MONOTONIC = t0 + time_us*1000 + pacing_lag_us*1000)\n",
                 (unsigned long long)s.t0_ns);
         fprintf(s.trace, "time_us,register,value,pacing_lag_us\n");
@@ -502,6 +521,7 @@ int main(int argc, char **argv)
     while (!stop_requested && state != cpu_Done && state != cpu_Crashed) {
         uint16_t sp;
         state = avr_run(s.avr);
+        sim_clock_publish(&clock, s.avr->cycle);
         sp = (uint16_t)(s.avr->data[R_SPL] | (s.avr->data[R_SPH] << 8));
         if (sp < s.min_sp) {
             s.min_sp = sp;
@@ -520,6 +540,10 @@ int main(int argc, char **argv)
     }
 
     storage_footer(&o, &eeprom, s.trace);
+    if (s.trace != NULL && o.clock_path != NULL) {
+        fprintf(s.trace, "# clock_file updates=%llu\n", (unsigned long long)clock.updates);
+    }
+    sim_clock_close(&clock);
     if (s.trace != NULL) {
         fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f register_writes=%llu stack_high_water_bytes=%u "
                          "min_sp=0x%04X i2c_scl_period_cycles=%u host_bytes=%llu device_bytes=%llu device_bytes_dropped=%llu rx_ring_drops=%llu rx_ring_lost=%llu tx_ring_full_checks=%llu sla_status_fixes=%u "

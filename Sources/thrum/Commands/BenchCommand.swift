@@ -23,8 +23,9 @@ enum BenchCommand: Subcommand {
           --link NAME     run the link matrix on one link model only: \(LinkCatalogue.all.map(\.name).joined(separator: ", "))
           --device avr    the timing figures (inter-onset error, alignment and its bound, prepared
                           start latency) on the AVR firmware binary in simavr (`thrum sim --mcu`'s
-                          harness, paced to the wall clock), beside the virtual device's; truth
-                          from the simulated chip; say how sure each row is (docs/avr-simulation.md)
+                          harness), the host running on the simulation's clock, beside the virtual
+                          device's on a plain 115 200 baud line; truth from the simulated chip
+                          (docs/avr-simulation.md)
           --elf PATH      with --device avr: the firmware image (default: the repository's AVR build)
         """
 

@@ -56,23 +56,35 @@ final class AVRSimulatorProcess {
     let ptyPath: String
     let traceURL: URL
     let hostLogURL: URL
+    /// With `publishingClock`: the harness's clock file, for a host on the simulation's clock
+    /// (``SimulationClock``).
+    let clockURL: URL?
     let standardErrorURL: URL
     private let directory: URL
     private let output = Pipe()
     /// The harness's standard input: `trigger N` lines press trigger inputs (with `--storage`).
     let input = Pipe()
 
-    init(elf: URL, extraArguments: [String] = []) throws {
+    /// `publishingClock`: run the harness itself (hardware/avrsim/build/avrsim, what `thrum sim
+    /// --mcu` execs) with `--clock-file` in the temporary directory. `thrum sim --mcu` has no such
+    /// option: only a host built on ``SimulationClock`` (the bench, these tests) can use the file.
+    init(elf: URL, extraArguments: [String] = [], publishingClock: Bool = false) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-avrsim-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         traceURL = directory.appendingPathComponent("trace.csv")
         hostLogURL = directory.appendingPathComponent("host.csv")
         standardErrorURL = directory.appendingPathComponent("stderr.txt")
+        clockURL = publishingClock ? directory.appendingPathComponent("clock") : nil
         FileManager.default.createFile(atPath: standardErrorURL.path, contents: nil)
-        process.executableURL = try TestPaths.thrumBinary
         process.currentDirectoryURL = TestPaths.packageRoot
-        process.arguments = ["sim", "--mcu", "atmega328p", "--elf", elf.path, "--trace", traceURL.path,
-                             "--host-log", hostLogURL.path] + extraArguments
+        let logs = ["--elf", elf.path, "--trace", traceURL.path, "--host-log", hostLogURL.path]
+        if let clockURL {
+            process.executableURL = TestPaths.packageRoot.appendingPathComponent("hardware/avrsim/build/avrsim")
+            process.arguments = logs + ["--clock-file", clockURL.path] + extraArguments
+        } else {
+            process.executableURL = try TestPaths.thrumBinary
+            process.arguments = ["sim", "--mcu", "atmega328p"] + logs + extraArguments
+        }
         process.standardOutput = output
         process.standardInput = input
         process.standardError = try FileHandle(forWritingTo: standardErrorURL)
