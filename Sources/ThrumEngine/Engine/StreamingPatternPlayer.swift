@@ -634,7 +634,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         let start = RenderTimeline.time(of: r.startOffset), end = RenderTimeline.time(of: r.endOffset)
         if intensity.isConstant(from: start, to: end) {
             let c = intensity.value(at: start)
-            ramps.append(EnvelopeRamp(start: r.start, end: r.end, from: r.from * c, to: r.to * c))
+            ramps.append(EnvelopeRamp(start: r.startOffset, end: r.endOffset, from: r.from * c, to: r.to * c))
             return
         }
         var cuts = [start] + intensity.breakpoints(from: start, to: end) + [end]
