@@ -30,7 +30,9 @@ public struct EngineTime: Comparable, Hashable, Sendable, CustomStringConvertibl
     /// The Core Haptics time (s) of something `relativeTime` s after this engine time (a
     /// pattern's event, when this is where the pattern's time 0 plays): summed in µs, then
     /// divided once, so that a whole-µs result is exact.
-    @inlinable public func seconds(plus relativeTime: Double) -> Double { (Double(microseconds) + relativeTime * 1e6) / 1e6 }
+    @inlinable public func seconds(plus relativeTime: Double) -> Double {
+        (Double(microseconds) + relativeTime * 1e6) / 1e6
+    }
 
     /// The same instant on the host's timeline (exact).
     @inlinable public var hostTime: HostTime { HostTime(nanoseconds: microseconds * 1_000) }
@@ -78,7 +80,9 @@ public struct EngineDuration: Comparable, Hashable, Sendable, CustomStringConver
     /// A span of whole microseconds.
     @inlinable public static func microseconds(_ us: Int64) -> EngineDuration { EngineDuration(microseconds: us) }
     /// A span of whole milliseconds.
-    @inlinable public static func milliseconds(_ ms: Int64) -> EngineDuration { EngineDuration(microseconds: ms * 1_000) }
+    @inlinable public static func milliseconds(_ ms: Int64) -> EngineDuration {
+        EngineDuration(microseconds: ms * 1_000)
+    }
     /// A span of `s` seconds rounded to the nearest microsecond. Spans beyond what 64-bit µs hold,
     /// and infinities, saturate at the largest span of their sign; NaN gives the empty span.
     @inlinable public static func seconds(_ s: Double) -> EngineDuration {
@@ -105,10 +109,16 @@ public struct EngineDuration: Comparable, Hashable, Sendable, CustomStringConver
         EngineDuration(microseconds: a.microseconds - b.microseconds)
     }
     @inlinable public static func += (a: inout EngineDuration, b: EngineDuration) { a = a + b }
-    @inlinable public static func * (a: EngineDuration, k: Int64) -> EngineDuration { EngineDuration(microseconds: a.microseconds * k) }
+    @inlinable public static func * (a: EngineDuration, k: Int64) -> EngineDuration {
+        EngineDuration(microseconds: a.microseconds * k)
+    }
     /// The span divided by `k`, truncated toward zero.
-    @inlinable public static func / (a: EngineDuration, k: Int64) -> EngineDuration { EngineDuration(microseconds: a.microseconds / k) }
-    @inlinable public static prefix func - (a: EngineDuration) -> EngineDuration { EngineDuration(microseconds: -a.microseconds) }
+    @inlinable public static func / (a: EngineDuration, k: Int64) -> EngineDuration {
+        EngineDuration(microseconds: a.microseconds / k)
+    }
+    @inlinable public static prefix func - (a: EngineDuration) -> EngineDuration {
+        EngineDuration(microseconds: -a.microseconds)
+    }
 
     public var description: String { "\(microseconds) µs (engine)" }
 }
@@ -122,7 +132,9 @@ extension PatternOffset {
 
     /// The offset that plays at engine time `t` when the pattern's time 0 plays at `origin`: the
     /// one way from the engine's timeline onto a pattern's.
-    @inlinable public init(at t: EngineTime, origin: EngineTime) { self.init(microseconds: t.microseconds - origin.microseconds) }
+    @inlinable public init(at t: EngineTime, origin: EngineTime) {
+        self.init(microseconds: t.microseconds - origin.microseconds)
+    }
 
     /// The span from the pattern's start to this offset (negative before it).
     @inlinable public var sinceStart: EngineDuration { EngineDuration(microseconds: microseconds) }

@@ -43,12 +43,15 @@ final class TypedTimeViewTests: XCTestCase {
     /// A window given as offsets mixes exactly as the same window in raw µs.
     func testMixerWindowAsOffsets() {
         let ramps = [
-            EnvelopeRamp(start: 0, end: 10_000, from: 0, to: 1), EnvelopeRamp(start: 4_000, end: 12_000, from: 0.5, to: 0.2),
+            EnvelopeRamp(start: 0, end: 10_000, from: 0, to: 1),
+            EnvelopeRamp(start: 4_000, end: 12_000, from: 0.5, to: 0.2),
         ]
         let marks = [DriveMixer.Mark(time: 4_000, id: 2)]
         let mixer = DriveMixer()
         XCTAssertEqual(
-            mixer.segments(mixing: ramps, marks: marks, from: PatternOffset(microseconds: 1_000), to: PatternOffset(microseconds: 11_000)),
+            mixer.segments(
+                mixing: ramps, marks: marks, from: PatternOffset(microseconds: 1_000),
+                to: PatternOffset(microseconds: 11_000)),
             mixer.segments(mixing: ramps, marks: marks, from: 1_000, to: 11_000))
     }
 

@@ -56,7 +56,9 @@ extension HapticEngine {
     }
 
     /// Sends PLAY_PRESET; `willSend` gets the engine time the drive begins at, before it goes.
-    private func playStoredPresetLocked(id: UInt16, atTime time: Double, eventBase: UInt32, willSend: (EngineTime) -> Void) throws -> HostTime {
+    private func playStoredPresetLocked(
+        id: UInt16, atTime time: Double, eventBase: UInt32, willSend: (EngineTime) -> Void
+    ) throws -> HostTime {
         let now = timeNow
         // A driver in standby (the device's idle timeout) is woken in the same frame and given
         // its standby exit, as a prepared start does.
@@ -73,7 +75,7 @@ extension HapticEngine {
         if time != HapticTimeImmediate { driveStart = max(driveStart, try engineTime(time)) }
         driveStart = max(driveStart, device.lastSentEnd)
         let host = driveStart.hostTime
-        let deviceStart = session.link.clock.deviceTime(at: host) - session.latencyCorrection
+        let deviceStart = device.deviceTime(at: driveStart) - session.latencyCorrection
         willSend(driveStart)
         session.sendPlayPreset(id: UInt32(id), deviceStart: deviceStart, eventBase: eventBase)
         service()

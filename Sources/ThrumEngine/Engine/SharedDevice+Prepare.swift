@@ -152,7 +152,8 @@ extension SharedDevice {
         var driveStart = now + lead
         if let boundary = nextFrameBoundary(after: now) {
             // The GO leaves with the next frame: start a margin after that frame reaches the device.
-            driveStart = min(driveStart, boundary + EngineDuration(truncating: configuration.framedStartMargin) + preparedLeadExtra + exit)
+            let margin = EngineDuration(truncating: configuration.framedStartMargin)
+            driveStart = min(driveStart, boundary + margin + preparedLeadExtra + exit)
         }
         // The program's first drive is `firstStart` from pattern time 0 (negative: pre-shifted).
         let firstStart = program.firstStart.sinceStart
@@ -173,7 +174,7 @@ extension SharedDevice {
         let base = nextMarkID - 1
         nextMarkID += program.maxEventID
         let serial = player.placePrepared(at: at, preloadedUntil: end)
-        let firstDevice = session.link.clock.deviceTime(at: driveStart.hostTime)
+        let firstDevice = deviceTime(at: driveStart)
         for s in program.program.segments where s.eventID != 0 {
             guard let event = compiled.eventsByID[s.eventID] else { continue }
             let id = base + s.eventID
@@ -184,7 +185,9 @@ extension SharedDevice {
                 driveOnsetTime: nil, status: .notReported)
             markOrder.append(id)
             goMarks.insert(id)
-            intendedDeviceStart[id] = firstDevice - session.latencyCorrection + .microseconds((s.startOffset - program.firstStart).microseconds)
+            // The device plays a stored program's offsets on its own clock: a span of it is a device span.
+            let sinceFirst = DeviceDuration.microseconds((s.startOffset - program.firstStart).microseconds)
+            intendedDeviceStart[id] = firstDevice - session.latencyCorrection + sinceFirst
         }
         pendingGo = PendingGo(
             slot: slot, player: player, serial: serial, emittedUntil: emittedUntil, lastSentEnd: lastSentEnd,
@@ -296,7 +299,7 @@ extension SharedDevice {
         markOrder.append(mark)
         romMarks.insert(mark)
         markOwners[mark] = ObjectIdentifier(owner)
-        let intended = session.link.clock.deviceTime(at: t.hostTime)
+        let intended = deviceTime(at: t)
         var device = intended - session.romLatencyCorrection
         if let last = lastDeviceStart, device < last { device = last }
         intendedDeviceStart[mark] = device

@@ -32,7 +32,8 @@ extension SharedDevice {
         let origin = driveStart + .microseconds(Int64(preset.lead))
         var intended: [UInt32: EngineTime] = [:]
         for s in expanded.segments where s.eventID != 0 && intended[s.eventID] == nil {
-            let firstDrive = EngineDuration.microseconds(Int64(SegmentCommand.firstDriveOffset(duration: s.duration, from: s.from, to: s.to)))
+            let firstDrive = EngineDuration.microseconds(
+                Int64(SegmentCommand.firstDriveOffset(duration: s.duration, from: s.from, to: s.to)))
             intended[s.eventID] = s.startOffset.engineTime(origin: origin) + firstDrive
         }
         for r in expanded.rom where r.event != 0 && intended[r.event] == nil {

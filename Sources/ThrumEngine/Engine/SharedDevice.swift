@@ -160,6 +160,11 @@ public final class SharedDevice: @unchecked Sendable {
 
     /// Engine time now: the session's host clock, in whole µs.
     var timeNow: EngineTime { EngineTime(session.pump.clock.now()) }
+    /// The device time the clock model maps engine time `t` to: for starts outside the contiguous
+    /// stream (a GO, a ROM effect, a stored preset). Streamed drive and CUTs map through
+    /// ``timeline`` (``DeviceTimeline``), which keeps contiguous drive contiguous on the device.
+    func deviceTime(at t: EngineTime) -> DeviceTime { session.link.clock.deviceTime(at: t.hostTime) }
+
     /// ``leadTime`` on the engine's schedule.
     var engineLead: EngineDuration { EngineDuration(truncating: leadTime) }
 

@@ -151,7 +151,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             key: key, program: program,
             eventsByID: Dictionary(uniqueKeysWithValues: program.events.map { ($0.id, $0) }),
             followers: Dictionary(grouping: program.events.filter { $0.sharesOnsetWith != nil }, by: { $0.sharesOnsetWith! }),
-            preroll: max(.zero, -(program.segments.first?.startOffset.sinceStart ?? .zero)), end: PatternOffset(seconds: program.duration))
+            preroll: max(.zero, -(program.segments.first?.startOffset.sinceStart ?? .zero)),
+            end: PatternOffset(seconds: program.duration))
     }
 
     private func liveEngine() throws -> any PlayerHost {
@@ -502,7 +503,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             nextSerial += 1
             guard let compiled else { break }
             runs.append(
-                Run(serial: nextSerial, origin: origin, lo: PatternOffset.zero - preroll, hi: passEnd, pass: pass, compiled: compiled, period: loopLength))
+                Run(
+                    serial: nextSerial, origin: origin, lo: PatternOffset.zero - preroll, hi: passEnd, pass: pass, compiled: compiled,
+                    period: loopLength))
         }
         // Forget passes long over (a pause may still ask for the offset of a recent one).
         if let engine, runs.count > 2 {
