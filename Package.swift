@@ -25,7 +25,7 @@ let package = Package(
         // Core Haptics model, AHAP reader and writer, diagnostics, presets.
         .target(name: "ThrumPattern"),
         // Actuator profiles, rendering semantics, drive programs.
-        .target(name: "ThrumCompiler", dependencies: ["ThrumPattern"]),
+        .target(name: "ThrumCompiler", dependencies: ["ThrumPattern", "ThrumTime"]),
         // Protocol codec; no Foundation, mirrors the C codec one to one.
         .target(name: "ThrumWire"),
         // libserialport, found through pkg-config.

@@ -73,15 +73,17 @@ case $name in
         fi
         ;;
     compiler)
-        if newer_than_binary Sources/ThrumPattern Sources/ThrumCompiler fuzz/compiler.swift; then
+        if newer_than_binary Sources/ThrumPattern Sources/ThrumTime Sources/ThrumCompiler fuzz/compiler.swift; then
             echo "== building $name"
-            # One module: the compiler's `import ThrumPattern` lines are dropped from copies.
+            # One module: the compiler's `import ThrumPattern` and `import ThrumTime` lines are
+            # dropped from copies; of ThrumTime only the time types come along (no clocks).
             src="$out/compiler-src"
             rm -rf "$src" && mkdir -p "$src"
             for f in $(find Sources/ThrumCompiler -name '*.swift'); do
-                sed '/^import ThrumPattern$/d; /^@testable import ThrumPattern$/d' "$f" > "$src/$(basename "$f")"
+                sed '/^import ThrumPattern$/d; /^@testable import ThrumPattern$/d; /^import ThrumTime$/d' "$f" > "$src/$(basename "$f")"
             done
             mapfile -t sources < <(find Sources/ThrumPattern "$src" -name '*.swift' | sort)
+            sources+=(Sources/ThrumTime/HostTime.swift Sources/ThrumTime/DeviceTime.swift Sources/ThrumTime/EngineTime.swift)
             build_swift ThrumCompilerFuzz "${sources[@]}" fuzz/compiler.swift
         fi
         ;;

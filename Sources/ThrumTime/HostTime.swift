@@ -9,6 +9,10 @@ public struct HostTime: Comparable, Hashable, Sendable, CustomStringConvertible 
     /// Creates a time from nanoseconds since the clock's origin.
     public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
 
+    /// The host time `seconds` after the origin (a `HapticTime` in nanoseconds), rounded to the
+    /// nanosecond. The caller checks that `seconds` is finite and in range.
+    public init(seconds: Double) { nanoseconds = Int64((seconds * 1e9).rounded()) }
+
     /// The origin of the timeline.
     public static let zero = HostTime(nanoseconds: 0)
 

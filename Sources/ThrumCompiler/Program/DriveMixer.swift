@@ -1,9 +1,18 @@
+import ThrumTime
+
 /// One linear stretch of a drive envelope on some timeline: from `start` to `end` µs (exclusive)
 /// the level goes linearly from `from` to `to` (0…1, 1 = the rated voltage).
+///
+/// Times are raw µs from the timeline's time 0 (the mixer's inner loops work on them);
+/// ``startOffset`` and ``endOffset`` are the typed view.
 public struct EnvelopeRamp: Equatable, Sendable {
+    /// Start, µs from the timeline's time 0.
     public var start: Int64
+    /// End (exclusive), µs from the timeline's time 0.
     public var end: Int64
+    /// Level at `start`.
     public var from: Double
+    /// Level at `end`.
     public var to: Double
 
     /// Creates a ramp; `end` must be after `start`.
@@ -13,6 +22,20 @@ public struct EnvelopeRamp: Equatable, Sendable {
         self.from = from
         self.to = to
     }
+
+    /// Creates a ramp from `start` to `end` (after `start`) on its timeline.
+    @inlinable
+    public init(start: PatternOffset, end: PatternOffset, from: Double, to: Double) {
+        self.init(start: start.microseconds, end: end.microseconds, from: from, to: to)
+    }
+
+    /// Where the ramp starts on its timeline (``start``, typed).
+    @inlinable public var startOffset: PatternOffset { PatternOffset(microseconds: start) }
+    /// Where the ramp ends on its timeline, exclusive (``end``, typed).
+    @inlinable public var endOffset: PatternOffset { PatternOffset(microseconds: end) }
+
+    /// The level at offset `t` (clamped to the ramp).
+    @inlinable public func value(at t: PatternOffset) -> Double { value(at: t.microseconds) }
 
     /// The level at `t` (clamped to the ramp).
     public func value(at t: Int64) -> Double {
@@ -27,6 +50,11 @@ public struct EnvelopeRamp: Equatable, Sendable {
             start: segment.start + offset, end: segment.end + offset, from: Double(segment.from) / 255,
             to: Double(segment.to) / 255)
     }
+
+    /// The ramp of a drive segment moved `shift` later on its timeline (amplitude bytes scaled to 0…1).
+    @inlinable public init(_ segment: DriveSegment, shiftedBy shift: EngineDuration) {
+        self.init(segment, offset: shift.microseconds)
+    }
 }
 
 /// Mixes several drive envelopes into device segments with the compiler's own mixing rule and
@@ -35,12 +63,19 @@ public struct EnvelopeRamp: Equatable, Sendable {
 public struct DriveMixer: Sendable {
     /// An onset to mark: the segment starting at `time` carries `id`.
     public struct Mark: Equatable, Sendable {
+        /// Where the marked segment starts, µs from the timeline's time 0 (typed: ``offset``).
         public var time: Int64
+        /// The onset id the segment carries.
         public var id: UInt32
+        /// Creates a mark at `time` µs.
         public init(time: Int64, id: UInt32) {
             self.time = time
             self.id = id
         }
+        /// Creates a mark at offset `time`.
+        @inlinable public init(time: PatternOffset, id: UInt32) { self.init(time: time.microseconds, id: id) }
+        /// Where the marked segment starts (``time``, typed).
+        @inlinable public var offset: PatternOffset { PatternOffset(microseconds: time) }
     }
 
     /// The mixing rule and the step that approximates non-linear mixes.
@@ -48,6 +83,12 @@ public struct DriveMixer: Sendable {
 
     /// Creates a mixer with `options.mixing` and `options.curveStep`.
     public init(options: CompileOptions = CompileOptions()) { self.options = options }
+
+    /// ``segments(mixing:marks:from:to:)-(_,_,Int64,_)`` with the window as offsets.
+    @inlinable
+    public func segments(mixing ramps: [EnvelopeRamp], marks: [Mark], from: PatternOffset, to: PatternOffset) -> [DriveSegment] {
+        segments(mixing: ramps, marks: marks, from: from.microseconds, to: to.microseconds)
+    }
 
     /// The segments of the mix of `ramps` (any order, any overlap) restricted to `[from, to)`:
     /// ramps are clipped to the window, overlapping ones combine by the mixing rule, amplitudes are

@@ -1,8 +1,15 @@
 import ThrumPattern
+import ThrumTime
 
 /// One linear amplitude ramp of the drive, the host-side form of the protocol's SEGMENT.
+///
+/// Times are kept as raw microseconds (``start``, ``duration``), the form the mixer's inner loops,
+/// the wire codec and the library packer work in; ``startOffset``, ``endOffset`` and ``length``
+/// are the typed view (``ThrumTime/PatternOffset``), which the engine uses to place a segment on
+/// its schedule (``ThrumTime/PatternOffset/engineTime(origin:)``).
 public struct DriveSegment: Equatable, Sendable {
-    /// Start in µs relative to pattern time 0; negative when an onset is pre-shifted.
+    /// Start in µs relative to the time 0 of the timeline the segment is on (a compiled pattern's:
+    /// pattern time 0); negative when an onset is pre-shifted. Typed: ``startOffset``.
     public var start: Int64
     /// Length in µs, 1 … 1 000 000.
     public var duration: UInt32
@@ -22,8 +29,24 @@ public struct DriveSegment: Equatable, Sendable {
         self.eventID = eventID
     }
 
+    /// Creates a segment starting at `start` on its timeline.
+    @inlinable
+    public init(startOffset start: PatternOffset, duration: UInt32, from: UInt8, to: UInt8, eventID: UInt32 = 0) {
+        self.init(start: start.microseconds, duration: duration, from: from, to: to, eventID: eventID)
+    }
+
     /// End time in µs (exclusive).
     public var end: Int64 { start + Int64(duration) }
+
+    /// Where the segment starts on its timeline (``start``, typed).
+    @inlinable public var startOffset: PatternOffset {
+        get { PatternOffset(microseconds: start) }
+        set { start = newValue.microseconds }
+    }
+    /// Where the segment ends on its timeline, exclusive (``end``, typed).
+    @inlinable public var endOffset: PatternOffset { PatternOffset(microseconds: start + Int64(duration)) }
+    /// How long the segment lasts (``duration``, typed).
+    @inlinable public var length: EngineDuration { EngineDuration(microseconds: Int64(duration)) }
 
     /// The interpolated amplitude (0…255, unrounded) at time `t` µs, clamped to the segment.
     public func amplitude(at t: Int64) -> Double {
@@ -43,7 +66,7 @@ public struct CompiledEvent: Equatable, Sendable {
     /// The time the pattern asked for, s.
     public var requestedTime: Double
     /// Electrical onset after the felt-onset pre-shift, µs (the start of the marking segment);
-    /// for unplayed (audio) events, the requested time in µs.
+    /// for unplayed (audio) events, the requested time in µs. Typed: ``driveOnsetOffset``.
     public var driveOnset: Int64
     /// False for audio events (kept, not played by the actuator).
     public var played: Bool
@@ -60,6 +83,12 @@ public struct CompiledEvent: Equatable, Sendable {
         self.requestedTime = requestedTime
         self.driveOnset = driveOnset
         self.played = played
+    }
+
+    /// The electrical onset as a pattern offset (``driveOnset``, typed).
+    @inlinable public var driveOnsetOffset: PatternOffset {
+        get { PatternOffset(microseconds: driveOnset) }
+        set { driveOnset = newValue.microseconds }
     }
 
     /// The pre-shift applied, s (requested time minus drive onset; 0 when unplayed).
@@ -119,6 +148,9 @@ public struct DriveProgram: Equatable, Sendable {
         self.loopDuration = loopDuration
         self.diagnostics = diagnostics
     }
+
+    /// The drive amplitude (0…255, unrounded) at pattern offset `t`; 0 outside every segment.
+    public func amplitude(at t: PatternOffset) -> Double { amplitude(atMicroseconds: t.microseconds) }
 
     /// The drive amplitude (0…255, unrounded) at time `t` µs; 0 outside every segment.
     public func amplitude(atMicroseconds t: Int64) -> Double {

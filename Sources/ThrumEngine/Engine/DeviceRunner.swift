@@ -47,8 +47,8 @@ final class DeviceRunner: @unchecked Sendable {
     private var alive = false
     /// The thread-dictionary key that marks a run thread.
     static let marker = "thrum.device.run-thread"
-    /// Longest step on real time (µs): bounds how long a caller waits for the lock.
-    let slice: Int64 = 1_000
+    /// Longest step on real time: bounds how long a caller waits for the lock.
+    let slice = EngineDuration.milliseconds(1)
 
     init(device: SharedDevice) { self.device = device }
 
@@ -97,13 +97,13 @@ final class DeviceRunner: @unchecked Sendable {
         let wall = MonotonicClock()
         // Paced: virtual µs = wall µs + offset, re-based whenever virtual time ran ahead (a caller
         // ran the device itself) so that pacing continues from there.
-        var offset: Int64?
+        var offset: EngineDuration?
         while shouldRun {
             guard let device else { return }
-            var target: Int64?
+            var target: EngineTime?
             if device.runMode == .paced {
-                let wallNow = wall.now().nanoseconds / 1_000
-                let virtualNow = device.locked { device.nowMicros }
+                let wallNow = EngineTime(wall.now())
+                let virtualNow = device.locked { device.timeNow }
                 if offset == nil || wallNow + offset! < virtualNow { offset = virtualNow - wallNow }
                 target = wallNow + offset!
             }

@@ -151,8 +151,8 @@ public final class EngineAudio {
         for i in pattern.events.indices where !pattern.events[i].type.isHaptic {
             let e = pattern.events[i]
             for shape in active {
-                let t = Double(run.origin) / 1e6 + e.relativeTime + (shape.atEnd ? e.duration : 0)
-                guard let delta = player.otherControls[shape.control]?.value(at: Int64((t * 1e6).rounded())), delta != 0
+                let t = run.origin.seconds + e.relativeTime + (shape.atEnd ? e.duration : 0)
+                guard let delta = player.otherControls[shape.control]?.value(at: EngineTime(seconds: t)), delta != 0
                 else { continue }
                 let base: Float
                 if shape.parameter == .audioBrightness {
@@ -180,10 +180,9 @@ public final class EngineAudio {
 
     // MARK: Run loop
 
-    /// When the engine must next call ``service(_:)``, engine µs.
-    func nextWake(now: Int64) -> Int64 {
-        let next = output.nextService(after: HostTime(nanoseconds: now * 1_000))
-        return next.nanoseconds / 1_000
+    /// When the engine must next call ``service(_:)``.
+    func nextWake(now: EngineTime) -> EngineTime {
+        EngineTime(output.nextService(after: now.hostTime))
     }
 
     /// Feeds the sound device: renders every playing player's audio for the frames due.
@@ -196,12 +195,12 @@ public final class EngineAudio {
                 for p in players {
                     for run in p.runs {
                         guard let program = program(for: p, run: run) else { continue }
-                        let origin = Double(run.origin) / 1e6
-                        let window = Double(run.lo) / 1e6..<Double(run.hi) / 1e6
+                        let origin = run.origin.seconds
+                        let window = run.lo.seconds..<run.hi.seconds
                         let volume = p.otherControls[.audioVolumeControl]
                         program.mix(
                             into: &out, frames: frames, start: start - origin, step: step, window: window,
-                            gain: { t in Float(volume?.value(at: Int64(((t + origin) * 1e6).rounded())) ?? 1) })
+                            gain: { t in Float(volume?.value(at: EngineTime(seconds: t + origin)) ?? 1) })
                         noteOnsets(
                             program, player: p, run: run.serial, pass: run.pass, origin: origin, window: window,
                             from: min(start, renderedUntil ?? start), start: start, step: step, frames: frames,

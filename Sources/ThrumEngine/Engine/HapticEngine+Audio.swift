@@ -1,6 +1,7 @@
 import Foundation
 import ThrumAudio
 import ThrumPattern
+import ThrumTime
 
 // The engine's side of audio: resources, and the one place players meet the audio path.
 extension HapticEngine {
@@ -37,9 +38,9 @@ extension HapticEngine {
 
     /// Where an immediate start of `player` goes so its first sound is on time: the sound
     /// device's start lead after now, or nil (as soon as the drive can) without sound to play.
-    func audioStartTime(for player: StreamingPatternPlayer) -> Int64? {
+    func audioStartTime(for player: StreamingPatternPlayer) -> EngineTime? {
         guard let audio, !playsHapticsOnly, !isMutedForAudio, EngineAudio.hasAudio(player.pattern) else { return nil }
-        return nowMicros + Int64((audio.startLead * 1e6).rounded())
+        return timeNow + .seconds(audio.startLead)
     }
 
     /// Plays this engine's audio events on ALSA device `device` ("default" reaches PipeWire or

@@ -47,9 +47,9 @@ extension HapticEngine {
         var report = PlaybackReport(
             events: events, bytesSent: now.bytesSent - since.bytesSent, bytesReceived: now.bytesReceived - since.bytesReceived,
             segmentCount: now.segments - since.segments,
-            startDeviceTime: session.link.clock.deviceTime(at: HostTime(nanoseconds: Int64((startTime * 1e9).rounded()))),
+            startDeviceTime: session.link.clock.deviceTime(at: HostTime(seconds: startTime)),
             duration: duration)
-        report.startHostTime = HostTime(nanoseconds: Int64((startTime * 1e9).rounded()))
+        report.startHostTime = HostTime(seconds: startTime)
         return report
     }
 }

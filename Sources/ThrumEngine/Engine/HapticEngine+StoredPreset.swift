@@ -55,25 +55,27 @@ extension HapticEngine {
         }
     }
 
-    /// Sends PLAY_PRESET; `willSend` gets the host µs the drive begins at, before it goes.
-    private func playStoredPresetLocked(id: UInt16, atTime time: Double, eventBase: UInt32, willSend: (Int64) -> Void) throws -> HostTime {
-        let now = nowMicros
+    /// Sends PLAY_PRESET; `willSend` gets the engine time the drive begins at, before it goes.
+    private func playStoredPresetLocked(
+        id: UInt16, atTime time: Double, eventBase: UInt32, willSend: (EngineTime) -> Void
+    ) throws -> HostTime {
+        let now = timeNow
         // A driver in standby (the device's idle timeout) is woken in the same frame and given
         // its standby exit, as a prepared start does.
         let standby = session.powerState == .standby
-        let exit = standby ? configuration.standbyExitLead.nanoseconds / 1_000 : 0
-        var driveStart = now + configuration.preparedStartLead.nanoseconds / 1_000 + exit
+        let exit = standby ? EngineDuration(truncating: configuration.standbyExitLead) : .zero
+        var driveStart = now + EngineDuration(truncating: configuration.preparedStartLead) + exit
         if let boundary = device.nextFrameBoundary(after: now) {
-            driveStart = min(driveStart, boundary + configuration.framedStartMargin.nanoseconds / 1_000 + exit)
+            driveStart = min(driveStart, boundary + EngineDuration(truncating: configuration.framedStartMargin) + exit)
         }
         if standby {
             session.link.sendImmediately(
                 .wake(idleTimeoutMilliseconds: UInt32(clamping: configuration.preparedTimeout.nanoseconds / 1_000_000)))
         }
-        if time != HapticTimeImmediate { driveStart = max(driveStart, try micros(time)) }
+        if time != HapticTimeImmediate { driveStart = max(driveStart, try engineTime(time)) }
         driveStart = max(driveStart, device.lastSentEnd)
-        let host = HostTime(nanoseconds: driveStart * 1_000)
-        let deviceStart = session.link.clock.deviceTime(at: host) - session.latencyCorrection
+        let host = driveStart.hostTime
+        let deviceStart = device.deviceTime(at: driveStart) - session.latencyCorrection
         willSend(driveStart)
         session.sendPlayPreset(id: UInt32(id), deviceStart: deviceStart, eventBase: eventBase)
         service()

@@ -140,8 +140,8 @@ public final class HapticEngine: @unchecked Sendable {
     private var running = false
     private var error: Error?
     private var finishedHandlers: [(Error?) -> FinishedAction] = []
-    /// Since when (engine µs) none of this engine's players plays (auto-shutdown).
-    var idleSince: Int64 = 0
+    /// Since when none of this engine's players plays (auto-shutdown).
+    var idleSince = EngineTime.zero
 
     /// Called when the engine stops by itself (not after ``stop(completionHandler:)``), on the run thread.
     public var stoppedHandler: ((StoppedReason) -> Void)? {
@@ -168,7 +168,7 @@ public final class HapticEngine: @unchecked Sendable {
                 guard mutedForHaptics != newValue else { return }
                 mutedForHaptics = newValue
                 if device.players.contains(where: { $0.host === self }) {
-                    device.invalidate(from: device.nowMicros + device.changeLeadMicros)
+                    device.invalidate(from: device.timeNow + device.changeLead)
                     device.service()
                 }
             }
@@ -285,7 +285,7 @@ public final class HapticEngine: @unchecked Sendable {
             try device.connect()
             running = true
             error = nil
-            idleSince = device.nowMicros
+            idleSince = device.timeNow
         }
     }
 
@@ -423,26 +423,29 @@ public final class HapticEngine: @unchecked Sendable {
     }
 
     /// The device's step, for this engine: finished handlers and auto-shutdown.
-    func service(now: Int64) {
+    func service(now: EngineTime) {
         audioPath?.service(self)
         fireFinishedHandlersIfIdle()
         if running && autoShutdown && !device.players.contains(where: { $0.host === self })
-            && now - idleSince >= configuration.autoShutdownTimeout.nanoseconds / 1_000
+            && now - idleSince >= autoShutdownAfter
         {
             stopBySelf(.idleTimeout)
         }
     }
 
-    /// When this engine next needs the run loop (auto-shutdown), engine µs.
-    func nextWake(now: Int64) -> Int64? {
+    /// When this engine next needs the run loop (auto-shutdown).
+    func nextWake(now: EngineTime) -> EngineTime? {
         if running, let audioPath {
             let audioWake = audioPath.nextWake(now: now)
             guard autoShutdown && !device.players.contains(where: { $0.host === self }) else { return audioWake }
-            return min(audioWake, idleSince + configuration.autoShutdownTimeout.nanoseconds / 1_000)
+            return min(audioWake, idleSince + autoShutdownAfter)
         }
         guard running && autoShutdown && !device.players.contains(where: { $0.host === self }) else { return nil }
-        return idleSince + configuration.autoShutdownTimeout.nanoseconds / 1_000
+        return idleSince + autoShutdownAfter
     }
+
+    /// ``Configuration/autoShutdownTimeout`` on the engine's schedule.
+    private var autoShutdownAfter: EngineDuration { EngineDuration(truncating: configuration.autoShutdownTimeout) }
 
     // MARK: Run loop
 
@@ -559,11 +562,11 @@ public final class HapticEngine: @unchecked Sendable {
 
 // The narrow interface its players use.
 extension HapticEngine: PlayerHost {
-    var nowMicros: Int64 { device.nowMicros }
-    var changeLeadMicros: Int64 { device.changeLeadMicros }
-    var marginMicros: Int64 { device.marginMicros }
+    var timeNow: EngineTime { device.timeNow }
+    var changeLead: EngineDuration { device.changeLead }
+    var restartMargin: EngineDuration { device.restartMargin }
     var generation: Int { device.generation }
-    func micros(_ time: Double) throws -> Int64 { try device.micros(time) }
+    func engineTime(_ time: Double) throws -> EngineTime { try device.engineTime(time) }
 
     func requireRunning(_ player: StreamingPatternPlayer) throws {
         guard player.generation == device.generation else {
@@ -579,16 +582,16 @@ extension HapticEngine: PlayerHost {
 
     func deactivate(_ player: StreamingPatternPlayer, paused: Bool) {
         device.deactivate(player, paused: paused)
-        if !device.players.contains(where: { $0.host === self }) { idleSince = device.nowMicros }
+        if !device.players.contains(where: { $0.host === self }) { idleSince = device.timeNow }
     }
 
-    func invalidate(from t: Int64) { device.invalidate(from: t) }
+    func invalidate(from t: EngineTime) { device.invalidate(from: t) }
     func service() { device.service() }
     func markID(player: StreamingPatternPlayer, run: Int, event: UInt32, record: () -> OnsetRecord) -> UInt32 {
         device.markID(player: player, run: run, event: event, record: record)
     }
     func follow(_ follower: UInt32, _ leader: UInt32) { device.follow(follower, leader) }
     func compile(_ pattern: HapticPattern, rate: Double) -> DriveProgram { device.compile(pattern, rate: rate) }
-    func startPrepared(_ player: StreamingPatternPlayer, at requested: Int64?) -> Bool { device.startPrepared(player, at: requested) }
+    func startPrepared(_ player: StreamingPatternPlayer, at requested: EngineTime?) -> Bool { device.startPrepared(player, at: requested) }
     func withLock<T>(_ body: () throws -> T) rethrows -> T { try device.locked(body) }
 }

@@ -1,23 +1,24 @@
 import ThrumCompiler
 import ThrumPattern
+import ThrumTime
 
 /// What a player needs from its engine, and nothing more: time, the device's change leads, its
 /// place among the device's active players, onset ids, compiling, prepared starts, and the lock.
 /// ``HapticEngine`` is the one host; it forwards to its ``SharedDevice`` and adds its own state
 /// (running, muted, idle time).
 protocol PlayerHost: AnyObject {
-    /// Engine time now, µs.
-    var nowMicros: Int64 { get }
-    /// The earliest a change sent now can take effect on the device, µs from now.
-    var changeLeadMicros: Int64 { get }
-    /// The restart margin after an any-lane STOP, µs.
-    var marginMicros: Int64 { get }
+    /// Engine time now.
+    var timeNow: EngineTime { get }
+    /// The earliest a change sent now can take effect on the device, from now.
+    var changeLead: EngineDuration { get }
+    /// The restart margin after an any-lane STOP.
+    var restartMargin: EngineDuration { get }
     /// The device's reboot count when the call is made (players of an earlier one are invalid).
     var generation: Int { get }
     /// Whether the engine mutes every one of its players.
     var isMutedForHaptics: Bool { get }
-    /// Engine µs for an `atTime:` argument (immediate → now); −4840 for a bad time.
-    func micros(_ time: Double) throws -> Int64
+    /// The engine time of an `atTime:` argument (immediate → now); −4840 for a bad time.
+    func engineTime(_ time: Double) throws -> EngineTime
     /// Throws unless the engine runs (starting it when auto-shutdown stopped it).
     func requireRunning(_ player: StreamingPatternPlayer) throws
     /// The player has a timeline to render.
@@ -25,7 +26,7 @@ protocol PlayerHost: AnyObject {
     /// The player stopped (or paused).
     func deactivate(_ player: StreamingPatternPlayer, paused: Bool)
     /// Makes engine time `t` renderable again (CUT, rewind or nothing).
-    func invalidate(from t: Int64)
+    func invalidate(from t: EngineTime)
     /// Renders and sends what is due now.
     func service()
     /// The device-wide onset id of a player's event.
@@ -35,10 +36,10 @@ protocol PlayerHost: AnyObject {
     /// `pattern` compiled for the device's profile at `rate`.
     func compile(_ pattern: HapticPattern, rate: Double) -> DriveProgram
     /// Starts the player with a GO when its pattern is preloaded; false to stream it.
-    func startPrepared(_ player: StreamingPatternPlayer, at requested: Int64?) -> Bool
+    func startPrepared(_ player: StreamingPatternPlayer, at requested: EngineTime?) -> Bool
     /// Where an immediate start of `player` goes so that its first sound is on time, or nil (as
     /// soon as the drive can) without sound to play.
-    func audioStartTime(for player: StreamingPatternPlayer) -> Int64?
+    func audioStartTime(for player: StreamingPatternPlayer) -> EngineTime?
     /// Runs `body` holding the device's lock.
     func withLock<T>(_ body: () throws -> T) rethrows -> T
 }

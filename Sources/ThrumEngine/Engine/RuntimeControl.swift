@@ -1,13 +1,15 @@
+import ThrumTime
+
 /// A dynamic parameter a player received at run time (`sendParameters`, `scheduleParameterCurve`),
-/// on the engine's timeline in µs. Last writer wins, like a pattern's own controls: each command
+/// on the engine's schedule. Last writer wins, like a pattern's own controls: each command
 /// takes over from its start until a later-starting command; a curve is linear between its
 /// points and holds its first and last values.
 struct RuntimeControl {
     struct Command {
-        var start: Int64
+        var start: EngineTime
         var order: Int
-        /// (time µs, value) points; one point = a step.
-        var points: [(Int64, Double)]
+        /// (time, value) points; one point = a step.
+        var points: [(EngineTime, Double)]
     }
 
     let defaultValue: Double
@@ -22,13 +24,13 @@ struct RuntimeControl {
 
     private func clamp(_ v: Double) -> Double { v.isNaN ? defaultValue : min(range.upperBound, max(range.lowerBound, v)) }
 
-    mutating func step(at time: Int64, value: Double) {
+    mutating func step(at time: EngineTime, value: Double) {
         counter += 1
         commands.append(Command(start: time, order: counter, points: [(time, clamp(value))]))
         commands.sort { ($0.start, $0.order) < ($1.start, $1.order) }
     }
 
-    mutating func curve(at time: Int64, points: [(Int64, Double)]) {
+    mutating func curve(at time: EngineTime, points: [(EngineTime, Double)]) {
         guard !points.isEmpty else { return }
         counter += 1
         let sorted = points.sorted { $0.0 < $1.0 }.map { ($0.0, clamp($0.1)) }
@@ -41,7 +43,7 @@ struct RuntimeControl {
     var isNeutral: Bool { commands.isEmpty }
 
     /// The command in force at `t`.
-    private func command(at t: Int64) -> Command? {
+    private func command(at t: EngineTime) -> Command? {
         var found: Command?
         for c in commands {
             if c.start <= t { found = c } else { break }
@@ -49,20 +51,20 @@ struct RuntimeControl {
         return found
     }
 
-    func value(at t: Int64) -> Double {
+    func value(at t: EngineTime) -> Double {
         guard let c = command(at: t) else { return defaultValue }
         let p = c.points
         if t <= p[0].0 { return p[0].1 }
         for k in 0..<(p.count - 1) where t < p[k + 1].0 {
             let (a, va) = p[k], (b, vb) = p[k + 1]
-            return b > a ? va + (vb - va) * Double(t - a) / Double(b - a) : vb
+            return b > a ? va + (vb - va) * Double((t - a).microseconds) / Double((b - a).microseconds) : vb
         }
         return p[p.count - 1].1
     }
 
     /// Times strictly inside (a, b) where the value or its slope may change.
-    func breakpoints(from a: Int64, to b: Int64) -> [Int64] {
-        var out: [Int64] = []
+    func breakpoints(from a: EngineTime, to b: EngineTime) -> [EngineTime] {
+        var out: [EngineTime] = []
         for c in commands {
             if c.start > a && c.start < b { out.append(c.start) }
             for (t, _) in c.points where t > a && t < b { out.append(t) }
@@ -71,9 +73,9 @@ struct RuntimeControl {
     }
 
     /// Whether the value is the same everywhere in [a, b).
-    func isConstant(from a: Int64, to b: Int64) -> Bool {
+    func isConstant(from a: EngineTime, to b: EngineTime) -> Bool {
         if commands.isEmpty { return true }
         guard breakpoints(from: a, to: b).isEmpty else { return false }
-        return value(at: a) == value(at: b - 1)
+        return value(at: a) == value(at: b - .microseconds(1))
     }
 }

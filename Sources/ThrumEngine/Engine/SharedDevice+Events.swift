@@ -29,13 +29,13 @@ extension SharedDevice {
     /// its report, so no player's event is left without one.
     func leadingMarks(_ marks: [DriveMixer.Mark]) -> [DriveMixer.Mark] {
         guard marks.count > 1 else { return marks }
-        var leaders: [Int64: UInt32] = [:]
+        var leaders: [PatternOffset: UInt32] = [:]
         return marks.filter { m in
-            if let leader = leaders[m.time] {
+            if let leader = leaders[m.offset] {
                 if leader != m.id { follow(m.id, leader) }
                 return false
             }
-            leaders[m.time] = m.id
+            leaders[m.offset] = m.id
             return true
         }
     }
@@ -60,7 +60,7 @@ extension SharedDevice {
                 }
                 if report.knownStatus == .lateTrimmed, goMarks.contains(report.event) {
                     // The GO reached the device after its start: give the next one more room.
-                    preparedLeadExtra = min(preparedLeadExtra + 250, 5_000)
+                    preparedLeadExtra = min(preparedLeadExtra + .microseconds(250), .milliseconds(5))
                 }
             }
             switch report.knownStatus {
@@ -153,8 +153,8 @@ extension SharedDevice {
         // A rebooted device has a new clock: nothing of the old mapping carries over.
         timeline = DeviceTimeline()
         lastLevel = 0
-        emittedUntil = nowMicros
-        lastSentEnd = nowMicros
+        emittedUntil = timeNow
+        lastSentEnd = timeNow
         lastClockSample = session.link.clock.samples.last
         for c in engines where c.isRunning { c.resetHandler?() }
     }

@@ -18,8 +18,8 @@ extension SharedDevice {
         var slot: UInt8
         weak var player: StreamingPatternPlayer?
         var serial: Int
-        var emittedUntil: Int64
-        var lastSentEnd: Int64
+        var emittedUntil: EngineTime
+        var lastSentEnd: EngineTime
         var lastDeviceStart: DeviceTime?
     }
 
@@ -75,8 +75,11 @@ extension SharedDevice {
             throw Self.hapticError(error)
         }
         isPrepared = true
-        preparedUntil = nowMicros + configuration.preparedTimeout.nanoseconds / 1_000
+        preparedUntil = timeNow + preparedTimeout
     }
+
+    /// ``HapticEngine/Configuration/preparedTimeout`` on the engine's schedule.
+    var preparedTimeout: EngineDuration { EngineDuration(truncating: configuration.preparedTimeout) }
 
     /// ``prepare()``, and stores `pattern` (compiled for this engine's profile, at rate 1) in a
     /// program slot on the device, so that a player of an equal pattern starting while nothing
@@ -124,8 +127,8 @@ extension SharedDevice {
 
     /// When the prepared state lapses on the host's own clock: the device's STATE standby normally
     /// comes first; without WAKE/STANDBY support the host timer alone decides.
-    var prepareLapseTime: Int64 {
-        preparedUntil + (capabilities?.standby == true ? 250_000 : 0)
+    var prepareLapseTime: EngineTime {
+        preparedUntil + (capabilities?.standby == true ? .milliseconds(250) : .zero)
     }
 
     func lapsePreparation() {
@@ -134,7 +137,7 @@ extension SharedDevice {
 
     /// Starts `player` (offset 0) with a GO when its pattern is preloaded, nothing else plays and
     /// the start can be honoured; returns false to let it stream.
-    func startPrepared(_ player: StreamingPatternPlayer, at requested: Int64?) -> Bool {
+    func startPrepared(_ player: StreamingPatternPlayer, at requested: EngineTime?) -> Bool {
         guard capabilities?.preload == true, !player.isSilent, !player.loopEnabled,
             players.allSatisfy({ $0 === player }), let compiled = player.currentCompiled,
             compiled.key == StreamingPatternPlayer.CompileKey(rate: 1),
@@ -142,24 +145,26 @@ extension SharedDevice {
             session.isLoaded(preload.program)
         else { return false }
         let program = preload.program
-        let now = nowMicros
+        let now = timeNow
         let standby = session.powerState == .standby
-        let lead = configuration.preparedStartLead.nanoseconds / 1_000 + preparedLeadExtra
-            + (standby ? configuration.standbyExitLead.nanoseconds / 1_000 : 0)
+        let exit = standby ? EngineDuration(truncating: configuration.standbyExitLead) : .zero
+        let lead = EngineDuration(truncating: configuration.preparedStartLead) + preparedLeadExtra + exit
         var driveStart = now + lead
         if let boundary = nextFrameBoundary(after: now) {
             // The GO leaves with the next frame: start a margin after that frame reaches the device.
-            driveStart = min(driveStart, boundary + configuration.framedStartMargin.nanoseconds / 1_000 + preparedLeadExtra
-                + (standby ? configuration.standbyExitLead.nanoseconds / 1_000 : 0))
+            let margin = EngineDuration(truncating: configuration.framedStartMargin)
+            driveStart = min(driveStart, boundary + margin + preparedLeadExtra + exit)
         }
+        // The program's first drive is `firstStart` from pattern time 0 (negative: pre-shifted).
+        let firstStart = program.firstStart.sinceStart
         if let requested {
-            let asked = requested + program.firstStart
-            if asked > now + 1_000_000 { return false }  // far ahead: streaming binds it later, on a fresher clock
+            let asked = requested + firstStart
+            if asked > now + .seconds(1) { return false }  // far ahead: streaming binds it later, on a fresher clock
             driveStart = max(driveStart, asked)
         }
         driveStart = max(driveStart, lastSentEnd)
-        let at = driveStart - program.firstStart  // pattern time 0
-        let end = at + program.driveEnd
+        let at = driveStart - firstStart  // pattern time 0
+        let end = program.driveEnd.engineTime(origin: at)
         guard player.intensity.isConstant(from: driveStart, to: end), player.intensity.value(at: driveStart) == 1 else {
             return false
         }
@@ -169,53 +174,55 @@ extension SharedDevice {
         let base = nextMarkID - 1
         nextMarkID += program.maxEventID
         let serial = player.placePrepared(at: at, preloadedUntil: end)
-        let firstDevice = session.link.clock.deviceTime(at: HostTime(nanoseconds: driveStart * 1_000))
+        let firstDevice = deviceTime(at: driveStart)
         for s in program.program.segments where s.eventID != 0 {
             guard let event = compiled.eventsByID[s.eventID] else { continue }
             let id = base + s.eventID
             markIDs[MarkKey(player: player.playerID, run: serial, event: s.eventID)] = id
             marks[id] = OnsetRecord(
                 playerID: player.playerID, patternIndex: event.patternIndex, pass: 0,
-                requestedTime: (Double(at) + event.requestedTime * 1e6) / 1e6, preShift: event.preShift,
+                requestedTime: at.seconds(plus: event.requestedTime), preShift: event.preShift,
                 driveOnsetTime: nil, status: .notReported)
             markOrder.append(id)
             goMarks.insert(id)
-            intendedDeviceStart[id] = firstDevice - session.latencyCorrection + .microseconds(s.start - program.firstStart)
+            // The device plays a stored program's offsets on its own clock: a span of it is a device span.
+            let sinceFirst = DeviceDuration.microseconds((s.startOffset - program.firstStart).microseconds)
+            intendedDeviceStart[id] = firstDevice - session.latencyCorrection + sinceFirst
         }
         pendingGo = PendingGo(
             slot: slot, player: player, serial: serial, emittedUntil: emittedUntil, lastSentEnd: lastSentEnd,
             lastDeviceStart: lastDeviceStart)
         session.go(
-            program, startHost: HostTime(nanoseconds: at * 1_000), eventBase: base,
+            program, startHost: at.hostTime, eventBase: base,
             wakeFor: standby ? configuration.preparedTimeout : nil)
         goStarts += 1
         preloadUse += 1
         preloads[slot]?.lastUse = preloadUse
-        let lastStart = program.program.segments.last.map { $0.start - program.firstStart } ?? 0
-        let deviceLast = (firstDevice - session.latencyCorrection + .microseconds(lastStart)).clampedToOrigin
+        let lastStart = program.program.segments.last.map { $0.startOffset - program.firstStart } ?? .zero
+        let deviceLast = (firstDevice - session.latencyCorrection + .microseconds(lastStart.microseconds)).clampedToOrigin
         lastDeviceStart = max(lastDeviceStart ?? .zero, deviceLast)
         emittedUntil = max(emittedUntil, end)
         lastSentEnd = max(lastSentEnd, end)
         lastLevel = 0
         timeline.reset()
-        preparedUntil = max(preparedUntil, end + configuration.preparedTimeout.nanoseconds / 1_000)
+        preparedUntil = max(preparedUntil, end + preparedTimeout)
         service()
         return true
     }
 
-    /// The host time (µs) at which the device receives a frame written at `now`, when host frames
+    /// The engine time at which the device receives a frame written at `now`, when host frames
     /// arrive on a 1 ms frame grid (USB full speed): the phase of that grid is learnt from the
     /// clock samples — each ACK's `rx_time`, mapped to host time, is a frame arrival. Only used
     /// when the link's outbound delay floor is configured (the model then maps arrivals without the
     /// symmetric-legs bias) and at least 80 % of the recent arrivals lie within ±50 µs of one phase;
     /// nil otherwise (the fixed ``Configuration/preparedStartLead`` applies).
-    func nextFrameBoundary(after now: Int64) -> Int64? {
+    func nextFrameBoundary(after now: EngineTime) -> EngineTime? {
         let link = session.link
         guard link.configuration.clock.outboundDelayFloor != nil, link.clock.isConverged else { return nil }
         let samples = link.clock.samples.suffix(48)
         guard samples.count >= 16 else { return nil }
         let phases = samples.map { s -> Double in
-            let host = link.clock.hostTime(atDevice: s.deviceReceive).nanoseconds / 1_000
+            let host = EngineTime(link.clock.hostTime(atDevice: s.deviceReceive)).microseconds
             return Double(((host % 1_000) + 1_000) % 1_000)
         }
         var x = 0.0, y = 0.0
@@ -230,9 +237,10 @@ extension SharedDevice {
             return min(d, 1_000 - d) <= 50
         }.count
         guard Double(close) >= 0.8 * Double(phases.count) else { return nil }
+        // Frames arrive at engine times ph + k ms; the next one after now.
         let ph = Int64(phase.rounded()) % 1_000
-        let k = Int64((Double(now - ph) / 1_000).rounded(.down)) + 1
-        return ph + k * 1_000
+        let k = Int64((Double(now.microseconds - ph) / 1_000).rounded(.down)) + 1
+        return EngineTime(microseconds: ph + k * 1_000)
     }
 
     /// FAULT 8: the device refused the GO (slot invalid, queue full, or behind the queue's last
@@ -277,21 +285,21 @@ extension SharedDevice {
         guard capabilities?.romEffects == true else {
             throw HapticError(.notSupported, "the device cannot play ROM effect \(id) (no ROM_EFFECT in its protocol)")
         }
-        let requested = try micros(time)
-        let now = nowMicros
-        var t = time == HapticTimeImmediate || requested < now + marginMicros ? now + leadMicros : requested
+        let requested = try engineTime(time)
+        let now = timeNow
+        var t = time == HapticTimeImmediate || requested < now + restartMargin ? now + engineLead : requested
         t = max(t, lastSentEnd)
-        let length = Int64((effect.envelope.duration * 1e6).rounded())
+        let length = EngineDuration.seconds(effect.envelope.duration)
         if nextMarkID >= UInt32(Int32.max) { nextMarkID = 1 }
         let mark = nextMarkID
         nextMarkID += 1
         marks[mark] = OnsetRecord(
-            playerID: 0, patternIndex: 0, pass: 0, requestedTime: Double(t) / 1e6, preShift: 0, driveOnsetTime: nil,
+            playerID: 0, patternIndex: 0, pass: 0, requestedTime: t.seconds, preShift: 0, driveOnsetTime: nil,
             status: .notReported, romEffect: effect.id)
         markOrder.append(mark)
         romMarks.insert(mark)
         markOwners[mark] = ObjectIdentifier(owner)
-        let intended = session.link.clock.deviceTime(at: HostTime(nanoseconds: t * 1_000))
+        let intended = deviceTime(at: t)
         var device = intended - session.romLatencyCorrection
         if let last = lastDeviceStart, device < last { device = last }
         intendedDeviceStart[mark] = device
@@ -302,7 +310,7 @@ extension SharedDevice {
         lastLevel = 0
         timeline.reset()
         owner.idleSince = max(owner.idleSince, t + length)
-        preparedUntil = max(preparedUntil, t + length + configuration.preparedTimeout.nanoseconds / 1_000)
+        preparedUntil = max(preparedUntil, t + length + preparedTimeout)
         service()
         return mark
     }

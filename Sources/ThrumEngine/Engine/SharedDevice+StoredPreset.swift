@@ -21,25 +21,29 @@ extension SharedDevice {
     }
 
     /// Records an onset mark for each marked entry of `preset`, played from `base` with its drive
-    /// beginning at host µs `driveStart`: the intended time of each is when the stored program's
+    /// beginning at engine time `driveStart`: the intended time of each is when the stored program's
     /// first drive for it begins (the image keeps the drive, not the pattern's event times, so
     /// the requested time is the drive's and the pre-shift 0). Returns the marks in event order.
     func markStoredPreset(
-        _ preset: LibraryImage.Preset, shapes: [LibraryImage.Shape], base: UInt32, driveStart: Int64, owner: HapticEngine
+        _ preset: LibraryImage.Preset, shapes: [LibraryImage.Shape], base: UInt32, driveStart: EngineTime, owner: HapticEngine
     ) -> [UInt32] {
         let expanded = ProgramPacker.expand(preset, shapes: shapes)
         // Pattern time 0 is `lead` after the drive begins; entries are relative to pattern time 0.
-        let origin = driveStart + Int64(preset.lead)
-        var intended: [UInt32: Int64] = [:]
+        let origin = driveStart + .microseconds(Int64(preset.lead))
+        var intended: [UInt32: EngineTime] = [:]
         for s in expanded.segments where s.eventID != 0 && intended[s.eventID] == nil {
-            intended[s.eventID] = origin + s.start + Int64(SegmentCommand.firstDriveOffset(duration: s.duration, from: s.from, to: s.to))
+            let firstDrive = EngineDuration.microseconds(
+                Int64(SegmentCommand.firstDriveOffset(duration: s.duration, from: s.from, to: s.to)))
+            intended[s.eventID] = s.startOffset.engineTime(origin: origin) + firstDrive
         }
-        for r in expanded.rom where r.event != 0 && intended[r.event] == nil { intended[r.event] = origin + r.start }
+        for r in expanded.rom where r.event != 0 && intended[r.event] == nil {
+            intended[r.event] = PatternOffset(microseconds: r.start).engineTime(origin: origin)
+        }
         var result: [UInt32] = []
         for (event, time) in intended.sorted(by: { $0.key < $1.key }) {
             let mark = base &+ event
             marks[mark] = OnsetRecord(
-                playerID: 0, patternIndex: Int(event) - 1, pass: 0, requestedTime: Double(time) / 1e6, preShift: 0,
+                playerID: 0, patternIndex: Int(event) - 1, pass: 0, requestedTime: time.seconds, preShift: 0,
                 driveOnsetTime: nil, status: .notReported)
             markOrder.append(mark)
             markOwners[mark] = ObjectIdentifier(owner)

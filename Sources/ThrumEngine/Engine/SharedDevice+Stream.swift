@@ -9,32 +9,32 @@ extension SharedDevice {
     // MARK: Streaming
 
     /// Keeps the drive rendered and sent up to now + lead time.
-    func emit(now: Int64) {
+    func emit(now: EngineTime) {
         // Drive sent now reaches the device one change lead from now at the earliest (two round
         // trips, the restart margin, overstate that where the return leg is the slow one: a
         // serial bridge's latency timer); a CUT placed exactly there is followed without a gap.
-        let earliest = now + min(marginMicros, changeLeadMicros)
+        let earliest = now + min(restartMargin, changeLead)
         if emittedUntil < earliest {
             // Fell behind (or idle): nothing can be placed before the device could get it.
             emittedUntil = earliest
             if lastLevel != 0, lastSentEnd > now { /* the queued ramp ends on its own */ }
             lastLevel = 0
         }
-        let horizon = now + horizonMicros
-        let chunk = max(1_000, configuration.chunk.nanoseconds / 1_000)
+        let horizon = now + queueHorizon
+        let chunk = renderChunk
         while emittedUntil < horizon {
             let t0 = emittedUntil
             var t1 = t0 + chunk
             // One player and nothing to mix: its compiled segments go out as compiled (no
             // re-quantisation at chunk edges), and rendering continues from their end.
             if players.count == 1, let verbatim = players[0].verbatimSegments(from: t0, to: t1, horizon: horizon) {
-                let end = max(t1, verbatim.map(\.end).max() ?? t1)
-                if lastLevel != 0 && (verbatim.first?.start ?? end) > t0 {
-                    let gap = (verbatim.first?.start ?? end) - t0
-                    send(DriveSegment(start: t0, duration: UInt32(min(gap, 1_000)), from: 0, to: 0))
+                let end = max(t1, verbatim.map { RenderTimeline.time(of: $0.endOffset) }.max() ?? t1)
+                let firstStart = verbatim.first.map { RenderTimeline.time(of: $0.startOffset) } ?? end
+                if lastLevel != 0 && firstStart > t0 {
+                    sendSilence(from: t0, before: firstStart)
                 }
                 for s in verbatim { send(s) }
-                lastLevel = verbatim.last.map { $0.end >= end ? $0.to : 0 } ?? 0
+                lastLevel = verbatim.last.map { RenderTimeline.time(of: $0.endOffset) >= end ? $0.to : 0 } ?? 0
                 emittedUntil = end
                 continue
             }
@@ -46,31 +46,43 @@ extension SharedDevice {
                 // (the device needs one register write, ≈ 73 µs, per segment start).
                 let reach = t1 + Self.markGuard
                 for p in players { p.collect(from: t0, to: reach, ramps: &ramps, marks: &marksHere) }
-                if let mark = marksHere.map(\.time).filter({ $0 > t1 && $0 < reach }).min() { t1 = mark }
+                let window = RenderTimeline.offset(of: t1)..<RenderTimeline.offset(of: reach)
+                if let mark = marksHere.map(\.offset).filter({ $0 > window.lowerBound && $0 < window.upperBound }).min() {
+                    t1 = RenderTimeline.time(of: mark)
+                }
             }
             if ramps.isEmpty && lastLevel == 0 {
                 emittedUntil = t1
                 continue
             }
             marksHere = leadingMarks(marksHere)
-            var segments = mixer.segments(mixing: ramps, marks: marksHere, from: t0, to: t1)
-            if lastLevel != 0 && (segments.first?.start ?? t1) > t0 {
-                let gap = (segments.first?.start ?? t1) - t0
-                segments.insert(DriveSegment(start: t0, duration: UInt32(min(gap, 1_000)), from: 0, to: 0), at: 0)
+            let segments = mixer.segments(
+                mixing: ramps, marks: marksHere, from: RenderTimeline.offset(of: t0), to: RenderTimeline.offset(of: t1))
+            let firstStart = segments.first.map { RenderTimeline.time(of: $0.startOffset) } ?? t1
+            if lastLevel != 0 && firstStart > t0 {
+                sendSilence(from: t0, before: firstStart)
             }
             for s in segments { send(s) }
-            if let last = segments.last, last.end >= t1 { lastLevel = last.to } else { lastLevel = 0 }
+            if let last = segments.last, RenderTimeline.time(of: last.endOffset) >= t1 { lastLevel = last.to } else { lastLevel = 0 }
             emittedUntil = t1
         }
     }
 
+    /// Sends the zero that ends the drive left playing before a gap from `t0` to `next` (at most 1 ms long).
+    private func sendSilence(from t0: EngineTime, before next: EngineTime) {
+        let length = min(next - t0, .milliseconds(1))
+        send(DriveSegment(startOffset: RenderTimeline.offset(of: t0), duration: UInt32(length.microseconds), from: 0, to: 0))
+    }
 
+
+    /// Sends drive segment `s` of the render timeline (``RenderTimeline``), mapped to the device's clock.
     func send(_ s: DriveSegment) {
         let link = session.link
+        let start = RenderTimeline.time(of: s.startOffset)
         // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
         let correction = session.latencyCorrection
         let mapped = timeline.map(
-            hostStart: HostTime(nanoseconds: s.start * 1_000), duration: s.duration, clock: link.clock, shift: correction)
+            hostStart: start.hostTime, duration: s.duration, clock: link.clock, shift: correction)
         // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it that
         // much earlier (keeping its end) so that its first drive lands on the intended instant.
         var duration = mapped.duration
@@ -91,7 +103,7 @@ extension SharedDevice {
             .segment(
                 SegmentCommand(
                     start: device.wire.rawValue, duration: duration, from: s.from, to: s.to, event: s.eventID)))
-        lastSentEnd = max(lastSentEnd, s.end)
+        lastSentEnd = max(lastSentEnd, start + s.length)
         segmentsSent += 1
     }
 
@@ -100,8 +112,8 @@ extension SharedDevice {
     func rewind() {
         session.link.discardQueuedSegments()
         session.link.sendImmediately(.stop)
-        let now = nowMicros
-        emittedUntil = now + marginMicros
+        let now = timeNow
+        emittedUntil = now + restartMargin
         lastSentEnd = now
         lastLevel = 0
         lastDeviceStart = nil
@@ -111,31 +123,31 @@ extension SharedDevice {
         pendingGo = nil
     }
 
-    /// Makes engine time `t` (µs) renderable again: no-op when not yet rendered, a cheap rewind when
+    /// Makes engine time `t` renderable again: no-op when not yet rendered, a cheap rewind when
     /// only silence was sent since, a CUT at `t` when a change sent now reaches the device in time
-    /// (``changeLeadMicros``), and an any-lane STOP otherwise.
-    func invalidate(from t: Int64) {
+    /// (``changeLead``), and an any-lane STOP otherwise.
+    func invalidate(from t: EngineTime) {
         guard t < emittedUntil else { return }
         if lastSentEnd <= t {
             // The floor is the one emit keeps (a change reaches the device one change lead from now): on
             // real time the clock moves between a start computing `t` and this, and a floor of the
             // restart margin could pass `t` and drop the first event of an immediate start.
-            emittedUntil = max(t, lastSentEnd, nowMicros + min(marginMicros, changeLeadMicros))
+            emittedUntil = max(t, lastSentEnd, timeNow + min(restartMargin, changeLead))
             lastLevel = 0
-        } else if t >= nowMicros + changeLeadMicros {
+        } else if t >= timeNow + changeLead {
             cut(at: t)
         } else {
             rewind()
         }
     }
 
-    /// Replaces the drive queued from engine µs `t` on: a sequenced CUT at `t`'s device time (the
+    /// Replaces the drive queued from engine time `t` on: a sequenced CUT at `t`'s device time (the
     /// device drops what starts from there and shortens what spans it), the host's not-yet-sent
     /// segments from there dropped, rendering resumed at `t`. No silent gap: the device plays the
     /// old drive up to `t` and the new from `t`.
-    func cut(at t: Int64) {
+    func cut(at t: EngineTime) {
         let link = session.link
-        let host = HostTime(nanoseconds: t * 1_000)
+        let host = t.hostTime
         let device = (timeline.deviceTime(atHost: host, clock: link.clock) - session.latencyCorrection).clampedToOrigin
         link.discardQueuedSegments(startingAtOrAfter: device.wire.rawValue)
         link.send(.cut(at: device.wire.rawValue))

@@ -58,13 +58,13 @@ public final class SharedDevice: @unchecked Sendable {
     /// The error that stopped the device (link or transport failure, fault), if any.
     public internal(set) var lastError: Error?
 
-    // Streaming state (engine µs = host µs).
+    // Streaming state, on the engine's schedule (``ThrumTime/EngineTime``: host time in µs).
     /// Players with a timeline to render (playing, or playing until a pending stop/pause), of every client.
     var players: [StreamingPatternPlayer] = []
     /// Paused players, so that stopping their engine ends them too.
     var pausedPlayers: [StreamingPatternPlayer] = []
-    var emittedUntil: Int64 = 0
-    var lastSentEnd: Int64 = 0
+    var emittedUntil = EngineTime.zero
+    var lastSentEnd = EngineTime.zero
     var lastLevel: UInt8 = 0
     var lastDeviceStart: DeviceTime?
     /// Bumped by a device reboot: players made before are invalid.
@@ -79,7 +79,7 @@ public final class SharedDevice: @unchecked Sendable {
     var markOwners: [UInt32: ObjectIdentifier] = [:]
     /// Stored presets started so far: each start gets its own event base (docs/library.md).
     var storedPresetStarts: UInt32 = 0
-    var preparedUntil: Int64 = 0
+    var preparedUntil = EngineTime.zero
     var lastClockSample: ClockSample?
     /// Programs preloaded on the device, by slot.
     var preloads: [UInt8: Preload] = [:]
@@ -87,7 +87,7 @@ public final class SharedDevice: @unchecked Sendable {
     /// The GO last sent, until its ACK or FAULT 8 settles it.
     var pendingGo: PendingGo?
     /// Learnt extra lead for prepared starts (GOs that arrived late widen it).
-    var preparedLeadExtra: Int64 = 0
+    var preparedLeadExtra = EngineDuration.zero
     /// Onset ids of ROM effects (their latency is learnt apart).
     var romMarks: Set<UInt32> = []
     /// Onset ids of events started by GO.
@@ -156,10 +156,17 @@ public final class SharedDevice: @unchecked Sendable {
     // MARK: Time
 
     /// The engine clock (s): the host clock the session's pump reads.
-    public var currentTime: Double { Double(nowMicros) / 1e6 }
+    public var currentTime: Double { timeNow.seconds }
 
-    var nowMicros: Int64 { session.pump.clock.now().nanoseconds / 1_000 }
-    var leadMicros: Int64 { leadTime.nanoseconds / 1_000 }
+    /// Engine time now: the session's host clock, in whole µs.
+    var timeNow: EngineTime { EngineTime(session.pump.clock.now()) }
+    /// The device time the clock model maps engine time `t` to: for starts outside the contiguous
+    /// stream (a GO, a ROM effect, a stored preset). Streamed drive and CUTs map through
+    /// ``timeline`` (``DeviceTimeline``), which keeps contiguous drive contiguous on the device.
+    func deviceTime(at t: EngineTime) -> DeviceTime { session.link.clock.deviceTime(at: t.hostTime) }
+
+    /// ``leadTime`` on the engine's schedule.
+    var engineLead: EngineDuration { EngineDuration(truncating: leadTime) }
 
     /// How far ahead of now the drive is rendered and sent (see ``HapticEngine/leadTime``).
     public var leadTime: HostDuration {
@@ -168,11 +175,11 @@ public final class SharedDevice: @unchecked Sendable {
         // render chunk and the restart margin on top of it.
         return max(session.currentLeadTime, configuration.chunk * 2 + configuration.restartMargin)
     }
-    /// A chunk that would end this close before an onset ends at the onset instead, µs.
-    static let markGuard: Int64 = 200
+    /// A chunk that would end this close before an onset ends at the onset instead.
+    static let markGuard = EngineDuration.microseconds(200)
 
     /// How far ahead drive is rendered and queued: the lead, or ``HapticEngine/Configuration/queueAhead``.
-    var horizonMicros: Int64 { max(leadMicros, configuration.queueAhead.nanoseconds / 1_000) }
+    var queueHorizon: EngineDuration { max(engineLead, EngineDuration(truncating: configuration.queueAhead)) }
     /// The earliest a change sent now (a CUT and new drive, on the sequenced lane) can take
     /// effect: the fixed part of what host → device frames recently took at most
     /// (``ThrumLink/ClockModel/outboundDelayBound(quantile:last:excludingOwnBytes:)``, the return
@@ -180,25 +187,24 @@ public final class SharedDevice: @unchecked Sendable {
     /// change on a serial line (the bytes still draining, ``ThrumLink/LinkSession/transmitBacklog``,
     /// and a whole frame's serialisation at the learnt byte time), plus 2 ms for the frame being
     /// handled; the session's round-trip lead until the model has samples.
-    var changeLeadMicros: Int64 {
+    var changeLead: EngineDuration {
         let link = session.link
-        guard let outbound = link.clock.outboundDelayBound(excludingOwnBytes: true) else {
-            return session.currentLeadTime.nanoseconds / 1_000
-        }
-        let fixed = outbound.nanoseconds / 1_000
+        let roundTripLead = EngineDuration(truncating: session.currentLeadTime)
+        guard let outbound = link.clock.outboundDelayBound(excludingOwnBytes: true) else { return roundTripLead }
+        let fixed = EngineDuration(truncating: outbound)
         let ownFrame = link.clock.byteTimeMicros * Double(ProtocolConstants.maxFrame)
-        let serial = link.transmitBacklog.nanoseconds / 1_000 + Int64(ownFrame.rounded(.up))
-        return min(session.currentLeadTime.nanoseconds / 1_000, fixed + fixed / 4 + serial + 2_000)
+        let serial = EngineDuration(truncating: link.transmitBacklog) + .microseconds(Int64(ownFrame.rounded(.up)))
+        return min(roundTripLead, fixed + fixed / 4 + serial + .milliseconds(2))
     }
     /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
-    var marginMicros: Int64 {
-        max(configuration.restartMargin.nanoseconds, 2 * session.link.statistics.smoothedRoundTrip.nanoseconds) / 1_000
+    var restartMargin: EngineDuration {
+        EngineDuration(truncating: max(configuration.restartMargin, session.link.statistics.smoothedRoundTrip * 2))
     }
 
-    /// Engine µs for an `atTime:` argument (immediate → now).
-    func micros(_ time: Double) throws -> Int64 {
+    /// The engine time of an `atTime:` argument (immediate → now).
+    func engineTime(_ time: Double) throws -> EngineTime {
         guard time.isFinite, time >= 0 else { throw HapticError(.invalidTime, "invalid time \(time)") }
-        return time == HapticTimeImmediate ? nowMicros : Int64((time * 1e6).rounded())
+        return time == HapticTimeImmediate ? timeNow : EngineTime(seconds: time)
     }
 
     // MARK: Clients
@@ -253,8 +259,8 @@ public final class SharedDevice: @unchecked Sendable {
         isRunning = true
         linkDead = false
         lastError = nil
-        emittedUntil = nowMicros
-        lastSentEnd = nowMicros
+        emittedUntil = timeNow
+        lastSentEnd = timeNow
         lastClockSample = session.link.clock.samples.last
         startRunner()
     }
@@ -278,7 +284,7 @@ public final class SharedDevice: @unchecked Sendable {
         players.removeAll { $0.host === engine }
         pausedPlayers.removeAll { $0.host === engine }
         if othersPlay {
-            invalidate(from: nowMicros + changeLeadMicros)
+            invalidate(from: timeNow + changeLead)
         } else if !mine.isEmpty {
             rewind()
         }
@@ -347,22 +353,22 @@ public final class SharedDevice: @unchecked Sendable {
     /// Runs the device (moving bytes, rendering drive, calling handlers) until engine time `time`
     /// (s). In virtual time this is what moves time; in real time it blocks until then.
     public func run(until time: Double) {
-        run(untilMicros: Int64((time * 1e6).rounded()))
+        run(untilTime: EngineTime(seconds: time))
     }
 
-    private func run(untilMicros deadline: Int64) {
+    private func run(untilTime deadline: EngineTime) {
         // On real time the run thread plays: the caller only waits (two threads pumping in turns
         // would each stall the other under load). Virtual time moves only here.
         while runMode != .manual, locked({ isRunning && runner?.isAlive == true && !linkDead }) {
-            let left = deadline - nowMicros
-            if left <= 0 { return }
-            usleep(UInt32(min(left, 1_000)))
+            let left = deadline - timeNow
+            if left <= .zero { return }
+            usleep(UInt32(min(left, .milliseconds(1)).microseconds))
         }
         locked { service() }
         while !linkDead {
             let more: Bool = locked {
-                guard nowMicros < deadline, !linkDead else { return false }
-                pump(until: min(deadline, nextWake(), runMode == .manual ? .max : nowMicros + 1_000))
+                guard timeNow < deadline, !linkDead else { return false }
+                pump(until: min(deadline, nextWake(), runMode == .manual ? .distantFuture : timeNow + .milliseconds(1)))
                 return true
             }
             if !more { return }
@@ -378,7 +384,7 @@ public final class SharedDevice: @unchecked Sendable {
     @discardableResult
     public func runUntilPlayersFinished(of engine: HapticEngine? = nil, timeout: Double, ringDown: Double = 0.04) -> Bool {
         // Whole µs, as the clock counts: a deadline in floating seconds could stay one ulp ahead.
-        let deadline = locked { nowMicros } + Int64((timeout * 1e6).rounded())
+        let deadline = locked { timeNow } + .seconds(timeout)
         func busy() -> Bool { locked { players.contains { engine == nil || $0.host === engine } } }
         if runMode == .manual {
             // The caller's loop: step to the next thing due, as a single-threaded loop does (the
@@ -386,15 +392,15 @@ public final class SharedDevice: @unchecked Sendable {
             locked { service() }
             while busy() && !linkDead {
                 let more: Bool = locked {
-                    guard nowMicros < deadline, !linkDead else { return false }
+                    guard timeNow < deadline, !linkDead else { return false }
                     pump(until: min(deadline, nextWake()))
                     return true
                 }
                 if !more { break }
             }
         } else {
-            while busy() && locked({ nowMicros }) < deadline && !linkDead {
-                run(untilMicros: min(deadline, locked { nowMicros } + 5_000))
+            while busy() && locked({ timeNow }) < deadline && !linkDead {
+                run(untilTime: min(deadline, locked { timeNow } + .milliseconds(5)))
             }
         }
         let done = !busy()
@@ -409,11 +415,11 @@ public final class SharedDevice: @unchecked Sendable {
             usleep(1_000)  // the run thread plays; a caller's loop just lets time pass
             return
         }
-        locked { pump(until: min(nextWake(), runMode == .manual ? .max : nowMicros + 1_000)) }
+        locked { pump(until: min(nextWake(), runMode == .manual ? .distantFuture : timeNow + .milliseconds(1))) }
     }
 
-    private func pump(until deadline: Int64) {
-        let target = HostTime(nanoseconds: max(deadline, nowMicros + 1) * 1_000)
+    private func pump(until deadline: EngineTime) {
+        let target = max(deadline, timeNow + .microseconds(1)).hostTime
         do {
             try session.runOnce(until: target)
         } catch {
@@ -425,20 +431,23 @@ public final class SharedDevice: @unchecked Sendable {
         service()
     }
 
-    /// When the run loop must next wake up (engine µs).
-    func nextWake() -> Int64 {
-        let now = nowMicros
-        var wake = now + 250_000
+    /// When the run loop must next wake up.
+    func nextWake() -> EngineTime {
+        let now = timeNow
+        let soonest = now + .microseconds(1)
+        var wake = now + .milliseconds(250)
         if isRunning && !players.isEmpty {
-            // Top the queue up every chunk so it always holds about `horizonMicros` of drive.
-            let chunk = max(1_000, configuration.chunk.nanoseconds / 1_000)
-            wake = min(wake, max(now + 1, emittedUntil - horizonMicros + chunk))
-            for p in players { if let end = p.endTime { wake = min(wake, max(now + 1, end)) } }
+            // Top the queue up every chunk so it always holds about `queueHorizon` of drive.
+            wake = min(wake, max(soonest, emittedUntil - queueHorizon + renderChunk))
+            for p in players { if let end = p.endTime { wake = min(wake, max(soonest, end)) } }
         }
-        if isPrepared { wake = min(wake, max(now + 1, prepareLapseTime)) }
-        for c in engines { if let w = c.nextWake(now: now) { wake = min(wake, max(now + 1, w)) } }
+        if isPrepared { wake = min(wake, max(soonest, prepareLapseTime)) }
+        for c in engines { if let w = c.nextWake(now: now) { wake = min(wake, max(soonest, w)) } }
         return wake
     }
+
+    /// How much drive one render step covers: ``HapticEngine/Configuration/chunk``, at least 1 ms.
+    var renderChunk: EngineDuration { max(.milliseconds(1), EngineDuration(truncating: configuration.chunk)) }
 
     /// Renders and sends what is due, finishes players whose time is over, runs timeouts.
     func service() {
@@ -448,12 +457,12 @@ public final class SharedDevice: @unchecked Sendable {
         }
         checkForReboot()
         guard isRunning else { return }
-        let now = nowMicros
+        let now = timeNow
         emit(now: now)
         for p in players where p.endTime.map({ now >= $0 }) ?? false {
             p.timeReached()
         }
-        if !players.isEmpty { preparedUntil = max(preparedUntil, now + configuration.preparedTimeout.nanoseconds / 1_000) }
+        if !players.isEmpty { preparedUntil = max(preparedUntil, now + preparedTimeout) }
         if isPrepared && now >= prepareLapseTime { lapsePreparation() }
         for c in engines { c.service(now: now) }
     }
@@ -472,17 +481,17 @@ public final class SharedDevice: @unchecked Sendable {
     }
 
     /// One step of the run thread: runs the device up to now (paced: up to `pacedTarget`, the
-    /// manual clock following the monotonic one) for at most `slice` µs. Returns false when
+    /// manual clock following the monotonic one) for at most `slice`. Returns false when
     /// nothing is started (the thread then waits to be kicked).
-    func runnerStep(pacedTarget: Int64?, slice: Int64) -> Bool {
+    func runnerStep(pacedTarget: EngineTime?, slice: EngineDuration) -> Bool {
         locked {
             guard isRunning, !linkDead else { return false }
             if let target = pacedTarget {
                 // Virtual time follows the monotonic clock; run to it in one go.
-                if target > nowMicros { pump(until: min(target, nextWake())) } else { service() }
-                while isRunning && !linkDead && nowMicros < target { pump(until: min(target, nextWake())) }
+                if target > timeNow { pump(until: min(target, nextWake())) } else { service() }
+                while isRunning && !linkDead && timeNow < target { pump(until: min(target, nextWake())) }
             } else {
-                pump(until: min(nextWake(), nowMicros + slice))
+                pump(until: min(nextWake(), timeNow + slice))
             }
             return isRunning
         }

@@ -1,8 +1,10 @@
 import ThrumCompiler
 import ThrumPattern
+import ThrumTime
 
 /// The engine's player: a timeline of runs, each mapping engine time to the compiled (rate-scaled)
-/// pattern, rendered lazily by the engine's streaming loop. Every operation edits the runs; the
+/// pattern (``Run/time(of:)``, ``Run/offset(at:)``: the only crossings between the two), rendered
+/// lazily by the engine's streaming loop. Every operation edits the runs; the
 /// engine re-renders from the first instant that changed (with an any-lane STOP when drive for
 /// that instant was already sent).
 final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
@@ -66,31 +68,39 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         var eventsByID: [UInt32: CompiledEvent]
         /// Events that begin together with another (``CompiledEvent/sharesOnsetWith``), by that one's id.
         var followers: [UInt32: [CompiledEvent]] = [:]
-        /// How far before pattern time 0 the drive starts (felt-onset pre-shift), µs.
-        var preroll: Int64
-        /// End of the compiled drive, µs of scaled pattern time.
-        var end: Int64
+        /// How far before pattern time 0 the drive starts (felt-onset pre-shift).
+        var preroll: EngineDuration
+        /// End of the compiled drive, in scaled pattern time.
+        var end: PatternOffset
     }
 
-    /// Engine time t plays pattern time t − origin of `compiled`, for pattern times in [lo, hi)
-    /// (µs, scaled).
+    /// Engine time `origin` plays pattern time 0 of `compiled`, for (scaled) pattern times in [lo, hi).
     struct Run {
         var serial: Int
-        var origin: Int64
-        var lo: Int64
-        var hi: Int64
+        var origin: EngineTime
+        var lo: PatternOffset
+        var hi: PatternOffset
         var pass: Int
         var compiled: Compiled
-        /// Pattern time (µs, scaled) from this pass's origin to the next pass's: the loop period.
-        var period: Int64 = 0
-        /// Engine time (µs) up to which the device has this run's drive from a GO (nothing to render).
-        var preloadedUntil: Int64 = .min
+        /// Scaled pattern time from this pass's origin to the next pass's: the loop period.
+        var period: EngineDuration = .zero
+        /// Engine time up to which the device has this run's drive from a GO (nothing to render).
+        var preloadedUntil: EngineTime = .distantPast
+
+        /// The engine time at which pattern offset `x` of this run plays.
+        @inline(__always) func time(of x: PatternOffset) -> EngineTime { x.engineTime(origin: origin) }
+        /// The pattern offset of this run playing at engine time `t`.
+        @inline(__always) func offset(at t: EngineTime) -> PatternOffset { PatternOffset(at: t, origin: origin) }
+        /// Where the run's drive starts on the engine's schedule.
+        var start: EngineTime { time(of: lo) }
+        /// Where the run's drive ends on the engine's schedule.
+        var end: EngineTime { time(of: hi) }
     }
     private(set) var runs: [Run] = []
     private var nextSerial = 0
     private var pass = 0
-    /// Where the timeline ends (stop or pause), engine µs.
-    private var stopAt: Int64?
+    /// Where the timeline ends (stop or pause).
+    private var stopAt: EngineTime?
     /// Pattern offset (s) to pause at when `stopAt` is reached; nil means stop.
     private var pauseOffset: Double?
     /// Offset (s) the next start begins at (a seek before start).
@@ -105,10 +115,10 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     var currentCompiled: Compiled? { compiled }
     /// The compilation new runs use.
     private var compiled: Compiled?
-    /// Engine times (µs) at which run-time sharpness/attack/decay/release controls change.
-    private var controlChanges: [Int64] = []
-    private var preroll: Int64 { compiled?.preroll ?? 0 }
-    private var programEnd: Int64 { compiled?.end ?? 0 }
+    /// Engine times at which run-time sharpness/attack/decay/release controls change.
+    private var controlChanges: [EngineTime] = []
+    private var preroll: EngineDuration { compiled?.preroll ?? .zero }
+    private var programEnd: PatternOffset { compiled?.end ?? .zero }
 
     /// A drive program played as it is (``HapticEngine/makePlayer(program:)``): no compiling, and
     /// run-time shape controls and the rate do not change it.
@@ -120,11 +130,11 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         self.pattern = pattern
         self.fixedProgram = program
         self.generation = engine.generation
-        compileIfNeeded(at: engine.nowMicros)
+        compileIfNeeded(at: engine.timeNow)
     }
 
     /// The compile key at engine time `t`: the rate and the run-time controls then.
-    private func key(at t: Int64) -> CompileKey {
+    private func key(at t: EngineTime) -> CompileKey {
         func v(_ id: HapticDynamicParameter.ID) -> Double { otherControls[id]?.value(at: t) ?? 0 }
         return CompileKey(
             rate: rate, sharpness: v(.hapticSharpnessControl), attack: v(.hapticAttackTimeControl),
@@ -132,7 +142,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     }
 
     /// Makes `compiled` match the rate and the controls at engine time `t`.
-    private func compileIfNeeded(at t: Int64) {
+    private func compileIfNeeded(at t: EngineTime) {
         let key = key(at: t)
         guard compiled?.key != key, let engine else { return }
         if fixedProgram != nil, compiled != nil { return }
@@ -141,7 +151,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             key: key, program: program,
             eventsByID: Dictionary(uniqueKeysWithValues: program.events.map { ($0.id, $0) }),
             followers: Dictionary(grouping: program.events.filter { $0.sharesOnsetWith != nil }, by: { $0.sharesOnsetWith! }),
-            preroll: max(0, -(program.segments.first?.start ?? 0)), end: Int64((program.duration * 1e6).rounded()))
+            preroll: max(.zero, -(program.segments.first?.startOffset.sinceStart ?? .zero)),
+            end: PatternOffset(seconds: program.duration))
     }
 
     private func liveEngine() throws -> any PlayerHost {
@@ -151,30 +162,30 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         return engine
     }
 
-    /// The loop period, µs of scaled pattern time (0 = no loop possible): `loopEnd`, else the
+    /// The loop period, in scaled pattern time (0 = no loop possible): `loopEnd`, else the
     /// pattern's duration as Core Haptics counts it (``ThrumCompiler/DriveProgram/loopDuration``:
     /// a transient's burst counts, a continuous event's release does not), not the compiled
     /// drive's end — a continuous event's release rings past its duration, and a loop timed by
     /// the drive would drift by that much each pass. A program with nothing to time a loop by
     /// loops at its drive's end.
-    private var loopLength: Int64 {
-        if loopEndValue > 0 { return Int64((loopEndValue / rate * 1e6).rounded()) }
-        let length = compiled?.program.loopDuration.map { Int64(($0 * 1e6).rounded()) } ?? 0
-        return length > 0 ? length : programEnd
+    private var loopLength: EngineDuration {
+        if loopEndValue > 0 { return .seconds(loopEndValue / rate) }
+        let length = compiled?.program.loopDuration.map { EngineDuration.seconds($0) } ?? .zero
+        return length > .zero ? length : programEnd.sinceStart
     }
-    /// Where a pass's drive stops (µs of scaled pattern time): at `loopEnd` when one is set (the
+    /// Where a pass's drive stops (scaled pattern time): at `loopEnd` when one is set (the
     /// loop goes back there), else the whole compiled drive, whose tail then overlaps the next pass.
-    private var passEnd: Int64 { loopEndValue > 0 ? loopLength : programEnd }
+    private var passEnd: PatternOffset { loopEndValue > 0 ? PatternOffset.zero + loopLength : programEnd }
 
     /// Unscaled pattern length used by `seek` (s).
-    private var duration: Double { Double(programEnd) / 1e6 * rate }
+    private var duration: Double { programEnd.seconds * rate }
 
-    /// When the player's timeline ends (engine µs), nil while it runs on (looping) or is not playing.
-    var endTime: Int64? {
+    /// When the player's timeline ends, nil while it runs on (looping) or is not playing.
+    var endTime: EngineTime? {
         guard state == .playing else { return nil }
         if let stopAt { return stopAt }
-        if looping && loopLength > 0 { return nil }
-        return runs.last.map { $0.origin + $0.hi }
+        if looping && loopLength > .zero { return nil }
+        return runs.last.map(\.end)
     }
 
     // MARK: HapticPatternPlayer
@@ -184,9 +195,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     private func lockedStart(atTime time: Double) throws {
         let engine = try liveEngine()
         try engine.requireRunning(self)
-        let t = try engine.micros(time)
-        compileIfNeeded(at: max(t, engine.nowMicros))
-        if state == .playing { clip(at: max(t, engine.nowMicros)) }
+        let t = try engine.engineTime(time)
+        compileIfNeeded(at: max(t, engine.timeNow))
+        if state == .playing { clip(at: max(t, engine.timeNow)) }
         pass = 0
         let offset = startOffset
         startOffset = 0
@@ -197,7 +208,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     private func lockedStop(atTime time: Double) throws {
         let engine = try liveEngine()
-        let t = try engine.micros(time)
+        let t = try engine.engineTime(time)
         switch state {
         case .idle:
             return
@@ -213,7 +224,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     private func lockedSendParameters(_ parameters: [HapticDynamicParameter], atTime time: Double) throws {
         let engine = try liveEngine()
-        let base = try engine.micros(time)
+        let base = try engine.engineTime(time)
         for p in parameters {
             guard p.relativeTime.isFinite, p.relativeTime >= 0 else {
                 throw HapticError(.invalidTime, "invalid relative time \(p.relativeTime) for \(p.parameterID)")
@@ -223,7 +234,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             }
             // Drive already queued is replaced from the change on (a CUT), which the device can
             // receive one change lead from now at the earliest.
-            let at = max(base + Int64((p.relativeTime * 1e6).rounded()), engine.nowMicros + engine.changeLeadMicros)
+            let at = max(base + .seconds(p.relativeTime), engine.timeNow + engine.changeLead)
             engine.invalidate(from: at)
             if p.parameterID == .hapticIntensityControl {
                 intensity.step(at: at, value: Double(p.value))
@@ -238,14 +249,14 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     private func lockedScheduleParameterCurve(_ parameterCurve: HapticParameterCurve, atTime time: Double) throws {
         let engine = try liveEngine()
-        let base = try engine.micros(time)
+        let base = try engine.engineTime(time)
         guard HapticDynamicParameter.ID.allKnown.contains(parameterCurve.parameterID) else {
             throw HapticError(.invalidParameterType, "unknown dynamic parameter \(parameterCurve.parameterID)")
         }
         let points = parameterCurve.controlPoints.filter { $0.relativeTime.isFinite }.map {
-            (base + Int64(($0.relativeTime * 1e6).rounded()), Double($0.value))
+            (base + .seconds($0.relativeTime), Double($0.value))
         }
-        let earliest = engine.nowMicros + engine.changeLeadMicros
+        let earliest = engine.timeNow + engine.changeLead
         engine.invalidate(from: max(base, earliest))
         if parameterCurve.parameterID == .hapticIntensityControl {
             intensity.curve(at: base, points: points)
@@ -260,7 +271,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     /// Remembers when a shape control (sharpness, attack, decay, release) changes, so the drive is
     /// recompiled there.
-    private func noteControlChange(_ id: HapticDynamicParameter.ID, at times: [Int64], floor: Int64 = .min) {
+    private func noteControlChange(_ id: HapticDynamicParameter.ID, at times: [EngineTime], floor: EngineTime = .distantPast) {
         let shape: [HapticDynamicParameter.ID] = [
             .hapticSharpnessControl, .hapticAttackTimeControl, .hapticDecayTimeControl, .hapticReleaseTimeControl,
         ]
@@ -275,7 +286,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         intensity.removeAll()
         otherControls.removeAll()
         controlChanges.removeAll()
-        if state == .playing { end(at: engine.nowMicros, pauseOffset: nil, engine: engine) } else if state != .idle {
+        if state == .playing { end(at: engine.timeNow, pauseOffset: nil, engine: engine) } else if state != .idle {
             engine.deactivate(self)
             finish(error: nil)
         }
@@ -292,7 +303,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     private func lockedPause(atTime time: Double) throws {
         let engine = try liveEngine()
-        let t = try engine.micros(time)
+        let t = try engine.engineTime(time)
         guard state == .playing else { return }
         end(at: t, pauseOffset: offset(at: t), engine: engine)
     }
@@ -302,9 +313,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     private func lockedResume(atTime time: Double) throws {
         let engine = try liveEngine()
         try engine.requireRunning(self)
-        let t = try engine.micros(time)
+        let t = try engine.engineTime(time)
         guard case .paused(let offset) = state else { return }
-        compileIfNeeded(at: max(t, engine.nowMicros))
+        compileIfNeeded(at: max(t, engine.timeNow))
         pass += 1
         begin(offset: offset, at: time == HapticTimeImmediate ? nil : t, engine: engine)
     }
@@ -314,7 +325,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     private func lockedSeek(toOffset offsetTime: Double) throws {
         let engine = try liveEngine()
         guard offsetTime.isFinite, offsetTime >= 0 else { throw HapticError(.invalidTime, "invalid offset \(offsetTime)") }
-        compileIfNeeded(at: engine.nowMicros)
+        compileIfNeeded(at: engine.timeNow)
         var x = offsetTime
         if x >= duration {
             if looping {
@@ -325,7 +336,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
                 case .paused:
                     engine.deactivate(self)
                     finish(error: nil)
-                case .playing: end(at: engine.nowMicros, pauseOffset: nil, engine: engine)
+                case .playing: end(at: engine.timeNow, pauseOffset: nil, engine: engine)
                 }
                 return
             }
@@ -336,7 +347,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         case .paused:
             state = .paused(offset: x)
         case .playing:
-            let at = engine.nowMicros + max(engine.marginMicros, engine.changeLeadMicros)
+            let at = engine.timeNow + max(engine.restartMargin, engine.changeLead)
             engine.invalidate(from: at)
             clip(at: at)
             stopAt = nil
@@ -354,7 +365,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             rate = newValue
             return
         }
-        let at = engine.nowMicros + max(engine.marginMicros, engine.changeLeadMicros)
+        let at = engine.timeNow + max(engine.restartMargin, engine.changeLead)
         engine.invalidate(from: at)
         let x = offset(at: at)
         let wasStopping = stopAt
@@ -368,9 +379,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     // MARK: Timeline
 
-    /// Starts playing pattern offset `offset` (s) at engine time `at` (µs), or as soon as
+    /// Starts playing pattern offset `offset` (s) at engine time `at`, or as soon as
     /// possible without disturbing other players when `at` is nil (or too close to now).
-    private func begin(offset: Double, at requestedTime: Int64?, engine: any PlayerHost) {
+    private func begin(offset: Double, at requestedTime: EngineTime?, engine: any PlayerHost) {
         // With sound to play, an immediate start waits for the sound device's latency.
         let requested = requestedTime ?? engine.audioStartTime(for: self)
         if offset == 0 {
@@ -378,10 +389,10 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             pauseOffset = nil
             if engine.startPrepared(self, at: requested) { return }
         }
-        let lead = offset == 0 ? preroll : 0
-        var at: Int64
+        let lead = offset == 0 ? preroll : .zero
+        var at: EngineTime
         // Other players' drive queued from the start on is replaced (CUT) and mixed anew.
-        let earliest = engine.nowMicros + max(engine.marginMicros, engine.changeLeadMicros)
+        let earliest = engine.timeNow + max(engine.restartMargin, engine.changeLead)
         if let requested, requested - lead >= earliest {
             at = requested
         } else {
@@ -397,28 +408,30 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     /// Adds the run that plays pattern offset `offset` (s) at engine time `at` and marks the
     /// player playing.
     /// `continuing`: the drive carries on from exactly that offset (no pre-shifted lead-in at 0).
-    private func place(offset: Double, at: Int64, engine: any PlayerHost, continuing: Bool = false) {
+    private func place(offset: Double, at: EngineTime, engine: any PlayerHost, continuing: Bool = false) {
         guard let compiled else { return }
-        let x = Int64((offset / rate * 1e6).rounded())
-        let lo = x == 0 && !continuing ? -preroll : x
-        let hi = looping && loopLength > 0 ? passEnd : programEnd
+        let x = PatternOffset(seconds: offset / rate)
+        let lo = x == .zero && !continuing ? PatternOffset.zero - preroll : x
+        let hi = looping && loopLength > .zero ? passEnd : programEnd
         nextSerial += 1
+        // Pattern time 0 plays `x` before `at`.
+        let origin = at - x.sinceStart
         runs.append(
-            Run(serial: nextSerial, origin: at - x, lo: lo, hi: max(hi, lo), pass: pass, compiled: compiled, period: loopLength))
+            Run(serial: nextSerial, origin: origin, lo: lo, hi: max(hi, lo), pass: pass, compiled: compiled, period: loopLength))
         state = .playing
         engine.activate(self)
     }
 
-    /// Adds a run whose drive a GO put on the device (pattern time 0 at engine µs `at`, drive
+    /// Adds a run whose drive a GO put on the device (pattern time 0 at engine time `at`, drive
     /// on the device up to `preloadedUntil`); returns its serial.
-    func placePrepared(at: Int64, preloadedUntil: Int64) -> Int {
+    func placePrepared(at: EngineTime, preloadedUntil: EngineTime) -> Int {
         place(offset: 0, at: at, engine: engine!)
         runs[runs.count - 1].preloadedUntil = preloadedUntil
         return runs[runs.count - 1].serial
     }
 
-    /// The device dropped GO'd drive from engine µs `t` on (a STOP): render it from there.
-    func unpreload(from t: Int64) {
+    /// The device dropped GO'd drive from engine time `t` on (a STOP): render it from there.
+    func unpreload(from t: EngineTime) {
         for i in runs.indices where runs[i].preloadedUntil > t { runs[i].preloadedUntil = t }
     }
 
@@ -430,7 +443,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     }
 
     /// Ends the timeline at engine time `t`: stop, or pause when `pauseOffset` is given.
-    private func end(at t: Int64, pauseOffset: Double?, engine: any PlayerHost) {
+    private func end(at t: EngineTime, pauseOffset: Double?, engine: any PlayerHost) {
         clip(at: t)
         stopAt = t
         self.pauseOffset = pauseOffset
@@ -439,19 +452,19 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     }
 
     /// Cuts every run at engine time `t`.
-    private func clip(at t: Int64) {
-        runs = runs.filter { $0.origin + $0.lo < t }.map { run in
+    private func clip(at t: EngineTime) {
+        runs = runs.filter { $0.start < t }.map { run in
             var r = run
-            r.hi = min(r.hi, t - r.origin)
+            r.hi = min(r.hi, r.offset(at: t))
             return r
         }
     }
 
     /// The pattern offset (unscaled s) playing at engine time `t`.
-    private func offset(at t: Int64) -> Double {
-        guard let run = runs.last(where: { $0.origin + max($0.lo, 0) <= t }) ?? runs.first else { return 0 }
-        let p = min(max(t - run.origin, 0), max(run.compiled.end, 0))
-        return Double(p) / 1e6 * run.compiled.key.rate
+    private func offset(at t: EngineTime) -> Double {
+        guard let run = runs.last(where: { $0.time(of: max($0.lo, .zero)) <= t }) ?? runs.first else { return 0 }
+        let p = min(max(run.offset(at: t), .zero), max(run.compiled.end, .zero))
+        return p.seconds * run.compiled.key.rate
     }
 
     /// Called by the engine when `endTime` has come: pause or finish.
@@ -479,8 +492,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     }
 
     /// Appends loop passes whose drive starts before `t1`.
-    func extendLoops(to t1: Int64) {
-        guard state == .playing, looping, loopLength > 0 else { return }
+    func extendLoops(to t1: EngineTime) {
+        guard state == .playing, looping, loopLength > .zero else { return }
         var guardCount = 0
         while let last = runs.last, last.origin + last.period - preroll < t1, guardCount < 1000 {
             guardCount += 1
@@ -490,87 +503,98 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             nextSerial += 1
             guard let compiled else { break }
             runs.append(
-                Run(serial: nextSerial, origin: origin, lo: -preroll, hi: passEnd, pass: pass, compiled: compiled, period: loopLength))
+                Run(
+                    serial: nextSerial, origin: origin, lo: PatternOffset.zero - preroll, hi: passEnd, pass: pass, compiled: compiled,
+                    period: loopLength))
         }
         // Forget passes long over (a pause may still ask for the offset of a recent one).
         if let engine, runs.count > 2 {
-            let horizon = engine.nowMicros - 1_000_000
+            let horizon = engine.timeNow - .seconds(1)
             let last = runs.count - 1
-            runs = runs.enumerated().filter { $0.offset == last || $0.element.origin + $0.element.hi > horizon }.map(\.element)
+            runs = runs.enumerated().filter { $0.offset == last || $0.element.end > horizon }.map(\.element)
         }
     }
 
     /// The drive of this player in engine time [t0, t1): ramps (with the run-time intensity
-    /// control applied) and the onsets to mark.
-    func collect(from t0: Int64, to t1: Int64, ramps: inout [EnvelopeRamp], marks: inout [DriveMixer.Mark]) {
+    /// control applied) and the onsets to mark, on the render timeline (``RenderTimeline``).
+    func collect(from t0: EngineTime, to t1: EngineTime, ramps: inout [EnvelopeRamp], marks: inout [DriveMixer.Mark]) {
         guard state == .playing, let engine else { return }
         applyControlChanges(before: t1)
         extendLoops(to: t1)
         if isSilent { return }
         for run in runs {
             let segments = run.compiled.program.segments
-            let a = max(run.origin + run.lo, t0, run.preloadedUntil)
-            let b = min(run.origin + run.hi, t1, stopAt ?? .max)
+            let a = max(run.start, t0, run.preloadedUntil)
+            let b = min(run.end, t1, stopAt ?? .distantFuture)
             guard b > a else { continue }
-            let pa = a - run.origin, pb = b - run.origin
+            let pa = run.offset(at: a), pb = run.offset(at: b)
+            let ra = RenderTimeline.offset(of: a), rb = RenderTimeline.offset(of: b)
+            let shift = RenderTimeline.shift(run.origin)
             var lo = 0, hi = segments.count
             while lo < hi {
                 let mid = (lo + hi) / 2
-                if segments[mid].end <= pa { lo = mid + 1 } else { hi = mid }
+                if segments[mid].endOffset <= pa { lo = mid + 1 } else { hi = mid }
             }
             var k = lo
-            while k < segments.count && segments[k].start < pb {
+            while k < segments.count && segments[k].startOffset < pb {
                 let s = segments[k]
                 k += 1
-                var r = EnvelopeRamp(s, offset: run.origin)
-                let ca = max(r.start, a), cb = min(r.end, b)
+                var r = EnvelopeRamp(s, shiftedBy: shift)
+                let ca = max(r.startOffset, ra), cb = min(r.endOffset, rb)
                 guard cb > ca else { continue }
                 r = EnvelopeRamp(start: ca, end: cb, from: r.value(at: ca), to: r.value(at: cb))
-                if s.eventID != 0, s.start + run.origin >= a, run.compiled.eventsByID[s.eventID] != nil {
-                    marks.append(DriveMixer.Mark(time: s.start + run.origin, id: mark(event: s.eventID, of: run, engine: engine)))
+                let onset = run.time(of: s.startOffset)
+                if s.eventID != 0, onset >= a, run.compiled.eventsByID[s.eventID] != nil {
+                    marks.append(
+                        DriveMixer.Mark(time: RenderTimeline.offset(of: onset), id: mark(event: s.eventID, of: run, engine: engine)))
                 }
                 appendControlled(r, to: &ramps)
             }
         }
     }
 
-    /// The compiled segments that start in engine time [t0, t1), exactly as compiled (shifted to
-    /// engine time, onset ids replaced by the engine's marks), when they can be sent without
+    /// The compiled segments that start in engine time [t0, t1), exactly as compiled (moved to
+    /// the render timeline, ``RenderTimeline``; onset ids replaced by the engine's marks), when they can be sent without
     /// mixing: one run, no run-time intensity control, nothing preloaded, no segment straddling
     /// `t0` or a run or stop boundary. Nil otherwise (the engine then mixes). Segments may end
     /// after `t1`; the engine continues from their end.
     /// `horizon`: no segment may end after it (drive beyond the engine's lead is not committed,
     /// so that parameter changes still reach it).
-    func verbatimSegments(from t0: Int64, to t1: Int64, horizon: Int64) -> [DriveSegment]? {
+    func verbatimSegments(from t0: EngineTime, to t1: EngineTime, horizon: EngineTime) -> [DriveSegment]? {
         guard state == .playing, let engine, !isSilent, controlChanges.first.map({ $0 >= t1 }) ?? true else { return nil }
         extendLoops(to: t1)
-        guard intensity.isConstant(from: t0, to: .max), intensity.value(at: t0) == 1 else { return nil }
-        let live = runs.filter { $0.origin + $0.hi > t0 && $0.origin + $0.lo < t1 }
+        guard intensity.isConstant(from: t0, to: .distantFuture), intensity.value(at: t0) == 1 else { return nil }
+        let live = runs.filter { $0.end > t0 && $0.start < t1 }
         guard live.count == 1, let run = live.first, run.preloadedUntil <= t0 else { return nil }
         let segments = run.compiled.program.segments
-        let pa = t0 - run.origin, pb = t1 - run.origin
-        let limit = min(run.hi, (stopAt ?? .max) - run.origin)
+        let pa = run.offset(at: t0), pb = run.offset(at: t1)
+        let limit = stopAt.map { min(run.hi, run.offset(at: $0)) } ?? run.hi
+        let last = max(t1, horizon)
         var lo = 0, hi = segments.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if segments[mid].end <= pa { lo = mid + 1 } else { hi = mid }
+            if segments[mid].endOffset <= pa { lo = mid + 1 } else { hi = mid }
         }
         var out: [DriveSegment] = []
+        var lastEnd: EngineTime?
         var k = lo
-        while k < segments.count && segments[k].start < pb {
+        while k < segments.count && segments[k].startOffset < pb {
             var s = segments[k]
             k += 1
-            guard s.start >= pa, s.start >= run.lo, s.end <= limit, s.end + run.origin <= max(t1, horizon) else { return nil }
+            guard s.startOffset >= pa, s.startOffset >= run.lo, s.endOffset <= limit, run.time(of: s.endOffset) <= last else {
+                return nil
+            }
             if s.eventID != 0, run.compiled.eventsByID[s.eventID] != nil {
                 s.eventID = mark(event: s.eventID, of: run, engine: engine)
             }
-            s.start += run.origin
+            lastEnd = max(lastEnd ?? .distantPast, run.time(of: s.endOffset))
+            s.startOffset = RenderTimeline.offset(of: run.time(of: s.startOffset))
             out.append(s)
         }
         // Another run (the next loop pass) starting before this drive ends must be mixed in.
-        let end = out.map(\.end).max() ?? t1
+        let end = lastEnd ?? t1
         extendLoops(to: end)
-        if runs.contains(where: { $0.serial != run.serial && $0.origin + $0.lo < end && $0.origin + $0.hi > t0 }) { return nil }
+        if runs.contains(where: { $0.serial != run.serial && $0.start < end && $0.end > t0 }) { return nil }
         return out
     }
 
@@ -581,7 +605,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         func record(_ event: CompiledEvent) -> OnsetRecord {
             OnsetRecord(
                 playerID: playerID, patternIndex: event.patternIndex, pass: pass,
-                requestedTime: (Double(origin) + event.requestedTime * 1e6) / 1e6, preShift: event.preShift,
+                requestedTime: origin.seconds(plus: event.requestedTime), preShift: event.preShift,
                 driveOnsetTime: nil, status: .notReported)
         }
         let leader = run.compiled.eventsByID[id]!
@@ -594,7 +618,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     }
 
     /// Recompiles at each shape-control change due before `t1`, continuing at the same offset.
-    private func applyControlChanges(before t1: Int64) {
+    private func applyControlChanges(before t1: EngineTime) {
         while let p = controlChanges.first, p < t1 {
             controlChanges.removeFirst()
             guard state == .playing, let engine, compiled?.key != key(at: p) else { continue }
@@ -608,27 +632,31 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     /// Multiplies a ramp by the run-time intensity control (linear pieces at most 2 ms long where
     /// the control varies).
+    /// `r` is on the render timeline; the control on the engine's schedule.
     private func appendControlled(_ r: EnvelopeRamp, to ramps: inout [EnvelopeRamp]) {
-        if intensity.isConstant(from: r.start, to: r.end) {
-            let c = intensity.value(at: r.start)
-            ramps.append(EnvelopeRamp(start: r.start, end: r.end, from: r.from * c, to: r.to * c))
+        let start = RenderTimeline.time(of: r.startOffset), end = RenderTimeline.time(of: r.endOffset)
+        if intensity.isConstant(from: start, to: end) {
+            let c = intensity.value(at: start)
+            ramps.append(EnvelopeRamp(start: r.startOffset, end: r.endOffset, from: r.from * c, to: r.to * c))
             return
         }
-        var cuts = [r.start] + intensity.breakpoints(from: r.start, to: r.end) + [r.end]
-        var refined: [Int64] = [cuts[0]]
+        var cuts = [start] + intensity.breakpoints(from: start, to: end) + [end]
+        var refined: [EngineTime] = [cuts[0]]
+        let piece = EngineDuration.milliseconds(2)
         for i in 1..<cuts.count {
             let a = cuts[i - 1], b = cuts[i]
-            let n = max(1, (b - a + 1_999) / 2_000)
+            let n = max(1, ((b - a) + piece - .microseconds(1)).microseconds / piece.microseconds)
             for j in 1...n { refined.append(a + (b - a) * j / n) }
         }
         cuts = refined
         for i in 1..<cuts.count {
             let a = cuts[i - 1], b = cuts[i]
             guard b > a else { continue }
+            let ra = RenderTimeline.offset(of: a), rb = RenderTimeline.offset(of: b)
             ramps.append(
                 EnvelopeRamp(
-                    start: a, end: b, from: r.value(at: a) * intensity.value(at: a),
-                    to: r.value(at: b) * intensity.value(at: b - 1)))
+                    start: ra, end: rb, from: r.value(at: ra) * intensity.value(at: a),
+                    to: r.value(at: rb) * intensity.value(at: b - .microseconds(1))))
         }
     }
 }

@@ -10,10 +10,10 @@ public struct PreloadedProgram: Sendable {
     public let slot: UInt8
     /// The program as compiled (pattern time µs; its events carry the compiler's ids).
     public let program: DriveProgram
-    /// Pattern time (µs) of the first segment: GO's `start` is this instant (≤ 0 with a felt-onset pre-shift).
-    public let firstStart: Int64
-    /// Pattern time (µs) where the drive ends.
-    public let driveEnd: Int64
+    /// Pattern time of the first segment: GO's `start` is this instant (≤ 0 with a felt-onset pre-shift).
+    public let firstStart: PatternOffset
+    /// Pattern time where the drive ends.
+    public let driveEnd: PatternOffset
     /// The largest event id of the program: a GO with `event_base` b reports ids b+1 … b+maxEventID.
     public let maxEventID: UInt32
     /// Queue slots a GO of it takes (its segment count).
@@ -159,9 +159,9 @@ extension DeviceSession {
             slotSizes[slot] = 0
             return nil
         }
-        let end = program.segments.map { $0.start + Int64($0.duration) }.max() ?? 0
+        let end = program.segments.map(\.endOffset).max() ?? .zero
         return PreloadedProgram(
-            slot: slot, program: program, firstStart: first.start, driveEnd: end,
+            slot: slot, program: program, firstStart: first.startOffset, driveEnd: end,
             maxEventID: program.segments.map(\.eventID).max() ?? 0, load: preloadCounter)
     }
 
@@ -185,7 +185,7 @@ extension DeviceSession {
     @discardableResult
     public func go(_ program: PreloadedProgram, startHost: HostTime, eventBase: UInt32, wakeFor: HostDuration? = nil) -> DeviceTime {
         let zero = link.clock.deviceTime(at: startHost)
-        let first = link.clock.deviceTime(at: startHost + .microseconds(program.firstStart)) - latencyCorrection
+        let first = link.clock.deviceTime(at: startHost + program.firstStart.hostDuration) - latencyCorrection
         if let wakeFor { link.sendImmediately(.wake(idleTimeoutMilliseconds: Self.milliseconds(wakeFor))) }
         link.sendImmediately(.go(GoCommand(slot: program.slot, start: first.wire.rawValue, eventBase: eventBase)))
         // §2.4: the GO takes one queue slot per preloaded segment; the link cannot know that.
