@@ -93,7 +93,10 @@ final class SerialPortReadingTests: XCTestCase {
         }
         XCTAssertEqual(
             system.calls,
-            [.poll(handle, events: pollIn, timeout: .microseconds(250)), .poll(handle, events: pollIn, timeout: .microseconds(250))])
+            [
+                .poll(handle, events: pollIn, timeout: .microseconds(250)),
+                .poll(handle, events: pollIn, timeout: .microseconds(250)),
+            ])
         XCTAssertEqual(reads.calls, 0)
     }
 
@@ -105,7 +108,10 @@ final class SerialPortReadingTests: XCTestCase {
         XCTAssertEqual(try read(waiter, timeout: .microseconds(300), reads: reads), 0)
         XCTAssertEqual(
             system.calls,
-            [.poll(handle, events: pollIn, timeout: .microseconds(300)), .poll(handle, events: pollIn, timeout: .microseconds(210))])
+            [
+                .poll(handle, events: pollIn, timeout: .microseconds(300)),
+                .poll(handle, events: pollIn, timeout: .microseconds(210)),
+            ])
     }
 
     func testAHungUpTerminalWithItsNodeSleepsOutTheTimeoutInsteadOfSpinning() throws {
@@ -118,7 +124,10 @@ final class SerialPortReadingTests: XCTestCase {
         // One look, one read, then a wait on no descriptor for the rest: no busy loop on POLLHUP.
         XCTAssertEqual(
             system.calls,
-            [.poll(handle, events: pollIn, timeout: .milliseconds(2)), .poll(-1, events: 0, timeout: .microseconds(1_995))])
+            [
+                .poll(handle, events: pollIn, timeout: .milliseconds(2)),
+                .poll(-1, events: 0, timeout: .microseconds(1_995)),
+            ])
         XCTAssertEqual(waiter.clock.now() - start, .milliseconds(2))
     }
 
@@ -137,7 +146,9 @@ final class SerialPortReadingTests: XCTestCase {
         let (system, waiter) = makeWaiter()
         system.pollResults = [.success(pollIn), .success(pollIn)]
         let reads = Reads([.failure(.disconnected), .failure(.ioFailed(reason: "sp_nonblocking_read: x"))])
-        assertThrows(.disconnected) { () throws(TransportError) -> Int in try read(waiter, timeout: .milliseconds(1), reads: reads) }
+        assertThrows(.disconnected) { () throws(TransportError) -> Int in
+            try read(waiter, timeout: .milliseconds(1), reads: reads)
+        }
         assertThrows(.ioFailed(reason: "sp_nonblocking_read: x")) { () throws(TransportError) -> Int in
             try read(waiter, timeout: .milliseconds(1), reads: reads)
         }
@@ -150,7 +161,9 @@ final class SerialPortReadingTests: XCTestCase {
         assertThrows(.ioFailed(reason: "poll on /dev/ttyUSB0: \(SystemErrno.badDescriptor)")) {
             () throws(TransportError) -> Int in try read(waiter, timeout: .milliseconds(1), reads: reads)
         }
-        assertThrows(.disconnected) { () throws(TransportError) -> Int in try read(waiter, timeout: .milliseconds(1), reads: reads) }
+        assertThrows(.disconnected) { () throws(TransportError) -> Int in
+            try read(waiter, timeout: .milliseconds(1), reads: reads)
+        }
         assertThrows(.ioFailed(reason: "poll on /dev/ttyUSB0: descriptor not open")) {
             () throws(TransportError) -> Int in try read(waiter, timeout: .milliseconds(1), reads: reads)
         }
