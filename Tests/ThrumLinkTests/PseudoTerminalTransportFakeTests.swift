@@ -120,8 +120,8 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
         XCTAssertEqual(
             system.calls,
             [
-                .poll(10, events: pollIn, timeoutMilliseconds: 100),
-                .poll(10, events: pollIn, timeoutMilliseconds: 100),
+                .poll(10, events: pollIn, timeout: .milliseconds(100)),
+                .poll(10, events: pollIn, timeout: .milliseconds(100)),
                 .read(10, count: 64),
             ])
     }
@@ -136,8 +136,8 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
         XCTAssertEqual(
             system.calls,
             [
-                .poll(10, events: pollIn, timeoutMilliseconds: 5), .read(10, count: 8),
-                .poll(10, events: pollIn, timeoutMilliseconds: 5), .read(10, count: 8),
+                .poll(10, events: pollIn, timeout: .milliseconds(5)), .read(10, count: 8),
+                .poll(10, events: pollIn, timeout: .milliseconds(5)), .read(10, count: 8),
             ])
     }
 
@@ -146,18 +146,106 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
         let transport = try open(system)
         system.resetCalls()
         XCTAssertEqual(try transport.read(maxCount: 8, timeout: .milliseconds(250)), [])
-        XCTAssertEqual(system.calls, [.poll(10, events: pollIn, timeoutMilliseconds: 250)])
+        XCTAssertEqual(system.calls, [.poll(10, events: pollIn, timeout: .milliseconds(250))])
     }
 
-    func testTimeoutsRoundUpToWholeMillisecondsAndZeroDoesNotWait() throws {
+    func testTimeoutsAreTheRemainingTimeToTheNanosecondAndZeroDoesNotWait() throws {
         let system = RecordingTermiosSystem()
         let transport = try open(system)
         system.resetCalls()
         _ = try transport.read(maxCount: 8, timeout: .microseconds(1))
+        _ = try transport.read(maxCount: 8, timeout: .microseconds(200))
+        _ = try transport.read(maxCount: 8, timeout: HostDuration(nanoseconds: 1_234_567))
         _ = try transport.read(maxCount: 8, timeout: .zero)
+        _ = try transport.read(maxCount: 8, timeout: .microseconds(-5))
         XCTAssertEqual(
             system.calls,
-            [.poll(10, events: pollIn, timeoutMilliseconds: 1), .poll(10, events: pollIn, timeoutMilliseconds: 0)])
+            [
+                .poll(10, events: pollIn, timeout: .microseconds(1)),
+                .poll(10, events: pollIn, timeout: .microseconds(200)),
+                .poll(10, events: pollIn, timeout: HostDuration(nanoseconds: 1_234_567)),
+                .poll(10, events: pollIn, timeout: .zero), .poll(10, events: pollIn, timeout: .zero),
+            ])
+    }
+
+    /// The transport and the fake on one clock that each wait moves on, so each wait's timeout
+    /// must be what is left of the read's.
+    private func openOnClock(_ system: RecordingTermiosSystem) throws(TransportError) -> PseudoTerminalTransport {
+        let clock = ManualClock(start: HostTime(nanoseconds: 7_000_000_000))
+        system.clock = clock
+        return try PseudoTerminalTransport(path: path, writeTimeout: .milliseconds(500), system: system, clock: clock)
+    }
+
+    func testAnInterruptedWaitResumesWithTheTimeLeft() throws {
+        let system = RecordingTermiosSystem()
+        let transport = try openOnClock(system)
+        system.resetCalls()
+        // Interrupted after 130.25 µs, then again after 19.75 µs; the third wait times out.
+        system.pollResults = [.failure(.interrupted), .failure(.interrupted)]
+        system.pollElapsed = [HostDuration(nanoseconds: 130_250), .microseconds(19)]
+        let start = system.clock!.now()
+        XCTAssertEqual(try transport.read(maxCount: 8, timeout: .microseconds(200)), [])
+        XCTAssertEqual(
+            system.calls,
+            [
+                .poll(10, events: pollIn, timeout: .microseconds(200)),
+                .poll(10, events: pollIn, timeout: HostDuration(nanoseconds: 69_750)),
+                .poll(10, events: pollIn, timeout: HostDuration(nanoseconds: 50_750)),
+            ])
+        XCTAssertEqual(system.clock!.now() - start, .microseconds(200))
+    }
+
+    func testAnInterruptionAfterTheDeadlineLooksOnceWithoutWaiting() throws {
+        let system = RecordingTermiosSystem()
+        let transport = try openOnClock(system)
+        system.resetCalls()
+        system.pollResults = [.failure(.interrupted), .success(pollIn)]
+        system.pollElapsed = [.microseconds(450)]
+        system.readResults = [.success([7, 8])]
+        XCTAssertEqual(try transport.read(maxCount: 8, timeout: .microseconds(300)), [7, 8])
+        XCTAssertEqual(
+            system.calls,
+            [
+                .poll(10, events: pollIn, timeout: .microseconds(300)), .poll(10, events: pollIn, timeout: .zero),
+                .read(10, count: 8),
+            ])
+    }
+
+    func testASpuriousWakeUpWaitsAgainForWhatIsLeft() throws {
+        let system = RecordingTermiosSystem()
+        let transport = try openOnClock(system)
+        system.resetCalls()
+        // Readable after 40 µs, but the read finds nothing (EAGAIN): wait the other 160 µs.
+        system.pollResults = [.success(pollIn)]
+        system.pollElapsed = [.microseconds(40)]
+        XCTAssertEqual(try transport.read(maxCount: 8, timeout: .microseconds(200)), [])
+        XCTAssertEqual(
+            system.calls,
+            [
+                .poll(10, events: pollIn, timeout: .microseconds(200)), .read(10, count: 8),
+                .poll(10, events: pollIn, timeout: .microseconds(160)),
+            ])
+    }
+
+    func testAWriteWaitingForRoomWaitsTheTimeLeftOfItsTimeout() throws {
+        let system = RecordingTermiosSystem()
+        let transport = try openOnClock(system)
+        system.resetCalls()
+        // Two bytes taken, then EAGAIN; room after 1.5 ms; then EAGAIN again and an interrupted wait.
+        system.writeResults = [.success(2), .failure(.wouldBlock), .success(1), .failure(.wouldBlock), .success(1)]
+        system.pollResults = [.success(pollOut), .failure(.interrupted), .success(pollOut)]
+        system.pollElapsed = [.microseconds(1_500), HostDuration(nanoseconds: 2_000_001), .zero]
+        try transport.write([1, 2, 3, 4])
+        XCTAssertEqual(
+            system.calls,
+            [
+                .write(10, [1, 2, 3, 4], socket: false), .write(10, [3, 4], socket: false),
+                .poll(10, events: pollOut, timeout: .milliseconds(500)), .write(10, [3, 4], socket: false),
+                .write(10, [4], socket: false),
+                .poll(10, events: pollOut, timeout: .microseconds(498_500)),
+                .poll(10, events: pollOut, timeout: HostDuration(nanoseconds: 496_499_999)),
+                .write(10, [4], socket: false),
+            ])
     }
 
     func testHangUpWithEIOIsDisconnected() throws {
@@ -223,7 +311,7 @@ final class PseudoTerminalTransportFakeTests: XCTestCase {
             system.calls,
             [
                 .write(10, [1, 2, 3, 4, 5], socket: false), .write(10, [3, 4, 5], socket: false),
-                .poll(10, events: pollOut, timeoutMilliseconds: 300), .write(10, [3, 4, 5], socket: false),
+                .poll(10, events: pollOut, timeout: .milliseconds(300)), .write(10, [3, 4, 5], socket: false),
             ])
     }
 

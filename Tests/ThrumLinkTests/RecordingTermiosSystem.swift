@@ -1,4 +1,5 @@
 import Foundation
+import ThrumTime
 
 @testable import ThrumLink
 
@@ -14,7 +15,8 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
         case close(CInt)
         case read(CInt, count: Int)
         case write(CInt, [UInt8], socket: Bool)
-        case poll(CInt, events: Int16, timeoutMilliseconds: CInt)
+        /// The timeout as asked for, to the nanosecond.
+        case poll(CInt, events: Int16, timeout: HostDuration)
         case getAttributes(CInt)
         /// `raw` is true when the attributes written have ICANON and ECHO clear and VMIN = VTIME = 0.
         case setAttributes(CInt, raw: Bool)
@@ -34,7 +36,7 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
             case .close(let fd): return "close(\(fd))"
             case .read(let fd, let n): return "read(\(fd), \(n))"
             case .write(let fd, let b, let s): return "write(\(fd), \(b), socket: \(s))"
-            case .poll(let fd, let e, let t): return "poll(\(fd), \(e), \(t)ms)"
+            case .poll(let fd, let e, let t): return "poll(\(fd), \(e), \(t.nanoseconds)ns)"
             case .getAttributes(let fd): return "tcgetattr(\(fd))"
             case .setAttributes(let fd, let raw): return "tcsetattr(\(fd), raw: \(raw))"
             case .discardPending(let fd): return "tcflush(\(fd))"
@@ -59,6 +61,11 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
     /// How many bytes each `write` takes (clamped to what was offered), or its error.
     var writeResults: [Result<Int, SystemErrno>] = []
     var pollResults: [Result<Int16, SystemErrno>] = []
+    /// The clock each `poll` moves on by the matching entry of ``pollElapsed`` (the time the wait
+    /// took before it returned); by the whole timeout when it times out unscripted.
+    var clock: ManualClock?
+    /// How long each `poll` took, in call order; unscripted: the timeout of one that times out.
+    var pollElapsed: [HostDuration] = []
     var getAttributesResults: [Result<Void, SystemErrno>] = []
     var setAttributesResults: [Result<Void, SystemErrno>] = []
     var masterResults: [Result<CInt, SystemErrno>] = []
@@ -127,8 +134,19 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
         return result.map { min($0, buffer.count) }
     }
 
-    func poll(_ fd: CInt, events: Int16, timeoutMilliseconds: CInt) -> Result<Int16, SystemErrno> {
-        record(.poll(fd, events: events, timeoutMilliseconds: timeoutMilliseconds), \.pollResults) { .success(0) }
+    func poll(_ fd: CInt, events: Int16, timeout: HostDuration) -> Result<Int16, SystemErrno> {
+        let result = record(.poll(fd, events: events, timeout: timeout), \.pollResults) { .success(0) }
+        if let clock {
+            lock.lock()
+            let elapsed = pollElapsed.isEmpty ? nil : pollElapsed.removeFirst()
+            lock.unlock()
+            if let elapsed {
+                clock.advance(by: elapsed)
+            } else if case .success(0) = result {
+                clock.advance(by: timeout)
+            }
+        }
+        return result
     }
 
     func getAttributes(_ fd: CInt) -> Result<TerminalAttributes, SystemErrno> {

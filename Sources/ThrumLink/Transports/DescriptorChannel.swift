@@ -81,13 +81,8 @@ final class DescriptorChannel: @unchecked Sendable {
         if mustRelease { releaseDescriptor() }
     }
 
-    /// Milliseconds for `poll(2)` until `deadline`, rounded up so a short timeout still waits.
-    private func pollMilliseconds(until deadline: HostTime) -> CInt {
-        let remaining = (deadline - clock.now()).nanoseconds
-        if remaining <= 0 { return 0 }
-        let ms = (remaining + 999_999) / 1_000_000
-        return CInt(clamping: ms)
-    }
+    /// Waits on the descriptor for exactly the time left (``DescriptorWait``).
+    private var waiter: DescriptorWait { DescriptorWait(system: system, clock: clock) }
 
     func read(maxCount: Int, timeout: HostDuration) throws(TransportError) -> [UInt8] {
         let fd = try acquire()
@@ -96,8 +91,7 @@ final class DescriptorChannel: @unchecked Sendable {
         let deadline = clock.now() + timeout
         while true {
             let revents: Int16
-            switch system.poll(fd, events: Platform.pollIn, timeoutMilliseconds: pollMilliseconds(until: deadline)) {
-            case .failure(.interrupted): continue
+            switch waiter.wait(for: Platform.pollIn, on: fd, until: deadline) {
             case .failure(let e): throw .ioFailed(reason: "poll on \(name): \(e)")
             case .success(let r): revents = r
             }
@@ -136,9 +130,7 @@ final class DescriptorChannel: @unchecked Sendable {
             case .success(let n): offset += n
             case .failure(.interrupted): continue
             case .failure(.wouldBlock):
-                switch system.poll(fd, events: Platform.pollOut, timeoutMilliseconds: pollMilliseconds(until: deadline))
-                {
-                case .failure(.interrupted): continue
+                switch waiter.wait(for: Platform.pollOut, on: fd, until: deadline) {
                 case .failure(let e): throw .ioFailed(reason: "poll on \(name): \(e)")
                 case .success(0):
                     throw .ioFailed(

@@ -22,6 +22,11 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
     public let writeTimeout: HostDuration
 
     private let port: OpaquePointer
+    /// The port's descriptor (`sp_get_port_handle`), which reads wait on; -1 when libserialport
+    /// gives none (reads then wait in `sp_blocking_read_next`, to the millisecond).
+    private let handle: CInt
+    /// The waits on ``handle``: `ppoll(2)` to the nanosecond on Linux, on the monotonic clock.
+    private let waiter = DescriptorWait(system: RealTermiosSystem(), clock: MonotonicClock())
     private let lock = NSLock()
     private var inFlight = 0
     private var closeRequested = false
@@ -79,6 +84,7 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
         }
         _ = sp_flush(port, SP_BUF_BOTH)
         self.port = port
+        self.handle = handle >= 0 ? handle : -1
         self.endpointName = path
         self.baudRate = baud
         self.writeTimeout = writeTimeout
@@ -193,9 +199,10 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
         }
     }
 
-    /// Returns what is available now, waiting up to `timeout` for the first byte
-    /// (`sp_nonblocking_read` for a zero timeout, `sp_blocking_read_next` otherwise: it returns
-    /// as soon as any byte arrives, where `sp_blocking_read` would wait for all `maxCount`).
+    /// Returns what is available now, waiting up to `timeout` for the first byte: a wait on the
+    /// port's descriptor for exactly that long (`ppoll(2)` on Linux, ``SerialPortReading``), then
+    /// `sp_nonblocking_read`; a zero timeout only reads. Without a descriptor it falls back to
+    /// `sp_blocking_read_next`, whose timeout is whole milliseconds (rounded up).
     /// - Throws: ``TransportError/disconnected`` when the device is gone (an OS error such as EIO,
     ///   or an empty wait after the device node disappeared),
     ///   ``TransportError/ioFailed(reason:)`` on other OS errors, ``TransportError/closed`` after
@@ -205,6 +212,27 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
         defer { relinquish() }
         if maxCount <= 0 { return [] }
         var bytes = [UInt8](repeating: 0, count: min(maxCount, DescriptorChannel.largestRead))
+        if handle < 0 { return try readBlockingNext(into: &bytes, timeout: timeout) }
+        let port = self.port
+        let outcome = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(TransportError) -> Int in
+                try SerialPortReading.read(
+                    handle: handle, timeout: timeout, waiter: waiter, name: endpointName,
+                    readNow: {
+                        let result = sp_nonblocking_read(port, buffer.baseAddress, buffer.count)
+                        if result.rawValue < 0 { return .failure(Self.ioError(result, call: "sp_nonblocking_read")) }
+                        return .success(Int(result.rawValue))
+                    },
+                    nodeExists: { Platform.fileExists(endpointName) })
+            }
+        }
+        let count = try outcome.get()
+        bytes.removeSubrange(count...)
+        return bytes
+    }
+
+    /// The read without a descriptor to wait on: `sp_blocking_read_next` (whole milliseconds).
+    private func readBlockingNext(into bytes: inout [UInt8], timeout: HostDuration) throws(TransportError) -> [UInt8] {
         let ms = Self.milliseconds(timeout)
         let result = bytes.withUnsafeMutableBytes { buffer in
             ms == 0

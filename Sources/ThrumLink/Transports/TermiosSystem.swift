@@ -1,4 +1,5 @@
 import CSerialPort
+import ThrumTime
 
 #if canImport(Glibc)
 import Glibc
@@ -21,8 +22,11 @@ protocol TermiosSystem: Sendable {
     func read(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SystemErrno>
     /// `write(2)` (or `send(2)` without SIGPIPE when `socket` is true); returns the count taken.
     func write(_ fd: CInt, from buffer: UnsafeRawBufferPointer, socket: Bool) -> Result<Int, SystemErrno>
-    /// `poll(2)` on one descriptor; returns the returned events (empty on timeout).
-    func poll(_ fd: CInt, events: Int16, timeoutMilliseconds: CInt) -> Result<Int16, SystemErrno>
+    /// Waits for `events` on one descriptor for at most `timeout` (``Platform/waitForEvents(_:timeout:)``:
+    /// `ppoll(2)` to the nanosecond on Linux, `poll(2)` in whole milliseconds rounded up where
+    /// there is no `ppoll`); a zero timeout does not wait, and a negative `fd` only waits. Returns
+    /// the returned events (empty on timeout).
+    func poll(_ fd: CInt, events: Int16, timeout: HostDuration) -> Result<Int16, SystemErrno>
     /// `tcgetattr(3)`.
     func getAttributes(_ fd: CInt) -> Result<TerminalAttributes, SystemErrno>
     /// `tcsetattr(3)` with `TCSANOW`.
@@ -87,9 +91,9 @@ struct RealTermiosSystem: TermiosSystem {
         return n < 0 ? .failure(.current) : .success(n)
     }
 
-    func poll(_ fd: CInt, events: Int16, timeoutMilliseconds: CInt) -> Result<Int16, SystemErrno> {
+    func poll(_ fd: CInt, events: Int16, timeout: HostDuration) -> Result<Int16, SystemErrno> {
         var entry = pollfd(fd: fd, events: events, revents: 0)
-        let n = systemPoll(&entry, 1, timeoutMilliseconds)
+        let n = Platform.waitForEvents(&entry, timeout: timeout)
         if n < 0 { return .failure(.current) }
         return .success(n == 0 ? 0 : entry.revents)
     }

@@ -1,6 +1,7 @@
 // Every difference between Linux (Glibc) and Darwin that the transports care about lives in this
 // file, so the transports themselves read the same on both systems.
 import CSerialPort
+import ThrumTime
 
 #if canImport(Glibc)
 import Glibc
@@ -179,6 +180,36 @@ enum Platform {
         return comm.isEmpty ? "PID \(pid)" : "PID \(pid) (\(comm))"
     }
     #endif
+
+    /// Whether ``waitForEvents(_:timeout:)`` waits to the nanosecond (`ppoll(2)`, Linux) rather
+    /// than to the next whole millisecond (`poll(2)`, Darwin, which has no `ppoll`).
+    #if os(Linux)
+    static let waitsBelowAMillisecond = true
+    #else
+    static let waitsBelowAMillisecond = false
+    #endif
+
+    /// Waits until `entry`'s descriptor has one of its events, or `timeout` has passed: `ppoll(2)`
+    /// with a `timespec` on Linux (the kernel's timer slack, 50 µs by default, is the only
+    /// rounding), `poll(2)` elsewhere with the timeout rounded up to whole milliseconds so that a
+    /// short wait still waits. A zero or negative timeout does not wait. A negative descriptor
+    /// has no events: the call then only waits. Returns what the call returns (-1 with `errno`).
+    static func waitForEvents(_ entry: inout pollfd, timeout: HostDuration) -> CInt {
+        let nanoseconds = max(timeout.nanoseconds, 0)
+        #if os(Linux)
+        return thrum_ppoll_one(&entry, Int64(nanoseconds / 1_000_000_000), Int(nanoseconds % 1_000_000_000))
+        #else
+        return systemPoll(&entry, 1, pollMilliseconds(timeout))
+        #endif
+    }
+
+    /// `timeout` in whole milliseconds for `poll(2)`, rounded up (a positive timeout below 1 ms
+    /// is 1 ms, not a busy poll), clamped to `CInt`.
+    static func pollMilliseconds(_ timeout: HostDuration) -> CInt {
+        let ns = timeout.nanoseconds
+        if ns <= 0 { return 0 }
+        return CInt(clamping: ns / 1_000_000 + (ns % 1_000_000 == 0 ? 0 : 1))
+    }
 
     /// `SOCK_STREAM`, whose type differs between Glibc (an enum) and Darwin (an int).
     #if canImport(Glibc)
