@@ -89,6 +89,8 @@ public enum AVRBench {
         /// The clock model's drift estimate at the end (ppm, device against host) and the truth.
         public var learntDriftPPM = 0.0
         public var trueDriftPPM = 0.0
+        /// The drift the clock model's samples guarantee (ppm): the truth must lie inside.
+        public var driftBoundsPPM: ClosedRange<Double>?
         /// The largest pacing lag of the run (simavr behind the wall clock), µs, and the share of
         /// 10 ms windows with > 100 µs: how far the simulation fell behind real time. The host
         /// figures do not depend on it.
@@ -175,6 +177,7 @@ public enum AVRBench {
                     + "\"outside_bound\":[\(r.outsideBound.map(BenchReport.quoted).joined(separator: ","))],"
                     + "\"onsets\":\(r.onsets),\"prepared_ms\":\(stats(r.prepared)),"
                     + "\"learnt_drift_ppm\":\(BenchReport.number(r.learntDriftPPM)),\"true_drift_ppm\":\(BenchReport.number(r.trueDriftPPM)),"
+                    + "\"drift_bounds_ppm\":\(r.driftBoundsPPM.map { "[\(BenchReport.number($0.lowerBound)),\(BenchReport.number($0.upperBound))]" } ?? "null"),"
                     + "\"prepared_go_starts\":\(r.preparedGoStarts),\"max_pacing_lag_us\":\(BenchReport.number(r.maxLag)),"
                     + "\"lagging_window_share\":\(BenchReport.number(r.laggingShare))}"
             }
@@ -248,6 +251,7 @@ public enum AVRBench {
         var run = Run()
         run.preparedGoStarts = engine.preparedStarts
         run.learntDriftPPM = engine.session.link.clock.driftPPM
+        run.driftBoundsPPM = engine.session.link.clock.driftBoundsPPM
         run.trueDriftPPM = (1 / (1 + hostDriftPPM / 1e6) - 1) * 1e6  // device µs per host µs, less one
         engine.stop()
         transport.close()
