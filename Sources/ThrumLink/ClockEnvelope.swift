@@ -51,32 +51,52 @@ enum ClockEnvelope {
     }
 
     /// The lower envelope with its slope taken from a long baseline: the window is cut into
-    /// `bins` runs of equally many samples, the lowest point of each (after removing the current slope) is
-    /// kept, and a least-squares line through those minima gives the slope (twice, the second
-    /// time with the first's slope removed); the line then drops onto the lowest point. Each
-    /// bin minimum sits on the floor to within the best-of-a-few spacing, and the fit spreads
-    /// them over the whole window, so the drift comes out an order of magnitude steadier than
-    /// from the single hull edge; too few points per bin and it falls back to ``lower(_:slope:slopeLimit:)``.
+    /// `bins` spans of equal host time (a span with fewer than ``minimumPointsPerSpan`` points is
+    /// merged into its older neighbour), each span gives one point near its floor, and a
+    /// least-squares line through those points, weighted by each span's count, gives the slope
+    /// (three passes, each with the previous slope removed before picking the points); the line
+    /// then drops onto the lowest point of the newer half. Each span's point is the same quantile
+    /// of its delays — the k-th lowest, k ∝ its count (the lowest of n points sits at about the
+    /// 1/(n+1) quantile, so a span dense with probes after connecting would otherwise sit lower
+    /// than a span of idle pings and tilt the line) — and spans of equal *time* put the window's
+    /// whole length under the line: spans of equal *counts* put most of them inside the probe
+    /// burst of the first seconds, a baseline too short for the drift (docs/timing.md). Too few
+    /// points and it falls back to ``lower(_:slope:slopeLimit:)``.
     static func lowerLongBaseline(_ points: [(x: Double, z: Double)], bins: Int, slopeLimit: Double) -> ClockLine {
         let hull = lower(points, slope: nil, slopeLimit: slopeLimit)
-        guard bins >= 2, points.count >= bins * 4 else { return hull }
-        // Bins of equal sample counts, in host-time order: the lowest of n points sits at about
-        // the 1/(n+1) quantile of the delays, so bins of equal time would let a bin dense with
-        // probes (after connecting) sit lower than a sparse one (pings while idle) and tilt the
-        // line. With equal counts each bin's lowest point is the same quantile.
-        let sorted = zip(points, points.dropFirst()).allSatisfy { $0.x <= $1.x } ? points : points.sorted { $0.x < $1.x }
-        guard let low = sorted.first?.x, let high = sorted.last?.x, high > low else { return hull }
-        var slope = hull.slope
-        for _ in 0..<2 {
-            let kept: [(x: Double, z: Double)] = (0..<bins).compactMap { b in
-                let bin = sorted[(b * sorted.count / bins)..<((b + 1) * sorted.count / bins)]
-                return bin.min { $0.z - slope * $0.x < $1.z - slope * $1.x }
+        guard bins >= 2, points.count >= bins * 2, let low = points.map(\.x).min(), let high = points.map(\.x).max(), high > low
+        else { return hull }
+        let width = (high - low) / Double(bins)
+        var spans = [[(x: Double, z: Double)]](repeating: [], count: bins)
+        for p in points { spans[min(bins - 1, Int((p.x - low) / width))].append(p) }
+        // Newest first, so the sparse idle end of a window borrows from the older spans.
+        var merged: [[(x: Double, z: Double)]] = []
+        var carry: [(x: Double, z: Double)] = []
+        for span in spans.reversed() {
+            carry = span + carry
+            if carry.count >= minimumPointsPerSpan {
+                merged.insert(carry, at: 0)
+                carry = []
             }
-            guard kept.count >= 2 else { return hull }
-            let mx = kept.reduce(0) { $0 + $1.x } / Double(kept.count)
-            let mz = kept.reduce(0) { $0 + $1.z } / Double(kept.count)
-            let sxx = kept.reduce(0) { $0 + ($1.x - mx) * ($1.x - mx) }
-            let sxz = kept.reduce(0) { $0 + ($1.x - mx) * ($1.z - mz) }
+        }
+        if !carry.isEmpty {
+            if merged.isEmpty { merged = [carry] } else { merged[0] = carry + merged[0] }
+        }
+        guard merged.count >= 2, let sparsest = merged.map(\.count).min() else { return hull }
+        var slope = hull.slope
+        for _ in 0..<3 {
+            var kept: [(x: Double, z: Double, weight: Double)] = []
+            for span in merged {
+                let k = max(1, Int((Double(span.count + 1) / Double(sparsest + 1)).rounded()))
+                let sorted = span.sorted { $0.z - slope * $0.x < $1.z - slope * $1.x }
+                let p = sorted[min(k, sorted.count) - 1]
+                kept.append((p.x, p.z, Double(span.count)))
+            }
+            let sw = kept.reduce(0) { $0 + $1.weight }
+            let mx = kept.reduce(0) { $0 + $1.weight * $1.x } / sw
+            let mz = kept.reduce(0) { $0 + $1.weight * $1.z } / sw
+            let sxx = kept.reduce(0) { $0 + $1.weight * ($1.x - mx) * ($1.x - mx) }
+            let sxz = kept.reduce(0) { $0 + $1.weight * ($1.x - mx) * ($1.z - mz) }
             guard sxx > 0 else { return hull }
             slope = max(-slopeLimit, min(slopeLimit, sxz / sxx))
         }
@@ -85,6 +105,9 @@ enum ClockEnvelope {
         let recent = points.filter { $0.x >= (low + high) / 2 }
         return through(recent.isEmpty ? points : recent, slope: slope)
     }
+
+    /// The fewest points a span of ``lowerLongBaseline(_:bins:slopeLimit:)`` keeps on its own.
+    static let minimumPointsPerSpan = 8
 
     /// The time per byte (µs) a serial line adds to the outbound delay, from `points` (x, z) and
     /// the bytes written up to each frame's end (`counts`). The window is cut into `bins` spans

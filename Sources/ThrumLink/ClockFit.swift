@@ -67,7 +67,8 @@ struct ClockFit: Sendable {
         let counts = samples.map(\.outboundBytes)
         var byteTime = previousByteTime ?? 0
         var corrected = outboundEnvelope(byteTime: byteTime)
-        if let learnt = ClockEnvelope.perByte(outbound, counts: counts, slope: corrected.line.slope, bins: max(1, bins)) {
+        if let learnt = ClockEnvelope.perByte(
+            outbound, counts: counts, slope: corrected.line.slope, bins: max(1, configuration.byteTimeSpans)) {
             byteTime = learnt
             corrected = outboundEnvelope(byteTime: byteTime)
         }

@@ -7,16 +7,24 @@ public struct LinkConfiguration: Sendable {
     /// How many IDENTIFY frames to send before reporting that the device does not answer.
     public var identifyAttempts: Int = 5
     /// Once connected, an UNSEQ PING goes out whenever nothing was sent for this long: fresh
-    /// clock samples near every event keep the reported bounds narrow. Costs about 47 B/s host → device
-    /// and 180 B/s back when idle (`thrum bench` reports it per link), within 200 B/s each way.
+    /// clock samples near every event keep the reported bounds narrow. Costs about 60 B/s host → device
+    /// and 128 B/s back when idle on `usb-fs` (`thrum bench` reports it per link), within 200 B/s each way.
     public var pingInterval: HostDuration = .milliseconds(150)
-    /// For this long after connecting the link probes every ``startupPingInterval`` instead: the
-    /// clock model's bracket closes on the best-placed samples and its drift needs a baseline, so
-    /// a burst of samples at first makes the first patterns land as well as later ones (about
-    /// 100 pings, 1.4 kB both ways, once per connection).
+    /// For this long after connecting the link probes every ``startupPingInterval`` instead (and
+    /// every ``densePingInterval`` for the first ``denseProbing`` of it): the clock model's bracket
+    /// closes on the best-placed samples and its drift needs a baseline, so a burst of samples at
+    /// first makes the first patterns land as well as later ones (600 pings, about 5 kB host →
+    /// device and 11 kB back, once per connection; the idle overhead after it is unchanged).
     public var startupProbing: HostDuration = .seconds(2)
-    /// The ping interval while probing after connect.
+    /// The ping interval while probing after connect, after the dense first part.
     public var startupPingInterval: HostDuration = .milliseconds(10)
+    /// How long the first, densest part of the probing lasts. Two devices started together on
+    /// one timeline land within each other's offset error, which shrinks with the square root of
+    /// the samples; a ping per 2 ms for the first second took the two-device skew p99 from 788 to
+    /// 273 µs on `usb-fs` (docs/timing.md).
+    public var denseProbing: HostDuration = .seconds(1)
+    /// The ping interval during ``denseProbing`` (two USB frames).
+    public var densePingInterval: HostDuration = .milliseconds(2)
     /// While SEGMENTs wait for credits and no frame is in flight (so no ACK is coming), a PING
     /// goes out this long after the last frame to learn the device's fresh credits.
     public var creditProbeInterval: HostDuration = .milliseconds(10)
@@ -53,7 +61,10 @@ public struct ClockModelConfiguration: Sendable {
     public var outboundDelayFloor: HostDuration? = nil
     /// Spans of host time the window is cut into to measure drift over a long baseline (see
     /// ``ClockEnvelope``); below 2, the single hull edge above the window's mean is used.
-    public var slopeBins: Int = 4
+    public var slopeBins: Int = 8
+    /// Spans of host time within which the time per byte of a serial line is learnt (see
+    /// ``ClockModel/byteTimeMicros``): short and long writes are compared only inside one span.
+    public var byteTimeSpans: Int = 4
     /// A sample this far outside the bracket means the device clock jumped (restart): the window
     /// starts afresh from it.
     public var jumpThreshold: HostDuration = .milliseconds(5)

@@ -191,7 +191,10 @@ public final class LinkSession {
     var pingDeadline: HostTime? {
         guard case .connected = state, let last = lastTransmit else { return nil }
         if lane.isWaitingForCredits { return last + configuration.creditProbeInterval }
-        if let until = probingUntil, last < until { return last + configuration.startupPingInterval }
+        if let until = probingUntil, last < until {
+            let dense = until - configuration.startupProbing + configuration.denseProbing
+            return last + (last < dense ? configuration.densePingInterval : configuration.startupPingInterval)
+        }
         return last + configuration.pingInterval
     }
 

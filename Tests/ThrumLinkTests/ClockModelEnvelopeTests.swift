@@ -44,7 +44,10 @@ final class ClockModelEnvelopeTests: XCTestCase {
             for ahead in [0.0, 5_000, 20_000, 60_000] {
                 XCTAssertLessThan(abs(error(early, device, at: earlyEnd + ahead)), 30, "seed \(seed), \(ahead) µs ahead")
             }
-            XCTAssertEqual(early.driftPPM, ppm, accuracy: 40)
+            // Eight equal-time spans of ≈ 40 samples each: one seed of four is 50 ppm off at 2 s
+            // (40 with four spans of twice the samples); the bench's drift figure, on the shipped
+            // probing, went from 89 to 41 ppm with the spans (docs/timing.md).
+            XCTAssertEqual(early.driftPPM, ppm, accuracy: 60)
             XCTAssertTrue(early.isConverged)
             // Over a longer baseline the drift and the offset settle.
             guard seed <= 2 else { continue }

@@ -78,15 +78,17 @@ final class LinkSessionConnectTests: XCTestCase {
     }
 
     func testTheLinkProbesFastAfterConnectingThenAtTheIdleRate() {
-        let harness = LinkHarness()  // defaults: 10 ms for 2 s, then 150 ms
+        let harness = LinkHarness()  // defaults: 2 ms for 1 s, 10 ms up to 2 s, then 150 ms
         harness.connect()
         let connected = harness.clock.now()
         harness.run(for: .milliseconds(3_000))
         let times = harness.device.receivedTimes.filter { $0 > connected }.map { ($0 - connected).seconds }
-        let early = times.filter { $0 < 2 }, late = times.filter { $0 > 2.1 }
-        XCTAssertEqual(Double(early.count), 2 / 0.010, accuracy: 2, "every 10 ms while probing")
+        let dense = times.filter { $0 < 1 }, probing = times.filter { $0 > 1.01 && $0 < 2 }, late = times.filter { $0 > 2.1 }
+        XCTAssertEqual(Double(dense.count), 1 / 0.002, accuracy: 3, "every 2 ms for the first second")
+        XCTAssertEqual(Double(probing.count), 0.99 / 0.010, accuracy: 2, "every 10 ms for the rest of the probing")
         XCTAssertEqual(Double(late.count), 0.9 / 0.15, accuracy: 1, "every 150 ms afterwards")
         XCTAssertEqual(harness.session.configuration.startupProbing, .seconds(2))
+        XCTAssertEqual(harness.session.configuration.denseProbing, .seconds(1))
     }
 
     func testInvalidDevicePayloadIsIgnoredWhole() {

@@ -34,7 +34,10 @@ final class LinkSessionDeliveryTests: XCTestCase {
     }
 
     func testDroppedFrameIsRetransmitted() {
-        let harness = LinkHarness()
+        // No probing: the frame dropped must be the SEGMENTs', not a probe that happens to go first.
+        var configuration = LinkConfiguration()
+        configuration.startupProbing = .zero
+        let harness = LinkHarness(configuration: configuration)
         harness.connect()
         let firstSequenced = harness.hostFramesSent
         harness.hostFrameFate = { frame, index in index == firstSequenced ? .drop : .deliver }
