@@ -7,6 +7,8 @@ final class EngineLock: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private let counter = NSLock()
     private var waiting = 0
+    /// How deep the owning thread is in ``withLock(_:)`` (read and written only under the lock).
+    var depth = 0
 
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
         counter.lock()
