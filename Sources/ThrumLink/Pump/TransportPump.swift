@@ -38,7 +38,7 @@ public final class TransportPump: LinkPump {
 
     /// Whether ``waitForInput(until:orWoken:)`` can wait apart from the session (the transport is
     /// a ``WakeableTransport``).
-    public var waitsApart: Bool { transport is WakeableTransport }
+    public var waitsApart: Bool { (transport as? WakeableTransport)?.canWaitApart ?? false }
 
     /// Exchanges bytes without waiting: writes what the session has queued, takes what has
     /// arrived, runs the session's due timers and writes what they queued. Returns whether bytes
@@ -61,7 +61,7 @@ public final class TransportPump: LinkPump {
     /// signalled (``WakeableTransport``); a transport that cannot be woken waits for nothing and
     /// returns at once. Returns whether input ended the wait.
     public func waitForInput(until deadline: HostTime, orWoken wake: WakeSignal) throws(TransportError) -> Bool {
-        guard let wakeable = transport as? WakeableTransport else { return false }
+        guard let wakeable = transport as? WakeableTransport, wakeable.canWaitApart else { return false }
         return try wakeable.waitUntilReadable(timeout: max(deadline - clock.now(), .zero), orWoken: wake)
     }
 

@@ -123,14 +123,9 @@ final class DescriptorChannel: @unchecked Sendable {
     func waitUntilReadable(timeout: HostDuration, orWoken wake: WakeSignal) throws(TransportError) -> Bool {
         let fd = try acquire()
         defer { relinquish() }
-        let deadline = clock.now() + timeout
-        while true {
-            let remaining = max(deadline - clock.now(), .zero)
-            switch system.poll(fd, events: Platform.pollIn, orWake: wake.descriptor, timeout: remaining) {
-            case .failure(.interrupted): continue
-            case .failure(let e): throw .ioFailed(reason: "poll on \(name): \(e)")
-            case .success(let outcome): return outcome.events != 0
-            }
+        switch waiter.wait(for: Platform.pollIn, on: fd, orWake: wake.descriptor, until: clock.now() + timeout) {
+        case .failure(let e): throw .ioFailed(reason: "poll on \(name): \(e)")
+        case .success(let outcome): return outcome.events != 0
         }
     }
 

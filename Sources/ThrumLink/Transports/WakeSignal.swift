@@ -70,4 +70,12 @@ public protocol WakeableTransport: ByteTransport {
     /// - Throws: ``TransportError/closed`` after ``ByteTransport/close()``,
     ///   ``TransportError/ioFailed(reason:)`` when the wait itself fails.
     func waitUntilReadable(timeout: HostDuration, orWoken wake: WakeSignal) throws(TransportError) -> Bool
+
+    /// Whether this transport can make that wait (a serial port without a descriptor cannot);
+    /// true unless a transport says otherwise.
+    var canWaitApart: Bool { get }
+}
+
+extension WakeableTransport {
+    public var canWaitApart: Bool { true }
 }
