@@ -515,9 +515,11 @@ public final class SharedDevice: @unchecked Sendable {
         runner.start()
     }
 
-    /// One step of the run thread: runs the device up to now (paced: up to `pacedTarget`, the
-    /// manual clock following the monotonic one) for at most `slice`. Returns false when
-    /// nothing is started (the thread then waits to be kicked).
+    /// One step of the run thread: on real time over a wakeable transport, an exchange, render and
+    /// plan under the lock and a wait for input apart from it (``stepWaitingApart(pump:wake:)``);
+    /// otherwise runs the device up to now (paced: up to `pacedTarget`, the manual clock following
+    /// the monotonic one) for at most `slice`, under the lock. Returns false when nothing is
+    /// started (the thread then waits to be kicked).
     func runnerStep(pacedTarget: EngineTime?, slice: EngineDuration) -> Bool {
         if pacedTarget == nil, let wake, let pump = session.pumpWaitingApart {
             return stepWaitingApart(pump: pump, wake: wake)
