@@ -7,9 +7,9 @@ import ThrumWire
 import XCTest
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A figure, not a test (runs only with THRUM_MEASURE_START=1): how long a prepared start called
@@ -62,25 +62,29 @@ final class RealTimeStartFigureTests: XCTestCase {
     private func cpuSeconds() -> Double {
         var usage = rusage()
         #if canImport(Glibc)
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+            getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         #else
-        getrusage(RUSAGE_SELF, &usage)
+            getrusage(RUSAGE_SELF, &usage)
         #endif
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
-    private func measure(wakeable: Bool) throws -> (latencies: [Double], idleCPU: Double, returns: [Double], byRunThread: Int) {
+    private func measure(wakeable: Bool) throws -> (
+        latencies: [Double], idleCPU: Double, returns: [Double], byRunThread: Int
+    ) {
         let simulator = try SimulatorProcess()
         defer { simulator.stop() }
         let pty = try PseudoTerminalTransport(path: simulator.ptyPath)
         let transport = wakeable ? Wakeable(pty) : Forwarding(pty)
-        let engine = HapticEngine(session: DeviceSession(pump: TransportPump(transport: transport), endpointName: "pty"))
+        let engine = HapticEngine(
+            session: DeviceSession(pump: TransportPump(transport: transport), endpointName: "pty"))
         try engine.start()
         let pattern = try HapticPattern(
             events: [
                 HapticEvent(
-                    eventType: .hapticTransient, parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 1)],
+                    eventType: .hapticTransient,
+                    parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 1)],
                     relativeTime: 0)
             ], parameters: [])
         // Idle CPU: the engine started, nothing playing, 3 s (after the startup probing).
@@ -117,7 +121,9 @@ final class RealTimeStartFigureTests: XCTestCase {
             let (latencies, cpu, returns, byRunThread) = try measure(wakeable: wakeable)
             let r = returns.sorted()
             let sorted = latencies.sorted()
-            func q(_ p: Double) -> Double { sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(p * Double(sorted.count)))] }
+            func q(_ p: Double) -> Double {
+                sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(p * Double(sorted.count)))]
+            }
             print(
                 "FIGURE \(wakeable ? "waits apart" : "holds the lock")",
                 "n=\(sorted.count) call→GO µs: min \(q(0)) p10 \(q(0.1)) median \(q(0.5)) p90 \(q(0.9)) max \(sorted.last ?? .nan)",

@@ -8,9 +8,9 @@ import ThrumWire
 import XCTest
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 private func closeDescriptor(_ fd: CInt) { _ = close(fd) }
@@ -192,7 +192,8 @@ final class RunThreadWaitTests: XCTestCase {
         var configuration = DeviceSession.Configuration()
         configuration.link.startupProbing = .zero
         let engine = HapticEngine(
-            session: DeviceSession(pump: TransportPump(transport: gated), endpointName: "gated", configuration: configuration))
+            session: DeviceSession(
+                pump: TransportPump(transport: gated), endpointName: "gated", configuration: configuration))
         XCTAssertEqual(engine.device.runMode, .realTime)
         try engine.start()
         return (engine, gated, server)
@@ -202,7 +203,8 @@ final class RunThreadWaitTests: XCTestCase {
         try HapticPattern(
             events: [
                 HapticEvent(
-                    eventType: .hapticTransient, parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 1)],
+                    eventType: .hapticTransient,
+                    parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 1)],
                     relativeTime: 0)
             ], parameters: [])
     }

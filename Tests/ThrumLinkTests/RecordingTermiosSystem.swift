@@ -135,7 +135,9 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
     }
 
     /// The wait on a descriptor and a wake descriptor: recorded and scripted as ``poll(_:events:timeout:)`` (never woken).
-    func poll(_ fd: CInt, events: Int16, orWake wake: CInt, timeout: HostDuration) -> Result<(events: Int16, woken: Bool), SystemErrno> {
+    func poll(
+        _ fd: CInt, events: Int16, orWake wake: CInt, timeout: HostDuration
+    ) -> Result<(events: Int16, woken: Bool), SystemErrno> {
         poll(fd, events: events, timeout: timeout).map { ($0, false) }
     }
 

@@ -272,7 +272,8 @@ extension SerialPortTransport: WakeableTransport {
         try acquire()
         defer { relinquish() }
         guard handle >= 0 else { return false }
-        switch waiter.wait(for: Platform.pollIn, on: handle, orWake: wake.descriptor, until: waiter.clock.now() + timeout) {
+        let deadline = waiter.clock.now() + timeout
+        switch waiter.wait(for: Platform.pollIn, on: handle, orWake: wake.descriptor, until: deadline) {
         case .failure(let e) where e.meansDisconnected: throw .disconnected
         case .failure(let e): throw .ioFailed(reason: "poll on \(endpointName): \(e)")
         case .success(let outcome): return outcome.events != 0

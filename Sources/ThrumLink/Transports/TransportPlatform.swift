@@ -211,7 +211,8 @@ enum Platform {
         return entries.withUnsafeMutableBufferPointer { buffer in
             #if os(Linux)
             return thrum_ppoll_many(
-                buffer.baseAddress, UInt(count), Int64(nanoseconds / 1_000_000_000), Int(nanoseconds % 1_000_000_000))
+                buffer.baseAddress, UInt(count), Int64(nanoseconds / 1_000_000_000),
+                Int(nanoseconds % 1_000_000_000))
             #else
             return systemPoll(buffer.baseAddress!, nfds_t(count), pollMilliseconds(timeout))
             #endif

@@ -1,8 +1,8 @@
 import ThrumTime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A descriptor another thread makes readable to cut a transport's wait short
