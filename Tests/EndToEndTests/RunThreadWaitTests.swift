@@ -294,7 +294,7 @@ final class RunThreadWaitTests: XCTestCase {
         XCTAssertEqual(gated.left.wait(timeout: .now() + 10), .success, "stop() did not end the wait")
         gated.release()
         engine = nil
-        for _ in 0..<2000 where device != nil { usleep(1000) }
+        for _ in 0..<10_000 where device != nil { usleep(1000) }
         XCTAssertNil(device, "the run thread still holds the device")
     }
 }
