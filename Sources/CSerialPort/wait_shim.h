@@ -23,6 +23,15 @@ static inline int thrum_ppoll_one(struct pollfd *entry, long long seconds, long 
     timeout.tv_nsec = nanoseconds;
     return ppoll(entry, 1, &timeout, NULL);
 }
+
+/** ppoll(2) on `count` descriptors, as thrum_ppoll_one: a wait on a transport's descriptor and
+ *  a wake descriptor together. */
+static inline int thrum_ppoll_many(struct pollfd *entries, unsigned long count, long long seconds, long nanoseconds) {
+    struct timespec timeout;
+    timeout.tv_sec = (time_t)seconds;
+    timeout.tv_nsec = nanoseconds;
+    return ppoll(entries, (nfds_t)count, &timeout, NULL);
+}
 #endif
 
 #endif

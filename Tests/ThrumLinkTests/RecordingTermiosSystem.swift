@@ -134,6 +134,13 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
         return result.map { min($0, buffer.count) }
     }
 
+    /// The wait on a descriptor and a wake descriptor: recorded and scripted as ``poll(_:events:timeout:)`` (never woken).
+    func poll(
+        _ fd: CInt, events: Int16, orWake wake: CInt, timeout: HostDuration
+    ) -> Result<(events: Int16, woken: Bool), SystemErrno> {
+        poll(fd, events: events, timeout: timeout).map { ($0, false) }
+    }
+
     func poll(_ fd: CInt, events: Int16, timeout: HostDuration) -> Result<Int16, SystemErrno> {
         let result = record(.poll(fd, events: events, timeout: timeout), \.pollResults) { .success(0) }
         if let clock {

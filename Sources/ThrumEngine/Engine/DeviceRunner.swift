@@ -7,6 +7,8 @@ final class EngineLock: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private let counter = NSLock()
     private var waiting = 0
+    /// How deep the owning thread is in ``withLock(_:)`` (read and written only under the lock).
+    var depth = 0
 
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
         counter.lock()
@@ -36,9 +38,12 @@ final class EngineLock: @unchecked Sendable {
 
 /// The run thread of a ``SharedDevice`` on real time (or paced virtual time): after an engine
 /// starts, it exchanges bytes, renders drive and calls handlers without the caller doing anything,
-/// as Core Haptics does. It steps the device at most `slice` at a time, so a call from another
-/// thread waits at most one step for the lock. While no engine is started it sleeps until kicked
-/// (``kick()``, when one starts); it ends when its device goes away.
+/// as Core Haptics does. Over a transport it can wait on apart from the lock
+/// (``ThrumLink/WakeableTransport``) each step waits for input WITHOUT the lock, until the next
+/// deadline or a caller's wake (``SharedDevice/runnerStep(pacedTarget:slice:)``); otherwise (and on
+/// paced virtual time) it steps the device at most `slice` at a time under the lock, so a call
+/// from another thread waits at most one step for it. While no engine is started it sleeps until
+/// kicked (``kick()``, when one starts); it ends when its device goes away.
 final class DeviceRunner: @unchecked Sendable {
     private weak var device: SharedDevice?
     private let state = NSLock()
@@ -47,7 +52,8 @@ final class DeviceRunner: @unchecked Sendable {
     private var alive = false
     /// The thread-dictionary key that marks a run thread.
     static let marker = "thrum.device.run-thread"
-    /// Longest step on real time: bounds how long a caller waits for the lock.
+    /// Longest step on real time when the wait cannot happen apart from the lock: bounds how long
+    /// a caller waits for it.
     let slice = EngineDuration.milliseconds(1)
 
     init(device: SharedDevice) { self.device = device }

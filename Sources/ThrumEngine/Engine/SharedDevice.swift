@@ -108,6 +108,9 @@ public final class SharedDevice: @unchecked Sendable {
     private var clients: [WeakClient] = []
     private let lock = EngineLock()
     private var runner: DeviceRunner?
+    /// Cuts the run thread's wait on the transport short when a caller leaves the lock (real time
+    /// over a ``ThrumLink/WakeableTransport`` only; nil otherwise).
+    private let wake: WakeSignal?
 
     struct MarkKey: Hashable {
         var player: Int
@@ -129,6 +132,7 @@ public final class SharedDevice: @unchecked Sendable {
         self.profile = profile
         self.configuration = configuration
         self.runMode = runMode ?? (session.pump.clock is ManualClock ? .manual : .realTime)
+        wake = self.runMode == .realTime && session.pumpWaitingApart != nil ? WakeSignal() : nil
         mixer = DriveMixer(options: configuration.compileOptions)
     }
 
@@ -146,11 +150,37 @@ public final class SharedDevice: @unchecked Sendable {
         return device
     }
 
-    deinit { runner?.stop() }
+    deinit {
+        runner?.stop()
+        wake?.signal()
+    }
 
     /// Runs `body` holding the device's lock (recursive: handlers called inside may call back).
+    /// On real time over a wakeable transport, a caller other than the run thread leaving the
+    /// lock writes the frames it queued (a GO, a CUT leaves now, not at the run thread's next
+    /// step) and wakes the run thread, which plans its wait again (``runnerStep(pacedTarget:slice:)``).
     public func locked<T>(_ body: () throws -> T) rethrows -> T {
-        try lock.withLock(body)
+        try lock.withLock {
+            guard let wake else { return try body() }
+            lock.depth += 1
+            defer {
+                lock.depth -= 1
+                if lock.depth == 0 { callerLeaves(wake) }
+            }
+            return try body()
+        }
+    }
+
+    /// The outermost ``locked(_:)`` of a caller ends (still inside the lock): write what it queued
+    /// and wake the run thread. The signal is made under the lock, so the run thread, which
+    /// drains it under the lock before planning, cannot miss it.
+    private func callerLeaves(_ wake: WakeSignal) {
+        guard runner != nil, !SharedDevice.isRunThread else { return }
+        if !linkDead, isConnected {
+            // A failed write is the run thread's to report: its next exchange meets the same error.
+            try? session.flushOutgoing()
+        }
+        wake.signal()
     }
 
     // MARK: Time
@@ -423,12 +453,17 @@ public final class SharedDevice: @unchecked Sendable {
         do {
             try session.runOnce(until: target)
         } catch {
-            linkDead = true
-            if isRunning {
-                stopBySelf(.deviceDisconnected, error: HapticError(.serverInterrupted, error.description))
-            }
+            linkFailed(error)
         }
         service()
+    }
+
+    /// The transport or link failed: the device stops by itself and its engines are told.
+    private func linkFailed(_ error: Error) {
+        linkDead = true
+        if isRunning {
+            stopBySelf(.deviceDisconnected, error: HapticError(.serverInterrupted, "\(error)"))
+        }
     }
 
     /// When the run loop must next wake up.
@@ -480,11 +515,16 @@ public final class SharedDevice: @unchecked Sendable {
         runner.start()
     }
 
-    /// One step of the run thread: runs the device up to now (paced: up to `pacedTarget`, the
-    /// manual clock following the monotonic one) for at most `slice`. Returns false when
-    /// nothing is started (the thread then waits to be kicked).
+    /// One step of the run thread: on real time over a wakeable transport, an exchange, render and
+    /// plan under the lock and a wait for input apart from it (``stepWaitingApart(pump:wake:)``);
+    /// otherwise runs the device up to now (paced: up to `pacedTarget`, the manual clock following
+    /// the monotonic one) for at most `slice`, under the lock. Returns false when nothing is
+    /// started (the thread then waits to be kicked).
     func runnerStep(pacedTarget: EngineTime?, slice: EngineDuration) -> Bool {
-        locked {
+        if pacedTarget == nil, let wake, let pump = session.pumpWaitingApart {
+            return stepWaitingApart(pump: pump, wake: wake)
+        }
+        return locked {
             guard isRunning, !linkDead else { return false }
             if let target = pacedTarget {
                 // Virtual time follows the monotonic clock; run to it in one go.
@@ -495,6 +535,42 @@ public final class SharedDevice: @unchecked Sendable {
             }
             return isRunning
         }
+    }
+
+    /// One step of the run thread over a wakeable transport: under the lock, exchange what is
+    /// there, render, send and plan the next wake; then, WITHOUT the lock, wait until the device
+    /// sends, that wake comes or a caller leaving the lock signals ``wake``. Returns false when
+    /// nothing is started.
+    private func stepWaitingApart(pump: TransportPump, wake: WakeSignal) -> Bool {
+        let deadline: HostTime? = locked {
+            guard isRunning, !linkDead else { return nil }
+            // Signals from here on end the coming wait; earlier ones are seen by this plan.
+            wake.drain()
+            do {
+                try session.exchangeNow()
+            } catch {
+                linkFailed(error)
+                return nil
+            }
+            service()
+            guard isRunning, !linkDead else { return nil }
+            do {
+                try session.flushOutgoing()
+            } catch {
+                linkFailed(error)
+                return nil
+            }
+            var next = nextWake().hostTime
+            if let timer = session.link.nextDeadline, timer < next { next = timer }
+            return next
+        }
+        guard let deadline else { return locked { isRunning && !linkDead } }
+        do {
+            _ = try pump.waitForInput(until: deadline, orWoken: wake)
+        } catch {
+            locked { linkFailed(error) }
+        }
+        return true
     }
 
     /// Whether the calling thread is a device's run thread (where handlers are called on real time).

@@ -188,6 +188,39 @@ public final class DeviceSession {
         if case .failed(let failure) = link.state { throw .linkFailed(reason: "\(failure)") }
     }
 
+    /// The pump when its waits can happen apart from the link (a ``ThrumLink/TransportPump`` over a
+    /// ``ThrumLink/WakeableTransport``): then ``exchangeNow()`` and
+    /// ``waitForInput(until:orWoken:)`` split ``runOnce(until:)`` around a wait without the lock.
+    public var pumpWaitingApart: TransportPump? {
+        guard let pump = pump as? TransportPump, pump.waitsApart else { return nil }
+        return pump
+    }
+
+    /// ``runOnce(until:)`` without the wait: writes what is queued, takes what has arrived, runs
+    /// the link's due timers, hands device events on. Needs ``pumpWaitingApart``.
+    /// - Throws: as ``runOnce(until:)``.
+    public func exchangeNow() throws(EngineError) {
+        guard let pump = pumpWaitingApart else { return try runOnce(until: now) }
+        do {
+            try pump.exchange(link)
+        } catch {
+            throw .transport(error)
+        }
+        drainDeviceEvents()
+        if case .failed(let failure) = link.state { throw .linkFailed(reason: "\(failure)") }
+    }
+
+    /// Writes what the link has queued (frames a caller just queued), without reading.
+    /// - Throws: `.transport` when the transport fails.
+    public func flushOutgoing() throws(EngineError) {
+        guard let pump = pumpWaitingApart else { return }
+        do {
+            try pump.flush(link)
+        } catch {
+            throw .transport(error)
+        }
+    }
+
     /// Starts over with a fresh link (new sequence numbers and a new clock model), for a device
     /// that rebooted: connects, reconfigures nothing (callers do) and returns the new identity.
     @discardableResult

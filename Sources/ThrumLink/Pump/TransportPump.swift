@@ -36,7 +36,37 @@ public final class TransportPump: LinkPump {
         }
     }
 
-    private func flush(_ session: LinkSession) throws(TransportError) {
+    /// Whether ``waitForInput(until:orWoken:)`` can wait apart from the session (the transport is
+    /// a ``WakeableTransport``).
+    public var waitsApart: Bool { (transport as? WakeableTransport)?.canWaitApart ?? false }
+
+    /// Exchanges bytes without waiting: writes what the session has queued, takes what has
+    /// arrived, runs the session's due timers and writes what they queued. Returns whether bytes
+    /// came from the device. Together with ``waitForInput(until:orWoken:)`` this is ``run(_:until:)``
+    /// split so the wait can happen without the lock the session is used under.
+    @discardableResult
+    public func exchange(_ session: LinkSession) throws(TransportError) -> Bool {
+        try flush(session)
+        let bytes = try transport.read(maxCount: 4096, timeout: .zero)
+        if !bytes.isEmpty {
+            bytesRead += bytes.count
+            session.receive(bytes)
+        }
+        session.poll()
+        try flush(session)
+        return !bytes.isEmpty
+    }
+
+    /// Waits, touching no session, until the transport has input, `deadline` passes or `wake` is
+    /// signalled (``WakeableTransport``); a transport that cannot be woken waits for nothing and
+    /// returns at once. Returns whether input ended the wait.
+    public func waitForInput(until deadline: HostTime, orWoken wake: WakeSignal) throws(TransportError) -> Bool {
+        guard let wakeable = transport as? WakeableTransport, wakeable.canWaitApart else { return false }
+        return try wakeable.waitUntilReadable(timeout: max(deadline - clock.now(), .zero), orWoken: wake)
+    }
+
+    /// Writes what the session has queued, without waiting for input.
+    public func flush(_ session: LinkSession) throws(TransportError) {
         let outgoing = session.takeOutgoing()
         if outgoing.isEmpty { return }
         try transport.write(outgoing)

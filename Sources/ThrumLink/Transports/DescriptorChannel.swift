@@ -117,6 +117,18 @@ final class DescriptorChannel: @unchecked Sendable {
         }
     }
 
+    /// Waits until the descriptor is readable (or hung up), `timeout` passes or `wake` is
+    /// signalled, in one `ppoll(2)` on both (retried on EINTR with the time left). Reads nothing.
+    /// Returns whether input (or a hang-up, which the next read reports) ended the wait.
+    func waitUntilReadable(timeout: HostDuration, orWoken wake: WakeSignal) throws(TransportError) -> Bool {
+        let fd = try acquire()
+        defer { relinquish() }
+        switch waiter.wait(for: Platform.pollIn, on: fd, orWake: wake.descriptor, until: clock.now() + timeout) {
+        case .failure(let e): throw .ioFailed(reason: "poll on \(name): \(e)")
+        case .success(let outcome): return outcome.events != 0
+        }
+    }
+
     func write(_ bytes: [UInt8]) throws(TransportError) {
         let fd = try acquire()
         defer { relinquish() }

@@ -26,6 +26,21 @@ struct DescriptorWait {
         }
     }
 
+    /// Waits until `fd` has one of `events`, `wake` is readable or `deadline` passes, in one
+    /// `ppoll(2)` on both (``WakeSignal``). Returns `fd`'s events (empty: it had none) and whether
+    /// `wake` ended the wait, or the error of the wait other than EINTR.
+    func wait(
+        for events: Int16, on fd: CInt, orWake wake: CInt, until deadline: HostTime
+    ) -> Result<(events: Int16, woken: Bool), SystemErrno> {
+        while true {
+            let remaining = max(deadline - clock.now(), .zero)
+            switch system.poll(fd, events: events, orWake: wake, timeout: remaining) {
+            case .failure(.interrupted): continue
+            case let result: return result
+            }
+        }
+    }
+
     /// Waits until `deadline` with nothing to watch (a wait on no descriptor), for a caller that
     /// must let the time pass without turning into a busy loop. Errors other than EINTR end the
     /// wait early.

@@ -82,3 +82,10 @@ public final class PseudoTerminalTransport: ByteTransport, @unchecked Sendable {
         channel.close()
     }
 }
+
+extension PseudoTerminalTransport: WakeableTransport {
+    /// Waits with one `ppoll(2)` on the descriptor and `wake` (``WakeableTransport``).
+    public func waitUntilReadable(timeout: HostDuration, orWoken wake: WakeSignal) throws(TransportError) -> Bool {
+        try channel.waitUntilReadable(timeout: timeout, orWoken: wake)
+    }
+}

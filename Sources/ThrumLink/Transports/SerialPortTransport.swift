@@ -24,9 +24,9 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
     private let port: OpaquePointer
     /// The port's descriptor (`sp_get_port_handle`), which reads wait on; -1 when libserialport
     /// gives none (reads then wait in `sp_blocking_read_next`, to the millisecond).
-    private let handle: CInt
+    fileprivate let handle: CInt
     /// The waits on ``handle``: `ppoll(2)` to the nanosecond on Linux, on the monotonic clock.
-    private let waiter = DescriptorWait(system: RealTermiosSystem(), clock: MonotonicClock())
+    fileprivate let waiter = DescriptorWait(system: RealTermiosSystem(), clock: MonotonicClock())
     private let lock = NSLock()
     private var inFlight = 0
     private var closeRequested = false
@@ -153,14 +153,14 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
         return .ioFailed(reason: message(for: result, call: call))
     }
 
-    private func acquire() throws(TransportError) {
+    fileprivate func acquire() throws(TransportError) {
         lock.lock()
         defer { lock.unlock() }
         if closeRequested { throw .closed }
         inFlight += 1
     }
 
-    private func relinquish() {
+    fileprivate func relinquish() {
         lock.lock()
         inFlight -= 1
         let mustRelease = closeRequested && inFlight == 0 && !released
@@ -259,5 +259,24 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
         if mustRelease { released = true }
         lock.unlock()
         if mustRelease { release() }
+    }
+}
+
+extension SerialPortTransport: WakeableTransport {
+    /// Whether the port has a descriptor to wait on (``WakeableTransport``).
+    public var canWaitApart: Bool { handle >= 0 }
+
+    /// Waits with one `ppoll(2)` on the port's descriptor and `wake` (``WakeableTransport``);
+    /// without a descriptor (``canWaitApart`` false) it does not wait.
+    public func waitUntilReadable(timeout: HostDuration, orWoken wake: WakeSignal) throws(TransportError) -> Bool {
+        try acquire()
+        defer { relinquish() }
+        guard handle >= 0 else { return false }
+        let deadline = waiter.clock.now() + timeout
+        switch waiter.wait(for: Platform.pollIn, on: handle, orWake: wake.descriptor, until: deadline) {
+        case .failure(let e) where e.meansDisconnected: throw .disconnected
+        case .failure(let e): throw .ioFailed(reason: "poll on \(endpointName): \(e)")
+        case .success(let outcome): return outcome.events != 0
+        }
     }
 }

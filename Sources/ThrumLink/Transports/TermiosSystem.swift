@@ -27,6 +27,11 @@ protocol TermiosSystem: Sendable {
     /// there is no `ppoll`); a zero timeout does not wait, and a negative `fd` only waits. Returns
     /// the returned events (empty on timeout).
     func poll(_ fd: CInt, events: Int16, timeout: HostDuration) -> Result<Int16, SystemErrno>
+    /// ``poll(_:events:timeout:)`` on `fd` and, together, on the wake descriptor `wake` for
+    /// POLLIN: returns `fd`'s events and whether `wake` is readable (empty and false on timeout).
+    func poll(
+        _ fd: CInt, events: Int16, orWake wake: CInt, timeout: HostDuration
+    ) -> Result<(events: Int16, woken: Bool), SystemErrno>
     /// `tcgetattr(3)`.
     func getAttributes(_ fd: CInt) -> Result<TerminalAttributes, SystemErrno>
     /// `tcsetattr(3)` with `TCSANOW`.
@@ -96,6 +101,16 @@ struct RealTermiosSystem: TermiosSystem {
         let n = Platform.waitForEvents(&entry, timeout: timeout)
         if n < 0 { return .failure(.current) }
         return .success(n == 0 ? 0 : entry.revents)
+    }
+
+    func poll(
+        _ fd: CInt, events: Int16, orWake wake: CInt, timeout: HostDuration
+    ) -> Result<(events: Int16, woken: Bool), SystemErrno> {
+        var entries = [pollfd(fd: fd, events: events, revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        let n = Platform.waitForEvents(&entries, timeout: timeout)
+        if n < 0 { return .failure(.current) }
+        if n == 0 { return .success((0, false)) }
+        return .success((entries[0].revents, entries[1].revents != 0))
     }
 
     func getAttributes(_ fd: CInt) -> Result<TerminalAttributes, SystemErrno> {

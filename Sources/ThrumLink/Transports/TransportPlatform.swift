@@ -203,6 +203,22 @@ enum Platform {
         #endif
     }
 
+    /// ``waitForEvents(_:timeout:)`` on several descriptors at once (a transport's and a wake
+    /// descriptor). Returns what the call returns (-1 with `errno`); the events are in `entries`.
+    static func waitForEvents(_ entries: inout [pollfd], timeout: HostDuration) -> CInt {
+        let nanoseconds = max(timeout.nanoseconds, 0)
+        let count = entries.count
+        return entries.withUnsafeMutableBufferPointer { buffer in
+            #if os(Linux)
+            return thrum_ppoll_many(
+                buffer.baseAddress, UInt(count), Int64(nanoseconds / 1_000_000_000),
+                Int(nanoseconds % 1_000_000_000))
+            #else
+            return systemPoll(buffer.baseAddress!, nfds_t(count), pollMilliseconds(timeout))
+            #endif
+        }
+    }
+
     /// `timeout` in whole milliseconds for `poll(2)`, rounded up (a positive timeout below 1 ms
     /// is 1 ms, not a busy poll), clamped to `CInt`.
     static func pollMilliseconds(_ timeout: HostDuration) -> CInt {
