@@ -251,13 +251,20 @@ final class RunThreadWaitTests: XCTestCase {
         let player = try engine.makePlayer(with: try tap())
         // Hold a wait whose deadline is well after the tap to come (100 ms after its start: the tap
         // is over by then): that is the wait the start must cut short.
+        // Waits are looked at until one qualifies or 20 s pass (not a count: under load a run of
+        // short waits — a retransmission, an ACK late — can outlast any fixed number of them).
         var held: (index: Int, deadline: HostTime, start: Double)?
-        for _ in 0..<1000 {
+        let giveUp = Date().addingTimeInterval(20)
+        var shortest = Double.infinity, longest = -Double.infinity
+        while held == nil && Date() < giveUp {
             gated.hold(wakeEnds: false)
             XCTAssertEqual(gated.entered.wait(timeout: .now() + 10), .success, "the run thread never waited")
             let log = gated.waitLog
             let deadline = log[log.count - 1].deadline
             let startAt = engine.currentTime + 0.002
+            let ahead = deadline.seconds - startAt
+            shortest = min(shortest, ahead)
+            longest = max(longest, ahead)
             if deadline > HostTime(seconds: startAt + 0.1) {
                 held = (log.count - 1, deadline, startAt)
                 break
@@ -265,7 +272,9 @@ final class RunThreadWaitTests: XCTestCase {
             gated.release()
             XCTAssertEqual(gated.left.wait(timeout: .now() + 10), .success)
         }
-        let wait = try XCTUnwrap(held, "the run thread never waited past 100 ms after a start 2 ms ahead")
+        let wait = try XCTUnwrap(
+            held,
+            "the run thread never waited past 100 ms after a start 2 ms ahead in 20 s (its deadlines were \(shortest)…\(longest) s past the start)")
         let startAt = wait.start
         let startHost = HostTime(seconds: startAt)
         // Now let the engine's wake end it.
