@@ -20,6 +20,9 @@ public struct CalibrationReport: Sendable, Hashable {
         self.lraPeriod = lraPeriod
     }
 
+    /// The words a RESTORE_CALIBRATION writes back: what this run found.
+    public var words: CalibrationWords { CalibrationWords(aCalComp: aCalComp, aCalBemf: aCalBemf, bemfGain: bemfGain) }
+
     /// Whether calibration converged.
     public var passed: Bool { status == ProtocolConstants.calibrationPass }
 

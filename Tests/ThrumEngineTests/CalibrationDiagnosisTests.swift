@@ -87,7 +87,7 @@ final class CalibrationDiagnosisTests: XCTestCase {
         try second.connect(calibrate: false)
         XCTAssertTrue(second.session.canRestoreCalibration, "the virtual device speaks protocol version 2")
         XCTAssertEqual(second.session.programCapabilities?.calibration, DriverCalibration.none)
-        let words = CalibrationWords(aCalComp: report.aCalComp, aCalBemf: report.aCalBemf, bemfGain: report.bemfGain)
+        let words = report.words
         XCTAssertEqual(try second.session.restoreCalibration(words), .restored)
         XCTAssertEqual(second.session.programCapabilities?.calibrated, true)
         XCTAssertEqual(second.session.calibrationCount, 0, "no calibration ran")

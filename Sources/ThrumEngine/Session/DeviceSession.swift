@@ -266,10 +266,7 @@ public final class DeviceSession {
             case .calibrated(let report):
                 calibrationResult = report
                 calibrationCount += 1
-                keptCalibration =
-                    report.passed
-                    ? CalibrationWords(aCalComp: report.aCalComp, aCalBemf: report.aCalBemf, bemfGain: report.bemfGain)
-                    : nil
+                keptCalibration = report.passed ? report.words : nil
                 if powerState == .calibrating { powerState = .ready }
             default: break
             }

@@ -100,7 +100,7 @@ final class DeviceCalibrationTests: XCTestCase {
         XCTAssertEqual(Self.calibratedCode(host), 0)
         XCTAssertNotEqual(device.chip.peek(0x19), result.aCalBemf, "the fresh chip holds its reset words")
         let writesBefore = device.chip.trace.registerWrites.count
-        host.send([.restoreCalibration(CalibrationWords(aCalComp: result.aCalComp, aCalBemf: result.aCalBemf, bemfGain: result.bemfGain))])
+        host.send([.restoreCalibration(result.words)])
         host.run(to: device.now + 5_000)
         let writes = device.chip.trace.registerWrites[writesBefore...]
         XCTAssertEqual(writes.map(\.register), [0x18, 0x19, 0x1A], "three register writes, nothing else")

@@ -38,6 +38,19 @@ static flash_rig_t rig;
 static thrum_fw_t fw;
 static uint8_t base[FLASH_MODEL_MAX];
 
+/* Left-over bytes, as an older, larger firmware would leave them: a seeded linear congruential
+ * sequence (the same bytes for a seed). */
+static void fill_garbage(uint8_t *mem, uint32_t size, uint32_t seed)
+{
+    uint32_t i;
+    uint32_t x = seed;
+
+    for (i = 0; i < size; i++) {
+        x = x * 1103515245u + 12345u;
+        mem[i] = (uint8_t)(x >> 16);
+    }
+}
+
 static uint32_t crc32(const uint8_t *p, uint32_t n)
 {
     uint32_t crc = 0xFFFFFFFFu;
@@ -408,15 +421,10 @@ static void test_flash_over_garbage(void)
 {
     image_t ex;
     uint32_t crc, s;
-    uint32_t i;
-    uint32_t x = 12345u;
 
     CHECK(load_examples(&ex));
     fresh(0, CM_SIZE, CM_PAGE);
-    for (i = 0; i < CM_SIZE; i++) {
-        x = x * 1103515245u + 12345u;
-        rig.flash.mem[i] = (uint8_t)(x >> 16);
-    }
+    fill_garbage(rig.flash.mem, CM_SIZE, 12345u);
     reboot();
     CHECK(!active(&crc, &s));
     flash(&ex, WRITE_MAX);
@@ -586,15 +594,10 @@ static void test_power_loss_sweep_first_flash(void)
 {
     image_t ex;
     sweep_counts_t c;
-    uint32_t i;
-    uint32_t x = 777u;
 
     CHECK(load_examples(&ex));
     fresh(0, CM_SIZE, CM_PAGE);
-    for (i = 0; i < CM_SIZE; i++) {
-        x = x * 1103515245u + 12345u;
-        base[i] = (uint8_t)(x >> 16);
-    }
+    fill_garbage(base, CM_SIZE, 777u);
     sweep(&ex, 0, 0, 0, 1, &c);
     report("first flash", &c);
 }
