@@ -60,6 +60,11 @@ public struct ClockModel: Sendable {
 
     /// The number of samples in the window.
     public var sampleCount: Int { samples.count }
+    /// How much host time the window's samples span (first to last send; zero below two samples).
+    public var windowSpan: HostDuration {
+        guard let first = samples.first, let last = samples.last else { return .zero }
+        return last.hostSend - first.hostSend
+    }
 
     /// Adds a sample whose device time is the 32-bit `rx_time` of an ACK, and refits.
     public mutating func addSample(hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime32, outboundBytes: Int = 0) {

@@ -45,6 +45,12 @@ public final class LinkSession {
     var lastTransmit: HostTime?
     /// Until when the link probes fast (``LinkConfiguration/startupProbing``).
     var probingUntil: HostTime?
+    /// While set, the connected link pings whenever nothing was sent for this long, after the
+    /// startup probing too (when shorter than ``LinkConfiguration/pingInterval``). A group of
+    /// devices on one timeline sets it (``HapticEngineGroup``): the skew between two devices is the
+    /// noise of their two offset estimates, which shrinks with the samples, while one device's
+    /// alignment is its link's asymmetry, which samples do not move. Nil: the configured pings.
+    public var steadyPingInterval: HostDuration?
     var lastFastRetransmit: HostTime?
     var lastDeviceSeq: UInt8?
     var emissionCounter: UInt64 = 0
@@ -195,7 +201,8 @@ public final class LinkSession {
             let dense = until - configuration.startupProbing + configuration.denseProbing
             return last + (last < dense ? configuration.densePingInterval : configuration.startupPingInterval)
         }
-        return last + configuration.pingInterval
+        let idle = steadyPingInterval.map { min($0, configuration.pingInterval) } ?? configuration.pingInterval
+        return last + idle
     }
 
     private func sendIdentify(now: HostTime) {

@@ -91,6 +91,25 @@ final class LinkSessionConnectTests: XCTestCase {
         XCTAssertEqual(harness.session.configuration.denseProbing, .seconds(1))
     }
 
+    func testASteadyPingIntervalKeepsProbingAfterTheStartupUntilCleared() {
+        let harness = LinkHarness()
+        harness.session.steadyPingInterval = .milliseconds(10)
+        harness.connect()
+        let connected = harness.clock.now()
+        harness.run(for: .milliseconds(3_000))
+        func pings(from a: Double, to b: Double) -> Int {
+            harness.device.receivedTimes.filter { $0 > connected }.map { ($0 - connected).seconds }.filter { $0 > a && $0 < b }.count
+        }
+        XCTAssertEqual(Double(pings(from: 2.05, to: 3)), 0.95 / 0.010, accuracy: 2, "every 10 ms after the startup probing")
+        harness.session.steadyPingInterval = nil
+        harness.run(for: .milliseconds(1_000))
+        XCTAssertEqual(Double(pings(from: 3.05, to: 4)), 0.95 / 0.15, accuracy: 1, "back to one per 150 ms")
+        // Never slower than the configured idle pings.
+        harness.session.steadyPingInterval = .seconds(1)
+        harness.run(for: .milliseconds(1_000))
+        XCTAssertEqual(Double(pings(from: 4.05, to: 5)), 0.95 / 0.15, accuracy: 1)
+    }
+
     func testInvalidDevicePayloadIsIgnoredWhole() {
         let harness = LinkHarness()
         harness.connect()

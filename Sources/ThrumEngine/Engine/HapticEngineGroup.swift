@@ -14,6 +14,13 @@ import ThrumTime
 /// How far apart the devices started an event, as reported, is ``OnsetSkew/skew``; each device's
 /// reported onset carries a guaranteed bound, so the true skew lies within the sum of the two
 /// half-widths of the reported one (``OnsetSkew/bound``).
+///
+/// A group keeps its devices' clock samples coming: each link pings whenever nothing went out for
+/// ``probeInterval`` (10 ms), not only in the seconds after connecting. Two devices land within
+/// the noise of their two offset estimates, which shrinks with the samples; one device's alignment
+/// is its link's asymmetry, which samples do not move, so a single engine keeps the sparse idle
+/// pings. The cost is about 0.9 kB/s host → device and 1.9 kB/s back per device on USB
+/// (docs/timing.md).
 public final class HapticEngineGroup {
     /// The engines, the first one the reference for skews.
     public let engines: [HapticEngine]
@@ -22,10 +29,25 @@ public final class HapticEngineGroup {
     /// The least an engine's turn lasts on its own clock (s).
     static let minimumTurn = 0.0001
 
+    /// How long a device's link may go without sending before it pings for a clock sample; nil
+    /// leaves each link's own pings (``LinkConfiguration/pingInterval``).
+    public var probeInterval: HostDuration? {
+        didSet { applyProbeInterval() }
+    }
+
+    /// The probing a group sets unless told otherwise.
+    public static let defaultProbeInterval: HostDuration = .milliseconds(10)
+
     /// A group of `engines` (at least one), all reading the same host clock.
-    public init(_ engines: [HapticEngine]) {
+    public init(_ engines: [HapticEngine], probeInterval: HostDuration? = HapticEngineGroup.defaultProbeInterval) {
         precondition(!engines.isEmpty, "a group needs an engine")
         self.engines = engines
+        self.probeInterval = probeInterval
+        applyProbeInterval()
+    }
+
+    private func applyProbeInterval() {
+        for engine in engines { engine.device.locked { engine.session.steadyPingInterval = probeInterval } }
     }
 
     /// The host time (s) every engine has reached (the latest of their clocks: ``run(until:)``

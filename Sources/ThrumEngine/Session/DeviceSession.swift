@@ -39,6 +39,10 @@ public final class DeviceSession {
     /// The link; replaced by a fresh one by ``reconnect()`` (after a device reboot).
     public private(set) var link: LinkSession
     public let configuration: Configuration
+    /// The link's steady probing (``LinkSession/steadyPingInterval``), kept across ``reconnect()``.
+    public var steadyPingInterval: HostDuration? {
+        didSet { link.steadyPingInterval = steadyPingInterval }
+    }
     /// What the device said about itself, once connected.
     public private(set) var identity: DeviceIdentity?
     /// Faults the device reported, oldest first.
@@ -226,6 +230,7 @@ public final class DeviceSession {
     @discardableResult
     public func reconnect() throws(EngineError) -> DeviceIdentity {
         link = LinkSession(clock: pump.clock, configuration: link.configuration)
+        link.steadyPingInterval = steadyPingInterval
         identity = nil
         programCapabilities = nil
         powerState = nil

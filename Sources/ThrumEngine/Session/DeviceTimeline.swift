@@ -29,6 +29,10 @@ struct DeviceTimeline {
     private var lastDeviceEnd = DeviceTime.zero
     /// A drift estimate whose samples bound it to ± this (ppm) is trusted from a stream's start.
     static let trustedDriftWidth = 50.0
+    /// A window of samples spanning this long gives a drift estimate trusted from a stream's start
+    /// (on `usb-fs`, 4 s of samples put the estimate within ≈ 20 ppm, where the guaranteed bounds
+    /// are still ±300 ppm wide; docs/timing.md).
+    static let trustedWindow = HostDuration.seconds(4)
     /// The largest change of the assumed drift per µs of host time (50 ppm per second).
     static let maximumDriftChange = 50e-6 / 1e6
     /// The last mapped instant (the device time is before the latency shift, fractional µs) and
@@ -44,8 +48,10 @@ struct DeviceTimeline {
         if let bounds = clock.driftBoundsPPM { drift = min(max(drift, bounds.lowerBound * 1e-6), bounds.upperBound * 1e-6) }
         guard let a = anchor, let last = lastMappedHostEnd, t - last < Self.restartAfter else {
             // A new stream starts at the device's nominal rate unless the drift is known to within
-            // what a crystal may be off anyway.
-            let known = clock.driftBoundsPPM.map { ($0.upperBound - $0.lowerBound) / 2 <= Self.trustedDriftWidth } ?? false
+            // what a crystal may be off anyway, or the window is long enough for its estimate to
+            // beat the nominal rate (the guaranteed bounds stay wide for long on a jittery link).
+            let bounded = clock.driftBoundsPPM.map { ($0.upperBound - $0.lowerBound) / 2 <= Self.trustedDriftWidth } ?? false
+            let known = bounded || clock.windowSpan >= Self.trustedWindow
             anchor = (t, target, known ? drift : 0)
             return Self.deviceTime(target)
         }
