@@ -45,6 +45,8 @@ public final class LinkSession {
     var lastTransmit: HostTime?
     /// Until when the link probes fast (``LinkConfiguration/startupProbing``).
     var probingUntil: HostTime?
+    /// Probes sent while probing (every other one is long, ``LinkConfiguration/longProbePings``).
+    var probesSent = 0
     var lastFastRetransmit: HostTime?
     var lastDeviceSeq: UInt8?
     var emissionCounter: UInt64 = 0
@@ -178,7 +180,11 @@ public final class LinkSession {
                 }
             }
             if let deadline = pingDeadline, now >= deadline {
-                immediate.append(.ping)
+                let probing = probingUntil.map { (lastTransmit ?? now) < $0 } ?? false
+                let long = probing && !lane.isWaitingForCredits && probesSent % 2 == 1
+                let count = long ? min(max(1, configuration.longProbePings), maxPayload) : 1
+                immediate.append(contentsOf: repeatElement(HostMessage.ping, count: count))
+                if probing { probesSent += 1 }
                 lastTransmit = now
             }
         case .idle, .failed:
