@@ -25,6 +25,9 @@ struct ClockFit: Sendable {
     /// ``ClockEnvelope/perByte(_:counts:slope:)``).
     var byteTime: Double
 
+    /// The share of the way a new byte-time measurement moves the learnt value.
+    static let byteTimeSmoothing = 0.1
+
     init?(samples: [ClockSample], configuration: ClockModelConfiguration, previousDrift: Double?, previousByteTime: Double? = nil) {
         guard let newest = samples.last else { return nil }
         hostReference = newest.hostSend
@@ -66,7 +69,10 @@ struct ClockFit: Sendable {
         var corrected = outboundEnvelope(byteTime: byteTime)
         if let learnt = ClockEnvelope.perByte(
             outbound, counts: counts, slope: corrected.line.slope, bins: max(1, configuration.byteTimeSpans)) {
-            byteTime = learnt
+            // Each new sample moves the learnt value by a few µs; the estimate takes it off both
+            // legs (outbound and reply bytes), so it is followed smoothly, not step by step, or
+            // the schedule slews after every wobble.
+            byteTime = byteTime > 0 ? byteTime + Self.byteTimeSmoothing * (learnt - byteTime) : learnt
             corrected = outboundEnvelope(byteTime: byteTime)
         }
         self.byteTime = byteTime

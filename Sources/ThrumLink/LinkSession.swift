@@ -180,11 +180,13 @@ public final class LinkSession {
                 }
             }
             if let deadline = pingDeadline, now >= deadline {
-                let probing = probingUntil.map { (lastTransmit ?? now) < $0 } ?? false
-                let long = probing && !lane.isWaitingForCredits && probesSent % 2 == 1
+                // Long probes only in the dense first part: the byte time is learnt by its end,
+                // and the idle overhead (measured from then) stays that of single PINGs.
+                let dense = probingUntil.map { (lastTransmit ?? now) < $0 - configuration.startupProbing + configuration.denseProbing } ?? false
+                let long = dense && !lane.isWaitingForCredits && probesSent % 2 == 1
                 let count = long ? min(max(1, configuration.longProbePings), maxPayload) : 1
                 immediate.append(contentsOf: repeatElement(HostMessage.ping, count: count))
-                if probing { probesSent += 1 }
+                if dense { probesSent += 1 }
                 lastTransmit = now
             }
         case .idle, .failed:
