@@ -25,9 +25,6 @@ struct ClockFit: Sendable {
     /// ``ClockEnvelope/perByte(_:counts:slope:)``).
     var byteTime: Double
 
-    /// The share of the way a new byte-time measurement moves the learnt value.
-    static let byteTimeSmoothing = 0.1
-
     init?(samples: [ClockSample], configuration: ClockModelConfiguration, previousDrift: Double?, previousByteTime: Double? = nil) {
         guard let newest = samples.last else { return nil }
         hostReference = newest.hostSend
@@ -50,9 +47,10 @@ struct ClockFit: Sendable {
         let fixed: Double? = slopeFitted ? nil : (previousDrift ?? 0)
         let limit = configuration.maximumDriftPPM * 1e-6
         let bins = configuration.slopeBins
+        let shortest = samples.lazy.map(\.outboundBytes).filter { $0 > 0 }.min() ?? 0
         func outboundEnvelope(byteTime: Double) -> (line: ClockLine, points: [(x: Double, z: Double)]) {
             let points = byteTime == 0 ? outbound : zip(outbound, samples).map {
-                ($0.x, $0.z - byteTime * Double($1.outboundBytes))
+                ($0.x, $0.z - byteTime * Double(max(0, $1.outboundBytes - shortest)))
             }
             let line = fixed == nil && bins >= 2
                 ? ClockEnvelope.lowerLongBaseline(points, bins: bins, slopeLimit: limit)
@@ -63,29 +61,20 @@ struct ClockFit: Sendable {
         // grows with the bytes written up to its end; a change in the mix of short and long
         // frames would otherwise read as drift. Learn the time per byte from the floor's growth
         // (within spans of the window where both kinds were written; the last value is kept when
-        // none was), then fit the envelope to the points without it (brought to zero bytes).
+        // none was), then fit the envelope to the points without it.
+        // Points are brought to the shortest frame's floor, not to zero bytes, so the estimate
+        // keeps its place inside the bracket.
         let counts = samples.map(\.outboundBytes)
         var byteTime = previousByteTime ?? 0
         var corrected = outboundEnvelope(byteTime: byteTime)
         if let learnt = ClockEnvelope.perByte(
             outbound, counts: counts, slope: corrected.line.slope, bins: max(1, configuration.byteTimeSpans)) {
-            // Each new sample moves the learnt value by a few µs; the estimate takes it off both
-            // legs (outbound and reply bytes), so it is followed smoothly, not step by step, or
-            // the schedule slews after every wobble.
-            byteTime = byteTime > 0 ? byteTime + Self.byteTimeSmoothing * (learnt - byteTime) : learnt
+            byteTime = learnt
             corrected = outboundEnvelope(byteTime: byteTime)
         }
         self.byteTime = byteTime
         upper = corrected.line
         outbound = corrected.points
-        // The reply crosses the same line back (one baud rate both ways on a UART): the device
-        // builds it after stamping `rx_time`, so its frame's bytes are return-leg delay. Taken
-        // off as on the outbound leg, both legs keep only what the bytes do not explain (the
-        // bridge's timer, USB frames, the host's wake-up), and the middle no longer sits half
-        // the reply's serialisation early.
-        if byteTime > 0 {
-            inbound = zip(inbound, samples).map { ($0.x, $0.z + byteTime * Double($1.inboundBytes)) }
-        }
         lower = ClockEnvelope.upper(inbound, slope: fixed, slopeLimit: limit, bins: bins)
 
         // Each leg's distances above its envelope, smallest first (the return leg mirrored).

@@ -13,19 +13,13 @@ public struct ClockSample: Sendable, Hashable {
     /// stamps a frame when its last byte arrives, so on a serial line these bytes' transmission
     /// is part of the outbound delay (0 when unknown).
     public var outboundBytes: Int
-    /// Bytes of the device frame that carried the ACK (the whole frame on the wire, its reports
-    /// included): the device builds it after stamping `rx_time`, so on a serial line (one baud
-    /// rate both ways) every one of them crosses the line between the stamp and `hostReceive`
-    /// (0 when unknown).
-    public var inboundBytes: Int
 
     /// Creates a sample.
-    public init(hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime, outboundBytes: Int = 0, inboundBytes: Int = 0) {
+    public init(hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime, outboundBytes: Int = 0) {
         self.hostSend = hostSend
         self.hostReceive = hostReceive
         self.deviceReceive = deviceReceive
         self.outboundBytes = outboundBytes
-        self.inboundBytes = inboundBytes
     }
 
     /// The round trip the sample measured.
@@ -50,12 +44,6 @@ public struct ClockSample: Sendable, Hashable {
 /// the next start of frame while IN data always waits for the host's next poll), the upper
 /// bound minus that floor; otherwise the middle of the bracket (the min-half-RTT assumption of
 /// NTP and Klipper, which is off by half the legs' asymmetry — unobservable from round trips).
-/// On a serial line part of that asymmetry is known: both envelopes are fitted net of the
-/// serialisation at the learnt byte time (``byteTimeMicros``), the outbound leg of each write's
-/// bytes up to the frame's end (``ClockSample/outboundBytes``), the return leg of the reply
-/// frame's bytes (``ClockSample/inboundBytes``), so the middle splits only what the bytes do not
-/// explain. The guaranteed bracket (``hostTimeBounds(atDevice:)``) takes nothing off: the learnt
-/// byte time can be above the line's, and the bracket must hold whatever it is.
 /// ``bounds(at:)`` gives the bracket itself for pessimistic decisions.
 public struct ClockModel: Sendable {
     /// The tunables.
@@ -74,13 +62,11 @@ public struct ClockModel: Sendable {
     public var sampleCount: Int { samples.count }
 
     /// Adds a sample whose device time is the 32-bit `rx_time` of an ACK, and refits.
-    public mutating func addSample(
-        hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime32, outboundBytes: Int = 0, inboundBytes: Int = 0
-    ) {
+    public mutating func addSample(hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime32, outboundBytes: Int = 0) {
         addSample(
             ClockSample(
                 hostSend: hostSend, hostReceive: hostReceive, deviceReceive: extender.extend(deviceReceive),
-                outboundBytes: outboundBytes, inboundBytes: inboundBytes))
+                outboundBytes: outboundBytes))
     }
 
     /// Adds a sample whose device time is already extended, and refits.

@@ -25,13 +25,6 @@ public struct LinkConfiguration: Sendable {
     public var denseProbing: HostDuration = .seconds(1)
     /// The ping interval during ``denseProbing`` (two USB frames).
     public var densePingInterval: HostDuration = .milliseconds(2)
-    /// During ``denseProbing`` every other probe is one frame of this many PINGs (one ACK,
-    /// 6 + n bytes) instead of one: on a serial line the two lengths' delay floors differ by the
-    /// extra bytes' serialisation, so the clock model learns the time per byte
-    /// (``ClockModel/byteTimeMicros``) before the first pattern plays, and can take each reply's
-    /// bytes off the return leg from the start. 1: every probe is a single PING. The default
-    /// (22-byte probes beside 7-byte ones) adds at most about 4 kB host → device once per connection.
-    public var longProbePings: Int = 16
     /// While SEGMENTs wait for credits and no frame is in flight (so no ACK is coming), a PING
     /// goes out this long after the last frame to learn the device's fresh credits.
     public var creditProbeInterval: HostDuration = .milliseconds(10)

@@ -27,7 +27,7 @@ extension LinkSession {
             counters.badPayloads += 1
             return
         }
-        handle(ack, now: now, frameBytes: frame.payload.count + ProtocolConstants.frameOverhead)
+        handle(ack, now: now)
         for message in messages.dropFirst() {
             switch message {
             case .ack:
@@ -63,8 +63,7 @@ extension LinkSession {
     /// (THRUM_FW_ONSET_ECHO_MAX holds three).
     static let onsetMemory = 32
 
-    /// `frameBytes`: the device frame's length on the wire (the reply's serialisation after `rx_time`).
-    private func handle(_ ack: Acknowledgement, now: HostTime, frameBytes: Int) {
+    private func handle(_ ack: Acknowledgement, now: HostTime) {
         let record = sentLog.removeValue(forKey: Self.logKey(ctrl: ack.rxCtrl, seq: ack.rxSeq))
         if let record {
             lastAnswerTime = now
@@ -75,7 +74,7 @@ extension LinkSession {
             counters.roundTripSamples += 1
             clock.addSample(
                 hostSend: record.time, hostReceive: now, deviceReceive: DeviceTime32(rawValue: ack.rxTime),
-                outboundBytes: record.bytesThrough, inboundBytes: frameBytes)
+                outboundBytes: record.bytesThrough)
         }
         guard case .connected = state else { return }
         if !lane.started {
@@ -114,7 +113,6 @@ extension LinkSession {
         }
         state = .connected(identity)
         probingUntil = now + configuration.startupProbing
-        probesSent = 0
         identifyDeadline = nil
         maxPayload = identity.maxPayload == 0 ? ProtocolConstants.maxPayload
             : min(ProtocolConstants.maxPayload, Int(identity.maxPayload))

@@ -45,8 +45,6 @@ public final class LinkSession {
     var lastTransmit: HostTime?
     /// Until when the link probes fast (``LinkConfiguration/startupProbing``).
     var probingUntil: HostTime?
-    /// Probes sent while probing (every other one is long, ``LinkConfiguration/longProbePings``).
-    var probesSent = 0
     var lastFastRetransmit: HostTime?
     var lastDeviceSeq: UInt8?
     var emissionCounter: UInt64 = 0
@@ -180,13 +178,7 @@ public final class LinkSession {
                 }
             }
             if let deadline = pingDeadline, now >= deadline {
-                // Long probes only in the dense first part: the byte time is learnt by its end,
-                // and the idle overhead (measured from then) stays that of single PINGs.
-                let dense = probingUntil.map { (lastTransmit ?? now) < $0 - configuration.startupProbing + configuration.denseProbing } ?? false
-                let long = dense && !lane.isWaitingForCredits && probesSent % 2 == 1
-                let count = long ? min(max(1, configuration.longProbePings), maxPayload) : 1
-                immediate.append(contentsOf: repeatElement(HostMessage.ping, count: count))
-                if dense { probesSent += 1 }
+                immediate.append(.ping)
                 lastTransmit = now
             }
         case .idle, .failed:

@@ -24,11 +24,6 @@ final class LinkHarness {
     var hostFrameFate: (Frame, Int) -> FrameFate = { _, _ in .deliver }
     /// Decides each device frame's fate; the argument counts device frames from 0.
     var deviceFrameFate: (Frame, Int) -> FrameFate = { _, _ in .deliver }
-    /// Time per byte of each device frame on its way back (the reply's serialisation after the
-    /// device stamped the frame it answers), added after `deviceToHostDelay`.
-    var deviceToHostByteTime: HostDuration = .zero
-    /// The wire length of every device frame sent, in order.
-    private(set) var deviceFrameLengths: [Int] = []
     private(set) var hostFramesSent = 0
     private(set) var deviceFramesSent = 0
     private(set) var maxSequencedInFlight = 0
@@ -116,8 +111,7 @@ final class LinkHarness {
                     deviceFramesSent += 1
                     if fate == .drop { continue }
                     if fate == .corrupt { wire[wire.count / 2] ^= 0x10 }
-                    deviceFrameLengths.append(wire.count)
-                    let at = max(now + jittered(deviceToHostDelay), lastToHost) + deviceToHostByteTime * Int64(wire.count)
+                    let at = max(now + jittered(deviceToHostDelay), lastToHost)
                     lastToHost = at
                     schedule(at, toDevice: false, wire)
                 }
