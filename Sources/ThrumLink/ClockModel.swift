@@ -45,6 +45,12 @@ public struct ClockSample: Sendable, Hashable {
 /// bound minus that floor; otherwise the middle of the bracket (the min-half-RTT assumption of
 /// NTP and Klipper, which is off by half the legs' asymmetry — unobservable from round trips).
 /// ``bounds(at:)`` gives the bracket itself for pessimistic decisions.
+///
+/// One part of the return leg the host can measure on itself: a reader blocked on the port runs
+/// only when the scheduler wakes it, and the host sees how late its own timers wake
+/// (``LinkSession`` learns the least of that, ``readerWakeFloor``). Taking it as the least the
+/// return leg takes moves the estimate that much up from the bracket's lower edge — half of it
+/// on the middle. The bracket and every reported bound ignore it: they assume nothing.
 public struct ClockModel: Sendable {
     /// The tunables.
     public let configuration: ClockModelConfiguration
@@ -54,6 +60,9 @@ public struct ClockModel: Sendable {
     private var fit: ClockFit?
     /// Times the window restarted because a sample could not belong to the same clock.
     public private(set) var jumps = 0
+    /// The least time the host's reader takes to run after data arrived, as measured on the host's
+    /// own timer wake-ups (zero: nothing known). Only the estimate uses it (see above).
+    public var readerWakeFloor: HostDuration = .zero
 
     /// Creates an empty model.
     public init(configuration: ClockModelConfiguration = .init()) { self.configuration = configuration }
@@ -103,13 +112,21 @@ public struct ClockModel: Sendable {
             quantile: Self.defaultOutboundQuantile, last: Self.defaultOutboundSamples, excludingOwnBytes: true)
     }
 
+    /// The fit's estimate, raised by half the reader's wake floor when the legs' split is unknown
+    /// (never above the upper bound at the reference).
+    private func estimate(_ fit: ClockFit) -> ClockLine {
+        guard configuration.outboundDelayFloor == nil, readerWakeFloor > .zero else { return fit.estimate }
+        let raised = fit.estimate.intercept + readerWakeFloor.microseconds / 2
+        return ClockLine(intercept: min(raised, max(fit.estimate.intercept, fit.upper.intercept)), slope: fit.estimate.slope)
+    }
+
     /// Half the gap between the bounds: the one-way delay if both legs were alike.
     public var pathDelay: HostDuration { fit?.pathDelay ?? .zero }
 
     /// The device time at host time `time`; the origin before any sample.
     public func deviceTime(at time: HostTime) -> DeviceTime {
         guard let fit else { return .zero }
-        return Self.clamp(value(of: fit.estimate, fit, at: time))
+        return Self.clamp(value(of: estimate(fit), fit, at: time))
     }
 
     /// The bracket the device clock is in at host time `time`: it cannot read more than
@@ -128,7 +145,8 @@ public struct ClockModel: Sendable {
     public func hostTime(atDevice deviceTime: DeviceTime) -> HostTime {
         guard let fit else { return .zero }
         let y = Double((deviceTime - fit.deviceReference).microseconds)
-        let x = (y - fit.estimate.intercept) / (1 + fit.estimate.slope)
+        let line = estimate(fit)
+        let x = (y - line.intercept) / (1 + line.slope)
         return fit.hostReference + .seconds(x / 1e6)
     }
 

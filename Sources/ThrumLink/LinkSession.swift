@@ -45,6 +45,9 @@ public final class LinkSession {
     var lastTransmit: HostTime?
     /// Until when the link probes fast (``LinkConfiguration/startupProbing``).
     var probingUntil: HostTime?
+    /// How late the link's ping timers ran: the least of it is the clock model's reader wake floor.
+    /// Links of one process may share one (``WakeLatencyFloor``).
+    public var wakeLatency = WakeLatencyFloor()
     /// While set, the connected link pings whenever nothing was sent for this long, after the
     /// startup probing too (when shorter than ``LinkConfiguration/pingInterval``). A group of
     /// devices on one timeline sets it (``HapticEngineGroup``): the skew between two devices is the
@@ -186,6 +189,8 @@ public final class LinkSession {
             if let deadline = pingDeadline, now >= deadline {
                 immediate.append(.ping)
                 lastTransmit = now
+                wakeLatency.record(deadline: deadline, ranAt: now)
+                clock.readerWakeFloor = wakeLatency.floor
             }
         case .idle, .failed:
             break

@@ -81,6 +81,28 @@ final class ClockModelEnvelopeTests: XCTestCase {
         XCTAssertGreaterThan(abs(error(model, device, at: end)), 400)
     }
 
+    func testTheReadersWakeFloorRaisesTheEstimateByHalfAndLeavesTheBracket() {
+        let device = Device(ppm: -40, start: 1_000)
+        var (model, end) = run(device, seconds: 3, floor: nil, seed: 5)
+        let t = HostTime(nanoseconds: Int64(end * 1_000))
+        let before = model.deviceTime(at: t), bracket = model.bounds(at: t)
+        let errorBefore = error(model, device, at: end)
+        // Every ACK here waited ≥ 0.5 ms for the host's reader, as the host's own timers show.
+        model.readerWakeFloor = .microseconds(500)
+        XCTAssertEqual((model.deviceTime(at: t) - before).microseconds, 250, accuracy: 1)
+        XCTAssertEqual(model.bounds(at: t), bracket, "the bracket assumes nothing")
+        XCTAssertLessThan(abs(error(model, device, at: end)), abs(errorBefore) - 200, "the estimate moved toward the truth")
+        // However large the floor, the estimate stays inside the bracket.
+        model.readerWakeFloor = .seconds(1)
+        XCTAssertLessThanOrEqual(model.deviceTime(at: t), bracket.upperBound)
+        // With the outbound floor configured the estimate is that, and the wake floor is not used.
+        var (known, knownEnd) = run(device, seconds: 3, floor: .zero, seed: 5)
+        let k = HostTime(nanoseconds: Int64(knownEnd * 1_000))
+        let fixed = known.deviceTime(at: k)
+        known.readerWakeFloor = .microseconds(500)
+        XCTAssertEqual(known.deviceTime(at: k), fixed)
+    }
+
     func testQueuedSamplesDoNotMoveTheEnvelope() {
         let device = Device(ppm: 20, start: 5_000)
         var model = ClockModel(configuration: { var c = ClockModelConfiguration(); c.outboundDelayFloor = .zero; return c }())

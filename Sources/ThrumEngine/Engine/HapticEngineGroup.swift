@@ -1,3 +1,4 @@
+import ThrumLink
 import ThrumPattern
 import ThrumTime
 
@@ -44,6 +45,10 @@ public final class HapticEngineGroup {
         self.engines = engines
         self.probeInterval = probeInterval
         applyProbeInterval()
+        // One host, one scheduler: every device's link learns the host's wake-up floor from all
+        // of their timers and takes the same one.
+        let shared = WakeLatencyFloor()
+        for engine in engines { engine.device.locked { engine.session.wakeLatency = shared } }
     }
 
     private func applyProbeInterval() {

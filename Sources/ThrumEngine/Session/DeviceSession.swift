@@ -43,6 +43,11 @@ public final class DeviceSession {
     public var steadyPingInterval: HostDuration? {
         didSet { link.steadyPingInterval = steadyPingInterval }
     }
+    /// Where the link records how late the host's timers wake (``LinkSession/wakeLatency``), kept
+    /// across ``reconnect()``; a group shares one among its devices.
+    public var wakeLatency: WakeLatencyFloor {
+        didSet { link.wakeLatency = wakeLatency }
+    }
     /// What the device said about itself, once connected.
     public private(set) var identity: DeviceIdentity?
     /// Faults the device reported, oldest first.
@@ -86,6 +91,7 @@ public final class DeviceSession {
         self.configuration = configuration
         self.endpointName = endpointName
         link = LinkSession(clock: pump.clock, configuration: configuration.link)
+        wakeLatency = link.wakeLatency
     }
 
     var now: HostTime { pump.clock.now() }
@@ -231,6 +237,7 @@ public final class DeviceSession {
     public func reconnect() throws(EngineError) -> DeviceIdentity {
         link = LinkSession(clock: pump.clock, configuration: link.configuration)
         link.steadyPingInterval = steadyPingInterval
+        link.wakeLatency = wakeLatency
         identity = nil
         programCapabilities = nil
         powerState = nil

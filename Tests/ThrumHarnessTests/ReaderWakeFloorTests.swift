@@ -1,0 +1,35 @@
+import ThrumHarness
+import ThrumLink
+import ThrumSim
+import ThrumTime
+import XCTest
+
+/// On the realistic USB model the host's reader wakes 0.5–8 ms after data arrives, as its timers
+/// do: the link learns that floor from its own timers and the clock estimate moves by half of it
+/// toward the truth, while the bracket stays as the samples alone make it.
+final class ReaderWakeFloorTests: XCTestCase {
+    func testTheLinkLearnsTheHostsWakeFloorAndTheEstimateMovesTowardTheTruth() throws {
+        for seed: UInt64 in [3, 4] {
+            let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: seed)
+            try rig.connect(calibrate: false)
+            let deadline = rig.clock.now() + .seconds(3)
+            while rig.clock.now() < deadline { try rig.pump.run(rig.session.link, until: deadline) }
+
+            let floor = rig.session.link.wakeLatency.floor
+            // The model's timers wake ≥ 0.5 ms late; an overdue ping run at another timer's
+            // wake-up records less, never more.
+            XCTAssertGreaterThan(floor, .microseconds(300), "seed \(seed)")
+            XCTAssertLessThanOrEqual(floor, .microseconds(560), "seed \(seed)")
+            let model = rig.session.link.clock
+            XCTAssertEqual(model.readerWakeFloor, floor)
+
+            let now = rig.clock.now()
+            let truth = rig.device.deviceClock(atTrueTime: rig.pump.trueTime)
+            func error(_ m: ClockModel) -> Double { Double(Int32(bitPattern: m.deviceTime32(at: now).rawValue &- truth)) }
+            var without = model
+            without.readerWakeFloor = .zero
+            XCTAssertEqual(model.bounds(at: now), without.bounds(at: now))
+            XCTAssertLessThan(abs(error(model)), abs(error(without)) - 150, "seed \(seed): µs off the true device clock")
+        }
+    }
+}
