@@ -53,7 +53,7 @@ public enum Bench {
     static func twoDeviceFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
         var atOnce = TwoDeviceBench.Result(), later = TwoDeviceBench.Result()
         let count = options.quick ? 20 : 60
-        for pair in seeds(options, full: 8, quick: 1) {
+        for pair in seeds(options, full: 16, quick: 1) {
             try TwoDeviceBench.run(link: LinkCatalogue.usbFullSpeed, seed: 2 * pair - 1, count: count, into: &atOnce)
             try TwoDeviceBench.run(
                 link: LinkCatalogue.usbFullSpeed, seed: 2 * pair - 1, count: count, startAfter: twoDeviceLaterStart, into: &later)

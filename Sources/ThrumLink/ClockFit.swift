@@ -25,7 +25,10 @@ struct ClockFit: Sendable {
     /// ``ClockEnvelope/perByte(_:counts:slope:)``).
     var byteTime: Double
 
-    init?(samples: [ClockSample], configuration: ClockModelConfiguration, previousDrift: Double?, previousByteTime: Double? = nil) {
+    init?(
+        samples: [ClockSample], configuration: ClockModelConfiguration, previousDrift: Double?, previousByteTime: Double? = nil,
+        readerWakeFloor: Double = 0
+    ) {
         guard let newest = samples.last else { return nil }
         hostReference = newest.hostSend
         deviceReference = newest.deviceReceive
@@ -109,7 +112,22 @@ struct ClockFit: Sendable {
             let wa: Double = 1 / (sa * sa), wb: Double = 1 / (sb * sb)
             let weighted: Double = (wa * upper.slope + wb * lower.slope) / (wa + wb)
             let slope: Double = slopeFitted ? weighted : (upper.slope + lower.slope) / 2
-            estimate = ClockLine(intercept: (upper.intercept + lower.intercept) / 2, slope: slope)
+            // The samples whose ACK woke the host's reader came back at least the reader's wake-up
+            // floor sooner than they were read: the estimate's lower edge counts that (never above
+            // the upper edge), the bracket does not.
+            let lowerEdge = lower, upperEdge = upper, returnPoints = inbound
+            var edge = lowerEdge.intercept
+            if readerWakeFloor > 0, samples.contains(where: \.readerWoken) {
+                // How far the return leg's highest point (along the lower edge's slope) rises.
+                func highest(raisingWokenBy raise: Double) -> Double {
+                    zip(returnPoints, samples).map { point, sample in
+                        point.z + (sample.readerWoken ? raise : 0) - lowerEdge.slope * point.x
+                    }.max()!
+                }
+                let rise = highest(raisingWokenBy: readerWakeFloor) - highest(raisingWokenBy: 0)
+                edge = min(lowerEdge.intercept + rise, max(lowerEdge.intercept, upperEdge.intercept))
+            }
+            estimate = ClockLine(intercept: (upper.intercept + edge) / 2, slope: slope)
             error = .seconds(((a != nil && b != nil) ? (a! + b!) / 2 : halfRoundTrip) / 1e6)
         }
     }

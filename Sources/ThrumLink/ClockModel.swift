@@ -13,13 +13,20 @@ public struct ClockSample: Sendable, Hashable {
     /// stamps a frame when its last byte arrives, so on a serial line these bytes' transmission
     /// is part of the outbound delay (0 when unknown).
     public var outboundBytes: Int
+    /// Whether the ACK was read by a reader that its arrival woke (a wait on the port that ended
+    /// because data came): then ``hostReceive`` includes the host's wake-up, which
+    /// ``ClockModel/readerWakeFloor`` bounds from below. False when the bytes were already waiting.
+    public var readerWoken: Bool
 
     /// Creates a sample.
-    public init(hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime, outboundBytes: Int = 0) {
+    public init(
+        hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime, outboundBytes: Int = 0, readerWoken: Bool = false
+    ) {
         self.hostSend = hostSend
         self.hostReceive = hostReceive
         self.deviceReceive = deviceReceive
         self.outboundBytes = outboundBytes
+        self.readerWoken = readerWoken
     }
 
     /// The round trip the sample measured.
@@ -48,9 +55,10 @@ public struct ClockSample: Sendable, Hashable {
 ///
 /// One part of the return leg the host can measure on itself: a reader blocked on the port runs
 /// only when the scheduler wakes it, and the host sees how late its own timers wake
-/// (``LinkSession`` learns the least of that, ``readerWakeFloor``). Taking it as the least the
-/// return leg takes moves the estimate that much up from the bracket's lower edge — half of it
-/// on the middle. The bracket and every reported bound ignore it: they assume nothing.
+/// (``LinkSession`` learns the least of that, ``readerWakeFloor``). For the estimate, each sample
+/// whose ACK woke its reader (``ClockSample/readerWoken``) counts as having come back that much
+/// sooner, which raises the lower edge the estimate takes its middle from. The bracket and every
+/// reported bound ignore it: they assume nothing.
 public struct ClockModel: Sendable {
     /// The tunables.
     public let configuration: ClockModelConfiguration
@@ -61,7 +69,8 @@ public struct ClockModel: Sendable {
     /// Times the window restarted because a sample could not belong to the same clock.
     public private(set) var jumps = 0
     /// The least time the host's reader takes to run after data arrived, as measured on the host's
-    /// own timer wake-ups (zero: nothing known). Only the estimate uses it (see above).
+    /// own timer wake-ups (zero: nothing known). Only the estimate uses it, from the next sample
+    /// on (see above).
     public var readerWakeFloor: HostDuration = .zero
 
     /// Creates an empty model.
@@ -76,11 +85,13 @@ public struct ClockModel: Sendable {
     }
 
     /// Adds a sample whose device time is the 32-bit `rx_time` of an ACK, and refits.
-    public mutating func addSample(hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime32, outboundBytes: Int = 0) {
+    public mutating func addSample(
+        hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime32, outboundBytes: Int = 0, readerWoken: Bool = false
+    ) {
         addSample(
             ClockSample(
                 hostSend: hostSend, hostReceive: hostReceive, deviceReceive: extender.extend(deviceReceive),
-                outboundBytes: outboundBytes))
+                outboundBytes: outboundBytes, readerWoken: readerWoken))
     }
 
     /// Adds a sample whose device time is already extended, and refits.
@@ -104,20 +115,13 @@ public struct ClockModel: Sendable {
         samples.removeAll { $0.hostReceive < horizon }
         if samples.count > configuration.windowSamples { samples.removeFirst(samples.count - configuration.windowSamples) }
         fit = ClockFit(
-            samples: samples, configuration: configuration, previousDrift: fit?.estimate.slope, previousByteTime: fit?.byteTime)
+            samples: samples, configuration: configuration, previousDrift: fit?.estimate.slope, previousByteTime: fit?.byteTime,
+            readerWakeFloor: readerWakeFloor.microseconds)
         bracket = ClockBracket(samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6)
         outboundBound = computeOutboundDelayBound(
             quantile: Self.defaultOutboundQuantile, last: Self.defaultOutboundSamples, excludingOwnBytes: false)
         outboundBoundNetOfBytes = computeOutboundDelayBound(
             quantile: Self.defaultOutboundQuantile, last: Self.defaultOutboundSamples, excludingOwnBytes: true)
-    }
-
-    /// The fit's estimate, raised by half the reader's wake floor when the legs' split is unknown
-    /// (never above the upper bound at the reference).
-    private func estimate(_ fit: ClockFit) -> ClockLine {
-        guard configuration.outboundDelayFloor == nil, readerWakeFloor > .zero else { return fit.estimate }
-        let raised = fit.estimate.intercept + readerWakeFloor.microseconds / 2
-        return ClockLine(intercept: min(raised, max(fit.estimate.intercept, fit.upper.intercept)), slope: fit.estimate.slope)
     }
 
     /// Half the gap between the bounds: the one-way delay if both legs were alike.
@@ -126,7 +130,7 @@ public struct ClockModel: Sendable {
     /// The device time at host time `time`; the origin before any sample.
     public func deviceTime(at time: HostTime) -> DeviceTime {
         guard let fit else { return .zero }
-        return Self.clamp(value(of: estimate(fit), fit, at: time))
+        return Self.clamp(value(of: fit.estimate, fit, at: time))
     }
 
     /// The bracket the device clock is in at host time `time`: it cannot read more than
@@ -145,8 +149,7 @@ public struct ClockModel: Sendable {
     public func hostTime(atDevice deviceTime: DeviceTime) -> HostTime {
         guard let fit else { return .zero }
         let y = Double((deviceTime - fit.deviceReference).microseconds)
-        let line = estimate(fit)
-        let x = (y - line.intercept) / (1 + line.slope)
+        let x = (y - fit.estimate.intercept) / (1 + fit.estimate.slope)
         return fit.hostReference + .seconds(x / 1e6)
     }
 

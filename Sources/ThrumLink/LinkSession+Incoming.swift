@@ -2,10 +2,14 @@ import ThrumTime
 import ThrumWire
 
 extension LinkSession {
-    /// Takes bytes from the device, received at the clock's current time.
-    public func receive(_ bytes: [UInt8]) {
+    /// Takes bytes from the device, received at the clock's current time. `readerWoken`: the
+    /// bytes ended a wait on the port (the reader slept and their arrival woke it), so the receive
+    /// time includes a wake-up (``ClockSample/readerWoken``); false when they were already waiting.
+    public func receive(_ bytes: [UInt8], readerWoken: Bool = false) {
         let now = hostClock.now()
         counters.bytesReceived += bytes.count
+        receivingWoken = readerWoken
+        defer { receivingWoken = false }
         for frame in decoder.push(bytes) {
             handle(frame, now: now)
         }
@@ -74,7 +78,7 @@ extension LinkSession {
             counters.roundTripSamples += 1
             clock.addSample(
                 hostSend: record.time, hostReceive: now, deviceReceive: DeviceTime32(rawValue: ack.rxTime),
-                outboundBytes: record.bytesThrough)
+                outboundBytes: record.bytesThrough, readerWoken: receivingWoken)
         }
         guard case .connected = state else { return }
         if !lane.started {

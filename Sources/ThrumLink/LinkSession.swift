@@ -45,9 +45,15 @@ public final class LinkSession {
     var lastTransmit: HostTime?
     /// Until when the link probes fast (``LinkConfiguration/startupProbing``).
     var probingUntil: HostTime?
+    /// Whether the bytes being handled woke the reader (``receive(_:readerWoken:)``).
+    var receivingWoken = false
     /// How late the link's ping timers ran: the least of it is the clock model's reader wake floor.
-    /// Links of one process may share one (``WakeLatencyFloor``).
-    public var wakeLatency = WakeLatencyFloor()
+    public private(set) var wakeLatency = WakeLatencyFloor()
+    /// Whether the clock model's estimate takes the reader's wake-up floor into account
+    /// (``ClockModel/readerWakeFloor``); a group of devices turns it off (``HapticEngineGroup``).
+    public var appliesReaderWakeFloor = true {
+        didSet { clock.readerWakeFloor = appliesReaderWakeFloor ? wakeLatency.floor : .zero }
+    }
     /// While set, the connected link pings whenever nothing was sent for this long, after the
     /// startup probing too (when shorter than ``LinkConfiguration/pingInterval``). A group of
     /// devices on one timeline sets it (``HapticEngineGroup``): the skew between two devices is the
@@ -190,7 +196,7 @@ public final class LinkSession {
                 immediate.append(.ping)
                 lastTransmit = now
                 wakeLatency.record(deadline: deadline, ranAt: now)
-                clock.readerWakeFloor = wakeLatency.floor
+                if appliesReaderWakeFloor { clock.readerWakeFloor = wakeLatency.floor }
             }
         case .idle, .failed:
             break

@@ -26,9 +26,11 @@ final class ReaderWakeFloorTests: XCTestCase {
             let now = rig.clock.now()
             let truth = rig.device.deviceClock(atTrueTime: rig.pump.trueTime)
             func error(_ m: ClockModel) -> Double { Double(Int32(bitPattern: m.deviceTime32(at: now).rawValue &- truth)) }
-            var without = model
-            without.readerWakeFloor = .zero
+            // The same samples refitted without the floor.
+            var without = ClockModel(configuration: model.configuration)
+            for sample in model.samples { without.addSample(sample) }
             XCTAssertEqual(model.bounds(at: now), without.bounds(at: now))
+            XCTAssertTrue(model.samples.allSatisfy(\.readerWoken), "every read in the simulation is one the data woke")
             XCTAssertLessThan(abs(error(model)), abs(error(without)) - 150, "seed \(seed): µs off the true device clock")
         }
     }

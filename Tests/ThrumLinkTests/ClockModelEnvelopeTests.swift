@@ -14,10 +14,14 @@ final class ClockModelEnvelopeTests: XCTestCase {
     }
 
     /// Feeds samples every 3–9 ms (the bench's probe rate) for `seconds`, returns the model and the last host time (µs).
-    func run(_ device: Device, seconds: Double, floor: HostDuration?, seed: UInt64) -> (ClockModel, Double) {
+    /// `wakeFloor`: the reader's wake-up floor the model is told, `woken`: whether each ACK woke the reader.
+    func run(
+        _ device: Device, seconds: Double, floor: HostDuration?, seed: UInt64, wakeFloor: HostDuration = .zero, woken: Bool = false
+    ) -> (ClockModel, Double) {
         var configuration = ClockModelConfiguration()
         configuration.outboundDelayFloor = floor
         var model = ClockModel(configuration: configuration)
+        model.readerWakeFloor = wakeFloor
         var rng = SplitMix64(seed: seed)
         func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(rng.next() >> 11) / Double(1 << 53) }
         var t = 1_000_000.0 + uniform(0, 1_000)
@@ -26,7 +30,7 @@ final class ClockModelEnvelopeTests: XCTestCase {
             let back = arrival + 1_000 + uniform(500, 8_000)
             model.addSample(ClockSample(
                 hostSend: HostTime(nanoseconds: Int64(t * 1_000)), hostReceive: HostTime(nanoseconds: Int64(back * 1_000)),
-                deviceReceive: DeviceTime(microseconds: Int64(device.clock(arrival).rounded(.down)))))
+                deviceReceive: DeviceTime(microseconds: Int64(device.clock(arrival).rounded(.down))), readerWoken: woken))
             t += uniform(3_000, 9_000)
         }
         return (model, t)
@@ -83,24 +87,25 @@ final class ClockModelEnvelopeTests: XCTestCase {
 
     func testTheReadersWakeFloorRaisesTheEstimateByHalfAndLeavesTheBracket() {
         let device = Device(ppm: -40, start: 1_000)
-        var (model, end) = run(device, seconds: 3, floor: nil, seed: 5)
-        let t = HostTime(nanoseconds: Int64(end * 1_000))
-        let before = model.deviceTime(at: t), bracket = model.bounds(at: t)
-        let errorBefore = error(model, device, at: end)
+        let (plain, end) = run(device, seconds: 3, floor: nil, seed: 5)
         // Every ACK here waited ≥ 0.5 ms for the host's reader, as the host's own timers show.
-        model.readerWakeFloor = .microseconds(500)
-        XCTAssertEqual((model.deviceTime(at: t) - before).microseconds, 250, accuracy: 1)
-        XCTAssertEqual(model.bounds(at: t), bracket, "the bracket assumes nothing")
-        XCTAssertLessThan(abs(error(model, device, at: end)), abs(errorBefore) - 200, "the estimate moved toward the truth")
+        let (woken, _) = run(device, seconds: 3, floor: nil, seed: 5, wakeFloor: .microseconds(500), woken: true)
+        let t = HostTime(nanoseconds: Int64(end * 1_000))
+        XCTAssertEqual((woken.deviceTime(at: t) - plain.deviceTime(at: t)).microseconds, 250, accuracy: 1)
+        XCTAssertEqual(woken.bounds(at: t), plain.bounds(at: t), "the bracket assumes nothing")
+        XCTAssertEqual(woken.hostTimeBounds(atDevice: plain.deviceTime(at: t)), plain.hostTimeBounds(atDevice: plain.deviceTime(at: t)))
+        XCTAssertLessThan(abs(error(woken, device, at: end)), abs(error(plain, device, at: end)) - 200, "toward the truth")
+        // ACKs read without a wait (already there when the host looked) carry no wake-up.
+        let (waiting, _) = run(device, seconds: 3, floor: nil, seed: 5, wakeFloor: .microseconds(500), woken: false)
+        XCTAssertEqual(waiting.deviceTime(at: t), plain.deviceTime(at: t))
         // However large the floor, the estimate stays inside the bracket.
-        model.readerWakeFloor = .seconds(1)
-        XCTAssertLessThanOrEqual(model.deviceTime(at: t), bracket.upperBound)
+        let (huge, _) = run(device, seconds: 3, floor: nil, seed: 5, wakeFloor: .seconds(1), woken: true)
+        XCTAssertLessThanOrEqual(huge.deviceTime(at: t), plain.bounds(at: t).upperBound)
         // With the outbound floor configured the estimate is that, and the wake floor is not used.
-        var (known, knownEnd) = run(device, seconds: 3, floor: .zero, seed: 5)
+        let (known, knownEnd) = run(device, seconds: 3, floor: .zero, seed: 5)
+        let (knownWoken, _) = run(device, seconds: 3, floor: .zero, seed: 5, wakeFloor: .microseconds(500), woken: true)
         let k = HostTime(nanoseconds: Int64(knownEnd * 1_000))
-        let fixed = known.deviceTime(at: k)
-        known.readerWakeFloor = .microseconds(500)
-        XCTAssertEqual(known.deviceTime(at: k), fixed)
+        XCTAssertEqual(knownWoken.deviceTime(at: k), known.deviceTime(at: k))
     }
 
     func testQueuedSamplesDoNotMoveTheEnvelope() {

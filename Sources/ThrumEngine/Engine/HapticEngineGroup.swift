@@ -1,4 +1,3 @@
-import ThrumLink
 import ThrumPattern
 import ThrumTime
 
@@ -20,8 +19,9 @@ import ThrumTime
 /// ``probeInterval`` (10 ms), not only in the seconds after connecting. Two devices land within
 /// the noise of their two offset estimates, which shrinks with the samples; one device's alignment
 /// is its link's asymmetry, which samples do not move, so a single engine keeps the sparse idle
-/// pings. The cost is about 0.9 kB/s host → device and 1.9 kB/s back per device on USB
-/// (docs/timing.md).
+/// pings. The cost is about 0.5 kB/s host → device and 1 kB/s back per device on `usb-fs`
+/// (`two_device_probing_*`, docs/timing.md). Its clock estimates also leave out the host's reader
+/// wake-up floor (``DeviceSession/appliesReaderWakeFloor``).
 public final class HapticEngineGroup {
     /// The engines, the first one the reference for skews.
     public let engines: [HapticEngine]
@@ -45,10 +45,11 @@ public final class HapticEngineGroup {
         self.engines = engines
         self.probeInterval = probeInterval
         applyProbeInterval()
-        // One host, one scheduler: every device's link learns the host's wake-up floor from all
-        // of their timers and takes the same one.
-        let shared = WakeLatencyFloor()
-        for engine in engines { engine.device.locked { engine.session.wakeLatency = shared } }
+        // The reader's wake-up floor moves every device's estimate toward its truth by the same
+        // amount on average, which a skew does not see, while its learning in the first second
+        // moved the two apart: two devices started at once landed 423 → 569 µs p99 apart with it
+        // (24 pairs, usb-fs; docs/timing.md). A group leaves it out.
+        for engine in engines { engine.device.locked { engine.session.appliesReaderWakeFloor = false } }
     }
 
     private func applyProbeInterval() {

@@ -43,10 +43,10 @@ public final class DeviceSession {
     public var steadyPingInterval: HostDuration? {
         didSet { link.steadyPingInterval = steadyPingInterval }
     }
-    /// Where the link records how late the host's timers wake (``LinkSession/wakeLatency``), kept
-    /// across ``reconnect()``; a group shares one among its devices.
-    public var wakeLatency: WakeLatencyFloor {
-        didSet { link.wakeLatency = wakeLatency }
+    /// Whether the link's clock estimate takes the host's reader wake-up floor into account
+    /// (``LinkSession/appliesReaderWakeFloor``), kept across ``reconnect()``.
+    public var appliesReaderWakeFloor = true {
+        didSet { link.appliesReaderWakeFloor = appliesReaderWakeFloor }
     }
     /// What the device said about itself, once connected.
     public private(set) var identity: DeviceIdentity?
@@ -91,7 +91,6 @@ public final class DeviceSession {
         self.configuration = configuration
         self.endpointName = endpointName
         link = LinkSession(clock: pump.clock, configuration: configuration.link)
-        wakeLatency = link.wakeLatency
     }
 
     var now: HostTime { pump.clock.now() }
@@ -237,7 +236,7 @@ public final class DeviceSession {
     public func reconnect() throws(EngineError) -> DeviceIdentity {
         link = LinkSession(clock: pump.clock, configuration: link.configuration)
         link.steadyPingInterval = steadyPingInterval
-        link.wakeLatency = wakeLatency
+        link.appliesReaderWakeFloor = appliesReaderWakeFloor
         identity = nil
         programCapabilities = nil
         powerState = nil

@@ -1,3 +1,4 @@
+import Foundation
 import ThrumTime
 
 /// A ``LinkPump`` over a real ``ByteTransport`` (serial port, pseudo-terminal, socket), in real time.
@@ -9,6 +10,9 @@ public final class TransportPump: LinkPump {
     public private(set) var bytesWritten = 0
     /// Bytes read from the transport since creation.
     public private(set) var bytesRead = 0
+    /// Whether the last ``waitForInput(until:orWoken:)`` ended because input woke it; the next
+    /// ``exchange(_:)`` marks what it reads so (``LinkSession/receive(_:readerWoken:)``).
+    private let inputWokeReader = LockedFlag()
 
     /// Creates a pump over `transport`, reading time from `clock` (normally ``MonotonicClock``).
     public init(transport: any ByteTransport, clock: any HostClock = MonotonicClock()) {
@@ -27,7 +31,7 @@ public final class TransportPump: LinkPump {
             let bytes = try transport.read(maxCount: 4096, timeout: wait)
             if !bytes.isEmpty {
                 bytesRead += bytes.count
-                session.receive(bytes)
+                session.receive(bytes, readerWoken: wait > .zero && clock.now() - now >= Self.sleptAtLeast)
                 session.poll()
                 try flush(session)
                 return
@@ -48,9 +52,13 @@ public final class TransportPump: LinkPump {
     public func exchange(_ session: LinkSession) throws(TransportError) -> Bool {
         try flush(session)
         let bytes = try transport.read(maxCount: 4096, timeout: .zero)
+        let woken = inputWokeReader.withLock { flag in
+            defer { flag = false }
+            return flag
+        }
         if !bytes.isEmpty {
             bytesRead += bytes.count
-            session.receive(bytes)
+            session.receive(bytes, readerWoken: woken)
         }
         session.poll()
         try flush(session)
@@ -62,8 +70,16 @@ public final class TransportPump: LinkPump {
     /// returns at once. Returns whether input ended the wait.
     public func waitForInput(until deadline: HostTime, orWoken wake: WakeSignal) throws(TransportError) -> Bool {
         guard let wakeable = transport as? WakeableTransport, wakeable.canWaitApart else { return false }
-        return try wakeable.waitUntilReadable(timeout: max(deadline - clock.now(), .zero), orWoken: wake)
+        let began = clock.now()
+        let input = try wakeable.waitUntilReadable(timeout: max(deadline - began, .zero), orWoken: wake)
+        let slept = input && clock.now() - began >= Self.sleptAtLeast
+        inputWokeReader.withLock { $0 = slept }
+        return input
     }
+
+    /// A wait that returned with input after at least this long slept: the input woke the reader
+    /// (bytes already waiting return it within a few µs).
+    static let sleptAtLeast = HostDuration.microseconds(20)
 
     /// Writes what the session has queued, without waiting for input.
     public func flush(_ session: LinkSession) throws(TransportError) {
@@ -71,5 +87,17 @@ public final class TransportPump: LinkPump {
         if outgoing.isEmpty { return }
         try transport.write(outgoing)
         bytesWritten += outgoing.count
+    }
+}
+
+/// A Bool behind a lock: the run thread's wait sets it, whichever thread exchanges next takes it.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    func withLock<T>(_ body: (inout Bool) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
     }
 }

@@ -172,7 +172,9 @@ public final class SimulatedPump: LinkPump {
         let due = toHost.filter { $0.arrival <= t }.sorted { ($0.arrival, $0.order) < ($1.arrival, $1.order) }
         guard !due.isEmpty else { return false }
         toHost.removeAll { $0.arrival <= t }
-        for chunk in due { session.receive(chunk.bytes) }
+        // The host reads them when it runs: the link models its wake-up on every delivery
+        // (``JitteredLink``), so every read here is one the data woke.
+        for chunk in due { session.receive(chunk.bytes, readerWoken: true) }
         return true
     }
 }
