@@ -52,7 +52,7 @@ public final class LinkSession {
     /// Whether the clock model's estimate takes the reader's wake-up floor into account
     /// (``ClockModel/readerWakeFloor``); a group of devices turns it off (``HapticEngineGroup``).
     public var appliesReaderWakeFloor = true {
-        didSet { clock.readerWakeFloor = appliesReaderWakeFloor ? wakeLatency.floor : .zero }
+        didSet { updateReaderWakeFloor() }
     }
     /// While set, the connected link pings whenever nothing was sent for this long, after the
     /// startup probing too (when shorter than ``LinkConfiguration/pingInterval``). A group of
@@ -95,6 +95,16 @@ public final class LinkSession {
         timer = RetransmissionTimer(
             initial: configuration.initialRetransmissionTimeout, minimum: configuration.minimumRetransmissionTimeout,
             maximum: configuration.maximumRetransmissionTimeout)
+    }
+
+    /// A fresh link over the same clock, for a device that rebooted: new sequence numbers and a new
+    /// clock model, with this link's configuration and the settings made on it at run time
+    /// (``steadyPingInterval``, ``appliesReaderWakeFloor``).
+    public func successor() -> LinkSession {
+        let next = LinkSession(clock: hostClock, configuration: configuration)
+        next.steadyPingInterval = steadyPingInterval
+        next.appliesReaderWakeFloor = appliesReaderWakeFloor
+        return next
     }
 
     /// Sequenced messages not yet acknowledged (queued or in flight).
@@ -196,12 +206,15 @@ public final class LinkSession {
                 immediate.append(.ping)
                 lastTransmit = now
                 wakeLatency.record(deadline: deadline, ranAt: now)
-                if appliesReaderWakeFloor { clock.readerWakeFloor = wakeLatency.floor }
+                updateReaderWakeFloor()
             }
         case .idle, .failed:
             break
         }
     }
+
+    /// Hands the clock model the reader's wake-up floor learnt so far, or none when not applied.
+    private func updateReaderWakeFloor() { clock.readerWakeFloor = appliesReaderWakeFloor ? wakeLatency.floor : .zero }
 
     /// When the next PING is due: `pingInterval` after the last frame, or `creditProbeInterval`
     /// while SEGMENTs wait for credits with nothing in flight.

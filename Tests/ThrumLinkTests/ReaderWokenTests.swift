@@ -8,14 +8,8 @@ import XCTest
 /// marked as having woken the reader (its receive time includes a wake-up); one that was already
 /// waiting when the host looked is not. Decided by what ended the wait, not by how long it took.
 final class ReaderWokenTests: XCTestCase {
-    /// The host side: a link session over the pty's device end, pumped in real time.
-    struct Host {
-        let session: LinkSession
-        let pump: TransportPump
-    }
-
     /// Moves what the host wrote to the fake device and writes the device's replies back.
-    private func serve(_ pty: PseudoTerminal, _ device: FakeDevice, clock: MonotonicClock) throws {
+    private static func serve(_ pty: PseudoTerminal, _ device: FakeDevice, clock: MonotonicClock) throws {
         let bytes = try pty.master.read(maxCount: 4096, timeout: .seconds(5))
         for reply in device.receive(bytes, at: clock.now()) { try pty.master.write(reply) }
     }
@@ -35,7 +29,7 @@ final class ReaderWokenTests: XCTestCase {
         // Connect: the IDENTIFY's reply is written before the host reads, so it was waiting.
         session.connect()
         try pump.flush(session)
-        try serve(pty, device, clock: clock)
+        try Self.serve(pty, device, clock: clock)
         Thread.sleep(forTimeInterval: 0.01)
         try pump.exchange(session)
         guard case .connected = session.state else { return XCTFail("not connected: \(session.state)") }
@@ -54,8 +48,7 @@ final class ReaderWokenTests: XCTestCase {
         Thread {
             Thread.sleep(forTimeInterval: 0.05)
             do {
-                let bytes = try box.pty.master.read(maxCount: 4096, timeout: .seconds(5))
-                for reply in box.device.receive(bytes, at: box.clock.now()) { try box.pty.master.write(reply) }
+                try Self.serve(box.pty, box.device, clock: box.clock)
             } catch {
                 box.failure = error
             }
@@ -72,7 +65,7 @@ final class ReaderWokenTests: XCTestCase {
         // The next exchange without a wait: the flag was taken by the read it described.
         session.send(.ping)
         try pump.flush(session)
-        try serve(pty, device, clock: clock)
+        try Self.serve(pty, device, clock: clock)
         Thread.sleep(forTimeInterval: 0.01)
         try pump.exchange(session)
         XCTAssertEqual(session.clock.samples.last?.readerWoken, false)

@@ -1,3 +1,4 @@
+import ThrumLink
 import ThrumPattern
 import ThrumTime
 
@@ -21,7 +22,7 @@ import ThrumTime
 /// is its link's asymmetry, which samples do not move, so a single engine keeps the sparse idle
 /// pings. The cost is about 0.5 kB/s host → device and 1 kB/s back per device on `usb-fs`
 /// (`two_device_probing_*`, docs/timing.md). Its clock estimates also leave out the host's reader
-/// wake-up floor (``DeviceSession/appliesReaderWakeFloor``).
+/// wake-up floor (``ThrumLink/LinkSession/appliesReaderWakeFloor``).
 public final class HapticEngineGroup {
     /// The engines, the first one the reference for skews.
     public let engines: [HapticEngine]
@@ -49,11 +50,11 @@ public final class HapticEngineGroup {
         // amount on average, which a skew does not see, while its learning in the first second
         // moved the two apart: two devices started at once landed 423 → 569 µs p99 apart with it
         // (24 pairs, usb-fs; docs/timing.md). A group leaves it out.
-        for engine in engines { engine.device.locked { engine.session.appliesReaderWakeFloor = false } }
+        for engine in engines { engine.device.locked { engine.session.link.appliesReaderWakeFloor = false } }
     }
 
     private func applyProbeInterval() {
-        for engine in engines { engine.device.locked { engine.session.steadyPingInterval = probeInterval } }
+        for engine in engines { engine.device.locked { engine.session.link.steadyPingInterval = probeInterval } }
     }
 
     /// The host time (s) every engine has reached (the latest of their clocks: ``run(until:)``

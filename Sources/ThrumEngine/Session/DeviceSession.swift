@@ -39,15 +39,6 @@ public final class DeviceSession {
     /// The link; replaced by a fresh one by ``reconnect()`` (after a device reboot).
     public private(set) var link: LinkSession
     public let configuration: Configuration
-    /// The link's steady probing (``LinkSession/steadyPingInterval``), kept across ``reconnect()``.
-    public var steadyPingInterval: HostDuration? {
-        didSet { link.steadyPingInterval = steadyPingInterval }
-    }
-    /// Whether the link's clock estimate takes the host's reader wake-up floor into account
-    /// (``LinkSession/appliesReaderWakeFloor``), kept across ``reconnect()``.
-    public var appliesReaderWakeFloor = true {
-        didSet { link.appliesReaderWakeFloor = appliesReaderWakeFloor }
-    }
     /// What the device said about itself, once connected.
     public private(set) var identity: DeviceIdentity?
     /// Faults the device reported, oldest first.
@@ -234,9 +225,7 @@ public final class DeviceSession {
     /// that rebooted: connects, reconfigures nothing (callers do) and returns the new identity.
     @discardableResult
     public func reconnect() throws(EngineError) -> DeviceIdentity {
-        link = LinkSession(clock: pump.clock, configuration: link.configuration)
-        link.steadyPingInterval = steadyPingInterval
-        link.appliesReaderWakeFloor = appliesReaderWakeFloor
+        link = link.successor()
         identity = nil
         programCapabilities = nil
         powerState = nil

@@ -31,7 +31,7 @@ public final class TransportPump: LinkPump {
             let bytes = try transport.read(maxCount: 4096, timeout: wait)
             if !bytes.isEmpty {
                 bytesRead += bytes.count
-                session.receive(bytes, readerWoken: wait > .zero && clock.now() - now >= Self.sleptAtLeast)
+                session.receive(bytes, readerWoken: wait > .zero && sleptLongEnough(since: now))
                 session.poll()
                 try flush(session)
                 return
@@ -72,7 +72,7 @@ public final class TransportPump: LinkPump {
         guard let wakeable = transport as? WakeableTransport, wakeable.canWaitApart else { return false }
         let began = clock.now()
         let input = try wakeable.waitUntilReadable(timeout: max(deadline - began, .zero), orWoken: wake)
-        let slept = input && clock.now() - began >= Self.sleptAtLeast
+        let slept = input && sleptLongEnough(since: began)
         inputWokeReader.withLock { $0 = slept }
         return input
     }
@@ -80,6 +80,8 @@ public final class TransportPump: LinkPump {
     /// A wait that returned with input after at least this long slept: the input woke the reader
     /// (bytes already waiting return it within a few µs).
     static let sleptAtLeast = HostDuration.microseconds(20)
+
+    private func sleptLongEnough(since began: HostTime) -> Bool { clock.now() - began >= Self.sleptAtLeast }
 
     /// Writes what the session has queued, without waiting for input.
     public func flush(_ session: LinkSession) throws(TransportError) {
