@@ -1,5 +1,5 @@
 /*
- * thrum_protocol.h — constants of the Thrum wire protocol, version 2.
+ * thrum_protocol.h — constants of the Thrum wire protocol, version 3.
  *
  * The normative description is PROTOCOL.md beside this file. This header is shared by the
  * firmware core (hardware/firmware) and mirrored by Sources/ThrumWire/ProtocolConstants.swift.
@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#define THRUM_PROTOCOL_VERSION 2u
+#define THRUM_PROTOCOL_VERSION 3u
 
 /* Framing (PROTOCOL.md §1). */
 #define THRUM_SYNC 0x7Eu
@@ -61,6 +61,8 @@
 #define THRUM_MSG_PLAY_SHAPE 0x18u
 #define THRUM_MSG_FOLLOW 0x19u
 #define THRUM_MSG_NEXT_SHAPE 0x1Au
+/* Version 3: USB start-of-frame times (§3.6). */
+#define THRUM_MSG_FRAME_TIMES 0x1Du
 
 /* Device → host message ids (§3.2). */
 #define THRUM_MSG_ACK 0x40u
@@ -74,6 +76,8 @@
 #define THRUM_MSG_LIBRARY 0x48u
 #define THRUM_MSG_LIBRARY_DATA 0x49u
 #define THRUM_MSG_TRIGGER 0x4Au
+/* Version 3: USB start-of-frame times (§3.6). */
+#define THRUM_MSG_FRAME_TIME 0x4Bu
 
 /* The preset library (§3.3, §4.9). */
 #define THRUM_LIBRARY_READ_MAX 32u          /* LIBRARY_READ length: 1..this */
@@ -91,6 +95,10 @@
 /* The compact stream (§3.4): the shape table a device of version 2 keeps. */
 #define THRUM_STREAM_SHAPES 64u      /* SHAPE ids 0..this-1 */
 #define THRUM_STREAM_SHAPE_BYTES 48u /* a SHAPE's data (its ramp list) holds at most this many bytes */
+
+/* USB start-of-frame times (§3.6). */
+#define THRUM_FRAME_TIMES_MAX_INTERVAL_MS 60000u /* FRAME_TIMES interval_ms: 0 (off) ..this */
+#define THRUM_USB_FRAME_MASK 0x7FFu              /* FRAME_TIME frame: the 11-bit USB frame number */
 
 /* SEGMENT limits (§3.1). */
 #define THRUM_SEGMENT_MIN_DURATION_US 1u

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate firmware-protocol/vectors/wire-vectors.txt.
 
-An independent Python implementation of firmware-protocol/PROTOCOL.md (version 2): CRC,
+An independent Python implementation of firmware-protocol/PROTOCOL.md (version 3): CRC,
 varints, messages, frames and the §1.3 stream receiver. Run from anywhere:
 
     python3 tools/gen-wire-vectors.py            # writes the vector file
@@ -110,6 +110,8 @@ MESSAGES = {
     "NEXT_SHAPE": (0x1A, "h2d", [("after", "uv"), ("shape", "u8")]),
     # version 2: restoring a kept calibration (§3.5)
     "RESTORE_CALIBRATION": (0x1C, "h2d", [("a_cal_comp", "u8"), ("a_cal_bemf", "u8"), ("bemf_gain", "u8")]),
+    # version 3: USB start-of-frame times (§3.6)
+    "FRAME_TIMES": (0x1D, "h2d", [("interval_ms", "uv")]),
     "ACK": (0x40, "d2h", [("next_seq", "u8"), ("rx_ctrl", "u8"), ("rx_seq", "u8"),
                           ("rx_time", "u32"), ("credits", "uv")]),
     "IDENTIFY_REPLY": (0x41, "d2h", [("protocol_version", "uv"), ("fw_major", "uv"),
@@ -130,8 +132,12 @@ MESSAGES = {
                               ("crc", "u32"), ("capacity", "u32")]),
     "LIBRARY_DATA": (0x49, "d2h", [("offset", "u32"), ("data", "bytes")]),
     "TRIGGER": (0x4A, "d2h", [("input", "u8"), ("preset", "uv"), ("time", "u32")]),
+    # version 3: USB start-of-frame times (§3.6)
+    "FRAME_TIME": (0x4B, "d2h", [("frame", "uv"), ("time", "u32")]),
 }
 PROGRAM_SLOTS = 4
+FRAME_TIMES_MAX_INTERVAL_MS = 60000
+USB_FRAME_MAX = 2047
 STREAM_SHAPES = 64
 STREAM_SHAPE_BYTES = 48
 BY_ID = {(spec[1], spec[0]): name for name, spec in MESSAGES.items()}
@@ -144,6 +150,10 @@ def check_range(name, field, value, fields=None):
         raise ParseError("%s slot out of range" % name)
     if name == "ROM_EFFECT" and field == "effect" and not 1 <= value <= 123:
         raise ParseError("ROM_EFFECT effect out of range")
+    if name == "FRAME_TIMES" and field == "interval_ms" and not value <= FRAME_TIMES_MAX_INTERVAL_MS:
+        raise ParseError("FRAME_TIMES interval out of range")
+    if name == "FRAME_TIME" and field == "frame" and not value <= USB_FRAME_MAX:
+        raise ParseError("FRAME_TIME frame out of range")
     if name == "LIBRARY_READ" and field == "length" and not 1 <= value <= 32:
         raise ParseError("LIBRARY_READ length out of range")
     if name in ("SHAPE", "PLAY_SHAPE", "NEXT_SHAPE") and field == "shape" and not value < STREAM_SHAPES:
@@ -807,6 +817,29 @@ def build():
               msg_encode("CONFIGURE_SAMPLE_TIME", sample_time=3)
               + msg_encode("CONFIGURE_DRIVER", rated_voltage=83, od_clamp=133, drive_time=24, ol_lra_period=58)
               + msg_encode("RESTORE_CALIBRATION", a_cal_comp=10, a_cal_bemf=157, bemf_gain=2))
+    comment("message h2d (version 3: USB start-of-frame times)")
+    msg_vec("frame-times-off", "h2d", "FRAME_TIMES", interval_ms=0)
+    msg_vec("frame-times-100ms", "h2d", "FRAME_TIMES", interval_ms=100)
+    msg_vec("frame-times-max", "h2d", "FRAME_TIMES", interval_ms=FRAME_TIMES_MAX_INTERVAL_MS)
+    comment("message d2h (version 3)")
+    msg_vec("frame-time-zero", "d2h", "FRAME_TIME", frame=0, time=0)
+    msg_vec("frame-time-typical", "d2h", "FRAME_TIME", frame=1234, time=123456789)
+    msg_vec("frame-time-max", "d2h", "FRAME_TIME", frame=USB_FRAME_MAX, time=U32_MAX)
+    comment("badpayload (version 3)")
+    bad_payload_vec("frame-times-60001", "h2d", bytes([0x1D]) + uv_encode(FRAME_TIMES_MAX_INTERVAL_MS + 1))
+    bad_payload_vec("frame-times-u32-max", "h2d", bytes([0x1D]) + uv_encode(U32_MAX))
+    bad_payload_vec("frame-times-truncated", "h2d", bytes.fromhex("1d"))
+    bad_payload_vec("frame-times-truncated-varint", "h2d", bytes.fromhex("1de0"))
+    bad_payload_vec("frame-times-in-d2h", "d2h", ack + msg_encode("FRAME_TIMES", interval_ms=100))
+    bad_payload_vec("frame-time-2048", "d2h", ack + bytes([0x4B]) + uv_encode(USB_FRAME_MAX + 1) + bytes(4))
+    bad_payload_vec("frame-time-truncated-time", "d2h", ack + bytes.fromhex("4bd20915cd5b"))
+    bad_payload_vec("frame-time-truncated", "d2h", ack + bytes.fromhex("4b"))
+    bad_payload_vec("frame-time-in-h2d", "h2d", msg_encode("FRAME_TIME", frame=1234, time=123456789))
+    comment("frame (version 3)")
+    frame_vec("frame-times-ping-unseq", "h2d", UNSEQ, 5,
+              msg_encode("FRAME_TIMES", interval_ms=100) + msg_encode("PING"))
+    frame_vec("device-ack-frame-time", "d2h", 0, 20,
+              ack + msg_encode("FRAME_TIME", frame=1234, time=123456789))
     return "\n".join(lines) + "\n"
 
 

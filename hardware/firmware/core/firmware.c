@@ -72,6 +72,15 @@ void thrum_fw_receive(thrum_fw_t *fw, const uint8_t *data, size_t len, uint32_t 
 #endif
 }
 
+#if THRUM_FW_FRAME_TIMES
+void thrum_fw_usb_sof(thrum_fw_t *fw, uint16_t frame, uint32_t time)
+{
+    fw->frame_times.sof_frame = (uint16_t)(frame & THRUM_USB_FRAME_MASK);
+    fw->frame_times.sof_time = time;
+    fw->frame_times.sof_fresh = 1; /* last: the main loop copies again when it sees it set */
+}
+#endif
+
 void thrum_fw_poll(thrum_fw_t *fw)
 {
     uint32_t now = thrum_clock(fw);

@@ -220,6 +220,17 @@ static void on_follow(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
 }
 #endif
 
+#if THRUM_FW_FRAME_TIMES
+/* FRAME_TIMES (§3.6): the next device frame may carry the newest SOF at once, then one every
+ * interval at most. */
+static void on_frame_times(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)rx_time;
+    fw->frame_times.interval_ms = (uint16_t)m->field[THRUM_F_FRAME_TIMES_INTERVAL];
+    fw->frame_times.sent = 0;
+}
+#endif
+
 /* By host message id; NULL: nothing beyond the ACK every frame gets (PING), or unassigned. */
 static const command_handler_t handlers[] THRUM_FLASH = {
     NULL,                /* 0x00 unassigned */
@@ -261,6 +272,9 @@ static const command_handler_t handlers[] THRUM_FLASH = {
     NULL,                /* 0x1B reserved (compact stream) */
 #if THRUM_FW_LIBRARY
     on_restore_calibration, /* 0x1C RESTORE_CALIBRATION */
+#endif
+#if THRUM_FW_FRAME_TIMES
+    on_frame_times,      /* 0x1D FRAME_TIMES */
 #endif
 #endif
 };

@@ -17,7 +17,9 @@
 /* Bits 24..26: the range rule §3 adds to a host message's fields (RULE_*). Bit 28: a byte string
  * (`u8` length, then the bytes) follows the fixed fields. */
 #define LAYOUT_RULE_SHIFT 24u
-#if THRUM_FW_LIBRARY
+#if THRUM_FW_FRAME_TIMES
+#define LAYOUT_RULE_MASK 15u /* bits 24..27: RULE_INTERVAL_MS and RULE_USB_FRAME too */
+#elif THRUM_FW_LIBRARY
 #define LAYOUT_RULE_MASK 7u
 #else
 #define LAYOUT_RULE_MASK 3u /* no RULE_READ_LENGTH: the switch stays a 2-bit one */
@@ -30,6 +32,8 @@
 #define RULE_SHAPE (5uL << LAYOUT_RULE_SHIFT)       /* field 0 is a shape id, the data a ramp list (§3.4) */
 #define RULE_SHAPE_ID (6uL << LAYOUT_RULE_SHIFT)    /* field 1 is a shape id */
 #define RULE_FOLLOW (7uL << LAYOUT_RULE_SHIFT)      /* the data is FOLLOW pairs */
+#define RULE_INTERVAL_MS (8uL << LAYOUT_RULE_SHIFT) /* field 0 is a FRAME_TIMES interval, 0..60 000 */
+#define RULE_USB_FRAME (9uL << LAYOUT_RULE_SHIFT)   /* field 0 is a USB frame number, 0..2047 */
 #define F(i, t) ((uint32_t)(t) << (LAYOUT_TYPE_SHIFT + 2u * (i)))
 #define U8 THRUM_FIELD_U8
 #define U32 THRUM_FIELD_U32
@@ -52,9 +56,9 @@
 #define GO_START 1u
 #define GO_EVENT_BASE 2u
 
-/* Layouts by id: host messages 0x00..0x1C, device messages 0x40..0x4A (0x11.. and 0x48.. only
+/* Layouts by id: host messages 0x00..0x1D, device messages 0x40..0x4B (0x11.. and 0x48.. only
  * with THRUM_FW_LIBRARY, the build that speaks versions 1 and 2; 0x17..0x1A only with
- * THRUM_FW_STREAM). LAYOUT_KNOWN marks an
+ * THRUM_FW_STREAM; 0x1D and 0x4B only with THRUM_FW_FRAME_TIMES). LAYOUT_KNOWN marks an
  * assigned id (0x06, 0x07 and 0x44 stay unassigned: the golden vectors use them as unknown). */
 #define LAYOUT_KNOWN 0x40000000u
 #define SEGMENT_LAYOUT (LAYOUT_KNOWN | RULE_DURATION | 5u | F(0, U32) | F(1, UV) | F(2, U8) | F(3, U8) | F(4, UV))
@@ -99,6 +103,9 @@ static const uint32_t h2d_layouts[] THRUM_FLASH = {
 #if THRUM_FW_LIBRARY
     LAYOUT_KNOWN | 3u | F(0, U8) | F(1, U8) | F(2, U8),                     /* RESTORE_CALIBRATION */
 #endif
+#if THRUM_FW_FRAME_TIMES
+    LAYOUT_KNOWN | LAYOUT_ANY_LANE | RULE_INTERVAL_MS | 1u | F(0, UV),      /* FRAME_TIMES */
+#endif
 #endif
 };
 static const uint32_t d2h_layouts[] THRUM_FLASH = {
@@ -115,6 +122,9 @@ static const uint32_t d2h_layouts[] THRUM_FLASH = {
     LAYOUT_KNOWN | 6u | F(0, U8) | F(1, U8) | F(2, U32) | F(3, U32) | F(4, U32) | F(5, U32), /* LIBRARY */
     LAYOUT_KNOWN | LAYOUT_BLOB | 1u | F(0, U32),                                        /* LIBRARY_DATA */
     LAYOUT_KNOWN | 3u | F(0, U8) | F(1, UV) | F(2, U32),                                /* TRIGGER */
+#endif
+#if THRUM_FW_FRAME_TIMES
+    LAYOUT_KNOWN | RULE_USB_FRAME | 2u | F(0, UV) | F(1, U32),                          /* FRAME_TIME */
 #endif
 };
 
@@ -184,6 +194,12 @@ static int rule_ok(uint32_t l, const thrum_msg_t *msg)
         return msg->field[1] < THRUM_STREAM_SHAPES;
     case RULE_FOLLOW >> LAYOUT_RULE_SHIFT:
         return msg->blob != NULL && thrum_stream_data_valid(msg->blob, msg->blob_len, 0, msg->field[1]);
+#endif
+#if THRUM_FW_FRAME_TIMES
+    case RULE_INTERVAL_MS >> LAYOUT_RULE_SHIFT:
+        return msg->field[0] <= THRUM_FRAME_TIMES_MAX_INTERVAL_MS;
+    case RULE_USB_FRAME >> LAYOUT_RULE_SHIFT:
+        return msg->field[0] <= THRUM_USB_FRAME_MASK;
 #endif
     default:
         return 1;

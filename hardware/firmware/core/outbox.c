@@ -47,8 +47,8 @@ static uint8_t encode_identify_reply(const thrum_fw_t *fw, uint8_t *out)
     uint8_t n = 0;
 
     out[n++] = THRUM_MSG_IDENTIFY_REPLY;
-    /* version 1 adds the library, version 2 the compact stream */
-    out[n++] = THRUM_FW_STREAM && THRUM_FW_LIBRARY ? THRUM_PROTOCOL_VERSION : THRUM_FW_LIBRARY ? 1u : 0u;
+    /* version 1 adds the library, version 2 the compact stream, version 3 the USB frame times */
+    out[n++] = THRUM_FW_FRAME_TIMES ? THRUM_PROTOCOL_VERSION : THRUM_FW_STREAM ? 2u : THRUM_FW_LIBRARY ? 1u : 0u;
     out[n++] = THRUM_FW_VERSION_MAJOR;
     out[n++] = THRUM_FW_VERSION_MINOR;
     out[n++] = THRUM_FW_VERSION_PATCH;
@@ -64,6 +64,37 @@ static uint8_t encode_identify_reply(const thrum_fw_t *fw, uint8_t *out)
     out[n++] = fw->calibration.valid;
     return n;
 }
+
+#if THRUM_FW_FRAME_TIMES
+/* FRAME_TIME: id, frame (uv, 1-2 bytes), time (u32). */
+#define FRAME_TIME_MAX 7u
+
+/* FRAME_TIME (§3.6) into `out` when one is due at device time `now`: the host asked for them,
+ * an SOF came since the last one sent, and the interval has passed since then (or none went out
+ * since FRAME_TIMES). Returns its length, or 0. It takes the SOF (clears sof_fresh): a frame that
+ * is then not sent gives it back (frame_time_keep). The interrupt may give a newer SOF while it
+ * is copied: then it copies again. */
+static uint8_t encode_frame_time(thrum_fw_t *fw, uint8_t *out, uint32_t now)
+{
+    thrum_frame_times_t *ft = &fw->frame_times;
+    uint16_t frame;
+    uint32_t time;
+    uint8_t n = 1;
+
+    if (ft->interval_ms == 0u || !ft->sof_fresh ||
+        (ft->sent && now - ft->sent_at < (uint32_t)ft->interval_ms * 1000u)) {
+        return 0;
+    }
+    do {
+        ft->sof_fresh = 0;
+        frame = ft->sof_frame;
+        time = ft->sof_time;
+    } while (ft->sof_fresh);
+    out[0] = THRUM_MSG_FRAME_TIME;
+    n = (uint8_t)(n + thrum_uvarint_encode(frame, out + n));
+    return (uint8_t)(n + put_u32(out + n, time));
+}
+#endif
 
 /* Hand `len` bytes to the port, folding them into the frame's CRC. */
 static uint16_t emit(thrum_fw_t *fw, uint16_t crc, const uint8_t *data, uint8_t len)
@@ -88,26 +119,41 @@ static uint16_t tx_room(const thrum_fw_t *fw)
     return THRUM_HAL(fw->hal, serial_room)(THRUM_HAL_CTX(fw->hal));
 }
 
-/* Send one frame: ACK, then `extra` (IDENTIFY_REPLY and CAPABILITIES) if any, then the pending
- * reports if they fit whole (the host never sees half a message). The frame goes out in pieces,
+/* Send one frame: ACK (and FRAME_TIME when one is due, §3.6), then `extra` (IDENTIFY_REPLY and
+ * CAPABILITIES) if any, then the pending reports if they fit whole (the host never sees half a message). The frame goes out in pieces,
  * its CRC folded in on the way, so no frame-sized buffer sits on the stack. When the port has no
  * room for it, a frame that may wait (no `extra`, not `must`) is not sent: its ACK is owed to the
  * next frame and its reports stay pending. */
 static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, uint8_t may_repeat, uint8_t must)
 {
+#if THRUM_FW_FRAME_TIMES
+    uint8_t head[4u + THRUM_FW_ACK_MAX + FRAME_TIME_MAX];
+#else
     uint8_t head[4u + THRUM_FW_ACK_MAX];
+#endif
     uint8_t ack_len = encode_ack(fw, head + 4);
     uint8_t n = fw->pending_len;
     uint8_t echo = 0;
     uint16_t size;
     uint16_t crc;
     uint32_t since = thrum_clock(fw); /* read for every frame: smaller code than only when waiting */
+#if THRUM_FW_FRAME_TIMES
+    uint8_t frame_time = 0;
+#endif
 
     (void)may_repeat;
 
     if ((unsigned)ack_len + extra_len + n > THRUM_MAX_PAYLOAD) {
         n = 0; /* the reply left no room: the reports get their own frame */
     }
+#if THRUM_FW_FRAME_TIMES
+    /* FRAME_TIME right behind the ACK, when it fits beside what the frame carries already (the
+     * reports first: else it waits for the next frame) */
+    if ((unsigned)ack_len + extra_len + n + FRAME_TIME_MAX <= THRUM_MAX_PAYLOAD) {
+        frame_time = encode_frame_time(fw, head + 4 + ack_len, since);
+        ack_len = (uint8_t)(ack_len + frame_time);
+    }
+#endif
 #if THRUM_FW_ONSET_REPEATS > 0
     /* the recent ONSETs again, behind any new reports, when they fit. Where the port does not
      * say how much room it has, not in the ACK of a sequenced host frame: a burst of those draws
@@ -123,6 +169,11 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, 
     while (tx_room(fw) < size) { /* the transmit interrupt drains the ring meanwhile */
         if (extra_len == 0u && !must) {
             fw->ack_owed = 1;
+#if THRUM_FW_FRAME_TIMES
+            if (frame_time > 0u) {
+                fw->frame_times.sof_fresh = 1; /* not sent: the next frame reports the newest SOF */
+            }
+#endif
             return;
         }
         if (thrum_clock(fw) - since >= THRUM_FW_TX_WAIT_US) {
@@ -132,6 +183,12 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, 
 #if THRUM_FW_ONSET_REPEATS > 0
     if (echo > 0u) {
         fw->echo_left--;
+    }
+#endif
+#if THRUM_FW_FRAME_TIMES
+    if (frame_time > 0u) {
+        fw->frame_times.sent = 1;
+        fw->frame_times.sent_at = since;
     }
 #endif
     fw->ack_owed = 0;

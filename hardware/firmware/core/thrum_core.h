@@ -43,6 +43,7 @@ typedef struct thrum_go {
 #define THRUM_F_PLAY_SHAPE_EVENT 2u
 #define THRUM_F_FOLLOW_GAP 0u
 #define THRUM_F_FOLLOW_EVENT 1u
+#define THRUM_F_FRAME_TIMES_INTERVAL 0u
 
 /* messages.c */
 /** Check a whole host payload (§3): every message parses, at most THRUM_MAX_FIELD_MESSAGES carry

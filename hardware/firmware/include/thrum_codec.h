@@ -25,6 +25,15 @@
 #if THRUM_FW_STREAM && !THRUM_FW_LIBRARY
 #error "THRUM_FW_STREAM needs THRUM_FW_LIBRARY (byte-string fields)"
 #endif
+/* 1 (the default where the compact stream is built, i.e. where the device reports version 2 or
+ * later): USB start-of-frame times of protocol version 3 (FRAME_TIMES, FRAME_TIME; PROTOCOL.md
+ * §3.6). Their ids follow version 2's in the message tables. */
+#ifndef THRUM_FW_FRAME_TIMES
+#define THRUM_FW_FRAME_TIMES THRUM_FW_STREAM
+#endif
+#if THRUM_FW_FRAME_TIMES && !THRUM_FW_STREAM
+#error "THRUM_FW_FRAME_TIMES needs THRUM_FW_STREAM (version 3 is version 2 plus two messages)"
+#endif
 
 #ifdef __cplusplus
 extern "C" {

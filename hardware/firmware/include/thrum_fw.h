@@ -380,6 +380,20 @@ typedef struct thrum_stream {
 } thrum_stream_t;
 #endif
 
+#if THRUM_FW_FRAME_TIMES
+/** USB start-of-frame times (§3.6): the newest SOF the port gave, and FRAME_TIMES' pacing. The
+ *  SOF fields are written by the port's SOF interrupt (thrum_fw_usb_sof) and read by the main
+ *  loop, which copies them again when `sof_fresh` was set meanwhile. */
+typedef struct thrum_frame_times {
+    volatile uint32_t sof_time;   /**< device time the newest SOF's interrupt was taken */
+    volatile uint16_t sof_frame;  /**< its USB frame number, 0..2047 */
+    volatile uint8_t sof_fresh;   /**< an SOF came since the last FRAME_TIME was sent */
+    uint8_t sent;                 /**< a FRAME_TIME went out since FRAME_TIMES set the interval */
+    uint16_t interval_ms;         /**< FRAME_TIMES' interval; 0 = off (after reset) */
+    uint32_t sent_at;             /**< device time the last FRAME_TIME was sent */
+} thrum_frame_times_t;
+#endif
+
 /** The preset library (§4.9): the active image's place in storage, a flash in progress, the
  *  player that feeds a stored preset into the queue, and the trigger inputs. */
 typedef struct thrum_library {
@@ -455,6 +469,9 @@ typedef struct thrum_fw {
 #if THRUM_FW_STREAM
     thrum_stream_t stream;
 #endif
+#if THRUM_FW_FRAME_TIMES
+    thrum_frame_times_t frame_times;
+#endif
     drv2605l_t driver;
     drv2605l_config_t driver_config;
     thrum_fw_count_t parse_failures;
@@ -474,6 +491,18 @@ void thrum_fw_init(thrum_fw_t *fw, const thrum_hal_t *hal, const thrum_board_t *
 
 /** Feed bytes received from the host; `rx_time` is the device clock when they arrived. */
 void thrum_fw_receive(thrum_fw_t *fw, const uint8_t *data, size_t len, uint32_t rx_time);
+
+#if THRUM_FW_FRAME_TIMES
+/**
+ * A USB start-of-frame: a port with native USB calls this from its SOF interrupt (every 1 ms)
+ * with the frame number the SOF carried (masked to its 11 bits here) and the device time at which
+ * it took the interrupt. The core keeps the newest; while the host has asked for them
+ * (FRAME_TIMES, PROTOCOL.md §3.6) a later device frame reports it as FRAME_TIME. Two stores and
+ * a flag: safe in an interrupt that preempts every other call here. A board without native USB
+ * never calls it and sends no FRAME_TIME.
+ */
+void thrum_fw_usb_sof(thrum_fw_t *fw, uint16_t frame, uint32_t time);
+#endif
 
 /** Run due work: start, update and end segments, the watchdog, and flush telemetry. */
 void thrum_fw_poll(thrum_fw_t *fw);
