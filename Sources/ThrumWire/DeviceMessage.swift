@@ -16,6 +16,9 @@ public enum DeviceMessage: Sendable, Hashable {
     case capabilities(DeviceCapabilities)
     /// The preset library's reports (protocol version 1, §3.3).
     case library(LibraryReport)
+    /// FRAME_TIME (protocol version 3, §3.6): a USB start-of-frame and the device time the device
+    /// took its interrupt, sent while FRAME_TIMES asks for them.
+    case frameTime(FrameTimeReport)
 
     /// The message id.
     public var id: UInt32 {
@@ -28,6 +31,7 @@ public enum DeviceMessage: Sendable, Hashable {
         case .state: return ProtocolConstants.msgState
         case .capabilities: return ProtocolConstants.msgCapabilities
         case .library(let l): return l.id
+        case .frameTime: return ProtocolConstants.msgFrameTime
         }
     }
 
@@ -75,6 +79,9 @@ public enum DeviceMessage: Sendable, Hashable {
             writer.u8(c.calibrationCode)
         case .library(let l):
             l.encodeFields(&writer)
+        case .frameTime(let t):
+            writer.uv(UInt32(t.frame))
+            writer.u32(t.time)
         }
         bytes = writer.bytes
     }
@@ -136,6 +143,12 @@ public enum DeviceMessage: Sendable, Hashable {
             return .capabilities(
                 DeviceCapabilities(
                     programSlots: try reader.uv(), programSegments: try reader.uv(), calibrationCode: try reader.u8()))
+        case ProtocolConstants.msgFrameTime:
+            let frame = try reader.uv()
+            guard frame <= UInt32(ProtocolConstants.usbFrameMask) else {
+                throw .fieldOutOfRange(field: "frame", value: frame)
+            }
+            return .frameTime(FrameTimeReport(frame: UInt16(frame), time: try reader.u32()))
         default:
             if let library = try LibraryReport.read(id: id, from: &reader) { return .library(library) }
             throw .unknownMessage(id: id, direction: .deviceToHost)
@@ -168,6 +181,7 @@ extension DeviceMessage: CustomStringConvertible {
             return "CAPABILITIES program_slots=\(c.programSlots) program_segments=\(c.programSegments) "
                 + "calibrated=\(c.calibrationCode)"
         case .library(let l): return l.text
+        case .frameTime(let t): return "FRAME_TIME frame=\(t.frame) time=\(t.time)"
         }
     }
 }

@@ -112,6 +112,23 @@ public enum DriverCalibration: UInt8, Sendable, Hashable {
     case restored = 2
 }
 
+/// FRAME_TIME (0x4B, protocol version 3): one USB start-of-frame as the device saw it
+/// (PROTOCOL.md §3.6). Devices on one host controller see the same 1 ms frame grid, so the pairs
+/// tie each device's clock to it.
+public struct FrameTimeReport: Sendable, Hashable {
+    /// The 11-bit USB frame number the SOF carried, 0 ... 2047 (it wraps every 2.048 s).
+    public var frame: UInt16
+    /// Device time (µs, 32-bit) at which the device took that SOF's interrupt.
+    public var time: UInt32
+
+    /// Creates a frame-time report. `frame` is sent as given: the codec encodes any value, and a
+    /// decoder refuses one above ``ProtocolConstants/usbFrameMask``.
+    public init(frame: UInt16, time: UInt32) {
+        self.frame = frame
+        self.time = time
+    }
+}
+
 /// RESTORE_CALIBRATION (0x1C, protocol version 2): a kept auto-calibration result to write back
 /// into a driver that lost it (PROTOCOL.md §3.4).
 public struct CalibrationWords: Sendable, Hashable {

@@ -37,6 +37,11 @@ public enum HostMessage: Sendable, Hashable {
     case restoreCalibration(CalibrationWords)
     /// The compact stream's messages (protocol version 2, §3.4). Sequenced lane only.
     case stream(StreamCommand)
+    /// FRAME_TIMES (protocol version 3, §3.6): ask for a FRAME_TIME (a USB start-of-frame and the
+    /// device time the device took it) at most every `intervalMilliseconds` of device time, on
+    /// device frames sent anyway; 0 turns them off (the state after reset). At most
+    /// ``ProtocolConstants/frameTimesMaxIntervalMilliseconds``. Any lane.
+    case frameTimes(intervalMilliseconds: UInt32)
 
     /// The message id.
     public var id: UInt32 {
@@ -58,13 +63,14 @@ public enum HostMessage: Sendable, Hashable {
         case .library(let l): return l.id
         case .restoreCalibration: return ProtocolConstants.msgRestoreCalibration
         case .stream(let s): return s.id
+        case .frameTimes: return ProtocolConstants.msgFrameTimes
         }
     }
 
     /// Whether the message may travel in an `UNSEQ` frame (§2.3).
     public var isAnyLane: Bool {
         switch self {
-        case .identify, .ping, .stop, .wake, .standby, .go: return true
+        case .identify, .ping, .stop, .wake, .standby, .go, .frameTimes: return true
         case .library(let l): return l.isAnyLane
         case .segment, .configureDriver, .calibrate, .preloadBegin, .preloadSegment, .romEffect, .cut,
             .configureSampleTime, .restoreCalibration, .stream:
@@ -130,6 +136,8 @@ public enum HostMessage: Sendable, Hashable {
             writer.u8(w.bemfGain)
         case .stream(let s):
             s.encodeFields(&writer)
+        case .frameTimes(let interval):
+            writer.uv(interval)
         }
         bytes = writer.bytes
     }
@@ -170,6 +178,8 @@ public enum HostMessage: Sendable, Hashable {
             return 4
         case .stream(let s):
             return s.encodedLength
+        case .frameTimes(let interval):
+            return 1 + UVarint.encodedLength(interval)
         }
     }
 
@@ -233,6 +243,12 @@ public enum HostMessage: Sendable, Hashable {
         case ProtocolConstants.msgRestoreCalibration:
             return .restoreCalibration(
                 CalibrationWords(aCalComp: try reader.u8(), aCalBemf: try reader.u8(), bemfGain: try reader.u8()))
+        case ProtocolConstants.msgFrameTimes:
+            let interval = try reader.uv()
+            guard interval <= ProtocolConstants.frameTimesMaxIntervalMilliseconds else {
+                throw .fieldOutOfRange(field: "interval_ms", value: interval)
+            }
+            return .frameTimes(intervalMilliseconds: interval)
         default:
             if let library = try LibraryCommand.read(id: id, from: &reader) { return .library(library) }
             if let stream = try StreamCommand.read(id: id, from: &reader) { return .stream(stream) }
@@ -283,6 +299,7 @@ extension HostMessage: CustomStringConvertible {
         case .restoreCalibration(let w):
             return "RESTORE_CALIBRATION a_cal_comp=\(w.aCalComp) a_cal_bemf=\(w.aCalBemf) bemf_gain=\(w.bemfGain)"
         case .stream(let s): return s.text
+        case .frameTimes(let interval): return "FRAME_TIMES interval_ms=\(interval)"
         }
     }
 }

@@ -1,10 +1,11 @@
-/// Constants of the Thrum wire protocol, version 2, mirroring `firmware-protocol/thrum_protocol.h`
+/// Constants of the Thrum wire protocol, version 3, mirroring `firmware-protocol/thrum_protocol.h`
 /// one to one (PROTOCOL.md is normative).
 public enum ProtocolConstants {
     /// The protocol version this codec implements (`THRUM_PROTOCOL_VERSION`).
-    public static let protocolVersion: UInt32 = 2
+    public static let protocolVersion: UInt32 = 3
     /// The oldest version a host still talks to: a version-0 device (the AVR build) lacks the
-    /// preset library (version 1), and the compact stream and RESTORE_CALIBRATION (version 2).
+    /// preset library (version 1), the compact stream and RESTORE_CALIBRATION (version 2), and the
+    /// USB start-of-frame times (version 3).
     public static let oldestProtocolVersion: UInt32 = 0
 
     // MARK: Framing (§1)
@@ -94,6 +95,8 @@ public enum ProtocolConstants {
     public static let msgFollow: UInt32 = 0x19
     /// Host → device: NEXT_SHAPE (version 2): PLAY_SHAPE marking the next event.
     public static let msgNextShape: UInt32 = 0x1A
+    /// Host → device: FRAME_TIMES (version 3): ask for USB start-of-frame times. Any lane.
+    public static let msgFrameTimes: UInt32 = 0x1D
     /// Shape ids a version-2 device holds: 0 up to this, exclusive (`THRUM_STREAM_SHAPES`).
     public static let streamShapes: UInt32 = 64
     /// The most bytes a SHAPE's ramp list takes (`THRUM_STREAM_SHAPE_BYTES`).
@@ -118,6 +121,16 @@ public enum ProtocolConstants {
     public static let msgLibraryData: UInt32 = 0x49
     /// Device → host: TRIGGER (version 1).
     public static let msgTrigger: UInt32 = 0x4A
+    /// Device → host: FRAME_TIME (version 3): one USB start-of-frame and its device time.
+    public static let msgFrameTime: UInt32 = 0x4B
+
+    // MARK: USB start-of-frame times (§3.6)
+
+    /// The largest FRAME_TIMES `interval_ms`, ms (`THRUM_FRAME_TIMES_MAX_INTERVAL_MS`); 0 turns
+    /// them off.
+    public static let frameTimesMaxIntervalMilliseconds: UInt32 = 60_000
+    /// The bits of a USB frame number (`THRUM_USB_FRAME_MASK`): FRAME_TIME `frame` is 0 ... this.
+    public static let usbFrameMask: UInt16 = 0x7FF
 
     // MARK: The preset library (§3.3, §4.9)
 

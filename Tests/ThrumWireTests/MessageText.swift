@@ -69,6 +69,7 @@ enum MessageText {
         case "PLAY_SHAPE": return .stream(.play(after: f.u32("after"), shape: f.u8("shape"), event: f.u32("event")))
         case "FOLLOW": return .stream(.follow(gap: f.u32("gap"), event: f.u32("event"), data: f.data))
         case "NEXT_SHAPE": return .stream(.next(after: f.u32("after"), shape: f.u8("shape")))
+        case "FRAME_TIMES": return .frameTimes(intervalMilliseconds: f.u32("interval_ms"))
         default: fatalError("unknown host message \(name)")
         }
     }
@@ -111,6 +112,7 @@ enum MessageText {
                         capacity: f.u32("capacity"))))
         case "LIBRARY_DATA": return .library(.data(offset: f.u32("offset"), bytes: f.data))
         case "TRIGGER": return .library(.trigger(TriggerReport(input: f.u8("input"), preset: f.u32("preset"), time: f.u32("time"))))
+        case "FRAME_TIME": return .frameTime(FrameTimeReport(frame: UInt16(f.u32("frame")), time: f.u32("time")))
         default: fatalError("unknown device message \(name)")
         }
     }

@@ -111,6 +111,10 @@ final class ProtocolConstantsAgreementTests: XCTestCase {
             "THRUM_MSG_NEXT_SHAPE": UInt64(P.msgNextShape),
             "THRUM_STREAM_SHAPES": UInt64(P.streamShapes),
             "THRUM_STREAM_SHAPE_BYTES": UInt64(P.streamShapeBytes),
+            "THRUM_MSG_FRAME_TIMES": UInt64(P.msgFrameTimes),
+            "THRUM_MSG_FRAME_TIME": UInt64(P.msgFrameTime),
+            "THRUM_FRAME_TIMES_MAX_INTERVAL_MS": UInt64(P.frameTimesMaxIntervalMilliseconds),
+            "THRUM_USB_FRAME_MASK": UInt64(P.usbFrameMask),
         ]
     }()
 

@@ -130,6 +130,8 @@ struct LinkMonitor {
                     if onsets.count > 64 { onsets.removeFirst() }
                 case .library:
                     break  // library replies answer `thrum flash` / `library list`; triggers show as onsets
+                case .frameTime:
+                    break  // USB start-of-frame times feed the host's fit, not this display
                 }
             }
         }
