@@ -59,6 +59,8 @@ extension LinkSession {
                 events.append(.capabilities(capabilities))
             case .library(let report):
                 libraryReports.append(report)
+            case .frameTime:
+                break  // protocol 3: the host's frame-time fit is not wired yet
             }
         }
     }
