@@ -5,6 +5,8 @@
  *   ctrl & 0x03 == 0: receive the next (ctrl >> 2) + 1 bytes (clamped to what is left)
  *   ctrl & 0x03 == 1: advance the clock by ((ctrl >> 2) + 1) * 97 us, then poll
  *   ctrl & 0x03 == 2: advance the clock by ((ctrl >> 2) + 1) * 65 ms, then poll (watchdog, ends)
+ *                     (both first give a USB start-of-frame, as a native-USB port's interrupt
+ *                     does, with the frame number unmasked: the core masks it)
  *   ctrl & 0x03 == 3: receive one well-formed host frame built from the next bytes
  *                     (CTRL = 0xA0 | (ctrl >> 2 & 0x0F), SEQ, LEN ≤ 58, payload), so the
  *                     fuzzer reaches the message parsers without having to guess CRCs
@@ -54,6 +56,10 @@ static void check_invariants(const thrum_fw_t *fw)
         }
     }
     CHECK(total <= p->used);
+#if THRUM_FW_FRAME_TIMES
+    CHECK(fw->frame_times.sof_frame <= THRUM_USB_FRAME_MASK);
+    CHECK(fw->frame_times.interval_ms <= THRUM_FRAME_TIMES_MAX_INTERVAL_MS);
+#endif
     for (i = 0; i < s->count; i++) {
         const thrum_segment_t *seg = &s->queue[(s->head + i) % THRUM_FW_QUEUE_SLOTS];
         CHECK(seg->effect <= 123u);
@@ -83,10 +89,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         case 1:
             f.now += (arg + 1u) * 97u;
+#if THRUM_FW_FRAME_TIMES
+            thrum_fw_usb_sof(&fw, (uint16_t)(f.now / 1000u), f.now);
+#endif
             thrum_fw_poll(&fw);
             break;
         case 2:
             f.now += (arg + 1u) * 65000u;
+#if THRUM_FW_FRAME_TIMES
+            thrum_fw_usb_sof(&fw, (uint16_t)(f.now / 1000u), f.now);
+#endif
             thrum_fw_poll(&fw);
             break;
         default: {
