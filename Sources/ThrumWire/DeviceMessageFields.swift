@@ -23,7 +23,8 @@ public struct Acknowledgement: Sendable, Hashable {
 
 /// IDENTIFY_REPLY (0x41): what the device is and what it can hold (PROTOCOL.md §3.2).
 public struct DeviceIdentity: Sendable, Hashable {
-    /// Protocol version (0 for this codec).
+    /// The highest protocol version whose messages the device all knows (PROTOCOL.md §3: 3 for
+    /// this codec's full firmware build, 0 for the AVR streaming build).
     public var protocolVersion: UInt32
     /// Firmware major version.
     public var fwMajor: UInt32
