@@ -28,6 +28,10 @@ public struct LinkConfiguration: Sendable {
     /// While SEGMENTs wait for credits and no frame is in flight (so no ACK is coming), a PING
     /// goes out this long after the last frame to learn the device's fresh credits.
     public var creditProbeInterval: HostDuration = .milliseconds(10)
+    /// A device of protocol version 3 with native USB reports its clock at a USB start of frame
+    /// (FRAME_TIME) at most this often once connected (``FrameClock``); nil asks for none. Each
+    /// report is 7 bytes: 35 B/s at the default, and at most one rides on each ACK.
+    public var frameTimeInterval: HostDuration? = .milliseconds(200)
     /// Lower bound of the retransmission timeout.
     public var minimumRetransmissionTimeout: HostDuration = .milliseconds(5)
     /// Upper bound of the retransmission timeout (also caps exponential backoff).

@@ -59,8 +59,8 @@ extension LinkSession {
                 events.append(.capabilities(capabilities))
             case .library(let report):
                 libraryReports.append(report)
-            case .frameTime:
-                break  // protocol 3: the host's frame-time fit is not wired yet
+            case .frameTime(let report):
+                frameClock.add(frame: report.frame, device: clock.extend(DeviceTime32(rawValue: report.time)))
             }
         }
     }
@@ -126,5 +126,9 @@ extension LinkSession {
         lane.creditBalance = Int(ack.credits)
         lane.compact = configuration.compactStream && identity.protocolVersion >= 2 ? CompactStreamEncoder() : nil
         lastTransmit = now
+        if identity.protocolVersion >= 3, configuration.frameTimeInterval != nil {
+            frameTimesRequest = (3, now)
+            requestFrameTimes(now: now)
+        }
     }
 }

@@ -16,6 +16,12 @@ public final class LinkSession {
     public internal(set) var state: LinkState = .idle
     /// The device↔host time mapping.
     public internal(set) var clock: ClockModel
+    /// The device's clock against the USB start-of-frame grid, from its FRAME_TIME reports (empty
+    /// for a device that sends none: an older protocol, or no native USB).
+    public internal(set) var frameClock = FrameClock()
+    /// FRAME_TIMES requests left to send, and when the next is due, while no report came back
+    /// (the request travels in an UNSEQ frame, which may be lost).
+    var frameTimesRequest: (left: Int, due: HostTime)?
     /// Counters and round-trip estimates.
     public var statistics: LinkStatistics {
         var s = counters
@@ -123,6 +129,7 @@ public final class LinkSession {
         lastTransmit = nil
         lastFastRetransmit = nil
         lastAnswerTime = nil
+        frameTimesRequest = nil
         state = .connecting
         identifyAttemptsMade = 0
         sendIdentify(now: hostClock.now())
@@ -163,7 +170,7 @@ public final class LinkSession {
             {
                 return hostClock.now()
             }
-            return [retransmitDeadline, pingDeadline].compactMap { $0 }.min()
+            return [retransmitDeadline, pingDeadline, frameTimesRequest?.due].compactMap { $0 }.min()
         case .idle, .failed:
             return nil
         }
@@ -202,6 +209,7 @@ public final class LinkSession {
                     retransmitDeadline = now + timer.timeout
                 }
             }
+            if let request = frameTimesRequest, now >= request.due { requestFrameTimes(now: now) }
             if let deadline = pingDeadline, now >= deadline {
                 immediate.append(.ping)
                 lastTransmit = now
@@ -229,6 +237,19 @@ public final class LinkSession {
         return last + idle
     }
 
+    /// Asks the device for FRAME_TIME reports (``LinkConfiguration/frameTimeInterval``), again a
+    /// little later up to twice while none has come: a device without native USB never sends any.
+    func requestFrameTimes(now: HostTime) {
+        guard let interval = configuration.frameTimeInterval, frameClock.samples.isEmpty,
+            let left = frameTimesRequest?.left, left > 0
+        else {
+            frameTimesRequest = nil
+            return
+        }
+        immediate.append(.frameTimes(intervalMilliseconds: UInt32(max(1, interval.microseconds / 1_000))))
+        frameTimesRequest = (left - 1, now + .milliseconds(500))
+    }
+
     private func sendIdentify(now: HostTime) {
         immediate.append(.identify)
         identifyAttemptsMade += 1
@@ -240,6 +261,7 @@ public final class LinkSession {
         identifyDeadline = nil
         retransmitDeadline = nil
         lastTransmit = nil
+        frameTimesRequest = nil
         immediate.removeAll()
     }
 }

@@ -17,6 +17,26 @@ final class LinkModelTests: XCTestCase {
         XCTAssertEqual(deliver(&link, 10, at: 2_999), 3_000)
     }
 
+    func testUsbFramesRunOnTheHostControllersClockAndTheDeviceSeesEachStart() {
+        // 25 ppm fast: frame 40 000 starts 1 µs sooner than 40 000 host milliseconds.
+        var link = UsbFullSpeedLink(frameClockPPM: 25)
+        XCTAssertEqual(link.start(ofFrame: 40_000), 39_999_000)
+        XCTAssertEqual(link.frame(containing: 39_998_999), 39_999)
+        XCTAssertEqual(link.frame(containing: 39_999_000), 40_000)
+        let sof = try! XCTUnwrap(link.startOfFrame(atOrBefore: 39_999_500))
+        XCTAssertEqual(sof.number, UInt16(40_000 % 2_048))
+        XCTAssertEqual(sof.time, 39_999_000)
+        // OUT data lands at the start of the next frame of that grid, IN data at its poll.
+        XCTAssertEqual(deliver(&link, 10, at: 39_998_999), 39_999_000)
+        XCTAssertEqual(deliver(&link, 10, at: 39_999_000, .deviceToHost), link.start(ofFrame: 40_001))
+        XCTAssertEqual(link.start(ofFrame: 40_001), 40_000_000)
+        // Serial links show the device no frames; a wrapped link shows its base's.
+        XCTAssertNil(UartLink(baud: 115_200).startOfFrame(atOrBefore: 5_000))
+        let jittered = JitteredLink(base: UsbFullSpeedLink(), jitter: .uniform(500...8_000), seed: 1)
+        XCTAssertEqual(jittered.startOfFrame(atOrBefore: 2_048_500)?.number, 0)
+        XCTAssertEqual(jittered.startOfFrame(atOrBefore: 2_048_500)?.time, 2_048_000)
+    }
+
     func testUsbInDataWaitsForThePollAndEachFrameCarriesLimitedPackets() {
         var link = UsbFullSpeedLink(packetsPerFrame: 2, inPollOffset: 100)
         XCTAssertEqual(deliver(&link, 8, at: 50, .deviceToHost), 100)

@@ -23,9 +23,19 @@ import ThrumTime
 /// pings. The cost is about 0.5 kB/s host → device and 1 kB/s back per device on `usb-fs`
 /// (`two_device_probing_*`, docs/timing.md). Its clock estimates also leave out the host's reader
 /// wake-up floor (``ThrumLink/LinkSession/appliesReaderWakeFloor``).
+///
+/// Devices with native USB on one host controller see the same start-of-frame grid and report
+/// their clocks against it (FRAME_TIME, protocol version 3). Once every device has, the group
+/// schedules them all on that grid (``timebase``, ``FrameTimebase``): they then start an event
+/// within microseconds of each other, and the skew is measured on the grid too, with a bound of a
+/// few µs (``OnsetSkew/measuredOnFrameGrid``). Without it (a serial bridge, an older device) each
+/// device follows its own clock model as above.
 public final class HapticEngineGroup {
     /// The engines, the first one the reference for skews.
     public let engines: [HapticEngine]
+    /// The timeline on the USB frame grid the devices share, used once every device reports frame
+    /// times (``FrameTimebase/isComplete``).
+    public let timebase: FrameTimebase
     /// How long each engine's loop runs in its turn (s).
     public var slice: Double = 0.0005
     /// The least an engine's turn lasts on its own clock (s).
@@ -45,7 +55,11 @@ public final class HapticEngineGroup {
         precondition(!engines.isEmpty, "a group needs an engine")
         self.engines = engines
         self.probeInterval = probeInterval
+        timebase = FrameTimebase(count: engines.count)
         applyProbeInterval()
+        for (k, engine) in engines.enumerated() {
+            engine.device.locked { engine.device.frameTimebase = FrameTimebase.Membership(timebase: timebase, index: k) }
+        }
         // The reader's wake-up floor moves every device's estimate toward its truth by the same
         // amount on average, which a skew does not see, while its learning in the first second
         // moved the two apart: two devices started at once landed 423 → 569 µs p99 apart with it
@@ -127,6 +141,11 @@ public final class HapticEngineGroup {
     /// `players[0]`, for the onsets both devices reported. When each device played its own part of
     /// a pattern, `eventIndices[k]` maps device k's event indices to the whole pattern's (the
     /// skews then name those, and only events two devices share are compared).
+    ///
+    /// Where both devices report frame times, the skew is their two onsets' distance on the USB
+    /// frame grid (a frame is 1 ms of the host controller's clock, within 500 ppm of the host's:
+    /// USB 2.0 §7.1.11), bounded by how exactly each device's count is known; otherwise the
+    /// difference of the two reported onsets, bounded by the sum of their bounds.
     public func skews(of players: [any HapticPatternPlayer], eventIndices: [[Int]]? = nil) -> [OnsetSkew] {
         guard players.count == engines.count, let reference = players.first else { return [] }
         func index(_ record: OnsetRecord, device k: Int) -> Int {
@@ -142,6 +161,13 @@ public final class HapticEngineGroup {
                 guard let base = byEvent[OnsetKey(event, record.pass)], let a = base.onsetTime, let b = record.onsetTime,
                     let boundA = base.onsetBound, let boundB = record.onsetBound
                 else { continue }
+                if let onGrid = gridSkew(of: record, device: k, against: base) {
+                    result.append(
+                        OnsetSkew(
+                            device: k, patternIndex: event, pass: record.pass, skew: onGrid.skew, bound: onGrid.bound, reference: base,
+                            record: record, measuredOnFrameGrid: true))
+                    continue
+                }
                 result.append(
                     OnsetSkew(
                         device: k, patternIndex: event, pass: record.pass, skew: b - a, bound: boundA + boundB, reference: base,
@@ -149,6 +175,22 @@ public final class HapticEngineGroup {
             }
         }
         return result
+    }
+
+    /// Largest rate error of a USB host controller's frame clock (±500 ppm, USB 2.0 §7.1.11).
+    static let frameClockTolerance = 500e-6
+
+    /// The skew of `record` (device `k`) against `base` (device 0) on the frame grid, s, and its
+    /// bound; nil unless both devices have a fitted frame count.
+    private func gridSkew(of record: OnsetRecord, device k: Int, against base: OnsetRecord) -> (skew: Double, bound: Double)? {
+        // Onsets at their drive, as on the device (the planned pre-shift is the same on both sides).
+        guard let deviceA = base.deviceOnset, let deviceB = record.deviceOnset,
+            let a = timebase.frame(ofMember: 0, atDevice: deviceA), let b = timebase.frame(ofMember: k, atDevice: deviceB)
+        else { return nil }
+        let skew = (b.frame - a.frame) * FrameClock.framePeriod * 1e-6
+        let preShift = record.preShift - base.preShift
+        let bound = (a.uncertainty + b.uncertainty) * FrameClock.framePeriod * 1e-6 + abs(skew) * Self.frameClockTolerance
+        return (skew + preShift, bound)
     }
 
     private struct OnsetKey: Hashable {
@@ -176,4 +218,7 @@ public struct OnsetSkew: Sendable {
     /// The two onset records compared.
     public var reference: OnsetRecord
     public var record: OnsetRecord
+    /// Whether the skew was measured on the USB frame grid both devices report against (a bound of
+    /// µs), rather than as the difference of two onsets reported through two clock models.
+    public var measuredOnFrameGrid = false
 }

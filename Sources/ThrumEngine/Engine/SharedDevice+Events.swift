@@ -151,7 +151,9 @@ extension SharedDevice {
         isPrepared = false
         lastDeviceStart = nil
         // A rebooted device has a new clock: nothing of the old mapping carries over.
-        timeline = DeviceTimeline()
+        if let membership = frameTimebase { membership.timebase.withdraw(membership.index) }
+        publishedToTimebase = nil
+        timeline = freshTimeline()
         lastLevel = 0
         emittedUntil = timeNow
         lastSentEnd = timeNow

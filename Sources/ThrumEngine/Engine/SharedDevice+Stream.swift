@@ -82,7 +82,7 @@ extension SharedDevice {
         // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
         let correction = session.latencyCorrection
         let mapped = timeline.map(
-            hostStart: start.hostTime, duration: s.duration, clock: link.clock, shift: correction)
+            hostStart: start.hostTime, duration: s.duration, clock: link.clock, frames: link.frameClock, shift: correction)
         // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it that
         // much earlier (keeping its end) so that its first drive lands on the intended instant.
         var duration = mapped.duration
@@ -148,7 +148,7 @@ extension SharedDevice {
     func cut(at t: EngineTime) {
         let link = session.link
         let host = t.hostTime
-        let device = (timeline.deviceTime(atHost: host, clock: link.clock) - session.latencyCorrection).clampedToOrigin
+        let device = (timeline.deviceTime(atHost: host, clock: link.clock, frames: link.frameClock) - session.latencyCorrection).clampedToOrigin
         link.discardQueuedSegments(startingAtOrAfter: device.wire.rawValue)
         link.send(.cut(at: device.wire.rawValue))
         cutsSent += 1

@@ -101,6 +101,13 @@ public final class SharedDevice: @unchecked Sendable {
     var intendedDeviceStart: [UInt32: DeviceTime] = [:]
     /// Keeps contiguous drive contiguous on the device clock.
     var timeline = DeviceTimeline()
+    /// The group timeline this device schedules on, when it is in a ``HapticEngineGroup`` whose
+    /// devices see one USB frame grid (``FrameTimebase``).
+    var frameTimebase: FrameTimebase.Membership? {
+        didSet { timeline.timebase = frameTimebase }
+    }
+    /// What was last published to ``frameTimebase``: the newest clock sample and frame report count.
+    var publishedToTimebase: (sample: ClockSample?, frames: Int)?
     /// Marks whose events begin together with another mark's (layered events): they take that
     /// mark's onset report. Never sent to the device.
     var followerMarks: [UInt32: Set<UInt32>] = [:]
@@ -193,7 +200,30 @@ public final class SharedDevice: @unchecked Sendable {
     /// The device time the clock model maps engine time `t` to: for starts outside the contiguous
     /// stream (a GO, a ROM effect, a stored preset). Streamed drive and CUTs map through
     /// ``timeline`` (``DeviceTimeline``), which keeps contiguous drive contiguous on the device.
-    func deviceTime(at t: EngineTime) -> DeviceTime { session.link.clock.deviceTime(at: t.hostTime) }
+    func deviceTime(at t: EngineTime) -> DeviceTime {
+        let link = session.link
+        if let timebase = frameTimebase, let micros = timebase.deviceMicros(atHost: t.hostTime, frames: link.frameClock) {
+            return DeviceTime(microseconds: Int64(micros.rounded()))
+        }
+        return link.clock.deviceTime(at: t.hostTime)
+    }
+
+    /// A timeline for a new clock or a halted device, on the group's timebase if any.
+    func freshTimeline() -> DeviceTimeline {
+        var timeline = DeviceTimeline()
+        timeline.timebase = frameTimebase
+        return timeline
+    }
+
+    /// Hands the group's timebase this device's clock model and frame count when they changed.
+    func publishToTimebase() {
+        guard let membership = frameTimebase else { return }
+        let link = session.link
+        let state = (sample: link.clock.samples.last, frames: link.frameClock.samples.count)
+        if let last = publishedToTimebase, last.sample == state.sample, last.frames == state.frames { return }
+        publishedToTimebase = state
+        membership.timebase.publish(membership.index, estimate: link.clock, frames: link.frameClock)
+    }
 
     /// ``leadTime`` on the engine's schedule.
     var engineLead: EngineDuration { EngineDuration(truncating: leadTime) }
@@ -333,7 +363,7 @@ public final class SharedDevice: @unchecked Sendable {
         pausedPlayers.removeAll()
         for p in stopping { p.finish(error: error) }
         lastDeviceStart = nil
-        timeline = DeviceTimeline()
+        timeline = freshTimeline()
         lastLevel = 0
         // Let the STOP leave now (virtual time moves by a millisecond).
         if isConnected, only != nil { try? session.runOnce(until: session.pump.clock.now() + .milliseconds(1)) }
@@ -492,6 +522,7 @@ public final class SharedDevice: @unchecked Sendable {
         }
         checkForReboot()
         guard isRunning else { return }
+        publishToTimebase()
         let now = timeNow
         emit(now: now)
         for p in players where p.endTime.map({ now >= $0 }) ?? false {

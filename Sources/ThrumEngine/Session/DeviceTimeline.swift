@@ -12,80 +12,77 @@ import ThrumWire
 /// gap — and the device, which honours gaps, would write amplitude 0 in the middle of a
 /// continuous event.
 ///
-/// The clock model's estimate moves as its bracket tightens (hundreds of µs in the first seconds
-/// of a jittery link, tens later). Applied as steps, every move would land in the interval
-/// between two events. So while drive streams, the mapping follows the model by slewing, at most
-/// ``maximumSlew`` of the elapsed time (20 ppm: 2.4 µs over a 120 ms interval): intervals stay
-/// device-timed and the absolute alignment converges to the model's. After a silence of
-/// ``restartAfter`` the mapping takes the model's estimate as it is.
+/// While drive streams, the mapping follows the clock model by slewing (``SlewedMapping``):
+/// intervals stay device-timed and the absolute alignment converges to the model's. After a
+/// silence of ``restartAfter`` the mapping takes the model's estimate as it is.
+///
+/// The drift a stream starts at: where the device counts its crystal against the USB
+/// start-of-frame grid (``ThrumLink/FrameClock``), that count, taking the grid to run at the
+/// host's rate until the clock model's window spans ``trustedWindow`` (the host controller's
+/// crystal and the host's clock are a few tens of ppm apart; a young round-trip estimate is
+/// further off). Without it, the device's nominal rate, unless the model's drift is bounded to
+/// ``trustedDriftWidth`` or its window spans ``trustedWindow``.
+///
+/// In a ``HapticEngineGroup`` whose devices all report frame times, the mapping is the group's
+/// (``FrameTimebase``): one timeline on the shared frame grid, read through each device's count.
 struct DeviceTimeline {
-    /// The largest correction per µs of host time while streaming.
-    static let maximumSlew = 20e-6
     /// Silence (between the end of the last segment and the next start) after which the mapping
     /// restarts from the model.
     static let restartAfter = HostDuration.seconds(1)
-
-    private var lastHostEnd: HostTime?
-    private var lastDeviceEnd = DeviceTime.zero
     /// A drift estimate whose samples bound it to ± this (ppm) is trusted from a stream's start.
     static let trustedDriftWidth = 50.0
     /// A window of samples spanning this long gives a drift estimate trusted from a stream's start
     /// (on `usb-fs`, 4 s of samples put the estimate within ≈ 20 ppm, where the guaranteed bounds
     /// are still ±300 ppm wide; docs/timing.md).
     static let trustedWindow = HostDuration.seconds(4)
-    /// The largest change of the assumed drift per µs of host time (50 ppm per second).
-    static let maximumDriftChange = 50e-6 / 1e6
-    /// The last mapped instant (the device time is before the latency shift, fractional µs) and
-    /// the drift the mapping assumed there.
-    private var anchor: (host: HostTime, deviceMicros: Double, drift: Double)?
+
+    private var lastHostEnd: HostTime?
+    private var lastDeviceEnd = DeviceTime.zero
+    private var mapping = SlewedMapping()
     private var lastMappedHostEnd: HostTime?
+    /// The group's timeline and this device's place in it, when it is in a group.
+    var timebase: FrameTimebase.Membership?
+
+    /// The drift (ppm) and whether a stream may start at it, from the clock model and the
+    /// device's frame count.
+    static func drift(clock: ClockModel, frames: FrameClock?) -> (ppm: Double, known: Bool) {
+        var model = clock.driftPPM
+        if let bounds = clock.driftBoundsPPM { model = min(max(model, bounds.lowerBound), bounds.upperBound) }
+        let long = clock.windowSpan >= trustedWindow
+        if let counted = frames?.driftPPM, !long { return (counted, true) }
+        let bounded = clock.driftBoundsPPM.map { ($0.upperBound - $0.lowerBound) / 2 <= trustedDriftWidth } ?? false
+        return (model, bounded || long)
+    }
 
     /// The device time (before any latency shift) the schedule uses for host time `t`.
-    mutating func deviceTime(atHost t: HostTime, clock: ClockModel) -> DeviceTime {
-        let target = Double(clock.deviceTime(at: t).microseconds)
-        // The model's drift, kept inside what the samples allow.
-        var drift = clock.driftPPM * 1e-6
-        if let bounds = clock.driftBoundsPPM { drift = min(max(drift, bounds.lowerBound * 1e-6), bounds.upperBound * 1e-6) }
-        guard let a = anchor, let last = lastMappedHostEnd, t - last < Self.restartAfter else {
-            // A new stream starts at the device's nominal rate unless the drift is known to within
-            // what a crystal may be off anyway, or the window is long enough for its estimate to
-            // beat the nominal rate (the guaranteed bounds stay wide for long on a jittery link).
-            let bounded = clock.driftBoundsPPM.map { ($0.upperBound - $0.lowerBound) / 2 <= Self.trustedDriftWidth } ?? false
-            let known = bounded || clock.windowSpan >= Self.trustedWindow
-            anchor = (t, target, known ? drift : 0)
-            return Self.deviceTime(target)
+    mutating func deviceTime(atHost t: HostTime, clock: ClockModel, frames: FrameClock? = nil) -> DeviceTime {
+        if let timebase, let frames, let micros = timebase.deviceMicros(atHost: t, frames: frames) {
+            return Self.deviceTime(micros)
         }
-        let elapsed = (t - a.host).microseconds
-        // Drive rendered again behind the newest mapping (after a CUT) keeps its old mapping.
-        guard t > a.host else { return Self.deviceTime(a.deviceMicros + elapsed * (1 + a.drift)) }
-        // The drift estimate is noisy while the window is short: follow it at a bounded rate, so
-        // that it moves the intervals between events by a few µs at most.
-        let step = Self.maximumDriftChange * elapsed
-        var assumed = a.drift + min(max(drift - a.drift, -step), step)
-        // Never a drift the samples rule out.
-        if let bounds = clock.driftBoundsPPM { assumed = min(max(assumed, bounds.lowerBound * 1e-6), bounds.upperBound * 1e-6) }
-        let predicted = a.deviceMicros + elapsed * (1 + assumed)
-        let room = Self.maximumSlew * elapsed
-        let mapped = predicted + min(max(target - predicted, -room), room)
-        anchor = (t, mapped, assumed)
-        return Self.deviceTime(mapped)
+        let target = Double(clock.deviceTime(at: t).microseconds)
+        let drift = Self.drift(clock: clock, frames: frames)
+        guard mapping.anchor != nil, let last = lastMappedHostEnd, t - last < Self.restartAfter else {
+            return Self.deviceTime(mapping.restart(at: t, target: target, drift: drift.known ? drift.ppm * 1e-6 : 0))
+        }
+        let bounds = clock.driftBoundsPPM.map { ($0.lowerBound * 1e-6)...($0.upperBound * 1e-6) }
+        return Self.deviceTime(mapping.value(at: t, target: target, drift: drift.ppm * 1e-6, driftBounds: bounds))
     }
 
     private static func deviceTime(_ micros: Double) -> DeviceTime { DeviceTime(microseconds: Int64(micros.rounded())) }
 
     /// Device start and duration (µs of device time) of a segment spanning `duration` µs of host
     /// time from `start`, scheduled `shift` early (the learnt fixed latency).
-    mutating func map(hostStart start: HostTime, duration: UInt32, clock: ClockModel, shift: DeviceDuration) -> (
-        start: DeviceTime, duration: UInt32
-    ) {
+    mutating func map(
+        hostStart start: HostTime, duration: UInt32, clock: ClockModel, frames: FrameClock? = nil, shift: DeviceDuration
+    ) -> (start: DeviceTime, duration: UInt32) {
         let end = start + .microseconds(Int64(duration))
         let deviceStart: DeviceTime
         if let previous = lastHostEnd, previous == start {
             deviceStart = lastDeviceEnd
         } else {
-            deviceStart = deviceTime(atHost: start, clock: clock) - shift
+            deviceStart = deviceTime(atHost: start, clock: clock, frames: frames) - shift
         }
-        let deviceEnd = max(deviceStart + .microseconds(1), deviceTime(atHost: end, clock: clock) - shift)
+        let deviceEnd = max(deviceStart + .microseconds(1), deviceTime(atHost: end, clock: clock, frames: frames) - shift)
         lastHostEnd = end
         lastDeviceEnd = deviceEnd
         lastMappedHostEnd = max(lastMappedHostEnd ?? end, end)

@@ -85,6 +85,8 @@ public final class VirtualDevice {
     public private(set) var now: UInt64 = 0
 
     private let firmware: UnsafeMutablePointer<thrum_fw_t>
+    /// The true time of the last start of frame given to the firmware.
+    private var lastStartOfFrame: UInt64?
     private let hal: UnsafeMutablePointer<thrum_hal_t>
     private var board = thrum_board_t()
     private var nextPoll: UInt64 = 0
@@ -141,6 +143,7 @@ public final class VirtualDevice {
         settleBusTime()
         nextPoll = now
         lastPassEnd = nil
+        lastStartOfFrame = nil
         resetCount += 1
     }
 
@@ -227,6 +230,16 @@ public final class VirtualDevice {
         busTime = 0
         bytes.withUnsafeBufferPointer { thrum_fw_receive(firmware, $0.baseAddress, $0.count, arrival) }
         settleBusTime()
+    }
+
+    /// A USB start of frame: frame `number` began at true time `time` (µs), and the firmware takes
+    /// its SOF interrupt, reading its clock there (`thrum_fw_usb_sof`). The pump gives the newest
+    /// frame before anything the device does after it (``SimulatedPump``); giving the same frame
+    /// again does nothing.
+    public func startOfFrame(number: UInt16, at time: UInt64) {
+        guard lastStartOfFrame != time else { return }
+        lastStartOfFrame = time
+        thrum_fw_usb_sof(firmware, number, deviceClock(atTrueTime: time))
     }
 
     /// Takes the bytes the firmware has written to the host since the last call.

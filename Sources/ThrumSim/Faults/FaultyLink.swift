@@ -52,6 +52,8 @@ public struct FaultyLink<Base: LinkModel>: LinkModel {
 
     public mutating func hostWakeLatency(at time: UInt64) -> UInt64 { lossy.hostWakeLatency(at: time) }
 
+    public func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? { lossy.startOfFrame(atOrBefore: time) }
+
     /// The end of the stall under way at `t`, if any.
     func stallEnd(covering t: UInt64) -> UInt64? {
         plan.stalls.first { $0.start <= t && t < $0.start + $0.length }.map { $0.start + $0.length }

@@ -50,6 +50,8 @@ public struct JitteredLink<Base: LinkModel>: LinkModel {
         let own = placement == .hostScheduling ? jitter.sample(&rng) : 0
         return own + base.hostWakeLatency(at: time)
     }
+
+    public func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? { base.startOfFrame(atOrBefore: time) }
 }
 
 /// Loses and corrupts chunks of another link: each chunk is lost with probability `loss`, and
@@ -102,4 +104,6 @@ public struct LossyLink<Base: LinkModel>: LinkModel {
     }
 
     public mutating func hostWakeLatency(at time: UInt64) -> UInt64 { base.hostWakeLatency(at: time) }
+
+    public func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? { base.startOfFrame(atOrBefore: time) }
 }

@@ -25,6 +25,10 @@ public enum LinkCatalogue {
         body: wakeJitter, tail: .uniform(15_000...60_000), tailProbability: 0.02)
     /// Where in a USB full-speed frame host → device data lands (after other traffic).
     public static let usbLanding = JitterDistribution.uniform(100...400)
+    /// How far the host controller's crystal (the USB frame grid) runs from the host's clock, ppm:
+    /// the host's monotonic clock follows NTP's correction of the platform crystal, the host
+    /// controller runs on it uncorrected (crystals: tens of ppm).
+    public static let usbFrameClockPPM = 25.0
 
     /// Every profile, in the order reports list them.
     public static let all: [LinkProfile] = [
@@ -55,6 +59,6 @@ public enum LinkCatalogue {
     public static var usbFullSpeed: LinkProfile { profile(named: "usb-fs")! }
 
     private static func usb(seed: UInt64) -> UsbFullSpeedLink {
-        UsbFullSpeedLink(outboundLanding: usbLanding, seed: seed ^ 0x05B)
+        UsbFullSpeedLink(outboundLanding: usbLanding, frameClockPPM: usbFrameClockPPM, seed: seed ^ 0x05B)
     }
 }

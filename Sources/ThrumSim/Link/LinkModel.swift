@@ -12,11 +12,19 @@ public protocol LinkModel {
     /// `time`: OS scheduling latency. The host reads its clock when it runs, so this delays the
     /// host's writes without making its timestamps wrong. 0 unless a model adds jitter.
     mutating func hostWakeLatency(at time: UInt64) -> UInt64
+
+    /// The newest USB start of frame at or before true time `time` (µs) that the device sees: its
+    /// 11-bit frame number and its true time. Nil on a link whose device sees none (a serial line,
+    /// a USB-serial bridge: the bridge chip sees the frames, the microcontroller behind it does not).
+    func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)?
 }
 
 extension LinkModel {
     /// No scheduling latency.
     public mutating func hostWakeLatency(at time: UInt64) -> UInt64 { 0 }
+
+    /// No start-of-frame grid.
+    public func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? { nil }
 }
 
 /// Which way a chunk travels.
@@ -60,4 +68,6 @@ public struct AnyLinkModel: LinkModel {
     }
 
     public mutating func hostWakeLatency(at time: UInt64) -> UInt64 { base.hostWakeLatency(at: time) }
+
+    public func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? { base.startOfFrame(atOrBefore: time) }
 }

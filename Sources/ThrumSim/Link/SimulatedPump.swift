@@ -83,6 +83,7 @@ public final class SimulatedPump: LinkPump {
             if let t = toHost.map(\.arrival).min() { next = min(next, max(now, t)) }
             if next == now { next = now + 1 }
 
+            giveStartOfFrame(atOrBefore: now)
             device.advance(to: next)
             manualClock.advance(to: HostTime(nanoseconds: Int64(next) * 1_000))
             deliverToDevice(upTo: next)
@@ -107,6 +108,7 @@ public final class SimulatedPump: LinkPump {
             let now = trueTime
             var next = min(end, now + device.configuration.pollInterval, max(now, device.nextFirmwarePass) + 1)
             if let t = toDevice.map(\.arrival).min() { next = min(next, max(now + 1, t)) }
+            giveStartOfFrame(atOrBefore: now)
             device.advance(to: next)
             manualClock.advance(to: HostTime(nanoseconds: Int64(next) * 1_000))
             deliverToDevice(upTo: next)
@@ -155,7 +157,17 @@ public final class SimulatedPump: LinkPump {
         let due = toDevice.filter { $0.arrival <= t }.sorted { ($0.arrival, $0.order) < ($1.arrival, $1.order) }
         guard !due.isEmpty else { return }
         toDevice.removeAll { $0.arrival <= t }
-        for chunk in due { device.receive(chunk.bytes, arrivedAt: chunk.arrival) }
+        for chunk in due {
+            giveStartOfFrame(atOrBefore: chunk.arrival)
+            device.receive(chunk.bytes, arrivedAt: chunk.arrival)
+        }
+    }
+
+    /// Gives the device the newest start of frame of a USB link (none on other links), so that
+    /// whatever the firmware sends next can carry it (FRAME_TIME).
+    private func giveStartOfFrame(atOrBefore t: UInt64) {
+        guard let sof = link.startOfFrame(atOrBefore: t) else { return }
+        device.startOfFrame(number: sof.number, at: sof.time)
     }
 
     private func collectDeviceOutput(at t: UInt64) {

@@ -14,10 +14,17 @@ import ThrumTime
 ///   direction; a chunk too big for the frame's room spills into later frames and is delivered
 ///   when its last byte arrives. Frames never reorder, so bytes keep their order.
 ///
-/// The frame grid is the host controller's and so runs on host (= true) time, starting at 0.
+/// The frame grid is the host controller's: it starts at true time 0 and runs on the host
+/// controller's crystal, `frameClockPPM` off the host's clock (the simulation's true time). The
+/// device sees each start of frame (``startOfFrame(atOrBefore:)``), as a native-USB
+/// microcontroller takes an SOF interrupt; devices whose links share the settings share the grid,
+/// as devices on one host controller do.
 public struct UsbFullSpeedLink: LinkModel, Sendable {
-    /// Frame period in µs (1 000 for full speed).
+    /// Frame period in µs of the host controller's clock (1 000 for full speed).
     public var framePeriod: UInt64
+    /// How fast the host controller's clock runs against the host's, ppm (positive: frames come
+    /// sooner than a host millisecond).
+    public var frameClockPPM: Double
     /// Largest bulk packet in bytes (64 for full speed).
     public var packetSize: Int
     /// Packets per frame per direction that the host controller schedules for this endpoint.
@@ -35,11 +42,12 @@ public struct UsbFullSpeedLink: LinkModel, Sendable {
     /// `outboundLanding` must stay below `framePeriod` (data lands inside its frame).
     public init(
         framePeriod: UInt64 = 1_000, packetSize: Int = 64, packetsPerFrame: Int = 8, inPollOffset: UInt64 = 0,
-        outboundLanding: JitterDistribution = .none, seed: UInt64 = 3
+        outboundLanding: JitterDistribution = .none, frameClockPPM: Double = 0, seed: UInt64 = 3
     ) {
         precondition(framePeriod > 0 && packetSize > 0 && packetsPerFrame > 0)
         precondition(outboundLanding.upperBound < framePeriod)
         self.framePeriod = framePeriod
+        self.frameClockPPM = frameClockPPM
         self.packetSize = packetSize
         self.packetsPerFrame = packetsPerFrame
         self.inPollOffset = inPollOffset
@@ -50,7 +58,7 @@ public struct UsbFullSpeedLink: LinkModel, Sendable {
     public mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64? {
         let offset = direction == .hostToDevice ? 0 : inPollOffset
         // The first frame whose transfer point is strictly after `time`.
-        var frame = time >= offset ? (time - offset) / framePeriod + 1 : 0
+        var frame = time >= offset ? frame(containing: time - offset) + 1 : 0
         var packets = max(1, (bytes.count + packetSize - 1) / packetSize)
         if let last = lastFrame[direction], last >= frame {
             frame = last
@@ -69,10 +77,30 @@ public struct UsbFullSpeedLink: LinkModel, Sendable {
             packetsUsed[direction] = 0
         }
         lastFrame[direction] = frame
-        guard direction == .hostToDevice else { return frame * framePeriod + offset }
+        guard direction == .hostToDevice else { return start(ofFrame: frame) + offset }
         // Later data in the same frame never lands before earlier data.
-        let arrival = max(frame * framePeriod + outboundLanding.sample(&rng), lastOutboundArrival)
+        let arrival = max(start(ofFrame: frame) + outboundLanding.sample(&rng), lastOutboundArrival)
         lastOutboundArrival = arrival
         return arrival
+    }
+
+    /// The true time (µs) at which frame `k` starts.
+    public func start(ofFrame k: UInt64) -> UInt64 {
+        guard frameClockPPM != 0 else { return k * framePeriod }
+        return UInt64((Double(k) * Double(framePeriod) / (1 + frameClockPPM * 1e-6)).rounded())
+    }
+
+    /// The frame under way at true time `time` (the last that started at or before it).
+    public func frame(containing time: UInt64) -> UInt64 {
+        guard frameClockPPM != 0 else { return time / framePeriod }
+        var k = UInt64(Double(time) * (1 + frameClockPPM * 1e-6) / Double(framePeriod))
+        while start(ofFrame: k + 1) <= time { k += 1 }
+        while k > 0 && start(ofFrame: k) > time { k -= 1 }
+        return k
+    }
+
+    public func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? {
+        let k = frame(containing: time)
+        return (UInt16(k % 2_048), start(ofFrame: k))
     }
 }
