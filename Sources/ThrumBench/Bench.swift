@@ -51,12 +51,15 @@ public enum Bench {
     }
 
     static func twoDeviceFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
-        var atOnce = TwoDeviceBench.Result(), later = TwoDeviceBench.Result()
+        var atOnce = TwoDeviceBench.Result(), later = TwoDeviceBench.Result(), ownModels = TwoDeviceBench.Result()
         let count = options.quick ? 20 : 60
         for pair in seeds(options, full: 16, quick: 1) {
             try TwoDeviceBench.run(link: LinkCatalogue.usbFullSpeed, seed: 2 * pair - 1, count: count, into: &atOnce)
             try TwoDeviceBench.run(
                 link: LinkCatalogue.usbFullSpeed, seed: 2 * pair - 1, count: count, startAfter: twoDeviceLaterStart, into: &later)
+        }
+        for pair in seeds(options, full: 8, quick: 1) {
+            try TwoDeviceBench.run(link: TwoDeviceBench.withoutFrameTimes(LinkCatalogue.usbFullSpeed), seed: 2 * pair - 1, count: count, into: &ownModels)
         }
         func p50(_ skew: Percentiles) -> String { skew.p50.map { String(Int($0.rounded())) } ?? "–" }
         let skew = Percentiles(atOnce.skews.map(abs)), laterSkew = Percentiles(later.skews.map(abs))
@@ -71,6 +74,13 @@ public enum Bench {
             target: "≤ 100", met: laterSkew.p99.map { $0 <= 100 },
             note: "the group's links ping every \(Int((HapticEngineGroup.defaultProbeInterval.seconds * 1000).rounded())) ms without traffic; p50 \(p50(laterSkew)) µs; "
                 + "\(later.compared) events, \(later.missing) not reported by both"))
+        let own = Percentiles(ownModels.skews.map(abs))
+        report.figures.append(BenchFigure(
+            key: "two_device_skew_without_frame_times_p99_us",
+            label: "two devices without frame times (each on its own clock model), onset skew p99", value: own.p99, unit: "µs",
+            note: "usb-fs with the start-of-frame times hidden from the devices, as for devices behind serial bridges or of protocol "
+                + "version 2, started at once; p50 \(p50(own)) µs; mean ± \(ownModels.bounds.isEmpty ? "–" : String(Int((ownModels.bounds.reduce(0, +) / Double(ownModels.bounds.count)).rounded()))) µs; "
+                + "bound held \(ownModels.contained) of \(ownModels.compared)"))
         let both = atOnce.bounds + later.bounds
         report.figures.append(BenchFigure(
             key: "two_device_skew_bound_mean_us", label: "two devices: mean ± of the reported skew",

@@ -286,11 +286,12 @@ public enum LinkMatrixBench {
         }
     }
 
-    /// Link traffic with the engine started and idle.
+    /// Link traffic with the engine started and idle, from when the connect's startup probing (a
+    /// one-off cost per connection, ``ThrumLink/LinkConfiguration/startupProbing``) is over.
     public static func idle(link: LinkProfile, seed: UInt64, seconds: Double, into row: inout Row) throws {
         let rig = VirtualRig(link: link, seed: seed)
         let engine = try rig.engine()
-        engine.run(for: 1)
+        engine.run(for: TwoDeviceBench.startupProbingEnd)
         let before = rig.session.link.statistics
         engine.run(for: seconds)
         let after = rig.session.link.statistics

@@ -66,4 +66,21 @@ public enum TwoDeviceBench {
             result.bounds.append(s.bound * 1e6)
         }
     }
+
+    /// `profile` with the USB start-of-frame grid hidden from the device: the devices send no frame
+    /// times, so the group schedules each on its own clock model.
+    public static func withoutFrameTimes(_ profile: LinkProfile) -> LinkProfile {
+        LinkProfile(name: profile.name + "-no-sof", summary: profile.summary + "; no start-of-frame times") { seed in
+            HiddenFrames(base: profile.make(seed))
+        }
+    }
+
+    /// A link whose device sees no start of frame.
+    struct HiddenFrames: LinkModel {
+        var base: any LinkModel
+        mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64? {
+            base.deliver(&bytes, writtenAt: time, direction: direction)
+        }
+        mutating func hostWakeLatency(at time: UInt64) -> UInt64 { base.hostWakeLatency(at: time) }
+    }
 }

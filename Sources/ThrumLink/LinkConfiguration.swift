@@ -29,9 +29,13 @@ public struct LinkConfiguration: Sendable {
     /// goes out this long after the last frame to learn the device's fresh credits.
     public var creditProbeInterval: HostDuration = .milliseconds(10)
     /// A device of protocol version 3 with native USB reports its clock at a USB start of frame
-    /// (FRAME_TIME) at most this often once connected (``FrameClock``); nil asks for none. Each
-    /// report is 7 bytes: 35 B/s at the default, and at most one rides on each ACK.
+    /// (FRAME_TIME) at most this often while the link probes after connecting (``FrameClock``:
+    /// its drift is needed before the first pattern); nil asks for none. Each report is 7 bytes
+    /// and rides on an ACK the device sends anyway.
     public var frameTimeInterval: HostDuration? = .milliseconds(200)
+    /// The spacing of FRAME_TIME reports after the startup probing (a crystal's drift changes
+    /// slowly): 7 B/s.
+    public var settledFrameTimeInterval: HostDuration = .seconds(1)
     /// Lower bound of the retransmission timeout.
     public var minimumRetransmissionTimeout: HostDuration = .milliseconds(5)
     /// Upper bound of the retransmission timeout (also caps exponential backoff).

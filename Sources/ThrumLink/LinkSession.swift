@@ -22,6 +22,8 @@ public final class LinkSession {
     /// FRAME_TIMES requests left to send, and when the next is due, while no report came back
     /// (the request travels in an UNSEQ frame, which may be lost).
     var frameTimesRequest: (left: Int, due: HostTime)?
+    /// Whether the reports were asked down to ``LinkConfiguration/settledFrameTimeInterval``.
+    var frameTimesSettled = false
     /// Counters and round-trip estimates.
     public var statistics: LinkStatistics {
         var s = counters
@@ -130,6 +132,7 @@ public final class LinkSession {
         lastFastRetransmit = nil
         lastAnswerTime = nil
         frameTimesRequest = nil
+        frameTimesSettled = false
         state = .connecting
         identifyAttemptsMade = 0
         sendIdentify(now: hostClock.now())
@@ -210,6 +213,10 @@ public final class LinkSession {
                 }
             }
             if let request = frameTimesRequest, now >= request.due { requestFrameTimes(now: now) }
+            if !frameTimesSettled, let until = probingUntil, now >= until, !frameClock.samples.isEmpty {
+                frameTimesSettled = true
+                immediate.append(.frameTimes(intervalMilliseconds: Self.milliseconds(configuration.settledFrameTimeInterval)))
+            }
             if let deadline = pingDeadline, now >= deadline {
                 immediate.append(.ping)
                 lastTransmit = now
@@ -246,8 +253,13 @@ public final class LinkSession {
             frameTimesRequest = nil
             return
         }
-        immediate.append(.frameTimes(intervalMilliseconds: UInt32(max(1, interval.microseconds / 1_000))))
+        immediate.append(.frameTimes(intervalMilliseconds: Self.milliseconds(interval)))
         frameTimesRequest = (left - 1, now + .milliseconds(500))
+    }
+
+    /// A FRAME_TIMES interval in whole ms (1…60 000).
+    static func milliseconds(_ interval: HostDuration) -> UInt32 {
+        UInt32(min(max(1, interval.microseconds / 1_000), Double(ProtocolConstants.frameTimesMaxIntervalMilliseconds)))
     }
 
     private func sendIdentify(now: HostTime) {

@@ -64,6 +64,15 @@ final class FrameTimeTests: XCTestCase {
             let truth = Double(sof.number) + Double(t - sof.time) / 1_000
             let apart = (position - truth).truncatingRemainder(dividingBy: 2_048)
             XCTAssertLessThan(abs(apart) * 1_000, 3, "seed \(seed): µs off the true grid")
+
+            // After the startup probing the link asks for a report a second (7 B/s).
+            let settled = rig.clock.now() + .seconds(2)
+            while rig.clock.now() < settled { try rig.pump.run(rig.session.link, until: settled) }
+            let before = rig.session.link.frameClock.samples.count
+            let later = rig.clock.now() + .seconds(3)
+            while rig.clock.now() < later { try rig.pump.run(rig.session.link, until: later) }
+            XCTAssertEqual(counter.requests, 2, "seed \(seed)")
+            XCTAssertEqual(rig.session.link.frameClock.samples.count - before, 3, "seed \(seed): a report a second")
         }
     }
 
