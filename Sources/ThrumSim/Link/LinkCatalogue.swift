@@ -35,7 +35,7 @@ public enum LinkCatalogue {
         LinkProfile(name: "ideal", summary: "symmetric 100 µs each way, no jitter (reference)") { _ in
             FixedLatencyLink(latency: 100)
         },
-        LinkProfile(name: "usb-fs", summary: "native USB full-speed CDC: data lands 100–400 µs into the 1 ms frame; 0.5–8 ms wake-up jitter") { seed in
+        LinkProfile(name: "usb-fs", summary: "native USB full-speed CDC: data lands 100–400 µs into the 1 ms frame, the device sees each start of frame; 0.5–8 ms wake-up jitter") { seed in
             JitteredLink(base: usb(seed: seed), jitter: wakeJitter, seed: seed)
         },
         LinkProfile(name: "usb-fs-stalls", summary: "usb-fs with long-tail host stalls: 2 % of wake-ups 15–60 ms late") { seed in
