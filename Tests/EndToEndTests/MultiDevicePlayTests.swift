@@ -45,6 +45,7 @@ final class MultiDevicePlayTests: XCTestCase {
         XCTAssertEqual(bursts[1].count, 8)
         for (k, s) in skews.enumerated() where k < min(bursts[0].count, bursts[1].count) {
             let reported = try XCTUnwrap(s["skew_us"] as? Double), bound = try XCTUnwrap(s["bound_us"] as? Double)
+            XCTAssertEqual(s["on_frame_grid"] as? Bool, false, "a pseudo-terminal carries no USB frames")
             let truth = Double(bursts[1][k] - bursts[0][k]) / 1e3
             // Over a real pty the truth's own timestamps carry the simulator's scheduling (≈ 100 µs).
             XCTAssertLessThanOrEqual(abs(reported - truth), bound + 200, "onset \(k): reported \(reported) µs, true \(truth) µs, ± \(bound)")

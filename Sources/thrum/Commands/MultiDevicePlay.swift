@@ -80,7 +80,10 @@ enum MultiDevicePlay {
                         .merging(["port": ports[k]]) { a, _ in a }
                 },
                 "skews": skews.map { s in
-                    ["device": s.device, "index": s.patternIndex, "pass": s.pass, "skew_us": s.skew * 1e6, "bound_us": s.bound * 1e6] as [String: Any]
+                    [
+                        "device": s.device, "index": s.patternIndex, "pass": s.pass, "skew_us": s.skew * 1e6, "bound_us": s.bound * 1e6,
+                        "on_frame_grid": s.measuredOnFrameGrid,
+                    ] as [String: Any]
                 },
             ]
             object["skew_p99_us"] = p99(skewMicros) ?? NSNull()
@@ -94,6 +97,11 @@ enum MultiDevicePlay {
             }
             if let skew = p99(skewMicros), let bound = p99(boundMicros) {
                 print(String(format: "skew against device 0: p99 %.0f µs over %d onsets; the true skew of each lies within its bound (p99 ±%.0f µs)", skew, skews.count, bound))
+                let onGrid = skews.filter(\.measuredOnFrameGrid).count
+                print(
+                    onGrid == skews.count
+                        ? "measured on the USB frame grid the devices share (their start-of-frame times)"
+                        : "each device on its own clock model (\(onGrid == 0 ? "no device reported" : "not every device reported") USB start-of-frame times)")
             } else {
                 print("skew: no onset reported by every device")
             }
