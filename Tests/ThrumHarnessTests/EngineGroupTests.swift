@@ -131,6 +131,32 @@ final class EngineGroupTests: XCTestCase {
         }
     }
 
+    func testAMemberThatRebootsRejoinsTheGridOnceItCountsAgain() throws {
+        let left = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 7)
+        let right = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 8)
+        let group = HapticEngineGroup([left.makeEngine(), right.makeEngine()])
+        try group.start()
+        group.run(for: 1)
+        XCTAssertTrue(group.timebase.isComplete)
+        // The left microcontroller resets: its clock starts again from 0, its link is replaced and
+        // its count starts afresh; the group schedules on the grid again once it is fitted.
+        left.pump.deviceFaults = [.reset(at: left.pump.trueTime + 1_000)]
+        group.run(for: 2)
+        XCTAssertEqual(left.device.resetCount, 1)
+        XCTAssertTrue(group.timebase.isComplete)
+        let players = try group.makePlayers(with: [transients(count: 20, spacing: 0.12)])
+        try group.start(players, atTime: group.currentTime + group.leadTime.seconds + 0.02)
+        XCTAssertTrue(group.runUntilPlayersFinished(players, timeout: 10))
+        let skews = group.skews(of: players)
+        XCTAssertEqual(skews.count, 20)
+        for s in skews {
+            XCTAssertTrue(s.measuredOnFrameGrid)
+            let truth = try XCTUnwrap(right.trueOnset(of: s.record)) - XCTUnwrap(left.trueOnset(of: s.reference))
+            XCTAssertLessThanOrEqual(abs(s.skew - truth), s.bound + 1e-6, "event \(s.patternIndex): the bound misses the true skew")
+            XCTAssertLessThan(abs(truth), 20e-6, "event \(s.patternIndex)")
+        }
+    }
+
     /// `profile` with the USB frames hidden from the device (it sends no frame times).
     static func withoutFrames(_ profile: LinkProfile) -> LinkProfile {
         LinkProfile(name: profile.name, summary: profile.summary) { seed in HiddenFrames(base: profile.make(seed)) }
