@@ -9,7 +9,7 @@ import ThrumTime
 /// them is the device's crystal against the host controller's: the drift in a fraction of a
 /// second, to a fraction of a ppm, where round trips need seconds and reach tens of ppm. Devices
 /// on one host controller see one grid, so a frame number names the same instant on all of them
-/// (``HapticEngineGroup`` aligns its devices on it).
+/// (ThrumEngine's `HapticEngineGroup` aligns its devices on it).
 ///
 /// What the grid does not say: how it sits against the host's own clock. The host controller's
 /// crystal is not the one the host's monotonic clock follows (a few to tens of ppm apart), and

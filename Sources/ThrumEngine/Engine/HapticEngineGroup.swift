@@ -183,7 +183,8 @@ public final class HapticEngineGroup {
     /// The skew of `record` (device `k`) against `base` (device 0) on the frame grid, s, and its
     /// bound; nil unless both devices have a fitted frame count.
     private func gridSkew(of record: OnsetRecord, device k: Int, against base: OnsetRecord) -> (skew: Double, bound: Double)? {
-        // Onsets at their drive, as on the device (the planned pre-shift is the same on both sides).
+        // The devices' onsets are their first drive; each record's reported onset adds its planned
+        // pre-shift, and so does the skew.
         guard let deviceA = base.deviceOnset, let deviceB = record.deviceOnset,
             let a = timebase.frame(ofMember: 0, atDevice: deviceA), let b = timebase.frame(ofMember: k, atDevice: deviceB)
         else { return nil }

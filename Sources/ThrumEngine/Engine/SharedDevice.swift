@@ -106,8 +106,8 @@ public final class SharedDevice: @unchecked Sendable {
     var frameTimebase: FrameTimebase.Membership? {
         didSet { timeline.timebase = frameTimebase }
     }
-    /// What was last published to ``frameTimebase``: the newest clock sample and frame report count.
-    var publishedToTimebase: (sample: ClockSample?, frames: Int)?
+    /// What was last published to ``frameTimebase``: the newest clock sample and frame report.
+    var publishedToTimebase: (sample: ClockSample?, frame: FrameClock.Sample?)?
     /// Marks whose events begin together with another mark's (layered events): they take that
     /// mark's onset report. Never sent to the device.
     var followerMarks: [UInt32: Set<UInt32>] = [:]
@@ -219,8 +219,8 @@ public final class SharedDevice: @unchecked Sendable {
     func publishToTimebase() {
         guard let membership = frameTimebase else { return }
         let link = session.link
-        let state = (sample: link.clock.samples.last, frames: link.frameClock.samples.count)
-        if let last = publishedToTimebase, last.sample == state.sample, last.frames == state.frames { return }
+        let state = (sample: link.clock.samples.last, frame: link.frameClock.samples.last)
+        if let last = publishedToTimebase, last.sample == state.sample, last.frame == state.frame { return }
         publishedToTimebase = state
         membership.timebase.publish(membership.index, estimate: link.clock, frames: link.frameClock)
     }
