@@ -2,6 +2,7 @@ import Foundation
 import ThrumCompiler
 import ThrumEngine
 import ThrumLink
+import ThrumTime
 import ThrumWire
 
 /// `thrum info`: what a device says about itself, once.
@@ -35,6 +36,7 @@ enum InfoCommand: Subcommand {
         let session = connection.session
         do {
             try session.synchronizeClock()
+            try awaitFrameCount(session)
         } catch {
             throw CommandFailure(engine: error)
         }
@@ -45,6 +47,15 @@ enum InfoCommand: Subcommand {
             print(info.text)
         }
         return 0
+    }
+
+    /// A device that reports USB start-of-frame times has sent one by now; the count of its crystal
+    /// against the frame grid needs reports 200 frames apart: wait for them, 0.5 s at most.
+    static func awaitFrameCount(_ session: DeviceSession) throws(EngineError) {
+        let deadline = session.pump.clock.now() + .milliseconds(500)
+        while !session.link.frameClock.samples.isEmpty, !session.link.frameClock.isFitted, session.pump.clock.now() < deadline {
+            try session.runOnce(until: min(deadline, session.pump.clock.now() + .milliseconds(10)))
+        }
     }
 
     /// The figures gathered at connect.
@@ -147,7 +158,22 @@ enum InfoCommand: Subcommand {
                     format:
                         "clock: device counter at %.3f s (free-running µs, wraps every 71.6 min), drift %+.1f ppm, error ± %.0f µs over %d samples",
                     deviceSeconds, clock.driftPPM, clock.errorEstimate.seconds * 1e6, clock.sampleCount))
+            lines.append(frameText)
             return lines.joined(separator: "\n")
+        }
+
+        /// What the device's USB start-of-frame times say (PROTOCOL.md §3.6).
+        var frameText: String {
+            let frames = session.link.frameClock
+            if let drift = frames.driftPPM {
+                return String(
+                    format: "frames: crystal %+.2f ppm against the USB frame grid (%d start-of-frame reports; the grid runs on the host controller's crystal)",
+                    drift, frames.samples.count)
+            }
+            if !frames.samples.isEmpty {
+                return "frames: \(frames.samples.count) start-of-frame report(s), too few to count the crystal yet"
+            }
+            return "frames: no USB start-of-frame times (a serial bridge or a pseudo-terminal, no native USB, or protocol < 3)"
         }
 
         var deviceSeconds: Double {
@@ -199,6 +225,8 @@ enum InfoCommand: Subcommand {
                     "clock_error_us": (clock.errorEstimate.seconds * 1e6).rounded(),
                     "clock_samples": clock.sampleCount,
                     "device_time_s": (deviceSeconds * 1e6).rounded() / 1e6,
+                    "frame_reports": session.link.frameClock.samples.count,
+                    "frame_drift_ppm": JSONOutput.orNull(session.link.frameClock.driftPPM.map { ($0 * 100).rounded() / 100 }),
                 ] as [String: Any],
             ]
         }
