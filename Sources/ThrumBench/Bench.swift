@@ -59,7 +59,7 @@ public enum Bench {
                 link: LinkCatalogue.usbFullSpeed, seed: 2 * pair - 1, count: count, startAfter: twoDeviceLaterStart, into: &later)
         }
         for pair in seeds(options, full: 8, quick: 1) {
-            try TwoDeviceBench.run(link: TwoDeviceBench.withoutFrameTimes(LinkCatalogue.usbFullSpeed), seed: 2 * pair - 1, count: count, into: &ownModels)
+            try TwoDeviceBench.run(link: LinkCatalogue.usbFullSpeed.withoutStartOfFrames, seed: 2 * pair - 1, count: count, into: &ownModels)
         }
         func p50(_ skew: Percentiles) -> String { skew.p50.map { String(Int($0.rounded())) } ?? "–" }
         let skew = Percentiles(atOnce.skews.map(abs)), laterSkew = Percentiles(later.skews.map(abs))

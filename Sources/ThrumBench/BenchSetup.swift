@@ -29,6 +29,11 @@ public enum BenchSetup {
         return (seed % 2 == 0 ? 100 : -100, UInt32(truncatingIfNeeded: rng.next()))
     }
 
+    /// The connect's startup probing (``ThrumLink/LinkConfiguration/startupProbing``) ends within
+    /// this of an engine's start (s): steady-state figures (idle traffic, a group's probing) are
+    /// taken after it.
+    static let startupProbingEnd = 2.5
+
     /// A rig on the jittered USB link, drift ±100 ppm.
     public static func rig(seed: UInt64, link: any LinkModel) -> VirtualRig {
         let c = crystal(seed: seed)

@@ -291,7 +291,7 @@ public enum LinkMatrixBench {
     public static func idle(link: LinkProfile, seed: UInt64, seconds: Double, into row: inout Row) throws {
         let rig = VirtualRig(link: link, seed: seed)
         let engine = try rig.engine()
-        engine.run(for: TwoDeviceBench.startupProbingEnd)
+        engine.run(for: BenchSetup.startupProbingEnd)
         let before = rig.session.link.statistics
         engine.run(for: seconds)
         let after = rig.session.link.statistics

@@ -26,9 +26,6 @@ public enum TwoDeviceBench {
         public var waitingDeviceBytesPerSecond: [Double] = []
     }
 
-    /// The connect's startup probing (``LinkConfiguration/startupProbing``) ends within this of
-    /// connecting; the waiting cost is measured after it.
-    static let startupProbingEnd = 2.5
 
     /// One pair: seeds `seed` (−100 ppm when odd) and `seed + 1`, `count` transients 120 ms apart,
     /// started on both `startAfter` s after the group connected (0: at once, as `thrum play` does).
@@ -36,10 +33,10 @@ public enum TwoDeviceBench {
         let rigs = [VirtualRig(link: link, seed: seed), VirtualRig(link: link, seed: seed &+ 1)]
         let group = HapticEngineGroup(rigs.map { $0.makeEngine() })
         try group.start()
-        if startAfter > startupProbingEnd {
-            group.run(for: startupProbingEnd)
+        if startAfter > BenchSetup.startupProbingEnd {
+            group.run(for: BenchSetup.startupProbingEnd)
             let before = rigs.map(\.session.link.statistics)
-            let waited = startAfter - startupProbingEnd
+            let waited = startAfter - BenchSetup.startupProbingEnd
             group.run(for: waited)
             for (rig, start) in zip(rigs, before) {
                 let now = rig.session.link.statistics
@@ -65,22 +62,5 @@ public enum TwoDeviceBench {
             result.skews.append(truth * 1e6)
             result.bounds.append(s.bound * 1e6)
         }
-    }
-
-    /// `profile` with the USB start-of-frame grid hidden from the device: the devices send no frame
-    /// times, so the group schedules each on its own clock model.
-    public static func withoutFrameTimes(_ profile: LinkProfile) -> LinkProfile {
-        LinkProfile(name: profile.name + "-no-sof", summary: profile.summary + "; no start-of-frame times") { seed in
-            HiddenFrames(base: profile.make(seed))
-        }
-    }
-
-    /// A link whose device sees no start of frame.
-    struct HiddenFrames: LinkModel {
-        var base: any LinkModel
-        mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64? {
-            base.deliver(&bytes, writtenAt: time, direction: direction)
-        }
-        mutating func hostWakeLatency(at time: UInt64) -> UInt64 { base.hostWakeLatency(at: time) }
     }
 }

@@ -106,7 +106,7 @@ final class EngineGroupTests: XCTestCase {
         // hidden, each stream starts at its model's drift (the window is long), not at the
         // nominal rate, and the group's probing keeps both offsets fresh.
         for hidden in [false, true] {
-            let profile = hidden ? Self.withoutFrames(LinkCatalogue.usbFullSpeed) : LinkCatalogue.usbFullSpeed
+            let profile = hidden ? LinkCatalogue.usbFullSpeed.withoutStartOfFrames : LinkCatalogue.usbFullSpeed
             let left = VirtualRig(link: profile, seed: 5)  // −100 ppm
             let right = VirtualRig(link: profile, seed: 6)  // +100 ppm
             let group = HapticEngineGroup([left.makeEngine(), right.makeEngine()])
@@ -155,18 +155,5 @@ final class EngineGroupTests: XCTestCase {
             XCTAssertLessThanOrEqual(abs(s.skew - truth), s.bound + 1e-6, "event \(s.patternIndex): the bound misses the true skew")
             XCTAssertLessThan(abs(truth), 20e-6, "event \(s.patternIndex)")
         }
-    }
-
-    /// `profile` with the USB frames hidden from the device (it sends no frame times).
-    static func withoutFrames(_ profile: LinkProfile) -> LinkProfile {
-        LinkProfile(name: profile.name, summary: profile.summary) { seed in HiddenFrames(base: profile.make(seed)) }
-    }
-
-    struct HiddenFrames: LinkModel {
-        var base: any LinkModel
-        mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64? {
-            base.deliver(&bytes, writtenAt: time, direction: direction)
-        }
-        mutating func hostWakeLatency(at time: UInt64) -> UInt64 { base.hostWakeLatency(at: time) }
     }
 }

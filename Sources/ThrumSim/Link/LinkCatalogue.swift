@@ -17,6 +17,29 @@ public struct LinkProfile: Sendable {
 }
 
 /// The link matrix of issue 7 and DESIGN.md §6.
+extension LinkProfile {
+    /// This profile with the USB start-of-frame grid hidden from the device: it sends no frame
+    /// times (as behind a serial bridge, or a device of protocol version 2), every delivery and
+    /// wake-up as before.
+    public var withoutStartOfFrames: LinkProfile {
+        let base = self
+        return LinkProfile(name: name + "-no-sof", summary: summary + "; no start-of-frame times") { seed in
+            HiddenStartOfFrames(base: base.make(seed))
+        }
+    }
+}
+
+/// A link whose device sees no start of frame (``LinkProfile/withoutStartOfFrames``).
+struct HiddenStartOfFrames: LinkModel {
+    var base: any LinkModel
+
+    mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64? {
+        base.deliver(&bytes, writtenAt: time, direction: direction)
+    }
+
+    mutating func hostWakeLatency(at time: UInt64) -> UInt64 { base.hostWakeLatency(at: time) }
+}
+
 public enum LinkCatalogue {
     /// Host wake-up latency of a busy desktop: 0.5–8 ms, uniform (the brief's figure).
     public static let wakeJitter = JitterDistribution.uniform(500...8_000)
