@@ -1,5 +1,5 @@
 /*
- * thrum_protocol.h — constants of the Thrum wire protocol, version 3.
+ * thrum_protocol.h — constants of the Thrum wire protocol, version 4.
  *
  * The normative description is PROTOCOL.md beside this file. This header is shared by the
  * firmware core (hardware/firmware) and mirrored by Sources/ThrumWire/ProtocolConstants.swift.
@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#define THRUM_PROTOCOL_VERSION 3u
+#define THRUM_PROTOCOL_VERSION 4u
 
 /* Framing (PROTOCOL.md §1). */
 #define THRUM_SYNC 0x7Eu
@@ -78,6 +78,8 @@
 #define THRUM_MSG_TRIGGER 0x4Au
 /* Version 3: USB start-of-frame times (§3.6). */
 #define THRUM_MSG_FRAME_TIME 0x4Bu
+/* Version 4: ACK departures (§3.7). */
+#define THRUM_MSG_DEPARTURE 0x4Cu
 
 /* The preset library (§3.3, §4.9). */
 #define THRUM_LIBRARY_READ_MAX 32u          /* LIBRARY_READ length: 1..this */
@@ -99,6 +101,9 @@
 /* USB start-of-frame times (§3.6). */
 #define THRUM_FRAME_TIMES_MAX_INTERVAL_MS 60000u /* FRAME_TIMES interval_ms: 0 (off) ..this */
 #define THRUM_USB_FRAME_MASK 0x7FFu              /* FRAME_TIME frame: the 11-bit USB frame number */
+
+/* ACK departures (§3.7). */
+#define THRUM_DEPARTURE_MAX_WAIT_US 1000000u /* DEPARTURE wait: 0..this */
 
 /* SEGMENT limits (§3.1). */
 #define THRUM_SEGMENT_MIN_DURATION_US 1u

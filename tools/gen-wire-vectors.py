@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate firmware-protocol/vectors/wire-vectors.txt.
 
-An independent Python implementation of firmware-protocol/PROTOCOL.md (version 3): CRC,
+An independent Python implementation of firmware-protocol/PROTOCOL.md (version 4): CRC,
 varints, messages, frames and the §1.3 stream receiver. Run from anywhere:
 
     python3 tools/gen-wire-vectors.py            # writes the vector file
@@ -134,10 +134,13 @@ MESSAGES = {
     "TRIGGER": (0x4A, "d2h", [("input", "u8"), ("preset", "uv"), ("time", "u32")]),
     # version 3: USB start-of-frame times (§3.6)
     "FRAME_TIME": (0x4B, "d2h", [("frame", "uv"), ("time", "u32")]),
+    # version 4: ACK departures (§3.7)
+    "DEPARTURE": (0x4C, "d2h", [("rx_time", "u32"), ("wait", "uv")]),
 }
 PROGRAM_SLOTS = 4
 FRAME_TIMES_MAX_INTERVAL_MS = 60000
 USB_FRAME_MAX = 2047
+DEPARTURE_MAX_WAIT = 1_000_000
 STREAM_SHAPES = 64
 STREAM_SHAPE_BYTES = 48
 BY_ID = {(spec[1], spec[0]): name for name, spec in MESSAGES.items()}
@@ -154,6 +157,8 @@ def check_range(name, field, value, fields=None):
         raise ParseError("FRAME_TIMES interval out of range")
     if name == "FRAME_TIME" and field == "frame" and not value <= USB_FRAME_MAX:
         raise ParseError("FRAME_TIME frame out of range")
+    if name == "DEPARTURE" and field == "wait" and not value <= DEPARTURE_MAX_WAIT:
+        raise ParseError("DEPARTURE wait out of range")
     if name == "LIBRARY_READ" and field == "length" and not 1 <= value <= 32:
         raise ParseError("LIBRARY_READ length out of range")
     if name in ("SHAPE", "PLAY_SHAPE", "NEXT_SHAPE") and field == "shape" and not value < STREAM_SHAPES:
@@ -840,6 +845,30 @@ def build():
               msg_encode("FRAME_TIMES", interval_ms=100) + msg_encode("PING"))
     frame_vec("device-ack-frame-time", "d2h", 0, 20,
               ack + msg_encode("FRAME_TIME", frame=1234, time=123456789))
+    comment("message d2h (version 4: ACK departures)")
+    msg_vec("departure-zero", "d2h", "DEPARTURE", rx_time=0, wait=0)
+    msg_vec("departure-wait-127", "d2h", "DEPARTURE", rx_time=5000, wait=127)
+    msg_vec("departure-wait-128", "d2h", "DEPARTURE", rx_time=5000, wait=128)
+    msg_vec("departure-typical", "d2h", "DEPARTURE", rx_time=123456789, wait=850)
+    msg_vec("departure-wait-max", "d2h", "DEPARTURE", rx_time=5000, wait=DEPARTURE_MAX_WAIT)
+    msg_vec("departure-rx-time-max", "d2h", "DEPARTURE", rx_time=U32_MAX, wait=1)
+    msg_vec("departure-wrapping", "d2h", "DEPARTURE", rx_time=U32_MAX - 99, wait=DEPARTURE_MAX_WAIT)
+    comment("badpayload (version 4)")
+    bad_payload_vec("departure-wait-1000001", "d2h",
+                    ack + bytes([0x4C]) + (5000).to_bytes(4, "little") + uv_encode(DEPARTURE_MAX_WAIT + 1))
+    bad_payload_vec("departure-wait-u32-max", "d2h",
+                    ack + bytes([0x4C]) + (5000).to_bytes(4, "little") + uv_encode(U32_MAX))
+    bad_payload_vec("departure-truncated-wait", "d2h", ack + bytes.fromhex("4c88130000"))
+    bad_payload_vec("departure-truncated-varint", "d2h", ack + bytes.fromhex("4c88130000c0"))
+    bad_payload_vec("departure-truncated-rx-time", "d2h", ack + bytes.fromhex("4c881300"))
+    bad_payload_vec("departure-truncated", "d2h", ack + bytes.fromhex("4c"))
+    bad_payload_vec("departure-in-h2d", "h2d", msg_encode("DEPARTURE", rx_time=5000, wait=850))
+    comment("frame (version 4)")
+    frame_vec("device-ack-departure", "d2h", 0, 21,
+              ack + msg_encode("DEPARTURE", rx_time=4200, wait=850))
+    frame_vec("device-ack-frame-time-departure", "d2h", 0, 22,
+              ack + msg_encode("FRAME_TIME", frame=1234, time=123456789)
+              + msg_encode("DEPARTURE", rx_time=4200, wait=850))
     return "\n".join(lines) + "\n"
 
 

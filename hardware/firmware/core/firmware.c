@@ -81,6 +81,20 @@ void thrum_fw_usb_sof(thrum_fw_t *fw, uint16_t frame, uint32_t time)
 }
 #endif
 
+#if THRUM_FW_DEPARTURES
+void thrum_fw_usb_in_done(thrum_fw_t *fw, uint16_t bytes, uint32_t time)
+{
+    thrum_departures_t *d = &fw->departures;
+
+    d->taken = (uint16_t)(d->taken + bytes);
+    /* the transfer that takes the output up to the pending ACK's frame end is its departure */
+    if (d->state == THRUM_DEPARTURE_PENDING && (int16_t)(uint16_t)(d->taken - d->end) >= 0) {
+        d->left_at = time;
+        d->state = THRUM_DEPARTURE_LEFT; /* last: hands left_at to the main loop */
+    }
+}
+#endif
+
 void thrum_fw_poll(thrum_fw_t *fw)
 {
     uint32_t now = thrum_clock(fw);

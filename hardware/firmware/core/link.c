@@ -228,6 +228,11 @@ static void on_frame_times(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_tim
     (void)rx_time;
     fw->frame_times.interval_ms = (uint16_t)m->field[THRUM_F_FRAME_TIMES_INTERVAL];
     fw->frame_times.sent = 0;
+#if THRUM_FW_DEPARTURES
+    if (fw->frame_times.interval_ms == 0u) {
+        fw->departures.state = THRUM_DEPARTURE_NONE; /* off: an awaited departure is not reported (§3.7) */
+    }
+#endif
 }
 #endif
 
@@ -314,6 +319,9 @@ void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_
     link->rx_seq = frame->seq;
     link->rx_time = rx_time;
     link->identify = 0;
+#if THRUM_FW_DEPARTURES
+    fw->departures.fresh = 1; /* the next ACK sent names this frame first (§3.7) */
+#endif
 
     if (thrum_host_payload_validate(frame->payload, frame->len, &sequenced) != 0) {
         THRUM_COUNT(fw->parse_failures);

@@ -18,7 +18,7 @@
  * (`u8` length, then the bytes) follows the fixed fields. */
 #define LAYOUT_RULE_SHIFT 24u
 #if THRUM_FW_FRAME_TIMES
-#define LAYOUT_RULE_MASK 15u /* bits 24..27: RULE_INTERVAL_MS and RULE_USB_FRAME too */
+#define LAYOUT_RULE_MASK 15u /* bits 24..27: RULE_INTERVAL_MS, RULE_USB_FRAME and RULE_WAIT too */
 #elif THRUM_FW_LIBRARY
 #define LAYOUT_RULE_MASK 7u
 #else
@@ -34,6 +34,7 @@
 #define RULE_FOLLOW (7uL << LAYOUT_RULE_SHIFT)      /* the data is FOLLOW pairs */
 #define RULE_INTERVAL_MS (8uL << LAYOUT_RULE_SHIFT) /* field 0 is a FRAME_TIMES interval, 0..60 000 */
 #define RULE_USB_FRAME (9uL << LAYOUT_RULE_SHIFT)   /* field 0 is a USB frame number, 0..2047 */
+#define RULE_WAIT (10uL << LAYOUT_RULE_SHIFT)       /* field 1 is a DEPARTURE wait, 0..1 000 000 */
 #define F(i, t) ((uint32_t)(t) << (LAYOUT_TYPE_SHIFT + 2u * (i)))
 #define U8 THRUM_FIELD_U8
 #define U32 THRUM_FIELD_U32
@@ -56,9 +57,10 @@
 #define GO_START 1u
 #define GO_EVENT_BASE 2u
 
-/* Layouts by id: host messages 0x00..0x1D, device messages 0x40..0x4B (0x11.. and 0x48.. only
+/* Layouts by id: host messages 0x00..0x1D, device messages 0x40..0x4C (0x11.. and 0x48.. only
  * with THRUM_FW_LIBRARY, the build that speaks versions 1 and 2; 0x17..0x1A only with
- * THRUM_FW_STREAM; 0x1D and 0x4B only with THRUM_FW_FRAME_TIMES). LAYOUT_KNOWN marks an
+ * THRUM_FW_STREAM; 0x1D and 0x4B only with THRUM_FW_FRAME_TIMES; 0x4C only with
+ * THRUM_FW_DEPARTURES). LAYOUT_KNOWN marks an
  * assigned id (0x06, 0x07 and 0x44 stay unassigned: the golden vectors use them as unknown). */
 #define LAYOUT_KNOWN 0x40000000u
 #define SEGMENT_LAYOUT (LAYOUT_KNOWN | RULE_DURATION | 5u | F(0, U32) | F(1, UV) | F(2, U8) | F(3, U8) | F(4, UV))
@@ -125,6 +127,9 @@ static const uint32_t d2h_layouts[] THRUM_FLASH = {
 #endif
 #if THRUM_FW_FRAME_TIMES
     LAYOUT_KNOWN | RULE_USB_FRAME | 2u | F(0, UV) | F(1, U32),                          /* FRAME_TIME */
+#endif
+#if THRUM_FW_DEPARTURES
+    LAYOUT_KNOWN | RULE_WAIT | 2u | F(0, U32) | F(1, UV),                               /* DEPARTURE */
 #endif
 };
 
@@ -200,6 +205,10 @@ static int rule_ok(uint32_t l, const thrum_msg_t *msg)
         return msg->field[0] <= THRUM_FRAME_TIMES_MAX_INTERVAL_MS;
     case RULE_USB_FRAME >> LAYOUT_RULE_SHIFT:
         return msg->field[0] <= THRUM_USB_FRAME_MASK;
+#endif
+#if THRUM_FW_DEPARTURES
+    case RULE_WAIT >> LAYOUT_RULE_SHIFT:
+        return msg->field[1] <= THRUM_DEPARTURE_MAX_WAIT_US;
 #endif
     default:
         return 1;

@@ -47,8 +47,9 @@ static uint8_t encode_identify_reply(const thrum_fw_t *fw, uint8_t *out)
     uint8_t n = 0;
 
     out[n++] = THRUM_MSG_IDENTIFY_REPLY;
-    /* version 1 adds the library, version 2 the compact stream, version 3 the USB frame times */
-    out[n++] = THRUM_FW_FRAME_TIMES ? THRUM_PROTOCOL_VERSION : THRUM_FW_STREAM ? 2u : THRUM_FW_LIBRARY ? 1u : 0u;
+    /* version 1 adds the library, version 2 the compact stream, version 3 the USB frame times,
+     * version 4 the ACK departures */
+    out[n++] = THRUM_FW_DEPARTURES ? THRUM_PROTOCOL_VERSION : THRUM_FW_FRAME_TIMES ? 3u : THRUM_FW_STREAM ? 2u : THRUM_FW_LIBRARY ? 1u : 0u;
     out[n++] = THRUM_FW_VERSION_MAJOR;
     out[n++] = THRUM_FW_VERSION_MINOR;
     out[n++] = THRUM_FW_VERSION_PATCH;
@@ -96,6 +97,44 @@ static uint8_t encode_frame_time(thrum_fw_t *fw, uint8_t *out, uint32_t now)
 }
 #endif
 
+#if THRUM_FW_DEPARTURES
+/* DEPARTURE: id, rx_time (u32), wait (uv, 1-3 bytes up to 1 000 000). */
+#define DEPARTURE_MAX 8u
+
+/* DEPARTURE (§3.7) into `out` when the pending ACK has left the device: its rx_time and how long
+ * after that it left. Returns its length, or 0. A wait beyond the protocol's limit (an ACK that
+ * stayed in the device for over a second, or a port's time before rx_time) is dropped, not
+ * reported. Otherwise it changes nothing: the frame that carries it clears the state. */
+static uint8_t encode_departure(thrum_fw_t *fw, uint8_t *out)
+{
+    thrum_departures_t *d = &fw->departures;
+    uint32_t wait;
+
+    if (d->state != THRUM_DEPARTURE_LEFT) {
+        return 0;
+    }
+    wait = d->left_at - d->rx_time;
+    if (wait > THRUM_DEPARTURE_MAX_WAIT_US) {
+        d->state = THRUM_DEPARTURE_NONE;
+        return 0;
+    }
+    out[0] = THRUM_MSG_DEPARTURE;
+    (void)put_u32(out + 1, d->rx_time);
+    return (uint8_t)(5u + thrum_uvarint_encode(wait, out + 5));
+}
+
+/* Every byte of the output goes through here: the count the port's IN completions are compared
+ * with (thrum_fw_usb_in_done). */
+static void serial_write_counted(thrum_fw_t *fw, const uint8_t *data, uint8_t len)
+{
+    fw->departures.written = (uint16_t)(fw->departures.written + len);
+    THRUM_HAL(fw->hal, serial_write)(THRUM_HAL_CTX(fw->hal), data, len);
+}
+#define SERIAL_WRITE(fw, data, len) serial_write_counted((fw), (data), (len))
+#else
+#define SERIAL_WRITE(fw, data, len) THRUM_HAL((fw)->hal, serial_write)(THRUM_HAL_CTX((fw)->hal), (data), (len))
+#endif
+
 /* Hand `len` bytes to the port, folding them into the frame's CRC. */
 static uint16_t emit(thrum_fw_t *fw, uint16_t crc, const uint8_t *data, uint8_t len)
 {
@@ -105,7 +144,7 @@ static uint16_t emit(thrum_fw_t *fw, uint16_t crc, const uint8_t *data, uint8_t 
         crc = thrum_crc16_update(crc, data[i]);
     }
     if (len > 0u) {
-        THRUM_HAL(fw->hal, serial_write)(THRUM_HAL_CTX(fw->hal), data, len);
+        SERIAL_WRITE(fw, data, len);
     }
     return crc;
 }
@@ -119,14 +158,17 @@ static uint16_t tx_room(const thrum_fw_t *fw)
     return THRUM_HAL(fw->hal, serial_room)(THRUM_HAL_CTX(fw->hal));
 }
 
-/* Send one frame: ACK (and FRAME_TIME when one is due, §3.6), then `extra` (IDENTIFY_REPLY and
+/* Send one frame: ACK (and FRAME_TIME when one is due, §3.6, and DEPARTURE when one is ready,
+ * §3.7), then `extra` (IDENTIFY_REPLY and
  * CAPABILITIES) if any, then the pending reports if they fit whole (the host never sees half a message). The frame goes out in pieces,
  * its CRC folded in on the way, so no frame-sized buffer sits on the stack. When the port has no
  * room for it, a frame that may wait (no `extra`, not `must`) is not sent: its ACK is owed to the
  * next frame and its reports stay pending. */
 static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, uint8_t may_repeat, uint8_t must)
 {
-#if THRUM_FW_FRAME_TIMES
+#if THRUM_FW_DEPARTURES
+    uint8_t head[4u + THRUM_FW_ACK_MAX + FRAME_TIME_MAX + DEPARTURE_MAX];
+#elif THRUM_FW_FRAME_TIMES
     uint8_t head[4u + THRUM_FW_ACK_MAX + FRAME_TIME_MAX];
 #else
     uint8_t head[4u + THRUM_FW_ACK_MAX];
@@ -139,6 +181,10 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, 
     uint32_t since = thrum_clock(fw); /* read for every frame: smaller code than only when waiting */
 #if THRUM_FW_FRAME_TIMES
     uint8_t frame_time = 0;
+#endif
+#if THRUM_FW_DEPARTURES
+    thrum_departures_t *d = &fw->departures;
+    uint8_t departure;
 #endif
 
     (void)may_repeat;
@@ -153,6 +199,14 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, 
         frame_time = encode_frame_time(fw, head + 4 + ack_len, since);
         ack_len = (uint8_t)(ack_len + frame_time);
     }
+#endif
+#if THRUM_FW_DEPARTURES
+    /* DEPARTURE behind them, when it fits too (else it waits for the next frame) */
+    departure = encode_departure(fw, head + 4 + ack_len);
+    if ((unsigned)ack_len + departure + extra_len + n > THRUM_MAX_PAYLOAD) {
+        departure = 0;
+    }
+    ack_len = (uint8_t)(ack_len + departure);
 #endif
 #if THRUM_FW_ONSET_REPEATS > 0
     /* the recent ONSETs again, behind any new reports, when they fit. Where the port does not
@@ -191,13 +245,32 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, 
         fw->frame_times.sent_at = since;
     }
 #endif
+#if THRUM_FW_DEPARTURES
+    if (departure > 0u) {
+        d->state = THRUM_DEPARTURE_NONE; /* sent once */
+    }
+    /* The first ACK naming the newest host frame: the pending one, before its bytes are written
+     * (the IN transfer that takes them may complete before this function returns). One that left
+     * and still waits for a frame with room keeps its place: this ACK's departure is not reported.
+     * A pending one is replaced (the interrupt may be marking it left meanwhile: then that
+     * departure is lost, one clock sample less). */
+    if (d->fresh) {
+        d->fresh = 0;
+        if (fw->frame_times.interval_ms != 0u && d->state != THRUM_DEPARTURE_LEFT) {
+            d->state = THRUM_DEPARTURE_NONE;
+            d->end = (uint16_t)(d->written + size);
+            d->rx_time = fw->link.rx_time;
+            d->state = THRUM_DEPARTURE_PENDING; /* last: hands end to the interrupt */
+        }
+    }
+#endif
     fw->ack_owed = 0;
     head[0] = THRUM_SYNC;
     head[1] = (uint8_t)(ack_len + extra_len + n + echo);
     head[2] = THRUM_CTRL_MARK_DEVICE;
     head[3] = fw->link.tx_seq;
     /* SYNC is outside the CRC */
-    THRUM_HAL(fw->hal, serial_write)(THRUM_HAL_CTX(fw->hal), head, 1u);
+    SERIAL_WRITE(fw, head, 1u);
     crc = emit(fw, THRUM_CRC_INIT, head + 1, (uint8_t)(3u + ack_len));
     crc = emit(fw, crc, extra, extra_len);
     crc = emit(fw, crc, fw->pending, n);
@@ -207,7 +280,7 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, 
     fw->pending_len = (uint8_t)(fw->pending_len - n);
     head[0] = (uint8_t)crc;
     head[1] = (uint8_t)(crc >> 8);
-    THRUM_HAL(fw->hal, serial_write)(THRUM_HAL_CTX(fw->hal), head, 2u);
+    SERIAL_WRITE(fw, head, 2u);
     fw->link.tx_seq = (uint8_t)(fw->link.tx_seq + 1u);
 }
 

@@ -34,6 +34,15 @@
 #if THRUM_FW_FRAME_TIMES && !THRUM_FW_STREAM
 #error "THRUM_FW_FRAME_TIMES needs THRUM_FW_STREAM (version 3 is version 2 plus two messages)"
 #endif
+/* 1 (the default where the USB frame times are built): ACK departures of protocol version 4
+ * (DEPARTURE; PROTOCOL.md §3.7), reported while FRAME_TIMES is on. Its id follows version 3's in
+ * the message table. */
+#ifndef THRUM_FW_DEPARTURES
+#define THRUM_FW_DEPARTURES THRUM_FW_FRAME_TIMES
+#endif
+#if THRUM_FW_DEPARTURES && !THRUM_FW_FRAME_TIMES
+#error "THRUM_FW_DEPARTURES needs THRUM_FW_FRAME_TIMES (version 4 is version 3 plus one message, switched by FRAME_TIMES)"
+#endif
 
 #ifdef __cplusplus
 extern "C" {

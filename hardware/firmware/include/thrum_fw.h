@@ -394,6 +394,32 @@ typedef struct thrum_frame_times {
 } thrum_frame_times_t;
 #endif
 
+#if THRUM_FW_DEPARTURES
+/** No ACK awaits its departure (thrum_departures_t.state). */
+#define THRUM_DEPARTURE_NONE 0u
+/** The pending ACK's frame is written: the IN-complete interrupt watches for `end`. */
+#define THRUM_DEPARTURE_PENDING 1u
+/** It left at `left_at`: the main loop reports it in the next frame with room. */
+#define THRUM_DEPARTURE_LEFT 2u
+
+/** ACK departures (§3.7): the bytes the core wrote, the bytes the host's IN transfers took, and
+ *  the one fresh ACK whose departure is awaited. `written` is the main loop's; `taken` only the
+ *  IN-complete interrupt writes (thrum_fw_usb_in_done). The pending ACK passes between the two
+ *  with `state`, written last by each side: the main loop fills `end` and `rx_time` while the
+ *  state is NONE and then sets PENDING; the interrupt, only while PENDING, sets `left_at` and then
+ *  LEFT; the main loop reads `left_at` only once it sees LEFT, after which the interrupt leaves the
+ *  fields alone. So no field is read while the other side may be writing it. */
+typedef struct thrum_departures {
+    volatile uint16_t taken;     /**< output bytes the host's IN transfers took (wrapping) */
+    volatile uint16_t end;       /**< `written` at the end of the pending ACK's frame */
+    volatile uint32_t left_at;   /**< device time the IN transfer that took byte `end` completed */
+    volatile uint8_t state;      /**< THRUM_DEPARTURE_NONE, _PENDING or _LEFT */
+    uint8_t fresh;               /**< a valid host frame came and no ACK naming it was sent yet */
+    uint16_t written;            /**< output bytes the core handed to serial_write (wrapping) */
+    uint32_t rx_time;            /**< the pending ACK's rx_time */
+} thrum_departures_t;
+#endif
+
 /** The preset library (§4.9): the active image's place in storage, a flash in progress, the
  *  player that feeds a stored preset into the queue, and the trigger inputs. */
 typedef struct thrum_library {
@@ -472,6 +498,9 @@ typedef struct thrum_fw {
 #if THRUM_FW_FRAME_TIMES
     thrum_frame_times_t frame_times;
 #endif
+#if THRUM_FW_DEPARTURES
+    thrum_departures_t departures;
+#endif
     drv2605l_t driver;
     drv2605l_config_t driver_config;
     thrum_fw_count_t parse_failures;
@@ -502,6 +531,25 @@ void thrum_fw_receive(thrum_fw_t *fw, const uint8_t *data, size_t len, uint32_t 
  * never calls it and sends no FRAME_TIME.
  */
 void thrum_fw_usb_sof(thrum_fw_t *fw, uint16_t frame, uint32_t time);
+#endif
+
+#if THRUM_FW_DEPARTURES
+/**
+ * A USB IN transfer completed: a port with native USB calls this from its IN-complete interrupt
+ * with the bytes of the device's output that transfer took (`bytes` more, in the order the core
+ * wrote them with serial_write) and the device time at which it took the interrupt. The core
+ * counts them (a 16-bit running count, compared with the count of bytes it wrote); when they take
+ * the output up to the end of the frame that carried the newest fresh ACK, that ACK has left the
+ * device at `time`, and while the host has asked for USB timing reports (FRAME_TIMES, PROTOCOL.md
+ * §3.7) a later device frame reports it as DEPARTURE. Interrupt-safe without a lock: it adds to
+ * its own count and, only while an ACK is pending, compares, stores the time and sets a flag last
+ * (thrum_departures_t says how the main loop hands the pending ACK over). Bytes the port drops or
+ * discards (a full ring, a flush at a bus reset) count as taken: it adds them to its next call, so
+ * that both counts stay in step (a departure is then at most reported early, never late).
+ * thrum_fw_init zeroes both counts. A board without native USB never calls it and sends no
+ * DEPARTURE.
+ */
+void thrum_fw_usb_in_done(thrum_fw_t *fw, uint16_t bytes, uint32_t time);
 #endif
 
 /** Run due work: start, update and end segments, the watchdog, and flush telemetry. */

@@ -58,6 +58,7 @@ static const msg_name_t names[] = {
     {"RESTORE_CALIBRATION", THRUM_DIR_H2D, THRUM_MSG_RESTORE_CALIBRATION, {"a_cal_comp", "a_cal_bemf", "bemf_gain"}},
     {"FRAME_TIMES", THRUM_DIR_H2D, THRUM_MSG_FRAME_TIMES, {"interval_ms"}},
     {"FRAME_TIME", THRUM_DIR_D2H, THRUM_MSG_FRAME_TIME, {"frame", "time"}},
+    {"DEPARTURE", THRUM_DIR_D2H, THRUM_MSG_DEPARTURE, {"rx_time", "wait"}},
 };
 
 static unsigned vectors_checked;
