@@ -6,7 +6,9 @@
  *   ctrl & 0x03 == 1: advance the clock by ((ctrl >> 2) + 1) * 97 us, then poll
  *   ctrl & 0x03 == 2: advance the clock by ((ctrl >> 2) + 1) * 65 ms, then poll (watchdog, ends)
  *                     (both first give a USB start-of-frame, as a native-USB port's interrupt
- *                     does, with the frame number unmasked: the core masks it)
+ *                     does, with the frame number unmasked: the core masks it; and an IN
+ *                     completion that takes what the core wrote since the last one, 64 bytes
+ *                     at most, as the IN-complete interrupt would)
  *   ctrl & 0x03 == 3: receive one well-formed host frame built from the next bytes
  *                     (CTRL = 0xA0 | (ctrl >> 2 & 0x0F), SEQ, LEN ≤ 58, payload), so the
  *                     fuzzer reaches the message parsers without having to guess CRCs
@@ -31,6 +33,16 @@
             abort();                                                                       \
         }                                                                                  \
     } while (0)
+
+#if THRUM_FW_DEPARTURES
+/* The IN-complete interrupt: the host takes up to 64 bytes of what the core wrote. */
+static void in_done(thrum_fw_t *fw, uint32_t now)
+{
+    uint16_t left = (uint16_t)(fw->departures.written - fw->departures.taken);
+
+    thrum_fw_usb_in_done(fw, left > 64u ? 64u : left, now);
+}
+#endif
 
 static void check_invariants(const thrum_fw_t *fw)
 {
@@ -60,6 +72,18 @@ static void check_invariants(const thrum_fw_t *fw)
     CHECK(fw->frame_times.sof_frame <= THRUM_USB_FRAME_MASK);
     CHECK(fw->frame_times.interval_ms <= THRUM_FRAME_TIMES_MAX_INTERVAL_MS);
 #endif
+#if THRUM_FW_DEPARTURES
+    /* the IN completions never take more than was written; a pending ACK's frame end lies
+     * ahead of what they took, within what was written; one is pending or left only while
+     * FRAME_TIMES is on */
+    CHECK(fw->departures.state <= THRUM_DEPARTURE_LEFT);
+    CHECK(fw->departures.fresh <= 1u);
+    CHECK((int16_t)(uint16_t)(fw->departures.written - fw->departures.taken) >= 0);
+    CHECK(fw->departures.state != THRUM_DEPARTURE_PENDING ||
+          ((int16_t)(uint16_t)(fw->departures.end - fw->departures.taken) > 0 &&
+           (int16_t)(uint16_t)(fw->departures.written - fw->departures.end) >= 0));
+    CHECK(fw->departures.state == THRUM_DEPARTURE_NONE || fw->frame_times.interval_ms != 0u);
+#endif
     for (i = 0; i < s->count; i++) {
         const thrum_segment_t *seg = &s->queue[(s->head + i) % THRUM_FW_QUEUE_SLOTS];
         CHECK(seg->effect <= 123u);
@@ -72,9 +96,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static fake_t f;
     static thrum_fw_t fw;
     size_t at = 0;
+    uint32_t out_base; /* output bytes before the fake's log was last emptied */
 
     fake_init(&f);
     fake_boot(&f, &fw, 1000u);
+    out_base = 0;
     check_invariants(&fw);
     while (at < size) {
         uint8_t ctrl = data[at++];
@@ -92,12 +118,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #if THRUM_FW_FRAME_TIMES
             thrum_fw_usb_sof(&fw, (uint16_t)(f.now / 1000u), f.now);
 #endif
+#if THRUM_FW_DEPARTURES
+            in_done(&fw, f.now);
+#endif
             thrum_fw_poll(&fw);
             break;
         case 2:
             f.now += (arg + 1u) * 65000u;
 #if THRUM_FW_FRAME_TIMES
             thrum_fw_usb_sof(&fw, (uint16_t)(f.now / 1000u), f.now);
+#endif
+#if THRUM_FW_DEPARTURES
+            in_done(&fw, f.now);
 #endif
             thrum_fw_poll(&fw);
             break;
@@ -116,8 +148,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         }
         check_invariants(&fw);
+#if THRUM_FW_DEPARTURES
+        CHECK(fw.departures.written == (uint16_t)(out_base + f.nserial)); /* every byte counted */
+#endif
         /* The fake keeps at most 64 KiB of output; drop what was written so long runs go on. */
         if (f.nserial > FAKE_MAX_SERIAL / 2u) {
+            out_base += (uint32_t)f.nserial;
             f.nserial = 0;
             f.decoded_upto = 0;
         }
