@@ -253,10 +253,12 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, 
      * (the IN transfer that takes them may complete before this function returns). One that left
      * and still waits for a frame with room keeps its place: this ACK's departure is not reported.
      * A pending one is replaced (the interrupt may be marking it left meanwhile: then that
-     * departure is lost, one clock sample less). */
+     * departure is lost, one clock sample less). Host frames that arrived together share their
+     * rx_time: only the first one's ACK is made pending, so a DEPARTURE names the first ACK sent
+     * with its rx_time (0 after reset: an ACK with rx_time 0 is not reported). */
     if (d->fresh) {
         d->fresh = 0;
-        if (fw->frame_times.interval_ms != 0u && d->state != THRUM_DEPARTURE_LEFT) {
+        if (fw->frame_times.interval_ms != 0u && d->state != THRUM_DEPARTURE_LEFT && d->rx_time != fw->link.rx_time) {
             d->state = THRUM_DEPARTURE_NONE;
             d->end = (uint16_t)(d->written + size);
             d->rx_time = fw->link.rx_time;

@@ -251,6 +251,46 @@ static void test_newer_fresh_ack_replaces_pending(void)
     CHECK_EQ(m.field[1], 400u);
 }
 
+/* Host frames that arrive in one piece share their rx_time: the DEPARTURE names the first ACK the
+ * device sent with it (the host matches it to the first ACK it received with it), and only once. */
+static void test_frames_together_report_the_first_ack(void)
+{
+    uint8_t p[1];
+    uint8_t frames[2 * (THRUM_FRAME_OVERHEAD + 1u)];
+    uint8_t n;
+    uint32_t first_end;
+    thrum_msg_t m;
+    uint32_t rx;
+
+    boot();
+    frame_times(100);
+    CHECK_EQ(take_departures(NULL), 0u);
+    take_up_to(out_total(), f.now + 10u);
+    f.now += 1000;
+    rx = f.now;
+    msg_plain(p, THRUM_MSG_PING);
+    n = thrum_frame_encode(frames, HOST_UNSEQ, 1, p, 1);
+    n = (uint8_t)(n + thrum_frame_encode(frames + n, HOST_UNSEQ, 2, p, 1));
+    thrum_fw_receive(&fw, frames, n, rx); /* two ACKs with rx_time rx */
+    fake_decode(&f);
+    CHECK_EQ(fake_count(&f, THRUM_MSG_ACK), 2u);
+    /* the first ACK's frame (with the FRAME_TIMES ACK's departure) ends LEN + 6 bytes on */
+    first_end = given + f.serial[given - out_base + 1u] + THRUM_FRAME_OVERHEAD;
+    CHECK_EQ(take_departures(NULL), 1u);
+    take_up_to(first_end, rx + 100u);
+    f.now += 1000;
+    ping();
+    CHECK_EQ(take_departures(&m), 1u);
+    CHECK_EQ(m.field[0], rx);
+    CHECK_EQ(m.field[1], 100u);
+    take_up_to(out_total(), f.now + 10u); /* the second one's frame: not reported */
+    f.now += 1000;
+    rx = f.now - 1000u;
+    ping();
+    CHECK_EQ(take_departures(&m), 1u); /* the ping's, sent after them */
+    CHECK_EQ(m.field[0], rx);
+}
+
 static void test_sent_once(void)
 {
     unsigned i;
@@ -478,6 +518,7 @@ const test_case_t departure_tests[] = {
     {"departures: off while FRAME_TIMES' interval is 0", test_off_while_interval_zero},
     {"departures: an ACK repeated in an unsolicited frame is never reported", test_repeated_ack_never_reported},
     {"departures: a newer fresh ACK replaces the pending one", test_newer_fresh_ack_replaces_pending},
+    {"departures: frames that arrived together: the first ACK's", test_frames_together_report_the_first_ack},
     {"departures: sent once", test_sent_once},
     {"departures: the 16-bit byte counts wrap", test_counts_wrap},
     {"departures: behind the FRAME_TIME when both go", test_behind_frame_time},
