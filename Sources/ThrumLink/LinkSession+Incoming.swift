@@ -61,6 +61,7 @@ extension LinkSession {
                 libraryReports.append(report)
             case .frameTime(let report):
                 frameClock.add(frame: report.frame, device: clock.extend(DeviceTime32(rawValue: report.time)))
+            case .departure: break
             }
         }
     }

@@ -19,6 +19,9 @@ public enum DeviceMessage: Sendable, Hashable {
     /// FRAME_TIME (protocol version 3, §3.6): a USB start-of-frame and the device time the device
     /// took its interrupt, sent while FRAME_TIMES asks for them.
     case frameTime(FrameTimeReport)
+    /// DEPARTURE (protocol version 4, §3.7): the device time at which a fresh ACK left the device
+    /// (the USB IN transfer that carried its last byte completed), sent while FRAME_TIMES is on.
+    case departure(DepartureReport)
 
     /// The message id.
     public var id: UInt32 {
@@ -32,6 +35,7 @@ public enum DeviceMessage: Sendable, Hashable {
         case .capabilities: return ProtocolConstants.msgCapabilities
         case .library(let l): return l.id
         case .frameTime: return ProtocolConstants.msgFrameTime
+        case .departure: return ProtocolConstants.msgDeparture
         }
     }
 
@@ -82,6 +86,9 @@ public enum DeviceMessage: Sendable, Hashable {
         case .frameTime(let t):
             writer.uv(UInt32(t.frame))
             writer.u32(t.time)
+        case .departure(let d):
+            writer.u32(d.rxTime)
+            writer.uv(d.wait)
         }
         bytes = writer.bytes
     }
@@ -149,6 +156,13 @@ public enum DeviceMessage: Sendable, Hashable {
                 throw .fieldOutOfRange(field: "frame", value: frame)
             }
             return .frameTime(FrameTimeReport(frame: UInt16(frame), time: try reader.u32()))
+        case ProtocolConstants.msgDeparture:
+            let rxTime = try reader.u32()
+            let wait = try reader.uv()
+            guard wait <= ProtocolConstants.departureMaxWait else {
+                throw .fieldOutOfRange(field: "wait", value: wait)
+            }
+            return .departure(DepartureReport(rxTime: rxTime, wait: wait))
         default:
             if let library = try LibraryReport.read(id: id, from: &reader) { return .library(library) }
             throw .unknownMessage(id: id, direction: .deviceToHost)
@@ -182,6 +196,7 @@ extension DeviceMessage: CustomStringConvertible {
                 + "calibrated=\(c.calibrationCode)"
         case .library(let l): return l.text
         case .frameTime(let t): return "FRAME_TIME frame=\(t.frame) time=\(t.time)"
+        case .departure(let d): return "DEPARTURE rx_time=\(d.rxTime) wait=\(d.wait)"
         }
     }
 }

@@ -129,6 +129,27 @@ public struct FrameTimeReport: Sendable, Hashable {
     }
 }
 
+/// DEPARTURE (0x4C, protocol version 4): when a fresh ACK left the device (PROTOCOL.md §3.7).
+/// Over native USB an ACK waits in the device until the host's next bulk IN transfer takes it; the
+/// device reports when that transfer completed, so the host knows the device clock read at least
+/// `rxTime + wait` when the ACK arrived, not only `rxTime`.
+public struct DepartureReport: Sendable, Hashable {
+    /// The `rx_time` of the ACK that left (device time, µs, 32-bit): names that ACK, the first the
+    /// device sent with this `rx_time`.
+    public var rxTime: UInt32
+    /// µs after `rxTime` at which the USB IN transfer that took the ACK's last byte completed (its
+    /// IN-complete interrupt): the ACK left at device time `rxTime &+ wait` (modulo 2^32).
+    /// 0 ... ``ProtocolConstants/departureMaxWait``.
+    public var wait: UInt32
+
+    /// Creates a departure report. `wait` is sent as given: the codec encodes any value, and a
+    /// decoder refuses one above ``ProtocolConstants/departureMaxWait``.
+    public init(rxTime: UInt32, wait: UInt32) {
+        self.rxTime = rxTime
+        self.wait = wait
+    }
+}
+
 /// RESTORE_CALIBRATION (0x1C, protocol version 2): a kept auto-calibration result to write back
 /// into a driver that lost it (PROTOCOL.md §3.4).
 public struct CalibrationWords: Sendable, Hashable {

@@ -1,11 +1,11 @@
-/// Constants of the Thrum wire protocol, version 3, mirroring `firmware-protocol/thrum_protocol.h`
+/// Constants of the Thrum wire protocol, version 4, mirroring `firmware-protocol/thrum_protocol.h`
 /// one to one (PROTOCOL.md is normative).
 public enum ProtocolConstants {
     /// The protocol version this codec implements (`THRUM_PROTOCOL_VERSION`).
-    public static let protocolVersion: UInt32 = 3
+    public static let protocolVersion: UInt32 = 4
     /// The oldest version a host still talks to: a version-0 device (the AVR build) lacks the
-    /// preset library (version 1), the compact stream and RESTORE_CALIBRATION (version 2), and the
-    /// USB start-of-frame times (version 3).
+    /// preset library (version 1), the compact stream and RESTORE_CALIBRATION (version 2), the
+    /// USB start-of-frame times (version 3) and the ACK departures (version 4).
     public static let oldestProtocolVersion: UInt32 = 0
 
     // MARK: Framing (§1)
@@ -123,6 +123,8 @@ public enum ProtocolConstants {
     public static let msgTrigger: UInt32 = 0x4A
     /// Device → host: FRAME_TIME (version 3): one USB start-of-frame and its device time.
     public static let msgFrameTime: UInt32 = 0x4B
+    /// Device → host: DEPARTURE (version 4): when an ACK left the device over native USB.
+    public static let msgDeparture: UInt32 = 0x4C
 
     // MARK: USB start-of-frame times (§3.6)
 
@@ -131,6 +133,11 @@ public enum ProtocolConstants {
     public static let frameTimesMaxIntervalMilliseconds: UInt32 = 60_000
     /// The bits of a USB frame number (`THRUM_USB_FRAME_MASK`): FRAME_TIME `frame` is 0 ... this.
     public static let usbFrameMask: UInt16 = 0x7FF
+
+    // MARK: ACK departures (§3.7)
+
+    /// The largest DEPARTURE `wait`, µs (`THRUM_DEPARTURE_MAX_WAIT_US`): `wait` is 0 ... this.
+    public static let departureMaxWait: UInt32 = 1_000_000
 
     // MARK: The preset library (§3.3, §4.9)
 

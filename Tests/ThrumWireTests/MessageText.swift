@@ -113,6 +113,7 @@ enum MessageText {
         case "LIBRARY_DATA": return .library(.data(offset: f.u32("offset"), bytes: f.data))
         case "TRIGGER": return .library(.trigger(TriggerReport(input: f.u8("input"), preset: f.u32("preset"), time: f.u32("time"))))
         case "FRAME_TIME": return .frameTime(FrameTimeReport(frame: UInt16(f.u32("frame")), time: f.u32("time")))
+        case "DEPARTURE": return .departure(DepartureReport(rxTime: f.u32("rx_time"), wait: f.u32("wait")))
         default: fatalError("unknown device message \(name)")
         }
     }

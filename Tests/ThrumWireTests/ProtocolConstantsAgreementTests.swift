@@ -115,6 +115,8 @@ final class ProtocolConstantsAgreementTests: XCTestCase {
             "THRUM_MSG_FRAME_TIME": UInt64(P.msgFrameTime),
             "THRUM_FRAME_TIMES_MAX_INTERVAL_MS": UInt64(P.frameTimesMaxIntervalMilliseconds),
             "THRUM_USB_FRAME_MASK": UInt64(P.usbFrameMask),
+            "THRUM_MSG_DEPARTURE": UInt64(P.msgDeparture),
+            "THRUM_DEPARTURE_MAX_WAIT_US": UInt64(P.departureMaxWait),
         ]
     }()
 

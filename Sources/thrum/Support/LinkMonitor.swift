@@ -132,6 +132,8 @@ struct LinkMonitor {
                     break  // library replies answer `thrum flash` / `library list`; triggers show as onsets
                 case .frameTime:
                     break  // USB start-of-frame times feed the host's fit, not this display
+                case .departure:
+                    break  // ACK departures feed the host's clock model, not this display
                 }
             }
         }
