@@ -76,6 +76,7 @@ public struct BenchReport: Sendable {
             ("inter_onset_error_p99_us", "inter-onset error p99 µs", Percentiles(row.interOnset.map(abs)).p99),
             ("inter_onset_error_p50_us", "inter-onset error p50 µs", Percentiles(row.interOnset.map(abs)).p50),
             ("settled_inter_onset_error_p99_us", "inter-onset p99 µs, settled", Percentiles(row.settledInterOnset.map(abs)).p99),
+            ("start_drift_bound_ppm", "drift ± at start ppm (median)", Percentiles(row.startDriftBound).p50),
             ("alignment_error_p50_us", "alignment error p50 µs", Percentiles(row.alignment.map(abs)).p50),
             ("alignment_error_p99_us", "alignment error p99 µs", row.alignmentP99),
             ("naive_alignment_error_p99_us", "send-when-due p99 µs", Percentiles(row.naive.map(abs)).p99),

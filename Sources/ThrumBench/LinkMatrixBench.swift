@@ -30,6 +30,10 @@ public enum LinkMatrixBench {
         /// learnt the crystal's drift by then (before, it plays at the device's nominal rate and
         /// each interval is off by the crystal's error, up to 12 µs per 120 ms at ±100 ppm).
         public var settledInterOnset: [Double] = []
+        /// Half the drift range every clock sample allows (``ClockModel/driftBoundsPPM``) when a
+        /// rhythm run starts, ppm: how well the host can know the crystal's rate then. Behind a
+        /// bridge it is far wider than the ±83 ppm a 10 µs inter-onset error over 120 ms needs.
+        public var startDriftBound: [Double] = []
         /// The same alignment for the send-when-due baseline and the symmetric-ping scheduler.
         public var naive: [Double] = []
         public var symmetric: [Double] = []
@@ -107,6 +111,7 @@ public enum LinkMatrixBench {
         let engine = try rig.engine()
         let player = try engine.makePlayer(with: BenchSetup.transients(count: count, spacing: spacing))
         let start = engine.currentTime + engine.leadTime.seconds + 0.02
+        if let range = rig.session.link.clock.driftBoundsPPM { row.startDriftBound.append((range.upperBound - range.lowerBound) / 2) }
         try player.start(atTime: start)
         engine.runUntilPlayersFinished(timeout: Double(count) * spacing + 5)
         engine.waitForOnsetReports(of: player)

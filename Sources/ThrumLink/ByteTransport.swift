@@ -62,4 +62,13 @@ public protocol ByteTransport: AnyObject {
 
     /// Closes the endpoint. Later calls fail with ``TransportError/closed``. Closing twice is harmless.
     func close()
+
+    /// The time a byte takes on a UART between this endpoint and the device, µs, when the
+    /// endpoint knows it is one at a rate it set (``UartLine``); nil when it does not know.
+    var lineByteTime: Double? { get }
+}
+
+extension ByteTransport {
+    /// Not known to be a UART.
+    public var lineByteTime: Double? { nil }
 }

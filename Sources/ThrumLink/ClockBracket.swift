@@ -23,16 +23,19 @@ struct ClockBracket {
     static let resolution = 2.0
 
     /// A bracket from `samples` (nil without any); slopes are limited to ±`slopeLimit`.
-    init?(samples: [ClockSample], slopeLimit: Double) {
+    /// `lineByteTime`: the least µs a byte takes on the line (0: no serial line known): a frame's
+    /// bytes cross before its `rx_time` (outbound) and the reply's after it (return).
+    init?(samples: [ClockSample], slopeLimit: Double, lineByteTime: Double = 0) {
         guard let newest = samples.last else { return nil }
         hostReference = newest.hostSend
         deviceReference = newest.deviceReceive
         for s in samples {
             let y = Double((s.deviceReceive - deviceReference).microseconds)
-            let xs = (s.hostSend - hostReference).microseconds
+            let xs = (s.hostSend - hostReference).microseconds + lineByteTime * Double(s.outboundBytes)
             let xr = (s.hostReceive - hostReference).microseconds
+            let yr = Double((s.deviceTimeAtReturn - deviceReference).microseconds) + lineByteTime * Double(s.inboundBytes)
             outbound.append((xs, y - xs + Self.resolution))
-            inbound.append((xr, y - xr))
+            inbound.append((xr, yr - xr))
         }
         // Only hull points can bind the slope: the lower hull of the upper-bound points and the
         // upper hull of the lower-bound points.

@@ -39,10 +39,12 @@ struct ClockFit: Sendable {
         inbound.reserveCapacity(samples.count)
         for s in samples {
             let y = Double((s.deviceReceive - deviceReference).microseconds)
-            let xs = (s.hostSend - hostReference).microseconds
+            let line = configuration.guaranteedLineByteTime
+            let xs = (s.hostSend - hostReference).microseconds + line * Double(s.outboundBytes)
             let xr = (s.hostReceive - hostReference).microseconds
+            let yr = Double((s.deviceTimeAtReturn - deviceReference).microseconds) + line * Double(s.inboundBytes)
             outbound.append((xs, y - xs))
-            inbound.append((xr, y - xr))
+            inbound.append((xr, yr - xr))
         }
         let xs = outbound.map(\.x)
         let span = xs.max()! - xs.min()!
@@ -68,9 +70,13 @@ struct ClockFit: Sendable {
         // Points are brought to the shortest frame's floor, not to zero bytes, so the estimate
         // keeps its place inside the bracket.
         let counts = samples.map(\.outboundBytes)
-        var byteTime = previousByteTime ?? 0
+        var byteTime = configuration.lineByteTime == nil ? previousByteTime ?? 0 : 0
         var corrected = outboundEnvelope(byteTime: byteTime)
-        if let learnt = ClockEnvelope.perByte(
+        if let known = configuration.lineByteTime {
+            // The line's bytes are off both legs already (at the least rate the ends may run);
+            // the points are not moved again.
+            byteTime = known
+        } else if let learnt = ClockEnvelope.perByte(
             outbound, counts: counts, slope: corrected.line.slope, bins: max(1, configuration.byteTimeSpans)) {
             byteTime = learnt
             corrected = outboundEnvelope(byteTime: byteTime)

@@ -17,17 +17,33 @@ public struct ClockSample: Sendable, Hashable {
     /// because data came): then ``hostReceive`` includes the host's wake-up, which
     /// ``ClockModel/readerWakeFloor`` bounds from below. False when the bytes were already waiting.
     public var readerWoken: Bool
+    /// When the ACK left the device, if the device saw it go (DEPARTURE): the device time at
+    /// which the host's USB IN transfer took it. At the host's receive time the device clock read
+    /// at least this, which is later than ``deviceReceive`` by the time the ACK waited in the
+    /// device for the host to poll. Nil when unknown (then ``deviceReceive`` bounds it).
+    public var deviceDeparture: DeviceTime?
+    /// Bytes of the device frame that carried the ACK, on the wire: on a serial line they cross
+    /// after `rx_time` (the device builds its reply once the host's frame is in), so they are part
+    /// of the return leg (0 when unknown).
+    public var inboundBytes: Int = 0
 
     /// Creates a sample.
     public init(
-        hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime, outboundBytes: Int = 0, readerWoken: Bool = false
+        hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime, outboundBytes: Int = 0, readerWoken: Bool = false,
+        deviceDeparture: DeviceTime? = nil, inboundBytes: Int = 0
     ) {
         self.hostSend = hostSend
         self.hostReceive = hostReceive
         self.deviceReceive = deviceReceive
         self.outboundBytes = outboundBytes
         self.readerWoken = readerWoken
+        self.deviceDeparture = deviceDeparture
+        self.inboundBytes = inboundBytes
     }
+
+    /// The latest device time known to have passed by ``hostReceive``: the departure when the
+    /// device reported it, else ``deviceReceive``.
+    public var deviceTimeAtReturn: DeviceTime { deviceDeparture.map { max($0, deviceReceive) } ?? deviceReceive }
 
     /// The round trip the sample measured.
     public var roundTrip: HostDuration { hostReceive - hostSend }
@@ -86,12 +102,13 @@ public struct ClockModel: Sendable {
 
     /// Adds a sample whose device time is the 32-bit `rx_time` of an ACK, and refits.
     public mutating func addSample(
-        hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime32, outboundBytes: Int = 0, readerWoken: Bool = false
+        hostSend: HostTime, hostReceive: HostTime, deviceReceive: DeviceTime32, outboundBytes: Int = 0, readerWoken: Bool = false,
+        inboundBytes: Int = 0
     ) {
         addSample(
             ClockSample(
                 hostSend: hostSend, hostReceive: hostReceive, deviceReceive: extender.extend(deviceReceive),
-                outboundBytes: outboundBytes, readerWoken: readerWoken))
+                outboundBytes: outboundBytes, readerWoken: readerWoken, inboundBytes: inboundBytes))
     }
 
     /// Adds a sample whose device time is already extended, and refits.
@@ -114,10 +131,34 @@ public struct ClockModel: Sendable {
         let horizon = sample.hostReceive - configuration.windowDuration
         samples.removeAll { $0.hostReceive < horizon }
         if samples.count > configuration.windowSamples { samples.removeFirst(samples.count - configuration.windowSamples) }
+        refit()
+    }
+
+    /// Records when the ACK whose `rx_time` was `deviceReceive` left the device (DEPARTURE,
+    /// PROTOCOL.md §3.7): the device time `wait` after it, when the host's USB IN transfer took
+    /// it. The oldest sample in the window with that `rx_time` gets it as its
+    /// ``ClockSample/deviceDeparture``, and the model refits: at that sample's receive time the
+    /// device clock read at least the departure, so the bracket's lower edge rises by the time the
+    /// ACK waited for the host's poll. Host frames that arrived together share an `rx_time`; the
+    /// device reports the first ACK it sent with it, which left no later than any other, so
+    /// whichever of them the host's oldest sample came from, the departure is no later than that
+    /// ACK's own. Returns false when no sample in the window has that `rx_time`.
+    @discardableResult
+    public mutating func addDeparture(ofReceive deviceReceive: DeviceTime32, wait: DeviceDuration) -> Bool {
+        let received = extend(deviceReceive)
+        guard wait.microseconds >= 0, let index = samples.firstIndex(where: { $0.deviceReceive == received }) else { return false }
+        samples[index].deviceDeparture = received + wait
+        refit()
+        return true
+    }
+
+    /// Rebuilds the fit, the bracket and the outbound bounds from the window.
+    private mutating func refit() {
         fit = ClockFit(
             samples: samples, configuration: configuration, previousDrift: fit?.estimate.slope, previousByteTime: fit?.byteTime,
             readerWakeFloor: readerWakeFloor.microseconds)
-        bracket = ClockBracket(samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6)
+        bracket = ClockBracket(
+            samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6, lineByteTime: configuration.guaranteedLineByteTime)
         outboundBound = computeOutboundDelayBound(
             quantile: Self.defaultOutboundQuantile, last: Self.defaultOutboundSamples, excludingOwnBytes: false)
         outboundBoundNetOfBytes = computeOutboundDelayBound(

@@ -67,6 +67,17 @@ public struct ClockModelConfiguration: Sendable {
     /// are known to differ, as on USB (≈ 0: OUT data leaves with the next start of frame, while
     /// IN data waits for a poll). Nil: unknown, so the model assumes symmetric legs.
     public var outboundDelayFloor: HostDuration? = nil
+    /// The time a byte takes on the line, µs, when the link is a UART whose rate the host set (a
+    /// USB-serial bridge: 10 bits at the configured baud). Every frame then crosses no sooner
+    /// than its bytes allow at the line's fastest rate (``lineRateTolerance``), both ways: the
+    /// bracket and the estimate take that off each leg. Nil: not known to be a UART.
+    public var lineByteTime: Double? = nil
+    /// How much faster than its nominal rate either end's UART may run (baud generators round:
+    /// an AVR at 16 MHz sends 115 200 baud 2.1 % fast).
+    public var lineRateTolerance: Double = 0.05
+
+    /// The least time a byte takes on the line (0 when not known).
+    var guaranteedLineByteTime: Double { (lineByteTime ?? 0) * (1 - lineRateTolerance) }
     /// Spans of host time the window is cut into to measure drift over a long baseline (see
     /// ``ClockEnvelope``); below 2, the single hull edge above the window's mean is used.
     public var slopeBins: Int = 8

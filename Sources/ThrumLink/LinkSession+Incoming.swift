@@ -31,7 +31,7 @@ extension LinkSession {
             counters.badPayloads += 1
             return
         }
-        handle(ack, now: now)
+        handle(ack, now: now, frameBytes: frame.payload.count + ProtocolConstants.frameOverhead)
         for message in messages.dropFirst() {
             switch message {
             case .ack:
@@ -61,7 +61,9 @@ extension LinkSession {
                 libraryReports.append(report)
             case .frameTime(let report):
                 frameClock.add(frame: report.frame, device: clock.extend(DeviceTime32(rawValue: report.time)))
-            case .departure: break
+            case .departure(let report):
+                let wait = DeviceDuration.microseconds(Int64(report.wait))
+                if clock.addDeparture(ofReceive: DeviceTime32(rawValue: report.rxTime), wait: wait) { counters.departures += 1 }
             }
         }
     }
@@ -70,7 +72,7 @@ extension LinkSession {
     /// (THRUM_FW_ONSET_ECHO_MAX holds three).
     static let onsetMemory = 32
 
-    private func handle(_ ack: Acknowledgement, now: HostTime) {
+    private func handle(_ ack: Acknowledgement, now: HostTime, frameBytes: Int) {
         let record = sentLog.removeValue(forKey: Self.logKey(ctrl: ack.rxCtrl, seq: ack.rxSeq))
         if let record {
             lastAnswerTime = now
@@ -81,7 +83,7 @@ extension LinkSession {
             counters.roundTripSamples += 1
             clock.addSample(
                 hostSend: record.time, hostReceive: now, deviceReceive: DeviceTime32(rawValue: ack.rxTime),
-                outboundBytes: record.bytesThrough, readerWoken: receivingWoken)
+                outboundBytes: record.bytesThrough, readerWoken: receivingWoken, inboundBytes: frameBytes)
         }
         guard case .connected = state else { return }
         if !lane.started {

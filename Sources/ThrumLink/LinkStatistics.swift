@@ -34,6 +34,9 @@ public struct LinkStatistics: Sendable, Equatable {
     public var lostDeviceFrames = 0
     /// Round-trip samples taken (Karn's rule excludes retransmitted frames).
     public var roundTripSamples = 0
+    /// ACK departures (DEPARTURE, PROTOCOL.md §3.7) the clock model took: samples whose return
+    /// leg starts when the host's USB IN transfer took the ACK rather than when it was written.
+    public var departures = 0
     /// Smoothed round-trip time (RFC 6298), zero before the first sample.
     public var smoothedRoundTrip: HostDuration = .zero
     /// Round-trip variation (RFC 6298), zero before the first sample.

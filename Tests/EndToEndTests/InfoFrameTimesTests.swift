@@ -14,8 +14,11 @@ final class InfoFrameTimesTests: XCTestCase {
         // The built-in device's crystal runs 100 ppm slow; the model's frame grid 25 ppm fast.
         let truth = ((1 - 100e-6) / (1 + LinkCatalogue.usbFrameClockPPM * 1e-6) - 1) * 1e6
         XCTAssertEqual(try XCTUnwrap(link["frame_drift_ppm"] as? Double), truth, accuracy: 0.5)
+        // Its ACKs' departures (protocol 4) come behind later ACKs: the pings of the wait bring some.
+        XCTAssertGreaterThan(link["departure_reports"] as? Int ?? 0, 0)
         let text = try ThrumProcess.run(["info"])
         XCTAssertTrue(text.standardOutput.contains("frames: crystal -125.0"), text.standardOutput)
+        XCTAssertTrue(text.standardOutput.contains("ACK departures"), text.standardOutput)
     }
 
     func testADeviceOverAPseudoTerminalHasNoFramesToCount() throws {
@@ -25,6 +28,7 @@ final class InfoFrameTimesTests: XCTestCase {
         XCTAssertEqual(info.status, 0, info.standardError)
         let link = try XCTUnwrap((try CLITestSupport.json(info) as? [String: Any])?["link"] as? [String: Any])
         XCTAssertEqual(link["frame_reports"] as? Int, 0)
+        XCTAssertEqual(link["departure_reports"] as? Int, 0)
         XCTAssertTrue(link["frame_drift_ppm"] is NSNull)
         let text = try ThrumProcess.run(["info", "--port", simulator.ptyPath])
         XCTAssertTrue(text.standardOutput.contains("frames: no USB start-of-frame times"), text.standardOutput)

@@ -81,7 +81,10 @@ public final class DeviceSession {
         self.pump = pump
         self.configuration = configuration
         self.endpointName = endpointName
-        link = LinkSession(clock: pump.clock, configuration: configuration.link)
+        var linkConfiguration = configuration.link
+        // What the port knows of the line (a UART at the rate it set) bounds the clock's legs.
+        if linkConfiguration.clock.lineByteTime == nil { linkConfiguration.clock.lineByteTime = pump.lineByteTime }
+        link = LinkSession(clock: pump.clock, configuration: linkConfiguration)
     }
 
     var now: HostTime { pump.clock.now() }

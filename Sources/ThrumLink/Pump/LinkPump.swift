@@ -14,9 +14,17 @@ public protocol LinkPump: AnyObject {
     /// Exchanges bytes and runs the session's timers until `deadline`, returning early as soon
     /// as bytes from the device have been handed to the session.
     func run(_ session: LinkSession, until deadline: HostTime) throws(TransportError)
+
+    /// The time a byte takes on a UART between the host's port and the device, µs, when the port
+    /// says it is one (``ByteTransport/lineByteTime``); nil when it does not. A session sets its
+    /// clock model's ``ClockModelConfiguration/lineByteTime`` from it.
+    var lineByteTime: Double? { get }
 }
 
 extension LinkPump {
+    /// Not known to be a UART.
+    public var lineByteTime: Double? { nil }
+
     /// Runs the pump until `condition` holds or `deadline` passes; returns whether it holds.
     public func run(
         _ session: LinkSession, until deadline: HostTime, while pending: () -> Bool

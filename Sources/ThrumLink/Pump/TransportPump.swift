@@ -6,6 +6,8 @@ public final class TransportPump: LinkPump {
     /// The transport bytes travel over.
     public let transport: any ByteTransport
     public let clock: any HostClock
+    /// The transport's (``ByteTransport/lineByteTime``).
+    public var lineByteTime: Double? { transport.lineByteTime }
     /// Bytes written to the transport since creation.
     public private(set) var bytesWritten = 0
     /// Bytes read from the transport since creation.

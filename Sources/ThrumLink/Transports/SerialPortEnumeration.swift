@@ -87,7 +87,7 @@ public enum SerialPortEnumeration {
         pointer.map { String(cString: $0) }
     }
 
-    private static func info(of port: OpaquePointer) -> SerialPortInfo {
+    static func info(of port: OpaquePointer) -> SerialPortInfo {
         let kind: SerialPortKind
         switch sp_get_port_transport(port) {
         case SP_TRANSPORT_USB: kind = .usb

@@ -18,6 +18,9 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
     public let endpointName: String
     /// The baud rate the port was configured with.
     public let baudRate: Int
+    /// The time a byte takes on the UART behind the port, µs, when the port is one (a native
+    /// UART or a known USB-serial bridge, ``UartLine``); nil for a USB CDC device.
+    public let lineByteTime: Double?
     /// How long ``write(_:)`` waits for the operating system to take all bytes.
     public let writeTimeout: HostDuration
 
@@ -87,6 +90,7 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
         self.handle = handle >= 0 ? handle : -1
         self.endpointName = path
         self.baudRate = baud
+        self.lineByteTime = UartLine.byteTime(of: SerialPortEnumeration.info(of: port), baud: baud)
         self.writeTimeout = writeTimeout
     }
 

@@ -242,6 +242,20 @@ public final class VirtualDevice {
         thrum_fw_usb_sof(firmware, number, deviceClock(atTrueTime: time))
     }
 
+    /// The host's USB IN transfer took the next `bytes` bytes of the device's output (in the order
+    /// ``takeOutput()`` gave them) and completed at true time `time` (µs): the firmware takes its
+    /// IN-complete interrupt there, reading its clock (`thrum_fw_usb_in_done`), and reports the
+    /// departure of the ACK those bytes carried (PROTOCOL.md §3.7). The pump calls it once per
+    /// chunk, in order, for every chunk on a link whose device sees its IN transfers.
+    public func inTransferCompleted(bytes: Int, at time: UInt64) {
+        var left = bytes
+        while left > 0 {
+            let part = min(left, Int(UInt16.max))
+            thrum_fw_usb_in_done(firmware, UInt16(part), deviceClock(atTrueTime: time))
+            left -= part
+        }
+    }
+
     /// Takes the bytes the firmware has written to the host since the last call.
     public func takeOutput() -> [UInt8] {
         defer { output.removeAll(keepingCapacity: true) }

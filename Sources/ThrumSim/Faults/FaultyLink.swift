@@ -54,6 +54,12 @@ public struct FaultyLink<Base: LinkModel>: LinkModel {
 
     public func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? { lossy.startOfFrame(atOrBefore: time) }
 
+    /// The base link's: what the link does to a chunk after the transfer (loss, a stall, a
+    /// duplicate) the device does not see.
+    public var lastInTransferCompletion: UInt64? { lossy.lastInTransferCompletion }
+
+    public var lineByteTime: Double? { lossy.lineByteTime }
+
     /// The end of the stall under way at `t`, if any.
     func stallEnd(covering t: UInt64) -> UInt64? {
         plan.stalls.first { $0.start <= t && t < $0.start + $0.length }.map { $0.start + $0.length }

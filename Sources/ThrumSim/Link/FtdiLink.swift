@@ -17,6 +17,8 @@
 public struct FtdiLink: LinkModel, Sendable {
     /// The serial side.
     public var uart: UartLink
+    /// The bridge's UART at the rate the host set (the host knows the chip by its USB ids).
+    public var lineByteTime: Double? { uart.byteTime }
     /// The bridge's latency timer, µs.
     public var latencyTimer: UInt64
     /// Buffered bytes that trigger an immediate transfer.
@@ -95,6 +97,8 @@ public struct FtdiLink: LinkModel, Sendable {
 public struct Ch340Link: LinkModel, Sendable {
     /// The serial side.
     public var uart: UartLink
+    /// The bridge's UART at the rate the host set (the host knows the chip by its USB ids).
+    public var lineByteTime: Double? { uart.byteTime }
     /// Line idle time after which received bytes are handed to USB, µs.
     public var idleTimeout: UInt64
     /// Bulk IN packet size.

@@ -52,6 +52,11 @@ public struct JitteredLink<Base: LinkModel>: LinkModel {
     }
 
     public func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? { base.startOfFrame(atOrBefore: time) }
+
+    /// The base link's: the host's wake-up comes after the transfer.
+    public var lastInTransferCompletion: UInt64? { base.lastInTransferCompletion }
+
+    public var lineByteTime: Double? { base.lineByteTime }
 }
 
 /// Loses and corrupts chunks of another link: each chunk is lost with probability `loss`, and
@@ -106,4 +111,9 @@ public struct LossyLink<Base: LinkModel>: LinkModel {
     public mutating func hostWakeLatency(at time: UInt64) -> UInt64 { base.hostWakeLatency(at: time) }
 
     public func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? { base.startOfFrame(atOrBefore: time) }
+
+    /// The base link's: a chunk lost or corrupted was still taken by the transfer.
+    public var lastInTransferCompletion: UInt64? { base.lastInTransferCompletion }
+
+    public var lineByteTime: Double? { base.lineByteTime }
 }

@@ -18,9 +18,9 @@ public struct LinkProfile: Sendable {
 
 /// The link matrix of issue 7 and DESIGN.md §6.
 extension LinkProfile {
-    /// This profile with the USB start-of-frame grid hidden from the device: it sends no frame
-    /// times (as behind a serial bridge, or a device of protocol version 2), every delivery and
-    /// wake-up as before.
+    /// This profile with the USB start-of-frame grid and IN transfers hidden from the device: it
+    /// sends no frame times and no ACK departures (as behind a serial bridge, or a device of
+    /// protocol version 2), every delivery and wake-up as before.
     public var withoutStartOfFrames: LinkProfile {
         let base = self
         return LinkProfile(name: name + "-no-sof", summary: summary + "; no start-of-frame times") { seed in
@@ -29,7 +29,8 @@ extension LinkProfile {
     }
 }
 
-/// A link whose device sees no start of frame (``LinkProfile/withoutStartOfFrames``).
+/// A link whose device sees no start of frame and no IN transfer (``LinkProfile/withoutStartOfFrames``):
+/// the protocol's defaults of ``LinkModel`` for both.
 struct HiddenStartOfFrames: LinkModel {
     var base: any LinkModel
 
@@ -38,6 +39,8 @@ struct HiddenStartOfFrames: LinkModel {
     }
 
     mutating func hostWakeLatency(at time: UInt64) -> UInt64 { base.hostWakeLatency(at: time) }
+
+    var lineByteTime: Double? { base.lineByteTime }
 }
 
 public enum LinkCatalogue {

@@ -17,6 +17,18 @@ public protocol LinkModel {
     /// 11-bit frame number and its true time. Nil on a link whose device sees none (a serial line,
     /// a USB-serial bridge: the bridge chip sees the frames, the microcontroller behind it does not).
     func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)?
+
+    /// When the host's USB IN transfer took the chunk this model last delivered device → host, as
+    /// the device sees it: the true time (µs) at which a native-USB microcontroller's IN-complete
+    /// interrupt fires, before the host's own latency in reading it. Nil on a link whose device
+    /// cannot see it (a serial line; behind a USB-serial bridge the bridge chip sees it, the
+    /// microcontroller does not).
+    var lastInTransferCompletion: UInt64? { get }
+
+    /// What the host's port says about this link: the time a byte takes on a UART between the
+    /// port and the device (µs) when the port is one at a rate the host set — a USB-serial
+    /// bridge or a plain serial line (``UartLine``) — nil when it is not (native USB, ideal).
+    var lineByteTime: Double? { get }
 }
 
 extension LinkModel {
@@ -25,6 +37,12 @@ extension LinkModel {
 
     /// No start-of-frame grid.
     public func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? { nil }
+
+    /// No IN transfers the device sees.
+    public var lastInTransferCompletion: UInt64? { nil }
+
+    /// Not a UART the host knows of.
+    public var lineByteTime: Double? { nil }
 }
 
 /// Which way a chunk travels.
@@ -70,4 +88,8 @@ public struct AnyLinkModel: LinkModel {
     public mutating func hostWakeLatency(at time: UInt64) -> UInt64 { base.hostWakeLatency(at: time) }
 
     public func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? { base.startOfFrame(atOrBefore: time) }
+
+    public var lastInTransferCompletion: UInt64? { base.lastInTransferCompletion }
+
+    public var lineByteTime: Double? { base.lineByteTime }
 }

@@ -13,6 +13,8 @@ public final class SimulatedPump: LinkPump {
     /// The virtual clock, moved by this pump.
     public let manualClock: ManualClock
     public var clock: any HostClock { manualClock }
+    /// What the host's port would say of the link (``LinkModel/lineByteTime``).
+    public var lineByteTime: Double? { link.lineByteTime }
     /// The link between host and device.
     public var link: any LinkModel
     /// Bytes the host wrote / the device wrote, since creation.
@@ -52,6 +54,9 @@ public final class SimulatedPump: LinkPump {
 
     private var toDevice: [InFlight] = []
     private var toHost: [InFlight] = []
+    /// Chunks of device output whose USB IN transfer completes later (true µs, bytes), in the order
+    /// the device wrote them: the device is told when each completes (ACK departures).
+    private var inTransfers: [(time: UInt64, bytes: Int)] = []
     private var order = 0
     /// The session timer deadline the host is sleeping towards, and when it actually wakes for it
     /// (the deadline plus the link's scheduling latency, drawn once per deadline).
@@ -81,11 +86,13 @@ public final class SimulatedPump: LinkPump {
             if let t = session.nextDeadline { next = min(next, max(now, wakeTime(for: t))) }
             if let t = toDevice.map(\.arrival).min() { next = min(next, max(now, t)) }
             if let t = toHost.map(\.arrival).min() { next = min(next, max(now, t)) }
+            if let t = inTransfers.first?.time { next = min(next, max(now, t)) }
             if next == now { next = now + 1 }
 
             giveStartOfFrame(atOrBefore: now)
             device.advance(to: next)
             manualClock.advance(to: HostTime(nanoseconds: Int64(next) * 1_000))
+            completeInTransfers(upTo: next)
             deliverToDevice(upTo: next)
             collectDeviceOutput(at: next)
             let delivered = deliverToHost(session, upTo: next)
@@ -108,9 +115,11 @@ public final class SimulatedPump: LinkPump {
             let now = trueTime
             var next = min(end, now + device.configuration.pollInterval, max(now, device.nextFirmwarePass) + 1)
             if let t = toDevice.map(\.arrival).min() { next = min(next, max(now + 1, t)) }
+            if let t = inTransfers.first?.time { next = min(next, max(now + 1, t)) }
             giveStartOfFrame(atOrBefore: now)
             device.advance(to: next)
             manualClock.advance(to: HostTime(nanoseconds: Int64(next) * 1_000))
+            completeInTransfers(upTo: next)
             deliverToDevice(upTo: next)
             collectDeviceOutput(at: next)
         }
@@ -126,9 +135,11 @@ public final class SimulatedPump: LinkPump {
                 isDisconnected = true
                 toDevice.removeAll()
                 toHost.removeAll()
+                inTransfers.removeAll()
                 throw .disconnected
             case .reset:
                 toDevice.removeAll()
+                inTransfers.removeAll()  // the new firmware counts its output from zero
                 device.reset()
             }
         }
@@ -173,10 +184,34 @@ public final class SimulatedPump: LinkPump {
     private func collectDeviceOutput(at t: UInt64) {
         var bytes = device.takeOutput()
         guard !bytes.isEmpty else { return }
-        deviceBytesWritten += bytes.count
-        if let arrival = link.deliver(&bytes, writtenAt: t, direction: .deviceToHost) {
+        let written = bytes.count
+        deviceBytesWritten += written
+        let arrival = link.deliver(&bytes, writtenAt: t, direction: .deviceToHost)
+        if let arrival {
             order += 1
             toHost.append(InFlight(arrival: arrival, order: order, bytes: bytes))
+        }
+        noteInTransfer(of: written, writtenAt: t, delivered: arrival != nil)
+    }
+
+    /// Schedules the device's IN-complete for a chunk of `bytes` it wrote at `t`, on a link whose
+    /// device sees its transfers. Every chunk is counted, a lost one too (the transfer took it;
+    /// the loss was after), so the device's count of bytes taken never falls behind: a count
+    /// behind would date a later transfer's completion to an earlier ACK, a departure later than
+    /// the truth, which the clock model's bracket must never be given. A lost chunk, whose
+    /// completion the link may not have computed, is dated no later than anything it knows.
+    private func noteInTransfer(of bytes: Int, writtenAt t: UInt64, delivered: Bool) {
+        guard let completion = link.lastInTransferCompletion else { return }
+        let previous = inTransfers.last?.time ?? t
+        let time = delivered ? max(completion, previous) : max(t, previous)
+        inTransfers.append((time, bytes))
+    }
+
+    /// Tells the device of the IN transfers completed by `t`.
+    private func completeInTransfers(upTo t: UInt64) {
+        while let first = inTransfers.first, first.time <= t {
+            inTransfers.removeFirst()
+            device.inTransferCompleted(bytes: first.bytes, at: first.time)
         }
     }
 

@@ -18,6 +18,9 @@ public struct UartLink: LinkModel, Sendable {
     /// Time to send one byte, µs.
     public var byteTime: Double { 10 / baud * 1e6 }
 
+    /// A serial port at this rate: the host set it.
+    public var lineByteTime: Double? { byteTime }
+
     public mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64? {
         let start = max(Double(time), busyUntil[direction] ?? 0)
         let end = start + byteTime * Double(bytes.count)

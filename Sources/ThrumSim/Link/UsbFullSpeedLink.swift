@@ -9,7 +9,9 @@ import ThrumTime
 ///   hands the packet to the firmware. The default, 0, is the kindest case (data exactly on the
 ///   SOF); ``LinkCatalogue`` uses 100–400 µs, a random point of the frame.
 /// - Device → host: the host polls the bulk IN endpoint once per frame, `inPollOffset` µs after
-///   the boundary; bytes the device wrote are picked up by the first poll strictly after.
+///   the boundary; bytes the device wrote are picked up by the first poll strictly after. The
+///   device sees the transfer complete (``lastInTransferCompletion``), as a native-USB
+///   microcontroller takes an IN-complete interrupt.
 /// - Each frame carries at most `packetsPerFrame` packets of up to `packetSize` bytes per
 ///   direction; a chunk too big for the frame's room spills into later frames and is delivered
 ///   when its last byte arrives. Frames never reorder, so bytes keep their order.
@@ -37,6 +39,8 @@ public struct UsbFullSpeedLink: LinkModel, Sendable {
     private var lastOutboundArrival: UInt64 = 0
     private var lastFrame: [LinkDirection: UInt64] = [:]
     private var packetsUsed: [LinkDirection: Int] = [:]
+    /// When the last device → host chunk's IN transfer completed (true µs).
+    public private(set) var lastInTransferCompletion: UInt64?
 
     /// Creates the link; the defaults are a typical full-speed bulk pipe.
     /// `outboundLanding` must stay below `framePeriod` (data lands inside its frame).
@@ -77,7 +81,10 @@ public struct UsbFullSpeedLink: LinkModel, Sendable {
             packetsUsed[direction] = 0
         }
         lastFrame[direction] = frame
-        guard direction == .hostToDevice else { return start(ofFrame: frame) + offset }
+        guard direction == .hostToDevice else {
+            lastInTransferCompletion = start(ofFrame: frame) + offset
+            return lastInTransferCompletion
+        }
         // Later data in the same frame never lands before earlier data.
         let arrival = max(start(ofFrame: frame) + outboundLanding.sample(&rng), lastOutboundArrival)
         lastOutboundArrival = arrival

@@ -167,8 +167,8 @@ enum InfoCommand: Subcommand {
             let frames = session.link.frameClock
             if let drift = frames.driftPPM {
                 return String(
-                    format: "frames: crystal %+.2f ppm against the USB frame grid (%d start-of-frame reports; the grid runs on the host controller's crystal)",
-                    drift, frames.samples.count)
+                    format: "frames: crystal %+.2f ppm against the USB frame grid (%d start-of-frame reports; the grid runs on the host controller's crystal); %d ACK departures",
+                    drift, frames.samples.count, session.link.statistics.departures)
             }
             if !frames.samples.isEmpty {
                 return "frames: \(frames.samples.count) start-of-frame report(s), too few to count the crystal yet"
@@ -227,6 +227,7 @@ enum InfoCommand: Subcommand {
                     "device_time_s": (deviceSeconds * 1e6).rounded() / 1e6,
                     "frame_reports": session.link.frameClock.samples.count,
                     "frame_drift_ppm": JSONOutput.orNull(session.link.frameClock.driftPPM.map { ($0 * 100).rounded() / 100 }),
+                    "departure_reports": stats.departures,
                 ] as [String: Any],
             ]
         }
