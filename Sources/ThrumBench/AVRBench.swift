@@ -34,9 +34,10 @@ public enum AVRBench {
     /// The virtual device's link beside the AVR's: the pseudo-terminal delivers each host byte to
     /// the simulated UART at its byte time (simavr: 93.5 µs at 115 200 baud), within the harness's
     /// 50 µs pump, and each device byte as its UART sends it; no USB frames, no bridge timer. So: a
-    /// plain 115 200 baud line (``UartLink``), no wake-up jitter.
+    /// plain 115 200 baud line (``UartLink``), no wake-up jitter, whose rate the host does not
+    /// know (a pty says nothing of the UART behind it).
     public static let ptyLink = LinkProfile(name: "uart-115200", summary: "plain 115 200 baud line, no bridge, no wake-up jitter (like the AVR's pty)") { _ in
-        UartLink(baud: 115_200)
+        UartLink(baud: 115_200, hostSeesUart: false)
     }
 
     /// What to run.
