@@ -37,4 +37,36 @@ static inline int thrum_clear_terminal_exclusive(int fd) { return ioctl(fd, TIOC
 /** flock(fd, LOCK_EX | LOCK_NB): an advisory lock every Thrum opener takes; fails with EWOULDBLOCK when held. */
 static inline int thrum_lock_exclusive(int fd) { return flock(fd, LOCK_EX | LOCK_NB); }
 
+#if defined(__linux__)
+#include <errno.h>
+#include <linux/serial.h>
+/**
+ * Asks a serial driver for low latency (TIOCGSERIAL, set ASYNC_LOW_LATENCY, TIOCSSERIAL). The
+ * FTDI driver (ftdi_sio) then sets the bridge's latency timer to 1 ms instead of its 16 ms
+ * default; the flag is one a port's user may set without privileges. Returns 0, or -1 with errno
+ * (ENOTTY on a terminal without serial settings, a pseudo-terminal).
+ */
+static inline int thrum_request_low_latency(int fd)
+{
+    struct serial_struct serial;
+    if (ioctl(fd, TIOCGSERIAL, &serial) != 0) {
+        return -1;
+    }
+    if (serial.flags & ASYNC_LOW_LATENCY) {
+        return 0;
+    }
+    serial.flags |= ASYNC_LOW_LATENCY;
+    return ioctl(fd, TIOCSSERIAL, &serial);
+}
+#else
+#include <errno.h>
+/** No serial low-latency flag on this system. */
+static inline int thrum_request_low_latency(int fd)
+{
+    (void)fd;
+    errno = ENOTSUP;
+    return -1;
+}
+#endif
+
 #endif

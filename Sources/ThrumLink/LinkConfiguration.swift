@@ -8,7 +8,7 @@ public struct LinkConfiguration: Sendable {
     public var identifyAttempts: Int = 5
     /// Once connected, an UNSEQ PING goes out whenever nothing was sent for this long: fresh
     /// clock samples near every event keep the reported bounds narrow. Costs about 46 B/s host → device
-    /// and 104 B/s back when idle on `usb-fs` (`thrum bench` reports it per link), within 200 B/s each way.
+    /// and 149 B/s back when idle on `usb-fs`, frame times and ACK departures included (`thrum bench` reports it per link), within 200 B/s each way.
     public var pingInterval: HostDuration = .milliseconds(150)
     /// For this long after connecting the link probes every ``startupPingInterval`` instead (and
     /// every ``densePingInterval`` for the first ``denseProbing`` of it): the clock model's bracket

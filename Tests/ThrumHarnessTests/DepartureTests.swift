@@ -105,7 +105,8 @@ final class DepartureTests: XCTestCase {
 final class LineByteTimeSessionTests: XCTestCase {
     func testTheSessionTakesTheLinesByteTimeFromThePort() throws {
         let expected: [String: Double?] = [
-            "ideal": nil, "usb-fs": nil, "usb-fs-stalls": nil, "ftdi-115200-16ms": 1e7 / 115_200, "ftdi-1m-1ms": 10, "ch340": 1e7 / 115_200,
+            "ideal": nil, "usb-fs": nil, "usb-fs-stalls": nil, "ftdi-115200-16ms": 1e7 / 115_200, "ftdi-115200-1ms": 1e7 / 115_200,
+            "ftdi-1m-1ms": 10, "ch340": 1e7 / 115_200,
         ]
         for profile in LinkCatalogue.all {
             let rig = VirtualRig(link: profile, seed: 1)

@@ -6,11 +6,15 @@ import XCTest
 
 /// On the realistic USB model the host's reader wakes 0.5–8 ms after data arrives, as its timers
 /// do: the link learns that floor from its own timers and the clock estimate moves by half of it
-/// toward the truth, while the bracket stays as the samples alone make it.
+/// toward the truth, while the bracket stays as the samples alone make it. Measured on a device
+/// that reports no ACK departures (protocol < 4): there the return leg also holds the ACK's
+/// 600–900 µs wait for the IN poll, and the estimate's error is large enough for the floor's share
+/// to show against the model's scatter (with departures the estimate is within ≈ 0.2 ms either
+/// way at this instant, `DepartureTests`).
 final class ReaderWakeFloorTests: XCTestCase {
     func testTheLinkLearnsTheHostsWakeFloorAndTheEstimateMovesTowardTheTruth() throws {
         for seed: UInt64 in [3, 4] {
-            let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: seed)
+            let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed.withoutStartOfFrames, seed: seed)
             try rig.connect(calibrate: false)
             let deadline = rig.clock.now() + .seconds(3)
             while rig.clock.now() < deadline { try rig.pump.run(rig.session.link, until: deadline) }

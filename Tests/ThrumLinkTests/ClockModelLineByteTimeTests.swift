@@ -1,4 +1,4 @@
-import ThrumLink
+@testable import ThrumLink
 import ThrumTime
 import XCTest
 
@@ -111,5 +111,29 @@ final class UartLineTests: XCTestCase {
         let (a, _) = InMemoryTransport.makePair()
         XCTAssertNil(a.lineByteTime)
         XCTAssertNil(TransportPump(transport: a).lineByteTime)
+    }
+}
+
+/// The request for low latency that lowers an FTDI bridge's latency timer: which ports get it,
+/// and that a terminal without serial settings refuses it cleanly.
+final class LowLatencyRequestTests: XCTestCase {
+    func testOnlyFtdiBridgesHaveALatencyTimerToLower() {
+        XCTAssertTrue(UartLine.hasLatencyTimer(SerialPortInfo(name: "/dev/ttyUSB0", kind: .usb, usbVendorID: 0x0403, usbProductID: 0x6001)))
+        XCTAssertTrue(UartLine.hasLatencyTimer(SerialPortInfo(name: "/dev/ttyUSB0", kind: .usb, usbVendorID: 0x0403, usbProductID: 0x6015)))
+        XCTAssertFalse(UartLine.hasLatencyTimer(SerialPortInfo(name: "/dev/ttyUSB0", kind: .usb, usbVendorID: 0x1A86, usbProductID: 0x7523)))
+        XCTAssertFalse(UartLine.hasLatencyTimer(SerialPortInfo(name: "/dev/ttyUSB0", kind: .usb, usbVendorID: 0x0403, usbProductID: 0x1234)))
+        XCTAssertFalse(UartLine.hasLatencyTimer(SerialPortInfo(name: "/dev/ttyS0", kind: .native)))
+    }
+
+    func testAPseudoTerminalRefusesTheRequest() throws {
+        let system = RealTermiosSystem()
+        let master = try system.openPseudoTerminalMaster(flags: O_RDWR | O_NOCTTY).get()
+        defer { _ = system.close(master) }
+        guard case .failure(let error) = system.requestLowLatency(master) else {
+            return XCTFail("a pseudo-terminal has no serial settings to change")
+        }
+        #if os(Linux)
+        XCTAssertEqual(error, .notATerminal)
+        #endif
     }
 }

@@ -29,6 +29,7 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
         case setTerminalExclusive(CInt)
         case clearTerminalExclusive(CInt)
         case processesHolding(String)
+        case requestLowLatency(CInt)
 
         var description: String {
             switch self {
@@ -48,6 +49,7 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
             case .setTerminalExclusive(let fd): return "ioctl(\(fd), TIOCEXCL)"
             case .clearTerminalExclusive(let fd): return "ioctl(\(fd), TIOCNXCL)"
             case .processesHolding(let p): return "holders(\(p))"
+            case .requestLowLatency(let fd): return "ioctl(\(fd), TIOCSSERIAL, ASYNC_LOW_LATENCY)"
             }
         }
     }
@@ -206,6 +208,11 @@ final class RecordingTermiosSystem: TermiosSystem, @unchecked Sendable {
     func clearTerminalExclusive(_ fd: CInt) -> Result<Void, SystemErrno> {
         record(.clearTerminalExclusive(fd))
         return .success(())
+    }
+
+    func requestLowLatency(_ fd: CInt) -> Result<Void, SystemErrno> {
+        record(.requestLowLatency(fd))
+        return .failure(.notATerminal)
     }
 
     func processesHolding(_ path: String) -> [String] {

@@ -21,6 +21,11 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
     /// The time a byte takes on the UART behind the port, µs, when the port is one (a native
     /// UART or a known USB-serial bridge, ``UartLine``); nil for a USB CDC device.
     public let lineByteTime: Double?
+    /// Whether the port is an FTDI bridge whose driver took the request for low latency: its
+    /// latency timer is then 1 ms instead of the factory 16 ms (Linux `ftdi_sio`; the setting
+    /// stays with the port until it is unplugged). False on every other port, and where the
+    /// driver refused it.
+    public let latencyTimerLowered: Bool
     /// How long ``write(_:)`` waits for the operating system to take all bytes.
     public let writeTimeout: HostDuration
 
@@ -85,12 +90,18 @@ public final class SerialPortTransport: ByteTransport, @unchecked Sendable {
             sp_free_port(port)
             throw .configurationFailed(path: path, reason: reason)
         }
+        let info = SerialPortEnumeration.info(of: port)
+        // Behind an FTDI bridge a reply waits in the chip for its latency timer (16 ms from the
+        // factory): ask the driver for 1 ms, as robotics tools do.
+        var lowered = false
+        if UartLine.hasLatencyTimer(info), handle >= 0, case .success = RealTermiosSystem().requestLowLatency(handle) { lowered = true }
+        self.latencyTimerLowered = lowered
         _ = sp_flush(port, SP_BUF_BOTH)
         self.port = port
         self.handle = handle >= 0 ? handle : -1
         self.endpointName = path
         self.baudRate = baud
-        self.lineByteTime = UartLine.byteTime(of: SerialPortEnumeration.info(of: port), baud: baud)
+        self.lineByteTime = UartLine.byteTime(of: info, baud: baud)
         self.writeTimeout = writeTimeout
     }
 

@@ -55,6 +55,10 @@ protocol TermiosSystem: Sendable {
     /// The other processes that have `path` open, as `PID 1234 (name)` (empty when none can be
     /// found: Linux reads `/proc/*/fd`; elsewhere nothing is known).
     func processesHolding(_ path: String) -> [String]
+    /// Asks the serial driver for low latency (`ASYNC_LOW_LATENCY` through TIOCSSERIAL, Linux):
+    /// an FTDI bridge's latency timer goes from 16 ms to 1 ms. Fails on a terminal without serial
+    /// settings (a pseudo-terminal: ENOTTY) and where the flag does not exist.
+    func requestLowLatency(_ fd: CInt) -> Result<Void, SystemErrno>
 }
 
 extension TermiosSystem {
@@ -158,6 +162,10 @@ struct RealTermiosSystem: TermiosSystem {
 
     func processesHolding(_ path: String) -> [String] {
         Platform.processesHolding(path)
+    }
+
+    func requestLowLatency(_ fd: CInt) -> Result<Void, SystemErrno> {
+        thrum_request_low_latency(fd) == 0 ? .success(()) : .failure(.current)
     }
 }
 

@@ -17,6 +17,13 @@ public enum UartLine {
         USBID(0x067B, 0x2303), USBID(0x067B, 0x23A3),
     ]
 
+    /// The bridges with a latency timer: FTDI's, which hold a partly filled packet back for up to
+    /// 16 ms (the factory setting) before handing it to the host, unless the host lowers it.
+    public static func hasLatencyTimer(_ port: SerialPortInfo) -> Bool {
+        guard port.kind == .usb, let vendor = port.usbVendorID, let product = port.usbProductID else { return false }
+        return vendor == 0x0403 && knownBridges.contains(USBID(vendor, product))
+    }
+
     /// A USB vendor and product id.
     public struct USBID: Hashable, Sendable {
         public var vendor: Int

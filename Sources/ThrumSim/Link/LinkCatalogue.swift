@@ -70,6 +70,9 @@ public enum LinkCatalogue {
         LinkProfile(name: "ftdi-115200-16ms", summary: "FTDI bridge, 115 200 baud, latency timer 16 ms (factory); 0.5–8 ms wake-up jitter") { seed in
             JitteredLink(base: FtdiLink(uart: UartLink(baud: 115_200), latencyTimer: 16_000, timerPhase: seed &* 7_919), jitter: wakeJitter, seed: seed)
         },
+        LinkProfile(name: "ftdi-115200-1ms", summary: "FTDI bridge, 115 200 baud, latency timer 1 ms (what thrum asks the Linux driver for, SerialPortTransport.latencyTimerLowered); 0.5–8 ms wake-up jitter") { seed in
+            JitteredLink(base: FtdiLink(uart: UartLink(baud: 115_200), latencyTimer: 1_000, timerPhase: seed &* 7_919), jitter: wakeJitter, seed: seed)
+        },
         LinkProfile(name: "ftdi-1m-1ms", summary: "FTDI bridge, 1 Mbaud, latency timer 1 ms; 0.5–8 ms wake-up jitter") { seed in
             JitteredLink(base: FtdiLink(uart: UartLink(baud: 1_000_000), latencyTimer: 1_000, timerPhase: seed &* 7_919), jitter: wakeJitter, seed: seed)
         },
