@@ -16,6 +16,7 @@ final class InfoFrameTimesTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(link["frame_drift_ppm"] as? Double), truth, accuracy: 0.5)
         // Its ACKs' departures (protocol 4) come behind later ACKs: the pings of the wait bring some.
         XCTAssertGreaterThan(link["departure_reports"] as? Int ?? 0, 0)
+        XCTAssertTrue(link["line_byte_time_us"] is NSNull, "native USB: no byte time")
         let text = try ThrumProcess.run(["info"])
         XCTAssertTrue(text.standardOutput.contains("frames: crystal -125.0"), text.standardOutput)
         XCTAssertTrue(text.standardOutput.contains("ACK departures"), text.standardOutput)
@@ -29,6 +30,7 @@ final class InfoFrameTimesTests: XCTestCase {
         let link = try XCTUnwrap((try CLITestSupport.json(info) as? [String: Any])?["link"] as? [String: Any])
         XCTAssertEqual(link["frame_reports"] as? Int, 0)
         XCTAssertEqual(link["departure_reports"] as? Int, 0)
+        XCTAssertTrue(link["line_byte_time_us"] is NSNull, "a pseudo-terminal says nothing of the line")
         XCTAssertTrue(link["frame_drift_ppm"] is NSNull)
         let text = try ThrumProcess.run(["info", "--port", simulator.ptyPath])
         XCTAssertTrue(text.standardOutput.contains("frames: no USB start-of-frame times"), text.standardOutput)

@@ -228,6 +228,7 @@ enum InfoCommand: Subcommand {
                     "frame_reports": session.link.frameClock.samples.count,
                     "frame_drift_ppm": JSONOutput.orNull(session.link.frameClock.driftPPM.map { ($0 * 100).rounded() / 100 }),
                     "departure_reports": stats.departures,
+                    "line_byte_time_us": JSONOutput.orNull(session.link.configuration.clock.lineByteTime.map { ($0 * 1000).rounded() / 1000 }),
                 ] as [String: Any],
             ]
         }
