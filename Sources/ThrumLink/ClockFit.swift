@@ -37,9 +37,9 @@ struct ClockFit: Sendable {
         var inbound: [(x: Double, z: Double)] = []
         outbound.reserveCapacity(samples.count)
         inbound.reserveCapacity(samples.count)
+        let line = configuration.guaranteedLineByteTime
         for s in samples {
             let y = Double((s.deviceReceive - deviceReference).microseconds)
-            let line = configuration.guaranteedLineByteTime
             let xs = (s.hostSend - hostReference).microseconds + line * Double(s.outboundBytes)
             let xr = (s.hostReceive - hostReference).microseconds
             let yr = Double((s.deviceTimeAtReturn - deviceReference).microseconds) + line * Double(s.inboundBytes)

@@ -23,7 +23,7 @@ extension LinkProfile {
     /// protocol version 2), every delivery and wake-up as before.
     public var withoutStartOfFrames: LinkProfile {
         let base = self
-        return LinkProfile(name: name + "-no-sof", summary: summary + "; no start-of-frame times") { seed in
+        return LinkProfile(name: name + "-no-sof", summary: summary + "; no start-of-frame times or ACK departures") { seed in
             HiddenStartOfFrames(base: base.make(seed))
         }
     }
