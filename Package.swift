@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink", "ThrumTime"]),
         .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
         .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumAudio", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
-        .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness"]),
+        .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness", "ThrumTestSupport"]),
         .testTarget(name: "ThrumTests", dependencies: ["Thrum", "ThrumHarness", "ThrumSim", "ThrumTestSupport"]),
         // The Core Haptics guides' samples ported by renames only, checked against the chip.
         .testTarget(name: "SamplePortTests", dependencies: ["Thrum", "ThrumHarness", "ThrumSim", "ThrumTestSupport"]),

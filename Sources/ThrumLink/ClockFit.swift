@@ -69,19 +69,22 @@ struct ClockFit: Sendable {
         // none was), then fit the envelope to the points without it.
         // Points are brought to the shortest frame's floor, not to zero bytes, so the estimate
         // keeps its place inside the bracket.
-        let counts = samples.map(\.outboundBytes)
-        var byteTime = configuration.lineByteTime == nil ? previousByteTime ?? 0 : 0
-        var corrected = outboundEnvelope(byteTime: byteTime)
+        var corrected: (line: ClockLine, points: [(x: Double, z: Double)])
         if let known = configuration.lineByteTime {
-            // The line's bytes are off both legs already (at the least rate the ends may run);
-            // the points are not moved again.
+            // A known line: its bytes are off both legs already (at the least rate the ends may
+            // run), so nothing is learnt and the points are not moved again.
             byteTime = known
-        } else if let learnt = ClockEnvelope.perByte(
-            outbound, counts: counts, slope: corrected.line.slope, bins: max(1, configuration.byteTimeSpans)) {
-            byteTime = learnt
+            corrected = outboundEnvelope(byteTime: 0)
+        } else {
+            byteTime = previousByteTime ?? 0
             corrected = outboundEnvelope(byteTime: byteTime)
+            if let learnt = ClockEnvelope.perByte(
+                outbound, counts: samples.map(\.outboundBytes), slope: corrected.line.slope,
+                bins: max(1, configuration.byteTimeSpans)) {
+                byteTime = learnt
+                corrected = outboundEnvelope(byteTime: byteTime)
+            }
         }
-        self.byteTime = byteTime
         upper = corrected.line
         outbound = corrected.points
         lower = ClockEnvelope.upper(inbound, slope: fixed, slopeLimit: limit, bins: bins)

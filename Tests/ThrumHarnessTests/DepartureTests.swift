@@ -3,6 +3,7 @@ import ThrumHarness
 import ThrumLink
 import ThrumPattern
 import ThrumSim
+import ThrumTestSupport
 import ThrumTime
 import XCTest
 
@@ -77,11 +78,7 @@ final class DepartureTests: XCTestCase {
     func testOnNativeUsbEventsLandWithinAQuarterMillisecondOfTheIntentFromTheFirst() throws {
         // As `thrum play` does: the pattern starts as soon as the engine has connected.
         let pattern = HapticPattern(
-            events: (0..<30).map { k in
-                HapticEvent(
-                    eventType: .hapticTransient, parameters: [HapticEventParameter(parameterID: .hapticIntensity, value: 1)],
-                    relativeTime: Double(k) * 0.12)
-            }, parameters: [], parameterCurves: [])
+            events: (0..<30).map { TestPatterns.transient(at: Double($0) * 0.12, sharpness: nil) }, parameters: [], parameterCurves: [])
         var errors: [Double] = []
         for seed: UInt64 in [1, 2, 3] {
             let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: seed)
