@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "ThrumAudioTests", dependencies: ["ThrumAudio", "ThrumTime", "ThrumPattern"]),
         .testTarget(name: "ThrumLibraryTests", dependencies: ["ThrumLibrary", "ThrumCompiler", "ThrumPattern", "ThrumTestSupport"]),
         .testTarget(name: "ThrumLinkTests", dependencies: ["ThrumLink", "ThrumTime"]),
-        .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime"]),
+        .testTarget(name: "ThrumSimTests", dependencies: ["ThrumSim", "ThrumTime", "ThrumLink", "ThrumWire"]),
         .testTarget(name: "ThrumEngineTests", dependencies: ["ThrumEngine", "ThrumAudio", "ThrumSim", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(name: "ThrumHarnessTests", dependencies: ["ThrumHarness", "ThrumTestSupport"]),
         .testTarget(name: "ThrumTests", dependencies: ["Thrum", "ThrumHarness", "ThrumSim", "ThrumTestSupport"]),

@@ -15,8 +15,8 @@ public final class DeviceServer {
     public var maximumWait: HostDuration = .microseconds(250)
 
     private let origin: HostTime
-    /// Link faults applied to bytes both ways (nil: none), and the device events still to come.
-    private var link: FaultyLink<FixedLatencyLink>?
+    /// The link the bytes cross (``link``), with the link faults of ``faults`` on top.
+    private var path: FaultyLink<AnyLinkModel>
     private var deviceFaults: [SimulatedPump.DeviceFault] = []
     private var inbound: [(arrival: UInt64, order: Int, bytes: [UInt8])] = []
     private var outbound: [(arrival: UInt64, order: Int, bytes: [UInt8])] = []
@@ -28,16 +28,22 @@ public final class DeviceServer {
     /// Called when an injected device event happens (for the CLI to say so): the event and the true time, µs.
     public var onDeviceFault: ((SimulatedPump.DeviceFault) -> Void)?
 
+    /// How bytes cross between the pseudo-terminal and the device (default: at once). Set before
+    /// serving. Any ``LinkModel`` works: a catalogue model or a ``DelayLink`` (`thrum sim --link`).
+    public var link: any LinkModel = FixedLatencyLink(latency: 0) {
+        didSet { rebuildPath() }
+    }
+
     /// The faults being injected (none by default). Set before serving.
     public var faults = FaultPlan() {
         didSet {
-            link = faults.affectsLink ? FaultyLink(base: FixedLatencyLink(latency: 0), plan: faults) : nil
+            rebuildPath()
             deviceFaults = SimulatedPump.deviceFaults(of: faults).sorted { $0.time < $1.time }
         }
     }
 
     /// Link faults injected so far.
-    public var injectedLinkFaults: FaultyLink<FixedLatencyLink>.Counts { link?.counts ?? .init() }
+    public var injectedLinkFaults: FaultyLink<AnyLinkModel>.Counts { path.counts }
 
     /// Creates a server; true time zero of the device is now on `clock`.
     public init(device: VirtualDevice, transport: any ByteTransport, clock: any HostClock = MonotonicClock()) {
@@ -45,6 +51,11 @@ public final class DeviceServer {
         self.transport = transport
         self.clock = clock
         origin = clock.now() - .microseconds(Int64(device.now))
+        path = FaultyLink(base: AnyLinkModel(FixedLatencyLink(latency: 0)), plan: FaultPlan())
+    }
+
+    private func rebuildPath() {
+        path = FaultyLink(base: AnyLinkModel(link), plan: faults)
     }
 
     /// Serves until the transport fails or `shouldStop` returns true.
@@ -54,14 +65,22 @@ public final class DeviceServer {
         }
     }
 
-    /// One pass: wait briefly for bytes, bring the device up to the present, deliver, write output.
+    /// One pass: wait briefly for bytes (no longer than until the next chunk is due), bring the
+    /// device up to the present, deliver what has arrived, write what is due.
     ///
-    /// With ``faults``, bytes cross a ``FaultyLink`` both ways and the device events happen at
-    /// their times: a reset restarts the device, a disconnect closes the transport (the host sees
-    /// the port hang up) and ends serving with ``TransportError/disconnected``.
+    /// Bytes cross ``link`` (at once by default) and, with ``faults``, a ``FaultyLink`` both ways,
+    /// and the device events happen at their times: a reset restarts the device, a disconnect
+    /// closes the transport (the host sees the port hang up) and ends serving with
+    /// ``TransportError/disconnected``.
+    ///
+    /// Causality holds as on a board: the device stamps bytes with the true time they reached it
+    /// (never later: the host may already have the ACK that carries the stamp), and what the device
+    /// writes leaves no earlier than the true time it was written at. A firmware pass that spent
+    /// bus time runs the device ahead of the wall clock by that much, so its output waits here until
+    /// the wall clock has caught up.
     public func servePass() throws(TransportError) {
         defer { reportRegisterWrites() }
-        let bytes = try transport.read(maxCount: 4096, timeout: maximumWait)
+        let bytes = try transport.read(maxCount: 4096, timeout: waitLimit(at: trueNow))
         let now = trueNow
         while let fault = deviceFaults.first, fault.time <= now {
             deviceFaults.removeFirst()
@@ -76,17 +95,24 @@ public final class DeviceServer {
                 device.reset()
             }
         }
-        device.advance(to: now)
-        guard link != nil else {
-            device.receive(bytes)
-            let output = device.takeOutput()
-            if !output.isEmpty { try transport.write(output) }
-            return
-        }
         enqueue(bytes, at: now, direction: .hostToDevice, into: &inbound)
-        for chunk in takeDue(&inbound, at: now) { device.receive(chunk) }
-        enqueue(device.takeOutput(), at: now, direction: .deviceToHost, into: &outbound)
-        for chunk in takeDue(&outbound, at: now) { try transport.write(chunk) }
+        // Each chunk reaches the device at its own arrival, and is stamped there.
+        for chunk in takeDue(&inbound, at: now) {
+            device.advance(to: max(device.now, chunk.arrival))
+            device.receive(chunk.bytes, arrivedAt: chunk.arrival)
+            enqueue(device.takeOutput(), at: device.now, direction: .deviceToHost, into: &outbound)
+        }
+        device.advance(to: now)
+        enqueue(device.takeOutput(), at: device.now, direction: .deviceToHost, into: &outbound)
+        for chunk in takeDue(&outbound, at: trueNow) { try transport.write(chunk.bytes) }
+    }
+
+    /// How long the next read may wait: ``maximumWait``, or less when a chunk falls due sooner.
+    private func waitLimit(at now: UInt64) -> HostDuration {
+        let next = (inbound + outbound).map(\.arrival).min()
+        guard let next else { return maximumWait }
+        let until = HostDuration.microseconds(Int64(next > now ? next - now : 0))
+        return min(maximumWait, until)
     }
 
     private func enqueue(
@@ -95,15 +121,17 @@ public final class DeviceServer {
     ) {
         guard !bytes.isEmpty else { return }
         var chunk = bytes
-        guard let arrival = link?.deliver(&chunk, writtenAt: now, direction: direction) else { return }
+        guard let arrival = path.deliver(&chunk, writtenAt: now, direction: direction) else { return }
         order += 1
         queue.append((arrival, order, chunk))
     }
 
-    private func takeDue(_ queue: inout [(arrival: UInt64, order: Int, bytes: [UInt8])], at now: UInt64) -> [[UInt8]] {
+    private func takeDue(
+        _ queue: inout [(arrival: UInt64, order: Int, bytes: [UInt8])], at now: UInt64
+    ) -> [(arrival: UInt64, order: Int, bytes: [UInt8])] {
         let due = queue.filter { $0.arrival <= now }.sorted { ($0.arrival, $0.order) < ($1.arrival, $1.order) }
         queue.removeAll { $0.arrival <= now }
-        return due.map(\.bytes)
+        return due
     }
 
     private func reportRegisterWrites() {

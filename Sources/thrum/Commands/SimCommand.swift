@@ -42,6 +42,13 @@ enum SimCommand: Subcommand {
                              crosses from T for D; disconnect@T: the pty hangs up and sim exits;
                              reset@T: the device's microcontroller resets (repeatable); seed=N.
                              Times count from the start of serving; units us, ms or s.
+          --link SPEC        delay the bytes on the pseudo-terminal as a link would: a link model
+                             by name (usb-fs, ftdi-115200-16ms, ch340, … as in `thrum bench`), or
+                             out=A-B,back=A-B (per-direction delays, uniform), stall=A-B@P (a
+                             chunk held A to B with probability P, and what follows it waits),
+                             tick=T (device → host bytes released only on a T tick), baud=N,
+                             seed=N; e.g. out=0.3-0.6ms,back=2-6ms. Bytes keep their order on each
+                             leg. Combine with --fault for loss and bit flips
 
         With --mcu, the firmware binary itself runs instead, in the simavr AVR simulator: the
         separate `avrsim` program (hardware/avrsim; simavr is GPL-3.0 and stays out of Thrum) with a
@@ -85,6 +92,7 @@ enum SimCommand: Subcommand {
         let noActuator = arguments.flag("no-actuator")
         let mounted = try arguments.option("mounted").map { try ActuatorChoice.resolve($0) }
         let faultText = try arguments.option("fault")
+        let linkText = try arguments.option("link")
         let tracePath = try arguments.option("trace")
         let storagePath = try arguments.option("storage")
         _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
@@ -101,6 +109,14 @@ enum SimCommand: Subcommand {
                 faults = try FaultPlan(parsing: faultText)
             } catch {
                 throw UsageError(message: "--fault: \(error.description)")
+            }
+        }
+        var link: (any LinkModel)?
+        if let linkText {
+            do {
+                link = try LinkSpec.link(parsing: linkText)
+            } catch {
+                throw UsageError(message: "--link: \(error.description)")
             }
         }
         let profile = chosenProfile ?? ActuatorProfile.default
@@ -145,8 +161,10 @@ enum SimCommand: Subcommand {
         flushStandardOutput()
         let triggers = storagePath == nil ? nil : TriggerLines()
         if !faults.isEmpty { print("injecting faults: \(faultText ?? "")") }
+        if let linkText { print("link: \(linkText)") }
         flushStandardOutput()
         let server = DeviceServer(device: device, transport: terminal.master)
+        if let link { server.link = link }
         server.faults = faults
         if let tracePath {
             guard FileManager.default.createFile(atPath: tracePath, contents: Data("time_us,monotonic_ns,register,value\n".utf8)),
