@@ -18,6 +18,8 @@ struct ClockBracket {
     private let deviceReference: DeviceTime
     /// The drift range every pair of samples allows (µs per µs).
     private(set) var slopeRange: ClosedRange<Double>
+    /// µs added on each side of every interval: the largest contradiction among the window's samples.
+    let slack: Double
     /// Slack for the device clock's 1 µs resolution (`rx_time` is the clock read after arrival,
     /// truncated) and the firmware's clock read after an onset's register write.
     static let resolution = 2.0
@@ -26,10 +28,15 @@ struct ClockBracket {
     /// `lineByteTime`: the least µs a byte takes on the line (0: no serial line known): a frame's
     /// bytes cross before its `rx_time` (outbound) and the reply's after it (return).
     init?(samples: [ClockSample], slopeLimit: Double, lineByteTime: Double = 0) {
-        guard let newest = samples.last else { return nil }
+        // A sample that contradicted the window is left out (one of its facts is false, and it may
+        // be the sample's), and every interval is widened by its excess instead (``slack``): wide
+        // enough to hold the truth whether the sample or the samples it contradicted were wrong.
+        let agreeing = samples.filter { $0.inconsistency == .zero }
+        slack = samples.lazy.map(\.inconsistency.microseconds).max() ?? 0
+        guard let newest = agreeing.last else { return nil }
         hostReference = newest.hostSend
         deviceReference = newest.deviceReceive
-        for s in samples {
+        for s in agreeing {
             let y = Double((s.deviceReceive - deviceReference).microseconds)
             let xs = (s.hostSend - hostReference).microseconds + lineByteTime * Double(s.outboundBytes)
             let xr = (s.hostReceive - hostReference).microseconds
@@ -49,6 +56,11 @@ struct ClockBracket {
         }
         // Inconsistent samples (a clock that jumped) leave no slope: fall back to the limit.
         slopeRange = smin <= smax ? smin...smax : -slopeLimit...slopeLimit
+        // At any slope the tightest upper constraint lies on the lower hull of the upper-bound
+        // points and the tightest lower one on the upper hull of the lower-bound points, so θ
+        // needs only those (a few points, however many samples the window holds).
+        outbound = low
+        inbound = high
     }
 
     /// The range of θ (device − host, µs, relative to the references) at host µs `x`: the highest
@@ -93,9 +105,23 @@ struct ClockBracket {
         // θ moves by (drift × distance): evaluate once more where each end lies.
         lo = y - theta(at: lo).high
         hi = y - theta(at: hi).low
-        lo -= Self.resolution
-        hi += Self.resolution
+        lo -= Self.resolution + slack
+        hi += Self.resolution + slack
         return (hostReference + .seconds(lo / 1e6))...(hostReference + .seconds(max(lo, hi) / 1e6))
+    }
+
+    /// How far (µs) `sample`'s two facts fall outside this bracket (of the samples that agree,
+    /// before ``slack``: a clock that moved keeps contradicting it, sample after sample): its `rx_time` below the lowest
+    /// device clock the bracket allows at the sample's send time, or its return time above the
+    /// highest at its receive time. Zero when the sample agrees with every sample before it.
+    func contradiction(of sample: ClockSample, lineByteTime: Double) -> Double {
+        let y = Double((sample.deviceReceive - deviceReference).microseconds)
+        let xs = (sample.hostSend - hostReference).microseconds + lineByteTime * Double(sample.outboundBytes)
+        let xr = (sample.hostReceive - hostReference).microseconds
+        let yr = Double((sample.deviceTimeAtReturn - deviceReference).microseconds) + lineByteTime * Double(sample.inboundBytes)
+        let outboundExcess = theta(at: xs).low - (y - xs + Self.resolution)
+        let returnExcess = (yr - xr) - theta(at: xr).high
+        return max(0, outboundExcess, returnExcess)
     }
 
     /// The lower (`lower` true) or upper convex hull of points, by x.

@@ -26,6 +26,11 @@ public struct ClockSample: Sendable, Hashable {
     /// after `rx_time` (the device builds its reply once the host's frame is in), so they are part
     /// of the return leg (0 when unknown).
     public var inboundBytes: Int = 0
+    /// How far this sample's facts contradicted the guaranteed bracket of the samples before it
+    /// (zero: they agreed). A device that stamps a frame after the ACK had already left, or a
+    /// clock that stalls or steps by less than ``ClockModelConfiguration/jumpThreshold``, shows this
+    /// way; the bracket relaxes both of the sample's facts by this much (``ClockModel/inconsistency``).
+    public var inconsistency: HostDuration = .zero
 
     /// Creates a sample.
     public init(
@@ -84,6 +89,12 @@ public struct ClockModel: Sendable {
     private var fit: ClockFit?
     /// Times the window restarted because a sample could not belong to the same clock.
     public private(set) var jumps = 0
+    /// How many samples contradicted the bracket of the samples before them (each a broken fact:
+    /// see ``ClockSample/inconsistency``), or restarted the window (``jumps``), since the model was
+    /// made. A bound computed near one of them may not hold: the engine marks such onsets.
+    public private(set) var contradictions = 0
+    /// The host time (the sample's receive time) and size of the newest contradiction, if any.
+    public private(set) var lastContradiction: (at: HostTime, size: HostDuration)?
     /// The least time the host's reader takes to run after data arrived, as measured on the host's
     /// own timer wake-ups (zero: nothing known). Only the estimate uses it, from the next sample
     /// on (see above).
@@ -112,7 +123,16 @@ public struct ClockModel: Sendable {
     }
 
     /// Adds a sample whose device time is already extended, and refits.
+    ///
+    /// The sample is checked against what the window already knows: its `rx_time` must lie
+    /// between the bracket's lowest device clock at its send time and highest at its receive time.
+    /// Far outside (beyond ``ClockModelConfiguration/jumpThreshold``) the device restarted or its
+    /// clock was set: the window starts afresh. A little outside, some fact the bracket rests on
+    /// broke (a late stamp, a clock that stalled): the sample keeps its facts relaxed by the
+    /// excess (``ClockSample/inconsistency``), so the bracket widens instead of narrowing on a
+    /// falsehood, and the contradiction is counted (``contradictions``).
     public mutating func addSample(_ sample: ClockSample) {
+        var sample = sample
         // A sample outside the bracket by more than the jump threshold is physically impossible
         // for the same clock: the device restarted or its clock was set. Start the window afresh.
         if fit != nil, !samples.isEmpty {
@@ -123,9 +143,29 @@ public struct ClockModel: Sendable {
             if device < Double(atSend.lowerBound.microseconds) - threshold
                 || device > Double(atReceive.upperBound.microseconds) + threshold
             {
+                let size = max(Double(atSend.lowerBound.microseconds) - device, device - Double(atReceive.upperBound.microseconds))
                 samples.removeAll()
                 jumps += 1
+                contradictions += 1
+                lastContradiction = (sample.hostReceive, .microseconds(Int64(size.rounded(.up))))
             }
+        }
+        if let bracket, !samples.isEmpty {
+            let excess = bracket.contradiction(of: sample, lineByteTime: configuration.guaranteedLineByteTime)
+            if excess > 0 {
+                sample.inconsistency = .microseconds(Int64(excess.rounded(.up)))
+                contradictions += 1
+                lastContradiction = (sample.hostReceive, sample.inconsistency)
+            }
+        }
+        // Contradictions in a row mean the clock itself moved (it stalled, or stepped by less
+        // than the jump threshold): what the window knew is of a clock that no longer is. Keep
+        // the newest samples, which agree with each other, and start from them.
+        let run = samples.reversed().prefix { $0.inconsistency > .zero }.count
+        if sample.inconsistency > .zero, run + 1 >= Self.contradictionsBeforeRestart {
+            samples = samples.suffix(run).map { var s = $0; s.inconsistency = .zero; return s }
+            sample.inconsistency = .zero
+            jumps += 1
         }
         samples.append(sample)
         let horizon = sample.hostReceive - configuration.windowDuration
@@ -133,6 +173,13 @@ public struct ClockModel: Sendable {
         if samples.count > configuration.windowSamples { samples.removeFirst(samples.count - configuration.windowSamples) }
         refit()
     }
+
+    /// How many samples in a row must contradict the window before it restarts from them.
+    static let contradictionsBeforeRestart = 3
+
+    /// The largest contradiction among the window's samples (zero when they all agree): while it
+    /// is not zero, the bracket has been widened by guesswork and a bound read from it is suspect.
+    public var inconsistency: HostDuration { samples.lazy.map(\.inconsistency).max() ?? .zero }
 
     /// Records when the ACK whose `rx_time` was `deviceReceive` left the device (DEPARTURE,
     /// PROTOCOL.md §3.7): the device time `wait` after it, when the host's USB IN transfer took

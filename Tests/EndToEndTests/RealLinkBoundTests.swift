@@ -106,6 +106,9 @@ final class RealLinkBoundTests: XCTestCase {
                 continue
             }
             let truth = (Double(truthNs) - Double(start)) / 1e9
+            if event["bound_suspect"] as? Bool == true {
+                figures.violations.append(String(format: "%.3f s: bound suspect on a link whose facts hold", requested))
+            }
             if abs(truth - drive) <= bound {
                 figures.held += 1
             } else {

@@ -62,6 +62,7 @@ extension PlaybackReport.Event {
             onsetTime: o.onsetTime.map { $0 - start }, driveOnsetTime: o.driveOnsetTime.map { $0 - start }, status: o.status,
             pass: o.pass)
         onsetBound = o.onsetBound
+        boundSuspect = o.boundSuspect
         deviceOnset = o.deviceOnset
         preShift = o.preShift
     }

@@ -72,6 +72,8 @@ extension SharedDevice {
                 if let range = clock.hostTimeBounds(atDevice: device) {
                     record.driveOnsetRange = range.lowerBound.seconds...range.upperBound.seconds
                     record.driveOnsetTime = (range.lowerBound.seconds + range.upperBound.seconds) / 2
+                    record.boundSuspect = clock.inconsistency > .zero
+                    record.boundTakenAt = session.pump.clock.now()
                 } else {
                     record.driveOnsetTime = host.seconds
                 }
@@ -88,6 +90,8 @@ extension SharedDevice {
                 other.driveOnsetTime = record.driveOnsetTime
                 other.deviceOnset = record.deviceOnset
                 other.driveOnsetRange = record.driveOnsetRange
+                other.boundSuspect = record.boundSuspect
+                other.boundTakenAt = record.boundTakenAt
                 marks[follower] = other
             }
         case .fault(let fault):
@@ -107,6 +111,20 @@ extension SharedDevice {
             if report.knownState == .standby { isPrepared = false }
         case .identified, .calibrated, .capabilities:
             break
+        }
+    }
+
+    /// A clock sample that contradicted the samples before it casts doubt on every bound read
+    /// from a window that held the samples it contradicts: the onsets whose bound was taken within
+    /// the model's window before the contradiction become suspect (``OnsetRecord/boundSuspect``).
+    func checkClockContradictions() {
+        let clock = session.link.clock
+        guard clock.contradictions != contradictionsSeen, let newest = clock.lastContradiction else { return }
+        contradictionsSeen = clock.contradictions
+        let since = newest.at - clock.configuration.windowDuration
+        for (id, record) in marks where !record.boundSuspect {
+            guard let taken = record.boundTakenAt, taken >= since else { continue }
+            marks[id]?.boundSuspect = true
         }
     }
 

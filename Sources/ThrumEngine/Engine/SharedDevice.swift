@@ -81,6 +81,8 @@ public final class SharedDevice: @unchecked Sendable {
     var storedPresetStarts: UInt32 = 0
     var preparedUntil = EngineTime.zero
     var lastClockSample: ClockSample?
+    /// The clock model's ``ThrumLink/ClockModel/contradictions`` already applied to the onsets.
+    var contradictionsSeen = 0
     /// Programs preloaded on the device, by slot.
     var preloads: [UInt8: Preload] = [:]
     var preloadUse = 0
@@ -522,6 +524,7 @@ public final class SharedDevice: @unchecked Sendable {
         }
         checkForReboot()
         guard isRunning else { return }
+        checkClockContradictions()
         publishToTimebase()
         let now = timeNow
         emit(now: now)

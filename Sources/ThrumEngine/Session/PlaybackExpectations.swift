@@ -73,6 +73,9 @@ public struct PlaybackExpectations: Sendable, Equatable {
             return "\(at): \(event.status.rawValue); expected on time within \(limit)"
         }
         guard let bound = event.onsetBound else { return "\(at): the onset has no bound; expected within \(limit)" }
+        if event.boundSuspect {
+            return "\(at): the bound is suspect (the device's clock samples contradicted each other); expected a guaranteed bound within \(limit)"
+        }
         let error = onset - event.requestedTime
         if abs(error) + bound > maxError {
             return

@@ -28,6 +28,9 @@ public struct PlaybackReport: Sendable {
         /// The "±" of ``onsetTime`` (s): half the width of the clock model's guaranteed bracket
         /// around the reported onset (``OnsetRecord/onsetBound``). Nil when not reported.
         public var onsetBound: Double?
+        /// Whether ``onsetBound`` may not hold (``OnsetRecord/boundSuspect``): the clock samples
+        /// contradicted each other around it.
+        public var boundSuspect = false
         /// The device's onset report in its own clock (µs, extended), nil when not reported.
         public var deviceOnset: DeviceTime?
         /// On the virtual device: when the chip really started driving (its first non-zero drive

@@ -95,7 +95,7 @@ enum PlayOutput {
             let trueError = truth ? (event.trueOnsetTime.map { String(format: "%+7.0f µs", ($0 - event.requestedTime) * 1e6) } ?? "      —") : ""
             let pass = event.pass > 0 ? "  (pass \(event.pass + 1))" : ""
             lines.append(
-                String(format: "%3d", event.patternIndex) + "  \(type)  \(requested)  \(onset)  \(error)  \(status)\(trueError)" + pass)
+                String(format: "%3d", event.patternIndex) + "  \(type)  \(requested)  \(onset)  \(error)\(event.boundSuspect ? "? " : "  ")\(status)\(trueError)" + pass)
         }
         if !settings.audioText.isEmpty {
             lines.append("")
@@ -111,6 +111,12 @@ enum PlayOutput {
             lines.append(
                 "expectations (\(rules.joined(separator: ", "))): " + (outcome.passed ? "passed" : "MISSED")
                     + " — \(outcome.reportedOnsets) onsets reported\(worst)")
+        }
+        if report.events.contains(where: \.boundSuspect) {
+            lines.append("")
+            lines.append(
+                "? = bound suspect: the device's clock samples contradicted each other near this onset (a stamp later than its "
+                    + "acknowledgement left, or a device clock that stalled or stepped); the bracket was widened, but it is not a guarantee")
         }
         lines.append("")
         lines.append(
@@ -131,6 +137,7 @@ enum PlayOutput {
                 "onset_s": JSONOutput.orNull(event.onsetTime.map(JSONOutput.seconds)),
                 "drive_onset_s": JSONOutput.orNull(event.driveOnsetTime.map(JSONOutput.seconds)),
                 "onset_bound_s": JSONOutput.orNull(event.onsetBound.map(JSONOutput.seconds)),
+                "bound_suspect": event.boundSuspect,
                 "true_onset_s": JSONOutput.orNull(event.trueOnsetTime.map(JSONOutput.seconds)),
                 "true_drive_onset_s": JSONOutput.orNull(event.trueDriveOnsetTime.map(JSONOutput.seconds)),
                 "device_onset_us": JSONOutput.orNull(event.deviceOnset.map { Double($0.microseconds) }),
