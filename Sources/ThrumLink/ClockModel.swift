@@ -93,8 +93,10 @@ public struct ClockModel: Sendable {
     /// see ``ClockSample/inconsistency``), or restarted the window (``jumps``), since the model was
     /// made. A bound computed near one of them may not hold: the engine marks such onsets.
     public private(set) var contradictions = 0
-    /// The host time (the sample's receive time) and size of the newest contradiction, if any.
-    public private(set) var lastContradiction: (at: HostTime, size: HostDuration)?
+    /// The newest contradiction, if any: the host time it was seen (the sample's receive time),
+    /// its size, and `since`, the device time of the oldest sample of the window it contradicted:
+    /// bounds read from that window, on onsets at or after `since`, may be affected.
+    public private(set) var lastContradiction: (at: HostTime, size: HostDuration, since: DeviceTime)?
     /// The least time the host's reader takes to run after data arrived, as measured on the host's
     /// own timer wake-ups (zero: nothing known). Only the estimate uses it, from the next sample
     /// on (see above).
@@ -144,10 +146,11 @@ public struct ClockModel: Sendable {
                 || device > Double(atReceive.upperBound.microseconds) + threshold
             {
                 let size = max(Double(atSend.lowerBound.microseconds) - device, device - Double(atReceive.upperBound.microseconds))
+                let since = windowStartDeviceTime
                 samples.removeAll()
                 jumps += 1
                 contradictions += 1
-                lastContradiction = (sample.hostReceive, .microseconds(Int64(size.rounded(.up))))
+                lastContradiction = (sample.hostReceive, .microseconds(Int64(size.rounded(.up))), since)
             }
         }
         if let bracket, !samples.isEmpty {
@@ -155,7 +158,7 @@ public struct ClockModel: Sendable {
             if excess > 0 {
                 sample.inconsistency = .microseconds(Int64(excess.rounded(.up)))
                 contradictions += 1
-                lastContradiction = (sample.hostReceive, sample.inconsistency)
+                lastContradiction = (sample.hostReceive, sample.inconsistency, windowStartDeviceTime)
             }
         }
         // Contradictions in a row mean the clock itself moved (it stalled, or stepped by less
@@ -172,6 +175,13 @@ public struct ClockModel: Sendable {
         samples.removeAll { $0.hostReceive < horizon }
         if samples.count > configuration.windowSamples { samples.removeFirst(samples.count - configuration.windowSamples) }
         refit()
+    }
+
+    /// The device time of the window's oldest sample: a contradiction puts the whole window in
+    /// doubt (the samples it contradicts may be the wrong ones, after a clock that moved and came
+    /// back), so bounds on onsets from there on are suspect.
+    private var windowStartDeviceTime: DeviceTime {
+        samples.first?.deviceReceive ?? .zero
     }
 
     /// How many samples in a row must contradict the window before it restarts from them.

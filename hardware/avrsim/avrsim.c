@@ -106,8 +106,15 @@ static void on_register_write(void *ctx, uint64_t cycle, uint8_t reg, uint8_t va
 
     s->writes++;
     if (s->trace != NULL) {
-        fprintf(s->trace, "%.4f,%u,%u,%.1f\n", cycles_to_us(s->avr, cycle), reg, value,
-                s->lag_ns > 0 ? (double)s->lag_ns / 1e3 : 0.0);
+        /* The lag at this very write, signed, read from the wall clock now: the write happened on
+         * the host's clock at t0 + time_us + pacing_lag_us, the instant the simulation executed it,
+         * and so did every byte the device sent then. Pacing keeps the simulation 200-300 µs
+         * *ahead* of the wall clock (negative lag), and the last pacing check's figure is up to
+         * 50 µs of simulated time stale, off by tens of µs while the simulation catches up after
+         * falling behind: both would misplace the truth the host is judged against. */
+        double sim_ns = cycles_to_us(s->avr, cycle) * 1e3;
+        double lag_ns = (double)(monotonic_ns() - s->t0_ns) - sim_ns;
+        fprintf(s->trace, "%.4f,%u,%u,%.1f\n", cycles_to_us(s->avr, cycle), reg, value, lag_ns / 1e3);
         fflush(s->trace);
     }
 }

@@ -109,14 +109,12 @@ public struct OnsetRecord: Equatable, Sendable {
     /// When the host meant the first non-zero drive to happen, engine time (s): the requested time
     /// less the felt-onset pre-shift.
     public var intendedDriveTime: Double { requestedTime - preShift }
-    /// Whether ``driveOnsetRange`` may not hold: the clock samples it was read from, or samples
-    /// within the model's window after it, contradicted each other (a stamp later than its ACK's
+    /// Whether ``driveOnsetRange`` may not hold: the clock samples it was read from, or a later
+    /// sample showing the clock moved after the last sample that agreed, contradicted each other (a stamp later than its ACK's
     /// departure, a device clock that stalled or stepped; ``ThrumLink/ClockModel/contradictions``).
     /// The bracket was widened by the contradiction, but a bound built on a broken fact is not a
     /// guarantee, so a report says so (`bound_suspect`) and an expectation on it fails.
     public var boundSuspect = false
-    /// The host time at which ``driveOnsetRange`` was read from the clock model.
-    public var boundTakenAt: HostTime?
     /// How the device started it (`notReported` until it reports).
     public var status: PlaybackReport.OnsetStatus
     /// The DRV2605L ROM effect this onset started (``HapticEngine/playROMEffect(_:atTime:)``), nil for pattern events.

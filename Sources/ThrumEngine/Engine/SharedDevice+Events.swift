@@ -73,7 +73,6 @@ extension SharedDevice {
                     record.driveOnsetRange = range.lowerBound.seconds...range.upperBound.seconds
                     record.driveOnsetTime = (range.lowerBound.seconds + range.upperBound.seconds) / 2
                     record.boundSuspect = clock.inconsistency > .zero
-                    record.boundTakenAt = session.pump.clock.now()
                 } else {
                     record.driveOnsetTime = host.seconds
                 }
@@ -91,7 +90,6 @@ extension SharedDevice {
                 other.deviceOnset = record.deviceOnset
                 other.driveOnsetRange = record.driveOnsetRange
                 other.boundSuspect = record.boundSuspect
-                other.boundTakenAt = record.boundTakenAt
                 marks[follower] = other
             }
         case .fault(let fault):
@@ -114,16 +112,15 @@ extension SharedDevice {
         }
     }
 
-    /// A clock sample that contradicted the samples before it casts doubt on every bound read
-    /// from a window that held the samples it contradicts: the onsets whose bound was taken within
-    /// the model's window before the contradiction become suspect (``OnsetRecord/boundSuspect``).
+    /// A clock sample that contradicted the samples before it casts doubt on the bounds already
+    /// reported for onsets after the last sample that agreed (the clock may have moved anywhere
+    /// since): those onsets become suspect (``OnsetRecord/boundSuspect``).
     func checkClockContradictions() {
         let clock = session.link.clock
         guard clock.contradictions != contradictionsSeen, let newest = clock.lastContradiction else { return }
         contradictionsSeen = clock.contradictions
-        let since = newest.at - clock.configuration.windowDuration
         for (id, record) in marks where !record.boundSuspect {
-            guard let taken = record.boundTakenAt, taken >= since else { continue }
+            guard record.driveOnsetRange != nil, let onset = record.deviceOnset, onset >= newest.since else { continue }
             marks[id]?.boundSuspect = true
         }
     }
