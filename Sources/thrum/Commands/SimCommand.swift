@@ -30,7 +30,11 @@ enum SimCommand: Subcommand {
                              FILE across restarts: `thrum flash LIB.thl --port PTY` writes it, the
                              library survives quitting and restarting the simulator. While serving,
                              a line `trigger N` (or just `N`) on standard input presses trigger
-                             input N (0…7) for 100 ms: the preset the library maps to it plays
+                             input N (0…7) for 100 ms: the preset the library maps to it plays.
+                             In the background (`thrum sim … &`) it serves on and reads its
+                             terminal again once brought to the foreground
+          --triggers PATH    read `trigger N` lines from PATH (a FIFO: `mkfifo`, for scripts and
+                             services) instead of standard input
           --trace CSV        write every register write of the chip model as it happens:
                              time_us (true time since serving started), monotonic_ns (the same
                              instant on CLOCK_MONOTONIC, the clock `thrum play --json` reports
@@ -95,6 +99,7 @@ enum SimCommand: Subcommand {
         let linkText = try arguments.option("link")
         let tracePath = try arguments.option("trace")
         let storagePath = try arguments.option("storage")
+        let triggersPath = try arguments.option("triggers")
         _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
         try arguments.finish()
         let driftRange = VirtualDevice.Configuration.crystalErrorPPMRange
@@ -159,7 +164,16 @@ enum SimCommand: Subcommand {
             }
         }
         flushStandardOutput()
-        let triggers = storagePath == nil ? nil : TriggerLines()
+        let triggers: TriggerLines?
+        if let triggersPath {
+            let descriptor = open(triggersPath, O_RDWR)  // a FIFO opened read-write never reads end of file
+            guard descriptor >= 0 else {
+                throw CommandFailure(message: "--triggers: cannot open \(triggersPath): \(String(cString: strerror(errno)))")
+            }
+            triggers = TriggerLines(descriptor: descriptor)
+        } else {
+            triggers = storagePath == nil ? nil : TriggerLines(descriptor: 0)
+        }
         if !faults.isEmpty { print("injecting faults: \(faultText ?? "")") }
         if let linkText { print("link: \(linkText)") }
         flushStandardOutput()
@@ -212,20 +226,32 @@ enum SimCommand: Subcommand {
     }
 }
 
-/// Lines `trigger N` (or `N`) read from standard input on a thread of their own, handed to the
-/// serving loop (which owns the device) through a lock.
+/// Lines `trigger N` (or `N`) read from a descriptor (standard input, or a FIFO given with
+/// `--triggers`) on a thread of their own, handed to the serving loop (which owns the device)
+/// through a lock.
 final class TriggerLines: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [Int] = []
 
-    init() {
-        // Raw reads of descriptor 0, not readLine(): a thread blocked in getline holds the stdin
+    /// Reads lines from `descriptor` until its end of file (the simulator serves on after it).
+    ///
+    /// A simulator started in the background (`thrum sim … &`) must not be stopped by its shell
+    /// for reading the terminal (SIGTTIN, "Stopped (tty input)"): the signal is ignored, so such a
+    /// read fails with EIO instead, and the thread tries again every 250 ms until the job is
+    /// brought to the foreground.
+    init(descriptor: Int32) {
+        if descriptor == 0 { signal(SIGTTIN, SIG_IGN) }
+        // Raw reads of the descriptor, not readLine(): a thread blocked in getline holds the stdin
         // FILE lock, and fflush(NULL) elsewhere would wait for it forever.
         let thread = Thread { [weak self] in
             var line: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 256)
             while true {
-                let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, 256) }
+                let n = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 256) }
+                if n < 0, errno == EIO || errno == EINTR || errno == EAGAIN {
+                    usleep(250_000)
+                    continue
+                }
                 if n <= 0 { return }
                 for byte in buffer[0..<n] {
                     guard byte == UInt8(ascii: "\n") else {

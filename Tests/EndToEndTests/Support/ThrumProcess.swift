@@ -102,6 +102,20 @@ final class SimulatorProcess {
         }
     }
 
+    /// What the simulator has printed since the last call (after its `pty:` line), without waiting.
+    func availableOutput() -> String {
+        let fd = output.fileHandleForReading.fileDescriptor
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4096) }
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     deinit { stop() }
 
     struct SimulatorError: Error, CustomStringConvertible {
