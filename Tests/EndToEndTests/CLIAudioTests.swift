@@ -66,6 +66,7 @@ final class CLIAudioTests: XCTestCase {
             } else {
                 XCTAssertEqual(said.count, 1, result.standardError)
                 XCTAssertTrue(said[0].contains("thrum-no-such-pcm") && said[0].contains("null sink"), String(said[0]))
+                XCTAssertTrue(said[0].hasPrefix("thrum: no sound device"), "one prefix: \(said[0])")
             }
         }
     }

@@ -41,7 +41,7 @@ struct PlayAudio {
                 sink = alsa
                 summary = PlayAudio(deviceName: alsa.name, model: nil, replayDevice: nil)
             } catch {
-                printError("thrum: no sound device: \(error.description); audio events play on the null sink")
+                printError("no sound device: \(error.description); audio events play on the null sink")
                 let model = SoundDeviceModel.null(clock: clock)
                 sink = model
                 summary = PlayAudio(deviceName: "null", model: model, replayDevice: nil)
@@ -110,7 +110,7 @@ struct PlayAudio {
             }
             usleep(UInt32(Double(alsa.bufferFrames) / alsa.sampleRate * 1e6))
         } catch {
-            printError("thrum: cannot play the recorded sound: \(error.description)")
+            printError("cannot play the recorded sound: \(error.description)")
         }
     }
 }

@@ -60,7 +60,9 @@ enum CommandRouter {
         do {
             return try command.run(&list)
         } catch let error as UsageError {
-            printError("\(error.message)\n\n\(command.usage)")
+            // One line saying what is wrong, and where the options are: the whole usage would
+            // bury the line under a screenful of help.
+            printError("\(error.message)\nRun 'thrum \(command.name) --help' for its options.")
             if jsonErrors { printJSONError(command: command.name, kind: "usage", message: error.message, exitCode: 2) }
             return 2
         } catch let error as CommandFailure {
