@@ -26,7 +26,8 @@ public final class HapticEngine: @unchecked Sendable {
     /// Why the engine stopped by itself (`CHHapticEngine.StoppedReason`, Apple's raw values where
     /// they exist).
     public enum StoppedReason: Int, Sendable, CustomStringConvertible {
-        /// Apple's: the audio session was interrupted. Not raised by Thrum (no audio path yet);
+        /// Apple's: the audio session was interrupted. Not raised by Thrum: a sound device that
+        /// fails leaves the audio events on the null sink and the haptics playing (docs/audio.md);
         /// kept so that code switching over Apple's cases compiles.
         case audioSessionInterrupt = 1
         /// Apple's: the application was suspended. Not raised: a host process has no such state.
