@@ -1,0 +1,120 @@
+import Foundation
+import XCTest
+
+/// Shell samples in the docs that run as written (in the spirit of `cram` and `trycmd`): every
+/// block after a `<!-- doctest -->` line in README.md or docs/*.md is a session of `$ command`
+/// lines, each followed by the output it prints (standard output and error together). The
+/// commands run from the repository's root with the built `thrum` first on PATH; the output must
+/// match line for line, except that a line `…` stands for any lines up to the next one that
+/// matches. `$ echo $?` prints the previous command's exit status. A sample that drifts from what
+/// the code prints fails here with the doc's file:line.
+final class DocSampleTests: XCTestCase {
+    struct Step {
+        var command: String
+        var expected: [String]
+        /// 1-based line of the command in its file.
+        var line: Int
+    }
+
+    struct Block {
+        var file: String
+        var steps: [Step]
+    }
+
+    static func blocks() throws -> [Block] {
+        let root = TestPaths.packageRoot
+        var files = ["README.md"]
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+        files += docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        var blocks: [Block] = []
+        for file in files {
+            let lines = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+                .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            var i = 0
+            while i < lines.count {
+                defer { i += 1 }
+                guard lines[i].trimmingCharacters(in: .whitespaces) == "<!-- doctest -->", i + 1 < lines.count,
+                    lines[i + 1].hasPrefix("```")
+                else { continue }
+                var steps: [Step] = []
+                var j = i + 2
+                while j < lines.count, !lines[j].hasPrefix("```") {
+                    if lines[j].hasPrefix("$ ") {
+                        steps.append(Step(command: String(lines[j].dropFirst(2)), expected: [], line: j + 1))
+                    } else if !steps.isEmpty {
+                        steps[steps.count - 1].expected.append(lines[j])
+                    }
+                    j += 1
+                }
+                blocks.append(Block(file: file, steps: steps))
+                i = j
+            }
+        }
+        return blocks
+    }
+
+    func testEveryMarkedSampleRunsAsWritten() throws {
+        let blocks = try Self.blocks()
+        XCTAssertGreaterThanOrEqual(blocks.count, 3, "the marked samples were found")
+        let binDir = try TestPaths.thrumBinary.deletingLastPathComponent().path
+        for block in blocks {
+            var lastStatus: Int32 = 0
+            for step in block.steps {
+                let output: String
+                if step.command == "echo $?" {
+                    output = "\(lastStatus)\n"
+                } else {
+                    let result = try Self.run(step.command, path: binDir)
+                    lastStatus = result.status
+                    output = result.output
+                }
+                var actual = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                if actual.last == "" { actual.removeLast() }
+                if let mismatch = Self.compare(expected: step.expected, actual: actual) {
+                    XCTFail(
+                        "\(block.file):\(step.line + 1 + mismatch.expectedIndex): `\(step.command)`: expected '\(mismatch.expected)', "
+                            + "got '\(mismatch.actual)'\n--- output:\n\(output)")
+                }
+            }
+        }
+    }
+
+    /// Where `actual` first departs from `expected` (`…` matches any run of lines), nil when they match.
+    static func compare(expected: [String], actual: [String]) -> (expectedIndex: Int, expected: String, actual: String)? {
+        var e = 0, a = 0
+        while e < expected.count {
+            if expected[e] == "…" {
+                e += 1
+                guard e < expected.count else { return nil }
+                while a < actual.count, actual[a] != expected[e] { a += 1 }
+                guard a < actual.count else { return (e, expected[e], "(end of output)") }
+                continue
+            }
+            guard a < actual.count else { return (e, expected[e], "(end of output)") }
+            guard actual[a] == expected[e] else { return (e, expected[e], actual[a]) }
+            e += 1
+            a += 1
+        }
+        return a < actual.count ? (expected.count, "(end of the sample)", actual[a]) : nil
+    }
+
+    static func run(_ command: String, path: String) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command + " 2>&1"]
+        process.currentDirectoryURL = TestPaths.packageRoot
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-doc-\(UUID().uuidString)")
+        environment["XDG_CONFIG_HOME"] = scratch.path
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
