@@ -6,7 +6,7 @@ import XCTest
 /// lines, each followed by the output it prints (standard output and error together). The
 /// commands run from the repository's root with the built `thrum` first on PATH; the output must
 /// match line for line, except that a line `…` stands for any lines up to the next one that
-/// matches. `$ echo $?` prints the previous command's exit status. A sample that drifts from what
+/// matches, and `[..]` within a line for any text (a figure that varies from run to run). `$ echo $?` prints the previous command's exit status. A sample that drifts from what
 /// the code prints fails here with the doc's file:line.
 final class DocSampleTests: XCTestCase {
     struct Step {
@@ -86,16 +86,29 @@ final class DocSampleTests: XCTestCase {
             if expected[e] == "…" {
                 e += 1
                 guard e < expected.count else { return nil }
-                while a < actual.count, actual[a] != expected[e] { a += 1 }
+                while a < actual.count, !matches(actual[a], expected[e]) { a += 1 }
                 guard a < actual.count else { return (e, expected[e], "(end of output)") }
                 continue
             }
             guard a < actual.count else { return (e, expected[e], "(end of output)") }
-            guard actual[a] == expected[e] else { return (e, expected[e], actual[a]) }
+            guard matches(actual[a], expected[e]) else { return (e, expected[e], actual[a]) }
             e += 1
             a += 1
         }
         return a < actual.count ? (expected.count, "(end of the sample)", actual[a]) : nil
+    }
+
+    /// `line` against a sample line whose `[..]` stand for any text.
+    static func matches(_ line: String, _ sample: String) -> Bool {
+        guard sample.contains("[..]") else { return line == sample }
+        let parts = sample.components(separatedBy: "[..]")
+        guard line.hasPrefix(parts[0]), line.hasSuffix(parts[parts.count - 1]) else { return false }
+        var rest = line.dropFirst(parts[0].count)
+        for part in parts.dropFirst().dropLast() {
+            guard let range = rest.range(of: part) else { return false }
+            rest = rest[range.upperBound...]
+        }
+        return rest.count >= parts[parts.count - 1].count
     }
 
     static func run(_ command: String, path: String) throws -> (status: Int32, output: String) {
