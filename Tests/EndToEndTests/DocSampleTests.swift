@@ -114,7 +114,7 @@ final class DocSampleTests: XCTestCase {
     static func run(_ command: String, path: String) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command + " 2>&1"]
+        process.arguments = ["-c", "exec 2>&1\n" + command]
         process.currentDirectoryURL = TestPaths.packageRoot
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
