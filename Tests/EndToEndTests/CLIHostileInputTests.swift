@@ -59,6 +59,10 @@ final class CLIHostileInputTests: XCTestCase {
             XCTAssertTrue(result.standardError.contains("would overwrite the input"), result.standardError)
             XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), text, "\(args): the input was written")
         }
+        // play's JUnit report the same.
+        let junit = try ThrumProcess.run(["play", file, "--no-plot", "--junit", symlink])
+        XCTAssertEqual(junit.status, 2, junit.standardError)
+        XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), text, "play --junit wrote the input")
     }
 
     /// Output that cannot be written (a full device) is an error: exit 1 and one line saying so,

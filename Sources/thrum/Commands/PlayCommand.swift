@@ -114,6 +114,9 @@ enum PlayCommand: Subcommand {
         guard files.count == 1, let file = files.first else {
             throw UsageError(message: files.isEmpty ? "give the AHAP file (or preset:NAME) to play" : "give exactly one file or preset to play")
         }
+        if let junitPath, FileManager.default.fileExists(atPath: file) {
+            try OutputFile.refuseOverwriting(junitPath, option: "junit", inputs: [(file, "pattern")])
+        }
         if loop == .forever && port == nil {
             throw UsageError(message: "--loop forever needs --port (the virtual device runs in virtual time and would never stop)")
         }
