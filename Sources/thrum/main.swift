@@ -5,5 +5,6 @@ import Glibc
 import Darwin
 #endif
 
+ProcessStreams.prepare()
 let exitCode = CommandRouter.run(Array(CommandLine.arguments.dropFirst()))
-exit(exitCode)
+exit(ProcessStreams.finish(status: exitCode))

@@ -95,4 +95,58 @@ final class PlayEngineOptionsTests: XCTestCase {
             XCTAssertFalse(result.standardError.isEmpty)
         }
     }
+
+    /// Numbers a loop cannot play are usage errors (exit 2, one line naming the limit), never a
+    /// trap: a loop end shorter than one transient's burst or beyond 24 h, NaN and infinities,
+    /// more passes than `--loop` counts, and on the virtual device more than an hour of loop
+    /// (it runs in virtual time and must end, the rule `--loop forever` follows there).
+    func testLoopNumbersOutsideTheLimitsAreUsageErrors() throws {
+        let file = TestPaths.example("heartbeat.ahap").path
+        let cases: [([String], String)] = [
+            (["--loop", "2", "--loop-end", "0.001"], "from 0.01 s"),
+            (["--loop", "2", "--loop-end", "1e13"], "to 86400 s"),
+            (["--loop", "2", "--loop-end", "nan"], "got 'nan'"),
+            (["--loop", "2", "--loop-end", "inf"], "got 'inf'"),
+            (["--loop", "1000000000000"], "from 1 to 1000000000"),
+            (["--loop", "5000"], "give --port"),
+            (["--intensity", "nan"], "from 0 to 1"),
+            (["--rate", "inf"], "from 0.01 to 100"),
+        ]
+        for (args, expected) in cases {
+            let result = try ThrumProcess.run(["play", "--no-plot"] + args + [file])
+            XCTAssertEqual(result.status, 2, "\(args): \(result.standardError)")
+            XCTAssertTrue(result.standardError.contains(expected), "\(args): \(result.standardError)")
+            XCTAssertFalse(result.standardError.contains("Fatal error"), result.standardError)
+        }
+    }
+
+    /// The shortest loop end plays exactly the passes asked for (the JSON's events are the passes
+    /// scheduled), each on time at the chip.
+    func testTheShortestLoopEndPlaysThePassesAsked() throws {
+        let file = TestPaths.example("heartbeat.ahap").path
+        let object = try report(["--loop", "3", "--loop-end", "0.01", file])
+        XCTAssertEqual(object["passes"] as? Int, 3)
+        let events = try XCTUnwrap(object["events"] as? [[String: Any]])
+        XCTAssertEqual(events.compactMap { $0["pass"] as? Int }, [0, 1, 2])
+        for (k, e) in events.enumerated() {
+            XCTAssertEqual(e["status"] as? String, "on_time")
+            XCTAssertEqual(try XCTUnwrap(e["requested_s"] as? Double), 0.01 * Double(k), accuracy: 1e-6)
+        }
+        try assertTruth(events)
+    }
+
+    /// 120 passes of the heartbeat (≈ 2 min of virtual time): every pass on time at the chip.
+    /// Before, the device's amplitude updates drifted across the next pass's start every seventh
+    /// pass or so, and their I²C write made that pass's onset start late (late_trimmed).
+    func testAHundredAndTwentyPassHeartbeatIsOnTimeEveryPass() throws {
+        let file = TestPaths.example("heartbeat.ahap").path
+        let result = try ThrumProcess.run(["play", "--json", "--no-plot", "--loop", "120", file], timeout: 900)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let events = try XCTUnwrap(object["events"] as? [[String: Any]])
+        XCTAssertEqual(events.count, 4 * 120)
+        XCTAssertEqual(Set(events.compactMap { $0["pass"] as? Int }).count, 120)
+        for e in events { XCTAssertEqual(e["status"] as? String, "on_time", "\(e)") }
+        try assertTruth(events)
+    }
 }

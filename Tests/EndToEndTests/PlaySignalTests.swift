@@ -10,7 +10,7 @@ import XCTest
 /// truth comes from `thrum sim --trace`, on the same monotonic clock as this test.
 final class PlaySignalTests: XCTestCase {
     func testSigintAndSigtermSilenceTheActuatorAtOnce() throws {
-        for (signal, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+        for (signal, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGQUIT, Int32(131))] {
             let trace = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-signal-\(UUID().uuidString).csv")
             defer { try? FileManager.default.removeItem(at: trace) }
             let pattern = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-long-\(UUID().uuidString).ahap")
@@ -41,6 +41,7 @@ final class PlaySignalTests: XCTestCase {
             play.waitUntilExit()
             XCTAssertEqual(play.terminationStatus, status, "signal \(signal): \(err)")
             XCTAssertTrue(err.contains("interrupted (signal \(signal))"), err)
+            XCTAssertFalse(err.contains("crashed"), "no crash report: \(err)")
             let report = try XCTUnwrap(JSONSerialization.jsonObject(with: out) as? [String: Any], "no JSON report")
             XCTAssertEqual(report["interrupted_by_signal"] as? Int, Int(signal))
             usleep(100_000)
@@ -55,6 +56,47 @@ final class PlaySignalTests: XCTestCase {
             let latency = Double(silenceAt - sentAt) / 1e6
             print("signal \(signal) → drive 0 at the chip: \(latency) ms")
             XCTAssertLessThan(latency, 50, "ms from the signal to drive 0")
+        }
+    }
+
+    /// Ctrl-C while `play --recalibrate` calibrates (the chip's MODE register in auto-calibration):
+    /// the report comes as for any interrupt (exit 130, the JSON report with the signal), and
+    /// the actuator is left silent.
+    func testSigintDuringRecalibrationGivesTheReport() throws {
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-recal-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: trace) }
+        let simulator = try SimulatorProcess(arguments: ["--trace", trace.path])
+        defer { simulator.stop() }
+        let play = Process()
+        play.executableURL = try TestPaths.thrumBinary
+        play.arguments = ["play", "--port", simulator.ptyPath, "--recalibrate", "--json", TestPaths.example("heartbeat.ahap").path]
+        let output = Pipe(), errors = Pipe()
+        play.standardOutput = output
+        play.standardError = errors
+        try play.run()
+        let calibratingBy = Date().addingTimeInterval(10)
+        while Date() < calibratingBy, !calibrating(trace) { usleep(5_000) }
+        XCTAssertTrue(calibrating(trace), "the chip never started calibrating")
+        kill(play.processIdentifier, SIGINT)
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        play.waitUntilExit()
+        XCTAssertEqual(play.terminationReason, .exit, err)
+        XCTAssertEqual(play.terminationStatus, 130, err)
+        XCTAssertTrue(err.contains("interrupted (signal \(SIGINT))"), err)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: out) as? [String: Any], "no JSON report: \(err)")
+        XCTAssertEqual(report["interrupted_by_signal"] as? Int, Int(SIGINT))
+        usleep(100_000)
+        simulator.stop()
+        XCTAssertEqual(try rtpWrites(trace).last?.value ?? 0, 0, "the actuator was left driving")
+    }
+
+    /// Whether the chip's MODE register (0x01) has been set to auto-calibration (mode 7).
+    private func calibrating(_ trace: URL) -> Bool {
+        guard let text = try? String(contentsOf: trace, encoding: .utf8) else { return false }
+        return text.split(separator: "\n").dropFirst().contains { row in
+            let f = row.split(separator: ",")
+            return f.count == 4 && f[2] == "1" && (Int(f[3]).map { $0 & 0x07 == 7 } ?? false)
         }
     }
 

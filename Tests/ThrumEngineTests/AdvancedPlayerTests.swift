@@ -38,6 +38,46 @@ final class AdvancedPlayerTests: XCTestCase {
         assertOnTime(rig, onsets)
     }
 
+    /// `thrum play --loop 2 --loop-end 0.01`: a stop set right after the start ends the loop
+    /// after two passes, although the first render already reached passes beyond it (a loop
+    /// shorter than the lead): those are forgotten and their pre-shifted lead-in cut, so the
+    /// onsets are the two passes and the chip drives nothing after the stop.
+    func testAStopRightAfterTheStartKeepsOnlyThePassesBeforeIt() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let player = try rig.engine.makeAdvancedPlayer(with: HapticPattern(events: [transient(0)], parameters: [], parameterCurves: []))
+        player.loopEnabled = true
+        player.loopEnd = 0.01
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        try player.stop(atTime: t0 + 0.02)
+        rig.engine.run(for: 0.5)
+        let onsets = rig.engine.onsets(for: player)
+        XCTAssertEqual(onsets.map(\.pass), [0, 1], "\(onsets)")
+        XCTAssertEqual(onsets.map(\.status), [.onTime, .onTime])
+        for (k, o) in onsets.enumerated() { XCTAssertEqual(o.requestedTime, t0 + 0.01 * Double(k), accuracy: 1e-6) }
+        assertOnTime(rig, onsets)
+        // The chip: nothing but zeros from the stop on (the engine's lead and the latency learnt aside: 1 ms).
+        XCTAssertEqual(rig.rtpWrites(from: t0 + 0.021, to: t0 + 0.5).filter { $0.1 != 0 }.count, 0)
+    }
+
+    /// A loop end far beyond the engine's 64-bit µs schedule (1e13 s) is one long pass, never a trap.
+    func testAHugeLoopEndIsOneLongPass() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let player = try rig.engine.makeAdvancedPlayer(with: metronome(beats: 2, interval: 0.1))
+        player.loopEnabled = true
+        player.loopEnd = 1e13
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        rig.engine.run(until: t0 + 0.5)
+        try player.stop(atTime: HapticTimeImmediate)
+        rig.engine.run(for: 0.1)
+        let onsets = reported(rig, player)
+        XCTAssertEqual(onsets.map(\.patternIndex), [0, 1])
+        assertOnTime(rig, onsets)
+    }
+
     func testLoopEndZeroLoopsAtTheEndOfTheLastEvent() throws {
         let rig = EngineRig()
         try rig.engine.start()

@@ -130,4 +130,17 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(TextEscaping.escaped("plain text"), "plain text")
         XCTAssertEqual(TextEscaping.escaped("a\u{202E}b\u{7F}"), #"a\u{202E}b\u{7F}"#)
     }
+
+    /// A 10 MB key is named in its warning (message and path) by its first 80 characters and its
+    /// length; short keys are quoted whole.
+    func testAHugeKeyIsQuotedByItsFirst80Characters() throws {
+        let key = String(repeating: "K", count: 10_000_000)
+        let document = try readAHAP(#"{"Pattern":[{"Event":{"Time":0,"\#(key)":1,"EventType":"HapticTransient"}}]}"#)
+        let line = try XCTUnwrap(document.warnings.first).description
+        XCTAssertLessThan(line.utf8.count, 600, String(line.prefix(600)))
+        XCTAssertTrue(line.contains("'\(String(repeating: "K", count: 80))'…(10000000 characters)"), String(line.prefix(600)))
+        XCTAssertEqual(TextEscaping.quotedExcerpt("Time"), "'Time'")
+        XCTAssertEqual(TextEscaping.excerpt(String(repeating: "9", count: 81)), String(repeating: "9", count: 80) + "…(81 characters)")
+        XCTAssertEqual(TextEscaping.excerpt(String(repeating: "9", count: 80)), String(repeating: "9", count: 80))
+    }
 }

@@ -591,6 +591,9 @@ extension HapticEngine: PlayerHost {
     func markID(player: StreamingPatternPlayer, run: Int, event: UInt32, record: () -> OnsetRecord) -> UInt32 {
         device.markID(player: player, run: run, event: event, record: record)
     }
+    func forgetOnsets(player: StreamingPatternPlayer, run: Int, from: EngineTime) {
+        device.forgetOnsets(player: player, run: run, from: from)
+    }
     func follow(_ follower: UInt32, _ leader: UInt32) { device.follow(follower, leader) }
     func compile(_ pattern: HapticPattern, rate: Double) -> DriveProgram { device.compile(pattern, rate: rate) }
     func startPrepared(_ player: StreamingPatternPlayer, at requested: EngineTime?) -> Bool { device.startPrepared(player, at: requested) }

@@ -31,6 +31,8 @@ protocol PlayerHost: AnyObject {
     func service()
     /// The device-wide onset id of a player's event.
     func markID(player: StreamingPatternPlayer, run: Int, event: UInt32, record: () -> OnsetRecord) -> UInt32
+    /// Forgets the unreported onsets of run `run` of `player` due at `from` or later (cut before they played).
+    func forgetOnsets(player: StreamingPatternPlayer, run: Int, from: EngineTime)
     /// Records that mark `follower` begins with mark `leader`.
     func follow(_ follower: UInt32, _ leader: UInt32)
     /// `pattern` compiled for the device's profile at `rate`.

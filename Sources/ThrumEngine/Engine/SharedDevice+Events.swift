@@ -19,6 +19,25 @@ extension SharedDevice {
     }
 
 
+    /// Forgets the onsets of run `run` of `player` whose drive was due at engine time `from` or
+    /// later and that the device has not reported: the player cut them (a stop, pause, seek or
+    /// rate change) before they played, so they were never scheduled. They leave the report.
+    func forgetOnsets(player: StreamingPatternPlayer, run: Int, from: EngineTime) {
+        let keys = markIDs.keys.filter { key in
+            guard key.player == player.playerID, key.run == run, let id = markIDs[key], let record = marks[id] else { return false }
+            return record.status == .notReported && EngineTime(seconds: record.intendedDriveTime) >= from
+        }
+        guard !keys.isEmpty else { return }
+        let ids = Set(keys.compactMap { markIDs[$0] })
+        for key in keys { markIDs[key] = nil }
+        for id in ids {
+            marks[id] = nil
+            intendedDeviceStart[id] = nil
+            followerMarks[id] = nil
+        }
+        markOrder.removeAll { ids.contains($0) }
+    }
+
     /// Records that mark `follower` begins together with mark `leader`.
     func follow(_ follower: UInt32, _ leader: UInt32) {
         followerMarks[leader, default: []].insert(follower)

@@ -169,10 +169,13 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     /// the drive would drift by that much each pass. A program with nothing to time a loop by
     /// loops at its drive's end.
     private var loopLength: EngineDuration {
-        if loopEndValue > 0 { return .seconds(loopEndValue / rate) }
+        // At most 2^60 µs (36 000 years): engine times plus a period stay within 64 bits.
+        if loopEndValue > 0 { return min(.seconds(loopEndValue / rate), Self.longestLoop) }
         let length = compiled?.program.loopDuration.map { EngineDuration.seconds($0) } ?? .zero
         return length > .zero ? length : programEnd.sinceStart
     }
+    /// The longest loop period the schedule holds (a longer `loopEnd` is taken as this).
+    static let longestLoop = EngineDuration(microseconds: 1 << 60)
     /// Where a pass's drive stops (scaled pattern time): at `loopEnd` when one is set (the
     /// loop goes back there), else the whole compiled drive, whose tail then overlaps the next pass.
     private var passEnd: PatternOffset { loopEndValue > 0 ? PatternOffset.zero + loopLength : programEnd }
@@ -444,20 +447,37 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     /// Ends the timeline at engine time `t`: stop, or pause when `pauseOffset` is given.
     private func end(at t: EngineTime, pauseOffset: Double?, engine: any PlayerHost) {
-        clip(at: t)
+        let dropped = clip(at: t)
         stopAt = t
         self.pauseOffset = pauseOffset
-        engine.invalidate(from: t)
+        // A pass dropped whole may have sent its pre-shifted lead-in before `t`: cut from there.
+        engine.invalidate(from: min(t, dropped ?? t))
         engine.service()
     }
 
-    /// Cuts every run at engine time `t`.
-    private func clip(at t: EngineTime) {
-        runs = runs.filter { $0.start < t }.map { run in
-            var r = run
-            r.hi = min(r.hi, r.offset(at: t))
-            return r
+    /// Cuts every run at engine time `t`: a run whose pattern time 0 is at or after `t` is
+    /// dropped whole (a pass due at or after a stop never starts, as ``extendLoops(to:)`` has
+    /// it, its pre-shifted lead-in included), the others end at `t`. The onsets marked for drive
+    /// that no longer plays are forgotten (they were never scheduled). Returns the earliest drive
+    /// start of a dropped run, nil when none was.
+    @discardableResult
+    private func clip(at t: EngineTime) -> EngineTime? {
+        var earliestDropped: EngineTime?
+        var kept: [Run] = []
+        for run in runs {
+            if run.start < t && run.origin < t {
+                var r = run
+                r.hi = min(r.hi, r.offset(at: t))
+                kept.append(r)
+                host.forgetOnsets(player: self, run: run.serial, from: max(t, host.timeNow))
+            } else {
+                earliestDropped = min(earliestDropped ?? run.start, run.start)
+                // Its lead-in may already be playing: what was due before now stays reported.
+                host.forgetOnsets(player: self, run: run.serial, from: host.timeNow)
+            }
         }
+        runs = kept
+        return earliestDropped
     }
 
     /// The pattern offset (unscaled s) playing at engine time `t`.
@@ -495,7 +515,10 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     func extendLoops(to t1: EngineTime) {
         guard state == .playing, looping, loopLength > .zero else { return }
         var guardCount = 0
-        while let last = runs.last, last.origin + last.period - preroll < t1, guardCount < 1000 {
+        // A period too long for the engine's 64-bit µs schedule (a huge loopEnd) has no next pass.
+        while let last = runs.last, last.period.microseconds <= Int64.max - max(0, last.origin.microseconds),
+            last.origin + last.period - preroll < t1, guardCount < 1000
+        {
             guardCount += 1
             let origin = last.origin + last.period
             if let s = stopAt, origin >= s { break }  // a pass due at or after the stop never starts

@@ -37,7 +37,7 @@ extension AHAPDecoder {
         }
         // The shared constant, not a copy of the file's text per event.
         guard let type = HapticEvent.EventType.allKnown.first(where: { $0.rawValue == name }) else {
-            var message = "unknown EventType '\(name)': expected one of \(known)"
+            var message = "unknown EventType \(TextEscaping.quotedExcerpt(name)): expected one of \(known)"
             if let guess = closeMatch(name, among: HapticEvent.EventType.allKnown.map(\.rawValue)) {
                 message += " (did you mean '\(guess)'?)"
             }
@@ -61,17 +61,17 @@ extension AHAPDecoder {
         guard let t = number(member.value) else {
             throw error(
                 .invalidEventTime, member.value.position, p,
-                "'\(member.key)' is \(article(member.value.typeName)), expected a number ≥ 0 (seconds)")
+                "\(TextEscaping.quotedExcerpt(member.key)) is \(article(member.value.typeName)), expected a number ≥ 0 (seconds)")
         }
         guard t >= 0 else {
             throw error(
                 .invalidEventTime, member.value.position, p,
-                "'\(member.key)' is negative (\(JSONNumberFormat.text(t))): expected a number ≥ 0 (seconds)")
+                "\(TextEscaping.quotedExcerpt(member.key)) is negative (\(JSONNumberFormat.text(t))): expected a number ≥ 0 (seconds)")
         }
         guard t <= HapticPattern.maximumTime else {
             throw error(
                 .invalidEventTime, member.value.position, p,
-                "'\(member.key)' is \(JSONNumberFormat.text(t)) s, beyond the maximum of "
+                "\(TextEscaping.quotedExcerpt(member.key)) is \(JSONNumberFormat.text(t)) s, beyond the maximum of "
                     + "\(JSONNumberFormat.text(HapticPattern.maximumTime)) s (24 h)")
         }
         return t
@@ -168,9 +168,9 @@ extension AHAPDecoder {
         var known: [String] { HapticEvent.ParameterID.allKnown.map(\.rawValue) }
         let idName = try requiredString(f["ParameterID"], in: node, path: path, expected: "one of \(known.joined(separator: ", "))")
         guard let id = HapticEvent.ParameterID.allKnown.first(where: { $0.rawValue == idName }) else {
-            var message = "unknown event parameter '\(idName)': expected one of \(known.joined(separator: ", "))"
+            var message = "unknown event parameter \(TextEscaping.quotedExcerpt(idName)): expected one of \(known.joined(separator: ", "))"
             if idName.hasSuffix("Control") {
-                message += " ('\(idName)' is a dynamic parameter: use it in a Parameter or ParameterCurve element)"
+                message += " (\(TextEscaping.quotedExcerpt(idName)) is a dynamic parameter: use it in a Parameter or ParameterCurve element)"
             }
             throw error(.invalidParameterType, f["ParameterID"]!.value.position, join(path(), "ParameterID"), message)
         }
@@ -185,7 +185,7 @@ extension AHAPDecoder {
         guard type == .audioCustom else {
             for key in Self.waveformKeys {
                 if let m = f[key] {
-                    warn(.ignoredValue, m.keyPosition, join(path(), key), "'\(key)' applies only to AudioCustom events; ignored")
+                    warn(.ignoredValue, m.keyPosition, join(path(), key), "\(TextEscaping.quotedExcerpt(key)) applies only to AudioCustom events; ignored")
                 }
             }
             return nil
@@ -214,7 +214,7 @@ extension AHAPDecoder {
         default:
             warn(
                 .ignoredValue, member.value.position, join(path(), member.key),
-                "'\(member.key)' is \(article(member.value.typeName)), expected true or false; default \(value) used")
+                "\(TextEscaping.quotedExcerpt(member.key)) is \(article(member.value.typeName)), expected true or false; default \(value) used")
             return value
         }
     }

@@ -9,12 +9,12 @@ extension AHAPDecoder {
         throws(PatternError) -> String
     {
         guard let member else {
-            throw error(.badParameterEntry, node.position, join(path(), key), "missing '\(key)': expected \(expected())")
+            throw error(.badParameterEntry, node.position, join(path(), key), "missing \(TextEscaping.quotedExcerpt(key)): expected \(expected())")
         }
         guard let s = member.value.stringValue else {
             throw error(
                 .badParameterEntry, member.value.position, join(path(), key),
-                "'\(key)' is \(article(member.value.typeName)), expected \(expected())")
+                "\(TextEscaping.quotedExcerpt(key)) is \(article(member.value.typeName)), expected \(expected())")
         }
         return s
     }
@@ -26,12 +26,12 @@ extension AHAPDecoder {
         throws(PatternError) -> Double
     {
         guard let member else {
-            throw error(.badParameterEntry, node.position, join(path(), key), "missing '\(key)': expected \(expected())")
+            throw error(.badParameterEntry, node.position, join(path(), key), "missing \(TextEscaping.quotedExcerpt(key)): expected \(expected())")
         }
         guard let d = number(member.value) else {
             throw error(
                 .badParameterEntry, member.value.position, join(path(), member.key),
-                "'\(member.key)' is \(article(member.value.typeName)), expected \(expected())")
+                "\(TextEscaping.quotedExcerpt(member.key)) is \(article(member.value.typeName)), expected \(expected())")
         }
         return d
     }

@@ -110,7 +110,7 @@ extension AHAPDecoder {
         var known: [String] { HapticDynamicParameter.ID.allKnown.map(\.rawValue) }
         let name = try requiredString(member, in: node, path: path, expected: "one of \(known.joined(separator: ", "))")
         guard let id = HapticDynamicParameter.ID.allKnown.first(where: { $0.rawValue == name }) else {
-            var message = "unknown dynamic parameter '\(name)': expected one of \(known.joined(separator: ", "))"
+            var message = "unknown dynamic parameter \(TextEscaping.quotedExcerpt(name)): expected one of \(known.joined(separator: ", "))"
             if known.contains(name + "Control") { message += " (did you mean '\(name)Control'?)" }
             throw error(.invalidParameterType, member!.value.position, join(path(), "ParameterID"), message)
         }
@@ -130,12 +130,12 @@ extension AHAPDecoder {
         guard t >= 0 else {
             throw error(
                 .badParameterEntry, member!.value.position, join(path(), member!.key),
-                "'\(member!.key)' is negative (\(JSONNumberFormat.text(t))): expected a number ≥ 0 (seconds)")
+                "\(TextEscaping.quotedExcerpt(member!.key)) is negative (\(JSONNumberFormat.text(t))): expected a number ≥ 0 (seconds)")
         }
         guard t <= HapticPattern.maximumTime else {
             throw error(
                 .badParameterEntry, member!.value.position, join(path(), member!.key),
-                "'\(member!.key)' is \(JSONNumberFormat.text(t)) s, beyond the maximum of "
+                "\(TextEscaping.quotedExcerpt(member!.key)) is \(JSONNumberFormat.text(t)) s, beyond the maximum of "
                     + "\(JSONNumberFormat.text(HapticPattern.maximumTime)) s (24 h)")
         }
         return t

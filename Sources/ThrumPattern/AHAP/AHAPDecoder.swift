@@ -194,7 +194,7 @@ extension AHAPDecoder {
             if lastIndex[m.key] != nil {
                 warn(
                     .duplicateKey, m.keyPosition, join(path(), m.key),
-                    "duplicate key '\(m.key)'; the last occurrence wins")
+                    "duplicate key \(TextEscaping.quotedExcerpt(m.key)); the last occurrence wins")
             }
             lastIndex[m.key] = i
         }
@@ -257,7 +257,7 @@ extension AHAPDecoder {
     static let elementKeys = ["Event", "Parameter", "ParameterCurve"]
 
     mutating func warnUnknownKey(_ member: JSONMember, path: String, known: [String], context: String) {
-        var message = "unknown key '\(member.key)' in \(context); ignored"
+        var message = "unknown key \(TextEscaping.quotedExcerpt(member.key)) in \(context); ignored"
         if let guess = closeMatch(member.key, among: known) { message += " (did you mean '\(guess)'?)" }
         warn(.unknownKey, member.keyPosition, path, message)
     }
@@ -304,7 +304,11 @@ func sameKey(_ a: String, _ b: String) -> Bool {
 }
 
 /// `path.key`, or `key` at the top level.
-func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : path + "." + key }
+/// `path.key`, the key cut to ``TextEscaping/excerptLength`` characters (a diagnostic's path, for display).
+func join(_ path: String, _ key: String) -> String {
+    let shown = key.count > TextEscaping.excerptLength ? TextEscaping.excerpt(key) : key
+    return path.isEmpty ? shown : path + "." + shown
+}
 
 /// A known key that differs from `key` only in case or a trailing "s".
 func closeMatch(_ key: String, among known: [String]) -> String? {

@@ -23,6 +23,31 @@ public enum TextEscaping {
         return out
     }
 
+    /// How many characters of an offending value or key an error message shows.
+    public static let excerptLength = 80
+
+    /// `text` escaped (``escaped(_:)``) and, when longer than ``excerptLength`` characters, cut
+    /// there and marked `…(N characters)`: an error echoes a key or number the input got wrong
+    /// without echoing megabytes of it back.
+    public static func excerpt(_ text: String) -> String {
+        let (head, note) = cut(text)
+        return head + note
+    }
+
+    /// ``excerpt(_:)`` in single quotes (the quote closes before the length note).
+    public static func quotedExcerpt(_ text: String) -> String {
+        let (head, note) = cut(text)
+        return "'\(head)'\(note)"
+    }
+
+    /// The escaped first ``excerptLength`` characters of `text`, and the length note ("" when whole).
+    private static func cut(_ text: String) -> (String, String) {
+        guard let end = text.index(text.startIndex, offsetBy: excerptLength, limitedBy: text.endIndex), end < text.endIndex else {
+            return (escaped(text), "")
+        }
+        return (escaped(String(text[..<end])), "…(\(text.count) characters)")
+    }
+
     /// C0 and C1 controls, DEL, and the bidi embedding, override and isolate controls.
     static func needsEscape(_ s: Unicode.Scalar) -> Bool {
         let v = s.value

@@ -30,7 +30,7 @@ extension JSONScanner {
         if let exact = Self.fastDecimal(bytes[startIndex..<index]) { return exact }
         let text = String(decoding: bytes[startIndex..<index], as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
-            throw fail("number \(text) is out of range", at: start)
+            throw fail("number \(TextEscaping.excerpt(text)) is out of range", at: start)
         }
         return value
     }

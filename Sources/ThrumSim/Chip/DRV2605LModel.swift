@@ -21,6 +21,11 @@ public final class DRV2605LModel {
     /// Outcome of the last calibration or diagnostics run (nil before the first one).
     public private(set) var lastCalibration: Result<CalibrationResult, CalibrationFailure>?
 
+    /// Whether a run of quiet trace windows (no drive, the actuator still to 1 nG) keeps only its
+    /// first and last window (``SimulationTrace/samples``): the trace of a long idle stretch then
+    /// takes constant memory. Off by default: every window is kept.
+    public var coalescesQuietWindows = false
+
     private var registers = DRV2605LRegister.resetImage
     private var settings: DriveSettings
     private var stage = OutputStage()
@@ -146,6 +151,7 @@ public final class DRV2605LModel {
         let stepMicros = configuration.internalStepMicros > 0 ? configuration.internalStepMicros : 1
         let supply = configuration.supplyVoltage
         let recording = configuration.recordsEnvelopes
+        let coalesce = coalescesQuietWindows
         let settings = self.settings
         let outputEnabled = !settings.standby && !settings.highZ
         let rtp = registers[Int(DRV2605LRegister.rtpInput.rawValue)]
@@ -174,7 +180,8 @@ public final class DRV2605LModel {
                 recorder.accumulate(volts: drive.volts, accelerationG: actuator.caseAccelerationG,
                                     envelopeG: actuator.accelerationAmplitudeG)
                 if now >= recorder.windowEnd {
-                    recorder.flush(into: &trace, rtp: rtp, activity: settings.standby ? .off : stage.activity)
+                    recorder.flush(
+                        into: &trace, rtp: rtp, activity: settings.standby ? .off : stage.activity, coalescingQuiet: coalesce)
                 }
             }
         }

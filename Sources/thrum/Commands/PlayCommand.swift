@@ -34,9 +34,10 @@ enum PlayCommand: Subcommand {
           --lenient         accept trailing commas in the AHAP file
           --rate X          playback rate, 0.01…100 (2 plays twice as fast; transients keep their length)
           --intensity X     HapticIntensityControl for the whole pattern, 0…1 (0.5 halves the drive)
-          --loop N          play N passes back to back (loop end = the end of the last event);
+          --loop N          play N passes back to back (loop end = the end of the last event), N ≤ 10⁹;
+                            on the virtual device at most 3600 s of passes in all (--port for more);
                             --loop forever repeats until Ctrl-C (with --port only)
-          --loop-end S      loop length in pattern seconds (default: the end of the last event)
+          --loop-end S      loop length in pattern seconds, 0.01…86400 (default: the end of the last event)
           --no-calibrate    leave the driver's calibration as it is at connect (no auto-calibration,
                             which buzzes 0.25–0.45 s, and no restore of the kept one)
           --recalibrate     run the auto-calibration at connect even when a kept one is valid
@@ -65,8 +66,9 @@ enum PlayCommand: Subcommand {
         plays it, docs/library.md); the report lists each of its events, the requested time being
         when the stored drive for it begins. Calibration is settled as for a pattern.
 
-        Ctrl-C (SIGINT) or SIGTERM stops the actuator at once (STOP), reports what played and exits
-        130 or 143 (--loop forever ends this way with 0). A device fault (watchdog stop, driver
+        Ctrl-C (SIGINT), SIGTERM or SIGQUIT stops the actuator at once (STOP), reports what played
+        and exits 130, 143 or 131 (--loop forever ends this way with 0); one during the connection
+        or the calibration reports that nothing played. A device fault (watchdog stop, driver
         fault), a device reset or disconnect, or an event not started on time is said on standard
         error (and in --json) and makes the exit status 1.
         """
@@ -85,15 +87,13 @@ enum PlayCommand: Subcommand {
         if linkName != nil && port != nil { throw UsageError(message: "--link models the virtual device's link; a real port has its own") }
         let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
         let chosenProfile = try ActuatorChoice.take(from: &arguments)
-        let rate = try arguments.option(
-            "rate", as: { Double($0).flatMap { $0.isFinite && $0 >= 0.01 && $0 <= 100 ? $0 : nil } },
-            expected: "a number from 0.01 to 100") ?? 1
-        let intensity = try arguments.option(
-            "intensity", as: { Double($0).flatMap { $0 >= 0 && $0 <= 1 ? $0 : nil } }, expected: "a number from 0 to 1")
+        let rate = try arguments.number("rate", in: 0.01...100, expected: "a number from 0.01 to 100") ?? 1
+        let intensity = try arguments.number("intensity", in: 0...1, expected: "a number from 0 to 1")
         let loop = try arguments.option(
-            "loop", as: { LoopChoice(text: $0) }, expected: "a whole number ≥ 1 or 'forever'") ?? .passes(1)
-        let loopEnd = try arguments.option(
-            "loop-end", as: { Double($0).flatMap { $0.isFinite && $0 > 0 ? $0 : nil } }, expected: "a number of seconds > 0")
+            "loop", as: { LoopChoice(text: $0) }, expected: "a whole number from 1 to \(LoopChoice.mostPasses) or 'forever'") ?? .passes(1)
+        let loopEnd = try arguments.number(
+            "loop-end", in: LoopChoice.shortestLoop...HapticPattern.maximumTime,
+            expected: "a loop length from \(LoopChoice.shortestLoop) s (one transient's burst) to \(Int(HapticPattern.maximumTime)) s (24 h)")
         let lenient = arguments.flag("lenient")
         var engineConfiguration = HapticEngine.Configuration()
         engineConfiguration.calibrateOnStart = !arguments.flag("no-calibrate")
@@ -114,6 +114,9 @@ enum PlayCommand: Subcommand {
         guard files.count == 1, let file = files.first else {
             throw UsageError(message: files.isEmpty ? "give the AHAP file (or preset:NAME) to play" : "give exactly one file or preset to play")
         }
+        if let junitPath, FileManager.default.fileExists(atPath: file) {
+            try OutputFile.refuseOverwriting(junitPath, option: "junit", inputs: [(file, "pattern")])
+        }
         if loop == .forever && port == nil {
             throw UsageError(message: "--loop forever needs --port (the virtual device runs in virtual time and would never stop)")
         }
@@ -121,6 +124,11 @@ enum PlayCommand: Subcommand {
         let profile = chosenProfile ?? ActuatorProfile.default
         let source = try PatternSource.load(argument: file, lenient: lenient)
         for warning in source.warnings { printError("\(warning)") }
+        if case .passes(let n) = loop, n > 1, let pattern = source.pattern {
+            // A pass lasts at least its events (a transient's burst counts too: ≥ the shortest loop).
+            let passLength = max(loopEnd ?? pattern.duration, LoopChoice.shortestLoop) / rate
+            try LoopChoice.checkLength(passes: n, passLength: passLength, onPort: port != nil)
+        }
         if routePath != nil && ports.count < 2 { throw UsageError(message: "--route needs two or more --port") }
         if ports.count > 1 {
             if loop != .passes(1) || loopEnd != nil || junitPath != nil || expectations.maxError != nil || expectations.onsets != nil {
@@ -171,6 +179,8 @@ enum PlayCommand: Subcommand {
         guard let pattern = source.pattern else { throw CommandFailure(message: "\(source.displayName) has nothing to play") }
 
         let connection: DeviceConnection
+        // From here a signal is reported, also one during the connection or the calibration.
+        Interrupt.install()
         do {
             target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
             connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
@@ -205,12 +215,21 @@ enum PlayCommand: Subcommand {
             let before = engine.counters
             // With sound, far enough ahead for the sound device's latency too.
             let start = engine.currentTime + max(engine.leadTime.seconds + 0.02, (engine.audio?.startLead ?? 0) + 0.005)
-            try player.start(atTime: start)
-            // The last pass plays out its whole drive (a final transient's burst runs past the period).
-            let lastPass = loopEnd == nil ? max(pass, drive) : pass
-            if passes > 1 { try player.stop(atTime: start + pass * Double(passes - 1) + lastPass) }
-            Interrupt.install()
-            if passes == 0 {
+            // A signal during the connection or the calibration (`--recalibrate` buzzes for up to
+            // 1.2 s): nothing starts, and the report says so.
+            let interruptedBeforeStart = Interrupt.requested
+            if !interruptedBeforeStart {
+                try player.start(atTime: start)
+                // The last pass plays out its whole drive (a final transient's burst runs past the period).
+                let lastPass = loopEnd == nil ? max(pass, drive) : pass
+                if passes > 1 { try player.stop(atTime: start + pass * Double(passes - 1) + lastPass) }
+            }
+            if interruptedBeforeStart {
+                engine.stop()
+                let settle = engine.session.pump.clock.now() + .milliseconds(30)
+                while engine.session.pump.clock.now() < settle { try? engine.session.runOnce(until: settle) }
+                settings.interruptedBy = Interrupt.signalNumber
+            } else if passes == 0 {
                 while !Interrupt.requested && engine.isRunning { engine.run(for: 0.005) }
                 try? player.stop(atTime: HapticTimeImmediate)
                 engine.run(for: 0.05)
@@ -232,7 +251,7 @@ enum PlayCommand: Subcommand {
             }
             // Wait for the last onset reports (the device sends them as segments start).
             engine.waitForOnsetReports(of: player)
-            let played = passes == 0 ? engine.currentTime - start : pass * Double(passes)
+            let played = interruptedBeforeStart ? 0 : passes == 0 ? engine.currentTime - start : pass * Double(passes)
             var measured = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: played, since: before)
             target.attachTruth(to: &measured)
             report = measured
@@ -434,10 +453,41 @@ enum LoopChoice: Equatable {
     case passes(Int)
     case forever
 
+    /// The shortest `--loop-end` (s): one transient's burst (two or three LRA cycles with
+    /// overdrive and braking, ≈ 10 ms). A shorter loop would cut every pass's drive before its
+    /// brake, and send passes faster than a serial link carries them.
+    static let shortestLoop = 0.01
+    /// The most passes `--loop N` takes (more is `--loop forever`).
+    static let mostPasses = 1_000_000_000
+    /// The longest looped play on the virtual device (s of pattern time): it runs in virtual
+    /// time, as fast as it can, so a play must end; longer loops need a real device (`--port`),
+    /// as `--loop forever` does.
+    static let longestVirtualPlay = 3_600.0
+    /// The longest looped play on a device (s): ≈ 3 years, far inside the engine's 64-bit µs
+    /// schedule (longer is `--loop forever`, stopped with Ctrl-C).
+    static let longestPlay = 1e8
+
+    /// Refuses `passes` passes of `passLength` s that last longer than a play may (a usage error
+    /// naming the limit).
+    static func checkLength(passes: Int, passLength: Double, onPort: Bool) throws(UsageError) {
+        let total = Double(passes) * passLength
+        let seconds = String(format: "%.6g s", total)
+        if !onPort && total > longestVirtualPlay {
+            throw UsageError(
+                message: "--loop \(passes) plays \(seconds) of pattern; the virtual device (virtual time) plays loops of at most "
+                    + "\(Int(longestVirtualPlay)) s: give --port to play longer (as --loop forever needs)")
+        }
+        if total > longestPlay {
+            throw UsageError(
+                message: "--loop \(passes) plays \(seconds) of pattern, beyond \(String(format: "%.0e", longestPlay)) s: "
+                    + "use --loop forever (Ctrl-C stops it)")
+        }
+    }
+
     init?(text: String) {
         if text == "forever" {
             self = .forever
-        } else if let n = Int(text), n >= 1 {
+        } else if let n = Int(text), n >= 1, n <= Self.mostPasses {
             self = .passes(n)
         } else {
             return nil
@@ -445,16 +495,18 @@ enum LoopChoice: Equatable {
     }
 }
 
-/// SIGINT or SIGTERM while playing: stop the actuator and report instead of dying with the drive on.
+/// SIGINT, SIGTERM or SIGQUIT while playing (or calibrating before it): stop the actuator and
+/// report instead of dying with the drive on.
 enum Interrupt {
     nonisolated(unsafe) private static var flag: sig_atomic_t = 0
 
     static var requested: Bool { flag != 0 }
-    /// The signal that arrived (SIGINT 2, SIGTERM 15), nil before any.
+    /// The signal that arrived (SIGINT 2, SIGQUIT 3, SIGTERM 15), nil before any.
     static var signalNumber: Int32? { flag == 0 ? nil : Int32(flag) }
 
     static func install() {
         signal(SIGINT) { Interrupt.flag = sig_atomic_t($0) }
         signal(SIGTERM) { Interrupt.flag = sig_atomic_t($0) }
+        signal(SIGQUIT) { Interrupt.flag = sig_atomic_t($0) }
     }
 }

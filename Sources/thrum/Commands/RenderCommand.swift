@@ -1,4 +1,5 @@
 import Foundation
+import ThrumAudio
 import ThrumCompiler
 import ThrumPattern
 
@@ -34,9 +35,10 @@ enum RenderCommand: Subcommand {
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let svgPath = try arguments.option("svg")
         let csvPath = try arguments.option("csv")
+        let profileChoice = arguments.peekOption("actuator") ?? arguments.peekOption("profile")
         let chosenProfile = try ActuatorChoice.take(from: &arguments)
-        let rate = try arguments.option("rate", as: { Double($0) }, expected: "a number of samples per second") ?? 1000
-        let intensity = try arguments.option("intensity", as: { Float($0) }, expected: "a number 0…1")
+        let rate = try arguments.number("rate", in: 100...100_000, expected: "a number of samples per second from 100 to 100000") ?? 1000
+        let intensity = try arguments.number("intensity", in: 0...1, expected: "a number 0…1").map { Float($0) }
         let lenient = arguments.flag("lenient")
         let json = arguments.flag("json")
         let sources = try arguments.positionals()
@@ -44,12 +46,26 @@ enum RenderCommand: Subcommand {
         guard sources.count == 1, let argument = sources.first else {
             throw UsageError(message: sources.isEmpty ? "give the AHAP file or preset:NAME to render" : "give exactly one pattern to render")
         }
-        guard rate.isFinite, rate >= 100, rate <= 100_000 else {
-            throw UsageError(message: "--rate must be between 100 and 100000 samples per second, got \(rate)")
-        }
 
         let profile = chosenProfile ?? ActuatorProfile.default
         let source = try PatternSource.load(argument: argument, lenient: lenient, intensity: intensity)
+        // No output may replace an input: the pattern, the profile file, a sound the pattern plays.
+        var inputs: [(path: String, what: String)] = []
+        if source.pattern != nil && FileManager.default.fileExists(atPath: argument) { inputs.append((argument, "pattern")) }
+        if let profileChoice, ActuatorProfile.builtIn(id: profileChoice) == nil { inputs.append((profileChoice, "actuator profile")) }
+        if case .pattern(let p) = source.content {
+            let directories = [(argument as NSString).deletingLastPathComponent, FileManager.default.currentDirectoryPath].map {
+                $0.isEmpty ? "." : $0
+            }
+            for e in p.events {
+                if let w = e.waveform, let path = AudioResource.resolve(w.path, in: directories) { inputs.append((path, "audio file")) }
+            }
+        }
+        if let csvPath { try OutputFile.refuseOverwriting(csvPath, option: "csv", inputs: inputs) }
+        if let svgPath { try OutputFile.refuseOverwriting(svgPath, option: "svg", inputs: inputs) }
+        if let csvPath, let svgPath, OutputFile.sameFile(csvPath, svgPath) {
+            throw UsageError(message: "--csv and --svg name the same file: give two")
+        }
         let pattern: HapticPattern
         var caveat: String?
         switch source.content {

@@ -1,3 +1,5 @@
+import ThrumPattern
+
 /// A usage error: the command line does not fit the command. Printed with the command's usage; exit code 2.
 struct UsageError: Error, CustomStringConvertible {
     var message: String
@@ -27,6 +29,12 @@ struct ArgumentList {
     /// Removes `--name value` (or `--name=value`) and returns the value (the last one given).
     mutating func option(_ name: String) throws(UsageError) -> String? {
         try options(name).last
+    }
+
+    /// The value of `--name value` (or `--name=value`, the last one given) without removing it.
+    func peekOption(_ name: String) -> String? {
+        var copy = self
+        return try? copy.option(name)
     }
 
     /// Removes every `--name value` (or `--name=value`) and returns the values in order.
@@ -86,9 +94,15 @@ struct ArgumentList {
     mutating func option<T>(_ name: String, as convert: (String) -> T?, expected: String) throws(UsageError) -> T? {
         guard let text = try option(name) else { return nil }
         guard let value = convert(text) else {
-            throw UsageError(message: "--\(name) expects \(expected), got '\(text)'")
+            throw UsageError(message: "--\(name) expects \(expected), got \(TextEscaping.quotedExcerpt(text))")
         }
         return value
+    }
+
+    /// Like ``option(_:)`` for a number: a finite decimal within `range` (NaN and infinities are
+    /// refused like any other value outside it), naming the option in the error.
+    mutating func number(_ name: String, in range: ClosedRange<Double>, expected: String) throws(UsageError) -> Double? {
+        try option(name, as: { Double($0).flatMap { $0.isFinite && range.contains($0) ? $0 : nil } }, expected: expected)
     }
 
     /// Removes and returns the remaining positional arguments (everything not starting with `--`,

@@ -29,6 +29,26 @@ enum OutputFile {
         }
     }
 
+    /// Refuses to write `output` (given as `--option`) when it is one of `inputs` (what they are,
+    /// by path): the same file by its resolved path (symbolic links, `.` and `..` followed) or by
+    /// device and inode (a hard link). A usage error naming both; nothing is written.
+    static func refuseOverwriting(_ output: String, option: String, inputs: [(path: String, what: String)]) throws(UsageError) {
+        for input in inputs where sameFile(output, input.path) {
+            throw UsageError(
+                message: "--\(option) \(TextEscaping.quotedExcerpt(output)) is the \(input.what) "
+                    + "\(TextEscaping.quotedExcerpt(input.path)): writing it would overwrite the input; give another file name")
+        }
+    }
+
+    /// Whether paths `a` and `b` name the same file.
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        func resolved(_ p: String) -> String { URL(fileURLWithPath: p).resolvingSymlinksInPath().standardizedFileURL.path }
+        if resolved(a) == resolved(b) { return true }
+        var sa = stat(), sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+
     /// The operating system's reason inside a Foundation error, when there is one.
     private static func reason(for error: Error) -> String {
         let ns = error as NSError

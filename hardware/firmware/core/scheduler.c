@@ -22,6 +22,9 @@
 #include "thrum_core.h"
 #include "thrum_flash.h"
 
+/* How long before the next segment's start no interpolation update is begun: one DRV2605L register
+ * write at 400 kHz (≈ 73 µs) with room to spare. */
+#define UPDATE_GUARD_US 100u
 #define QUEUE_INDEX(head, i) ((uint8_t)(((head) + (i)) % THRUM_FW_QUEUE_SLOTS))
 #define NO_LIMIT 0xFFFFFFFFu
 
@@ -290,6 +293,12 @@ static uint32_t head_window(const thrum_scheduler_t *s)
     return limit < d ? limit : d;
 }
 
+/* Whether the head entry's window (head_window) is over at `now`. */
+static THRUM_NOINLINE int head_expired(const thrum_scheduler_t *s, uint32_t now)
+{
+    return now - s->queue[s->head].start >= head_window(s);
+}
+
 static void pop(thrum_scheduler_t *s)
 {
     s->head = QUEUE_INDEX(s->head, 1u);
@@ -339,6 +348,13 @@ static int write_amplitude(thrum_fw_t *fw, uint8_t amplitude, uint32_t now)
     s->bus_fault_sent = 0;
     THRUM_COUNT(fw->stats.driver_writes);
     return 0;
+}
+
+/* Whether the amplitude update interval has passed since the last write (one function: the
+ * comparison in 32 bits is long on 8-bit MCUs, and it is made in several places). */
+static THRUM_NOINLINE int update_due(const thrum_scheduler_t *s, uint32_t now)
+{
+    return now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US;
 }
 
 static int playing_rom(const thrum_scheduler_t *s)
@@ -508,7 +524,7 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
     uint32_t due;
     int superseded = s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start);
 
-    if (now - seg->start >= head_window(s) || !fw->driver.ready || superseded ||
+    if (head_expired(s, now) || !fw->driver.ready || superseded ||
         (seg->effect != 0u && !DRV2605L_HAS_ROM(fw->driver.device_id))) {
         /* reached after its window, taken over already, nothing to drive, or a ROM effect on a
          * DRV2604/2604L (RAM, no ROM library): never play it outside its time */
@@ -555,6 +571,7 @@ static void run(thrum_fw_t *fw, uint32_t now)
 
     for (;;) {
         const thrum_segment_t *seg;
+        int32_t next_in; /* µs to the next segment's start (it takes over there) */
 
         if (s->count == 0u) {
             break;
@@ -574,7 +591,8 @@ static void run(thrum_fw_t *fw, uint32_t now)
             continue;
         }
         /* A later segment takes over at its start; the current one ends at its own end. */
-        if (s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start)) {
+        next_in = (int32_t)(s->queue[QUEUE_INDEX(s->head, 1u)].start - now);
+        if (s->count > 1u && next_in <= 0) {
             if (seg->effect != 0u) {
                 end_rom(fw, now);
             }
@@ -594,7 +612,7 @@ static void run(thrum_fw_t *fw, uint32_t now)
             }
             return;
         }
-        if (now - seg->start >= head_window(s)) {
+        if (head_expired(s, now)) {
             pop(s); /* one still at 0 was cut (CUT) before it drove: no ONSET, the host re-sends it */
             continue;
         }
@@ -603,14 +621,17 @@ static void run(thrum_fw_t *fw, uint32_t now)
             if (!thrum_time_before(now, due)) {
                 s->onset_pending = 0;
                 begin_drive(fw, now, now - due > THRUM_LATE_TOLERANCE_US);
-            } else if (s->output_unknown && now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US) {
+            } else if (s->output_unknown && update_due(s, now)) {
                 (void)write_amplitude(fw, 0, now);
             }
             return;
         }
-        if (now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US) {
+        if (update_due(s, now)) {
             uint8_t a = interpolate(seg, now);
-            if (a != s->amplitude || s->output_unknown) {
+            /* An update the next segment's start would find still on the bus is left out: that
+             * segment's onset would wait for it (a late, trimmed start). The amplitude stays until
+             * the takeover, at most one write later. */
+            if (s->output_unknown || (a != s->amplitude && (s->count < 2u || next_in > (int32_t)UPDATE_GUARD_US))) {
                 (void)write_amplitude(fw, a, now);
             }
         }
@@ -618,7 +639,7 @@ static void run(thrum_fw_t *fw, uint32_t now)
     }
     /* Nothing plays: write 0 once, retrying a failed write no faster than the update rate. */
     if (fw->driver.device_id != 0u && (s->amplitude != 0u ||
-                             (s->output_unknown && now - s->last_write_time >= THRUM_AMPLITUDE_UPDATE_INTERVAL_US))) {
+                             (s->output_unknown && update_due(s, now)))) {
         (void)write_amplitude(fw, 0, now);
     }
 }

@@ -320,7 +320,42 @@ static void test_telemetry_overflow_splits_frames(void)
     CHECK(!f.bad_output);
 }
 
+/* An interpolation update due just before the next segment's start is left out: begun, its I2C
+ * write would still hold the bus at the takeover and the marked onset would start late (the
+ * late_trimmed passes of a long loop, whose update grid drifts across the next pass's start). */
+static void test_update_left_out_before_a_takeover(void)
+{
+    fake_write_t w[16];
+    unsigned n;
+    const thrum_msg_t *onset;
+
+    boot_at(0);
+    /* a falling ramp from 1000: written at 1000 (returns 1073), next update due at the first
+     * 10 µs poll from 1500 on, 1503; the marked segment starts 7 µs after that */
+    segment(1000, 2000, 200, 0, 0);
+    segment(1510, 2000, 150, 150, 9);
+    fake_run_until(&f, &fw, 2000, 10);
+    n = rtp_writes(w, 16);
+    CHECK(n >= 2u);
+    CHECK_EQ(w[0].time, 1000u + I2C_COST);
+    CHECK_EQ(w[1].value, 150);
+    CHECK(w[1].time <= 1510u + 10u + I2C_COST);
+    onset = fake_next(&f, THRUM_MSG_ONSET);
+    CHECK(onset != NULL && onset->field[0] == 9u && onset->field[2] == THRUM_ONSET_ON_TIME);
+    /* an update with room before the next start is still written */
+    boot_at(0);
+    segment(1000, 2000, 200, 0, 0);
+    segment(1700, 2000, 150, 150, 10);
+    fake_run_until(&f, &fw, 2000, 10);
+    n = rtp_writes(w, 16);
+    CHECK(n >= 3u);
+    CHECK_EQ(w[1].time, 1503u + I2C_COST);
+    onset = fake_next(&f, THRUM_MSG_ONSET);
+    CHECK(onset != NULL && onset->field[0] == 10u && onset->field[2] == THRUM_ONSET_ON_TIME);
+}
+
 const test_case_t scheduler_tests[] = {
+    {"scheduler: no interpolation update just before a takeover", test_update_left_out_before_a_takeover},
     {"scheduler: on-time onset at the write's return", test_on_time_onset},
     {"scheduler: interpolation, 500 us limit, only on change", test_interpolation_and_rate_limit},
     {"scheduler: late segments trimmed, 50 us tolerance", test_late_trim_and_tolerance},

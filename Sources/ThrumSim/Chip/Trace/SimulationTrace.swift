@@ -14,6 +14,19 @@ public struct TraceSample: Sendable, Equatable, Codable {
     public var rtpInput: UInt8
     /// What the output stage was doing at the end of the window.
     public var activity: OutputActivity
+
+    /// The acceleration below which a window without drive counts as quiet, G (1 nG: far below
+    /// anything felt or plotted; the ring-down of an LRA takes seconds to decay to exactly 0).
+    public static let quietAcceleration = 1e-9
+
+    /// Whether this window and `other` are both quiet — no drive, acceleration below
+    /// ``quietAcceleration`` — with the same RTP_INPUT and output activity.
+    public func isQuiet(like other: TraceSample) -> Bool {
+        func quiet(_ s: TraceSample) -> Bool {
+            s.drivePeakVolts == 0 && s.accelerationPeakG < Self.quietAcceleration && s.accelerationEnvelopeG < Self.quietAcceleration
+        }
+        return quiet(self) && quiet(other) && rtpInput == other.rtpInput && activity == other.activity
+    }
 }
 
 /// A register write as the chip saw it (one entry per byte of an auto-incrementing write).
@@ -31,7 +44,8 @@ public struct RegisterWrite: Sendable, Equatable, Codable {
 public struct SimulationTrace: Sendable, Codable {
     /// Window length of ``samples``, µs.
     public var samplePeriodMicros: UInt64
-    /// Decimated windows in time order.
+    /// Decimated windows in time order (with ``DRV2605LModel/coalescesQuietWindows`` a run of
+    /// quiet windows keeps only its first and last, so times may jump across an idle stretch).
     public var samples: [TraceSample] = []
     /// Every register write in time order.
     public var registerWrites: [RegisterWrite] = []

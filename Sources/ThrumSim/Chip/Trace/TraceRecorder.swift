@@ -20,11 +20,20 @@ struct TraceRecorder: Sendable {
         if envelopeG > peakEnvelope { peakEnvelope = envelopeG }
     }
 
-    /// Closes the current window into `trace` and opens the next one.
-    mutating func flush(into trace: inout SimulationTrace, rtp: UInt8, activity: OutputActivity) {
-        trace.samples.append(TraceSample(
+    /// Closes the current window into `trace` and opens the next one. With `coalescingQuiet`, a
+    /// quiet window (``TraceSample/isQuiet(like:)``) that continues a run of at least two quiet
+    /// ones replaces the run's last window instead of being added: a run keeps its first and
+    /// last windows, and an idle stretch of any length takes constant memory.
+    mutating func flush(into trace: inout SimulationTrace, rtp: UInt8, activity: OutputActivity, coalescingQuiet: Bool = false) {
+        let sample = TraceSample(
             time: windowStart, drivePeakVolts: peakVolts, accelerationPeakG: peakAcceleration,
-            accelerationEnvelopeG: peakEnvelope, rtpInput: rtp, activity: activity))
+            accelerationEnvelopeG: peakEnvelope, rtpInput: rtp, activity: activity)
+        let n = trace.samples.count
+        if coalescingQuiet, n >= 2, trace.samples[n - 1].isQuiet(like: sample), trace.samples[n - 2].isQuiet(like: sample) {
+            trace.samples[n - 1] = sample
+        } else {
+            trace.samples.append(sample)
+        }
         windowStart += period
         peakVolts = 0; peakAcceleration = 0; peakEnvelope = 0
     }

@@ -1,0 +1,31 @@
+import CSerialPort
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The process's standard streams and signals, set up before a command runs and settled after it.
+enum ProcessStreams {
+    /// SIGQUIT (Ctrl-\) ends the process the default way. The Swift runtime's backtracer would
+    /// otherwise take it as a crash: print "Program crashed" with a backtrace, and carry on.
+    /// (`thrum play` handles it as it does SIGINT and SIGTERM: ``Interrupt``.)
+    static func prepare() {
+        signal(SIGQUIT, SIG_DFL)
+    }
+
+    /// Flushes standard output (`fflush`) and checks it for a failed write (`ferror`: a full
+    /// disk, `/dev/full`, a closed file): then one line on standard error and exit status 1 (a
+    /// command that failed already keeps its own status); `status` otherwise.
+    static func finish(status: Int32) -> Int32 {
+        errno = 0
+        let output = thrum_standard_output()
+        let flushed = fflush(output) == 0
+        let code = errno
+        guard !flushed || ferror(output) != 0 else { return status }
+        let reason = code != 0 ? String(cString: strerror(code)).lowercased() : "a write failed"
+        printError("cannot write to standard output: \(reason)")
+        return status == 0 ? 1 : status
+    }
+}
