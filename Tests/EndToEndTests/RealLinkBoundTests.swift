@@ -38,6 +38,7 @@ final class RealLinkBoundTests: XCTestCase {
         var violations: [String] = []
         for profile in Self.profiles {
             let figures = try run(profile, pattern: pattern)
+            XCTAssertEqual(figures.events, Self.eventCount, "\(profile.name): every event in the report")
             total += figures.events
             violations += figures.violations.map { "\(profile.name): \($0)" }
             lines.append(figures.line(profile.name))
@@ -81,6 +82,7 @@ final class RealLinkBoundTests: XCTestCase {
         let result = try ThrumProcess.run(["play", "--port", simulator.ptyPath, "--json", pattern.path], timeout: 120)
         simulator.stop()
         XCTAssertEqual(result.status, 0, "\(profile.name): \(result.standardError)")
+        if result.status != 0 { print("\(profile.name): exit \(result.status): \(result.standardError)") }
         guard let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any],
             let events = object["events"] as? [[String: Any]],
             let start = (object["start_host_monotonic_ns"] as? NSNumber)?.int64Value
