@@ -107,7 +107,7 @@ struct ClockFit: Sendable {
         if let floor = configuration.outboundDelayFloor {
             // The outbound leg's floor is known: the device clock sits that far below the envelope.
             estimate = ClockLine(intercept: upper.intercept - floor.microseconds, slope: upper.slope)
-            error = .seconds((spread(upperResiduals) ?? halfRoundTrip) / 1e6)
+            error = .seconds(max(0, spread(upperResiduals) ?? halfRoundTrip) / 1e6)
         } else {
             // Nothing known about the legs: split the gap between the two bounds evenly at the
             // newest sample. The drift comes from both envelopes, each weighted by how densely its
@@ -137,7 +137,9 @@ struct ClockFit: Sendable {
                 edge = min(lowerEdge.intercept + rise, max(lowerEdge.intercept, upperEdge.intercept))
             }
             estimate = ClockLine(intercept: (upper.intercept + edge) / 2, slope: slope)
-            error = .seconds(((a != nil && b != nil) ? (a! + b!) / 2 : halfRoundTrip) / 1e6)
+            // Never negative: samples that contradict their envelope (a clock that jumped or
+            // stalled) leave residuals below it, which say nothing about how far off the estimate is.
+            error = .seconds(max(0, (a != nil && b != nil) ? (a! + b!) / 2 : halfRoundTrip) / 1e6)
         }
     }
 }

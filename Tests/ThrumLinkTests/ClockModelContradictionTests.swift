@@ -58,6 +58,7 @@ final class ClockModelContradictionTests: XCTestCase {
         // from now on it reads 1 700 µs less than before.
         for k in 40..<60 { model.addSample(sample(at: Int64(k) * 10_000, clockLag: 1_700)) }
         XCTAssertGreaterThanOrEqual(model.contradictions, 3)
+        XCTAssertGreaterThanOrEqual(model.errorEstimate, .zero, "an error estimate is never negative")
         XCTAssertEqual(model.jumps, 1, "three contradictions in a row restart the window")
         XCTAssertEqual(model.inconsistency, .zero, "the window now holds the clock as it is")
         try assertHolds(model, device: 590_050 + offset - 1_700, truth: 590_050)
