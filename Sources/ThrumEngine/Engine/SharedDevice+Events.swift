@@ -118,8 +118,22 @@ extension SharedDevice {
         let expected = Double(previous.deviceReceive.microseconds) + (sample.hostSend - previous.hostSend).microseconds
         let jump = abs(Double(sample.deviceReceive.microseconds) - expected)
         if jump > configuration.rebootClockJump.microseconds + sample.roundTrip.microseconds {
+            let window = Self.resetWindow(previous: previous, first: sample)
+            runFaults.append(RunFault(.deviceReset(after: window.lowerBound, before: window.upperBound)))
             resetAfterReboot()
         }
+    }
+
+    /// When the device reset (engine seconds), from the last clock sample before it and the first
+    /// after: after the earlier frame left the host, before the later one's ACK came back. A
+    /// device clock restarts from zero at reset, so the later sample's device reading, taken off
+    /// its host times, narrows that when it fits (it does not on a device whose clock starts elsewhere).
+    static func resetWindow(previous: ClockSample, first: ClockSample) -> ClosedRange<Double> {
+        let lower = previous.hostSend.seconds, upper = max(lower, first.hostReceive.seconds)
+        let sinceReset = Double(first.deviceReceive.wire.rawValue) / 1e6
+        let a = first.hostSend.seconds - sinceReset, b = first.hostReceive.seconds - sinceReset
+        guard b >= lower, a <= upper else { return lower...upper }
+        return max(lower, a)...min(upper, b)
     }
 
     private func resetAfterReboot() {

@@ -237,6 +237,7 @@ enum PlayCommand: Subcommand {
             target.attachTruth(to: &measured)
             report = measured
             settings.faults = session.faults
+            settings.earlierFaults = session.earlierFaults
             if let audio {
                 settings.audioEvents = audio.events(of: engine, playerID: player.playerID, start: start)
                 settings.audioText = audio.text(of: engine, playerID: player.playerID, start: start)
@@ -401,8 +402,15 @@ enum PlayCommand: Subcommand {
         }
         // Anything short of every event on time is said plainly, and fails the exit status.
         var problems = 0
+        for fault in settings.earlierFaults {
+            printError("note: before this run, the device reported fault \(fault.code): \(fault.meaning) (not this run's; not counted)")
+        }
         for fault in settings.faults {
             printError("the device reported fault \(fault.code): \(fault.meaning)")
+            problems += 1
+        }
+        for fault in report.faults {
+            printError(fault.message)
             problems += 1
         }
         for event in report.events where event.type.isHaptic && event.status != .onTime {
@@ -412,7 +420,11 @@ enum PlayCommand: Subcommand {
             case .lateTrimmed: reason = "the device reached it late and trimmed its start"
             case .dropped: reason = "the device dropped it (reached after its time window, or taken over before it drove)"
             case .notReported: reason = "no onset report came back (lost on the link, or the device never started it)"
-            case .notPlayed, .onTime: continue
+            case .lostInReset: reason = "the device reset before it played (its drive was lost with the reset)"
+            case .cutByReset: reason = "it started, but the device reset while it played and cut it short"
+            case .driveGap: reason = "the host fell behind and its drive reached the device late or not at all"
+            case .notPlayed: reason = "it was never sent to the device"
+            case .onTime: continue
             }
             printError("event \(event.patternIndex) at \(at): \(event.status.rawValue): \(reason)")
             problems += 1

@@ -91,6 +91,7 @@ enum StoredPresetPlay {
             target.attachTruth(to: &measured)
             report = measured
             settings.faults = session.faults
+            settings.earlierFaults = session.earlierFaults
             if let error = engine.lastError { throw error }
             engine.stop()
         } catch let error as CommandFailure {
