@@ -63,9 +63,15 @@ extension SharedDevice {
                     preparedLeadExtra = min(preparedLeadExtra + .microseconds(250), .milliseconds(5))
                 }
             }
+            // A stored preset read from storage after its start begins later, whole, and the
+            // device reports it on time against its own shifted schedule: judged here against the
+            // time asked for, by the device's rule for streamed segments (PROTOCOL.md §4.2).
+            let storedLate = storedPresetExpectedOnsets.removeValue(forKey: report.event).map {
+                clock.extend(DeviceTime32(rawValue: report.time)) - $0 > Self.lateTolerance
+            } ?? false
             switch report.knownStatus {
             case .onTime, .lateTrimmed:
-                record.status = report.knownStatus == .onTime ? .onTime : .lateTrimmed
+                record.status = report.knownStatus == .onTime && !storedLate ? .onTime : .lateTrimmed
                 let device = clock.extend(DeviceTime32(rawValue: report.time))
                 record.deviceOnset = device
                 // The reported onset is the middle of the guaranteed bracket, its "±" half the width.
@@ -109,6 +115,9 @@ extension SharedDevice {
             break
         }
     }
+
+    /// How far after its due time a segment may start and still be on time (PROTOCOL.md §4.2).
+    static let lateTolerance = DeviceDuration.microseconds(50)
 
     /// A device that rebooted restarts its clock: a new clock sample far from the fitted clock.
     func checkForReboot() {

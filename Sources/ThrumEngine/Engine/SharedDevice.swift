@@ -92,6 +92,9 @@ public final class SharedDevice: @unchecked Sendable {
     var pendingGo: PendingGo?
     /// Learnt extra lead for prepared starts (GOs that arrived late widen it).
     var preparedLeadExtra = EngineDuration.zero
+    /// The device time each stored preset event's onset is due at (its asked start plus the
+    /// device's fixed latency), until its report comes back: a later one is late (PROTOCOL.md §4.2).
+    var storedPresetExpectedOnsets: [UInt32: DeviceTime] = [:]
     /// Onset ids of ROM effects (their latency is learnt apart).
     var romMarks: Set<UInt32> = []
     /// Onset ids of events started by GO.

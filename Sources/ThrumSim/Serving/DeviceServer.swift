@@ -21,6 +21,12 @@ public final class DeviceServer {
     private var inbound: [(arrival: UInt64, order: Int, bytes: [UInt8])] = []
     private var outbound: [(arrival: UInt64, order: Int, bytes: [UInt8])] = []
     private var order = 0
+    /// Bytes that came while the device was still busy with earlier work (a frame whose handling
+    /// took bus time: storage writes and the read-back of a flash), waiting as in its receive
+    /// buffer; and what it answered, held until true time reaches the end of that work. A busy
+    /// microcontroller answers when done and reads no frame meanwhile: its clock never stands still.
+    private var heldInput: [UInt8] = []
+    private var heldOutput: [UInt8] = []
     /// Called after each pass with the chip's register writes since the last call, each with the
     /// host's monotonic time of its true time (what `thrum sim --trace` writes).
     public var registerWriteSink: (([RegisterWrite], _ hostTime: (UInt64) -> HostTime) -> Void)?
@@ -78,14 +84,30 @@ public final class DeviceServer {
         }
         device.advance(to: now)
         guard link != nil else {
-            device.receive(bytes)
+            heldInput += bytes
+            // Still busy (the device's time is ahead of true time): the bytes wait.
+            guard device.now <= now else { return }
+            if !heldOutput.isEmpty {
+                try transport.write(heldOutput)
+                heldOutput = []
+            }
+            let input = heldInput
+            heldInput = []
+            device.receive(input)
             let output = device.takeOutput()
-            if !output.isEmpty { try transport.write(output) }
+            if device.now > now {
+                heldOutput = output
+            } else if !output.isEmpty {
+                try transport.write(output)
+            }
             return
         }
         enqueue(bytes, at: now, direction: .hostToDevice, into: &inbound)
-        for chunk in takeDue(&inbound, at: now) { device.receive(chunk) }
-        enqueue(device.takeOutput(), at: now, direction: .deviceToHost, into: &outbound)
+        if device.now <= now {
+            for chunk in takeDue(&inbound, at: now) { device.receive(chunk) }
+        }
+        // Written when the device is done with the work that produced it.
+        enqueue(device.takeOutput(), at: max(now, device.now), direction: .deviceToHost, into: &outbound)
         for chunk in takeDue(&outbound, at: now) { try transport.write(chunk) }
     }
 
