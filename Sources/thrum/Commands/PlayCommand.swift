@@ -67,8 +67,11 @@ enum PlayCommand: Subcommand {
 
         Ctrl-C (SIGINT) or SIGTERM stops the actuator at once (STOP), reports what played and exits
         130 or 143 (--loop forever ends this way with 0). A device fault (watchdog stop, driver
-        fault), a device reset or disconnect, or an event not started on time is said on standard
-        error (and in --json) and makes the exit status 1.
+        fault), a device reset or disconnect, a hole in the drive (the host stalled past its
+        queued lead), or an event not started on time is said on standard error (and in --json
+        `faults` and each event's status) and makes the exit status 1. A fault the device wrote
+        before this run (kept by a network bridge) is said as such (`earlier_faults`) and does
+        not fail it (docs/robustness.md).
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
