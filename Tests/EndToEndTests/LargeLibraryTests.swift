@@ -45,6 +45,7 @@ final class LargeLibraryTests: XCTestCase {
                 let lateness = truth - record.requestedTime
                 if lateness > 1e-3 {
                     XCTAssertEqual(record.status, .lateTrimmed, "id \(id): started \(Int(lateness * 1e6)) µs late")
+                    XCTAssertTrue(record.startedWholeButLate, "id \(id): whole, later (not trimmed by the device)")
                     late += 1
                 } else if lateness < 20e-6 {
                     XCTAssertEqual(record.status, .onTime, "id \(id): started \(Int(lateness * 1e6)) µs from its time")

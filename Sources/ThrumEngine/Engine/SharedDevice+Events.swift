@@ -72,6 +72,7 @@ extension SharedDevice {
             switch report.knownStatus {
             case .onTime, .lateTrimmed:
                 record.status = report.knownStatus == .onTime && !storedLate ? .onTime : .lateTrimmed
+                record.startedWholeButLate = report.knownStatus == .onTime && storedLate
                 let device = clock.extend(DeviceTime32(rawValue: report.time))
                 record.deviceOnset = device
                 // The reported onset is the middle of the guaranteed bracket, its "±" half the width.
