@@ -93,6 +93,8 @@ enum StoredPresetPlay {
                 events: events, bytesSent: now.bytesSent - before.bytesSent, bytesReceived: now.bytesReceived - before.bytesReceived,
                 segmentCount: 0, startDeviceTime: session.link.clock.deviceTime(at: started.driveStart), duration: duration)
             measured.startHostTime = started.driveStart
+            // A reset or a hole in the drive while it played (the engine runs on this thread).
+            measured.faults = engine.device.runFaults.dropFirst(before.runFaults).map { $0.relative(to: start) }
             target.attachTruth(to: &measured)
             report = measured
             settings.faults = session.faults
