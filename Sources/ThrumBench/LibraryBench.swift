@@ -95,7 +95,11 @@ public enum LibraryBench {
             let latency = rig.device.chip.trace.driveOnset(after: call).map { Double($0 - call) / 1e3 }
             for mark in started.marks {
                 result.events += 1
-                if let status = engine.onset(ofStoredPresetMark: mark)?.status, status == .lateTrimmed || status == .dropped {
+                // Cut: trimmed or dropped by the device. A preset read from storage after its start
+                // begins whole, later: reported late, but not cut.
+                if let record = engine.onset(ofStoredPresetMark: mark),
+                    record.status == .dropped || (record.status == .lateTrimmed && !record.startedWholeButLate)
+                {
                     result.cutEvents += 1
                 }
             }

@@ -7,6 +7,8 @@ extension HapticEngine {
         public var bytesSent: Int
         public var bytesReceived: Int
         public var segments: Int
+        /// Faults the host had noticed so far (``SharedDevice/runFaults``): a report lists those after.
+        public var runFaults: Int = 0
     }
 
     /// Runs the engine until every onset of `player` has been reported, or `grace` s have passed
@@ -22,7 +24,9 @@ extension HapticEngine {
     /// The counters now.
     public var counters: Counters {
         let stats = session.link.statistics
-        return Counters(bytesSent: stats.bytesSent, bytesReceived: stats.bytesReceived, segments: segmentsSent)
+        return Counters(
+            bytesSent: stats.bytesSent, bytesReceived: stats.bytesReceived, segments: segmentsSent,
+            runFaults: device.locked { device.runFaults.count })
     }
 
     /// What `player` (playing `pattern` from engine time `startTime`) did, as a ``PlaybackReport``
@@ -37,6 +41,8 @@ extension HapticEngine {
             events.append(PlaybackReport.Event(id: UInt32(k + 1), type: type, onset: o, relativeTo: startTime))
         }
         let rate = (player as? HapticAdvancedPatternPlayer)?.playbackRate ?? 1
+        let faults = device.locked { Array(device.runFaults.dropFirst(since.runFaults)) }.map { $0.relative(to: startTime) }
+        RunFaultAccounting.account(for: faults, in: &events, pattern: pattern, rate: rate)
         for (i, e) in pattern.events.enumerated() where !e.type.isHaptic {
             events.append(
                 PlaybackReport.Event(
@@ -50,6 +56,7 @@ extension HapticEngine {
             startDeviceTime: session.link.clock.deviceTime(at: HostTime(seconds: startTime)),
             duration: duration)
         report.startHostTime = HostTime(seconds: startTime)
+        report.faults = faults
         return report
     }
 }

@@ -16,7 +16,7 @@ extension HapticEngine {
         try startForStoredPresets()
         return try device.locked {
             let base = device.nextStoredPresetEventBase(events: 0)
-            return try playStoredPresetLocked(id: id, atTime: time, eventBase: base) { _ in }
+            return try playStoredPresetLocked(id: id, atTime: time, eventBase: base) { _, _ in }
         }
     }
 
@@ -34,8 +34,9 @@ extension HapticEngine {
             var marks: [UInt32] = []
             let events = preset.items.map(\.event).max() ?? 0
             let base = device.nextStoredPresetEventBase(events: events)
-            let host = try playStoredPresetLocked(id: preset.id, atTime: time, eventBase: base) { driveStart in
-                marks = device.markStoredPreset(preset, shapes: image.shapes, base: base, driveStart: driveStart, owner: self)
+            let host = try playStoredPresetLocked(id: preset.id, atTime: time, eventBase: base) { driveStart, deviceStart in
+                marks = device.markStoredPreset(
+                    preset, shapes: image.shapes, base: base, driveStart: driveStart, deviceStart: deviceStart, owner: self)
             }
             return StoredPresetStart(driveStart: host, marks: marks)
         }
@@ -55,9 +56,10 @@ extension HapticEngine {
         }
     }
 
-    /// Sends PLAY_PRESET; `willSend` gets the engine time the drive begins at, before it goes.
+    /// Sends PLAY_PRESET; `willSend` gets the engine time the drive begins at and the device time
+    /// the message asks for, before it goes.
     private func playStoredPresetLocked(
-        id: UInt16, atTime time: Double, eventBase: UInt32, willSend: (EngineTime) -> Void
+        id: UInt16, atTime time: Double, eventBase: UInt32, willSend: (EngineTime, DeviceTime) -> Void
     ) throws -> HostTime {
         let now = timeNow
         // A driver in standby (the device's idle timeout) is woken in the same frame and given
@@ -76,7 +78,7 @@ extension HapticEngine {
         driveStart = max(driveStart, device.lastSentEnd)
         let host = driveStart.hostTime
         let deviceStart = device.deviceTime(at: driveStart) - session.latencyCorrection
-        willSend(driveStart)
+        willSend(driveStart, deviceStart)
         session.sendPlayPreset(id: UInt32(id), deviceStart: deviceStart, eventBase: eventBase)
         service()
         return host

@@ -117,6 +117,10 @@ public struct OnsetRecord: Equatable, Sendable {
     public var boundSuspect = false
     /// How the device started it (`notReported` until it reports).
     public var status: PlaybackReport.OnsetStatus
+    /// A stored preset's event the device reported on time against its own shifted schedule but
+    /// that began more than 50 µs after the time asked for (read from storage after its start, it
+    /// started whole, later): the host made it `lateTrimmed` (docs/library.md). False otherwise.
+    public var startedWholeButLate = false
     /// The DRV2605L ROM effect this onset started (``HapticEngine/playROMEffect(_:atTime:)``), nil for pattern events.
     public var romEffect: UInt8? = nil
 }

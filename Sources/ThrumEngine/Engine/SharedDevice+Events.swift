@@ -82,9 +82,16 @@ extension SharedDevice {
                     preparedLeadExtra = min(preparedLeadExtra + .microseconds(250), .milliseconds(5))
                 }
             }
+            // A stored preset read from storage after its start begins later, whole, and the
+            // device reports it on time against its own shifted schedule: judged here against the
+            // time asked for, by the device's rule for streamed segments (PROTOCOL.md §4.2).
+            let storedLate = storedPresetExpectedOnsets.removeValue(forKey: report.event).map {
+                clock.extend(DeviceTime32(rawValue: report.time)) - $0 > Self.lateTolerance
+            } ?? false
             switch report.knownStatus {
             case .onTime, .lateTrimmed:
-                record.status = report.knownStatus == .onTime ? .onTime : .lateTrimmed
+                record.status = report.knownStatus == .onTime && !storedLate ? .onTime : .lateTrimmed
+                record.startedWholeButLate = report.knownStatus == .onTime && storedLate
                 let device = clock.extend(DeviceTime32(rawValue: report.time))
                 record.deviceOnset = device
                 // The reported onset is the middle of the guaranteed bracket, its "±" half the width.
@@ -144,6 +151,9 @@ extension SharedDevice {
         }
     }
 
+    /// How far after its due time a segment may start and still be on time (PROTOCOL.md §4.2).
+    static let lateTolerance = DeviceDuration.microseconds(50)
+
     /// A device that rebooted restarts its clock: a new clock sample far from the fitted clock.
     func checkForReboot() {
         guard let sample = session.link.clock.samples.last else { return }
@@ -152,8 +162,22 @@ extension SharedDevice {
         let expected = Double(previous.deviceReceive.microseconds) + (sample.hostSend - previous.hostSend).microseconds
         let jump = abs(Double(sample.deviceReceive.microseconds) - expected)
         if jump > configuration.rebootClockJump.microseconds + sample.roundTrip.microseconds {
+            let window = Self.resetWindow(previous: previous, first: sample)
+            runFaults.append(RunFault(.deviceReset(after: window.lowerBound, before: window.upperBound)))
             resetAfterReboot()
         }
+    }
+
+    /// When the device reset (engine seconds), from the last clock sample before it and the first
+    /// after: after the earlier frame left the host, before the later one's ACK came back. A
+    /// device clock restarts from zero at reset, so the later sample's device reading, taken off
+    /// its host times, narrows that when it fits (it does not on a device whose clock starts elsewhere).
+    static func resetWindow(previous: ClockSample, first: ClockSample) -> ClosedRange<Double> {
+        let lower = previous.hostSend.seconds, upper = max(lower, first.hostReceive.seconds)
+        let sinceReset = Double(first.deviceReceive.wire.rawValue) / 1e6
+        let a = first.hostSend.seconds - sinceReset, b = first.hostReceive.seconds - sinceReset
+        guard b >= lower, a <= upper else { return lower...upper }
+        return max(lower, a)...min(upper, b)
     }
 
     private func resetAfterReboot() {

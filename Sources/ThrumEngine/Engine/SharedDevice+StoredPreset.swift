@@ -24,13 +24,19 @@ extension SharedDevice {
     /// beginning at engine time `driveStart`: the intended time of each is when the stored program's
     /// first drive for it begins (the image keeps the drive, not the pattern's event times, so
     /// the requested time is the drive's and the pre-shift 0). Returns the marks in event order.
+    /// `deviceStart` is the device time PLAY_PRESET asks its drive to begin at: each event's onset
+    /// is expected that far in, plus the device's fixed latency of its first write, and one
+    /// reported more than 50 µs after that is late, by the rule the device applies to streamed
+    /// segments (PROTOCOL.md §4.2; a preset read from storage after its start begins later, whole).
     func markStoredPreset(
-        _ preset: LibraryImage.Preset, shapes: [LibraryImage.Shape], base: UInt32, driveStart: EngineTime, owner: HapticEngine
+        _ preset: LibraryImage.Preset, shapes: [LibraryImage.Shape], base: UInt32, driveStart: EngineTime,
+        deviceStart: DeviceTime, owner: HapticEngine
     ) -> [UInt32] {
         let expanded = ProgramPacker.expand(preset, shapes: shapes)
         // Pattern time 0 is `lead` after the drive begins; entries are relative to pattern time 0.
         let origin = driveStart + .microseconds(Int64(preset.lead))
         var intended: [UInt32: EngineTime] = [:]
+        var romEvents: Set<UInt32> = []
         for s in expanded.segments where s.eventID != 0 && intended[s.eventID] == nil {
             let firstDrive = EngineDuration.microseconds(
                 Int64(SegmentCommand.firstDriveOffset(duration: s.duration, from: s.from, to: s.to)))
@@ -38,6 +44,7 @@ extension SharedDevice {
         }
         for r in expanded.rom where r.event != 0 && intended[r.event] == nil {
             intended[r.event] = PatternOffset(microseconds: r.start).engineTime(origin: origin)
+            romEvents.insert(r.event)
         }
         var result: [UInt32] = []
         for (event, time) in intended.sorted(by: { $0.key < $1.key }) {
@@ -47,6 +54,8 @@ extension SharedDevice {
                 driveOnsetTime: nil, status: .notReported)
             markOrder.append(mark)
             markOwners[mark] = ObjectIdentifier(owner)
+            let fixed = romEvents.contains(event) ? session.romLatency.correction : session.latency.correction
+            storedPresetExpectedOnsets[mark] = deviceStart + DeviceDuration.microseconds((time - driveStart).microseconds) + fixed
             result.append(mark)
         }
         return result

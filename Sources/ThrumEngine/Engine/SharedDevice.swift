@@ -57,6 +57,10 @@ public final class SharedDevice: @unchecked Sendable {
     public internal(set) var cutsSent = 0
     /// The error that stopped the device (link or transport failure, fault), if any.
     public internal(set) var lastError: Error?
+    /// Faults the host noticed while playing (device resets, holes in the drive), oldest first,
+    /// in engine seconds. ``HapticEngine/playbackReport(for:pattern:startTime:duration:since:)``
+    /// puts those of a run in its report.
+    public internal(set) var runFaults: [RunFault] = []
 
     // Streaming state, on the engine's schedule (``ThrumTime/EngineTime``: host time in µs).
     /// Players with a timeline to render (playing, or playing until a pending stop/pause), of every client.
@@ -90,6 +94,9 @@ public final class SharedDevice: @unchecked Sendable {
     var pendingGo: PendingGo?
     /// Learnt extra lead for prepared starts (GOs that arrived late widen it).
     var preparedLeadExtra = EngineDuration.zero
+    /// The device time each stored preset event's onset is due at (its asked start plus the
+    /// device's fixed latency), until its report comes back: a later one is late (PROTOCOL.md §4.2).
+    var storedPresetExpectedOnsets: [UInt32: DeviceTime] = [:]
     /// Onset ids of ROM effects (their latency is learnt apart).
     var romMarks: Set<UInt32> = []
     /// Onset ids of events started by GO.

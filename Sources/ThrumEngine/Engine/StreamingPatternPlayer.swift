@@ -576,6 +576,22 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         }
     }
 
+    /// Whether this player asks for non-zero drive anywhere in engine time [t0, t1) (no side
+    /// effects: nothing is marked or recompiled). The device uses it to tell a hole in the drive
+    /// (a host that fell behind) from idle time.
+    func wantsDrive(from t0: EngineTime, to t1: EngineTime) -> Bool {
+        guard state == .playing, !isSilent else { return false }
+        for run in runs {
+            let a = max(run.start, t0, run.preloadedUntil), b = min(run.end, t1, stopAt ?? .distantFuture)
+            guard b > a else { continue }
+            let pa = run.offset(at: a), pb = run.offset(at: b)
+            if run.compiled.program.segments.contains(where: { $0.startOffset < pb && $0.endOffset > pa && ($0.from != 0 || $0.to != 0) }) {
+                return true
+            }
+        }
+        return false
+    }
+
     /// The compiled segments that start in engine time [t0, t1), exactly as compiled (moved to
     /// the render timeline, ``RenderTimeline``; onset ids replaced by the engine's marks), when they can be sent without
     /// mixing: one run, no run-time intensity control, nothing preloaded, no segment straddling

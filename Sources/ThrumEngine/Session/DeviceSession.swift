@@ -41,8 +41,15 @@ public final class DeviceSession {
     public let configuration: Configuration
     /// What the device said about itself, once connected.
     public private(set) var identity: DeviceIdentity?
-    /// Faults the device reported, oldest first.
+    /// Faults the device reported during this connection (after its IDENTIFY_REPLY), oldest first.
     public private(set) var faults: [FaultReport] = []
+    /// Faults that happened before this connection: FAULT reports read before the device's
+    /// IDENTIFY_REPLY to this host's IDENTIFY (bytes it wrote while no host listened, which a
+    /// network bridge such as ser2net buffers and hands to the next client). They are not this
+    /// run's, so they do not fail it; they are not passed to ``deviceEventHandler``.
+    public private(set) var earlierFaults: [FaultReport] = []
+    /// Whether the device has answered this link's IDENTIFY (events after it belong to this run).
+    private var identifiedOnLink = false
 
     /// Called for every device event (identify reply, onset, fault) as the pump delivers it; the
     /// streaming engine listens here.
@@ -97,6 +104,7 @@ public final class DeviceSession {
     /// Connects: sends IDENTIFY until the device answers or the connect timeout passes.
     @discardableResult
     public func open() throws(EngineError) -> DeviceIdentity {
+        identifiedOnLink = false
         link.connect()
         let deadline = now + configuration.connectTimeout
         try pumpWhile(until: deadline) { self.connectedIdentity == nil && !self.linkFailed }
@@ -260,6 +268,10 @@ public final class DeviceSession {
     private func drainDeviceEvents() {
         for event in link.takeDeviceEvents() {
             switch event {
+            case .identified: identifiedOnLink = true
+            case .fault(let report) where !identifiedOnLink:
+                earlierFaults.append(report)
+                continue
             case .fault(let report): faults.append(report)
             case .capabilities(let caps):
                 programCapabilities = caps

@@ -65,6 +65,13 @@ public struct PlaybackReport: Sendable {
         case dropped
         case notReported = "not_reported"
         case notPlayed = "not_played"
+        /// The device reset at or before the event's time: it never played (or its report was lost with the reset).
+        case lostInReset = "lost_in_reset"
+        /// The event started, but a device reset cut its drive short.
+        case cutByReset = "cut_by_reset"
+        /// The host fell behind its queued lead (a stall) and the event's drive reached the
+        /// device late or not at all: it did not play (fully) as asked.
+        case driveGap = "drive_gap"
     }
 
     public var events: [Event]
@@ -81,6 +88,9 @@ public struct PlaybackReport: Sendable {
     /// Pattern time zero as the host intended it, in host time (what `startDeviceTime` was
     /// computed from); benchmarks compare the device's true onsets against it.
     public var startHostTime: HostTime = .zero
+    /// Faults the host noticed during this run (a device reset, a hole in the drive), times in
+    /// pattern seconds. A device's own FAULT reports are in ``DeviceSession/faults``.
+    public var faults: [RunFault] = []
 
     /// Creates a report.
     public init(

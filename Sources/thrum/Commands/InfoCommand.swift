@@ -145,7 +145,10 @@ enum InfoCommand: Subcommand {
             lines.append(
                 "state: driver \(powerState); faults: "
                     + (session.faults.isEmpty
-                        ? "none" : session.faults.map { "\($0.code) (\($0.meaning))" }.joined(separator: ", ")))
+                        ? "none" : session.faults.map { "\($0.code) (\($0.meaning))" }.joined(separator: ", "))
+                    + (session.earlierFaults.isEmpty
+                        ? "" : "; before this connection: "
+                            + session.earlierFaults.map { "\($0.code) (\($0.meaning))" }.joined(separator: ", ")))
             lines.append(
                 String(
                     format:
@@ -212,6 +215,9 @@ enum InfoCommand: Subcommand {
                 "state": [
                     "power_state": JSONOutput.orNull(session.powerState.map { "\($0)" }),
                     "faults": session.faults.map {
+                        ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any]
+                    },
+                    "earlier_faults": session.earlierFaults.map {
                         ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any]
                     },
                 ] as [String: Any],

@@ -60,7 +60,10 @@ enum MultiDevicePlay {
             }
             skews = group.skews(of: players, eventIndices: routes?.events)
             if let error = engines.compactMap(\.lastError).first { throw error }
-            for k in engines.indices { settings[k].faults = engines[k].session.faults }
+            for k in engines.indices {
+                settings[k].faults = engines[k].session.faults
+                settings[k].earlierFaults = engines[k].session.earlierFaults
+            }
             group.stop()
         } catch {
             let message = (error as? HapticError)?.message ?? "\(error)"
@@ -107,7 +110,10 @@ enum MultiDevicePlay {
             }
         }
         let notOnTime = reports.contains { $0.events.contains { $0.type.isHaptic && $0.status != .onTime } }
-        let faulted = settings.contains { !$0.faults.isEmpty }
+        let faulted = settings.contains { !$0.faults.isEmpty } || reports.contains { !$0.faults.isEmpty }
+        for (k, report) in reports.enumerated() {
+            for fault in report.faults { printError("device \(k): \(fault.message)") }
+        }
         return notOnTime || faulted ? 1 : 0
     }
 }

@@ -69,8 +69,11 @@ enum PlayCommand: Subcommand {
         Ctrl-C (SIGINT), SIGTERM or SIGQUIT stops the actuator at once (STOP), reports what played
         and exits 130, 143 or 131 (--loop forever ends this way with 0); one during the connection
         or the calibration reports that nothing played. A device fault (watchdog stop, driver
-        fault), a device reset or disconnect, or an event not started on time is said on standard
-        error (and in --json) and makes the exit status 1.
+        fault), a device reset or disconnect, a hole in the drive (the host stalled past its
+        queued lead), or an event not started on time is said on standard error (and in --json
+        `faults` and each event's status) and makes the exit status 1. A fault the device wrote
+        before this run (kept by a network bridge) is said as such (`earlier_faults`) and does
+        not fail it (docs/robustness.md).
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
@@ -256,6 +259,7 @@ enum PlayCommand: Subcommand {
             target.attachTruth(to: &measured)
             report = measured
             settings.faults = session.faults
+            settings.earlierFaults = session.earlierFaults
             if let audio {
                 settings.audioEvents = audio.events(of: engine, playerID: player.playerID, start: start)
                 settings.audioText = audio.text(of: engine, playerID: player.playerID, start: start)
@@ -420,8 +424,15 @@ enum PlayCommand: Subcommand {
         }
         // Anything short of every event on time is said plainly, and fails the exit status.
         var problems = 0
+        for fault in settings.earlierFaults {
+            printError("note: before this run, the device reported fault \(fault.code): \(fault.meaning) (not this run's; not counted)")
+        }
         for fault in settings.faults {
             printError("the device reported fault \(fault.code): \(fault.meaning)")
+            problems += 1
+        }
+        for fault in report.faults {
+            printError(fault.message)
             problems += 1
         }
         for event in report.events where event.type.isHaptic && event.status != .onTime {
@@ -431,7 +442,11 @@ enum PlayCommand: Subcommand {
             case .lateTrimmed: reason = "the device reached it late and trimmed its start"
             case .dropped: reason = "the device dropped it (reached after its time window, or taken over before it drove)"
             case .notReported: reason = "no onset report came back (lost on the link, or the device never started it)"
-            case .notPlayed, .onTime: continue
+            case .lostInReset: reason = "the device reset before it played (its drive was lost with the reset)"
+            case .cutByReset: reason = "it started, but the device reset while it played and cut it short"
+            case .driveGap: reason = "the host fell behind and its drive reached the device late or not at all"
+            case .notPlayed: reason = "it was never sent to the device"
+            case .onTime: continue
             }
             printError("event \(event.patternIndex) at \(at): \(event.status.rawValue): \(reason)")
             problems += 1

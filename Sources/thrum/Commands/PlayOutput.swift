@@ -15,6 +15,9 @@ enum PlayOutput {
         var romEffect: ROMEffect? = nil
         /// Faults the device reported during the session.
         var faults: [FaultReport] = []
+        /// Faults the device reported from before this run (read before it answered IDENTIFY):
+        /// said, but they do not fail the run.
+        var earlierFaults: [FaultReport] = []
         /// The signal that interrupted playback, if one did.
         var interruptedBy: Int32? = nil
         /// `--expect-max-error-us`, `--expect-onsets`.
@@ -177,11 +180,31 @@ enum PlayOutput {
             "rate": settings.rate,
             "intensity": JSONOutput.orNull(settings.intensity),
             "passes": settings.loop == .forever ? "forever" as Any : passesCount(settings.loop),
-            "faults": settings.faults.map { ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any] },
+            "faults": settings.faults.map(faultJSON) + report.faults.map(runFaultJSON),
+            "earlier_faults": settings.earlierFaults.map(faultJSON),
             "interrupted_by_signal": JSONOutput.orNull(settings.interruptedBy.map { Int($0) }),
             "expectations": expectationsJSON(settings.expectations, report: report),
             "calibration": JSONOutput.orNull(settings.calibration?.json),
         ]
+    }
+
+    /// A device's FAULT report in `faults` / `earlier_faults`.
+    static func faultJSON(_ fault: FaultReport) -> [String: Any] {
+        ["kind": "device_fault", "code": Int(fault.code), "detail": Int(fault.detail), "meaning": fault.meaning]
+    }
+
+    /// A fault the host noticed (device reset, drive gap) in `faults`, times in pattern seconds.
+    static func runFaultJSON(_ fault: RunFault) -> [String: Any] {
+        var entry: [String: Any] = ["kind": fault.name, "meaning": fault.message]
+        switch fault.kind {
+        case .deviceReset(let after, let before):
+            entry["after_s"] = JSONOutput.seconds(after)
+            entry["before_s"] = JSONOutput.seconds(before)
+        case .driveGap(let start, let length):
+            entry["start_s"] = JSONOutput.seconds(start)
+            entry["length_s"] = JSONOutput.seconds(length)
+        }
+        return entry
     }
 
     /// `expectations`: null without --expect-*; else the rules, `passed`, the one-line `reason`

@@ -12,6 +12,8 @@ import ThrumWire
 enum StoredPresetPlay {
     /// The argument prefix.
     static let prefix = "id:"
+    /// How far ahead of the call `thrum play id:N` asks the preset to start (s).
+    static let storedPresetLead = 0.05
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let startedAt = Date()
@@ -64,7 +66,10 @@ enum StoredPresetPlay {
             try engine.start()
             PlayCommand.recordCalibration(connection, settings: &settings)
             let before = engine.counters
-            let started = try engine.playStoredPreset(preset, in: image)
+            // Not at once: the device may still be busy with the storage reads of the library
+            // just read (PLAY_PRESET waits in its buffer meanwhile); a preset whose own read takes
+            // longer than this lead starts late, and is reported late.
+            let started = try engine.playStoredPreset(preset, in: image, atTime: engine.currentTime + storedPresetLead)
             let start = started.driveStart.seconds
             engine.run(for: start - engine.currentTime + duration + 0.05)
             // The last reports come as the last entries start; wait a little for them.
@@ -88,9 +93,12 @@ enum StoredPresetPlay {
                 events: events, bytesSent: now.bytesSent - before.bytesSent, bytesReceived: now.bytesReceived - before.bytesReceived,
                 segmentCount: 0, startDeviceTime: session.link.clock.deviceTime(at: started.driveStart), duration: duration)
             measured.startHostTime = started.driveStart
+            // A reset or a hole in the drive while it played (the engine runs on this thread).
+            measured.faults = engine.device.runFaults.dropFirst(before.runFaults).map { $0.relative(to: start) }
             target.attachTruth(to: &measured)
             report = measured
             settings.faults = session.faults
+            settings.earlierFaults = session.earlierFaults
             if let error = engine.lastError { throw error }
             engine.stop()
         } catch let error as CommandFailure {

@@ -1,0 +1,52 @@
+import ThrumTime
+import ThrumWire
+
+/// Something that went wrong on the device or the link during a run, that the host noticed
+/// itself (a device FAULT report is a ``ThrumWire/FaultReport`` in ``DeviceSession/faults``):
+/// a device reset, or a hole in the drive left by a host that fell behind. Times are in engine
+/// seconds as recorded, in pattern seconds once in a ``PlaybackReport``.
+public struct RunFault: Sendable, Equatable {
+    /// What happened.
+    public enum Kind: Sendable, Equatable {
+        /// The device reset (rebooted): its clock restarted and everything queued on it was lost.
+        /// It happened between `after` and `before` (s).
+        case deviceReset(after: Double, before: Double)
+        /// The host fell behind its queued lead (a stall): no drive reached the device from
+        /// `start` for `length` seconds, while the pattern asked for some.
+        case driveGap(start: Double, length: Double)
+    }
+
+    /// What happened, and when.
+    public var kind: Kind
+
+    /// Creates a fault record.
+    public init(_ kind: Kind) { self.kind = kind }
+
+    /// The short machine name (`device_reset`, `drive_gap`) used in JSON.
+    public var name: String {
+        switch kind {
+        case .deviceReset: "device_reset"
+        case .driveGap: "drive_gap"
+        }
+    }
+
+    /// The same fault with its times moved by `-origin` (engine time → pattern time).
+    public func relative(to origin: Double) -> RunFault {
+        switch kind {
+        case .deviceReset(let a, let b): RunFault(.deviceReset(after: a - origin, before: b - origin))
+        case .driveGap(let s, let l): RunFault(.driveGap(start: s - origin, length: l))
+        }
+    }
+
+    /// One line for a person: what happened and when (in the record's time base).
+    public var message: String {
+        switch kind {
+        case .deviceReset(let a, let b):
+            return String(
+                format: "the device reset during the run (between %.3f s and %.3f s): the drive queued on it was lost", a, b)
+        case .driveGap(let s, let l):
+            return String(
+                format: "the host fell behind its queued lead: no drive reached the device from %.3f s for %.0f ms", s, l * 1e3)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import ThrumPattern
+
+/// Every event of a run accounted for when the run had a fault (docs/robustness.md): events a
+/// device reset lost or cut short, events a hole in the drive hit, and events never scheduled
+/// at all are listed with a status that says so, never left out and never `on_time`.
+enum RunFaultAccounting {
+    /// Rewrites the statuses of `events` (pattern time, as in a ``PlaybackReport``) for `faults`
+    /// (pattern time too), and appends the haptic events of `pattern` the run never scheduled.
+    /// Without faults it changes nothing.
+    static func account(for faults: [RunFault], in events: inout [PlaybackReport.Event], pattern: HapticPattern, rate: Double) {
+        guard !faults.isEmpty else { return }
+        // Haptic events of the pattern that no onset stands for (never rendered: after a reset,
+        // or inside a hole): listed now, so that the report has every one of them.
+        let listed = Set(events.filter { $0.pass == 0 }.map(\.patternIndex))
+        for (i, e) in pattern.events.enumerated() where e.type.isHaptic && !listed.contains(i) {
+            events.append(
+                PlaybackReport.Event(
+                    id: UInt32(events.count + 1), patternIndex: i, type: e.type, requestedTime: e.relativeTime / rate,
+                    onsetTime: nil, driveOnsetTime: nil, status: .notPlayed))
+        }
+        for k in events.indices where events[k].type.isHaptic {
+            let e = events[k]
+            let duration = e.patternIndex < pattern.events.count && e.type == .hapticContinuous
+                ? pattern.events[e.patternIndex].duration / rate : 0
+            if let status = status(of: e, duration: duration, faults: faults) { events[k].status = status }
+        }
+    }
+
+    /// The status `event` (lasting `duration` s) takes for `faults`, nil when they did not touch it.
+    static func status(of event: PlaybackReport.Event, duration: Double, faults: [RunFault]) -> PlaybackReport.OnsetStatus? {
+        let start = event.requestedTime - event.preShift
+        let started = event.status == .onTime || event.status == .lateTrimmed
+        for fault in faults {
+            switch fault.kind {
+            case .deviceReset(let after, _):
+                // Its onset after the reset began: nothing of it played (the queue was wiped).
+                if !started && start >= after - 0.001 { return .lostInReset }
+                // Started before, still driving when the device reset.
+                if started && start < after && start + duration > after { return .cutByReset }
+            case .driveGap(let gapStart, let length):
+                let gapEnd = gapStart + length
+                // Onset in the hole (late or never), or a continuous event with a hole in its drive.
+                if start >= gapStart && start < gapEnd { return .driveGap }
+                if start < gapStart && start + duration > gapStart { return .driveGap }
+            }
+        }
+        return event.status == .notPlayed ? .notPlayed : nil
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import ThrumCompiler
+import ThrumEngine
+import ThrumHarness
+import ThrumLibrary
+import ThrumPattern
+import ThrumSim
+import ThrumTestSupport
+import ThrumWire
+import XCTest
+
+/// A large preset library (700 presets, a production line's): stored presets that start late
+/// are reported late, and the first play right after flashing it is on time (issue 27, item 4).
+final class LargeLibraryTests: XCTestCase {
+    /// A manifest of `count` presets cycling through the Apple system presets.
+    static func manifest(count: Int) -> LibraryManifest {
+        let presets = SystemPresets.all.filter { $0.romEffect == nil }
+        let entries = (0..<count).map { k in
+            LibraryManifest.Entry(id: UInt16(k + 1), name: "p\(k + 1)", source: .systemPreset(presets[k % presets.count].name))
+        }
+        return LibraryManifest(name: "large", version: 1, actuator: nil, entries: entries)
+    }
+
+    /// Presets far down a large index are read from storage after their start: they begin later,
+    /// whole, and the report says late (against the time asked for), as the chip's trace shows.
+    func testStoredPresetsThatStartLateAreReportedLate() throws {
+        let image = try LibraryBuilder(defaultProfile: .default).build(manifest: Self.manifest(count: 700), directory: ".").image
+        var configuration = VirtualDeviceFactory.configuration(for: .default)
+        configuration.storage = LibraryStorage()
+        let rig = VirtualRig(profile: .default, deviceConfiguration: configuration)
+        try rig.connect(calibrate: false)
+        try rig.session.writeLibrary(try image.encode())
+        let engine = try rig.engine()
+        engine.run(for: 3)
+        let stored = try engine.storedLibrary().image
+        var late = 0, onTime = 0
+        for id: UInt16 in [700, 700, 350, 1, 699] {
+            let preset = try XCTUnwrap(stored.preset(id: id))
+            let started = try engine.playStoredPreset(preset, in: stored)
+            // Reading a preset far down the index takes the device a while: give its reports time.
+            engine.run(for: Double(stored.summaries().first { $0.id == id }!.durationMicroseconds) / 1e6 + 1)
+            for mark in started.marks {
+                let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
+                let truth = try XCTUnwrap(rig.trueOnset(of: record), "id \(id): the chip drove it")
+                let lateness = truth - record.requestedTime
+                if lateness > 1e-3 {
+                    XCTAssertEqual(record.status, .lateTrimmed, "id \(id): started \(Int(lateness * 1e6)) µs late")
+                    XCTAssertTrue(record.startedWholeButLate, "id \(id): whole, later (not trimmed by the device)")
+                    late += 1
+                } else if lateness < 20e-6 {
+                    XCTAssertEqual(record.status, .onTime, "id \(id): started \(Int(lateness * 1e6)) µs from its time")
+                    onTime += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(late, 0, "a preset read from storage after its start began late")
+        XCTAssertGreaterThan(onTime, 0, "the one kept decoded (played last) began on time")
+    }
+
+    /// `thrum flash` of the large library on `thrum sim`, then at once `thrum play`: the device
+    /// answers when its storage work is done, so the play's clock converges and every event is
+    /// on time by the chip's own trace.
+    func testThePlayRightAfterFlashingALargeLibraryIsOnTime() throws {
+        let directory = try CLITestSupport.scratchDirectory(for: self)
+        let manifest = Self.manifest(count: 700).entries.map { e -> [String: Any] in
+            guard case .systemPreset(let name) = e.source else { return [:] }
+            return ["id": Int(e.id), "name": e.name, "preset": name]
+        }
+        let json = try JSONSerialization.data(
+            withJSONObject: ["name": "large", "version": 1, "actuator": ActuatorProfile.default.id, "presets": manifest])
+        try json.write(to: directory.appendingPathComponent("library.json"))
+        let image = directory.appendingPathComponent("large.thl").path
+        let build = try ThrumProcess.run(["library", "build", directory.path, "-o", image])
+        XCTAssertEqual(build.status, 0, build.standardError)
+        let trace = directory.appendingPathComponent("trace.csv")
+        let simulator = try SimulatorProcess(
+            arguments: ["--storage", directory.appendingPathComponent("storage.bin").path, "--trace", trace.path])
+        defer { simulator.stop() }
+        let flash = try ThrumProcess.run(["flash", image, "--port", simulator.ptyPath], timeout: 120)
+        XCTAssertEqual(flash.status, 0, flash.standardError)
+        let result = try ThrumProcess.run(
+            ["play", "--port", simulator.ptyPath, "--json", "--no-calibrate", TestPaths.example("metronome.ahap").path])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let object = try XCTUnwrap(try CLITestSupport.json(result) as? [String: Any])
+        let events = try XCTUnwrap(object["events"] as? [[String: Any]])
+        XCTAssertEqual(events.count, 8)
+        let start = try XCTUnwrap((object["start_host_monotonic_ns"] as? NSNumber)?.int64Value)
+        let drives = SimulatorTrace.rtpWrites(trace).filter { $0.value > 0 }.map(\.ns)
+        for event in events {
+            XCTAssertEqual(event["status"] as? String, "on_time", "\(event)")
+            let requested = try XCTUnwrap(event["requested_s"] as? Double)
+            let onset = try XCTUnwrap(event["onset_s"] as? Double)
+            let drive = try XCTUnwrap(event["drive_onset_s"] as? Double)
+            let intended = requested - (onset - drive)
+            let intendedNs = Double(start) + intended * 1e9
+            let truthNs = try XCTUnwrap(drives.first { Double($0) >= intendedNs - 3e6 }, "no drive near \(requested) s")
+            let bound = try XCTUnwrap(event["onset_bound_s"] as? Double)
+            let truth = (Double(truthNs) - Double(start)) / 1e9
+            XCTAssertEqual(truth, intended, accuracy: 1e-3, "the chip drove it at its time")
+            // The clock converged on a device that runs: the reported onset's bound holds the chip's
+            // (PlayOverPseudoTerminalTests' 200 µs margin for the trace's own timestamps).
+            XCTAssertLessThanOrEqual(abs(truth - drive), bound + 200e-6, "the bound misses the chip at \(requested) s")
+        }
+    }
+}

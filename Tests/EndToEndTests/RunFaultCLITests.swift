@@ -1,0 +1,66 @@
+import Foundation
+import XCTest
+
+/// Faults told to the run they happened in, through `thrum play` against `thrum sim` (issue 27,
+/// item 4; docs/robustness.md). Truth from the simulator's trace.
+final class RunFaultCLITests: XCTestCase {
+    /// Through ser2net, which reads what the device writes while no host is connected and hands
+    /// it to the next client, the watchdog's FAULT 5 after a normal play reaches the next play
+    /// first. That play lists it under `earlier_faults`, not `faults`, and exits 0 when every
+    /// event played on time.
+    func testAWatchdogFaultAfterTheLastPlayIsAnEarlierFaultOfTheNextOne() throws {
+        let simulator = try SimulatorProcess()
+        defer { simulator.stop() }
+        let server = try Ser2NetProcess(accepter: "tcp(nodelay)", device: simulator.ptyPath)
+        defer { server.stop() }
+        let url = "tcp://127.0.0.1:\(server.port)"
+        let metronome = TestPaths.example("metronome.ahap").path
+        let first = try ThrumProcess.run(["play", "--port", url, "--json", "--no-plot", metronome])
+        XCTAssertEqual(first.status, 0, first.standardError)
+        // The host is gone: the device's watchdog stops it and says so (FAULT 5) to no one; ser2net
+        // keeps the bytes. (The watchdog fires a second after the host falls silent.)
+        Thread.sleep(forTimeInterval: 3)
+        let second = try ThrumProcess.run(["play", "--port", url, "--json", "--no-plot", metronome])
+        let object = try XCTUnwrap(try CLITestSupport.json(second) as? [String: Any])
+        let earlier = try XCTUnwrap(object["earlier_faults"] as? [[String: Any]])
+        let faults = try XCTUnwrap(object["faults"] as? [[String: Any]])
+        XCTAssertEqual(earlier.map { $0["code"] as? Int }, [5], "the watchdog stop from before: \(earlier)")
+        XCTAssertEqual(faults.count, 0, "not this run's: \(faults)")
+        let events = try XCTUnwrap(object["events"] as? [[String: Any]])
+        XCTAssertEqual(events.count, 8)
+        if events.allSatisfy({ $0["status"] as? String == "on_time" }) {
+            XCTAssertEqual(second.status, 0, second.standardError)
+        }
+        XCTAssertTrue(second.standardError.contains("before this run"), second.standardError)
+    }
+
+    /// `thrum sim --fault reset@2.5s` resets the device during the metronome (3.5 s): exit 1, a
+    /// `device_reset` fault, every event listed, on time only where the chip drove it.
+    func testADeviceResetDuringPlayIsAFaultAndEveryEventIsAccountedFor() throws {
+        let trace = try CLITestSupport.scratchDirectory(for: self).appendingPathComponent("trace.csv")
+        let simulator = try SimulatorProcess(arguments: ["--fault", "reset@2.5s", "--trace", trace.path])
+        defer { simulator.stop() }
+        let result = try ThrumProcess.run(
+            ["play", "--port", simulator.ptyPath, "--json", "--no-calibrate", TestPaths.example("metronome.ahap").path])
+        XCTAssertEqual(result.status, 1, result.standardError)
+        XCTAssertTrue(result.standardError.contains("the device reset during the run"), result.standardError)
+        let object = try XCTUnwrap(try CLITestSupport.json(result) as? [String: Any])
+        let faults = try XCTUnwrap(object["faults"] as? [[String: Any]])
+        XCTAssertEqual(faults.compactMap { $0["kind"] as? String }.filter { $0 == "device_reset" }.count, 1, "\(faults)")
+        let events = try XCTUnwrap(object["events"] as? [[String: Any]])
+        XCTAssertEqual(events.compactMap { $0["index"] as? Int }.sorted(), Array(0..<8), "every event listed once")
+        let start = try XCTUnwrap((object["start_host_monotonic_ns"] as? NSNumber)?.int64Value)
+        let drives = SimulatorTrace.rtpWrites(trace).filter { $0.value > 0 }.map(\.ns)
+        var lost = 0
+        for event in events {
+            let status = try XCTUnwrap(event["status"] as? String)
+            let requested = try XCTUnwrap(event["requested_s"] as? Double)
+            let intendedNs = Double(start) + requested * 1e9
+            let drove = drives.contains { abs(Double($0) - intendedNs) < 5e6 }
+            if status == "on_time" { XCTAssertTrue(drove, "event at \(requested) s on_time but the chip never drove it") }
+            if !drove { XCTAssertNotEqual(status, "on_time", "event at \(requested) s") }
+            if status == "lost_in_reset" { lost += 1 }
+        }
+        XCTAssertGreaterThan(lost, 0, "the events after the reset are lost with it: \(events.map { $0["status"] ?? "" })")
+    }
+}

@@ -1,0 +1,178 @@
+import ThrumEngine
+import ThrumHarness
+import ThrumPattern
+import ThrumSim
+import ThrumTestSupport
+import ThrumWire
+import XCTest
+
+/// Every fault told to the run it happened in, every event accounted for (issue 27, item 4;
+/// docs/robustness.md), in virtual time against the simulated chip's trace: a device reset
+/// during a run, a hole in the drive after a host stall, and a FAULT from before the run.
+final class RunFaultTests: XCTestCase {
+    /// Plays `pattern` on `rig` from the engine's lead from now; `during` runs once the player
+    /// started (to inject a fault), then the run ends as `thrum play`'s does and the report is
+    /// made, truth attached.
+    private func play(
+        _ pattern: HapticPattern, on rig: VirtualRig, during: (HapticEngine, Double) -> Void
+    ) throws -> PlaybackReport {
+        let engine = try rig.engine()
+        let before = engine.counters
+        let player = try engine.makePlayer(with: pattern)
+        let start = engine.currentTime + engine.leadTime.seconds + 0.02
+        try player.start(atTime: start)
+        during(engine, start)
+        engine.runUntilPlayersFinished(timeout: pattern.duration + 5)
+        engine.waitForOnsetReports(of: player)
+        var report = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: pattern.duration, since: before)
+        rig.attachTruth(to: &report)
+        return report
+    }
+
+    /// The true time (µs) of the chip's last non-zero RTP drive write in [from, to), nil for none.
+    private func lastDriveWrite(on rig: VirtualRig, from: Double, to: Double) -> Double? {
+        rig.device.chip.trace.registerWrites.last {
+            $0.register == 0x02 && $0.value != 0 && Double($0.time) >= from && Double($0.time) < to
+        }.map { Double($0.time) }
+    }
+
+    func testAResetOneSecondIntoAThreeSecondContinuousEventIsAFaultAndTheEventIsCut() throws {
+        let rig = VirtualRig()
+        let pattern = HapticPattern(
+            events: [TestPatterns.continuous(at: 0, duration: 3, intensity: 0.8)], parameters: [], parameterCurves: [])
+        var resetAt = 0.0
+        let report = try play(pattern, on: rig) { engine, start in
+            resetAt = start + 1
+            rig.pump.deviceFaults = [.reset(at: UInt64(resetAt * 1e6))]
+        }
+        XCTAssertEqual(rig.device.resetCount, 1)
+        // Chip truth: the drive stopped at the reset, two seconds short of the event's end.
+        let origin = rig.trueStartTime(of: report)
+        let last = try XCTUnwrap(lastDriveWrite(on: rig, from: origin, to: origin + 4e6), "the chip drove")
+        XCTAssertLessThan(last, resetAt * 1e6 + 1, "no drive after the reset")
+        XCTAssertNil(lastDriveWrite(on: rig, from: resetAt * 1e6 + 1, to: origin + 4e6))
+        // The report: a fault of this run, bracketing the reset; the event not on time.
+        XCTAssertEqual(report.faults.count, 1, "\(report.faults)")
+        guard case .deviceReset(let after, let before)? = report.faults.first?.kind else { return XCTFail("\(report.faults)") }
+        XCTAssertLessThanOrEqual(after, 1 + 1e-6)
+        XCTAssertGreaterThanOrEqual(before, 1 - 1e-6)
+        XCTAssertLessThan(before - after, 0.05, "the reset is placed within 50 ms")
+        let haptic = report.events.filter(\.type.isHaptic)
+        XCTAssertEqual(haptic.count, 1)
+        XCTAssertEqual(haptic.first?.status, .cutByReset)
+    }
+
+    func testAResetDuringTwelveTransientsListsEveryEventWithWhatHappened() throws {
+        let rig = VirtualRig()
+        let pattern = TestPatterns.metronome(beats: 12, interval: 0.1)
+        var resetAt = 0.0
+        let report = try play(pattern, on: rig) { engine, start in
+            resetAt = start + 0.45
+            rig.pump.deviceFaults = [.reset(at: UInt64(resetAt * 1e6))]
+        }
+        XCTAssertEqual(rig.device.resetCount, 1)
+        XCTAssertEqual(report.faults.map(\.name), ["device_reset"])
+        let haptic = report.events.filter(\.type.isHaptic)
+        XCTAssertEqual(Set(haptic.map(\.patternIndex)), Set(0..<12), "every event listed: \(haptic.map(\.patternIndex))")
+        XCTAssertEqual(haptic.count, 12, "each once")
+        let origin = rig.trueStartTime(of: report)
+        for e in haptic {
+            let intended = origin + (e.requestedTime - e.preShift) * 1e6
+            let drove = rig.firstDrive(near: intended, before: 1_000, window: 5_000) != nil
+            if e.status == .onTime {
+                XCTAssertTrue(drove, "event \(e.patternIndex) on_time but the chip never drove it")
+            }
+            if !drove {
+                XCTAssertEqual(e.status, .lostInReset, "event \(e.patternIndex) did not play")
+            }
+        }
+        XCTAssertEqual(haptic.filter { $0.status == .onTime }.count, 5, "events 0–4 played before the reset")
+        XCTAssertEqual(haptic.filter { $0.status == .lostInReset }.count, 7, "events 5–11 lost with it")
+    }
+
+    func testA400msHostStallIsADriveGapFaultAndItsEventsAreNotOnTime() throws {
+        let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 3)
+        let pattern = TestPatterns.metronome(beats: 30, interval: 0.05)
+        let report = try play(pattern, on: rig) { engine, start in
+            engine.run(until: start + 0.5)
+            rig.pump.stallHost(for: 400_000)
+        }
+        let gaps = report.faults.compactMap { fault -> (Double, Double)? in
+            if case .driveGap(let s, let l) = fault.kind { return (s, l) }
+            return nil
+        }
+        XCTAssertEqual(gaps.count, 1, "\(report.faults)")
+        let (gapStart, gapLength) = try XCTUnwrap(gaps.first)
+        // The queue held ≈ 200 ms of drive: the hole opens ≈ 0.2 s into the 0.4 s stall.
+        XCTAssertEqual(gapStart, 0.7, accuracy: 0.03)
+        XCTAssertGreaterThan(gapLength, 0.15)
+        XCTAssertLessThan(gapLength, 0.3)
+        let haptic = report.events.filter(\.type.isHaptic)
+        XCTAssertEqual(Set(haptic.map(\.patternIndex)), Set(0..<30), "every event listed")
+        let origin = rig.trueStartTime(of: report)
+        var missed = 0
+        for e in haptic {
+            let intended = origin + (e.requestedTime - e.preShift) * 1e6
+            let onTimeDrive = rig.firstDrive(near: intended, before: 1_000, window: 1_000) != nil
+            if !onTimeDrive {
+                missed += 1
+                XCTAssertNotEqual(e.status, .onTime, "event \(e.patternIndex) at \(e.requestedTime) s: the chip did not drive it on time")
+            }
+            if e.requestedTime >= gapStart && e.requestedTime < gapStart + gapLength {
+                XCTAssertEqual(e.status, .driveGap, "event \(e.patternIndex)")
+            }
+        }
+        XCTAssertGreaterThan(missed, 2, "the stall did leave a hole")
+    }
+
+    func testAContinuousEventWithAHoleInItsDriveIsNotOnTime() throws {
+        let rig = VirtualRig()
+        let pattern = HapticPattern(
+            events: [TestPatterns.continuous(at: 0, duration: 1.5, intensity: 0.8)], parameters: [], parameterCurves: [])
+        let report = try play(pattern, on: rig) { engine, start in
+            engine.run(until: start + 0.4)
+            rig.pump.stallHost(for: 400_000)
+        }
+        XCTAssertEqual(report.faults.map(\.name), ["drive_gap"])
+        XCTAssertEqual(report.events.filter(\.type.isHaptic).map(\.status), [.driveGap])
+    }
+
+    func testAnUnstalledRunHasNoFaultAndEveryEventOnTime() throws {
+        let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 3)
+        let report = try play(TestPatterns.metronome(beats: 10, interval: 0.05), on: rig) { _, _ in }
+        XCTAssertEqual(report.faults, [])
+        XCTAssertEqual(report.events.filter(\.type.isHaptic).map(\.status), Array(repeating: .onTime, count: 10))
+    }
+
+    func testAFaultWrittenBeforeTheRunIsAnEarlierFaultAndDoesNotFailTheRun() throws {
+        // A FAULT 5 the device wrote while no host listened, delivered first (as ser2net does).
+        let stale = Frame(
+            direction: .deviceToHost, seq: 200,
+            payload: DeviceMessage.encodePayload([
+                .ack(Acknowledgement(nextSeq: 9, rxCtrl: 0, rxSeq: 0, rxTime: 4_000_000, credits: 16)),
+                .fault(FaultReport(code: FaultReport.Code.watchdogStop.rawValue, detail: 0)),
+            ])
+        ).encode()
+        let rig = VirtualRig(link: StaleBytesLink(base: FixedLatencyLink(latency: 1_000), stale: stale))
+        let report = try play(TestPatterns.metronome(beats: 4, interval: 0.05), on: rig) { _, _ in }
+        XCTAssertEqual(rig.session.earlierFaults.map(\.code), [5])
+        XCTAssertEqual(rig.session.faults, [], "not this run's")
+        XCTAssertEqual(report.faults, [])
+        XCTAssertEqual(report.events.filter(\.type.isHaptic).map(\.status), Array(repeating: .onTime, count: 4))
+    }
+}
+
+/// A link that hands the host `stale` bytes before the device's first reply: what a network
+/// bridge buffered while no host was connected.
+struct StaleBytesLink<Base: LinkModel>: LinkModel {
+    var base: Base
+    var stale: [UInt8]
+
+    mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64? {
+        if direction == .deviceToHost, !stale.isEmpty {
+            bytes = stale + bytes
+            stale = []
+        }
+        return base.deliver(&bytes, writtenAt: time, direction: direction)
+    }
+}
