@@ -39,6 +39,7 @@ final class RealLinkBoundTests: XCTestCase {
         for profile in Self.profiles {
             let figures = try run(profile, pattern: pattern)
             XCTAssertEqual(figures.events, Self.eventCount, "\(profile.name): every event in the report")
+            XCTAssertLessThanOrEqual(figures.lostToStarvation, Self.eventCount / 4, "\(profile.name): most events judged")
             total += figures.events
             violations += figures.violations.map { "\(profile.name): \($0)" }
             lines.append(figures.line(profile.name))
@@ -55,6 +56,8 @@ final class RealLinkBoundTests: XCTestCase {
 
     struct Figures {
         var events = 0
+        /// Events the report said were lost to a host stall (`drive_gap`, `not_played`): not judged.
+        var lostToStarvation = 0
         var held = 0
         var violations: [String] = []
         var alignment: [Double] = []
@@ -69,8 +72,9 @@ final class RealLinkBoundTests: XCTestCase {
             }
             let mean = bounds.isEmpty ? Double.nan : bounds.reduce(0, +) / Double(bounds.count)
             return String(
-                format: "| %@ | %d | %d of %d | %.0f / %.0f | %.0f | %.0f |", name, events, held, events,
+                format: "| %@ | %d | %d of %d | %.0f / %.0f | %.0f | %.0f |", name, events, held, events - lostToStarvation,
                 p(alignment, 0.5) * 1e6, p(alignment, 0.99) * 1e6, p(interOnset, 0.99) * 1e6, mean * 1e6)
+                + (lostToStarvation > 0 ? " (\(lostToStarvation) lost to a host stall, reported as drive_gap)" : "")
         }
     }
 
@@ -81,7 +85,11 @@ final class RealLinkBoundTests: XCTestCase {
         defer { simulator.stop() }
         let result = try ThrumProcess.run(["play", "--port", simulator.ptyPath, "--json", pattern.path], timeout: 120)
         simulator.stop()
-        XCTAssertEqual(result.status, 0, "\(profile.name): \(result.standardError)")
+        // A host starved of the CPU for longer than its queued lead (a loaded 2-core machine) leaves
+        // a hole in the drive: that is a fault of the run, said as such (exit 1, `drive_gap`), not a
+        // bound. Any other failure is one.
+        let starved = result.standardError.contains("the host fell behind its queued lead")
+        XCTAssertTrue(result.status == 0 || (result.status == 1 && starved), "\(profile.name): \(result.standardError)")
         if result.status != 0 { print("\(profile.name): exit \(result.status): \(result.standardError)") }
         guard let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any],
             let events = object["events"] as? [[String: Any]],
@@ -95,6 +103,11 @@ final class RealLinkBoundTests: XCTestCase {
         var previous: (truth: Double, intended: Double)?
         for event in events {
             figures.events += 1
+            if starved, ["drive_gap", "not_played"].contains(event["status"] as? String) {
+                figures.lostToStarvation += 1
+                previous = nil
+                continue
+            }
             guard let requested = event["requested_s"] as? Double, let onset = event["onset_s"] as? Double,
                 let drive = event["drive_onset_s"] as? Double, let bound = event["onset_bound_s"] as? Double
             else {

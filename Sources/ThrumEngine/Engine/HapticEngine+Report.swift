@@ -42,7 +42,10 @@ extension HapticEngine {
         }
         let rate = (player as? HapticAdvancedPatternPlayer)?.playbackRate ?? 1
         let faults = device.locked { Array(device.runFaults.dropFirst(since.runFaults)) }.map { $0.relative(to: startTime) }
-        RunFaultAccounting.account(for: faults, in: &events, pattern: pattern, rate: rate)
+        // A loop plays the pattern up to its loop end only (Core Haptics' loopEnd, pattern time).
+        let advanced = player as? HapticAdvancedPatternPlayer
+        let playedUntil = advanced.map { $0.loopEnabled && $0.loopEnd > 0 ? $0.loopEnd : .infinity } ?? .infinity
+        RunFaultAccounting.account(for: faults, in: &events, pattern: pattern, rate: rate, playedUntil: playedUntil)
         for (i, e) in pattern.events.enumerated() where !e.type.isHaptic {
             events.append(
                 PlaybackReport.Event(
