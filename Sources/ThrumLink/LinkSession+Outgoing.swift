@@ -7,6 +7,13 @@ extension LinkSession {
     public func takeOutgoing() -> [UInt8] {
         let now = hostClock.now()
         var bytes: [UInt8] = []
+        if claimOutgoing, let session {
+            // CLAIM travels plain (the device learns the key from it); everything after it is keyed
+            claimOutgoing = false
+            let claim = HostMessage.claim(session: session).encode()
+            emit(Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: claim), now, &bytes, plain: true)
+            nextTag &+= 1
+        }
         while !immediate.isEmpty {
             var payload: [UInt8] = []
             var count = 0
@@ -45,8 +52,10 @@ extension LinkSession {
         return bytes
     }
 
-    private func emit(_ frame: Frame, _ now: HostTime, _ bytes: inout [UInt8], retransmission: Bool = false) {
-        bytes += frame.encode()
+    private func emit(
+        _ frame: Frame, _ now: HostTime, _ bytes: inout [UInt8], retransmission: Bool = false, plain: Bool = false
+    ) {
+        bytes += frame.encode(key: plain ? ProtocolConstants.crcInitial : sessionKey ?? ProtocolConstants.crcInitial)
         counters.framesSent += 1
         emissionCounter += 1
         let key = Self.logKey(ctrl: frame.ctrl, seq: frame.seq)
