@@ -82,7 +82,7 @@ final class FrameTimeTests: XCTestCase {
         try rig.connect(calibrate: false)
         let deadline = rig.clock.now() + .seconds(3)
         while rig.clock.now() < deadline { try rig.pump.run(rig.session.link, until: deadline) }
-        XCTAssertEqual(rig.session.identity?.protocolVersion, 4)
+        XCTAssertEqual(rig.session.identity?.protocolVersion, ProtocolConstants.protocolVersion)
         XCTAssertTrue(rig.session.link.frameClock.samples.isEmpty)
         XCTAssertEqual(counter.requests, 3)
     }
