@@ -23,6 +23,21 @@ extension LinkSession {
         claimOutgoing = true
     }
 
+    /// A device that says nothing at all while this link sends has most likely reset and forgotten
+    /// the session (it drops frames of a key it does not know without a word): the CLAIM goes out
+    /// again, so that its answers (and the clock jump that reveals the reboot) come back. Never
+    /// while bytes arrive, even undecodable ones: then the device is talking to another host (a
+    /// takeover whose notices another reader took), and claiming again would take it back.
+    func pollReclaim(now: HostTime) {
+        guard sessionConfirmed, !releaseSent, let sent = lastTransmit else { return }
+        let quiet = max(.milliseconds(300), configuration.pingInterval * 2, timer.timeout)
+        let heard = [lastBytesTime, lastAnswerTime, lastReclaim].compactMap { $0 }.max() ?? sent
+        guard sent > heard, now - heard >= quiet else { return }
+        lastReclaim = now
+        claimOutgoing = true
+        counters.reclaims += 1
+    }
+
     /// Starts claiming a device that identified itself as `identity` (version 5 or later).
     func startClaim(_ identity: DeviceIdentity, now: HostTime) {
         claiming = (identity, 0, now)

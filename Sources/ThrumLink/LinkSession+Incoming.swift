@@ -8,6 +8,7 @@ extension LinkSession {
     public func receive(_ bytes: [UInt8], readerWoken: Bool = false) {
         let now = hostClock.now()
         counters.bytesReceived += bytes.count
+        if !bytes.isEmpty { lastBytesTime = now }
         receivingWoken = readerWoken
         defer { receivingWoken = false }
         let frames = decoder.push(bytes)
@@ -128,6 +129,9 @@ extension LinkSession {
         {
             identifyDeadline = nil
             startClaim(identity, now: now)
+            // asked at once, as from an older device at its reply: the request rides in the CLAIM's
+            // frame, which the device runs as the new holder's
+            if configuration.frameTimeInterval != nil { askFrameTimes(now: now) }
         } else {
             becomeConnected(identity, ack: ack, now: now)
         }
@@ -147,9 +151,16 @@ extension LinkSession {
         lane.creditBalance = Int(ack.credits)
         lane.compact = configuration.compactStream && identity.protocolVersion >= 2 ? CompactStreamEncoder() : nil
         lastTransmit = now
-        if identity.protocolVersion >= 3, configuration.frameTimeInterval != nil {
-            frameTimesRequest = (3, now)
-            requestFrameTimes(now: now)
+        if identity.protocolVersion >= 3, configuration.frameTimeInterval != nil, !frameTimesAsked {
+            askFrameTimes(now: now)
         }
+    }
+
+    /// Whether FRAME_TIMES was asked for on this connection (or its reports came already).
+    private var frameTimesAsked: Bool { frameTimesRequest != nil || !frameClock.samples.isEmpty }
+
+    private func askFrameTimes(now: HostTime) {
+        frameTimesRequest = (3, now)
+        requestFrameTimes(now: now)
     }
 }

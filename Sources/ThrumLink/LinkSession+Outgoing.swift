@@ -8,10 +8,18 @@ extension LinkSession {
         let now = hostClock.now()
         var bytes: [UInt8] = []
         if claimOutgoing, let session {
-            // CLAIM travels plain (the device learns the key from it); everything after it is keyed
+            // CLAIM travels plain (the device learns the key from it); everything after it is keyed.
+            // The any-lane messages waiting ride with it: the device runs a plain frame that claims
+            // as the new holder's, and one frame less to handle at connect is one less delay.
             claimOutgoing = false
-            let claim = HostMessage.claim(session: session).encode()
-            emit(Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: claim), now, &bytes, plain: true)
+            var payload = HostMessage.claim(session: session).encode()
+            var count = 0
+            for message in immediate where payload.count + message.encodedLength <= maxPayload {
+                message.encode(into: &payload)
+                count += 1
+            }
+            immediate.removeFirst(count)
+            emit(Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: payload), now, &bytes, plain: true)
             nextTag &+= 1
         }
         while !immediate.isEmpty {

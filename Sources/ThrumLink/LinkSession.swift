@@ -89,6 +89,10 @@ public final class LinkSession {
     var claimOutgoing = false
     /// RELEASE was queued: the session is over.
     var releaseSent = false
+    /// When bytes last came from the device (any, a frame of another session's too).
+    var lastBytesTime: HostTime?
+    /// When the CLAIM was last sent again to a device gone silent (``pollReclaim(now:)``).
+    var lastReclaim: HostTime?
     /// The latest ONSETs received, to recognise the device's repeats of them (PROTOCOL.md §3.2).
     var recentOnsets: [OnsetReport] = []
     /// When the device last answered one of our frames (an ACK naming a frame in ``sentLog``).
@@ -154,6 +158,8 @@ public final class LinkSession {
         claiming = nil
         claimOutgoing = false
         releaseSent = false
+        lastBytesTime = nil
+        lastReclaim = nil
         decoder.keys = []
         decoder.acceptsPlain = true
         state = .connecting
@@ -247,6 +253,7 @@ public final class LinkSession {
                 frameTimesSettled = true
                 immediate.append(.frameTimes(intervalMilliseconds: Self.milliseconds(configuration.settledFrameTimeInterval)))
             }
+            pollReclaim(now: now)
             if let deadline = pingDeadline, now >= deadline {
                 immediate.append(.ping)
                 lastTransmit = now
