@@ -199,9 +199,16 @@ final class SessionTests: XCTestCase {
         try rig.engine.start()
         let claim = Frame(direction: .hostToDevice, flags: .unseq, seq: 0, payload: HostMessage.claim(session: 0xB0B).encode())
         rig.device.receive(claim.encode())
-        XCTAssertThrowsError(try rig.session.runOnce(until: rig.clock.now() + .milliseconds(200))) { error in
+        XCTAssertThrowsError(try pump(rig, for: .milliseconds(200))) { error in
             guard case EngineError.deviceTaken = error else { return XCTFail("\(error)") }
         }
+    }
+
+    /// Runs the rig's session for `duration` (one ``DeviceSession/runOnce(until:)`` returns at the
+    /// first delivery).
+    private func pump(_ rig: EngineRig, for duration: HostDuration) throws {
+        let deadline = rig.clock.now() + duration
+        while rig.clock.now() < deadline { try rig.session.runOnce(until: deadline) }
     }
 
     /// The device's own output from now until `seconds` later, with the host gone (nothing
@@ -225,7 +232,7 @@ final class SessionTests: XCTestCase {
         rig.engine.run(for: 0.05)
         rig.engine.stop()
         // the STOP and RELEASE reach the device (the link takes a millisecond)
-        try rig.session.runOnce(until: rig.clock.now() + .milliseconds(20))
+        try pump(rig, for: .milliseconds(20))
         let faults = faultsAfterTheHostLeft(rig, seconds: 3)
         XCTAssertFalse(faults.contains { $0.code == ProtocolConstants.faultWatchdogStop }, "FAULT 5 after a normal end: \(faults)")
     }
@@ -238,7 +245,7 @@ final class SessionTests: XCTestCase {
         let start = link.clock.deviceTime32(at: rig.clock.now() + .milliseconds(100)).rawValue
         link.send(.segment(SegmentCommand(start: start, duration: 1_000_000, from: 120, to: 120)))
         link.send(.segment(SegmentCommand(start: start &+ 1_000_000, duration: 1_000_000, from: 120, to: 120)))
-        try rig.session.runOnce(until: rig.clock.now() + .milliseconds(50))
+        try pump(rig, for: .milliseconds(50))
         // the host process dies: nothing more is pumped
         let faults = faultsAfterTheHostLeft(rig, seconds: 3)
         XCTAssertTrue(faults.contains { $0.code == ProtocolConstants.faultWatchdogStop }, "no FAULT 5: \(faults)")
