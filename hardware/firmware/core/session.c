@@ -25,6 +25,17 @@ static void set_keys(thrum_fw_t *fw)
     fw->decoder.keys = THRUM_DECODER_KEYS;
 }
 
+/* The ONSETs being repeated belong to the session (or the plain host) that made them. */
+static void forget_onsets(thrum_fw_t *fw)
+{
+#if THRUM_FW_ONSET_REPEATS > 0
+    fw->echo_len = 0;
+    fw->echo_left = 0;
+#else
+    (void)fw;
+#endif
+}
+
 /* What a validated payload asks of the session: the session its last CLAIM names (0: none), and
  * whether it carries anything but IDENTIFY and PING (or a CLAIM). */
 static uint32_t claim_in(const uint8_t *payload, uint8_t len, uint8_t *others, uint8_t *identify)
@@ -115,6 +126,11 @@ int thrum_session_screen(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_t rx
             return 1;
         }
         take_over(fw, rx_time);
+    } else if (link->session == THRUM_SESSION_NONE) {
+        /* from no session: what was waiting leaves plain, and no ONSET of before is repeated in
+         * the new session's key (its host numbers its events from 1 too) */
+        thrum_telemetry_flush_now(fw);
+        forget_onsets(fw);
     }
     link->session = claim;
     link->released = 0;
@@ -125,7 +141,8 @@ int thrum_session_screen(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_t rx
 
 void thrum_session_end(thrum_fw_t *fw)
 {
-    thrum_telemetry_flush_now(fw); /* the session's reports leave in its key */
+    thrum_telemetry_flush_now(fw); /* the session's reports leave in its key, */
+    forget_onsets(fw);             /* and none of them is repeated in a plain frame */
     fw->link.session = THRUM_SESSION_NONE;
     set_keys(fw);
 }

@@ -249,7 +249,43 @@ static void test_release_is_the_holders(void)
     CHECK_EQ(fw.link.session, THRUM_SESSION_NONE);
 }
 
+/* A plain host played (no session); then A claims: the ONSETs of before are not repeated in A's
+ * key (A numbers its events from 1 too), and A's RELEASE leaves none of A's to repeat plain. */
+static void test_no_onset_repeated_across_sessions(void)
+{
+    size_t i;
+    unsigned plain_before = 0;
+
+    boot();
+    send_keyed(THRUM_CRC_INIT, HOST_RESYNC, 0, (const uint8_t *)"\x04\x20\x4e\x00\x00\xa0\x9c\x01\x96\x96\x01", 11);
+    fake_run_until(&f, &fw, 30000, 500); /* event 1 at 20 ms: its ONSET goes out and is being repeated */
+    fake_decode(&f);
+    for (i = 0; i < f.nmsgs; i++) {
+        plain_before += f.msgs[i].msg.id == THRUM_MSG_ONSET && f.msgs[i].keyed == 0u;
+    }
+    CHECK_EQ(plain_before, 1);
+    f.onset_repeats = 0;
+    claim(SESSION_A);
+    plain_in(thrum_session_key(SESSION_A), HOST_UNSEQ, THRUM_MSG_PING);
+    plain_in(thrum_session_key(SESSION_A), HOST_UNSEQ, THRUM_MSG_PING);
+    fake_decode(&f);
+    CHECK_EQ(f.onset_repeats, 0); /* the plain host's ONSET never comes again, in A's key */
+    /* A plays and releases: a plain ping after it gets no repeat of A's ONSET */
+    segment_in(SESSION_A, HOST_RESYNC, 1, 40000, 1);
+    fake_run_until(&f, &fw, 50000, 500);
+    plain_in(thrum_session_key(SESSION_A), HOST_UNSEQ, THRUM_MSG_RELEASE);
+    fake_decode(&f);
+    fake_drop_output(&f);
+    f.onset_repeats = 0;
+    plain_in(THRUM_CRC_INIT, HOST_UNSEQ, THRUM_MSG_PING);
+    plain_in(THRUM_CRC_INIT, HOST_UNSEQ, THRUM_MSG_PING);
+    CHECK_EQ(fake_count(&f, THRUM_MSG_ONSET), 0);
+    CHECK_EQ(f.onset_repeats, 0);
+    CHECK(!f.bad_output);
+}
+
 const test_case_t session_tests[] = {
+    {"sessions: no ONSET is repeated across a claim or a release", test_no_onset_repeated_across_sessions},
     {"sessions: CLAIM answered in the session's key; plain frames run nothing", test_claim_answers_in_the_key},
     {"sessions: takeover: old drive stopped, old host told first, never sees the new ONSETs", test_takeover},
     {"sessions: a CLAIM with the holder's key is refused", test_claim_with_the_holders_key_is_refused},
@@ -259,5 +295,41 @@ const test_case_t session_tests[] = {
     {NULL, NULL},
 };
 #else
-const test_case_t session_tests[] = {{NULL, NULL}};
+/* A plain host played (no session); then A claims: the ONSETs of before are not repeated in A's
+ * key (A numbers its events from 1 too), and A's RELEASE leaves none of A's to repeat plain. */
+static void test_no_onset_repeated_across_sessions(void)
+{
+    size_t i;
+    unsigned plain_before = 0;
+
+    boot();
+    send_keyed(THRUM_CRC_INIT, HOST_RESYNC, 0, (const uint8_t *)"\x04\x20\x4e\x00\x00\xa0\x9c\x01\x96\x96\x01", 11);
+    fake_run_until(&f, &fw, 30000, 500); /* event 1 at 20 ms: its ONSET goes out and is being repeated */
+    fake_decode(&f);
+    for (i = 0; i < f.nmsgs; i++) {
+        plain_before += f.msgs[i].msg.id == THRUM_MSG_ONSET && f.msgs[i].keyed == 0u;
+    }
+    CHECK_EQ(plain_before, 1);
+    f.onset_repeats = 0;
+    claim(SESSION_A);
+    plain_in(thrum_session_key(SESSION_A), HOST_UNSEQ, THRUM_MSG_PING);
+    plain_in(thrum_session_key(SESSION_A), HOST_UNSEQ, THRUM_MSG_PING);
+    fake_decode(&f);
+    CHECK_EQ(f.onset_repeats, 0); /* the plain host's ONSET never comes again, in A's key */
+    /* A plays and releases: a plain ping after it gets no repeat of A's ONSET */
+    segment_in(SESSION_A, HOST_RESYNC, 1, 40000, 1);
+    fake_run_until(&f, &fw, 50000, 500);
+    plain_in(thrum_session_key(SESSION_A), HOST_UNSEQ, THRUM_MSG_RELEASE);
+    fake_decode(&f);
+    fake_drop_output(&f);
+    f.onset_repeats = 0;
+    plain_in(THRUM_CRC_INIT, HOST_UNSEQ, THRUM_MSG_PING);
+    plain_in(THRUM_CRC_INIT, HOST_UNSEQ, THRUM_MSG_PING);
+    CHECK_EQ(fake_count(&f, THRUM_MSG_ONSET), 0);
+    CHECK_EQ(f.onset_repeats, 0);
+    CHECK(!f.bad_output);
+}
+
+const test_case_t session_tests[] = {
+    {"sessions: no ONSET is repeated across a claim or a release", test_no_onset_repeated_across_sessions},{NULL, NULL}};
 #endif
