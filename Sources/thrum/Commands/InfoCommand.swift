@@ -31,8 +31,7 @@ enum InfoCommand: Subcommand {
         let options = try DeviceCommandOptions.take(from: &arguments)
         let profile = options.profile, json = options.json
         let target = try options.target()
-        // read-only: no claim, so that a host playing on the device keeps it
-        let connection = try DeviceConnection.open(target: target, profile: profile, configure: false, claims: false)
+        let connection = try DeviceConnection.open(target: target, profile: profile, configure: false)
         defer { target.close() }
         let session = connection.session
         do {

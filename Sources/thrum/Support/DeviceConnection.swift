@@ -33,15 +33,10 @@ struct DeviceConnection {
     /// Opens the session and configures the driver (CONFIGURE_SAMPLE_TIME + CONFIGURE_DRIVER).
     /// - Throws: `CommandFailure` with the link's message when no device answers.
     /// `configure` false only identifies (for `info`, which changes nothing on the device).
-    /// `claims` false connects without claiming a session (PROTOCOL.md §3.8), so that a host
-    /// playing on the device keeps it (`info`); the device then answers only IDENTIFY and PING
-    /// while another host holds it.
-    static func open(target: PlaybackTarget, profile: ActuatorProfile, configure: Bool = true, claims: Bool = true) throws
+    static func open(target: PlaybackTarget, profile: ActuatorProfile, configure: Bool = true) throws
         -> DeviceConnection
     {
-        var configuration = DeviceSession.Configuration()
-        configuration.link.claimsSession = claims
-        let session = DeviceSession(pump: target.pump, endpointName: target.name, configuration: configuration)
+        let session = DeviceSession(pump: target.pump, endpointName: target.name)
         let identity: DeviceIdentity
         do {
             identity = try session.open()

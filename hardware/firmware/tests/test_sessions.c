@@ -284,7 +284,42 @@ static void test_no_onset_repeated_across_sessions(void)
     CHECK(!f.bad_output);
 }
 
+/* A holder that falls silent: the watchdog stops its drive, says so in its key, and its session
+ * lapses, so a host that does not claim (version 4) can use the device again; the holder, back,
+ * claims again (no takeover: nobody held it). */
+static void test_a_silent_holders_session_lapses(void)
+{
+    const fake_msg_t *m;
+    uint8_t p[16];
+
+    boot();
+    claim(SESSION_A);
+    segment_in(SESSION_A, HOST_RESYNC, 0, 500000, 1);
+    segment_in(SESSION_A, HOST_SEQ, 1, 1500000, 2);
+    fake_drop_output(&f);
+    fake_run_until(&f, &fw, 1200000, 1000);
+    m = next_msg(THRUM_MSG_FAULT);
+    CHECK(m != NULL && m->keyed == KEYED_A && m->msg.field[0] == THRUM_FAULT_WATCHDOG_STOP);
+    CHECK_EQ(fw.link.session, THRUM_SESSION_NONE);
+    CHECK_EQ(thrum_fw_queued(&fw), 0);
+    /* a plain host plays */
+    send_keyed(THRUM_CRC_INIT, HOST_RESYNC, 5, p, msg_segment(p, 1300000, 10000, 150, 150, 0));
+    CHECK_EQ(thrum_fw_queued(&fw), 1);
+    /* A's frame now runs nothing and draws no answer; its CLAIM takes the free device back */
+    fake_drop_output(&f);
+    segment_in(SESSION_A, HOST_SEQ, 2, 1400000, 3);
+    CHECK_EQ(thrum_fw_queued(&fw), 1);
+    CHECK_EQ(fake_count(&f, 0), 0);
+    claim(SESSION_A);
+    CHECK_EQ(fake_count(&f, THRUM_MSG_SESSION), 1);
+    m = next_msg(THRUM_MSG_SESSION);
+    CHECK(m != NULL && m->keyed == KEYED_A && m->msg.field[1] == THRUM_SESSION_CLAIMED);
+    CHECK_EQ(thrum_fw_queued(&fw), 1); /* no takeover: nothing stopped */
+    CHECK(!f.bad_output);
+}
+
 const test_case_t session_tests[] = {
+    {"sessions: a silent holder's session lapses with the watchdog", test_a_silent_holders_session_lapses},
     {"sessions: no ONSET is repeated across a claim or a release", test_no_onset_repeated_across_sessions},
     {"sessions: CLAIM answered in the session's key; plain frames run nothing", test_claim_answers_in_the_key},
     {"sessions: takeover: old drive stopped, old host told first, never sees the new ONSETs", test_takeover},
@@ -330,6 +365,41 @@ static void test_no_onset_repeated_across_sessions(void)
     CHECK(!f.bad_output);
 }
 
+/* A holder that falls silent: the watchdog stops its drive, says so in its key, and its session
+ * lapses, so a host that does not claim (version 4) can use the device again; the holder, back,
+ * claims again (no takeover: nobody held it). */
+static void test_a_silent_holders_session_lapses(void)
+{
+    const fake_msg_t *m;
+    uint8_t p[16];
+
+    boot();
+    claim(SESSION_A);
+    segment_in(SESSION_A, HOST_RESYNC, 0, 500000, 1);
+    segment_in(SESSION_A, HOST_SEQ, 1, 1500000, 2);
+    fake_drop_output(&f);
+    fake_run_until(&f, &fw, 1200000, 1000);
+    m = next_msg(THRUM_MSG_FAULT);
+    CHECK(m != NULL && m->keyed == KEYED_A && m->msg.field[0] == THRUM_FAULT_WATCHDOG_STOP);
+    CHECK_EQ(fw.link.session, THRUM_SESSION_NONE);
+    CHECK_EQ(thrum_fw_queued(&fw), 0);
+    /* a plain host plays */
+    send_keyed(THRUM_CRC_INIT, HOST_RESYNC, 5, p, msg_segment(p, 1300000, 10000, 150, 150, 0));
+    CHECK_EQ(thrum_fw_queued(&fw), 1);
+    /* A's frame now runs nothing and draws no answer; its CLAIM takes the free device back */
+    fake_drop_output(&f);
+    segment_in(SESSION_A, HOST_SEQ, 2, 1400000, 3);
+    CHECK_EQ(thrum_fw_queued(&fw), 1);
+    CHECK_EQ(fake_count(&f, 0), 0);
+    claim(SESSION_A);
+    CHECK_EQ(fake_count(&f, THRUM_MSG_SESSION), 1);
+    m = next_msg(THRUM_MSG_SESSION);
+    CHECK(m != NULL && m->keyed == KEYED_A && m->msg.field[1] == THRUM_SESSION_CLAIMED);
+    CHECK_EQ(thrum_fw_queued(&fw), 1); /* no takeover: nothing stopped */
+    CHECK(!f.bad_output);
+}
+
 const test_case_t session_tests[] = {
+    {"sessions: a silent holder's session lapses with the watchdog", test_a_silent_holders_session_lapses},
     {"sessions: no ONSET is repeated across a claim or a release", test_no_onset_repeated_across_sessions},{NULL, NULL}};
 #endif
