@@ -407,16 +407,17 @@ void thrum_link_check_watchdog(thrum_fw_t *fw, uint32_t now)
         return; /* not silent long enough (or a frame stamped after `now`) */
     }
     link->watchdog_tripped = 1;
-    if (fw->sched.count != 0u || fw->sched.amplitude != 0u || fw->sched.output_unknown) {
-        THRUM_COUNT(fw->stats.watchdog_stops);
-        thrum_scheduler_stop(fw);
+    THRUM_COUNT(fw->stats.watchdog_stops);
+    thrum_scheduler_stop(fw);
+    /* A silence with nothing queued is still reported: a stream the silence starved (an underrun)
+     * looks the same, and its host must learn it. Only a host that said it was done (RELEASE)
+     * falls silent without a fault (§4.4). */
 #if THRUM_FW_SESSIONS
-        if (!link->released) /* the host said it was done (RELEASE): its silence is no fault */
+    if (!link->released)
 #endif
-        {
-            thrum_telemetry_fault(fw, THRUM_FAULT_WATCHDOG_STOP, 0);
-        }
-    } /* else nothing queued, nothing driven: nothing to stop, no fault (§4.4) */
+    {
+        thrum_telemetry_fault(fw, THRUM_FAULT_WATCHDOG_STOP, 0);
+    }
 #if THRUM_FW_SESSIONS
     if (link->session != THRUM_SESSION_NONE) {
         thrum_session_end(fw); /* a silent holder's session lapses (its FAULT leaves in its key) */
