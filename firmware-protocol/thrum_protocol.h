@@ -1,5 +1,5 @@
 /*
- * thrum_protocol.h — constants of the Thrum wire protocol, version 4.
+ * thrum_protocol.h — constants of the Thrum wire protocol, version 5.
  *
  * The normative description is PROTOCOL.md beside this file. This header is shared by the
  * firmware core (hardware/firmware) and mirrored by Sources/ThrumWire/ProtocolConstants.swift.
@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#define THRUM_PROTOCOL_VERSION 4u
+#define THRUM_PROTOCOL_VERSION 5u
 
 /* Framing (PROTOCOL.md §1). */
 #define THRUM_SYNC 0x7Eu
@@ -63,6 +63,9 @@
 #define THRUM_MSG_NEXT_SHAPE 0x1Au
 /* Version 3: USB start-of-frame times (§3.6). */
 #define THRUM_MSG_FRAME_TIMES 0x1Du
+/* Version 5: sessions (§3.8). */
+#define THRUM_MSG_CLAIM 0x1Eu
+#define THRUM_MSG_RELEASE 0x1Fu
 
 /* Device → host message ids (§3.2). */
 #define THRUM_MSG_ACK 0x40u
@@ -80,6 +83,8 @@
 #define THRUM_MSG_FRAME_TIME 0x4Bu
 /* Version 4: ACK departures (§3.7). */
 #define THRUM_MSG_DEPARTURE 0x4Cu
+/* Version 5: sessions (§3.8). */
+#define THRUM_MSG_SESSION 0x4Du
 
 /* The preset library (§3.3, §4.9). */
 #define THRUM_LIBRARY_READ_MAX 32u          /* LIBRARY_READ length: 1..this */
@@ -104,6 +109,13 @@
 
 /* ACK departures (§3.7). */
 #define THRUM_DEPARTURE_MAX_WAIT_US 1000000u /* DEPARTURE wait: 0..this */
+
+/* Sessions (§3.8). A session's frames start their CRC from its key (the CRC-16 state after the
+ * session's four bytes, little-endian, from THRUM_CRC_INIT) instead of THRUM_CRC_INIT. */
+#define THRUM_SESSION_NONE 0u        /* no session holds the device (CLAIM never names it) */
+#define THRUM_SESSION_CLAIMED 0u     /* SESSION status: this frame's session now holds the device */
+#define THRUM_SESSION_TAKEN 1u       /* another host's CLAIM took the device from this session at `at` */
+#define THRUM_SESSION_REFUSED 2u     /* the CLAIM was refused: its key is the holder's (pick another session) */
 
 /* SEGMENT limits (§3.1). */
 #define THRUM_SEGMENT_MIN_DURATION_US 1u

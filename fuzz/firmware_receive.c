@@ -11,7 +11,10 @@
  *                     at most, as the IN-complete interrupt would)
  *   ctrl & 0x03 == 3: receive one well-formed host frame built from the next bytes
  *                     (CTRL = 0xA0 | (ctrl >> 2 & 0x0F), SEQ, LEN ≤ 58, payload), so the
- *                     fuzzer reaches the message parsers without having to guess CRCs
+ *                     fuzzer reaches the message parsers without having to guess CRCs; its
+ *                     CRC starts (ctrl >> 6): 0 plain, 1 from FUZZ_SESSION_A's key, 2 from
+ *                     FUZZ_SESSION_B's, 3 from the key of the session that holds the device
+ *                     (sessions, PROTOCOL.md §3.8: a CLAIM in a payload names any session)
  *
  * After every step the invariants of the firmware's state are checked (queue, window, program
  * store and pending-telemetry limits); a violation aborts, which libFuzzer reports as a crash.
@@ -71,6 +74,15 @@ static void check_invariants(const thrum_fw_t *fw)
 #if THRUM_FW_FRAME_TIMES
     CHECK(fw->frame_times.sof_frame <= THRUM_USB_FRAME_MASK);
     CHECK(fw->frame_times.interval_ms <= THRUM_FRAME_TIMES_MAX_INTERVAL_MS);
+#endif
+#if THRUM_FW_SESSIONS
+    /* the device's frames start their CRC from the holder's key, the decoder takes the holder's
+     * and the taken session's, and no session is both */
+    CHECK(fw->link.key == (fw->link.session != THRUM_SESSION_NONE ? thrum_session_key(fw->link.session) : THRUM_CRC_INIT));
+    CHECK(fw->link.session == THRUM_SESSION_NONE || (fw->decoder.keys == THRUM_DECODER_KEYS && fw->decoder.key[0] == fw->link.key));
+    CHECK(fw->link.session == THRUM_SESSION_NONE || fw->link.key != THRUM_CRC_INIT);
+    CHECK(fw->link.previous == THRUM_SESSION_NONE || fw->decoder.key[1] == thrum_session_key(fw->link.previous));
+    CHECK(fw->link.claimed == 0u);
 #endif
 #if THRUM_FW_DEPARTURES
     /* the IN completions never take more than was written; a pending ACK's frame end lies
@@ -141,7 +153,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             seq = data[at++];
             len = (uint8_t)(data[at++] % (THRUM_MAX_PAYLOAD + 1u));
             if (len > size - at) len = (uint8_t)(size - at);
+#if THRUM_FW_SESSIONS
+            {
+                static const uint32_t fuzz_session[2] = {0x0000F00Du, 0x5EA5100Du};
+                uint8_t which = (uint8_t)(arg >> 4);
+                uint16_t key = which == 0u ? (uint16_t)THRUM_CRC_INIT
+                               : which < 3u ? thrum_session_key(fuzz_session[which - 1u])
+                                            : fw.link.key;
+                n = thrum_frame_encode_keyed(frame, key, (uint8_t)(0xA0u | (arg & 0x0Fu)), seq, data + at, len);
+            }
+#else
             n = thrum_frame_encode(frame, (uint8_t)(0xA0u | (arg & 0x0Fu)), seq, data + at, len);
+#endif
             at += len;
             if (n > 0u) thrum_fw_receive(&fw, frame, n, f.now);
             break;

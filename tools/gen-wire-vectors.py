@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Generate firmware-protocol/vectors/wire-vectors.txt.
 
-An independent Python implementation of firmware-protocol/PROTOCOL.md (version 4): CRC,
-varints, messages, frames and the §1.3 stream receiver. Run from anywhere:
+An independent Python implementation of firmware-protocol/PROTOCOL.md (version 5): CRC,
+varints, messages, frames (plain and a session's keyed ones, §3.8) and the §1.3 stream receiver. Run from anywhere:
 
     python3 tools/gen-wire-vectors.py            # writes the vector file
     python3 tools/gen-wire-vectors.py --check    # fails if the file on disk differs
@@ -24,8 +24,8 @@ U32_MAX = 0xFFFFFFFF
 # CRC-16/MCRF4XX (§1.2)
 
 
-def crc16(data):
-    crc = 0xFFFF
+def crc16(data, start=0xFFFF):
+    crc = start
     for b in data:
         crc ^= b
         for _ in range(8):
@@ -34,6 +34,11 @@ def crc16(data):
 
 
 assert crc16(b"123456789") == 0x6F91
+
+
+def session_key(session):
+    """§3.8: the CRC state after the session's four bytes, little-endian, from 0xFFFF."""
+    return crc16(session.to_bytes(4, "little"))
 
 # --------------------------------------------------------------------------------------------
 # Unsigned LEB128, at most 5 bytes, value fits 32 bits, minimal encoding (§3)
@@ -112,6 +117,9 @@ MESSAGES = {
     "RESTORE_CALIBRATION": (0x1C, "h2d", [("a_cal_comp", "u8"), ("a_cal_bemf", "u8"), ("bemf_gain", "u8")]),
     # version 3: USB start-of-frame times (§3.6)
     "FRAME_TIMES": (0x1D, "h2d", [("interval_ms", "uv")]),
+    # version 5: sessions (§3.8)
+    "CLAIM": (0x1E, "h2d", [("session", "u32")]),
+    "RELEASE": (0x1F, "h2d", []),
     "ACK": (0x40, "d2h", [("next_seq", "u8"), ("rx_ctrl", "u8"), ("rx_seq", "u8"),
                           ("rx_time", "u32"), ("credits", "uv")]),
     "IDENTIFY_REPLY": (0x41, "d2h", [("protocol_version", "uv"), ("fw_major", "uv"),
@@ -136,6 +144,8 @@ MESSAGES = {
     "FRAME_TIME": (0x4B, "d2h", [("frame", "uv"), ("time", "u32")]),
     # version 4: ACK departures (§3.7)
     "DEPARTURE": (0x4C, "d2h", [("rx_time", "u32"), ("wait", "uv")]),
+    # version 5: sessions (§3.8)
+    "SESSION": (0x4D, "d2h", [("session", "u32"), ("status", "u8"), ("at", "u32")]),
 }
 PROGRAM_SLOTS = 4
 FRAME_TIMES_MAX_INTERVAL_MS = 60000
@@ -159,6 +169,8 @@ def check_range(name, field, value, fields=None):
         raise ParseError("FRAME_TIME frame out of range")
     if name == "DEPARTURE" and field == "wait" and not value <= DEPARTURE_MAX_WAIT:
         raise ParseError("DEPARTURE wait out of range")
+    if name == "CLAIM" and field == "session" and (value == 0 or session_key(value) == 0xFFFF):
+        raise ParseError("CLAIM session 0, or a session whose key is the plain CRC start")
     if name == "LIBRARY_READ" and field == "length" and not 1 <= value <= 32:
         raise ParseError("LIBRARY_READ length out of range")
     if name in ("SHAPE", "PLAY_SHAPE", "NEXT_SHAPE") and field == "shape" and not value < STREAM_SHAPES:
@@ -303,11 +315,12 @@ def parse_payload(direction, data):
 # Frames (§1)
 
 
-def frame_encode(direction, flags, seq, payload):
+def frame_encode(direction, flags, seq, payload, session=None):
+    """A plain frame, or with `session` a frame of that session (its CRC starts from the key)."""
     assert len(payload) <= MAX_PAYLOAD
     ctrl = MARK[direction] | flags
     body = bytes([len(payload), ctrl, seq]) + payload
-    c = crc16(body)
+    c = crc16(body, 0xFFFF if session is None else session_key(session))
     return bytes([SYNC]) + body + bytes([c & 0xFF, c >> 8])
 
 
@@ -318,8 +331,10 @@ def raw_frame(length, ctrl, seq, payload):
     return bytes([SYNC]) + body + bytes([c & 0xFF, c >> 8])
 
 
-def receive(direction, stream):
-    """The §1.3 receiver: returns the list of (ctrl, seq, payload) of valid frames found."""
+def receive(direction, stream, sessions=()):
+    """The §1.3 receiver: returns the list of (ctrl, seq, payload) of valid frames found. With
+    `sessions` it also takes the frames of those sessions (§3.8), and each found frame says which
+    it was: (ctrl, seq, payload, session or None)."""
     window = bytearray()
     found = []
     for byte in stream:
@@ -344,8 +359,10 @@ def receive(direction, stream):
                 break
             body = bytes(window[1:4 + length])
             got = window[4 + length] | window[5 + length] << 8
-            if got == crc16(body):
-                found.append((ctrl, window[3], bytes(window[4:4 + length])))
+            which = [s for s in (None,) + tuple(sessions) if got == crc16(body, 0xFFFF if s is None else session_key(s))]
+            if which:
+                f = (ctrl, window[3], bytes(window[4:4 + length]))
+                found.append(f + (which[0],) if sessions else f)
                 del window[:length + OVERHEAD]
             else:
                 del window[0]
@@ -414,6 +431,18 @@ def frame_vec(name, direction, flags, seq, payload):
     f = frame_encode(direction, flags, seq, payload)
     assert receive(direction, f) == [(MARK[direction] | flags, seq, payload)]
     vec("frame", name, direction, "%02x" % (MARK[direction] | flags), seq, hx(payload), hx(f))
+
+
+def key_vec(name, session):
+    vec("sessionkey", name, session, "%04x" % session_key(session))
+
+
+def keyed_frame_vec(name, direction, session, flags, seq, payload):
+    parse_payload(direction, payload)
+    f = frame_encode(direction, flags, seq, payload, session)
+    assert receive(direction, f) == []  # a plain receiver never takes it
+    assert receive(direction, f, [session]) == [(MARK[direction] | flags, seq, payload, session)]
+    vec("keyedframe", name, direction, session, "%02x" % (MARK[direction] | flags), seq, hx(payload), hx(f))
 
 
 def stream_vec(name, direction, stream, expected_payloads):
@@ -869,6 +898,43 @@ def build():
     frame_vec("device-ack-frame-time-departure", "d2h", 0, 22,
               ack + msg_encode("FRAME_TIME", frame=1234, time=123456789)
               + msg_encode("DEPARTURE", rx_time=4200, wait=850))
+    comment("message h2d (version 5: sessions)")
+    msg_vec("claim-one", "h2d", "CLAIM", session=1)
+    msg_vec("claim-typical", "h2d", "CLAIM", session=0x5EA5100D)
+    msg_vec("claim-max", "h2d", "CLAIM", session=U32_MAX)
+    msg_vec("release", "h2d", "RELEASE")
+    comment("message d2h (version 5)")
+    msg_vec("session-claimed", "d2h", "SESSION", session=0x5EA5100D, status=0, at=123456789)
+    msg_vec("session-taken", "d2h", "SESSION", session=0x5EA5100D, status=1, at=U32_MAX)
+    msg_vec("session-refused", "d2h", "SESSION", session=1, status=2, at=0)
+    comment("badpayload (version 5)")
+    plain_key_session = next(x for x in range(1, 1 << 20) if session_key(x) == 0xFFFF)
+    bad_payload_vec("claim-session-0", "h2d", bytes([0x1E]) + bytes(4))
+    bad_payload_vec("claim-session-with-the-plain-key", "h2d", bytes([0x1E]) + plain_key_session.to_bytes(4, "little"))
+    bad_payload_vec("claim-truncated", "h2d", bytes.fromhex("1e0d10a5"))
+    bad_payload_vec("claim-in-d2h", "d2h", ack + msg_encode("CLAIM", session=1))
+    bad_payload_vec("release-trailing", "h2d", msg_encode("RELEASE") + b"\x00")
+    bad_payload_vec("session-truncated", "d2h", ack + bytes.fromhex("4d0d10a55e00153b5b"))
+    bad_payload_vec("session-in-h2d", "h2d", msg_encode("SESSION", session=1, status=0, at=0))
+    comment("sessionkey (version 5): session (decimal), its key (the CRC start of its frames)")
+    key_vec("session-1", 1)
+    key_vec("session-typical", 0x5EA5100D)
+    key_vec("session-max", U32_MAX)
+    key_vec("session-with-the-plain-key", plain_key_session)
+    comment("frame (version 5): CLAIM travels in a plain frame")
+    frame_vec("claim-unseq", "h2d", UNSEQ, 9, msg_encode("CLAIM", session=0x5EA5100D))
+    comment("keyedframe (version 5): dir, session, CTRL, SEQ, payload, frame (its CRC from the session's key)")
+    keyed_frame_vec("session-segment-resync", "h2d", 0x5EA5100D, RESYNC, 10,
+                    msg_encode("SEGMENT", **{"start": 1000, "duration": 5000, "from": 0, "to": 200, "event": 3}))
+    keyed_frame_vec("session-release", "h2d", 0x5EA5100D, UNSEQ, 11, msg_encode("RELEASE"))
+    keyed_frame_vec("session-ack-claimed", "d2h", 0x5EA5100D, 0, 23,
+                    ack + msg_encode("SESSION", session=0x5EA5100D, status=0, at=4200))
+    keyed_frame_vec("session-ack-taken", "d2h", 1, 0, 24, ack + msg_encode("SESSION", session=1, status=1, at=4200))
+    comment("stream (version 5): a plain receiver takes no session's frame")
+    plain = frame_encode("h2d", UNSEQ, 1, msg_encode("PING"))
+    keyed = frame_encode("h2d", UNSEQ, 2, msg_encode("PING"), 0x5EA5100D)
+    stream_vec("keyed-frame-not-plain", "h2d", keyed, [])
+    stream_vec("plain-keyed-plain", "h2d", plain + keyed + plain, [msg_encode("PING"), msg_encode("PING")])
     return "\n".join(lines) + "\n"
 
 

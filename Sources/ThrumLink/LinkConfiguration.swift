@@ -50,6 +50,15 @@ public struct LinkConfiguration: Sendable {
     public var compactStream = true
     /// The link fails when one frame has been sent this many times without being acknowledged.
     public var maxTransmissionsPerFrame: Int = 10
+    /// Whether the link claims a device of protocol version 5 or later for a session at connect
+    /// (PROTOCOL.md §3.8): the device then answers this host's frames only, and a CLAIM by another
+    /// host ends this link with ``LinkFailure/takenOver(session:deviceTime:)``. Off: the link
+    /// speaks plain frames, as to an older device (a device another host holds then runs none of
+    /// its sequenced frames).
+    public var claimsSession = true
+    /// The session to claim; nil: a random one at each connect (as every host should, so that two
+    /// hosts never share one). Tests fix it.
+    public var session: UInt32?
     /// The clock model's tunables.
     public var clock: ClockModelConfiguration = .init()
 

@@ -8,14 +8,18 @@ extension LinkSession {
     public func receive(_ bytes: [UInt8], readerWoken: Bool = false) {
         let now = hostClock.now()
         counters.bytesReceived += bytes.count
+        if !bytes.isEmpty { lastBytesTime = now }
         receivingWoken = readerWoken
         defer { receivingWoken = false }
-        for frame in decoder.push(bytes) {
-            handle(frame, now: now)
+        let frames = decoder.push(bytes)
+        let keys = decoder.lastKeys
+        for (index, frame) in frames.enumerated() {
+            handle(frame, key: keys[index], now: now)
         }
     }
 
-    private func handle(_ frame: Frame, now: HostTime) {
+    /// One valid frame; `key` is the session key its CRC started from (nil: a plain frame).
+    private func handle(_ frame: Frame, key: UInt16?, now: HostTime) {
         counters.framesReceived += 1
         if let last = lastDeviceSeq {
             let gap = frame.seq &- last &- 1
@@ -38,7 +42,7 @@ extension LinkSession {
                 break
             case .identifyReply(let identity):
                 events.append(.identified(identity))
-                if case .connecting = state { becomeConnected(identity, ack: ack, now: now) }
+                if case .connecting = state, claiming == nil { identified(identity, ack: ack, now: now) }
             case .onset(let onset):
                 // The device repeats each ONSET in a few later frames, so that a lost frame loses
                 // no report; a repeat is the same event, device time and status (times never recur).
@@ -64,6 +68,8 @@ extension LinkSession {
             case .departure(let report):
                 let wait = DeviceDuration.microseconds(Int64(report.wait))
                 if clock.addDeparture(ofReceive: DeviceTime32(rawValue: report.rxTime), wait: wait) { counters.departures += 1 }
+            case .session(let report):
+                handleSession(report, key: key, ack: ack, now: now)
             }
         }
     }
@@ -115,7 +121,23 @@ extension LinkSession {
         lane.retransmitPending = true
     }
 
-    private func becomeConnected(_ identity: DeviceIdentity, ack: Acknowledgement, now: HostTime) {
+    /// IDENTIFY_REPLY while connecting: a device of version 5 or later is claimed first (the link
+    /// connects when it confirms the claim); an older one is connected at once.
+    private func identified(_ identity: DeviceIdentity, ack: Acknowledgement, now: HostTime) {
+        if identity.protocolVersion >= 5, identity.protocolVersion <= ProtocolConstants.protocolVersion,
+            configuration.claimsSession
+        {
+            identifyDeadline = nil
+            startClaim(identity, now: now)
+            // asked at once, as from an older device at its reply: the request rides in the CLAIM's
+            // frame, which the device runs as the new holder's
+            if configuration.frameTimeInterval != nil { askFrameTimes(now: now) }
+        } else {
+            becomeConnected(identity, ack: ack, now: now)
+        }
+    }
+
+    func becomeConnected(_ identity: DeviceIdentity, ack: Acknowledgement, now: HostTime) {
         guard (ProtocolConstants.oldestProtocolVersion...ProtocolConstants.protocolVersion).contains(identity.protocolVersion) else {
             fail(.unsupportedProtocol(version: identity.protocolVersion))
             return
@@ -129,9 +151,16 @@ extension LinkSession {
         lane.creditBalance = Int(ack.credits)
         lane.compact = configuration.compactStream && identity.protocolVersion >= 2 ? CompactStreamEncoder() : nil
         lastTransmit = now
-        if identity.protocolVersion >= 3, configuration.frameTimeInterval != nil {
-            frameTimesRequest = (3, now)
-            requestFrameTimes(now: now)
+        if identity.protocolVersion >= 3, configuration.frameTimeInterval != nil, !frameTimesAsked {
+            askFrameTimes(now: now)
         }
+    }
+
+    /// Whether FRAME_TIMES was asked for on this connection (or its reports came already).
+    private var frameTimesAsked: Bool { frameTimesRequest != nil || !frameClock.samples.isEmpty }
+
+    private func askFrameTimes(now: HostTime) {
+        frameTimesRequest = (3, now)
+        requestFrameTimes(now: now)
     }
 }

@@ -7,6 +7,21 @@ extension LinkSession {
     public func takeOutgoing() -> [UInt8] {
         let now = hostClock.now()
         var bytes: [UInt8] = []
+        if claimOutgoing, let session {
+            // CLAIM travels plain (the device learns the key from it); everything after it is keyed.
+            // The any-lane messages waiting ride with it: the device runs a plain frame that claims
+            // as the new holder's, and one frame less to handle at connect is one less delay.
+            claimOutgoing = false
+            var payload = HostMessage.claim(session: session).encode()
+            var count = 0
+            for message in immediate where payload.count + message.encodedLength <= maxPayload {
+                message.encode(into: &payload)
+                count += 1
+            }
+            immediate.removeFirst(count)
+            emit(Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: payload), now, &bytes, plain: true)
+            nextTag &+= 1
+        }
         while !immediate.isEmpty {
             var payload: [UInt8] = []
             var count = 0
@@ -45,8 +60,10 @@ extension LinkSession {
         return bytes
     }
 
-    private func emit(_ frame: Frame, _ now: HostTime, _ bytes: inout [UInt8], retransmission: Bool = false) {
-        bytes += frame.encode()
+    private func emit(
+        _ frame: Frame, _ now: HostTime, _ bytes: inout [UInt8], retransmission: Bool = false, plain: Bool = false
+    ) {
+        bytes += frame.encode(key: plain ? ProtocolConstants.crcInitial : sessionKey ?? ProtocolConstants.crcInitial)
         counters.framesSent += 1
         emissionCounter += 1
         let key = Self.logKey(ctrl: frame.ctrl, seq: frame.seq)

@@ -74,6 +74,25 @@ public final class LinkSession {
     /// When the bytes written so far will have left a serial line at the learnt byte time
     /// (``transmitBacklog``).
     var serialDrainEnd: HostTime?
+    /// The session this link claimed (PROTOCOL.md §3.8), from the moment its CLAIM is queued; nil
+    /// before, for a device older than version 5, and with ``LinkConfiguration/claimsSession`` off.
+    public internal(set) var session: UInt32?
+    /// The key of ``session``: this link's frames, once the CLAIM went out, start their CRC from it.
+    var sessionKey: UInt16?
+    /// Whether the device confirmed ``session`` (SESSION claimed): from then on only frames in its
+    /// key are read, so no other host's reports can be taken for this one's.
+    public internal(set) var sessionConfirmed = false
+    /// While connecting to a device of version 5: the identity it gave, the CLAIMs sent, and when
+    /// the next is due unless SESSION claimed came.
+    var claiming: (identity: DeviceIdentity, attempts: Int, due: HostTime)?
+    /// A CLAIM goes out (in a plain frame, ahead of everything) at the next ``takeOutgoing()``.
+    var claimOutgoing = false
+    /// RELEASE was queued: the session is over.
+    var releaseSent = false
+    /// When bytes last came from the device (any, a frame of another session's too).
+    var lastBytesTime: HostTime?
+    /// When the CLAIM was last sent again to a device gone silent (``pollReclaim(now:)``).
+    var lastReclaim: HostTime?
     /// The latest ONSETs received, to recognise the device's repeats of them (PROTOCOL.md §3.2).
     var recentOnsets: [OnsetReport] = []
     /// When the device last answered one of our frames (an ACK naming a frame in ``sentLog``).
@@ -133,6 +152,16 @@ public final class LinkSession {
         lastAnswerTime = nil
         frameTimesRequest = nil
         frameTimesSettled = false
+        session = nil
+        sessionKey = nil
+        sessionConfirmed = false
+        claiming = nil
+        claimOutgoing = false
+        releaseSent = false
+        lastBytesTime = nil
+        lastReclaim = nil
+        decoder.keys = []
+        decoder.acceptsPlain = true
         state = .connecting
         identifyAttemptsMade = 0
         sendIdentify(now: hostClock.now())
@@ -140,12 +169,16 @@ public final class LinkSession {
 
     /// Queues a message on the sequenced lane. It goes out, packed with its neighbours, when the
     /// link is connected, the window has room and the device has credits for its SEGMENTs.
-    public func send(_ message: HostMessage) { lane.enqueue(message) }
+    public func send(_ message: HostMessage) {
+        reclaimIfReleased()
+        lane.enqueue(message)
+    }
 
     /// Sends an any-lane message (IDENTIFY, PING, STOP) in an UNSEQ frame at the next
     /// ``takeOutgoing()``, ahead of sequenced traffic; it is never retransmitted.
     public func sendImmediately(_ message: HostMessage) {
         precondition(message.isAnyLane, "only IDENTIFY, PING and STOP may travel in UNSEQ frames")
+        if message != .release { reclaimIfReleased() }
         immediate.append(message)
     }
 
@@ -166,9 +199,10 @@ public final class LinkSession {
     public var nextDeadline: HostTime? {
         switch state {
         case .connecting:
-            return immediate.isEmpty ? identifyDeadline : hostClock.now()
+            if claimOutgoing || !immediate.isEmpty { return hostClock.now() }
+            return claiming?.due ?? identifyDeadline
         case .connected:
-            if !immediate.isEmpty || lane.retransmitPending
+            if claimOutgoing || !immediate.isEmpty || lane.retransmitPending
                 || lane.canSendNewFrame(window: configuration.maxFramesInFlight)
             {
                 return hostClock.now()
@@ -184,7 +218,9 @@ public final class LinkSession {
         let now = hostClock.now()
         switch state {
         case .connecting:
-            if let deadline = identifyDeadline, now >= deadline {
+            if claiming != nil {
+                pollClaim(now: now)
+            } else if let deadline = identifyDeadline, now >= deadline {
                 if identifyAttemptsMade >= configuration.identifyAttempts {
                     fail(.deviceNotResponding(attempts: identifyAttemptsMade))
                 } else {
@@ -217,6 +253,7 @@ public final class LinkSession {
                 frameTimesSettled = true
                 immediate.append(.frameTimes(intervalMilliseconds: Self.milliseconds(configuration.settledFrameTimeInterval)))
             }
+            pollReclaim(now: now)
             if let deadline = pingDeadline, now >= deadline {
                 immediate.append(.ping)
                 lastTransmit = now
@@ -234,7 +271,8 @@ public final class LinkSession {
     /// When the next PING is due: `pingInterval` after the last frame, or `creditProbeInterval`
     /// while SEGMENTs wait for credits with nothing in flight.
     var pingDeadline: HostTime? {
-        guard case .connected = state, let last = lastTransmit else { return nil }
+        // after RELEASE the link stays quiet until it is used again (it then claims again)
+        guard case .connected = state, let last = lastTransmit, !releaseSent else { return nil }
         if lane.isWaitingForCredits { return last + configuration.creditProbeInterval }
         if let until = probingUntil, last < until {
             let dense = until - configuration.startupProbing + configuration.denseProbing
@@ -275,5 +313,7 @@ public final class LinkSession {
         lastTransmit = nil
         frameTimesRequest = nil
         immediate.removeAll()
+        claiming = nil
+        claimOutgoing = false
     }
 }

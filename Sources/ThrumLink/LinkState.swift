@@ -20,6 +20,11 @@ public enum LinkFailure: Error, Sendable, Equatable {
     case unsupportedProtocol(version: UInt32)
     /// A sequenced frame went unacknowledged after this many transmissions.
     case deliveryFailed(seq: UInt8, transmissions: Int)
+    /// Another host claimed the device (PROTOCOL.md §3.8): the device stopped this session's drive
+    /// at device time `deviceTime` (µs, 32-bit) and runs none of its frames since.
+    case takenOver(session: UInt32, deviceTime: UInt32)
+    /// The device never confirmed this host's CLAIM (no SESSION claimed after this many tries).
+    case claimUnanswered(attempts: Int)
 }
 
 extension LinkFailure: CustomStringConvertible {
@@ -32,7 +37,18 @@ extension LinkFailure: CustomStringConvertible {
             "the device speaks protocol version \(version), which this host does not"
         case .deliveryFailed(let seq, let transmissions):
             "the device stopped acknowledging: frame \(seq) was sent \(transmissions) times without an answer (frozen, unplugged, or the link is down)"
+        case .takenOver(_, let deviceTime):
+            "device taken by another host at device time \(Self.seconds(deviceTime)) s: its CLAIM stopped this host's playback there"
+        case .claimUnanswered(let attempts):
+            "the device did not confirm this host's session (\(attempts) CLAIM requests, no SESSION reply)"
         }
+    }
+
+    /// A device time (µs) as seconds with six decimals.
+    public static func seconds(_ micros: UInt32) -> String {
+        let whole = micros / 1_000_000
+        let fraction = String(micros % 1_000_000)
+        return "\(whole).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
     }
 }
 

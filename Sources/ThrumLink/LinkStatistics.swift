@@ -14,6 +14,8 @@ public struct LinkStatistics: Sendable, Equatable {
     public var retransmissions = 0
     /// Retransmission-timer expiries.
     public var timeouts = 0
+    /// CLAIMs sent again to a device that fell silent (it reset and forgot the session, PROTOCOL.md §3.8).
+    public var reclaims = 0
     /// Retransmission-timer expiries that resent nothing: the device was still answering frames sent
     /// before the oldest outstanding frame's latest copy, which is then still on its way (a queue
     /// of bytes ahead of it, as behind a slow or stalled serial line), not lost.

@@ -13,8 +13,21 @@ public enum CRC16 {
 
     /// The CRC of `bytes`, starting from ``ProtocolConstants/crcInitial``.
     public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt16 {
-        var crc = ProtocolConstants.crcInitial
+        checksum(bytes, start: ProtocolConstants.crcInitial)
+    }
+
+    /// The CRC of `bytes`, starting from `start`: ``ProtocolConstants/crcInitial`` (a plain
+    /// frame), or a session's key (``sessionKey(_:)``, a frame of that session, PROTOCOL.md §3.8).
+    public static func checksum(_ bytes: some Sequence<UInt8>, start: UInt16) -> UInt16 {
+        var crc = start
         for byte in bytes { crc = update(crc, with: byte) }
         return crc
+    }
+
+    /// The key of session `session` (PROTOCOL.md §3.8): the CRC state after its four bytes,
+    /// little-endian, from ``ProtocolConstants/crcInitial``. A session's frames start their CRC
+    /// from it; two different starts never give the same CRC over the same bytes.
+    public static func sessionKey(_ session: UInt32) -> UInt16 {
+        checksum((0..<4).map { UInt8(truncatingIfNeeded: session >> (8 * $0)) })
     }
 }

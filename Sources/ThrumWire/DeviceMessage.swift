@@ -22,6 +22,9 @@ public enum DeviceMessage: Sendable, Hashable {
     /// DEPARTURE (protocol version 4, §3.7): the device time at which a fresh ACK left the device
     /// (the USB IN transfer that carried its last byte completed), sent while FRAME_TIMES is on.
     case departure(DepartureReport)
+    /// SESSION (protocol version 5, §3.8): a session claimed the device, was taken over, or was
+    /// refused.
+    case session(SessionReport)
 
     /// The message id.
     public var id: UInt32 {
@@ -36,6 +39,7 @@ public enum DeviceMessage: Sendable, Hashable {
         case .library(let l): return l.id
         case .frameTime: return ProtocolConstants.msgFrameTime
         case .departure: return ProtocolConstants.msgDeparture
+        case .session: return ProtocolConstants.msgSession
         }
     }
 
@@ -89,6 +93,10 @@ public enum DeviceMessage: Sendable, Hashable {
         case .departure(let d):
             writer.u32(d.rxTime)
             writer.uv(d.wait)
+        case .session(let r):
+            writer.u32(r.session)
+            writer.u8(r.status)
+            writer.u32(r.at)
         }
         bytes = writer.bytes
     }
@@ -163,6 +171,8 @@ public enum DeviceMessage: Sendable, Hashable {
                 throw .fieldOutOfRange(field: "wait", value: wait)
             }
             return .departure(DepartureReport(rxTime: rxTime, wait: wait))
+        case ProtocolConstants.msgSession:
+            return .session(SessionReport(session: try reader.u32(), status: try reader.u8(), at: try reader.u32()))
         default:
             if let library = try LibraryReport.read(id: id, from: &reader) { return .library(library) }
             throw .unknownMessage(id: id, direction: .deviceToHost)
@@ -197,6 +207,7 @@ extension DeviceMessage: CustomStringConvertible {
         case .library(let l): return l.text
         case .frameTime(let t): return "FRAME_TIME frame=\(t.frame) time=\(t.time)"
         case .departure(let d): return "DEPARTURE rx_time=\(d.rxTime) wait=\(d.wait)"
+        case .session(let r): return "SESSION session=\(r.session) status=\(r.status) at=\(r.at)"
         }
     }
 }

@@ -167,3 +167,22 @@ public struct CalibrationWords: Sendable, Hashable {
         self.bemfGain = bemfGain
     }
 }
+
+/// SESSION (0x4D, protocol version 5): what became of a session (PROTOCOL.md §3.8).
+public struct SessionReport: Sendable, Hashable {
+    /// The session it is about.
+    public var session: UInt32
+    /// ``ProtocolConstants/sessionClaimed``, ``ProtocolConstants/sessionTaken`` or
+    /// ``ProtocolConstants/sessionRefused`` (a later version may add others).
+    public var status: UInt8
+    /// Device time (µs, 32-bit) the claim, the takeover or the refusal happened: when the frame
+    /// carrying the CLAIM arrived.
+    public var at: UInt32
+
+    /// Creates a session report.
+    public init(session: UInt32, status: UInt8, at: UInt32) {
+        self.session = session
+        self.status = status
+        self.at = at
+    }
+}

@@ -34,8 +34,13 @@ public struct Frame: Sendable, Hashable {
     /// The CTRL byte: direction marker and flags.
     public var ctrl: UInt8 { direction.marker | flags.rawValue }
 
-    /// The whole frame on the wire (`payload.count + 6` bytes).
-    public func encode() -> [UInt8] {
+    /// The whole frame on the wire (`payload.count + 6` bytes), plain.
+    public func encode() -> [UInt8] { encode(key: ProtocolConstants.crcInitial) }
+
+    /// The whole frame on the wire: with `key` a session's key (``CRC16/sessionKey(_:)``), a frame
+    /// of that session, whose CRC starts from it (PROTOCOL.md §3.8); with
+    /// ``ProtocolConstants/crcInitial``, a plain frame.
+    public func encode(key: UInt16) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(payload.count + ProtocolConstants.frameOverhead)
         bytes.append(ProtocolConstants.sync)
@@ -43,7 +48,7 @@ public struct Frame: Sendable, Hashable {
         bytes.append(ctrl)
         bytes.append(seq)
         bytes.append(contentsOf: payload)
-        let crc = CRC16.checksum(bytes[1...])
+        let crc = CRC16.checksum(bytes[1...], start: key)
         bytes.append(UInt8(truncatingIfNeeded: crc))
         bytes.append(UInt8(truncatingIfNeeded: crc >> 8))
         return bytes

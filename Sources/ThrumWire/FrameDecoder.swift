@@ -12,6 +12,13 @@ public struct FrameDecoder: Sendable {
     public private(set) var badFrames = 0
     /// Valid frames delivered so far.
     public private(set) var validFrames = 0
+    /// The session keys a frame's CRC may start from (PROTOCOL.md §3.8, ``CRC16/sessionKey(_:)``).
+    public var keys: [UInt16] = []
+    /// Whether frames whose CRC starts from ``ProtocolConstants/crcInitial`` (plain frames) are
+    /// taken: a host that holds a session reads its session's frames only.
+    public var acceptsPlain = true
+    /// For each frame ``push(_:)`` returned last, the key its CRC started from (nil: plain).
+    public private(set) var lastKeys: [UInt16?] = []
 
     private var window: [UInt8] = []
 
@@ -27,6 +34,7 @@ public struct FrameDecoder: Sendable {
     /// Feeds bytes in arrival order and returns the valid frames they complete, in order.
     public mutating func push(_ bytes: some Sequence<UInt8>) -> [Frame] {
         var frames: [Frame] = []
+        lastKeys.removeAll(keepingCapacity: true)
         for byte in bytes {
             window.append(byte)
             scan(into: &frames)
@@ -38,6 +46,15 @@ public struct FrameDecoder: Sendable {
     public mutating func reset() {
         discardedBytes += window.count
         window.removeAll(keepingCapacity: true)
+    }
+
+    /// The CRC start the candidate in the window matches: `.some(nil)` plain, `.some(key)` a
+    /// session's, nil none.
+    private func matchingKey(_ received: UInt16, length: Int) -> UInt16?? {
+        let body = window[1..<(4 + length)]
+        if acceptsPlain, CRC16.checksum(body) == received { return .some(nil) }
+        for key in keys where CRC16.checksum(body, start: key) == received { return .some(key) }
+        return nil
     }
 
     private mutating func discardFirst() {
@@ -75,9 +92,9 @@ public struct FrameDecoder: Sendable {
             // 4. CRC over LEN, CTRL, SEQ and PAYLOAD.
             let total = length + ProtocolConstants.frameOverhead
             guard window.count >= total else { return }
-            let crc = CRC16.checksum(window[1..<(4 + length)])
             let received = UInt16(window[4 + length]) | UInt16(window[5 + length]) << 8
-            if crc == received {
+            if let key = matchingKey(received, length: length) {
+                lastKeys.append(key)
                 let flags = FrameFlags(rawValue: ctrl & ~ProtocolConstants.ctrlMarkMask)
                 frames.append(
                     Frame(direction: direction, flags: flags, seq: window[3], payload: Array(window[4..<(4 + length)])))

@@ -42,6 +42,13 @@ public enum HostMessage: Sendable, Hashable {
     /// device frames sent anyway; 0 turns them off (the state after reset). At most
     /// ``ProtocolConstants/frameTimesMaxIntervalMilliseconds``. Any lane.
     case frameTimes(intervalMilliseconds: UInt32)
+    /// CLAIM (protocol version 5, §3.8): hold the device under `session` (not 0, and its key
+    /// ``CRC16/sessionKey(_:)`` not ``ProtocolConstants/crcInitial``); a CLAIM of another session
+    /// takes the device over from its holder. It travels in a plain frame. Any lane.
+    case claim(session: UInt32)
+    /// RELEASE (protocol version 5, §3.8): the holder's session is over; the watchdog then stops
+    /// silently (no FAULT 5). Any lane, in a frame of the session.
+    case release
 
     /// The message id.
     public var id: UInt32 {
@@ -64,13 +71,15 @@ public enum HostMessage: Sendable, Hashable {
         case .restoreCalibration: return ProtocolConstants.msgRestoreCalibration
         case .stream(let s): return s.id
         case .frameTimes: return ProtocolConstants.msgFrameTimes
+        case .claim: return ProtocolConstants.msgClaim
+        case .release: return ProtocolConstants.msgRelease
         }
     }
 
     /// Whether the message may travel in an `UNSEQ` frame (§2.3).
     public var isAnyLane: Bool {
         switch self {
-        case .identify, .ping, .stop, .wake, .standby, .go, .frameTimes: return true
+        case .identify, .ping, .stop, .wake, .standby, .go, .frameTimes, .claim, .release: return true
         case .library(let l): return l.isAnyLane
         case .segment, .configureDriver, .calibrate, .preloadBegin, .preloadSegment, .romEffect, .cut,
             .configureSampleTime, .restoreCalibration, .stream:
@@ -93,8 +102,10 @@ public enum HostMessage: Sendable, Hashable {
         var writer = PayloadWriter(bytes: bytes)
         writer.uv(id)
         switch self {
-        case .identify, .ping, .stop, .calibrate, .standby:
+        case .identify, .ping, .stop, .calibrate, .standby, .release:
             break
+        case .claim(let session):
+            writer.u32(session)
         case .wake(let timeout):
             writer.uv(timeout)
         case .preloadBegin(let slot):
@@ -152,8 +163,10 @@ public enum HostMessage: Sendable, Hashable {
     /// The number of bytes ``encode()`` produces.
     public var encodedLength: Int {
         switch self {
-        case .identify, .ping, .stop, .calibrate, .standby:
+        case .identify, .ping, .stop, .calibrate, .standby, .release:
             return 1
+        case .claim:
+            return 5
         case .segment(let s):
             return 1 + 4 + UVarint.encodedLength(s.duration) + 2 + UVarint.encodedLength(s.event)
         case .configureDriver:
@@ -249,6 +262,11 @@ public enum HostMessage: Sendable, Hashable {
                 throw .fieldOutOfRange(field: "interval_ms", value: interval)
             }
             return .frameTimes(intervalMilliseconds: interval)
+        case ProtocolConstants.msgClaim:
+            let session = try reader.u32()
+            guard Self.isClaimable(session) else { throw .fieldOutOfRange(field: "session", value: session) }
+            return .claim(session: session)
+        case ProtocolConstants.msgRelease: return .release
         default:
             if let library = try LibraryCommand.read(id: id, from: &reader) { return .library(library) }
             if let stream = try StreamCommand.read(id: id, from: &reader) { return .stream(stream) }
@@ -258,6 +276,12 @@ public enum HostMessage: Sendable, Hashable {
 }
 
 extension HostMessage {
+    /// Whether a CLAIM may name `session` (§3.8): not 0, and its key is not the plain CRC start
+    /// (its frames could not be told from plain ones).
+    public static func isClaimable(_ session: UInt32) -> Bool {
+        session != 0 && CRC16.sessionKey(session) != ProtocolConstants.crcInitial
+    }
+
     static func readDuration(from reader: inout PayloadReader) throws(WireError) -> UInt32 {
         let duration = try reader.uv()
         guard duration >= ProtocolConstants.segmentMinDurationMicroseconds,
@@ -300,6 +324,8 @@ extension HostMessage: CustomStringConvertible {
             return "RESTORE_CALIBRATION a_cal_comp=\(w.aCalComp) a_cal_bemf=\(w.aCalBemf) bemf_gain=\(w.bemfGain)"
         case .stream(let s): return s.text
         case .frameTimes(let interval): return "FRAME_TIMES interval_ms=\(interval)"
+        case .claim(let session): return "CLAIM session=\(session)"
+        case .release: return "RELEASE"
         }
     }
 }

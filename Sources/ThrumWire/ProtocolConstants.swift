@@ -1,11 +1,11 @@
-/// Constants of the Thrum wire protocol, version 4, mirroring `firmware-protocol/thrum_protocol.h`
+/// Constants of the Thrum wire protocol, version 5, mirroring `firmware-protocol/thrum_protocol.h`
 /// one to one (PROTOCOL.md is normative).
 public enum ProtocolConstants {
     /// The protocol version this codec implements (`THRUM_PROTOCOL_VERSION`).
-    public static let protocolVersion: UInt32 = 4
+    public static let protocolVersion: UInt32 = 5
     /// The oldest version a host still talks to: a version-0 device (the AVR build) lacks the
     /// preset library (version 1), the compact stream and RESTORE_CALIBRATION (version 2), the
-    /// USB start-of-frame times (version 3) and the ACK departures (version 4).
+    /// USB start-of-frame times (version 3), the ACK departures (version 4) and sessions (version 5).
     public static let oldestProtocolVersion: UInt32 = 0
 
     // MARK: Framing (§1)
@@ -97,6 +97,10 @@ public enum ProtocolConstants {
     public static let msgNextShape: UInt32 = 0x1A
     /// Host → device: FRAME_TIMES (version 3): ask for USB start-of-frame times. Any lane.
     public static let msgFrameTimes: UInt32 = 0x1D
+    /// Host → device: CLAIM (version 5): hold the device under a session. Any lane.
+    public static let msgClaim: UInt32 = 0x1E
+    /// Host → device: RELEASE (version 5): the session is over. Any lane.
+    public static let msgRelease: UInt32 = 0x1F
     /// Shape ids a version-2 device holds: 0 up to this, exclusive (`THRUM_STREAM_SHAPES`).
     public static let streamShapes: UInt32 = 64
     /// The most bytes a SHAPE's ramp list takes (`THRUM_STREAM_SHAPE_BYTES`).
@@ -125,6 +129,20 @@ public enum ProtocolConstants {
     public static let msgFrameTime: UInt32 = 0x4B
     /// Device → host: DEPARTURE (version 4): when an ACK left the device over native USB.
     public static let msgDeparture: UInt32 = 0x4C
+    /// Device → host: SESSION (version 5): a session claimed, taken over or refused.
+    public static let msgSession: UInt32 = 0x4D
+
+    // MARK: Sessions (§3.8)
+
+    /// No session holds the device (`THRUM_SESSION_NONE`); a CLAIM never names it.
+    public static let sessionNone: UInt32 = 0
+
+    /// SESSION status: this frame's session now holds the device (`THRUM_SESSION_CLAIMED`).
+    public static let sessionClaimed: UInt8 = 0
+    /// SESSION status: another host's CLAIM took the device from this session at `at`.
+    public static let sessionTaken: UInt8 = 1
+    /// SESSION status: the CLAIM was refused, its key being the holder's (pick another session).
+    public static let sessionRefused: UInt8 = 2
 
     // MARK: USB start-of-frame times (§3.6)
 

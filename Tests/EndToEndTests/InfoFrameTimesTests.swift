@@ -13,12 +13,16 @@ final class InfoFrameTimesTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(link["frame_reports"] as? Int ?? 0, 2)
         // The built-in device's crystal runs 100 ppm slow; the model's frame grid 25 ppm fast.
         let truth = ((1 - 100e-6) / (1 + LinkCatalogue.usbFrameClockPPM * 1e-6) - 1) * 1e6
-        XCTAssertEqual(try XCTUnwrap(link["frame_drift_ppm"] as? Double), truth, accuracy: 0.5)
+        // `info` counts from reports 200 frames apart, each device time in whole µs: good to
+        // ±1 µs / 200 ms = ±5 ppm. (It held 0.5 ppm while the reports fell a multiple of 8 frames
+        // apart, where the 999.875 µs frame's fraction repeats; the session's CLAIM at connect
+        // moved them by two frames.)
+        XCTAssertEqual(try XCTUnwrap(link["frame_drift_ppm"] as? Double), truth, accuracy: 5)
         // Its ACKs' departures (protocol 4) come behind later ACKs: the pings of the wait bring some.
         XCTAssertGreaterThan(link["departure_reports"] as? Int ?? 0, 0)
         XCTAssertTrue(link["line_byte_time_us"] is NSNull, "native USB: no byte time")
         let text = try ThrumProcess.run(["info"])
-        XCTAssertTrue(text.standardOutput.contains("frames: crystal -125.0"), text.standardOutput)
+        XCTAssertTrue(text.standardOutput.contains("frames: crystal -12"), text.standardOutput)
         XCTAssertTrue(text.standardOutput.contains("ACK departures"), text.standardOutput)
     }
 

@@ -5,6 +5,7 @@ import ThrumPattern
 import ThrumSim
 import ThrumTestSupport
 import ThrumTime
+import ThrumWire
 import XCTest
 
 /// ACK departures (DEPARTURE, protocol version 4) from the C firmware on the simulated links,
@@ -37,7 +38,7 @@ final class DepartureTests: XCTestCase {
             let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: seed)
             try rig.connect(calibrate: false)
             try run(rig, for: .seconds(4))
-            XCTAssertEqual(rig.session.identity?.protocolVersion, 4)
+            XCTAssertEqual(rig.session.identity?.protocolVersion, ProtocolConstants.protocolVersion)
             let samples = rig.session.link.clock.sampleCount
             let departed = checkDepartures(rig)
             XCTAssertGreaterThan(departed, samples * 3 / 4, "seed \(seed): \(departed) of \(samples)")

@@ -70,6 +70,8 @@ enum MessageText {
         case "FOLLOW": return .stream(.follow(gap: f.u32("gap"), event: f.u32("event"), data: f.data))
         case "NEXT_SHAPE": return .stream(.next(after: f.u32("after"), shape: f.u8("shape")))
         case "FRAME_TIMES": return .frameTimes(intervalMilliseconds: f.u32("interval_ms"))
+        case "CLAIM": return .claim(session: f.u32("session"))
+        case "RELEASE": return .release
         default: fatalError("unknown host message \(name)")
         }
     }
@@ -114,6 +116,7 @@ enum MessageText {
         case "TRIGGER": return .library(.trigger(TriggerReport(input: f.u8("input"), preset: f.u32("preset"), time: f.u32("time"))))
         case "FRAME_TIME": return .frameTime(FrameTimeReport(frame: UInt16(f.u32("frame")), time: f.u32("time")))
         case "DEPARTURE": return .departure(DepartureReport(rxTime: f.u32("rx_time"), wait: f.u32("wait")))
+        case "SESSION": return .session(SessionReport(session: f.u32("session"), status: f.u8("status"), at: f.u32("at")))
         default: fatalError("unknown device message \(name)")
         }
     }

@@ -116,6 +116,13 @@ final class ProtocolConstantsAgreementTests: XCTestCase {
             "THRUM_FRAME_TIMES_MAX_INTERVAL_MS": UInt64(P.frameTimesMaxIntervalMilliseconds),
             "THRUM_USB_FRAME_MASK": UInt64(P.usbFrameMask),
             "THRUM_MSG_DEPARTURE": UInt64(P.msgDeparture),
+            "THRUM_MSG_CLAIM": UInt64(P.msgClaim),
+            "THRUM_MSG_RELEASE": UInt64(P.msgRelease),
+            "THRUM_MSG_SESSION": UInt64(P.msgSession),
+            "THRUM_SESSION_NONE": UInt64(P.sessionNone),
+            "THRUM_SESSION_CLAIMED": UInt64(P.sessionClaimed),
+            "THRUM_SESSION_TAKEN": UInt64(P.sessionTaken),
+            "THRUM_SESSION_REFUSED": UInt64(P.sessionRefused),
             "THRUM_DEPARTURE_MAX_WAIT_US": UInt64(P.departureMaxWait),
         ]
     }()

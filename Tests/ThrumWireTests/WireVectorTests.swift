@@ -74,11 +74,27 @@ final class WireVectorTests: XCTestCase {
                 XCTAssertEqual(found.map(\.payload), expected, where_)
                 XCTAssertEqual(whole.discardedBytes, bytewise.discardedBytes, where_)
                 XCTAssertEqual(whole.badFrames, bytewise.badFrames, where_)
+            case "sessionkey":
+                XCTAssertEqual(String(format4: CRC16.sessionKey(UInt32(c[0])!)), c[1], where_)
+            case "keyedframe":
+                let dir = direction(c[0])
+                let key = CRC16.sessionKey(UInt32(c[1])!)
+                let ctrl = UInt8(c[2], radix: 16)!
+                let frame = Frame(
+                    direction: dir, flags: FrameFlags(rawValue: ctrl & 0x0F), seq: UInt8(c[3])!, payload: VectorFile.bytes(c[4]))
+                XCTAssertEqual(VectorFile.hex(frame.encode(key: key)), c[5], where_)
+                var plain = FrameDecoder(direction: dir)
+                XCTAssertEqual(plain.push(VectorFile.bytes(c[5])), [], where_)
+                var keyed = FrameDecoder(direction: dir)
+                keyed.keys = [key]
+                XCTAssertEqual(keyed.push(VectorFile.bytes(c[5])), [frame], where_)
+                XCTAssertEqual(keyed.lastKeys, [key], where_)
+                XCTAssertTrue(parses(dir, frame.payload), where_)
             default:
                 XCTFail("unknown vector kind in \(where_)")
             }
         }
-        for kind in ["crc", "uvarint", "badvarint", "message", "badpayload", "frame", "stream"] {
+        for kind in ["crc", "uvarint", "badvarint", "message", "badpayload", "frame", "stream", "sessionkey", "keyedframe"] {
             XCTAssertGreaterThan(seenKinds[kind] ?? 0, 0, "no \(kind) vectors")
         }
     }

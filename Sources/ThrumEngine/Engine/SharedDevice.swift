@@ -365,6 +365,8 @@ public final class SharedDevice: @unchecked Sendable {
     private func halt(error: Error?, only: HapticEngine? = nil) {
         session.link.discardQueuedSegments()
         if isConnected { session.link.sendImmediately(.stop) }
+        // the last engine stopped normally: the host's session ends with it (no watchdog fault)
+        if isConnected, error == nil, only != nil { session.link.release() }
         isRunning = false
         isPrepared = false
         let stopping = players + pausedPlayers

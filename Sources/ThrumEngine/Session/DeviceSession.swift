@@ -169,6 +169,15 @@ public final class DeviceSession {
         try pumpFor(.milliseconds(2))
     }
 
+    /// Ends this host's session at a normal close (PROTOCOL.md §3.8): RELEASE, and the frame goes
+    /// out, so that the device's watchdog reports no fault when the host falls silent. Nothing for
+    /// a device older than version 5, or a link that failed (a device taken by another host).
+    public func release() {
+        guard case .connected = link.state, link.sessionConfirmed else { return }
+        link.release()
+        try? pumpFor(.milliseconds(2))
+    }
+
     // MARK: Pumping
 
     private var connectedIdentity: DeviceIdentity? {
@@ -196,7 +205,7 @@ public final class DeviceSession {
             throw .transport(error)
         }
         drainDeviceEvents()
-        if case .failed(let failure) = link.state { throw .linkFailed(reason: "\(failure)") }
+        if case .failed(let failure) = link.state { throw EngineError(failure) }
     }
 
     /// The pump when its waits can happen apart from the link (a ``ThrumLink/TransportPump`` over a
@@ -218,7 +227,7 @@ public final class DeviceSession {
             throw .transport(error)
         }
         drainDeviceEvents()
-        if case .failed(let failure) = link.state { throw .linkFailed(reason: "\(failure)") }
+        if case .failed(let failure) = link.state { throw EngineError(failure) }
     }
 
     /// Writes what the link has queued (frames a caller just queued), without reading.
@@ -258,7 +267,7 @@ public final class DeviceSession {
             case .failed(.deviceNotResponding), .failed(.unsupportedProtocol):
                 return  // open() turns these into their own errors
             case .failed(let failure):
-                throw .linkFailed(reason: "\(failure)")
+                throw EngineError(failure)
             default:
                 break
             }

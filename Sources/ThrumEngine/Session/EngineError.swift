@@ -18,6 +18,9 @@ public enum EngineError: Error, CustomStringConvertible, Sendable {
     case calibrationFailed(CalibrationReport)
     /// A calibration started but no CALIBRATION_RESULT arrived within `seconds`.
     case calibrationTimedOut(seconds: Double)
+    /// Another host claimed the device (PROTOCOL.md §3.8): the device stopped this host's drive at
+    /// device time `deviceTime` (µs, 32-bit) and runs nothing of this host's since.
+    case deviceTaken(deviceTime: UInt32)
 
     public var description: String {
         switch self {
@@ -37,6 +40,18 @@ public enum EngineError: Error, CustomStringConvertible, Sendable {
                 + "LRA_PERIOD \(report.lraPeriod)); check the actuator wiring and the profile's rated voltage"
         case .calibrationTimedOut(let seconds):
             return "the driver's auto-calibration did not report a result within \(seconds) s"
+        case .deviceTaken(let deviceTime):
+            return "device taken by another host at device time \(LinkFailure.seconds(deviceTime)) s: "
+                + "its session stopped this host's playback there; nothing this host sent since was played"
+        }
+    }
+
+    /// The error a failed link ends a session with: a takeover is its own case, the rest say why.
+    public init(_ failure: LinkFailure) {
+        if case .takenOver(_, let deviceTime) = failure {
+            self = .deviceTaken(deviceTime: deviceTime)
+        } else {
+            self = .linkFailed(reason: "\(failure)")
         }
     }
 }

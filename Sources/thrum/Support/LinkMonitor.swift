@@ -4,7 +4,8 @@ import ThrumTime
 import ThrumWire
 
 /// What `thrum monitor` learns from the bytes it forwards between a host and a device: it decodes
-/// the frames of both directions (without taking part in the protocol) and keeps link
+/// the frames of both directions (without taking part in the protocol; a session's frames too, by
+/// the key of the CLAIM it forwarded) and keeps link
 /// statistics, its own clock model (a host frame's forwarding time, the device's `rx_time` for it
 /// in the ACK, the ACK's arrival), the queue depth from the credits, the driver's state,
 /// calibration, faults and the recent onsets. No I/O and no clock of its own: callers pass the
@@ -68,6 +69,12 @@ struct LinkMonitor {
                     switch message {
                     case .segment: segments += 1
                     case .identify: clock = ClockModel()  // a new connection: a fresh fit (the device may have reset)
+                    case .claim(let session):
+                        // the host's session (PROTOCOL.md §3.8): its frames, both ways, start their
+                        // CRC from its key; the CLAIM itself travels plain, so the monitor learns it
+                        let key = CRC16.sessionKey(session)
+                        hostDecoder.keys = [key]
+                        deviceDecoder.keys = [key]
                     default: break
                     }
                 }
@@ -134,6 +141,8 @@ struct LinkMonitor {
                     break  // USB start-of-frame times feed the host's fit, not this display
                 case .departure:
                     break  // ACK departures feed the host's clock model, not this display
+                case .session:
+                    break  // a session's reports travel in its key: this display sees plain frames only
                 }
             }
         }

@@ -22,3 +22,26 @@ uint16_t thrum_crc16(const uint8_t *data, size_t len)
     }
     return crc;
 }
+
+#if THRUM_FW_SESSIONS
+uint16_t thrum_crc16_from(uint16_t crc, const uint8_t *data, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        crc = thrum_crc16_update(crc, data[i]);
+    }
+    return crc;
+}
+
+uint16_t thrum_session_key(uint32_t session)
+{
+    uint8_t b[4];
+
+    b[0] = (uint8_t)session;
+    b[1] = (uint8_t)(session >> 8);
+    b[2] = (uint8_t)(session >> 16);
+    b[3] = (uint8_t)(session >> 24);
+    return thrum_crc16(b, sizeof(b));
+}
+#endif

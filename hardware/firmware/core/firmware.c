@@ -50,7 +50,11 @@ void thrum_fw_init(thrum_fw_t *fw, const thrum_hal_t *hal, const thrum_board_t *
 void thrum_fw_receive(thrum_fw_t *fw, const uint8_t *data, size_t len, uint32_t rx_time)
 {
     for (;;) {
+#if THRUM_FW_SESSIONS
+        thrum_frame_t frame = {0u, 0u, 0u, NULL, 0u}; /* set by the decoder when it finds one */
+#else
         thrum_frame_t frame = {0u, 0u, 0u, NULL}; /* set by the decoder when it finds one */
+#endif
         int found;
         size_t n = thrum_frame_decoder_feed(&fw->decoder, data, len, &frame, &found);
 

@@ -78,8 +78,20 @@ static int find_frame(thrum_frame_decoder_t *dec)
         crc = thrum_crc16(dec->window + OFFSET_LEN, (size_t)len + 3u);
         sent = (uint16_t)(dec->window[OFFSET_PAYLOAD + len] | (dec->window[OFFSET_PAYLOAD + len + 1u] << 8));
         if (crc == sent) {
+#if THRUM_FW_SESSIONS
+            dec->keyed = 0;
+#endif
             return 1;
         }
+#if THRUM_FW_SESSIONS
+        /* a session's frame: its CRC starts from the session's key (§3.8). Two different starts
+         * never give the same CRC over the same bytes, so an intact frame matches one key only. */
+        for (dec->keyed = 1; dec->keyed <= dec->keys; dec->keyed++) {
+            if (thrum_crc16_from(dec->key[dec->keyed - 1u], dec->window + OFFSET_LEN, (size_t)len + 3u) == sent) {
+                return 1;
+            }
+        }
+#endif
         dec->bad_crc++;
         discard(dec, 1);
     }
@@ -112,6 +124,9 @@ size_t thrum_frame_decoder_feed(thrum_frame_decoder_t *dec, const uint8_t *data,
             frame->ctrl = dec->window[OFFSET_CTRL];
             frame->seq = dec->window[OFFSET_SEQ];
             frame->payload = dec->window + OFFSET_PAYLOAD;
+#if THRUM_FW_SESSIONS
+            frame->keyed = dec->keyed;
+#endif
             dec->delivered = (uint8_t)(frame->len + THRUM_FRAME_OVERHEAD);
             *found = 1;
             return taken;

@@ -31,3 +31,20 @@ uint8_t thrum_frame_encode(uint8_t *out, uint8_t ctrl, uint8_t seq, const uint8_
     }
     return thrum_frame_seal(out, ctrl, seq, len);
 }
+
+#if THRUM_FW_SESSIONS
+uint8_t thrum_frame_encode_keyed(uint8_t *out, uint16_t key, uint8_t ctrl, uint8_t seq, const uint8_t *payload,
+                                 uint8_t len)
+{
+    uint8_t n = thrum_frame_encode(out, ctrl, seq, payload, len);
+    uint16_t crc;
+
+    if (n == 0u) {
+        return 0;
+    }
+    crc = thrum_crc16_from(key, out + 1, (size_t)len + 3u); /* the session's CRC start (§3.8) */
+    out[4u + len] = (uint8_t)(crc & 0xFFu);
+    out[5u + len] = (uint8_t)(crc >> 8);
+    return n;
+}
+#endif

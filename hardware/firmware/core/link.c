@@ -15,6 +15,9 @@
 void thrum_link_init(thrum_fw_t *fw)
 {
     memset(&fw->link, 0, sizeof(fw->link));
+#if THRUM_FW_SESSIONS
+    fw->link.key = THRUM_CRC_INIT; /* plain frames until a CLAIM (§3.8) */
+#endif
 }
 
 /* ---- the command table ------------------------------------------------------------------------
@@ -236,6 +239,17 @@ static void on_frame_times(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_tim
 }
 #endif
 
+#if THRUM_FW_SESSIONS
+/* RELEASE (§3.8): the session ends once this frame's ACK has left in its key; the watchdog then
+ * stops silently until a session plays again. */
+static void on_release(thrum_fw_t *fw, const thrum_msg_t *m, uint32_t rx_time)
+{
+    (void)m;
+    (void)rx_time;
+    fw->link.released = 1;
+}
+#endif
+
 /* By host message id; NULL: nothing beyond the ACK every frame gets (PING), or unassigned. */
 static const command_handler_t handlers[] THRUM_FLASH = {
     NULL,                /* 0x00 unassigned */
@@ -281,6 +295,10 @@ static const command_handler_t handlers[] THRUM_FLASH = {
 #if THRUM_FW_FRAME_TIMES
     on_frame_times,      /* 0x1D FRAME_TIMES */
 #endif
+#if THRUM_FW_SESSIONS
+    NULL,                /* 0x1E CLAIM: thrum_session_screen ran it */
+    on_release,          /* 0x1F RELEASE */
+#endif
 #endif
 };
 
@@ -313,6 +331,11 @@ void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_
     thrum_link_t *link = &fw->link;
     uint8_t sequenced;
 
+#if THRUM_FW_SESSIONS
+    if (thrum_session_screen(fw, frame, rx_time)) {
+        return; /* not the holder's frame: answered, nothing of it ran (§3.8) */
+    }
+#endif
     /* Every valid frame is a clock sample, whether or not it runs, and gets one ACK (sent at the
      * end; IDENTIFY_REPLY rides with it when an executed IDENTIFY asked). */
     link->rx_ctrl = frame->ctrl;
@@ -348,6 +371,9 @@ void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_
                 case 0:
                     execute(fw, frame->payload, frame->len, rx_time);
                     link->next_seq = (uint8_t)(link->next_seq + 1u);
+#if THRUM_FW_SESSIONS
+                    link->released = 0; /* a host plays again: its silence is a fault again */
+#endif
                     break;
                 case 1:
                     /* entries out of order: a rule of §3.1, rejected like a bad parse */
@@ -363,6 +389,11 @@ void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_
     }
     /* repeated ONSETs ride on the ACKs of any-lane frames (pings) only, never in a burst */
     thrum_telemetry_send(fw, link->identify, (frame->ctrl & THRUM_CTRL_UNSEQ) != 0u);
+#if THRUM_FW_SESSIONS
+    if (link->released && link->session != THRUM_SESSION_NONE) {
+        thrum_session_end(fw); /* RELEASE ran: its ACK went in the session's key */
+    }
+#endif
 }
 
 void thrum_link_check_watchdog(thrum_fw_t *fw, uint32_t now)
@@ -378,5 +409,18 @@ void thrum_link_check_watchdog(thrum_fw_t *fw, uint32_t now)
     link->watchdog_tripped = 1;
     THRUM_COUNT(fw->stats.watchdog_stops);
     thrum_scheduler_stop(fw);
-    thrum_telemetry_fault(fw, THRUM_FAULT_WATCHDOG_STOP, 0);
+    /* A silence with nothing queued is still reported: a stream the silence starved (an underrun)
+     * looks the same, and its host must learn it. Only a host that said it was done (RELEASE)
+     * falls silent without a fault (§4.4). */
+#if THRUM_FW_SESSIONS
+    if (!link->released)
+#endif
+    {
+        thrum_telemetry_fault(fw, THRUM_FAULT_WATCHDOG_STOP, 0);
+    }
+#if THRUM_FW_SESSIONS
+    if (link->session != THRUM_SESSION_NONE) {
+        thrum_session_end(fw); /* a silent holder's session lapses (its FAULT leaves in its key) */
+    }
+#endif
 }

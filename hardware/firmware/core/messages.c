@@ -35,6 +35,7 @@
 #define RULE_INTERVAL_MS (8uL << LAYOUT_RULE_SHIFT) /* field 0 is a FRAME_TIMES interval, 0..60 000 */
 #define RULE_USB_FRAME (9uL << LAYOUT_RULE_SHIFT)   /* field 0 is a USB frame number, 0..2047 */
 #define RULE_WAIT (10uL << LAYOUT_RULE_SHIFT)       /* field 1 is a DEPARTURE wait, 0..1 000 000 */
+#define RULE_SESSION (11uL << LAYOUT_RULE_SHIFT)    /* field 0 is a session: not 0, its key not THRUM_CRC_INIT */
 #define F(i, t) ((uint32_t)(t) << (LAYOUT_TYPE_SHIFT + 2u * (i)))
 #define U8 THRUM_FIELD_U8
 #define U32 THRUM_FIELD_U32
@@ -57,10 +58,10 @@
 #define GO_START 1u
 #define GO_EVENT_BASE 2u
 
-/* Layouts by id: host messages 0x00..0x1D, device messages 0x40..0x4C (0x11.. and 0x48.. only
+/* Layouts by id: host messages 0x00..0x1F, device messages 0x40..0x4D (0x11.. and 0x48.. only
  * with THRUM_FW_LIBRARY, the build that speaks versions 1 and 2; 0x17..0x1A only with
  * THRUM_FW_STREAM; 0x1D and 0x4B only with THRUM_FW_FRAME_TIMES; 0x4C only with
- * THRUM_FW_DEPARTURES). LAYOUT_KNOWN marks an
+ * THRUM_FW_DEPARTURES; 0x1E, 0x1F and 0x4D only with THRUM_FW_SESSIONS). LAYOUT_KNOWN marks an
  * assigned id (0x06, 0x07 and 0x44 stay unassigned: the golden vectors use them as unknown). */
 #define LAYOUT_KNOWN 0x40000000u
 #define SEGMENT_LAYOUT (LAYOUT_KNOWN | RULE_DURATION | 5u | F(0, U32) | F(1, UV) | F(2, U8) | F(3, U8) | F(4, UV))
@@ -108,6 +109,10 @@ static const uint32_t h2d_layouts[] THRUM_FLASH = {
 #if THRUM_FW_FRAME_TIMES
     LAYOUT_KNOWN | LAYOUT_ANY_LANE | RULE_INTERVAL_MS | 1u | F(0, UV),      /* FRAME_TIMES */
 #endif
+#if THRUM_FW_SESSIONS
+    LAYOUT_KNOWN | LAYOUT_ANY_LANE | RULE_SESSION | 1u | F(0, U32),         /* CLAIM */
+    LAYOUT_KNOWN | LAYOUT_ANY_LANE,                                         /* RELEASE */
+#endif
 #endif
 };
 static const uint32_t d2h_layouts[] THRUM_FLASH = {
@@ -130,6 +135,9 @@ static const uint32_t d2h_layouts[] THRUM_FLASH = {
 #endif
 #if THRUM_FW_DEPARTURES
     LAYOUT_KNOWN | RULE_WAIT | 2u | F(0, U32) | F(1, UV),                               /* DEPARTURE */
+#endif
+#if THRUM_FW_SESSIONS
+    LAYOUT_KNOWN | 3u | F(0, U32) | F(1, U8) | F(2, U32),                               /* SESSION */
 #endif
 };
 
@@ -209,6 +217,10 @@ static int rule_ok(uint32_t l, const thrum_msg_t *msg)
 #if THRUM_FW_DEPARTURES
     case RULE_WAIT >> LAYOUT_RULE_SHIFT:
         return msg->field[1] <= THRUM_DEPARTURE_MAX_WAIT_US;
+#endif
+#if THRUM_FW_SESSIONS
+    case RULE_SESSION >> LAYOUT_RULE_SHIFT:
+        return msg->field[0] != THRUM_SESSION_NONE && thrum_session_key(msg->field[0]) != THRUM_CRC_INIT;
 #endif
     default:
         return 1;

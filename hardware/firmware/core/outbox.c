@@ -48,8 +48,8 @@ static uint8_t encode_identify_reply(const thrum_fw_t *fw, uint8_t *out)
 
     out[n++] = THRUM_MSG_IDENTIFY_REPLY;
     /* version 1 adds the library, version 2 the compact stream, version 3 the USB frame times,
-     * version 4 the ACK departures */
-    out[n++] = THRUM_FW_DEPARTURES ? THRUM_PROTOCOL_VERSION : THRUM_FW_FRAME_TIMES ? 3u : THRUM_FW_STREAM ? 2u : THRUM_FW_LIBRARY ? 1u : 0u;
+     * version 4 the ACK departures, version 5 sessions */
+    out[n++] = THRUM_FW_SESSIONS ? THRUM_PROTOCOL_VERSION : THRUM_FW_DEPARTURES ? 4u : THRUM_FW_FRAME_TIMES ? 3u : THRUM_FW_STREAM ? 2u : THRUM_FW_LIBRARY ? 1u : 0u;
     out[n++] = THRUM_FW_VERSION_MAJOR;
     out[n++] = THRUM_FW_VERSION_MINOR;
     out[n++] = THRUM_FW_VERSION_PATCH;
@@ -273,7 +273,11 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, 
     head[3] = fw->link.tx_seq;
     /* SYNC is outside the CRC */
     SERIAL_WRITE(fw, head, 1u);
+#if THRUM_FW_SESSIONS
+    crc = emit(fw, fw->link.key, head + 1, (uint8_t)(3u + ack_len)); /* the holder's key (§3.8) */
+#else
     crc = emit(fw, THRUM_CRC_INIT, head + 1, (uint8_t)(3u + ack_len));
+#endif
     crc = emit(fw, crc, extra, extra_len);
     crc = emit(fw, crc, fw->pending, n);
 #if THRUM_FW_ONSET_REPEATS > 0
@@ -286,6 +290,73 @@ static void send_frame(thrum_fw_t *fw, const uint8_t *extra, uint8_t extra_len, 
     fw->link.tx_seq = (uint8_t)(fw->link.tx_seq + 1u);
 }
 
+#if THRUM_FW_SESSIONS
+uint8_t thrum_telemetry_session_msg(uint8_t *out, uint32_t session, uint8_t status, uint32_t at)
+{
+    out[0] = THRUM_MSG_SESSION;
+    (void)put_u32(out + 1, session);
+    out[5] = status;
+    (void)put_u32(out + 6, at);
+    return THRUM_SESSION_MSG_LEN;
+}
+
+void thrum_telemetry_send(thrum_fw_t *fw, int with_identify, int may_repeat)
+{
+    uint8_t reply[IDENTIFY_MAX + THRUM_SESSION_MSG_LEN];
+    uint8_t n = with_identify ? encode_identify_reply(fw, reply) : 0u;
+
+    if (fw->link.claimed) {
+        /* the ACK of the frame that claimed the device, in the new session's key */
+        fw->link.claimed = 0;
+        n = (uint8_t)(n + thrum_telemetry_session_msg(reply + n, fw->link.session, THRUM_SESSION_CLAIMED, fw->link.rx_time));
+    }
+    send_frame(fw, reply, n, (uint8_t)may_repeat, 0u);
+    thrum_telemetry_flush(fw);
+}
+
+void thrum_telemetry_flush_now(thrum_fw_t *fw)
+{
+    if (fw->pending_len > 0u || fw->ack_owed) {
+        send_frame(fw, NULL, 0, 1u, 1u);
+    }
+}
+
+void thrum_telemetry_forget(thrum_fw_t *fw)
+{
+#if THRUM_FW_ONSET_REPEATS > 0
+    fw->echo_len = 0;
+    fw->echo_left = 0;
+#endif
+    fw->frame_times.interval_ms = 0;
+    fw->departures.state = THRUM_DEPARTURE_NONE;
+    fw->departures.fresh = 0;
+}
+
+void thrum_telemetry_answer(thrum_fw_t *fw, uint16_t key, const thrum_frame_t *frame, uint32_t rx_time,
+                            int with_identify, const uint8_t *msg, uint8_t msg_len)
+{
+    uint8_t out[THRUM_MAX_FRAME];
+    uint8_t n = encode_ack(fw, out + 4);
+    uint32_t since = thrum_clock(fw);
+
+    out[4 + 2] = frame->ctrl; /* the ACK names this frame, not the holder's last */
+    out[4 + 3] = frame->seq;
+    (void)put_u32(out + 4 + 4, rx_time);
+    if (with_identify) {
+        n = (uint8_t)(n + encode_identify_reply(fw, out + 4 + n));
+    }
+    if (msg_len > 0u && (unsigned)n + msg_len <= THRUM_MAX_PAYLOAD) {
+        memcpy(out + 4 + n, msg, msg_len);
+        n = (uint8_t)(n + msg_len);
+    }
+    n = thrum_frame_encode_keyed(out, key, THRUM_CTRL_MARK_DEVICE, fw->link.tx_seq, out + 4, n);
+    while (tx_room(fw) < n && thrum_clock(fw) - since < THRUM_FW_TX_WAIT_US) {
+        /* the transmit interrupt drains the ring meanwhile */
+    }
+    SERIAL_WRITE(fw, out, n);
+    fw->link.tx_seq = (uint8_t)(fw->link.tx_seq + 1u);
+}
+#else
 void thrum_telemetry_send(thrum_fw_t *fw, int with_identify, int may_repeat)
 {
     uint8_t reply[IDENTIFY_MAX];
@@ -293,6 +364,7 @@ void thrum_telemetry_send(thrum_fw_t *fw, int with_identify, int may_repeat)
     send_frame(fw, reply, with_identify ? encode_identify_reply(fw, reply) : 0u, (uint8_t)may_repeat, 0u);
     thrum_telemetry_flush(fw);
 }
+#endif
 
 void thrum_telemetry_flush(thrum_fw_t *fw)
 {

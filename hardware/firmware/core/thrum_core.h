@@ -55,6 +55,16 @@ void thrum_link_init(thrum_fw_t *fw);
 void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_t rx_time);
 void thrum_link_check_watchdog(thrum_fw_t *fw, uint32_t now);
 
+#if THRUM_FW_SESSIONS
+/* session.c: sessions (§3.8) */
+/** Screen a valid host frame before the link handles it: answers the frames that are not the
+ *  holder's (returns 1: the link does nothing more), runs a CLAIM (the frame then runs as the new
+ *  holder's), returns 0 for the link to handle the frame. */
+int thrum_session_screen(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_t rx_time);
+/** RELEASE took effect (after its frame's ACK): no session holds the device. */
+void thrum_session_end(thrum_fw_t *fw);
+#endif
+
 /* outbox.c: reports, drained into device frames */
 void thrum_telemetry_onset(thrum_fw_t *fw, uint32_t event, uint32_t time, uint8_t status);
 void thrum_telemetry_fault(thrum_fw_t *fw, uint32_t code, uint32_t detail);
@@ -64,6 +74,22 @@ void thrum_telemetry_send(thrum_fw_t *fw, int with_identify, int may_repeat);
 /** Queue one encoded device message (sent with the next frame). */
 void thrum_telemetry_append(thrum_fw_t *fw, const uint8_t *msg, uint8_t n);
 void thrum_telemetry_flush(thrum_fw_t *fw);
+#if THRUM_FW_SESSIONS
+/** SESSION: id, session (u32), status (u8), at (u32). */
+#define THRUM_SESSION_MSG_LEN 10u
+/** Encode SESSION into `out`; returns its length. */
+uint8_t thrum_telemetry_session_msg(uint8_t *out, uint32_t session, uint8_t status, uint32_t at);
+/** Send what is pending now, waiting for the port's room (THRUM_FW_TX_WAIT_US at most). */
+void thrum_telemetry_flush_now(thrum_fw_t *fw);
+/** Forget what belongs to the session that held the device: ONSET repeats, a departure awaited,
+ *  FRAME_TIMES' interval. */
+void thrum_telemetry_forget(thrum_fw_t *fw);
+/** Answer a host frame outside the link's state, in a frame whose CRC starts from `key`: an ACK
+ *  naming it (received at `rx_time`), IDENTIFY_REPLY and CAPABILITIES when `with_identify`, then
+ *  `msg`. Nothing pending goes with it. */
+void thrum_telemetry_answer(thrum_fw_t *fw, uint16_t key, const thrum_frame_t *frame, uint32_t rx_time,
+                            int with_identify, const uint8_t *msg, uint8_t msg_len);
+#endif
 
 /* firmware.c */
 uint32_t thrum_clock(const thrum_fw_t *fw);

@@ -44,6 +44,16 @@
 #error "THRUM_FW_DEPARTURES needs THRUM_FW_FRAME_TIMES (version 4 is version 3 plus one message, switched by FRAME_TIMES)"
 #endif
 
+/* 1 (the default where the ACK departures are built): sessions of protocol version 5 (CLAIM,
+ * RELEASE, SESSION and the keyed frames; PROTOCOL.md §3.8). Their ids follow version 4's in the
+ * message tables. */
+#ifndef THRUM_FW_SESSIONS
+#define THRUM_FW_SESSIONS THRUM_FW_DEPARTURES
+#endif
+#if THRUM_FW_SESSIONS && !THRUM_FW_DEPARTURES
+#error "THRUM_FW_SESSIONS needs THRUM_FW_DEPARTURES (version 5 is version 4 plus sessions)"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -55,6 +65,15 @@ uint16_t thrum_crc16_update(uint16_t crc, uint8_t byte);
 
 /** CRC of a whole buffer. */
 uint16_t thrum_crc16(const uint8_t *data, size_t len);
+
+#if THRUM_FW_SESSIONS
+/** CRC of a buffer from the running value `crc` (THRUM_CRC_INIT, or a session key). */
+uint16_t thrum_crc16_from(uint16_t crc, const uint8_t *data, size_t len);
+
+/** The key of session `session` (PROTOCOL.md §3.8): the CRC state after its four bytes,
+ *  little-endian, from THRUM_CRC_INIT. A session's frames start their CRC from it. */
+uint16_t thrum_session_key(uint32_t session);
+#endif
 
 /* ---- Unsigned LEB128 varints (§3) --------------------------------------------------------- */
 
@@ -81,7 +100,15 @@ typedef struct thrum_frame {
     uint8_t seq;
     uint8_t len;
     const uint8_t *payload;
+#if THRUM_FW_SESSIONS
+    uint8_t keyed;            /**< 0: its CRC starts from THRUM_CRC_INIT; i: from the decoder's key[i - 1] */
+#endif
 } thrum_frame_t;
+
+#if THRUM_FW_SESSIONS
+/** Session keys a decoder accepts besides the plain CRC start (§3.8). */
+#define THRUM_DECODER_KEYS 2u
+#endif
 
 /** Stream receiver state (§1.3): a window of up to one frame of unconsumed bytes. */
 typedef struct thrum_frame_decoder {
@@ -91,6 +118,11 @@ typedef struct thrum_frame_decoder {
     uint8_t expected_mark;    /**< THRUM_CTRL_MARK_HOST on the device, _DEVICE on the host */
     uint32_t discarded_bytes; /**< bytes dropped while hunting for a frame start */
     uint32_t bad_crc;         /**< candidate frames whose CRC did not match */
+#if THRUM_FW_SESSIONS
+    uint16_t key[THRUM_DECODER_KEYS]; /**< session keys a frame's CRC may also start from */
+    uint8_t keys;             /**< how many of `key` are in use (0: plain frames only) */
+    uint8_t keyed;            /**< what the frame found last started its CRC from (thrum_frame_t) */
+#endif
 } thrum_frame_decoder_t;
 
 /** Reset a decoder that accepts frames whose CTRL high nibble is `expected_mark`. */
@@ -114,6 +146,13 @@ uint8_t thrum_frame_seal(uint8_t *frame, uint8_t ctrl, uint8_t seq, uint8_t len)
 /** Build a whole frame into `out` (THRUM_MAX_FRAME bytes). Returns its length, or 0. */
 uint8_t thrum_frame_encode(uint8_t *out, uint8_t ctrl, uint8_t seq, const uint8_t *payload,
                            uint8_t len);
+
+#if THRUM_FW_SESSIONS
+/** thrum_frame_encode for a session's frame: its CRC starts from `key` (thrum_session_key, §3.8)
+ *  instead of THRUM_CRC_INIT (which gives the plain frame). */
+uint8_t thrum_frame_encode_keyed(uint8_t *out, uint16_t key, uint8_t ctrl, uint8_t seq, const uint8_t *payload,
+                                 uint8_t len);
+#endif
 
 /* ---- Messages (§3) ------------------------------------------------------------------------- */
 

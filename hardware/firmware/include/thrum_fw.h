@@ -272,6 +272,14 @@ typedef struct thrum_link {
     uint8_t host_seen;          /**< a frame has parsed since reset: the watchdog is armed */
     uint8_t watchdog_tripped;   /**< FAULT 5 sent for this silence */
     uint8_t identify;           /**< the frame being handled asked for IDENTIFY_REPLY */
+#if THRUM_FW_SESSIONS
+    uint32_t session;           /**< the session that holds the device (§3.8); 0: none */
+    uint32_t previous;          /**< the session taken from its host last (0: none): its frames get SESSION taken */
+    uint32_t taken_at;          /**< device time `previous` was taken */
+    uint16_t key;               /**< the CRC start of the device's own frames: session's key, or THRUM_CRC_INIT */
+    uint8_t claimed;            /**< the frame being handled claimed the device: its ACK frame says so */
+    uint8_t released;           /**< RELEASE ended the last session: the watchdog stops silently (no FAULT 5) */
+#endif
 } thrum_link_t;
 
 /** Segment scheduler state (§4.1, §4.2). */

@@ -311,6 +311,9 @@ void fake_decode(fake_t *f)
             } else if (f->nmsgs < FAKE_MAX_MSGS) {
                 f->msgs[f->nmsgs].frame = f->frames;
                 f->msgs[f->nmsgs].index = index;
+#if THRUM_FW_SESSIONS
+                f->msgs[f->nmsgs].keyed = frame.keyed;
+#endif
                 f->msgs[f->nmsgs].msg = msg;
                 f->nmsgs++;
             }

@@ -27,6 +27,9 @@ typedef struct fake_write {
 typedef struct fake_msg {
     unsigned frame;        /* index of the device frame it came in */
     unsigned index;        /* position inside that frame */
+#if THRUM_FW_SESSIONS
+    uint8_t keyed;         /* 0: a plain frame; i: its CRC started from the decoder's key[i - 1] */
+#endif
     thrum_msg_t msg;
 } fake_msg_t;
 

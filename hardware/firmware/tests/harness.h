@@ -49,6 +49,7 @@ extern const test_case_t lead_tests[]; /* only with THRUM_FW_DRIVE_LEAD_US > 0 *
 extern const test_case_t txroom_tests[];
 extern const test_case_t frame_times_tests[];
 extern const test_case_t departure_tests[];
+extern const test_case_t session_tests[];
 
 /* Path of firmware-protocol/vectors/wire-vectors.txt (argv[1]). */
 extern const char *vectors_path;

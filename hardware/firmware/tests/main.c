@@ -13,7 +13,7 @@ int main(int argc, char **argv)
     /* the second binary (make test): the core as the AVR builds it, with a drive lead */
     const test_case_t *tables[] = {lead_tests, txroom_tests};
 #else
-    const test_case_t *tables[] = {codec_tests, vector_tests, link_tests, scheduler_tests, driver_tests, feature_tests, cut_tests, onset_tests, failsafe_tests, chip_tests, library_tests, stream_tests, lead_tests, txroom_tests, frame_times_tests, departure_tests};
+    const test_case_t *tables[] = {codec_tests, vector_tests, link_tests, scheduler_tests, driver_tests, feature_tests, cut_tests, onset_tests, failsafe_tests, chip_tests, library_tests, stream_tests, lead_tests, txroom_tests, frame_times_tests, departure_tests, session_tests};
 #endif
     unsigned passed = 0;
     unsigned failed = 0;

@@ -94,8 +94,8 @@ static void test_identify_reports_version_4(void)
     fake_send(&f, &fw, HOST_UNSEQ, 0, p, msg_plain(p, THRUM_MSG_IDENTIFY));
     fake_decode(&f);
     reply = fake_next(&f, THRUM_MSG_IDENTIFY_REPLY);
-    CHECK(reply != NULL && reply->field[0] == 4u);
-    CHECK_EQ(THRUM_PROTOCOL_VERSION, 4u);
+    CHECK(reply != NULL && reply->field[0] == (THRUM_FW_SESSIONS ? 5u : 4u));
+    CHECK_EQ(THRUM_PROTOCOL_VERSION, 5u);
 }
 
 static void test_fresh_ack_reported_when_taken(void)

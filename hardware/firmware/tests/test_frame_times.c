@@ -66,7 +66,7 @@ static void test_identify_reports_version_3(void)
     fake_send(&f, &fw, HOST_UNSEQ, 0, p, msg_plain(p, THRUM_MSG_IDENTIFY));
     fake_decode(&f);
     reply = fake_next(&f, THRUM_MSG_IDENTIFY_REPLY);
-    CHECK(reply != NULL && reply->field[0] == (THRUM_FW_DEPARTURES ? 4u : 3u));
+    CHECK(reply != NULL && reply->field[0] == (THRUM_FW_SESSIONS ? 5u : THRUM_FW_DEPARTURES ? 4u : 3u));
     CHECK(THRUM_PROTOCOL_VERSION >= 3u);
 }
 

@@ -59,6 +59,9 @@ static const msg_name_t names[] = {
     {"FRAME_TIMES", THRUM_DIR_H2D, THRUM_MSG_FRAME_TIMES, {"interval_ms"}},
     {"FRAME_TIME", THRUM_DIR_D2H, THRUM_MSG_FRAME_TIME, {"frame", "time"}},
     {"DEPARTURE", THRUM_DIR_D2H, THRUM_MSG_DEPARTURE, {"rx_time", "wait"}},
+    {"CLAIM", THRUM_DIR_H2D, THRUM_MSG_CLAIM, {"session"}},
+    {"RELEASE", THRUM_DIR_H2D, THRUM_MSG_RELEASE, {NULL}},
+    {"SESSION", THRUM_DIR_D2H, THRUM_MSG_SESSION, {"session", "status", "at"}},
 };
 
 static unsigned vectors_checked;
@@ -425,7 +428,63 @@ static void check_stream(char **cols, int ncols)
     }
 }
 
+/* sessionkey: a session and its key (§3.8). */
+static void check_sessionkey(char **cols, int ncols)
+{
+    if (ncols != 4) {
+        FAIL_VECTOR(cols, "bad line");
+        return;
+    }
+    if (thrum_session_key((uint32_t)strtoul(cols[2], NULL, 10)) != (uint16_t)strtoul(cols[3], NULL, 16)) {
+        FAIL_VECTOR(cols, "key differs");
+    }
+}
+
+/* keyedframe: a session's frame; a plain decoder finds nothing in it, one with the key finds it. */
+static void check_keyedframe(char **cols, int ncols)
+{
+    uint8_t payload[MAX_BYTES];
+    uint8_t want[MAX_BYTES];
+    uint8_t got[THRUM_MAX_FRAME];
+    size_t plen;
+    size_t flen;
+    char found[4096];
+    uint16_t key;
+    uint8_t dir;
+    thrum_frame_decoder_t dec;
+    thrum_frame_t frame;
+    int hit = 0;
+
+    if (ncols != 8 || !hex_decode(cols[6], payload, &plen) || !hex_decode(cols[7], want, &flen)) {
+        FAIL_VECTOR(cols, "bad line");
+        return;
+    }
+    dir = dir_of(cols[2]);
+    key = thrum_session_key((uint32_t)strtoul(cols[3], NULL, 10));
+    if (thrum_frame_encode_keyed(got, key, (uint8_t)strtoul(cols[4], NULL, 16), (uint8_t)strtoul(cols[5], NULL, 10),
+                                 payload, (uint8_t)plen) != flen ||
+        memcmp(got, want, flen) != 0) {
+        FAIL_VECTOR(cols, "frame differs");
+    }
+    if (collect(dir, want, flen, flen, found) != 0u) {
+        FAIL_VECTOR(cols, "a plain decoder finds it");
+    }
+    thrum_frame_decoder_init(&dec, dir == THRUM_DIR_H2D ? THRUM_CTRL_MARK_HOST : THRUM_CTRL_MARK_DEVICE);
+    dec.key[0] = THRUM_CRC_INIT;
+    dec.key[1] = key;
+    dec.keys = 2;
+    (void)thrum_frame_decoder_feed(&dec, want, flen, &frame, &hit);
+    if (!hit || frame.keyed != 2u || frame.len != plen || memcmp(frame.payload, payload, plen) != 0) {
+        FAIL_VECTOR(cols, "a decoder with the key does not find it");
+    }
+    if (!thrum_payload_valid(dir, payload, plen)) {
+        FAIL_VECTOR(cols, "payload does not parse");
+    }
+}
+
 static void test_vectors_crc(void) { for_each("crc", check_crc); }
+static void test_vectors_sessionkey(void) { for_each("sessionkey", check_sessionkey); }
+static void test_vectors_keyedframe(void) { for_each("keyedframe", check_keyedframe); }
 static void test_vectors_uvarint(void) { for_each("uvarint", check_uvarint); }
 static void test_vectors_badvarint(void) { for_each("badvarint", check_badvarint); }
 static void test_vectors_message(void) { for_each("message", check_message); }
@@ -444,6 +503,8 @@ const test_case_t vector_tests[] = {
     {"vectors: message", test_vectors_message},
     {"vectors: badpayload", test_vectors_badpayload},
     {"vectors: frame", test_vectors_frame},
+    {"vectors: sessionkey", test_vectors_sessionkey},
+    {"vectors: keyedframe", test_vectors_keyedframe},
     {"vectors: stream", test_vectors_stream},
     {NULL, NULL},
 };
