@@ -1,27 +1,45 @@
 #!/usr/bin/env python3
 """Summarises `swift test --xunit-output` results (tools/test.sh runs it last):
 
-    tools/test-report.py [--slowest N] RESULTS.xml...
+    tools/test-report.py [--slowest N] RESULTS...
+
+RESULTS: xUnit files (.xml) of `swift test --parallel --xunit-output`, or the output of a serial
+`swift test` run (its "Test Case '...' passed (X seconds)" lines).
 
 Prints the N slowest tests (default 10; each test's time is its own process's, start-up
-included), then the failed tests, and last the XCTest-style summary line
+included, in a parallel run), then the failed tests, and last the XCTest-style summary line
 "Executed N tests, with F failures (F unexpected) in T (T) seconds", T the tests' times added up
 (tests run side by side, so more than the run took). Exits 1 when a test failed, 2 on an
 unreadable file."""
 
 import argparse
+import re
 import sys
 import xml.etree.ElementTree as ET
+
+# A serial `swift test` run's line for a finished test (it writes no xUnit file).
+CASE = re.compile(r"Test Case '([^']+)' (passed|failed) \(([0-9.]+) seconds\)")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--slowest", type=int, default=10, metavar="N", help="how many of the slowest tests to print")
-    parser.add_argument("results", nargs="+", help="xUnit files written by swift test --xunit-output")
+    parser.add_argument("results", nargs="+", help="xUnit files (.xml) or serial swift test output")
     args = parser.parse_args()
 
     tests = []  # (seconds, name, failed)
     for path in args.results:
+        if not path.endswith(".xml"):
+            try:
+                with open(path, encoding="utf-8", errors="replace") as log:
+                    for line in log:
+                        m = CASE.search(line)
+                        if m:
+                            tests.append((float(m.group(3)), m.group(1).replace(".", "/", 1), m.group(2) == "failed"))
+            except OSError as error:
+                print(f"test-report: {path}: cannot read the swift test output: {error}", file=sys.stderr)
+                return 2
+            continue
         try:
             root = ET.parse(path).getroot()
         except (OSError, ET.ParseError) as error:

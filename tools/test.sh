@@ -13,9 +13,10 @@
 #   swift    the Swift tests: unit, golden vectors, in-process and pty end to end, simavr
 #
 # The Swift tests run on TEST_WORKERS processes at once (default: the number of cores), each test
-# in its own process (`swift test --parallel`): they share no state, and those that run in real
-# time (pty, simavr) judge against what the simulated device measured, never the wall clock.
-# At the end come each part's time, the 10 slowest Swift tests, and last the XCTest summary line
+# in its own process (`swift test --parallel`; they share no state), except those that run in real
+# time (pty, simavr, ser2net): these run after them, one at a time.
+# At the end come each part's time (wall clock, and the CPU time its processes used, which the
+# machine's load does not inflate), the 10 slowest Swift tests, and last the XCTest summary line
 # ("Executed N tests, with F failures ...").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,38 +61,61 @@ part_fuzz() {
 }
 
 part_swift() {
-    local started=$SECONDS
     swift build --build-tests
-    swift_build_time=$((SECONDS - started))
+    record "swift build"
     swift_tests
 }
 
-# Runs the Swift tests in parallel (`swift test` arguments such as --filter narrow them: a named
-# subset is a part that calls this), then prints each part's time, the 10 slowest tests and the
-# summary line.
+# The tests that run in real time beside other processes (`thrum sim`, simavr, ptys, ser2net,
+# the reader's wake-ups): they run in a second pass, one at a time, so that no other test takes
+# the cores they pace against. Every other test runs in virtual time (or on no clock at all)
+# and runs in the parallel pass; so do these end-to-end classes, which run nothing in real time.
+virtual_time_end_to_end='BenchCommandTests|CLIPresetsTests|CLIRenderTests|CLIValidateTests|EngineOnVirtualRigTests|'\
+'FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|LibraryEndToEndTests|LibraryPowerLossTests|ROMTableAgreementTests|'\
+'ReadmeExampleTests|VirtualTimePlaybackTests'
+real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\
+"ReaderWokenTests|WakeableWaitTests|PlatformWaitTests|WakeLatencyFloorTests|TCPTransportTests)/|"\
+"ThrumHarnessTests\\.ReaderWakeFloorTests/|ThrumAudioTests\\.ALSAAudioSinkTests/"
+
+# Runs the Swift tests, or those matching REGEX (`swift test --filter`: a named subset is a part
+# that calls this with its own): those in virtual time in parallel, then those in real time one at
+# a time; then prints each part's time, the 10 slowest tests and the summary line.
 swift_tests() {
-    local results=.build/test-results.xml status=0 started=$SECONDS
-    rm -f "$results"
+    local regex=${1:-.} results=.build/test-results.xml serial_log=.build/test-serial.log status=0
+    rm -f "$results" "$serial_log"
     # --disable-swift-testing: all tests are XCTest; an empty Swift Testing pass would print its
     # own "0 tests" line.
     swift test --skip-build --disable-swift-testing --parallel --num-workers "${TEST_WORKERS:-$jobs}" \
-        --xunit-output "$results" "$@" || status=$?
-    times+=("$(printf '%-8s %6d  (build %d, tests %d)' swift $((SECONDS - part_started)) "${swift_build_time:-0}" \
-        $((SECONDS - started)))")
+        --xunit-output "$results" --filter "$regex" --skip "$real_time_tests" || status=$?
+    record "swift tests (parallel)"
+    echo "== Swift tests in real time, one at a time"
+    # A serial run writes no xUnit file: its log is read instead.
+    swift test --skip-build --disable-swift-testing --filter "^(?=.*(?:$regex))(?=.*(?:$real_time_tests))" 2>&1 \
+        | tee "$serial_log" || status=$?
+    record "swift tests (serial)"
     print_times
-    if [[ -f $results ]]; then
-        python3 tools/test-report.py --slowest 10 "$results" || status=$?
-    else
-        echo "swift test wrote no results ($results)"
-        status=1
-    fi
+    python3 tools/test-report.py --slowest 10 "$results" "$serial_log" || status=$?
     return "$status"
 }
 
-times=()
+# Each part's wall-clock and CPU time (user + system of the processes it ran and waited for).
+part_times=()
+cpu_file=$(mktemp)
+trap 'rm -f "$cpu_file"' EXIT
+cpu_seconds() {  # into $cpu: the CPU time of this shell's finished children so far, s
+    times > "$cpu_file"  # the builtin, in this shell (a subshell would count its own children)
+    cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.0f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$cpu_file")
+}
+mark() { mark_wall=$SECONDS; cpu_seconds; mark_cpu=$cpu; }
+record() {  # name: the time since the last mark
+    cpu_seconds
+    part_times+=("$(printf '%-24s %6d %6d' "$1" $((SECONDS - mark_wall)) $((cpu - mark_cpu)))")
+    mark
+}
 print_times() {
-    echo "== time per part (s), on $jobs cores"
-    printf '%s\n' "${times[@]}"
+    echo "== time per part (s; $jobs cores, load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
+    printf '%-24s %6s %6s\n' part wall cpu
+    printf '%s\n' "${part_times[@]}"
 }
 
 for part in "$@"; do
@@ -105,12 +129,12 @@ done
 tools/ensure-deps.sh
 for part in "${parts[@]}"; do
     echo "== $part"
-    part_started=$SECONDS
+    mark
     if [[ $part == swift ]]; then
         part_swift  # last: prints the times and closes the output with the summary line
     else
         "part_$part"
-        times+=("$(printf '%-8s %6d' "$part" $((SECONDS - part_started)))")
+        record "$part"
     fi
 done
 [[ " ${parts[*]} " == *" swift "* ]] || print_times
