@@ -1,30 +1,140 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: the Swift tests (unit, golden vectors, in-process and pty end to
-# end), the C firmware tests (the same golden vectors through the C codec) and each libFuzzer
-# target for a few seconds (FUZZ_SECONDS, default 5; 0 skips them); the AVR build and the simavr
-# harness are built first so the AVR end-to-end test runs against the binary.
+# Runs the test suite, or named parts of it:
+#
+#   tools/test.sh              every part below, in this order (what CI runs)
+#   tools/test.sh PART...      only those parts (in the same order), e.g. `tools/test.sh c swift`
+#
+# Parts:
+#   c        the C firmware tests (the same golden vectors through the C codec)
+#   budgets  the firmware images against their budgets (AVR streaming and library, Cortex-M)
+#   avr      the AVR firmware binary, its simavr harness and the harness's C tests (the AVR
+#            end-to-end tests of `swift` run against them)
+#   fuzz     each libFuzzer target for a few seconds (FUZZ_SECONDS, default 5; 0 skips them)
+#   swift    the Swift tests: unit, golden vectors, in-process and pty end to end, simavr
+#
+# The Swift tests run on TEST_WORKERS processes at once (default: the number of cores), each test
+# in its own process (`swift test --parallel`; they share no state), except those that run in real
+# time (pty, simavr, ser2net): these run after them, one at a time.
+# At the end come each part's time (wall clock, and the CPU time its processes used, which the
+# machine's load does not inflate), the 10 slowest Swift tests, and last the XCTest summary line
+# ("Executed N tests, with F failures ...").
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+parts_in_order=(c budgets avr fuzz swift)
+jobs=$(nproc 2>/dev/null || echo 2)
+
+usage() { echo "usage: tools/test.sh [PART...], PART one of: ${parts_in_order[*]}" >&2; exit 2; }
+
+part_c() {
+    make -s -j"$jobs" -O -C hardware/firmware test
+}
+
+part_budgets() {
+    make -s -j"$jobs" -O -C hardware/firmware avr avr-library cortex-m
+}
+
+part_avr() {
+    make -s -j"$jobs" -O -C hardware/avrsim all test
+    tools/gen-arduino-library.sh --check
+}
+
+part_fuzz() {
+    local seconds=${FUZZ_SECONDS:-5}
+    if [[ $seconds == 0 ]]; then
+        echo "FUZZ_SECONDS=0: skipped"
+        return
+    fi
+    # A target's build is one single-threaded compile (-O, sanitizers): the compiler target, the
+    # longest, is built and run beside the other three, so that both cores work.
+    local log status=0
+    log=$(mktemp)
+    tools/fuzz.sh compiler "$seconds" > "$log" 2>&1 &
+    local beside=$!
+    for target in firmware-receive wire-decoder ahap-reader; do
+        tools/fuzz.sh "$target" "$seconds" || status=$?
+    done
+    wait "$beside" || status=$?
+    cat "$log"
+    rm -f "$log"
+    return "$status"
+}
+
+part_swift() {
+    swift build --build-tests
+    record "swift build"
+    swift_tests
+}
+
+# The tests that run in real time beside other processes (`thrum sim`, simavr, ptys, ser2net,
+# the reader's wake-ups): they run in a second pass, one at a time, so that no other test takes
+# the cores they pace against. Every other test runs in virtual time (or on no clock at all)
+# and runs in the parallel pass; so do these end-to-end classes, which run nothing in real time.
+virtual_time_end_to_end='BenchCommandTests|CLIPresetsTests|CLIRenderTests|CLIValidateTests|EngineOnVirtualRigTests|'\
+'FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|LibraryEndToEndTests|LibraryPowerLossTests|ROMTableAgreementTests|'\
+'ReadmeExampleTests|VirtualTimePlaybackTests'
+real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\
+"ReaderWokenTests|WakeableWaitTests|PlatformWaitTests|WakeLatencyFloorTests|TCPTransportTests)/|"\
+"ThrumHarnessTests\\.ReaderWakeFloorTests/|ThrumAudioTests\\.ALSAAudioSinkTests/"
+
+# Runs the Swift tests, or those matching REGEX (`swift test --filter`: a named subset is a part
+# that calls this with its own): those in virtual time in parallel, then those in real time one at
+# a time; then prints each part's time, the 10 slowest tests and the summary line.
+swift_tests() {
+    local regex=${1:-.} results=.build/test-results.xml serial_log=.build/test-serial.log status=0
+    rm -f "$results" "$serial_log"
+    # --disable-swift-testing: all tests are XCTest; an empty Swift Testing pass would print its
+    # own "0 tests" line.
+    swift test --skip-build --disable-swift-testing --parallel --num-workers "${TEST_WORKERS:-$jobs}" \
+        --xunit-output "$results" --filter "$regex" --skip "$real_time_tests" || status=$?
+    record "swift tests (parallel)"
+    echo "== Swift tests in real time, one at a time"
+    # A serial run writes no xUnit file: its log is read instead.
+    swift test --skip-build --disable-swift-testing --filter "^(?=.*(?:$regex))(?=.*(?:$real_time_tests))" 2>&1 \
+        | tee "$serial_log" || status=$?
+    record "swift tests (serial)"
+    print_times
+    python3 tools/test-report.py --slowest 10 "$results" "$serial_log" || status=$?
+    return "$status"
+}
+
+# Each part's wall-clock and CPU time (user + system of the processes it ran and waited for).
+part_times=()
+cpu_file=$(mktemp)
+trap 'rm -f "$cpu_file"' EXIT
+cpu_seconds() {  # into $cpu: the CPU time of this shell's finished children so far, s
+    times > "$cpu_file"  # the builtin, in this shell (a subshell would count its own children)
+    cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.0f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$cpu_file")
+}
+mark() { mark_wall=$SECONDS; cpu_seconds; mark_cpu=$cpu; }
+record() {  # name: the time since the last mark
+    cpu_seconds
+    part_times+=("$(printf '%-24s %6d %6d' "$1" $((SECONDS - mark_wall)) $((cpu - mark_cpu)))")
+    mark
+}
+print_times() {
+    echo "== time per part (s; $jobs cores, load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
+    printf '%-24s %6s %6s\n' part wall cpu
+    printf '%s\n' "${part_times[@]}"
+}
+
+for part in "$@"; do
+    [[ " ${parts_in_order[*]} " == *" $part "* ]] || usage
+done
+parts=()
+for part in "${parts_in_order[@]}"; do
+    [[ $# -gt 0 && " $* " != *" $part "* ]] || parts+=("$part")
+done
+
 tools/ensure-deps.sh
-
-echo "== C firmware tests"
-make -C hardware/firmware test
-
-echo "== Firmware budgets (AVR streaming and library images, Cortex-M: flash, static RAM, stack bound)"
-make -s -C hardware/firmware avr avr-library cortex-m
-
-echo "== AVR firmware binary and its simavr harness"
-make -C hardware/avrsim all test
-tools/gen-arduino-library.sh --check
-
-echo "== fuzzers, briefly (tools/fuzz.sh all \${FUZZ_SECONDS:-5}; 0 skips them)"
-if [[ ${FUZZ_SECONDS:-5} != 0 ]]; then
-    tools/fuzz.sh all "${FUZZ_SECONDS:-5}"
-fi
-
-# Last, so that the XCTest summary closes the output.
-echo "== Swift tests"
-swift build --build-tests
-# All tests are XCTest; without this flag swift test also runs an empty Swift Testing pass
-# whose "0 tests" line would close the output.
-swift test --skip-build --disable-swift-testing
+for part in "${parts[@]}"; do
+    echo "== $part"
+    mark
+    if [[ $part == swift ]]; then
+        part_swift  # last: prints the times and closes the output with the summary line
+    else
+        "part_$part"
+        record "$part"
+    fi
+done
+[[ " ${parts[*]} " == *" swift "* ]] || print_times

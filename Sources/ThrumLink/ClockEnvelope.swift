@@ -88,8 +88,7 @@ enum ClockEnvelope {
             var kept: [(x: Double, z: Double, weight: Double)] = []
             for span in merged {
                 let k = max(1, Int((Double(span.count + 1) / Double(sparsest + 1)).rounded()))
-                let sorted = span.sorted { $0.z - slope * $0.x < $1.z - slope * $1.x }
-                let p = sorted[min(k, sorted.count) - 1]
+                let p = lowest(span, rank: k, slope: slope)
                 kept.append((p.x, p.z, Double(span.count)))
             }
             let sw = kept.reduce(0) { $0 + $1.weight }
@@ -104,6 +103,27 @@ enum ClockEnvelope {
         // so a point far back would carry the slope's residual error over a long lever arm.
         let recent = points.filter { $0.x >= (low + high) / 2 }
         return through(recent.isEmpty ? points : recent, slope: slope)
+    }
+
+    /// The point of `span` at 1-based `rank` (at most its count) in the order of z − slope · x,
+    /// equal values in the order given: the point a stable sort would put there, found in one
+    /// pass that keeps the `rank` lowest so far (the fit runs at every sample, so no sort).
+    static func lowest(_ span: [(x: Double, z: Double)], rank: Int, slope: Double) -> (x: Double, z: Double) {
+        let k = min(rank, span.count)
+        precondition(k >= 1)
+        var best: [(value: Double, index: Int)] = []  // ascending; equal values oldest first
+        best.reserveCapacity(k)
+        for i in span.indices {
+            let value = span[i].z - slope * span[i].x
+            if best.count == k {
+                guard value < best[k - 1].value else { continue }
+                best.removeLast()
+            }
+            var j = best.count
+            while j > 0, best[j - 1].value > value { j -= 1 }
+            best.insert((value, i), at: j)
+        }
+        return span[best[k - 1].index]
     }
 
     /// The fewest points a span of ``lowerLongBaseline(_:bins:slopeLimit:)`` keeps on its own.
