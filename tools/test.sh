@@ -11,6 +11,9 @@
 #            end-to-end tests of `swift` run against them)
 #   fuzz     each libFuzzer target for a few seconds (FUZZ_SECONDS, default 5; 0 skips them)
 #   swift    the Swift tests: unit, golden vectors, in-process and pty end to end, simavr
+#   docs     only when named (`tools/test.sh docs`; `swift` runs them too): the tests that run the
+#            docs' samples (DocSampleTests: every block marked <!-- doctest --> in README.md and
+#            docs/), check docs/architecture.md against Package.swift and run the README's example
 #
 # The Swift tests run on TEST_WORKERS processes at once (default: the number of cores), each test
 # in its own process (`swift test --parallel`; they share no state), except those that run in real
@@ -24,7 +27,8 @@ cd "$(dirname "$0")/.."
 parts_in_order=(c budgets avr fuzz swift)
 jobs=$(nproc 2>/dev/null || echo 2)
 
-usage() { echo "usage: tools/test.sh [PART...], PART one of: ${parts_in_order[*]}" >&2; exit 2; }
+named_only_parts=(docs)
+usage() { echo "usage: tools/test.sh [PART...], PART one of: ${parts_in_order[*]} ${named_only_parts[*]}" >&2; exit 2; }
 
 part_c() {
     make -s -j"$jobs" -O -C hardware/firmware test
@@ -58,6 +62,12 @@ part_fuzz() {
     cat "$log"
     rm -f "$log"
     return "$status"
+}
+
+part_docs() {
+    swift build --build-tests
+    record "swift build"
+    swift_tests 'DocSampleTests|ArchitectureDocTests|ReadmeExampleTests'
 }
 
 part_swift() {
@@ -119,22 +129,25 @@ print_times() {
 }
 
 for part in "$@"; do
-    [[ " ${parts_in_order[*]} " == *" $part "* ]] || usage
+    [[ " ${parts_in_order[*]} ${named_only_parts[*]} " == *" $part "* ]] || usage
 done
 parts=()
 for part in "${parts_in_order[@]}"; do
     [[ $# -gt 0 && " $* " != *" $part "* ]] || parts+=("$part")
+done
+for part in "${named_only_parts[@]}"; do
+    [[ " $* " != *" $part "* ]] || parts+=("$part")
 done
 
 tools/ensure-deps.sh
 for part in "${parts[@]}"; do
     echo "== $part"
     mark
-    if [[ $part == swift ]]; then
-        part_swift  # last: prints the times and closes the output with the summary line
+    if [[ $part == swift || $part == docs ]]; then
+        "part_$part"  # last: prints the times and closes the output with the summary line
     else
         "part_$part"
         record "$part"
     fi
 done
-[[ " ${parts[*]} " == *" swift "* ]] || print_times
+[[ " ${parts[*]} " == *" swift "* || " ${parts[*]} " == *" docs "* ]] || print_times
