@@ -139,10 +139,15 @@ final class RunThreadWaitTests: XCTestCase {
         /// The host → device messages in `writes` matching `filter`.
         func messages(where filter: (Write) -> Bool) -> [HostMessage] {
             lock.lock()
-            let chosen = writes.filter(filter)
+            let all = writes
             lock.unlock()
+            // A version-5 device's frames are keyed by the session the host claimed (PROTOCOL.md
+            // §3.8): learn the key from the CLAIM, sent plain, to read them.
+            var plain = FrameDecoder(direction: .hostToDevice)
+            let claims = plain.push(all.flatMap(\.bytes)).flatMap { (try? HostMessage.parsePayload($0.payload)) ?? [] }
             var decoder = FrameDecoder(direction: .hostToDevice)
-            return decoder.push(chosen.flatMap(\.bytes)).flatMap { (try? HostMessage.parsePayload($0.payload)) ?? [] }
+            for case .claim(let session) in claims { decoder.keys.append(CRC16.sessionKey(session)) }
+            return decoder.push(all.filter(filter).flatMap(\.bytes)).flatMap { (try? HostMessage.parsePayload($0.payload)) ?? [] }
         }
 
         var waitLog: [(deadline: HostTime, held: Bool)] {
