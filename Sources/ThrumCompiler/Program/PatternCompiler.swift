@@ -33,14 +33,28 @@ public struct PatternCompiler: Sendable {
     /// The intermediate results, for the preview renderer and tests.
     struct Compilation {
         var program: DriveProgram
-        /// Per played event: its envelope pieces (drive time, µs) and its shape.
-        var eventPieces: [(event: CompiledEvent, shape: EventShape, pieces: [Piece])]
+        /// Every played event's envelope pieces (drive time, µs), event after event in onset
+        /// order (empty unless `keepEventPieces`).
+        var pieces: [Piece]
+        /// Per played event, in that order: where its pieces start in `pieces` (one more entry
+        /// at the end: `pieces.count`), so event i's are `pieces[pieceStart[i]..<pieceStart[i + 1]]`.
+        var pieceStart: [Int]
+        /// Per played event, in that order: its own sharpness before the control (`EventShape.baseSharpness`).
+        var baseSharpness: [Double]
         /// The mixed envelope before quantisation (empty unless `keepEventPieces`).
         var mixed: [Piece]
         var controls: HapticControls
+
+        /// The number of played events in `pieceStart`.
+        var eventCount: Int { baseSharpness.count }
+        /// Event i's pieces.
+        func pieces(ofEvent i: Int) -> ArraySlice<Piece> { pieces[pieceStart[i]..<pieceStart[i + 1]] }
     }
 
-    func compileDetailed(_ pattern: HapticPattern, keepEventPieces: Bool = true) -> Compilation {
+    /// Compiles `pattern` keeping the intermediate results (with `keepEventPieces`); without
+    /// `segmenting`, the program has no segments and no events (a preview that needs only the
+    /// envelopes, and less memory).
+    func compileDetailed(_ pattern: HapticPattern, keepEventPieces: Bool = true, segmenting: Bool = true) -> Compilation {
         let controls = HapticControls(pattern)
         let shaper = EventShaper(resonanceHz: profile.datasheet.resonanceHz, maxContinuousDuration: options.maxContinuousDuration)
         let estimator = FeltOnsetEstimator(response: response)
@@ -140,13 +154,25 @@ public struct PatternCompiler: Sendable {
         // Envelope pieces per event.
         var all: [Piece] = []
         all.reserveCapacity(played.count * 4)
-        var eventPieces: [(event: CompiledEvent, shape: EventShape, pieces: [Piece])] = []
-        if keepEventPieces { eventPieces.reserveCapacity(played.count) }
+        var pieceStart: [Int] = [], baseSharpness: [Double] = []
+        if keepEventPieces {
+            pieceStart.reserveCapacity(played.count + 1)
+            baseSharpness.reserveCapacity(played.count)
+        }
         for j in played {  // onset order, so the mixer's sort is nearly free
             guard let shape = shapes[j] else { continue }
-            let first = all.count
+            if keepEventPieces {
+                pieceStart.append(all.count)
+                baseSharpness.append(shape.baseSharpness)
+            }
             appendEnvelopePieces(onset: events[j].driveOnset, requestedTime: events[j].requestedTime, shape: shape, controls: controls, to: &all)
-            if keepEventPieces { eventPieces.append((events[j], shape, Array(all[first...]))) }
+        }
+        if keepEventPieces { pieceStart.append(all.count) }
+        shapes = []
+        if !segmenting {
+            // Only the envelopes are wanted: the events and marks go before the mixer's copy.
+            events = []
+            marks = []
         }
 
         let mixer = Mixer(mode: options.mixing, step: max(1, micros(options.curveStep)))
@@ -154,7 +180,7 @@ public struct PatternCompiler: Sendable {
         let segments: [DriveSegment]
         if keepEventPieces {
             mixed = mixer.mix(all)
-            segments = Segmenter().segments(mixed, marks: marks)
+            segments = segmenting ? Segmenter().segments(mixed, marks: marks) : []
         } else {
             // Straight from the mixer into the segmenter: the mixed envelope is never stored.
             var stream = Segmenter.Stream(marks: marks, capacity: all.count * 2 + marks.count + 16)
@@ -165,7 +191,9 @@ public struct PatternCompiler: Sendable {
         let end = max(patternEnd, Double(segments.last?.end ?? 0) * 1e-6)
         let program = DriveProgram(
             segments: segments, events: events, duration: end, loopDuration: max(patternEnd, loopEnd), diagnostics: diagnostics)
-        return Compilation(program: program, eventPieces: eventPieces, mixed: mixed, controls: controls)
+        return Compilation(
+            program: program, pieces: keepEventPieces ? all : [], pieceStart: pieceStart, baseSharpness: baseSharpness, mixed: mixed,
+            controls: controls)
     }
 
     /// Whether an event time is one the compiler plays: finite and within ±`HapticPattern.maximumTime`
