@@ -65,6 +65,8 @@ public struct EnvelopePredictor: Sendable {
         let law: WriteLaw
         /// exp(−n·dt/τ) for n = 0 … `sub`: the driven decay over n sub-steps.
         let decays: [Double]
+        /// 1/dt.
+        let perStep: Double
         var loop: ClosedLoopEnvelope
         var k = 0
         var written = WrittenValue()
@@ -84,6 +86,7 @@ public struct EnvelopePredictor: Sendable {
             var decays = [1.0]
             for n in 1...sub { decays.append(n == 1 ? d : decays[n - 1] * d) }
             self.decays = decays
+            perStep = 1 / dt
         }
 
         /// The envelope at row time `t` (s), after the row at the previous call: `spacing` later,
@@ -111,7 +114,7 @@ public struct EnvelopePredictor: Sendable {
             var steps = loop.drivenSteps
             var s = 0
             while s < sub {
-                s += steps.steps(sub - s, of: dt, decays: decays)
+                s += steps.steps(sub - s, of: dt, decays: decays, perStep: perStep)
                 guard s < sub else { break }
                 loop.drivenSteps = steps
                 let at = from + Double(s) * dt - response.startLatency

@@ -45,22 +45,15 @@ public struct EnvelopeRows: Sendable {
     /// Its `programDuration` is the program's.
     public mutating func next(maxRows: Int = 65_536) -> EnvelopeRender? {
         guard remaining > 0 else { return nil }
-        var chunk = EnvelopeRender(
-            sampleRate: sampleRate, time: [], intensity: [], sharpness: [], drive: [], acceleration: [],
-            programDuration: programDuration)
         let rows = min(max(1, maxRows), remaining)
-        chunk.time.reserveCapacity(rows)
-        chunk.intensity.reserveCapacity(rows)
-        chunk.drive.reserveCapacity(rows)
-        chunk.sharpness.reserveCapacity(rows)
-        chunk.acceleration.reserveCapacity(rows)
-        for _ in 0..<rows {
+        var time = [Double](repeating: 0, count: rows), intensity = time, drive = time, sharpness = time, acceleration = time
+        for i in 0..<rows {
             let t = Double(index) / sampleRate
-            chunk.time.append(t)
-            chunk.intensity.append(intensity.value(at: t))
-            chunk.drive.append(drive.value(at: t))
-            chunk.sharpness.append(sharpness.value(at: t))
-            chunk.acceleration.append(acceleration.envelope(at: t))
+            time[i] = t
+            intensity[i] = self.intensity.value(at: t)
+            drive[i] = self.drive.value(at: t)
+            sharpness[i] = self.sharpness.value(at: t)
+            acceleration[i] = self.acceleration.envelope(at: t)
             if index < runs[run].to {
                 index += 1
             } else {
@@ -68,6 +61,9 @@ public struct EnvelopeRows: Sendable {
                 if run < runs.count { index = runs[run].from }
             }
         }
+        let chunk = EnvelopeRender(
+            sampleRate: sampleRate, time: time, intensity: intensity, sharpness: sharpness, drive: drive,
+            acceleration: acceleration, programDuration: programDuration)
         remaining -= rows
         return chunk
     }
