@@ -3,8 +3,9 @@ import ThrumPattern
 @testable import ThrumCompiler
 
 /// `thrum render` of 10⁶ events (issue 27): rows made a chunk at a time are the whole render's,
-/// the grid of merged runs is the former span-by-span grid, and the predictor's closed-form runs
-/// of sub-steps are its former single steps to rounding.
+/// the grid of merged runs is the former span-by-span grid, the mix pulled piece by piece is the
+/// whole mix, and the predictor's closed-form runs of sub-steps are its former single steps to
+/// rounding.
 final class RenderRowsTests: XCTestCase {
     let renderer = EnvelopeRenderer(profile: .default)
 
@@ -103,6 +104,49 @@ final class RenderRowsTests: XCTestCase {
         XCTAssertEqual(steps.envelope, single.envelope, accuracy: 1e-14)
     }
 
+    func testTheSweepPulledPieceByPieceIsTheMix() {
+        let compiler = plainCompiler()
+        var layers: [HapticEvent] = []
+        for i in 0..<25 {
+            let t: Double = 0.013 * Double(i)
+            let level: Float = Float(i % 10) / 10
+            layers.append(i % 3 == 0 ? continuous(t, 0.05, intensity: 0.5) : transient(t, intensity: level))
+        }
+        let overlapping = pattern(layers)
+        for p in [mixedPattern(events: 30), overlapping, pattern([])] {
+            let c = compiler.compileDetailed(p, segmenting: false)
+            XCTAssertEqual(c.mixed.count, 0, "not mixed up front")
+            for mode in CompileOptions.Mixing.allCases {
+                let mixer = Mixer(mode: mode, step: compiler.mixer.step)
+                var sweep = Mixer.Sweep(mixer, c.pieces)
+                var pulled: [Piece] = []
+                while let piece = sweep.next() { pulled.append(piece) }
+                let whole = mixer.mix(c.pieces)
+                XCTAssertEqual(pulled.count, whole.count, "\(mode)")
+                for (x, y) in zip(pulled, whole) { XCTAssertTrue(same(x, y), "\(mode)") }
+            }
+        }
+    }
+
+    /// One compilation gives the drive program and the requested envelope: the same pieces, in
+    /// the same order, as the former second compilation without the pre-shift.
+    func testTheRequestedEnvelopeIsThePlainCompilersPieces() {
+        let layered = pattern([transient(0.1), transient(0.10005, intensity: 0.4), continuous(0.1, 0.1, intensity: 0.3),
+                               transient(0.3), transient(0.29, sharpness: 0.9), continuous(0.5, 0.2, intensity: 0.6)])
+        for p in [mixedPattern(events: 40), layered, pattern([]), pattern([transient(3600)])] {
+            for profile in [ActuatorProfile.default] {
+                let compiler = PatternCompiler(profile: profile)
+                let both = compiler.compileDetailed(p, keepEventPieces: false, requestedEnvelope: true)
+                let plain = plainCompiler(profile).compileDetailed(p, segmenting: false)
+                XCTAssertEqual(both.program, compiler.compile(p), "the drive program is the compiler's")
+                XCTAssertEqual(both.pieceStart, plain.pieceStart)
+                XCTAssertEqual(both.baseSharpness, plain.baseSharpness)
+                XCTAssertEqual(both.pieces.count, plain.pieces.count)
+                for (x, y) in zip(both.pieces, plain.pieces) { XCTAssertTrue(same(x, y)) }
+            }
+        }
+    }
+
     // MARK: - The former algorithms, as references
 
     static func formerGrid(from start: Int, to end: Int, active spans: [(Double, Double)], sampleRate: Double) -> [Int] {
@@ -166,6 +210,13 @@ final class RenderRowsTests: XCTestCase {
         }
         return out
     }
+}
+
+/// Whether two pieces are the same, bit for bit.
+private func same(_ x: Piece, _ y: Piece) -> Bool {
+    let times = x.t0 == y.t0 && x.t1 == y.t1
+    let values = x.v0 == y.v0 && x.v1 == y.v1
+    return times && values
 }
 
 /// A small deterministic generator for the grid trials.

@@ -95,12 +95,10 @@ public struct EnvelopeRenderer: Sendable {
     /// that memory follows the pattern and the chunk, not the number of rows.
     public func rows(_ pattern: HapticPattern, sampleRate: Double = 1000) -> EnvelopeRows {
         let sampleRate = sampleRate.isNaN ? 1000 : min(Self.sampleRates.upperBound, max(Self.sampleRates.lowerBound, sampleRate))
-        // Of the drive program only its segments and length are kept (not its events), so that
-        // the requested envelope's compilation does not sit beside them.
-        let (segments, duration) = { (p: DriveProgram) in (p.segments, p.duration) }(compiler.compile(pattern))
-        var plain = compiler.options
-        plain.feltOnsetCompensation = false
-        let requested = PatternCompiler(profile: compiler.profile, options: plain).compileDetailed(pattern, segmenting: false)
+        // One compilation: the drive program (pre-shifted) and the requested envelope (the same
+        // events at their requested times, mixed as the rows read it).
+        let compilation = compiler.compileDetailed(pattern, keepEventPieces: false, requestedEnvelope: true)
+        let segments = compilation.program.segments, duration = compilation.program.duration
 
         let first = min(0, Double(segments.first?.start ?? 0) * 1e-6)
         let startIndex = Int((first * sampleRate).rounded(.down))
@@ -110,11 +108,12 @@ public struct EnvelopeRenderer: Sendable {
         // Active spans: each drive segment with its ring-down, each event's requested envelope.
         var spans = SpanRuns(from: startIndex, to: endIndex, sampleRate: sampleRate)
         for s in segments { spans.add(Double(s.start) * 1e-6, Double(s.end) * 1e-6 + ringDown) }
-        for p in requested.pieces { spans.add(Double(p.t0) * 1e-6, Double(p.t1) * 1e-6) }
+        for p in compilation.pieces { spans.add(Double(p.t0) * 1e-6, Double(p.t1) * 1e-6) }
         let runs = spans.grid(gap: max(2, Int((Self.longestSampledSilence * sampleRate).rounded())))
         return EnvelopeRows(
-            sampleRate: sampleRate, programDuration: duration, runs: runs, intensity: PieceSampler(requested.mixed),
-            drive: DriveSampler(segments), sharpness: SharpnessSampler(requested),
+            sampleRate: sampleRate, programDuration: duration, runs: runs,
+            intensity: PieceSampler(Mixer.Sweep(compiler.mixer, compilation.pieces)), drive: DriveSampler(segments),
+            sharpness: SharpnessSampler(compilation),
             acceleration: EnvelopePredictor.Stepper(
                 EnvelopePredictor(response: compiler.response), segments: segments, spacing: 1 / sampleRate))
     }

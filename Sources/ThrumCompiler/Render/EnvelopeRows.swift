@@ -69,19 +69,23 @@ public struct EnvelopeRows: Sendable {
     }
 }
 
-/// Samples sorted, non-overlapping pieces at increasing times (0 in gaps).
+/// Samples the mixed envelope (sorted, non-overlapping pieces, pulled from the mixer as the
+/// rows reach them) at increasing times (0 in gaps).
 struct PieceSampler: Sendable {
-    let pieces: [Piece]
-    private var k = 0
+    private var sweep: Mixer.Sweep
+    private var piece: Piece?
 
-    init(_ pieces: [Piece]) { self.pieces = pieces }
+    init(_ sweep: Mixer.Sweep) {
+        self.sweep = sweep
+        piece = self.sweep.next()
+    }
 
     @inline(__always)
     mutating func value(at t: Double) -> Double {
         let us = micros(t)
-        while k < pieces.count && pieces[k].t1 <= us { k += 1 }
-        guard k < pieces.count, pieces[k].t0 <= us else { return 0 }
-        return pieces[k].value(at: us)
+        while let p = piece, p.t1 <= us { piece = sweep.next() }
+        guard let p = piece, p.t0 <= us else { return 0 }
+        return p.value(at: us)
     }
 }
 
