@@ -46,20 +46,34 @@ public struct EnvelopeRows: Sendable {
     public mutating func next(maxRows: Int = 65_536) -> EnvelopeRender? {
         guard remaining > 0 else { return nil }
         let rows = min(max(1, maxRows), remaining)
-        var time = [Double](repeating: 0, count: rows), intensity = time, drive = time, sharpness = time, acceleration = time
-        for i in 0..<rows {
-            let t = Double(index) / sampleRate
-            time[i] = t
-            intensity[i] = self.intensity.value(at: t)
-            drive[i] = self.drive.value(at: t)
-            sharpness[i] = self.sharpness.value(at: t)
-            acceleration[i] = self.acceleration.envelope(at: t)
-            if index < runs[run].to {
-                index += 1
-            } else {
-                run += 1
-                if run < runs.count { index = runs[run].from }
+        // The times first, then each column in its own pass (a tight loop per sampler).
+        let time = [Double](unsafeUninitializedCapacity: rows) { buffer, made in
+            for i in 0..<rows {
+                buffer[i] = Double(index) / sampleRate
+                if index < runs[run].to {
+                    index += 1
+                } else {
+                    run += 1
+                    if run < runs.count { index = runs[run].from }
+                }
             }
+            made = rows
+        }
+        let intensity = [Double](unsafeUninitializedCapacity: rows) { buffer, made in
+            for i in 0..<rows { buffer[i] = self.intensity.value(at: time[i]) }
+            made = rows
+        }
+        let drive = [Double](unsafeUninitializedCapacity: rows) { buffer, made in
+            for i in 0..<rows { buffer[i] = self.drive.value(at: time[i]) }
+            made = rows
+        }
+        let sharpness = [Double](unsafeUninitializedCapacity: rows) { buffer, made in
+            for i in 0..<rows { buffer[i] = self.sharpness.value(at: time[i]) }
+            made = rows
+        }
+        let acceleration = [Double](unsafeUninitializedCapacity: rows) { buffer, made in
+            for i in 0..<rows { buffer[i] = self.acceleration.envelope(at: time[i]) }
+            made = rows
         }
         let chunk = EnvelopeRender(
             sampleRate: sampleRate, time: time, intensity: intensity, sharpness: sharpness, drive: drive,
@@ -119,6 +133,8 @@ struct SharpnessSampler: Sendable {
     private let pieces: [Piece]
     private let control: ControlTrack
     private var active: [Int] = []
+    /// The earliest end among the active events (`Int64.max` when none is).
+    private var nearestEnd = Int64.max
     private var next = 0
 
     init(_ c: PatternCompiler.Compilation) {
@@ -150,11 +166,15 @@ struct SharpnessSampler: Sendable {
         let us = micros(t)
         while next < starts.count && starts[next] <= us {
             active.append(next)
+            if ends[next] < nearestEnd { nearestEnd = ends[next] }
             next += 1
         }
-        if !active.isEmpty {
+        if nearestEnd <= us {
+            // Some event has ended (else none has: the list stays as it is).
             let ends = self.ends
             active.removeAll { ends[$0] <= us }
+            nearestEnd = .max
+            for j in active where ends[j] < nearestEnd { nearestEnd = ends[j] }
         }
         if active.isEmpty { return 0 }
         var num = 0.0, den = 0.0, plain = 0.0

@@ -91,13 +91,14 @@ enum RenderCommand: Subcommand {
         let start = preview.firstTime, end = preview.lastTime + 1 / preview.sampleRate
         var drivePlot = TerminalPlot.Columns(plot: TerminalPlot(title: "", unit: ""), start: start, end: end)
         var accelerationPlot = drivePlot, audioPlot = drivePlot
+        var plotCursor = (column: -1, safeUntil: -Double.infinity)
         while let chunk = preview.next() {
             let level = audio?.levels(at: chunk.time)
             summary.add(chunk, audio: level)
             try csv?.write(chunk.csvRows())
             if plotted {
                 for (i, t) in chunk.time.enumerated() {
-                    guard let column = drivePlot.column(of: t) else { continue }
+                    guard let column = drivePlot.column(of: t, cursor: &plotCursor) else { continue }
                     drivePlot.add(column: column, value: chunk.drive[i])
                     accelerationPlot.add(column: column, value: chunk.acceleration[i])
                     if let level { audioPlot.add(column: column, value: level[i]) }

@@ -60,6 +60,19 @@ struct TerminalPlot {
             return min(width - 1, Int((t - start) / (end - start) * Double(width)))
         }
 
+        /// `column(of:)` for increasing times, with the last column and the time before which it
+        /// cannot change kept in `cursor` (a division only near a column's edge).
+        @inline(__always)
+        func column(of t: Double, cursor: inout (column: Int, safeUntil: Double)) -> Int? {
+            guard t >= start && t < end else { return nil }
+            if t < cursor.safeUntil && cursor.column >= 0 { return cursor.column }
+            let c = min(width - 1, Int((t - start) / (end - start) * Double(width)))
+            // The next edge, less a margin far above the rounding of the formula.
+            let span = end - start
+            cursor = (c, start + Double(c + 1) * span / Double(width) - 1e-9 * span)
+            return c
+        }
+
         /// Folds in a sample in `column` (from `column(of:)`).
         @inline(__always)
         mutating func add(column: Int, value: Double) {
