@@ -358,8 +358,8 @@ public enum Bench {
 }
 
 extension Bench {
-    /// Reading 10⁶ events and rendering 10⁵ (10⁴ and 10³ with `quick`), each beside its target;
-    /// the read beside the former whole-tree reader.
+    /// Reading 10⁶ events, rendering 10⁵ and reading and rendering 10⁶ (10⁴, 10³ and 10⁴ with
+    /// `quick`), each beside its target; the read beside the former whole-tree reader.
     static func largePatternFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
         let readEvents = options.quick ? 10_000 : 1_000_000
         let read = try LargePatternBench.validate(events: readEvents, runs: options.quick ? 1 : 3, baselineRuns: 1)
@@ -379,6 +379,15 @@ extension Bench {
             unit: "s", target: full ? "≤ 2" : "", met: full ? render.median.map { $0 <= 2 } : nil,
             note: "\(render.spread); \(renderEvents / 20) s of pattern, a row per ms; the command adds reading and plotting "
                 + "(docs/robustness.md); wall clock (release builds only)"))
+        let documentEvents = options.quick ? 10_000 : 1_000_000
+        let document = try LargePatternBench.renderDocument(events: documentEvents, runs: options.quick ? 1 : 3)
+        report.figures.append(BenchFigure(
+            key: "render_\(LargePatternBench.sizeName(documentEvents))_events_s",
+            label: "read and render \(documentEvents) transients every 50 ms at 1 kHz, rows a chunk at a time, median",
+            value: document.median, unit: "s", target: full ? "≤ 5" : "", met: full ? document.median.map { $0 <= 5 } : nil,
+            note: "\(document.spread); \(documentEvents / 20) s of pattern, \(documentEvents / 20) thousand rows folded into "
+                + "their peaks as `thrum render`'s summary does, never all held; peak memory (≤ 500 MB) is measured on the "
+                + "command with /usr/bin/time (docs/robustness.md); wall clock (release builds only)"))
     }
 }
 

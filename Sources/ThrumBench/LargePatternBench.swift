@@ -67,6 +67,30 @@ public enum LargePatternBench {
         return Result(events: events, durations: durations, baselineDurations: [])
     }
 
+    /// What `thrum render FILE.ahap` does with a pattern of `events` transients every 50 ms
+    /// (10⁶: 50 000 s of pattern, 50 million rows at 1 kHz), in process, `runs` times: reads the
+    /// AHAP document from memory, then makes the rows a chunk at a time (`EnvelopeRows`) and
+    /// folds them into the peaks, as the command's text summary does. The rows are never all
+    /// held; the result's `rows` is how many were made.
+    public static func renderDocument(events: Int, runs: Int, clock: any HostClock = MonotonicClock()) throws -> Result {
+        let bytes = ahap(events: events, spacing: 0.05)
+        let renderer = EnvelopeRenderer(profile: .default)
+        var durations: [Double] = []
+        for _ in 0..<runs {
+            let start = clock.now()
+            let document = try AHAPReader().read(data: bytes)
+            var rows = renderer.rows(document.pattern, sampleRate: 1000)
+            var made = 0, peak = 0.0
+            while let chunk = rows.next() {
+                made += chunk.count
+                peak = max(peak, chunk.acceleration.max() ?? 0, chunk.drive.max() ?? 0)
+            }
+            durations.append((clock.now() - start).seconds)
+            precondition(made == rows.count && made > events && peak > 0)
+        }
+        return Result(events: events, durations: durations, baselineDurations: [])
+    }
+
     /// An AHAP document of `events` transients `spacing` s apart with varying intensity and
     /// sharpness, one element a line (the shape `tools/gen-large-pattern.py` writes).
     public static func ahap(events: Int, spacing: Double) -> [UInt8] {

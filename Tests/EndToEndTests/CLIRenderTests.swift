@@ -166,4 +166,38 @@ final class CLIRenderTests: XCTestCase {
             XCTAssertFalse(result.standardError.contains("Fatal error"), result.standardError)
         }
     }
+    /// A render longer than one chunk of rows (65 536) and than the simulated 60 s: the CSV is
+    /// written as the rows come and the summary is folded from them, so the file on disk and the
+    /// summary must agree row for row (issue 27).
+    func testAMultiChunkRenderWritesEveryRowAndSummarisesThem() throws {
+        let dir = try CLITestSupport.scratchDirectory(for: self)
+        var elements: [String] = []
+        for i in 0..<160 {
+            let intensity = 0.3 + 0.05 * Double(i % 10)
+            elements.append(
+                "{ \"Event\": { \"Time\": \(Double(i) * 0.5), \"EventType\": \"HapticTransient\", \"EventParameters\": "
+                    + "[ { \"ParameterID\": \"HapticIntensity\", \"ParameterValue\": \(intensity) } ] } }")
+        }
+        let file = try CLITestSupport.write(
+            "{ \"Version\": 1.0, \"Pattern\": [\n" + elements.joined(separator: ",\n") + "\n] }", named: "long.ahap", in: dir)
+        let (table, summary) = try renderCSV(file)
+        XCTAssertEqual(summary["acceleration_source"] as? String, "predictor")
+        XCTAssertGreaterThan(table.rows.count, 65_536 + 10_000, "more than one chunk")
+        XCTAssertEqual(table.rows.count, summary["rows"] as? Int)
+        let times = table.column("time_s")
+        for (a, b) in zip(times, times.dropFirst()) { XCTAssertEqual(b - a, 0.001, accuracy: 1e-7) }
+        XCTAssertEqual(times.first ?? .nan, try XCTUnwrap(summary["start_s"] as? Double), accuracy: 1e-6)
+        XCTAssertEqual(times.last ?? .nan, try XCTUnwrap(summary["end_s"] as? Double), accuracy: 1e-6)
+        let acceleration = table.column("acceleration"), drive = table.column("drive")
+        let peak = try XCTUnwrap(summary["peak_acceleration"] as? Double)
+        XCTAssertEqual(acceleration.max() ?? .nan, peak, accuracy: 1e-6)
+        XCTAssertEqual(drive.max() ?? .nan, try XCTUnwrap(summary["peak_drive"] as? Double), accuracy: 1e-6)
+        let at = try XCTUnwrap(acceleration.firstIndex { abs($0 - peak) <= 1e-6 })
+        XCTAssertEqual(times[at], try XCTUnwrap(summary["peak_acceleration_time_s"] as? Double), accuracy: 0.0015)
+        // The text summary counts the same rows.
+        let text = try ThrumProcess.run(["render", file])
+        XCTAssertEqual(text.status, 0, text.standardError)
+        XCTAssertTrue(text.standardOutput.contains("(\(table.rows.count) rows)"), text.standardOutput)
+    }
 }
+

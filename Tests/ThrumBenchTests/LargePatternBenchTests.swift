@@ -25,6 +25,10 @@ final class LargePatternBenchTests: XCTestCase {
         XCTAssertEqual(render.durations.count, 2)
         XCTAssertEqual(render.baselineDurations, [])
         XCTAssertNil(render.baselineMedian)
+        let document = try LargePatternBench.renderDocument(events: 60, runs: 3)
+        XCTAssertEqual(document.events, 60)
+        XCTAssertEqual(document.durations.count, 3)
+        XCTAssertEqual(document.median, document.durations.sorted()[1])
     }
 
     func testSizeNames() {

@@ -236,6 +236,34 @@ public struct ClosedLoopEnvelope: Sendable {
             sinceHalf = since
             return true
         }
+
+        /// Up to `count` steps of `dt` s in one: as many as `step(_:)` would take in a row before
+        /// declining (the next half-period boundary), returning how many (0: nothing changed).
+        /// `decays[n]` is exp(−n·dt/τ) (`decays[1]` computed as `exp(-dt / τ)`). The envelope moves monotonically towards the level, so its
+        /// value after n steps (l + (e − l)·exp(−n·dt/τ), clipped at 0 when braking) and the half
+        /// cycle's peak are those of the n single steps, to rounding (≈ 1e-15).
+        @inline(__always)
+        mutating func steps(_ count: Int, of dt: Double, decays: [Double], perStep: Double) -> Int {
+            guard running, count > 0, !(halfPeriod - sinceHalf < dt) else { return 0 }
+            let limit = halfPeriod * (1 - 1e-9)
+            // n steps are taken when the boundary test fails after each: sinceHalf + n·dt < limit
+            // (estimated with `perStep` = 1/dt, then settled by the test itself).
+            var n = min(count, Int(max(0, min(Double(count), (limit - sinceHalf) * perStep))))
+            while n > 0 && !(sinceHalf + Double(n) * dt < limit) { n -= 1 }
+            while n < count && sinceHalf + Double(n + 1) * dt < limit { n += 1 }
+            guard n > 0 else { return 0 }
+            if dt != drivenStep {
+                drivenStep = dt
+                drivenDecay = decays[1]  // exp(−dt/τ), the same number
+            }
+            let l = level
+            var e = n == 1 ? l + (envelope - l) * drivenDecay : l + (envelope - l) * decays[n]
+            if l < 0 && e < 0 { e = 0 }
+            envelope = e
+            if e > peakHalf { peakHalf = e }
+            sinceHalf = n == 1 ? sinceHalf + dt : sinceHalf + Double(n) * dt
+            return n
+        }
     }
 
     /// The state `DrivenSteps` works on; setting it writes that state back.

@@ -12,7 +12,7 @@ extension Array: PieceSink where Element == Piece {
 /// Mixes the envelopes of all events (each a run of pieces) into one envelope by a sweep over
 /// every piece boundary. Where the mix is not linear in time (several ramps overlap), the
 /// interval is approximated by steps of at most `step` µs.
-struct Mixer {
+struct Mixer: Sendable {
     let mode: CompileOptions.Mixing
     let step: Int64
 
@@ -47,23 +47,58 @@ struct Mixer {
     /// start or the earliest end of the pieces active. The input is read in stable `t0` order
     /// (`StartOrder`): linear for input given in onset order.
     func mix<S: PieceSink>(_ input: [Piece], into out: inout S) {
-        guard !input.isEmpty else { return }
-        var pieces = StartOrder(input)
-        var active: [Piece] = []
-        var a = pieces.peekStart
-        while !pieces.isEmpty || !active.isEmpty {
+        var sweep = Sweep(self, input)
+        while sweep.step(into: &out) {}
+    }
+
+    /// The sweep of `mix(_:into:)` one elementary interval at a time, so that a reader can pull
+    /// the mixed envelope as it needs it (`next()`) instead of holding all of it.
+    struct Sweep: Sendable {
+        let mixer: Mixer
+        private var pieces: StartOrder
+        private var active: [Piece] = []
+        private var a: Int64
+        /// Pieces of the last interval not yet taken by `next()`.
+        private var buffer: [Piece] = []
+        private var read = 0
+
+        init(_ mixer: Mixer, _ input: [Piece]) {
+            self.mixer = mixer
+            pieces = StartOrder(input)
+            a = input.isEmpty ? 0 : pieces.peekStart
+        }
+
+        /// Mixes the next elementary interval into `out`; false when there is none left.
+        @inline(__always)
+        mutating func step<S: PieceSink>(into out: inout S) -> Bool {
+            guard !pieces.isEmpty || !active.isEmpty else { return false }
             if active.isEmpty { a = max(a, pieces.peekStart) }
             while !pieces.isEmpty && pieces.peekStart <= a {
                 active.append(pieces.pop())
             }
             var b = pieces.isEmpty ? Int64.max : pieces.peekStart
             for p in active where p.t1 < b { b = p.t1 }
-            emit(active, a, b, into: &out)
+            mixer.emit(active, a, b, into: &out)
             a = b
             var k = 0
             while k < active.count {
                 if active[k].t1 <= a { active.swapAt(k, active.count - 1); active.removeLast() } else { k += 1 }
             }
+            return true
+        }
+
+        /// The next piece of the mixed envelope, or nil after the last.
+        mutating func next() -> Piece? {
+            while read == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+                read = 0
+                var out = buffer
+                buffer = []
+                guard step(into: &out) else { return nil }
+                buffer = out
+            }
+            read += 1
+            return buffer[read - 1]
         }
     }
 
@@ -71,7 +106,7 @@ struct Mixer {
     /// event's pieces in order and the events in onset order, so the input is a sequence of
     /// ascending runs whose first elements ascend: a merge of the few runs open at a time is
     /// linear. Anything else falls back to the library's stable sort. Ties keep input order.
-    struct StartOrder {
+    struct StartOrder: Sendable {
         private let input: [Piece]
         /// Start index of each maximal non-decreasing run (empty when sorted outright).
         private var runStarts: [Int] = []
@@ -84,7 +119,7 @@ struct Mixer {
         private(set) var peekStart: Int64 = .max
 
         init(_ pieces: [Piece]) {
-            var starts: [Int] = [0]
+            var starts: [Int] = pieces.isEmpty ? [] : [0]
             for i in pieces.indices.dropFirst() where pieces[i].t0 < pieces[i - 1].t0 { starts.append(i) }
             var runs = true
             for r in starts.indices.dropFirst() where pieces[starts[r]].t0 < pieces[starts[r - 1]].t0 {
@@ -136,7 +171,7 @@ struct Mixer {
 
     /// Appends the mix of `active` over [a, b].
     @inline(__always)
-    private func emit<S: PieceSink>(_ active: [Piece], _ a: Int64, _ b: Int64, into out: inout S) {
+    fileprivate func emit<S: PieceSink>(_ active: [Piece], _ a: Int64, _ b: Int64, into out: inout S) {
         if active.count == 1 {
             let p = active[0]
             out.put(Piece(t0: a, t1: b, v0: p.value(at: a), v1: p.value(at: b)))

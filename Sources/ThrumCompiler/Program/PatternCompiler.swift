@@ -24,6 +24,9 @@ public struct PatternCompiler: Sendable {
         self.response = options.response ?? ActuatorResponse(profile: profile)
     }
 
+    /// The mixer of this compiler's options.
+    var mixer: Mixer { Mixer(mode: options.mixing, step: max(1, micros(options.curveStep))) }
+
     /// Compiles a pattern. Never fails: out-of-range values are clamped, overlong continuous
     /// events are shortened (both reported in `diagnostics`), audio events are listed unplayed.
     public func compile(_ pattern: HapticPattern) -> DriveProgram {
@@ -33,14 +36,36 @@ public struct PatternCompiler: Sendable {
     /// The intermediate results, for the preview renderer and tests.
     struct Compilation {
         var program: DriveProgram
-        /// Per played event: its envelope pieces (drive time, µs) and its shape.
-        var eventPieces: [(event: CompiledEvent, shape: EventShape, pieces: [Piece])]
-        /// The mixed envelope before quantisation (empty unless `keepEventPieces`).
+        /// Every played event's envelope pieces (drive time, µs), event after event in onset
+        /// order (empty unless `keepEventPieces`).
+        var pieces: [Piece]
+        /// Per played event, in that order: where its pieces start in `pieces` (one more entry
+        /// at the end: `pieces.count`), so event i's are `pieces[pieceStart[i]..<pieceStart[i + 1]]`.
+        var pieceStart: [Int]
+        /// Per played event, in that order: its own sharpness before the control (`EventShape.baseSharpness`).
+        var baseSharpness: [Double]
+        /// The mixed envelope before quantisation (empty unless `keepEventPieces` and
+        /// `segmenting`; without segmenting, `mixer` mixes `pieces` on demand).
         var mixed: [Piece]
         var controls: HapticControls
+
+        /// The number of played events in `pieceStart`.
+        var eventCount: Int { baseSharpness.count }
+        /// Event i's pieces.
+        func pieces(ofEvent i: Int) -> ArraySlice<Piece> { pieces[pieceStart[i]..<pieceStart[i + 1]] }
     }
 
-    func compileDetailed(_ pattern: HapticPattern, keepEventPieces: Bool = true) -> Compilation {
+    /// Compiles `pattern` keeping the intermediate results (with `keepEventPieces`); without
+    /// `segmenting`, the program has no segments and no events and the pieces are not mixed (a
+    /// preview that needs only the envelopes, and less memory: it mixes them as it reads).
+    ///
+    /// With `requestedEnvelope` (and without `keepEventPieces`), `pieces`, `pieceStart` and
+    /// `baseSharpness` are instead the requested envelope: the events' pieces at their requested
+    /// times, as a compiler without the pre-shift makes them (the same shapes, onsets and
+    /// coincidences), so a preview gets both from one compilation.
+    func compileDetailed(
+        _ pattern: HapticPattern, keepEventPieces: Bool = true, segmenting: Bool = true, requestedEnvelope: Bool = false
+    ) -> Compilation {
         let controls = HapticControls(pattern)
         let shaper = EventShaper(resonanceHz: profile.datasheet.resonanceHz, maxContinuousDuration: options.maxContinuousDuration)
         let estimator = FeltOnsetEstimator(response: response)
@@ -111,6 +136,8 @@ public struct PatternCompiler: Sendable {
         var played: [Int] = []
         played.reserveCapacity(events.count)
         for j in events.indices where events[j].played { played.append(j) }
+        // Requested order (time, then pattern order): the order of a compiler without the pre-shift.
+        let requestedOrder = requestedEnvelope && !keepEventPieces ? played : []
         var inOrder = true
         for k in played.indices.dropFirst() {
             let a = events[played[k - 1]], b = events[played[k]]
@@ -140,19 +167,36 @@ public struct PatternCompiler: Sendable {
         // Envelope pieces per event.
         var all: [Piece] = []
         all.reserveCapacity(played.count * 4)
-        var eventPieces: [(event: CompiledEvent, shape: EventShape, pieces: [Piece])] = []
-        if keepEventPieces { eventPieces.reserveCapacity(played.count) }
+        var pieceStart: [Int] = [], baseSharpness: [Double] = []
+        if keepEventPieces {
+            pieceStart.reserveCapacity(played.count + 1)
+            baseSharpness.reserveCapacity(played.count)
+        }
         for j in played {  // onset order, so the mixer's sort is nearly free
             guard let shape = shapes[j] else { continue }
-            let first = all.count
+            if keepEventPieces {
+                pieceStart.append(all.count)
+                baseSharpness.append(shape.baseSharpness)
+            }
             appendEnvelopePieces(onset: events[j].driveOnset, requestedTime: events[j].requestedTime, shape: shape, controls: controls, to: &all)
-            if keepEventPieces { eventPieces.append((events[j], shape, Array(all[first...]))) }
+        }
+        if keepEventPieces { pieceStart.append(all.count) }
+        let requestedCapacity = all.count
+        if !(requestedEnvelope && !keepEventPieces) { shapes = [] }
+        if !segmenting {
+            // Only the envelopes are wanted: the events and marks go before the mixer's copy.
+            events = []
+            marks = []
         }
 
-        let mixer = Mixer(mode: options.mixing, step: max(1, micros(options.curveStep)))
+        let mixer = self.mixer
         let mixed: [Piece]
         let segments: [DriveSegment]
-        if keepEventPieces {
+        if keepEventPieces && !segmenting {
+            // The caller mixes `pieces` as it reads them (`Mixer.Sweep`).
+            mixed = []
+            segments = []
+        } else if keepEventPieces {
             mixed = mixer.mix(all)
             segments = Segmenter().segments(mixed, marks: marks)
         } else {
@@ -162,10 +206,39 @@ public struct PatternCompiler: Sendable {
             mixed = []
             segments = stream.finish()
         }
+        var requestedPieces: [Piece] = []
+        if requestedEnvelope && !keepEventPieces {
+            // As a compiler without the pre-shift: onsets at the requested times, in requested
+            // order, layered events (closer than `coincidence`) sharing the earlier onset.
+            all = []  // the drive's pieces are in the segments now
+            marks = []
+            requestedPieces.reserveCapacity(requestedCapacity)
+            pieceStart.reserveCapacity(requestedOrder.count + 1)
+            baseSharpness.reserveCapacity(requestedOrder.count)
+            var previous = Int64.min
+            var onsets: [Int64] = []
+            onsets.reserveCapacity(requestedOrder.count)
+            for j in requestedOrder {
+                var onset = micros(events[j].requestedTime)
+                if previous != .min && onset - previous < Self.coincidence { onset = previous } else { previous = onset }
+                onsets.append(onset)
+            }
+            for (k, j) in requestedOrder.enumerated() {
+                guard let shape = shapes[j] else { continue }
+                pieceStart.append(requestedPieces.count)
+                baseSharpness.append(shape.baseSharpness)
+                appendEnvelopePieces(
+                    onset: onsets[k], requestedTime: events[j].requestedTime, shape: shape, controls: controls, to: &requestedPieces)
+            }
+            pieceStart.append(requestedPieces.count)
+        }
+        shapes = []
         let end = max(patternEnd, Double(segments.last?.end ?? 0) * 1e-6)
         let program = DriveProgram(
             segments: segments, events: events, duration: end, loopDuration: max(patternEnd, loopEnd), diagnostics: diagnostics)
-        return Compilation(program: program, eventPieces: eventPieces, mixed: mixed, controls: controls)
+        return Compilation(
+            program: program, pieces: keepEventPieces ? all : requestedPieces, pieceStart: pieceStart, baseSharpness: baseSharpness, mixed: mixed,
+            controls: controls)
     }
 
     /// Whether an event time is one the compiler plays: finite and within ±`HapticPattern.maximumTime`

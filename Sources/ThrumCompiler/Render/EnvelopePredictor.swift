@@ -50,43 +50,81 @@ public struct EnvelopePredictor: Sendable {
     /// grid, which leaves out long silences): the actuator rings down across the gap in one step.
     public func predict(program: DriveProgram, times: [Double], spacing: Double) -> [Double] {
         guard times.count > 1, spacing > 0, spacing.isFinite else { return times.map { _ in 0 } }
-        let sub = max(1, Int((spacing / Self.maxStep).rounded(.up)))
-        let dt = spacing / Double(sub)
-        var loop = ClosedLoopEnvelope(response: response)
-        var out = [Double](repeating: 0, count: times.count)
+        var stepper = Stepper(self, segments: program.segments, spacing: spacing)
+        return times.map { stepper.envelope(at: $0) }
+    }
+
+    /// The predictor's state from one row to the next, so that a long render can be predicted a
+    /// chunk of rows at a time (`EnvelopeRows`) with the same numbers as `predict(program:times:spacing:)`.
+    struct Stepper {
+        let predictor: EnvelopePredictor
+        let segments: [DriveSegment]
+        let spacing: Double
+        let sub: Int
+        let dt: Double
+        let law: WriteLaw
+        /// exp(−n·dt/τ) for n = 0 … `sub`: the driven decay over n sub-steps.
+        let decays: [Double]
+        /// 1/dt.
+        let perStep: Double
+        var loop: ClosedLoopEnvelope
         var k = 0
-        let segments = program.segments
-        let law = WriteLaw(response)
         var written = WrittenValue()
-        for i in times.indices {
-            if i > 0 {
-                let step = times[i] - times[i - 1]
-                if step > 1.5 * spacing {
-                    // A left-out silence: step to its last sample period in one go, then as usual.
-                    loop.advance(step - spacing, target: 0)
-                }
-                let from = times[i] - spacing
-                if let u = constantTarget(segments, from: from - response.startLatency, to: from + spacing - response.startLatency, hint: &k) {
-                    // Nothing changes within the step (silence or a flat segment): one exact step.
-                    loop.advance(spacing, target: u)
-                    out[i] = loop.envelope
-                    continue
-                }
-                // Between the loop's half-period boundaries a step does not depend on the target:
-                // the firmware's value is looked up only where the loop needs it.
-                var steps = loop.drivenSteps
-                for s in 0..<sub {
-                    if steps.step(dt) { continue }
-                    loop.drivenSteps = steps
-                    let t = from + Double(s) * dt - response.startLatency
-                    loop.advance(dt, target: rtp(segments, at: t, law: law, hint: &k, written: &written))
-                    steps = loop.drivenSteps
-                }
-                loop.drivenSteps = steps
-            }
-            out[i] = loop.envelope
+        /// The previous row's time, s (nan before the first row).
+        var previous = Double.nan
+
+        /// A stepper at rest before the first row; `spacing` (s, > 0) is the sample period.
+        init(_ predictor: EnvelopePredictor, segments: [DriveSegment], spacing: Double) {
+            self.predictor = predictor
+            self.segments = segments
+            self.spacing = spacing
+            sub = max(1, Int((spacing / EnvelopePredictor.maxStep).rounded(.up)))
+            dt = spacing / Double(sub)
+            law = WriteLaw(predictor.response)
+            loop = ClosedLoopEnvelope(response: predictor.response)
+            let d = exp(-dt / predictor.response.timeConstant)
+            var decays = [1.0]
+            for n in 1...sub { decays.append(n == 1 ? d : decays[n - 1] * d) }
+            self.decays = decays
+            perStep = 1 / dt
         }
-        return out
+
+        /// The envelope at row time `t` (s), after the row at the previous call: `spacing` later,
+        /// or further across a silence (the drive off in between).
+        mutating func envelope(at t: Double) -> Double {
+            defer { previous = t }
+            guard !previous.isNaN else { return loop.envelope }
+            let response = predictor.response
+            let step = t - previous
+            if step > 1.5 * spacing {
+                // A left-out silence: step to its last sample period in one go, then as usual.
+                loop.advance(step - spacing, target: 0)
+            }
+            let from = t - spacing
+            if let u = predictor.constantTarget(
+                segments, from: from - response.startLatency, to: from + spacing - response.startLatency, hint: &k)
+            {
+                // Nothing changes within the step (silence or a flat segment): one exact step.
+                loop.advance(spacing, target: u)
+                return loop.envelope
+            }
+            // Between the loop's half-period boundaries a step does not depend on the target:
+            // the run of sub-steps up to the next boundary is taken in one closed-form step, and
+            // the firmware's value is looked up only where the loop needs it.
+            var steps = loop.drivenSteps
+            var s = 0
+            while s < sub {
+                s += steps.steps(sub - s, of: dt, decays: decays, perStep: perStep)
+                guard s < sub else { break }
+                loop.drivenSteps = steps
+                let at = from + Double(s) * dt - response.startLatency
+                loop.advance(dt, target: predictor.rtp(segments, at: at, law: law, hint: &k, written: &written))
+                steps = loop.drivenSteps
+                s += 1
+            }
+            loop.drivenSteps = steps
+            return loop.envelope
+        }
     }
 
     /// The RTP fraction over [`t0`, `t1`) s when it is the same throughout (no segment, or one

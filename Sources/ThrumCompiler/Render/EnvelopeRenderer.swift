@@ -23,9 +23,28 @@ public struct EnvelopeRender: Equatable, Sendable {
     /// Number of rows.
     public var count: Int { time.count }
 
+    /// Creates a render from its columns (of equal length).
+    public init(
+        sampleRate: Double, time: [Double] = [], intensity: [Double] = [], sharpness: [Double] = [], drive: [Double] = [],
+        acceleration: [Double] = [], programDuration: Double = 0
+    ) {
+        self.sampleRate = sampleRate
+        self.time = time
+        self.intensity = intensity
+        self.sharpness = sharpness
+        self.drive = drive
+        self.acceleration = acceleration
+        self.programDuration = programDuration
+    }
+
     /// The columns as CSV with a header row.
     public func csv() -> String {
-        var s = Self.columnNames.joined(separator: ",") + "\n"
+        Self.columnNames.joined(separator: ",") + "\n" + csvRows()
+    }
+
+    /// The rows as CSV lines, without the header (a chunk of a longer CSV).
+    public func csvRows() -> String {
+        var s = ""
         s.reserveCapacity(count * 40)
         for i in 0..<count {
             s += "\(fmt(time[i])),\(fmt(intensity[i])),\(fmt(sharpness[i])),\(fmt(drive[i])),\(fmt(acceleration[i]))\n"
@@ -63,117 +82,113 @@ public struct EnvelopeRenderer: Sendable {
     /// cost follows the events and curve points, not the timeline's length: an event at 3600 s
     /// renders as fast as one at 1 s. Every row's time is still a whole multiple of the sample period.
     public func render(_ pattern: HapticPattern, sampleRate: Double = 1000) -> EnvelopeRender {
-        let sampleRate = sampleRate.isNaN ? 1000 : min(Self.sampleRates.upperBound, max(Self.sampleRates.lowerBound, sampleRate))
-        let program = compiler.compile(pattern)
-        var plain = compiler.options
-        plain.feltOnsetCompensation = false
-        let requested = PatternCompiler(profile: compiler.profile, options: plain).compileDetailed(pattern)
+        var rows = self.rows(pattern, sampleRate: sampleRate)
+        var all = EnvelopeRender(
+            sampleRate: rows.sampleRate, time: [], intensity: [], sharpness: [], drive: [], acceleration: [],
+            programDuration: rows.programDuration)
+        all.reserveCapacity(rows.count)
+        while let chunk = rows.next() { all.append(chunk) }
+        return all
+    }
 
-        let first = min(0, Double(program.segments.first?.start ?? 0) * 1e-6)
+    /// The rows of `render(_:sampleRate:)`, produced a chunk at a time (`EnvelopeRows.next`), so
+    /// that memory follows the pattern and the chunk, not the number of rows.
+    public func rows(_ pattern: HapticPattern, sampleRate: Double = 1000) -> EnvelopeRows {
+        let sampleRate = sampleRate.isNaN ? 1000 : min(Self.sampleRates.upperBound, max(Self.sampleRates.lowerBound, sampleRate))
+        // One compilation: the drive program (pre-shifted) and the requested envelope (the same
+        // events at their requested times, mixed as the rows read it).
+        let compilation = compiler.compileDetailed(pattern, keepEventPieces: false, requestedEnvelope: true)
+        let segments = compilation.program.segments, duration = compilation.program.duration
+
+        let first = min(0, Double(segments.first?.start ?? 0) * 1e-6)
         let startIndex = Int((first * sampleRate).rounded(.down))
         let ringDown = 5 * compiler.response.timeConstant
-        let end = program.duration + ringDown
+        let end = duration + ringDown
         let endIndex = max(startIndex, Int((end * sampleRate).rounded(.up)))
-        var spans: [(Double, Double)] = program.segments.map { (Double($0.start) * 1e-6, Double($0.end) * 1e-6 + ringDown) }
-        for e in requested.eventPieces {
-            for p in e.pieces { spans.append((Double(p.t0) * 1e-6, Double(p.t1) * 1e-6)) }
-        }
-        let times = Self.grid(from: startIndex, to: endIndex, active: spans, sampleRate: sampleRate)
+        // Active spans: each drive segment with its ring-down, each event's requested envelope.
+        var spans = SpanRuns(from: startIndex, to: endIndex, sampleRate: sampleRate)
+        for s in segments { spans.add(Double(s.start) * 1e-6, Double(s.end) * 1e-6 + ringDown) }
+        for p in compilation.pieces { spans.add(Double(p.t0) * 1e-6, Double(p.t1) * 1e-6) }
+        let runs = spans.grid(gap: max(2, Int((Self.longestSampledSilence * sampleRate).rounded())))
+        return EnvelopeRows(
+            sampleRate: sampleRate, programDuration: duration, runs: runs,
+            intensity: PieceSampler(Mixer.Sweep(compiler.mixer, compilation.pieces)), drive: DriveSampler(segments),
+            sharpness: SharpnessSampler(compilation),
+            acceleration: EnvelopePredictor.Stepper(
+                EnvelopePredictor(response: compiler.response), segments: segments, spacing: 1 / sampleRate))
+    }
+}
 
-        let intensity = sample(requested.mixed, at: times)
-        let drive = Self.driveColumn(program.segments, at: times)
-        let sharpness = sharpnessColumn(requested, at: times)
-        let accel = EnvelopePredictor(response: compiler.response).predict(program: program, times: times, spacing: 1 / sampleRate)
-        return EnvelopeRender(sampleRate: sampleRate, time: times, intensity: intensity, sharpness: sharpness,
-                              drive: drive, acceleration: accel, programDuration: program.duration)
+/// The sample indices a render covers: the union of the active spans (each widened by a sample
+/// either side, clipped to the render's range) and the render's two ends, with holes of at most
+/// `gap` samples filled. Spans that arrive in order (drive segments, events in onset order) are
+/// merged as they come, so memory follows the runs, not the spans.
+struct SpanRuns {
+    let start: Int
+    let end: Int
+    let sampleRate: Double
+    /// Merged index ranges (inclusive), in the order they were built.
+    private var runs: [(from: Int, to: Int)] = []
+
+    init(from start: Int, to end: Int, sampleRate: Double) {
+        self.start = start
+        self.end = end
+        self.sampleRate = sampleRate
+        runs.append((start, start))
     }
 
-    /// `program.drive(at:)` at each of `times` (increasing): the same numbers, found by walking
-    /// the segments once instead of a binary search and a libm floor per row.
-    static func driveColumn(_ segments: [DriveSegment], at times: [Double]) -> [Double] {
-        var started = 0  // segments whose start is at or before the row
-        return times.map { t in
-            let us = floorMicros(t)
-            while started < segments.count && segments[started].start <= us { started += 1 }
-            guard started > 0 else { return 0 }
-            let s = segments[started - 1]
-            return (us < s.end ? s.amplitude(at: us) : 0) / 255
+    /// Adds the span [`a`, `b`] s.
+    mutating func add(_ a: Double, _ b: Double) {
+        guard a.isFinite, b.isFinite else { return }
+        let from = max(start, Int((a * sampleRate).rounded(.down)) - 1)
+        let to = min(end, Int((b * sampleRate).rounded(.up)) + 1)
+        guard from <= to else { return }
+        // Touching or overlapping the last run (and not before it): merge in place.
+        if let last = runs.last, from >= last.from, from <= last.to + 1 {
+            if to > last.to { runs[runs.count - 1].to = to }
+            return
         }
+        runs.append((from, to))
     }
 
-    /// Sample times from index `start` to `end` (of period 1/`sampleRate`) covering every active
-    /// span (s) with a sample of margin, with silences longer than `longestSampledSilence`
-    /// reduced to their end rows.
-    static func grid(from start: Int, to end: Int, active spans: [(Double, Double)], sampleRate: Double) -> [Double] {
-        let gap = max(2, Int((longestSampledSilence * sampleRate).rounded()))
-        var ranges: [(Int, Int)] = spans.compactMap { span in
-            guard span.0.isFinite, span.1.isFinite else { return nil }
-            let a = max(start, Int((span.0 * sampleRate).rounded(.down)) - 1)
-            let b = min(end, Int((span.1 * sampleRate).rounded(.up)) + 1)
-            return a <= b ? (a, b) : nil
-        }
-        ranges.append((start, start))
-        ranges.append((end, end))
-        ranges.sort { $0.0 < $1.0 }
-        var times: [Double] = []
-        var last = Int.min  // last index emitted
-        for (a, b) in ranges {
-            var from = a
-            if last != .min {
-                if b <= last { continue }
-                // Fill short silences; leave long ones out.
-                from = a - last <= gap ? last + 1 : max(a, last + 1)
+    /// The runs of sample indices, increasing and disjoint, with holes of at most `gap` filled.
+    func grid(gap: Int) -> [(from: Int, to: Int)] {
+        var all = runs
+        all.append((end, end))
+        if !isSorted(all, by: { $0.from < $1.from }) { all.sort { $0.from < $1.from } }
+        var out: [(from: Int, to: Int)] = []
+        for r in all {
+            guard let last = out.last else {
+                out.append(r)
+                continue
             }
-            for i in from...b { times.append(Double(i) / sampleRate) }
-            last = b
-        }
-        return times
-    }
-
-    /// Samples sorted, non-overlapping pieces at increasing times (0 in gaps).
-    private func sample(_ pieces: [Piece], at times: [Double]) -> [Double] {
-        var k = 0
-        return times.map { t in
-            let us = micros(t)
-            while k < pieces.count && pieces[k].t1 <= us { k += 1 }
-            guard k < pieces.count, pieces[k].t0 <= us else { return 0 }
-            return pieces[k].value(at: us)
-        }
-    }
-
-    private func sharpnessColumn(_ c: PatternCompiler.Compilation, at times: [Double]) -> [Double] {
-        // Flat arrays per event, in onset order (no tuple copies in the per-sample loop).
-        var order = c.eventPieces.indices.filter { !c.eventPieces[$0].pieces.isEmpty }
-        // The sort compares the same keys as before, read once (not two struct copies a comparison).
-        let firstStart = c.eventPieces.map { $0.pieces.first?.t0 ?? 0 }
-        order.sort { firstStart[$0] < firstStart[$1] }
-        let starts = order.map { c.eventPieces[$0].pieces[0].t0 }
-        let ends = order.map { c.eventPieces[$0].pieces[c.eventPieces[$0].pieces.count - 1].t1 }
-        let base = order.map { c.eventPieces[$0].shape.baseSharpness }
-        let pieces = order.map { c.eventPieces[$0].pieces }
-        var active: [Int] = []
-        var next = 0
-        var out = [Double](repeating: 0, count: times.count)
-        for (i, t) in times.enumerated() {
-            let us = micros(t)
-            while next < starts.count && starts[next] <= us { active.append(next); next += 1 }
-            if !active.isEmpty { active.removeAll { ends[$0] <= us } }
-            if active.isEmpty { continue }
-            var num = 0.0, den = 0.0, plain = 0.0
-            let control = c.controls.sharpness.value(at: t)
-            for j in active {
-                let s = HapticSemantics.clamp01(base[j] + control)
-                var w = 0.0
-                for p in pieces[j] where p.t0 <= us && us < p.t1 {
-                    w = p.value(at: us)
-                    break
-                }
-                num += s * w
-                den += w
-                plain += s
+            if r.to <= last.to { continue }
+            if r.from - last.to <= gap {
+                out[out.count - 1].to = r.to  // a short silence (or an overlap) is sampled
+            } else {
+                out.append(r)
             }
-            out[i] = den > 0 ? num / den : plain / Double(active.count)
         }
         return out
+    }
+}
+
+extension EnvelopeRender {
+    /// Reserves room for `rows` rows in every column.
+    mutating func reserveCapacity(_ rows: Int) {
+        time.reserveCapacity(rows)
+        intensity.reserveCapacity(rows)
+        sharpness.reserveCapacity(rows)
+        drive.reserveCapacity(rows)
+        acceleration.reserveCapacity(rows)
+    }
+
+    /// Appends the rows of `chunk` (taken at the same sample rate).
+    public mutating func append(_ chunk: EnvelopeRender) {
+        time.append(contentsOf: chunk.time)
+        intensity.append(contentsOf: chunk.intensity)
+        sharpness.append(contentsOf: chunk.sharpness)
+        drive.append(contentsOf: chunk.drive)
+        acceleration.append(contentsOf: chunk.acceleration)
     }
 }

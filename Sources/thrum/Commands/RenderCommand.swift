@@ -75,34 +75,66 @@ enum RenderCommand: Subcommand {
             pattern = ROMPreview.pattern(for: effect)
             caveat = ROMPreview.caveat(for: effect)
         }
-        let preview = PatternPreview.make(pattern: pattern, profile: profile, sampleRate: rate)
-        let audio = AudioPreview.make(pattern: pattern, file: argument, times: preview.render.time, sampleRate: preview.render.sampleRate)
+        var preview = PatternPreview.make(pattern: pattern, profile: profile, sampleRate: rate)
+        let audio = AudioPreview.make(pattern: pattern, file: argument, sampleRate: preview.sampleRate)
         for note in audio?.notes ?? [] { printError("warning: \(note)") }
 
-        if let csvPath { try write(preview.render.csv(), to: csvPath, what: "CSV") }
-        if let svgPath {
-            try write(svg(preview, source: source, profile: profile, caveat: caveat, audio: audio).render(), to: svgPath, what: "SVG")
+        // The rows are made a chunk at a time and folded into the outputs as they come: the CSV
+        // written as it grows, the summary and the terminal plots folded; only the SVG (drawn
+        // from every row) keeps them all.
+        var csv = try csvPath.map { path throws(CommandFailure) in try OutputFile.Stream(path: path, what: "CSV") }
+        try csv?.write(EnvelopeRender.columnNames.joined(separator: ",") + "\n")
+        var summary = RenderSummary()
+        var kept: EnvelopeRender? = svgPath == nil ? nil : preview.emptyRender
+        var keptAudio: [Double] = []
+        let plotted = csvPath == nil && svgPath == nil && !json
+        let start = preview.firstTime, end = preview.lastTime + 1 / preview.sampleRate
+        var drivePlot = TerminalPlot.Columns(plot: TerminalPlot(title: "", unit: ""), start: start, end: end)
+        var accelerationPlot = drivePlot, audioPlot = drivePlot
+        var plotCursor = (column: -1, safeUntil: -Double.infinity)
+        while let chunk = preview.next() {
+            let level = audio?.levels(at: chunk.time)
+            summary.add(chunk, audio: level)
+            try csv?.write(chunk.csvRows())
+            if plotted {
+                for (i, t) in chunk.time.enumerated() {
+                    guard let column = drivePlot.column(of: t, cursor: &plotCursor) else { continue }
+                    drivePlot.add(column: column, value: chunk.drive[i])
+                    accelerationPlot.add(column: column, value: chunk.acceleration[i])
+                    if let level { audioPlot.add(column: column, value: level[i]) }
+                }
+            }
+            if kept != nil {
+                kept!.append(chunk)
+                keptAudio += level ?? []
+            }
+        }
+        try csv?.close()
+        if let svgPath, let kept {
+            try write(
+                svg(preview, rows: kept, source: source, profile: profile, caveat: caveat, audio: audio == nil ? nil : keptAudio).render(),
+                to: svgPath, what: "SVG")
         }
         if json {
-            var summary = jsonSummary(preview, source: source, profile: profile, caveat: caveat, csv: csvPath, svg: svgPath)
-            summary["audio_events"] = audio?.voices ?? 0
-            summary["peak_audio_level"] = audio.map { $0.level.max() ?? 0 } ?? 0
-            JSONOutput.print(summary)
+            var object = jsonSummary(summary, preview: preview, source: source, profile: profile, caveat: caveat, csv: csvPath, svg: svgPath)
+            object["audio_events"] = audio?.voiceCount ?? 0
+            object["peak_audio_level"] = audio == nil ? 0 : summary.peakAudio
+            JSONOutput.print(object)
         } else {
             for warning in source.warnings { printError(warning.description) }
-            print(textSummary(preview, source: source, profile: profile, caveat: caveat))
-            if let csvPath { print("wrote \(csvPath) (\(preview.render.count) rows)") }
+            print(textSummary(summary, preview: preview, source: source, profile: profile, caveat: caveat))
+            if let csvPath { print("wrote \(csvPath) (\(summary.rows) rows)") }
             if let svgPath { print("wrote \(svgPath)") }
             if csvPath == nil && svgPath == nil {
                 print()
-                print(plots(preview))
-                if let audio {
-                    let r = preview.render
+                print(TerminalPlot(title: "drive (0…1 of rated voltage)", unit: "").render(drivePlot, markers: preview.eventTimes))
+                print()
+                print(
+                    TerminalPlot(title: "acceleration, \(preview.accelerationSource.label)", unit: preview.accelerationSource.unit)
+                        .render(accelerationPlot, markers: preview.eventTimes))
+                if audio != nil {
                     print()
-                    print(
-                        TerminalPlot(title: "audio level (peak |sample|)", unit: "").render(
-                            times: r.time, values: audio.level, start: r.time.first ?? 0, end: (r.time.last ?? 0) + 1 / r.sampleRate,
-                            markers: preview.eventTimes))
+                    print(TerminalPlot(title: "audio level (peak |sample|)", unit: "").render(audioPlot, markers: preview.eventTimes))
                 }
             }
         }
@@ -110,8 +142,10 @@ enum RenderCommand: Subcommand {
     }
 
     /// The SVG plot of a preview.
-    static func svg(_ preview: PatternPreview, source: PatternSource, profile: ActuatorProfile, caveat: String?, audio: AudioPreview? = nil) -> SVGPlot {
-        let r = preview.render
+    static func svg(
+        _ preview: PatternPreview, rows r: EnvelopeRender, source: PatternSource, profile: ActuatorProfile, caveat: String?,
+        audio: [Double]? = nil
+    ) -> SVGPlot {
         var notes = [
             "actuator \(profile.name) (\(profile.id)), \(number(r.sampleRate)) samples/s; "
                 + "acceleration from the \(preview.accelerationSource.label)"
@@ -119,7 +153,7 @@ enum RenderCommand: Subcommand {
         if let caveat { notes.append(caveat) }
         let unit = preview.accelerationSource.unit
         let audioSeries: [SVGPlot.Series] = audio.map {
-            [.init(name: "audio level (peak |sample|, 0…1)", color: "#9467bd", lineWidth: 1, values: $0.level, id: "series-audio")]
+            [.init(name: "audio level (peak |sample|, 0…1)", color: "#9467bd", lineWidth: 1, values: $0, id: "series-audio")]
         } ?? []
         return SVGPlot(
             title: "thrum render \(source.displayName)", notes: notes, time: r.time,
@@ -138,42 +172,27 @@ enum RenderCommand: Subcommand {
     }
 
     private static func textSummary(
-        _ preview: PatternPreview, source: PatternSource, profile: ActuatorProfile, caveat: String?
+        _ r: RenderSummary, preview: PatternPreview, source: PatternSource, profile: ActuatorProfile, caveat: String?
     ) -> String {
-        let r = preview.render
         var lines: [String] = []
         lines.append("\(source.displayName) on \(profile.name) (\(profile.id))")
         if let caveat { lines.append("note: \(caveat)") }
         if let preset = source.preset, preset.romEffect == nil { lines.append("preset: \(preset.summary)") }
         lines.append("events: \(preview.eventTimes.count) haptic; program \(ms(preview.programDuration))")
         lines.append(
-            "rendered \(ms(r.time.first ?? 0)) … \(ms(r.time.last ?? 0)) at \(number(r.sampleRate)) samples/s (\(r.count) rows)")
-        lines.append("peak drive \(format(r.drive.max() ?? 0)) of rated voltage (\(number(profile.datasheet.ratedVoltageRms)) V RMS)")
-        let peak = r.acceleration.max() ?? 0
-        let peakTime = r.acceleration.firstIndex(of: peak).map { r.time[$0] } ?? 0
+            "rendered \(ms(r.firstTime)) … \(ms(r.lastTime)) at \(number(preview.sampleRate)) samples/s (\(r.rows) rows)")
+        lines.append("peak drive \(format(r.peakDrive)) of rated voltage (\(number(profile.datasheet.ratedVoltageRms)) V RMS)")
         lines.append(
-            "peak acceleration \(format(peak)) \(preview.accelerationSource.unit) at \(ms(peakTime)) "
+            "peak acceleration \(format(r.peakAcceleration)) \(preview.accelerationSource.unit) at \(ms(r.peakAccelerationTime)) "
                 + "(\(preview.accelerationSource.label))")
         if case .predictor(let reason) = preview.accelerationSource { lines.append("simulation not used: \(reason)") }
         return lines.joined(separator: "\n")
     }
 
-    private static func plots(_ preview: PatternPreview) -> String {
-        let r = preview.render
-        let start = r.time.first ?? 0, end = (r.time.last ?? 0) + 1 / r.sampleRate
-        return TerminalPlot(title: "drive (0…1 of rated voltage)", unit: "").render(
-            times: r.time, values: r.drive, start: start, end: end, markers: preview.eventTimes)
-            + "\n\n"
-            + TerminalPlot(title: "acceleration, \(preview.accelerationSource.label)", unit: preview.accelerationSource.unit)
-            .render(times: r.time, values: r.acceleration, start: start, end: end, markers: preview.eventTimes)
-    }
-
     private static func jsonSummary(
-        _ preview: PatternPreview, source: PatternSource, profile: ActuatorProfile, caveat: String?,
+        _ r: RenderSummary, preview: PatternPreview, source: PatternSource, profile: ActuatorProfile, caveat: String?,
         csv: String?, svg: String?
     ) -> [String: Any] {
-        let r = preview.render
-        let peak = r.acceleration.max() ?? 0
         var accelerationSource = "simulator"
         if case .predictor = preview.accelerationSource { accelerationSource = "predictor" }
         return [
@@ -181,15 +200,15 @@ enum RenderCommand: Subcommand {
             "preset": JSONOutput.orNull(source.preset?.name),
             "rom_approximation": JSONOutput.orNull(caveat),
             "profile": profile.id,
-            "sample_rate_hz": r.sampleRate,
-            "rows": r.count,
-            "start_s": r.time.first ?? 0,
-            "end_s": r.time.last ?? 0,
+            "sample_rate_hz": preview.sampleRate,
+            "rows": r.rows,
+            "start_s": r.firstTime,
+            "end_s": r.lastTime,
             "program_duration_s": preview.programDuration,
             "event_times_s": preview.eventTimes,
-            "peak_drive": r.drive.max() ?? 0,
-            "peak_acceleration": peak,
-            "peak_acceleration_time_s": r.acceleration.firstIndex(of: peak).map { r.time[$0] } ?? 0,
+            "peak_drive": r.peakDrive,
+            "peak_acceleration": r.peakAcceleration,
+            "peak_acceleration_time_s": r.peakAccelerationTime,
             "acceleration_source": accelerationSource,
             "acceleration_unit": preview.accelerationSource.unit,
             "columns": EnvelopeRender.columnNames,
@@ -207,5 +226,37 @@ enum RenderCommand: Subcommand {
     private static func format(_ value: Double) -> String { String(format: "%.2f", value) }
     private static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(format: "%g", value)
+    }
+}
+
+/// What `thrum render` says about all the rows, folded in a chunk at a time: how many, the first
+/// and last times, the peaks (the first row at the peak acceleration).
+struct RenderSummary {
+    private(set) var rows = 0
+    private(set) var firstTime = 0.0
+    private(set) var lastTime = 0.0
+    private(set) var peakDrive = 0.0
+    private(set) var peakAcceleration = 0.0
+    private(set) var peakAccelerationTime = 0.0
+    private(set) var peakAudio = 0.0
+    private var driveSeen = -Double.infinity
+    private var accelerationSeen = -Double.infinity
+    private var audioSeen = -Double.infinity
+
+    /// Folds in `chunk` (the next rows) and its audio levels.
+    mutating func add(_ chunk: EnvelopeRender, audio: [Double]?) {
+        guard let first = chunk.time.first, let last = chunk.time.last else { return }
+        if rows == 0 { firstTime = first }
+        lastTime = last
+        for (i, a) in chunk.acceleration.enumerated() where a > accelerationSeen {
+            accelerationSeen = a
+            peakAccelerationTime = chunk.time[i]
+        }
+        driveSeen = max(driveSeen, chunk.drive.max() ?? driveSeen)
+        if let audio { audioSeen = max(audioSeen, audio.max() ?? audioSeen) }
+        rows += chunk.count
+        peakDrive = driveSeen
+        peakAcceleration = accelerationSeen
+        peakAudio = audioSeen.isFinite ? audioSeen : 0
     }
 }

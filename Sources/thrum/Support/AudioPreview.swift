@@ -6,17 +6,19 @@ import ThrumPattern
 /// plays it (ThrumAudio's renderer), reduced to its peak level per render sample, so it plots
 /// on the drive's time axis.
 struct AudioPreview {
-    /// Peak |sample| (0…1) in each render sample's interval.
-    var level: [Double]
+    /// The rendered voices, by requested time.
+    private var voices: [AudioVoice]
+    /// The render's sample period, s.
+    private var step: Double
     /// Audio events left out (file not found or not decodable), said as warnings.
     var notes: [String]
     /// Audio events rendered.
-    var voices: Int
+    var voiceCount: Int { voices.count }
 
-    /// The preview of `pattern` (read from `file`) at the render's `times` (s, on the `sampleRate`
-    /// grid, jumping across long silences); nil when the pattern has no audio events.
-    static func make(pattern: HapticPattern, file: String, times: [Double], sampleRate: Double) -> AudioPreview? {
-        guard pattern.events.contains(where: { !$0.type.isHaptic }), !times.isEmpty else { return nil }
+    /// The sound of `pattern` (read from `file`), to be read at the render's times on the
+    /// `sampleRate` grid (`levels(at:)`); nil when the pattern has no audio events.
+    static func make(pattern: HapticPattern, file: String, sampleRate: Double) -> AudioPreview? {
+        guard pattern.events.contains(where: { !$0.type.isHaptic }) else { return nil }
         let directories = [(file as NSString).deletingLastPathComponent, FileManager.default.currentDirectoryPath].map {
             $0.isEmpty ? "." : $0
         }
@@ -53,10 +55,15 @@ struct AudioPreview {
                     return r
                 })
         else { return nil }
+        return AudioPreview(
+            voices: program.voices.sorted { $0.requestedTime < $1.requestedTime }, step: 1 / sampleRate, notes: notes)
+    }
+
+    /// Peak |sample| (0…1) in each interval [t, t + 1/rate) of `times` (s, increasing).
+    func levels(at times: [Double]) -> [Double] {
         // Rows skip long silences (the render's time axis jumps), so each row is read on its own:
         // the peak of each voice over [t, t + 1/rate), summed over the voices sounding then.
-        let step = 1 / sampleRate
-        let voices = program.voices.sorted { $0.requestedTime < $1.requestedTime }
+        let step = self.step
         var level = [Double](repeating: 0, count: times.count)
         for (i, t) in times.enumerated() {
             var sum: Float = 0
@@ -76,6 +83,6 @@ struct AudioPreview {
             }
             level[i] = Double(min(1, sum))
         }
-        return AudioPreview(level: level, notes: notes, voices: program.voices.count)
+        return level
     }
 }

@@ -7,6 +7,17 @@ enum OutputFile {
     /// Writes `text` to `path` (replacing it atomically).
     /// - Parameter what: what the file holds, for the message (`CSV`, `SVG`).
     static func write(_ text: String, to path: String, what: String) throws(CommandFailure) {
+        try checkDestination(path, what: what)
+        let shown = TextEscaping.escaped(path)
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw CommandFailure(message: "cannot write the \(what) to '\(shown)': \(reason(for: error))")
+        }
+    }
+
+    /// Fails with a sentence when `path` cannot take the file: a directory, a missing parent.
+    private static func checkDestination(_ path: String, what: String) throws(CommandFailure) {
         let shown = TextEscaping.escaped(path)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -22,10 +33,60 @@ enum OutputFile {
                 throw CommandFailure(message: "cannot write the \(what) to '\(shown)': '\(TextEscaping.escaped(parent))' is not a directory")
             }
         }
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        } catch {
-            throw CommandFailure(message: "cannot write the \(what) to '\(shown)': \(reason(for: error))")
+    }
+
+    /// An output file written a piece at a time (a CSV of millions of rows), with the same
+    /// checks and messages as `write(_:to:what:)`.
+    struct Stream {
+        private let handle: FileHandle
+        private let path: String
+        private let what: String
+        private var buffer: [UInt8] = []
+
+        /// Creates (or truncates) the file at `path`.
+        init(path: String, what: String) throws(CommandFailure) {
+            try OutputFile.checkDestination(path, what: what)
+            self.path = path
+            self.what = what
+            do {
+                try Data().write(to: URL(fileURLWithPath: path))
+                handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            } catch {
+                throw CommandFailure(message: "cannot write the \(what) to '\(TextEscaping.escaped(path))': \(OutputFile.reason(for: error))")
+            }
+            buffer.reserveCapacity(Self.flushSize)
+        }
+
+        private static let flushSize = 1 << 20
+
+        /// Appends `text`.
+        mutating func write(_ text: String) throws(CommandFailure) {
+            buffer.append(contentsOf: text.utf8)
+            if buffer.count >= Self.flushSize { try flush() }
+        }
+
+        /// Writes what is buffered and closes the file.
+        mutating func close() throws(CommandFailure) {
+            try flush()
+            do {
+                try handle.close()
+            } catch {
+                throw failure(error)
+            }
+        }
+
+        private mutating func flush() throws(CommandFailure) {
+            guard !buffer.isEmpty else { return }
+            do {
+                try handle.write(contentsOf: buffer)
+            } catch {
+                throw failure(error)
+            }
+            buffer.removeAll(keepingCapacity: true)
+        }
+
+        private func failure(_ error: Error) -> CommandFailure {
+            CommandFailure(message: "cannot write the \(what) to '\(TextEscaping.escaped(path))': \(OutputFile.reason(for: error))")
         }
     }
 
@@ -50,7 +111,7 @@ enum OutputFile {
     }
 
     /// The operating system's reason inside a Foundation error, when there is one.
-    private static func reason(for error: Error) -> String {
+    fileprivate static func reason(for error: Error) -> String {
         let ns = error as NSError
         if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
             return String(cString: strerror(Int32(underlying.code))).lowercased()

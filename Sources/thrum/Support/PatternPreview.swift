@@ -32,67 +32,100 @@ struct PatternPreview {
         }
     }
 
-    /// The columns; `acceleration` is from `accelerationSource`.
-    var render: EnvelopeRender
     /// Where the acceleration column comes from.
     var accelerationSource: AccelerationSource
     /// Requested times of the haptic events, s, in time order.
     var eventTimes: [Double]
     /// The compiled program's length, s.
     var programDuration: Double
+    /// Samples per second.
+    var sampleRate: Double { rows.sampleRate }
+    /// Number of rows in all.
+    var count: Int { rows.count }
+    /// The first and the last row's time, s.
+    var firstTime: Double { rows.firstTime }
+    var lastTime: Double { rows.lastTime }
 
-    /// Renders `pattern` for `profile` at `sampleRate` Hz, then plays the compiled program on a
-    /// `VirtualRig` and resamples the chip's acceleration envelope onto the render's time grid.
+    /// The rows still to come (the requested, drive and predicted columns).
+    private var rows: EnvelopeRows
+    /// The simulated acceleration, when `accelerationSource` is `.simulator`.
+    private var simulated: SimulatedAcceleration?
+
     /// The longest program, s, whose acceleration the preview simulates: the virtual device runs
     /// in virtual time but its cost follows the simulated time, so longer patterns get the
     /// compiler's prediction instead (and the output says so).
     static let longestSimulated = 60.0
 
+    /// Prepares the preview of `pattern` for `profile` at `sampleRate` Hz: compiles it (rows come
+    /// later, a chunk at a time, from `next`) and, for a program up to `longestSimulated`, plays
+    /// the compiled program on a `VirtualRig` to resample the chip's acceleration envelope onto
+    /// the render's time grid.
     static func make(pattern: HapticPattern, profile: ActuatorProfile, sampleRate: Double) -> PatternPreview {
         let renderer = EnvelopeRenderer(profile: profile)
-        var render = renderer.render(pattern, sampleRate: sampleRate)
-        let duration = render.programDuration
+        let rows = renderer.rows(pattern, sampleRate: sampleRate)
+        let duration = rows.programDuration
         let source: AccelerationSource
+        var simulated: SimulatedAcceleration?
         if duration > longestSimulated {
             source = .predictor(
                 reason: "the program lasts \(String(format: "%.1f", duration)) s; the virtual device simulates at most "
                     + "\(Int(longestSimulated)) s for a preview")
         } else {
             do {
-                render.acceleration = try simulatedAcceleration(pattern: pattern, profile: profile, at: render.time)
+                simulated = try SimulatedAcceleration(pattern: pattern, profile: profile, until: rows.lastTime)
                 source = .simulator
             } catch {
                 source = .predictor(reason: "\(error)")
             }
         }
-        let times = pattern.events.filter(\.type.isHaptic).map(\.relativeTime).sorted()
-        return PatternPreview(render: render, accelerationSource: source, eventTimes: times, programDuration: duration)
+        let times = pattern.events.lazy.filter(\.type.isHaptic).map(\.relativeTime).sorted()
+        return PatternPreview(
+            accelerationSource: source, eventTimes: times, programDuration: duration, rows: rows, simulated: simulated)
     }
 
-    /// Plays `pattern` on a fresh virtual rig and returns the acceleration envelope (G) at `times`
-    /// (s of pattern time), linearly interpolated between trace windows (taken at their centres).
-    private static func simulatedAcceleration(
-        pattern: HapticPattern, profile: ActuatorProfile, at times: [Double]
-    ) throws -> [Double] {
+    /// The next chunk of rows (at most `maxRows`), with the acceleration from `accelerationSource`;
+    /// nil after the last row.
+    mutating func next(maxRows: Int = 65_536) -> EnvelopeRender? {
+        guard var chunk = rows.next(maxRows: maxRows) else { return nil }
+        if simulated != nil { chunk.acceleration = chunk.time.map { simulated!.envelope(at: $0) } }
+        return chunk
+    }
+
+    /// A render with no rows yet, to append chunks to.
+    var emptyRender: EnvelopeRender {
+        EnvelopeRender(
+            sampleRate: sampleRate, time: [], intensity: [], sharpness: [], drive: [], acceleration: [],
+            programDuration: programDuration)
+    }
+}
+
+/// The acceleration envelope (G) of a program played on a fresh virtual rig, read at increasing
+/// times (s of pattern time), linearly interpolated between trace windows (taken at their centres).
+private struct SimulatedAcceleration {
+    /// The trace windows' centres, s of pattern time, and their acceleration envelopes, G.
+    let centres: [Double]
+    let values: [Double]
+    private var k = 0
+
+    /// Plays `pattern` and lets the actuator ring down to `end` (s of pattern time).
+    init(pattern: HapticPattern, profile: ActuatorProfile, until end: Double) throws {
         let rig = VirtualRig(profile: profile)
         let report = try rig.play(pattern)
         let start = rig.trueStartTime(of: report)
         let period = Double(rig.device.chip.trace.samplePeriodMicros)
-        // Let the actuator ring down to the end of the render.
-        if let last = times.last {
-            let end = UInt64(max(0, start + last * 1e6 + 2 * period))
-            if rig.device.now < end { rig.device.advance(to: end) }
-        }
+        let until = UInt64(max(0, start + end * 1e6 + 2 * period))
+        if rig.device.now < until { rig.device.advance(to: until) }
         let trace = rig.device.chip.trace.samples
-        guard !trace.isEmpty else { return times.map { _ in 0 } }
-        let centres = trace.map { (Double($0.time) + period / 2 - start) / 1e6 }
-        var k = 0
-        return times.map { t in
-            while k + 1 < centres.count && centres[k + 1] <= t { k += 1 }
-            if t <= centres[0] { return trace[0].accelerationEnvelopeG }
-            guard k + 1 < centres.count else { return trace[trace.count - 1].accelerationEnvelopeG }
-            let f = (t - centres[k]) / (centres[k + 1] - centres[k])
-            return trace[k].accelerationEnvelopeG + (trace[k + 1].accelerationEnvelopeG - trace[k].accelerationEnvelopeG) * f
-        }
+        centres = trace.map { (Double($0.time) + period / 2 - start) / 1e6 }
+        values = trace.map(\.accelerationEnvelopeG)
+    }
+
+    mutating func envelope(at t: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        while k + 1 < centres.count && centres[k + 1] <= t { k += 1 }
+        if t <= centres[0] { return values[0] }
+        guard k + 1 < centres.count else { return values[values.count - 1] }
+        let f = (t - centres[k]) / (centres[k + 1] - centres[k])
+        return values[k] + (values[k + 1] - values[k]) * f
     }
 }

@@ -26,14 +26,71 @@ struct TerminalPlot {
         count: Int, time: (Int) -> Double, value: (Int) -> Double, start: Double, end: Double, markers: [Double]
     ) -> String {
         guard end > start, width > 0, height > 0 else { return "" }
-        var columns = [Double](repeating: 0, count: width)
-        let span = end - start
-        for i in 0..<count {
-            let t = time(i)
-            guard t >= start && t < end else { continue }
-            let column = min(width - 1, Int((t - start) / span * Double(width)))
-            columns[column] = max(columns[column], abs(value(i)))
+        var columns = Columns(plot: self, start: start, end: end)
+        for i in 0..<count { columns.add(time: time(i), value: value(i)) }
+        return render(columns, markers: markers)
+    }
+
+    /// The peaks of a signal per column of a plot, folded in sample by sample (or a chunk at a
+    /// time), so a plot of millions of samples needs none of them kept.
+    struct Columns {
+        let width: Int
+        let start: Double
+        let end: Double
+        fileprivate var peaks: [Double]
+
+        /// Empty columns of `plot` between `start` and `end` (s).
+        init(plot: TerminalPlot, start: Double, end: Double) {
+            width = plot.width
+            self.start = start
+            self.end = end
+            peaks = [Double](repeating: 0, count: max(0, plot.width))
         }
+
+        /// Folds in one sample.
+        @inline(__always)
+        mutating func add(time t: Double, value: Double) {
+            if let column = column(of: t) { add(column: column, value: value) }
+        }
+
+        /// The column time `t` falls in (nil outside the plot): plots of one time axis share it.
+        @inline(__always)
+        func column(of t: Double) -> Int? {
+            guard t >= start && t < end else { return nil }
+            return min(width - 1, Int((t - start) / (end - start) * Double(width)))
+        }
+
+        /// `column(of:)` for increasing times, with the last column and the time before which it
+        /// cannot change kept in `cursor` (a division only near a column's edge).
+        @inline(__always)
+        func column(of t: Double, cursor: inout (column: Int, safeUntil: Double)) -> Int? {
+            guard t >= start && t < end else { return nil }
+            if t < cursor.safeUntil && cursor.column >= 0 { return cursor.column }
+            let c = min(width - 1, Int((t - start) / (end - start) * Double(width)))
+            // The next edge, less a margin far above the rounding of the formula.
+            let span = end - start
+            cursor = (c, start + Double(c + 1) * span / Double(width) - 1e-9 * span)
+            return c
+        }
+
+        /// Folds in a sample in `column` (from `column(of:)`).
+        @inline(__always)
+        mutating func add(column: Int, value: Double) {
+            peaks[column] = max(peaks[column], abs(value))
+        }
+
+        /// Folds in `values` at `times`.
+        mutating func add(times: [Double], values: [Double]) {
+            for i in 0..<min(times.count, values.count) { add(time: times[i], value: values[i]) }
+        }
+    }
+
+    /// Renders folded `columns` (of a plot of this width), with `markers` (seconds).
+    func render(_ columns: Columns, markers: [Double]) -> String {
+        let start = columns.start, end = columns.end
+        guard end > start, width > 0, height > 0, columns.width == width else { return "" }
+        let span = end - start
+        let columns = columns.peaks
         let peak = columns.max() ?? 0
         var lines: [String] = []
         lines.append("\(title) (peak \(format(peak)) \(unit))")
