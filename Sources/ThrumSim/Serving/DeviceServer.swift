@@ -109,8 +109,8 @@ public final class DeviceServer {
 
     /// How long the next read may wait: ``maximumWait``, or less when a chunk falls due sooner.
     private func waitLimit(at now: UInt64) -> HostDuration {
-        let next = (inbound + outbound).map(\.arrival).min()
-        guard let next else { return maximumWait }
+        let soonest = [inbound.lazy.map(\.arrival).min(), outbound.lazy.map(\.arrival).min()].compactMap { $0 }.min()
+        guard let next = soonest else { return maximumWait }
         let until = HostDuration.microseconds(Int64(next > now ? next - now : 0))
         return min(maximumWait, until)
     }
