@@ -58,6 +58,10 @@ enum CommandRouter {
         // `play --json` reports its own failures (its report carries the playback so far).
         let jsonErrors = command.name != PlayCommand.name && arguments.dropFirst().contains("--json")
         do {
+            // `--place NAME` (labgrid): acquired here, and released when the command ends.
+            let placed = try LabgridPlace.substitute(arguments)
+            defer { for lease in placed.leases { lease.end() } }
+            if !placed.leases.isEmpty { list = ArgumentList(placed.arguments.dropFirst()) }
             return try command.run(&list)
         } catch let error as UsageError {
             // One line saying what is wrong, and where the options are: the whole usage would
