@@ -1,0 +1,171 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Thrum on a labgrid farm (issue 25; docs/hil.md, "A farm of rigs"): a coordinator and two
+/// exporters on loopback (``LabgridFarm``), each exporting a `thrum sim` as a place. Every
+/// onset is held against its simulator's trace; every place must end released.
+final class LabgridFarmTests: XCTestCase {
+    /// One farm for every step (starting one costs seconds of Python): `play --place` on both
+    /// rigs at once, two consecutive runs on one, a second job refused while the first plays,
+    /// the labgrid pytest example with ThrumDriver on both, then the faults — the coordinator
+    /// unreachable, an exporter killed mid-play, its place's resource offline — and last, no
+    /// process left.
+    func testAFarmOfTwoRigs() throws {
+        let scratch = try CLITestSupport.scratchDirectory(for: self)
+        let farm = try LabgridFarm(scratch: scratch)
+        var pids = [Int32]()
+        defer {
+            farm.stop()
+        }
+        let rig1 = farm.rigs[0]
+        let rig2 = farm.rigs[1]
+        let metronome = TestPaths.example("metronome.ahap").path
+
+        // rig2: a long job (two passes 4 s apart) and, once it drives the chip, a second job
+        // that must be refused with the first one's name. Then rig1: two consecutive jobs. (One
+        // after the other: a job's Python start-up beside a play starves it on a loaded machine.)
+        let long = Background {
+            try ThrumProcess.run(
+                ["play", metronome, "--place", "rig2", "--loop", "2", "--loop-end", "4", "--json", "--no-plot"],
+                environment: farm.environment(user: "job-b"))
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while OnsetTruth.risingEdges(rig2.trace).isEmpty && Date() < deadline { usleep(50_000) }
+        let refused = try ThrumProcess.run(
+            ["play", metronome, "--place", "rig2", "--json", "--no-plot"], environment: farm.environment(user: "job-c"))
+        let longRun = try long.wait()
+        var rig1Runs: [ThrumProcess.Result] = []
+        for junit in [nil, scratch.appendingPathComponent("rig1.xml").path] {
+            rig1Runs.append(
+                try ThrumProcess.run(
+                    ["play", metronome, "--place", "rig1", "--json", "--no-plot"] + (junit.map { ["--junit", $0] } ?? []),
+                    environment: farm.environment(user: "job-a")))
+        }
+        for (index, run) in rig1Runs.enumerated() {
+            XCTAssertEqual(run.status, 0, "rig1 run \(index + 1): \(run.standardError)")
+            let report = try XCTUnwrap(try CLITestSupport.json(run) as? [String: Any])
+            XCTAssertEqual((report["earlier_faults"] as? [Any])?.count, 0, "rig1 run \(index + 1) inherits no fault")
+            // Through labgrid's own ser2net (its character delay holds the device's reports back
+            // ≈ 1–2 ms) the onsets land up to ≈ 1.2 ms early: within their wider bounds.
+            let figures = try OnsetTruth.check(
+                report, trace: rig1.trace, events: 8, label: "rig1 run \(index + 1)", tolerance: 2.5e-3)
+            print(String(format: "farm rig1 (labgrid's ser2net) run %d: |true error| max %.0f µs, bound mean %.0f max %.0f µs",
+                         index + 1, figures.maxTrueError * 1e6, figures.meanBound * 1e6, figures.maxBound * 1e6))
+        }
+        let junit = try String(contentsOf: scratch.appendingPathComponent("rig1.xml"), encoding: .utf8)
+        XCTAssertTrue(junit.contains("tests=\"8\""), junit)
+        XCTAssertEqual(longRun.status, 0, longRun.standardError)
+        let figures = try OnsetTruth.check(
+            try XCTUnwrap(try CLITestSupport.json(longRun) as? [String: Any]), trace: rig2.trace, events: 16, label: "rig2")
+        print(String(format: "farm rig2 (tuned ser2net): |true error| max %.0f µs, bound mean %.0f max %.0f µs",
+                     figures.maxTrueError * 1e6, figures.meanBound * 1e6, figures.maxBound * 1e6))
+        XCTAssertEqual(refused.status, 1, refused.standardError)
+        XCTAssertTrue(refused.standardError.contains("place rig2 is held by"), refused.standardError)
+        XCTAssertTrue(refused.standardError.contains("/job-b since 20"), refused.standardError)
+        // Nothing of the refused job reached the chip: every drive the trace holds is one of the
+        // long job's 16 (one RTP write turns it on, one off: count the rising edges).
+        XCTAssertEqual(OnsetTruth.risingEdges(rig2.trace).count, 16, "only the holder's events drove rig2")
+        XCTAssertNil(try farm.holder(of: "rig1"))
+        XCTAssertNil(try farm.holder(of: "rig2"))
+
+        try runLabgridPytest(farm)
+
+        // Faults. The coordinator unreachable, and an exporter killed while its rig plays.
+        let unreachable = Background {
+            var environment = farm.environment(user: "job-d")
+            environment["LG_COORDINATOR"] = "127.0.0.1:\(try Ser2NetProcess.freePort())"
+            return try ThrumProcess.run(["play", metronome, "--place", "rig1", "--no-plot"], environment: environment)
+        }
+        let drivesBefore = SimulatorTrace.rtpWrites(rig1.trace).count
+        let killed = Background {
+            try ThrumProcess.run(
+                ["play", metronome, "--place", "rig1", "--loop", "3", "--json", "--no-plot"], environment: farm.environment(user: "job-e"))
+        }
+        let killDeadline = Date().addingTimeInterval(30)
+        while SimulatorTrace.rtpWrites(rig1.trace).count < drivesBefore + 4 && Date() < killDeadline { usleep(20_000) }
+        farm.killExporter(of: rig1)
+        let killedAt = Self.monotonicNanoseconds()
+        let cut = try killed.wait()
+        XCTAssertEqual(cut.status, 1, cut.standardError)
+        print("exporter killed mid-play: \(cut.standardError.split(separator: "\n").filter { $0.hasPrefix("thrum:") })")
+        XCTAssertTrue(cut.standardError.contains("thrum: "), cut.standardError)
+        let offUnreachable = try unreachable.wait()
+        XCTAssertEqual(offUnreachable.status, 1, offUnreachable.standardError)
+        XCTAssertTrue(offUnreachable.standardError.contains("coordinator at 127.0.0.1:"), offUnreachable.standardError)
+        XCTAssertTrue(offUnreachable.standardError.contains("is unreachable"), offUnreachable.standardError)
+        // The place is released, and its resource offline for the next job.
+        XCTAssertNil(try farm.holder(of: "rig1"), "the killed job's place is released")
+        let offline = try ThrumProcess.run(["play", metronome, "--place", "rig1", "--no-plot"], environment: farm.environment(user: "job-f"))
+        XCTAssertEqual(offline.status, 1, offline.standardError)
+        XCTAssertTrue(offline.standardError.contains("place rig1: its serial resource is offline"), offline.standardError)
+        XCTAssertNil(try farm.holder(of: "rig1"))
+        // The device fell silent within its watchdog's second of the last byte it got.
+        let silentBy = killedAt + 1_500_000_000
+        while Self.monotonicNanoseconds() < silentBy + 300_000_000 { usleep(50_000) }
+        let late = SimulatorTrace.rtpWrites(rig1.trace).filter { $0.ns > silentBy && $0.value > 0 }
+        XCTAssertEqual(late.count, 0, "rig1 still drove \(late.count) times 1.5 s after its link was cut")
+        XCTAssertTrue(rig1.simulator.process.isRunning, "the device itself stays up")
+
+        // No process left: the farm's, their ser2net children, the release watchers.
+        pids = [rig1.exporter.processIdentifier, rig2.exporter.processIdentifier] + LabgridFarm.children(of: rig2.exporter.processIdentifier)
+        farm.stop()
+        for pid in pids { XCTAssertNotEqual(kill(pid, 0), 0, "process \(pid) still runs") }
+    }
+
+    /// The pytest example of docs/hil.md (integrations/labgrid/example) on both rigs, with the
+    /// places acquired for it as labgrid's RemotePlace wants, and released after.
+    func runLabgridPytest(_ farm: LabgridFarm) throws {
+        let acquired = try farm.parallel(["rig1", "rig2"].map { place in { try farm.client(["-p", place, "acquire"], user: "pytest") } })
+        defer { _ = try? farm.parallel(["rig1", "rig2"].map { place in { try farm.client(["-p", place, "release"], user: "pytest") } }) }
+        for result in acquired { XCTAssertEqual(result.status, 0, result.standardError) }
+        let integration = TestPaths.packageRoot.appendingPathComponent("integrations/labgrid")
+        var environment = farm.environment(user: "pytest")
+        environment["PYTHONPATH"] = integration.path
+        environment["PATH"] = try TestPaths.thrumBinary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let pytest = try LabgridFarm.run(
+            farm.venvTool("pytest"),
+            ["-q", "-p", "no:cacheprovider", "--rootdir", integration.path, "--lg-env",
+             integration.appendingPathComponent("example/env.yaml").path, integration.appendingPathComponent("example").path,
+             integration.appendingPathComponent("tests").path],
+            environment: environment, timeout: 120)
+        XCTAssertEqual(pytest.status, 0, pytest.standardOutput + pytest.standardError)
+        XCTAssertTrue(pytest.standardOutput.contains("3 passed"), pytest.standardOutput)
+    }
+
+    static func monotonicNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+}
+
+/// A job run on another thread, waited for later.
+final class Background<T>: @unchecked Sendable {
+    nonisolated(unsafe) private var result: Result<T, Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ job: @escaping () throws -> T) {
+        nonisolated(unsafe) let job = job
+        DispatchQueue.global().async {
+            self.result = Result { try job() }
+            self.done.signal()
+        }
+    }
+
+    /// Whether it finished within `timeout` seconds.
+    func wait(timeout: TimeInterval) -> Bool {
+        guard done.wait(timeout: .now() + timeout) == .success else { return false }
+        done.signal()
+        return true
+    }
+
+    func wait() throws -> T {
+        done.wait()
+        done.signal()
+        return try result!.get()
+    }
+}

@@ -1,0 +1,17 @@
+import os
+
+import pytest
+
+# rig1's port is exported by labgrid's own ser2net (character delay on), rig2's by a tuned
+# ser2net (docs/hil.md, "Latency"): the onset bounds differ by about 3x.
+@pytest.mark.parametrize("rig, max_error_us", [("rig1", 2500), ("rig2", 500)])
+def test_metronome_plays_on_time(env, rig, max_error_us):
+    target = env.get_target(rig)
+    target.get_driver("ThrumStrategy").transition("ready")
+    thrum = target.get_driver("ThrumDriver")
+    pattern = os.path.join(env.config.get_path("examples"), "metronome.ahap")
+    r = thrum.play(pattern, expect_max_error_us=max_error_us)
+    assert r["faults"] == [] and r["earlier_faults"] == []
+    assert [e["status"] for e in r["events"]] == ["on_time"] * 8
+    assert r["expectations"]["passed"], r["expectations"]
+    assert thrum.last_status == 0
