@@ -74,21 +74,41 @@ final class LabgridFarmTests: XCTestCase {
 
         try runLabgridPytest(farm)
 
-        // Faults. The coordinator unreachable, and an exporter killed while its rig plays.
+        // Faults. The coordinator unreachable (beside the kills below).
         let unreachable = Background {
             var environment = farm.environment(user: "job-d")
             environment["LG_COORDINATOR"] = "127.0.0.1:\(try Ser2NetProcess.freePort())"
             return try ThrumProcess.run(["play", metronome, "--place", "rig1", "--no-plot"], environment: environment)
         }
-        let drivesBefore = SimulatorTrace.rtpWrites(rig1.trace).count
+        // rig1: its exporter (and the ser2net it started) killed while rig1 plays. rig2: the
+        // job itself killed (SIGKILL: no handler runs), so only its watcher can release rig2.
+        let edgesBefore = (OnsetTruth.risingEdges(rig1.trace).count, OnsetTruth.risingEdges(rig2.trace).count)
         let killed = Background {
             try ThrumProcess.run(
                 ["play", metronome, "--place", "rig1", "--loop", "3", "--json", "--no-plot"], environment: farm.environment(user: "job-e"))
         }
+        let doomed = Process()
+        doomed.executableURL = try TestPaths.thrumBinary
+        doomed.arguments = ["play", metronome, "--place", "rig2", "--loop", "3", "--no-plot"]
+        doomed.environment = ProcessInfo.processInfo.environment.merging(farm.environment(user: "job-g")) { _, new in new }
+        doomed.standardOutput = FileHandle.nullDevice
+        doomed.standardError = FileHandle.nullDevice
+        try doomed.run()
         let killDeadline = Date().addingTimeInterval(30)
-        while SimulatorTrace.rtpWrites(rig1.trace).count < drivesBefore + 4 && Date() < killDeadline { usleep(20_000) }
-        farm.killExporter(of: rig1)
-        let killedAt = Self.monotonicNanoseconds()
+        var killedAt: [Int64] = [0, 0]
+        while killedAt.contains(0) && Date() < killDeadline {
+            if killedAt[0] == 0 && OnsetTruth.risingEdges(rig1.trace).count >= edgesBefore.0 + 2 {
+                farm.killExporter(of: rig1)
+                killedAt[0] = Self.monotonicNanoseconds()
+            }
+            if killedAt[1] == 0 && OnsetTruth.risingEdges(rig2.trace).count >= edgesBefore.1 + 2 {
+                kill(doomed.processIdentifier, SIGKILL)
+                killedAt[1] = Self.monotonicNanoseconds()
+            }
+            usleep(20_000)
+        }
+        doomed.waitUntilExit()
+        XCTAssertFalse(killedAt.contains(0), "both rigs played before the kills")
         let cut = try killed.wait()
         XCTAssertEqual(cut.status, 1, cut.standardError)
         print("exporter killed mid-play: \(cut.standardError.split(separator: "\n").filter { $0.hasPrefix("thrum:") })")
@@ -103,12 +123,18 @@ final class LabgridFarmTests: XCTestCase {
         XCTAssertEqual(offline.status, 1, offline.standardError)
         XCTAssertTrue(offline.standardError.contains("place rig1: its serial resource is offline"), offline.standardError)
         XCTAssertNil(try farm.holder(of: "rig1"))
-        // The device fell silent within its watchdog's second of the last byte it got.
-        let silentBy = killedAt + 1_500_000_000
-        while Self.monotonicNanoseconds() < silentBy + 300_000_000 { usleep(50_000) }
-        let late = SimulatorTrace.rtpWrites(rig1.trace).filter { $0.ns > silentBy && $0.value > 0 }
-        XCTAssertEqual(late.count, 0, "rig1 still drove \(late.count) times 1.5 s after its link was cut")
-        XCTAssertTrue(rig1.simulator.process.isRunning, "the device itself stays up")
+        // The killed job's watcher released rig2 (after the job died: give labgrid-client its time).
+        let releaseDeadline = Date().addingTimeInterval(20)
+        while try farm.holder(of: "rig2") != nil && Date() < releaseDeadline { usleep(200_000) }
+        XCTAssertNil(try farm.holder(of: "rig2"), "the SIGKILLed job's place is released")
+        // Both devices fell silent within their watchdog's second of the last byte they got.
+        for (rig, cutAt) in zip([rig1, rig2], killedAt) {
+            let silentBy = cutAt + 1_500_000_000
+            while Self.monotonicNanoseconds() < silentBy + 300_000_000 { usleep(50_000) }
+            let late = SimulatorTrace.rtpWrites(rig.trace).filter { $0.ns > silentBy && $0.value > 0 }
+            XCTAssertEqual(late.count, 0, "\(rig.place) still drove \(late.count) times 1.5 s after its link was cut")
+            XCTAssertTrue(rig.simulator.process.isRunning, "the device itself stays up")
+        }
 
         // No process left: the farm's, their ser2net children, the release watchers.
         pids = [rig1.exporter.processIdentifier, rig2.exporter.processIdentifier] + LabgridFarm.children(of: rig2.exporter.processIdentifier)

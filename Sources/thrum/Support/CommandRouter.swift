@@ -36,7 +36,7 @@ enum CommandRouter {
     static func run(_ arguments: [String]) -> Int32 {
         guard let word = arguments.first, word != "help", word != "--help", word != "-h" else {
             if arguments.count > 1, let command = command(named: arguments[1]) {
-                print(command.usage)
+                print(LabgridPlace.usage(of: command))
             } else {
                 print(overview)
             }
@@ -52,7 +52,7 @@ enum CommandRouter {
         }
         var list = ArgumentList(arguments.dropFirst())
         if list.flag("help") || arguments.dropFirst().contains("-h") {
-            print(command.usage)
+            print(LabgridPlace.usage(of: command))
             return 0
         }
         // `play --json` reports its own failures (its report carries the playback so far).

@@ -21,6 +21,22 @@ enum LabgridPlace {
     /// The commands that take `--port` and so `--place`.
     static let commands: Set<String> = ["play", "info", "calibrate", "flash", "firmware", "monitor", "doctor", "studio"]
 
+    /// What `thrum COMMAND --help` adds for a command that takes `--place`.
+    static let usageNote = "\n\n" + """
+        On a labgrid farm (docs/hil.md, "A farm of rigs"):
+          --place NAME       a labgrid place instead of --port (default $LG_PLACE when no --port
+                             is given): acquired for the command unless you already hold it,
+                             released after it (also on errors and Ctrl-C), refused before
+                             anything is sent when someone else holds it. The coordinator is
+                             $LG_COORDINATOR; labgrid-client is $THRUM_LABGRID_CLIENT, else on
+                             PATH, else in the build's labgrid-venv (tools/labgrid-venv.sh)
+        """
+
+    /// `command`'s usage, with ``usageNote`` when it takes `--place`.
+    static func usage(of command: any Subcommand.Type) -> String {
+        commands.contains(command.name) ? command.usage + usageNote : command.usage
+    }
+
     /// One acquired (or already held) place.
     final class Lease {
         let place: String
