@@ -47,6 +47,7 @@ final class LabgridFarmTests: XCTestCase {
         }
         for (index, run) in rig1Runs.enumerated() {
             XCTAssertEqual(run.status, 0, "rig1 run \(index + 1): \(run.standardError)")
+            XCTAssertTrue(run.standardError.contains("note: place rig1 is served by labgrid's own ser2net"), run.standardError)
             let report = try XCTUnwrap(try CLITestSupport.json(run) as? [String: Any])
             XCTAssertEqual((report["earlier_faults"] as? [Any])?.count, 0, "rig1 run \(index + 1) inherits no fault")
             // Through labgrid's own ser2net (its character delay holds the device's reports back
@@ -59,6 +60,7 @@ final class LabgridFarmTests: XCTestCase {
         let junit = try String(contentsOf: scratch.appendingPathComponent("rig1.xml"), encoding: .utf8)
         XCTAssertTrue(junit.contains("tests=\"8\""), junit)
         XCTAssertEqual(longRun.status, 0, longRun.standardError)
+        XCTAssertFalse(longRun.standardError.contains("note: place"), longRun.standardError)
         let figures = try OnsetTruth.check(
             try XCTUnwrap(try CLITestSupport.json(longRun) as? [String: Any]), trace: rig2.trace, events: 16, label: "rig2")
         print(String(format: "farm rig2 (tuned ser2net): |true error| max %.0f µs, bound mean %.0f max %.0f µs",
@@ -69,8 +71,7 @@ final class LabgridFarmTests: XCTestCase {
         // Nothing of the refused job reached the chip: every drive the trace holds is one of the
         // long job's 16 (one RTP write turns it on, one off: count the rising edges).
         XCTAssertEqual(OnsetTruth.risingEdges(rig2.trace).count, 16, "only the holder's events drove rig2")
-        XCTAssertNil(try farm.holder(of: "rig1"))
-        XCTAssertNil(try farm.holder(of: "rig2"))
+        XCTAssertEqual(try farm.parallel([{ try farm.holder(of: "rig1") }, { try farm.holder(of: "rig2") }]), [nil, nil])
 
         try runLabgridPytest(farm)
 
@@ -140,6 +141,17 @@ final class LabgridFarmTests: XCTestCase {
         pids = [rig1.exporter.processIdentifier, rig2.exporter.processIdentifier] + LabgridFarm.children(of: rig2.exporter.processIdentifier)
         farm.stop()
         for pid in pids { XCTAssertNotEqual(kill(pid, 0), 0, "process \(pid) still runs") }
+    }
+
+    /// docs/hil.md shows the example environment and test as they are in the repository (and as
+    /// `testAFarmOfTwoRigs` runs them).
+    func testTheFarmDocsShowTheLabgridExampleAsItRuns() throws {
+        let doc = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("docs/hil.md"), encoding: .utf8)
+        for file in ["env.yaml", "test_haptics.py"] {
+            let text = try String(
+                contentsOf: TestPaths.packageRoot.appendingPathComponent("integrations/labgrid/example/\(file)"), encoding: .utf8)
+            XCTAssertTrue(doc.contains("\n" + text + "```\n"), "docs/hil.md shows integrations/labgrid/example/\(file) as it is")
+        }
     }
 
     /// The pytest example of docs/hil.md (integrations/labgrid/example) on both rigs, with the

@@ -122,6 +122,13 @@ enum LabgridOutput {
         /// `rfc2217` (labgrid's default, and what an exported RawSerialPort or USBSerialPort
         /// serves) or `raw`.
         var protocolName: String
+        /// The resource's name in its place: labgrid names an exported `RawSerialPort` or
+        /// `USBSerialPort` after its class unless the exporter's config names it.
+        var name: String? = nil
+
+        /// Whether labgrid's exporter serves it through a ser2net it starts itself, with
+        /// ser2net's default character delay (no way to configure it in labgrid 26).
+        var servedByLabgridSer2net: Bool { name == "RawSerialPort" || name == "USBSerialPort" }
 
         /// The address Thrum opens: `rfc2217://host:port` or `tcp://host:port` (IPv6 in brackets).
         var url: String? {
@@ -159,7 +166,7 @@ enum LabgridOutput {
         guard let fields, let host = fields["host"] else { return nil }
         return SerialPort(
             host: host, port: fields["port"].flatMap { Int($0) }, speed: fields["speed"].flatMap { Int($0) } ?? 115_200,
-            protocolName: fields["protocol"] ?? "rfc2217")
+            protocolName: fields["protocol"] ?? "rfc2217", name: fields["name"])
     }
 
     /// Who holds a place and since when, from `labgrid-client -p PLACE show` (`acquired: HOST/USER`

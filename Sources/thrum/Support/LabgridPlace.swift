@@ -179,7 +179,15 @@ enum LabgridPlace {
             guard let port = LabgridOutput.serialPort(inEnvironment: env.standardOutput) else {
                 throw CommandFailure(message: "place \(place) has no serial port (no NetworkSerialPort among its resources)")
             }
-            if let url = port.url { return url }
+            if let url = port.url {
+                if port.servedByLabgridSer2net {
+                    printError(
+                        "note: place \(place) is served by labgrid's own ser2net, whose character delay holds the device's "
+                            + "reports ≥ 1 ms: onset bounds of ≈ ± 1–2 ms (a ser2net with chardelay: false exported as a "
+                            + "NetworkSerialPort gives ≈ ± 0.15 ms: docs/hil.md, \"A farm of rigs\")")
+                }
+                return url
+            }
             if attempt < 19 { usleep(250_000) }
         }
         throw CommandFailure(message: "place \(place): its exporter did not publish the serial port's address (ser2net not started?)")
