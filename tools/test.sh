@@ -73,6 +73,9 @@ part_docs() {
 part_swift() {
     swift build --build-tests
     record "swift build"
+    # The pinned labgrid of the farm tests (LabgridFarmTests, in real time below): quick once made.
+    tools/labgrid-venv.sh || echo "labgrid's virtual environment could not be made: LabgridFarmTests will skip"
+    record "labgrid venv"
     swift_tests
 }
 
@@ -80,6 +83,7 @@ part_swift() {
 # the reader's wake-ups): they run in a second pass, one at a time, so that no other test takes
 # the cores they pace against. Every other test runs in virtual time (or on no clock at all)
 # and runs in the parallel pass; so do these end-to-end classes, which run nothing in real time.
+# (Every other EndToEndTests class runs in real time, LabgridFarmTests' labgrid farm among them.)
 virtual_time_end_to_end='BenchCommandTests|CLIPresetsTests|CLIRenderTests|CLIValidateTests|EngineOnVirtualRigTests|'\
 'FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|LibraryEndToEndTests|LibraryPowerLossTests|ROMTableAgreementTests|'\
 'ReadmeExampleTests|VirtualTimePlaybackTests'

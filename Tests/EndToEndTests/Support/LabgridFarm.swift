@@ -132,6 +132,13 @@ final class LabgridFarm {
         rig.exporter.waitUntilExit()
     }
 
+    /// Every process the farm started and their children now (the ser2net an exporter runs).
+    var processIdentifiers: [Int32] {
+        let own = processes.map(\.processIdentifier) + servers.map(\.process.processIdentifier)
+            + rigs.map(\.simulator.process.processIdentifier)
+        return own + own.flatMap { Self.children(of: $0) }
+    }
+
     /// Ends every process of the farm (the exporters' ser2net children first).
     func stop() {
         for process in processes where process.isRunning {
