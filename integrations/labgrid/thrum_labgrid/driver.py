@@ -60,22 +60,24 @@ class ThrumDriver(Driver):
         return f"{scheme}://{host}:{port}"
 
     def _run(self, arguments, json_output=True, accept=(0,)):
+        """Runs `thrum ARGUMENTS…`; its JSON (or text) output, or ``ThrumError`` when the exit
+        status is not in `accept` (the message from the JSON error object or standard error)."""
         command = [self.thrum] + arguments
         done = subprocess.run(command, capture_output=True, text=True, timeout=self.timeout, check=False)
         self.last_status = done.returncode
-        message = done.stderr.strip().splitlines()
-        message = message[-1] if message else f"exit status {done.returncode}"
+        lines = [line for line in done.stderr.strip().splitlines() if not line.startswith("thrum: note:")]
+        message = lines[-1] if lines else f"exit status {done.returncode}"
+        report = None
         if json_output:
             try:
                 report = json.loads(done.stdout)
             except json.JSONDecodeError:
-                raise ThrumError(f"thrum {arguments[0]}: {message}", done.returncode) from None
-            if done.returncode not in accept and not isinstance(report, dict):
-                raise ThrumError(f"thrum {arguments[0]}: {message}", done.returncode)
-            return report
-        if done.returncode not in accept:
-            raise ThrumError(f"thrum {' '.join(arguments[:2])}: {message}", done.returncode)
-        return done.stdout
+                pass
+            if isinstance(report, dict) and isinstance(report.get("error"), dict):
+                message = report["error"].get("message", message)
+        if done.returncode not in accept or (json_output and not isinstance(report, dict)):
+            raise ThrumError(f"thrum {arguments[0]}: {message}", done.returncode)
+        return report if json_output else done.stdout
 
     @Driver.check_active
     @step(args=["pattern"])
