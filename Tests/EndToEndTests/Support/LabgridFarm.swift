@@ -159,7 +159,7 @@ final class LabgridFarm {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--pdeathsig", "KILL", "--", executable] + arguments
         let logURL = scratch.appendingPathComponent(log)
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let handle = try FileHandle(forWritingTo: logURL)
         process.standardOutput = handle
         process.standardError = handle
