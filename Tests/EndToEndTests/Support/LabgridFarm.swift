@@ -7,10 +7,10 @@ import XCTest
 
 /// A labgrid farm on the loopback interface, from the pinned labgrid in the virtual environment
 /// tools/labgrid-venv.sh makes: a coordinator and two exporters, each exporting one `thrum sim`
-/// (with its `--trace`) as a place. `rig1` is exported the way labgrid does it by itself (a
-/// `RawSerialPort`: the exporter starts its own ser2net when the place is acquired), `rig2`
-/// through a ser2net tuned for Thrum (`tcp(nodelay)`, `chardelay: false`) that the exporter
-/// publishes as a `NetworkSerialPort` (docs/hil.md). ``stop()`` ends every process it started,
+/// (with its `--trace`) as a place. `rig1` through a ser2net tuned for Thrum (`tcp(nodelay)`,
+/// `chardelay: false`) that the exporter publishes as a `NetworkSerialPort` (docs/hil.md),
+/// `rig2` the way labgrid exports a port by itself (a `RawSerialPort`: the exporter starts its
+/// own ser2net when the place is acquired). ``stop()`` ends every process it started,
 /// ser2net children of the exporters included.
 final class LabgridFarm {
     struct Rig {
@@ -18,6 +18,8 @@ final class LabgridFarm {
         var simulator: SimulatorProcess
         var trace: URL
         var exporter: Process
+        /// The ser2net the test runs for it (the tuned rig), nil when the exporter runs one.
+        var server: Ser2NetProcess?
     }
 
     let venv: URL
@@ -49,12 +51,12 @@ final class LabgridFarm {
     private func start() throws {
         processes.append(try launch(venvTool("labgrid-coordinator"), ["-l", coordinator], log: "coordinator.log"))
         var configs: [URL] = []
-        var simulators: [(String, SimulatorProcess, URL)] = []
+        var simulators: [(String, SimulatorProcess, URL, Ser2NetProcess?)] = []
         for (index, place) in ["rig1", "rig2"].enumerated() {
             let trace = scratch.appendingPathComponent("\(place)-trace.csv")
             let simulator = try SimulatorProcess(arguments: ["--trace", trace.path])
             let config = scratch.appendingPathComponent("\(place)-exporter.yaml")
-            if index == 0 {
+            if index == 1 {
                 try "\(place):\n  RawSerialPort:\n    port: \(simulator.ptyPath)\n    speed: 115200\n"
                     .write(to: config, atomically: true, encoding: .utf8)
             } else {
@@ -64,7 +66,7 @@ final class LabgridFarm {
                     .write(to: config, atomically: true, encoding: .utf8)
             }
             configs.append(config)
-            simulators.append((place, simulator, trace))
+            simulators.append((place, simulator, trace, index == 0 ? servers.last : nil))
         }
         // The coordinator takes a moment to listen: create the places as soon as it answers.
         let deadline = Date().addingTimeInterval(30)
@@ -77,12 +79,12 @@ final class LabgridFarm {
             }
         }
         // Exporters give up on a coordinator that does not answer yet: started once it does.
-        for (config, (place, simulator, trace)) in zip(configs, simulators) {
+        for (config, (place, simulator, trace, server)) in zip(configs, simulators) {
             let exporter = try launch(
                 venvTool("labgrid-exporter"),
                 ["-c", coordinator, "-n", "farm-\(place)", "--hostname", "127.0.0.1", config.path], log: "\(place)-exporter.log")
             processes.append(exporter)
-            rigs.append(Rig(place: place, simulator: simulator, trace: trace, exporter: exporter))
+            rigs.append(Rig(place: place, simulator: simulator, trace: trace, exporter: exporter, server: server))
         }
         let matches = try parallel(rigs.map { rig in { try self.client(["-p", rig.place, "add-match", "farm-\(rig.place)/\(rig.place)/*"]) } })
         for match in matches where match.status != 0 { throw FarmError(message: "add-match: \(match.standardError)") }
@@ -124,12 +126,15 @@ final class LabgridFarm {
         return value == "None" ? nil : value
     }
 
-    /// Kills `rig`'s exporter and the ser2net it started (SIGKILL: the machine's exporter dies).
-    func killExporter(of rig: Rig) {
+    /// Kills `rig`'s exporter and its ser2net (the one the exporter started, or the tuned one),
+    /// with SIGKILL: the rig machine's services die.
+    func killExporterAndSer2net(of rig: Rig) {
         let children = Self.children(of: rig.exporter.processIdentifier)
+        if let server = rig.server { kill(server.process.processIdentifier, SIGKILL) }
         kill(rig.exporter.processIdentifier, SIGKILL)
         for child in children { kill(child, SIGKILL) }
         rig.exporter.waitUntilExit()
+        rig.server?.process.waitUntilExit()
     }
 
     /// Every process the farm started and their children now (the ser2net an exporter runs).
