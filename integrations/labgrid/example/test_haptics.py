@@ -4,7 +4,7 @@ import pytest
 
 # rig1's port is exported through a ser2net tuned for Thrum, rig2's by labgrid's own ser2net
 # (character delay on): their onset bounds differ tenfold (docs/timing.md, "Farms").
-@pytest.mark.parametrize("rig, max_error_us", [("rig1", 500), ("rig2", 2500)])
+@pytest.mark.parametrize("rig, max_error_us", [("rig1", 500), ("rig2", 4000)])
 def test_metronome_plays_on_time(env, rig, max_error_us):
     target = env.get_target(rig)
     target.get_driver("ThrumStrategy").transition("ready")
