@@ -44,6 +44,14 @@ struct DeviceConnection {
             target.close()
             throw CommandFailure(message: error.description)
         }
+        return attach(target: target, session: session, identity: identity, profile: profile, configure: configure)
+    }
+
+    /// The connection over a session already opened (`identity` is what it answered); with
+    /// `configure`, sends the driver configuration for `profile`.
+    static func attach(
+        target: PlaybackTarget, session: DeviceSession, identity: DeviceIdentity, profile: ActuatorProfile, configure: Bool
+    ) -> DeviceConnection {
         let registers = DriverRegisters.derive(from: profile)
         if configure { session.configureDriver(registers) }
         let store = target.isVirtual ? nil : CalibrationStore.user()
