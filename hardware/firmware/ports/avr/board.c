@@ -4,6 +4,7 @@
  *   UART0  115200 8N1 to the USB-serial bridge; RX interrupt into a ring buffer, each byte's
  *          arrival time kept so ACKs carry the time the frame really arrived.
  *   TWI    400 kHz master on PC4/PC5 (SDA/SCL) to the DRV2605L.
+ *          (Every pin: pins.h, which the wiring diagrams are drawn from.)
  *   Timer1 free-running at 2 MHz; its overflow count extends it to a 32-bit µs clock.
  *   PD4    (Arduino D4) DRV2605L EN, driven high at start-up; boards with EN tied high need
  *          no wire. A pull-down on EN keeps the driver shut down while the MCU resets.
@@ -20,6 +21,7 @@
 #include <util/twi.h>
 
 #include "avr_twi.h"
+#include "pins.h"
 #include "thrum_board_defaults.h"
 #include "thrum_fw.h"
 
@@ -204,8 +206,8 @@ int thrum_hal_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t le
 /* Bus recovery (I2C-bus specification §3.1.16): with the TWI off, clock SCL (pulled low by
  * driving the pin, released by making it an input; the bus pull-ups raise it) until the slave
  * lets SDA go, at most 9 times, then a STOP, then the TWI back on. */
-#define SDA_BIT (1u << PC4)
-#define SCL_BIT (1u << PC5)
+#define SDA_BIT (1u << THRUM_PIN_SDA)
+#define SCL_BIT (1u << THRUM_PIN_SCL)
 #define HALF_BIT_US 5 /* 100 kHz */
 
 int thrum_hal_i2c_recover(void *ctx)
@@ -214,35 +216,35 @@ int thrum_hal_i2c_recover(void *ctx)
 
     (void)ctx;
     TWCR = 0;
-    PORTC &= (uint8_t)~(SDA_BIT | SCL_BIT);
-    DDRC &= (uint8_t)~(SDA_BIT | SCL_BIT);
-    for (i = 0; i < 9u && (PINC & SDA_BIT) == 0u; i++) {
-        DDRC |= SCL_BIT;
+    THRUM_PIN_TWI_OUT &= (uint8_t)~(SDA_BIT | SCL_BIT);
+    THRUM_PIN_TWI_DDR &= (uint8_t)~(SDA_BIT | SCL_BIT);
+    for (i = 0; i < 9u && (THRUM_PIN_TWI_IN & SDA_BIT) == 0u; i++) {
+        THRUM_PIN_TWI_DDR |= SCL_BIT;
         _delay_us(HALF_BIT_US);
-        DDRC &= (uint8_t)~SCL_BIT;
+        THRUM_PIN_TWI_DDR &= (uint8_t)~SCL_BIT;
         _delay_us(HALF_BIT_US);
     }
-    DDRC |= SCL_BIT; /* STOP: SDA low while SCL is low, SCL up, then SDA up */
-    DDRC |= SDA_BIT;
+    THRUM_PIN_TWI_DDR |= SCL_BIT; /* STOP: SDA low while SCL is low, SCL up, then SDA up */
+    THRUM_PIN_TWI_DDR |= SDA_BIT;
     _delay_us(HALF_BIT_US);
-    DDRC &= (uint8_t)~SCL_BIT;
+    THRUM_PIN_TWI_DDR &= (uint8_t)~SCL_BIT;
     _delay_us(HALF_BIT_US);
-    DDRC &= (uint8_t)~SDA_BIT;
+    THRUM_PIN_TWI_DDR &= (uint8_t)~SDA_BIT;
     _delay_us(HALF_BIT_US);
     TWCR = (uint8_t)(1u << TWEN);
-    return (PINC & SDA_BIT) != 0u ? 0 : -ERR_IO;
+    return (THRUM_PIN_TWI_IN & SDA_BIT) != 0u ? 0 : -ERR_IO;
 }
 
-#define EN_BIT (1u << PD4)
+#define EN_BIT (1u << THRUM_PIN_EN)
 
 void thrum_hal_driver_enable(void *ctx, uint8_t on)
 {
     (void)ctx;
-    DDRD |= EN_BIT;
+    THRUM_PIN_EN_DDR |= EN_BIT;
     if (on) {
-        PORTD |= EN_BIT;
+        THRUM_PIN_EN_OUT |= EN_BIT;
     } else {
-        PORTD &= (uint8_t)~EN_BIT;
+        THRUM_PIN_EN_OUT &= (uint8_t)~EN_BIT;
     }
 }
 
