@@ -167,7 +167,8 @@ struct HostChecks {
             if latency > 1, let file = usb.latencyTimerPath {
                 return .pass(
                     "port.usb", title, detail,
-                    hint: "replies wait up to \(latency) ms in the FTDI chip; for 1 ms: echo 1 | sudo tee \(file)")
+                    hint: "replies wait up to \(latency) ms in the FTDI chip; thrum asks the driver for 1 ms when it opens the port, "
+                        + "or set it yourself: echo 1 | sudo tee \(file)")
             }
         }
         return .pass("port.usb", title, detail)
