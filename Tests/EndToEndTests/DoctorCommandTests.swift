@@ -108,6 +108,23 @@ final class DoctorCommandTests: XCTestCase {
         }
     }
 
+    /// A path that is no port: nothing there, a regular file, a character device that is not a terminal.
+    func testPathsThatAreNoPortSaySo() throws {
+        let file = try CLITestSupport.write("not a port", named: "notes.txt", in: try CLITestSupport.scratchDirectory(for: self))
+        for (path, id, detail) in [
+            ("/dev/ttyUSB-thrum-missing", "port.exists", "no such file: /dev/ttyUSB-thrum-missing"),
+            (file, "port.exists", "\(file) is not a serial port (not a character device)"),
+            ("/dev/null", "port.opens", "/dev/null opens but is not a terminal"),
+        ] {
+            let outcome = try doctor(["--port", path], text: true)
+            XCTAssertEqual(outcome.status, 1)
+            XCTAssertEqual(outcome.checks[id]?.status, "fail", path)
+            XCTAssertEqual(outcome.checks[id]?.detail, detail)
+            XCTAssertNotNil(outcome.checks[id]?.fix)
+            XCTAssertEqual(outcome.checks["device.firmware"]?.status, "skipped", path)
+        }
+    }
+
     /// A pty nobody serves: the port is fine, no firmware answers, and the fix is the flash line.
     func testSilentPortGetsTheFlashLine() throws {
         let terminal = try PseudoTerminal()

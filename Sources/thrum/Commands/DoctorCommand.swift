@@ -1,5 +1,6 @@
 import Foundation
 import ThrumCompiler
+import ThrumLink
 
 /// `thrum doctor`: the checks a person would otherwise make by hand when a board does not answer.
 enum DoctorCommand: Subcommand {
@@ -40,18 +41,16 @@ enum DoctorCommand: Subcommand {
             if !options.json { print("thrum doctor: checking \(port)") }
             let findings = host.port(port)
             checks += findings.checks
-            if findings.usable, let target = try? PlaybackTarget.open(port: port, baud: options.baud) {
-                defer { target.close() }
-                checks += DeviceChecks(target: target, profile: options.profile, port: port, usb: findings.usb).run()
-            } else if findings.usable {
-                // The transport refuses what a plain open(2) took: let the firmware check say why.
+            if findings.usable {
                 do {
-                    _ = try PlaybackTarget.open(port: port, baud: options.baud)
+                    let transport = try openTransport(path: port, baud: options.baud)
+                    let target = PlaybackTarget.port(name: port, transport: transport, pump: TransportPump(transport: transport))
+                    defer { target.close() }
+                    checks += DeviceChecks(target: target, profile: options.profile, port: port, usb: findings.usb).run()
                 } catch {
-                    checks.append(
-                        .fail("device.firmware", "firmware", "\(error)", fix: "close the program that holds the port, then run thrum doctor again"))
+                    checks.append(transportFailure(error, port: port))
+                    checks += DeviceChecks.remainingTitles.map { .skipped($0.0, $0.1, "not checked: the port did not open") }
                 }
-                checks += DeviceChecks.remainingTitles.map { .skipped($0.0, $0.1, "not checked: the port did not open") }
             } else {
                 checks.append(.skipped("device.firmware", "firmware", "not checked: the port is not usable (above)"))
                 checks += DeviceChecks.remainingTitles.map { .skipped($0.0, $0.1, "not checked: the port is not usable") }
@@ -76,5 +75,23 @@ enum DoctorCommand: Subcommand {
             print(summary.text)
         }
         return summary.exitCode
+    }
+
+    /// The firmware check when the transport itself does not open (what a plain open(2) allowed).
+    static func transportFailure(_ error: TransportError, port: String) -> DoctorCheck {
+        switch error {
+        case .busy(_, let holder):
+            return .fail(
+                "device.firmware", "firmware", "the port is locked by another program" + (holder.map { " (\($0))" } ?? ""),
+                fix: "close the other program, then run thrum doctor again")
+        case .hostNotFound, .openFailed where port.contains("://"):
+            return .fail(
+                "device.firmware", "firmware", error.description,
+                fix: "check that the serial bridge (ser2net) runs and serves \(port)")
+        default:
+            return .fail(
+                "device.firmware", "firmware", error.description,
+                fix: "give the board's serial port: `thrum devices` lists them")
+        }
     }
 }

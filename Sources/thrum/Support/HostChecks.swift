@@ -81,13 +81,29 @@ struct HostChecks {
         }
         let kind = (try? transportKind(forPath: path)) ?? .serialPort
         let isPseudoTerminal = kind == .pseudoTerminal
+        guard (info.st_mode & S_IFMT) == S_IFCHR else {
+            checks.append(
+                .fail(
+                    "port.exists", "port exists", "\(path) is not a serial port (not a character device)",
+                    fix: "give the board's serial port: `thrum devices` lists them (a pty from `thrum sim` is printed on its first line)"))
+            return PortFindings(checks: checks, usable: false, usb: nil)
+        }
         checks.append(
-            .pass("port.exists", "port exists", "\(path): " + (isPseudoTerminal ? "a pseudo-terminal" : "a serial port")))
+            .pass(
+                "port.exists", "port exists",
+                "\(path): " + (!isPseudoTerminal ? "a serial port" : realPath(path).hasPrefix("/dev/pts/") ? "a pseudo-terminal" : "a character device")))
 
         let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         let openErrno = errno
         var usable = true
-        if fd >= 0 {
+        if fd >= 0, isatty(fd) == 0 {
+            close(fd)
+            checks.append(
+                .fail(
+                    "port.opens", "port opens", "\(path) opens but is not a terminal",
+                    fix: "give the board's serial port: `thrum devices` lists them"))
+            return PortFindings(checks: checks, usable: false, usb: nil)
+        } else if fd >= 0 {
             close(fd)
             checks.append(.pass("port.opens", "port opens", "opened for reading and writing"))
         } else if openErrno == EACCES || openErrno == EPERM {
@@ -114,6 +130,8 @@ struct HostChecks {
         let holders = inspection.holders(of: path)
         let servers = holders.filter { isPseudoTerminal && $0.servesPseudoTerminals && !$0.locks }
         let others = holders.filter { h in !servers.contains(h) }
+        let named = others.prefix(5).map(\.description).joined(separator: ", ")
+            + (others.count > 5 ? " and \(others.count - 5) more" : "")
         if others.isEmpty {
             checks.append(
                 .pass(
@@ -122,18 +140,23 @@ struct HostChecks {
         } else {
             checks.append(
                 .fail(
-                    "port.free", "not held", "held by " + others.map(\.description).joined(separator: ", ")
+                    "port.free", "not held", "held by " + named
                         + (others.contains { $0.locks }
                             ? ": it locks the port, so thrum cannot open it" : ": it would read the device's replies"),
-                    fix: "close " + others.map(\.description).joined(separator: ", ")
-                        + " (a serial monitor, another thrum, screen or minicom), or stop it: kill "
-                        + others.map { "\($0.pid)" }.joined(separator: " ")))
+                    fix: "close " + named + " (a serial monitor, another thrum, screen or minicom), or stop it: kill "
+                        + others.prefix(5).map { "\($0.pid)" }.joined(separator: " ")))
         }
 
         let usb = isPseudoTerminal ? nil : inspection.usbIdentity(ofPort: path)
         checks.append(modemManager(path: path, isPseudoTerminal: isPseudoTerminal, usb: usb))
         checks.append(usbCheck(path: path, isPseudoTerminal: isPseudoTerminal, usb: usb))
         return PortFindings(checks: checks, usable: usable, usb: usb)
+    }
+
+    func realPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     func modemManager(path: String, isPseudoTerminal: Bool, usb: USBSerialIdentity?) -> DoctorCheck {
