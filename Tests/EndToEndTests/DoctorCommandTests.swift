@@ -125,6 +125,18 @@ final class DoctorCommandTests: XCTestCase {
         }
     }
 
+    /// No DRV2605L on the bus (`thrum sim --no-driver`: every transfer to 0x5A unacknowledged).
+    func testMissingDriverChipIsNamed() throws {
+        let simulator = try SimulatorProcess(arguments: ["--no-driver"])
+        defer { simulator.stop() }
+        let outcome = try doctor(["--port", simulator.ptyPath], environment: try scratchEnvironment())
+        XCTAssertEqual(outcome.status, 1)
+        XCTAssertEqual(outcome.checks["device.firmware"]?.status, "pass")
+        XCTAssertEqual(outcome.checks["device.driver"]?.status, "fail")
+        XCTAssertTrue(outcome.checks["device.driver"]?.fix?.hasPrefix("check the breakout's wiring: SDA and SCL") ?? false)
+        XCTAssertEqual(outcome.checks["device.actuator"]?.status, "skipped")
+    }
+
     /// A pty nobody serves: the port is fine, no firmware answers, and the fix is the flash line.
     func testSilentPortGetsTheFlashLine() throws {
         let terminal = try PseudoTerminal()

@@ -52,7 +52,7 @@ struct DeviceChecks {
         guard identity.driverId != 0 else {
             checks.append(
                 .fail(
-                    "device.driver", "driver chip", "the firmware found no DRV2605L on its I²C bus (driver id 0)",
+                    "device.driver", "driver chip", "the firmware found no DRV2605L on its I²C bus (nothing answers at address 0x5A)",
                     fix: "check the breakout's wiring: SDA and SCL (A4 and A5 on an Uno or Nano, PB7 and PB6 on a Blue Pill), "
                         + "VIN and GND, and EN tied high (docs/bring-up.md)"))
             return checks + skippedRest(because: "no driver chip", from: 1)
