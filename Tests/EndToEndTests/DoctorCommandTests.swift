@@ -125,6 +125,32 @@ final class DoctorCommandTests: XCTestCase {
         }
     }
 
+    /// A port in the dialout group, opened by a user outside it (as a fresh Debian user meets a
+    /// USB serial port): the fix is the group line. Needs root to set the pty up and drop to `nobody`.
+    func testPermissionDeniedGivesTheGroupLine() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), getgrnam("dialout") != nil else {
+            throw XCTSkip("needs root, setpriv and a dialout group")
+        }
+        let simulator = try SimulatorProcess()
+        defer { simulator.stop() }
+        XCTAssertEqual(chown(simulator.ptyPath, 0, getgrnam("dialout")!.pointee.gr_gid), 0)
+        XCTAssertEqual(chmod(simulator.ptyPath, 0o660), 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", try TestPaths.thrumBinary.path, "doctor", "--port", simulator.ptyPath]
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1, text)
+        XCTAssertTrue(text.contains("fail     port opens        permission denied: \(simulator.ptyPath) belongs to the group dialout"), text)
+        XCTAssertTrue(text.contains("fix: add yourself to the dialout group: sudo usermod -aG dialout $USER, then log in again"), text)
+        Self.assertNothingRaw(text)
+    }
+
     /// No DRV2605L on the bus (`thrum sim --no-driver`: every transfer to 0x5A unacknowledged).
     func testMissingDriverChipIsNamed() throws {
         let simulator = try SimulatorProcess(arguments: ["--no-driver"])

@@ -108,10 +108,18 @@ struct HostChecks {
             checks.append(.pass("port.opens", "port opens", "opened for reading and writing"))
         } else if openErrno == EACCES || openErrno == EPERM {
             let group = getgrgid(info.st_gid).map { String(cString: $0.pointee.gr_name) } ?? "dialout"
-            checks.append(
-                .fail(
-                    "port.opens", "port opens", "permission denied: \(path) belongs to the group \(group), which you are not in",
-                    fix: "add yourself to the \(group) group: sudo usermod -aG \(group) $USER, then log in again"))
+            if info.st_mode & 0o060 == 0o060 {
+                checks.append(
+                    .fail(
+                        "port.opens", "port opens", "permission denied: \(path) belongs to the group \(group), which you are not in",
+                        fix: "add yourself to the \(group) group: sudo usermod -aG \(group) $USER, then log in again"))
+            } else {
+                checks.append(
+                    .fail(
+                        "port.opens", "port opens", "permission denied: only the owner of \(path) may open it",
+                        fix: "give it to the dialout group with a udev rule: SUBSYSTEM==\"tty\", KERNEL==\"\((path as NSString).lastPathComponent)\", "
+                            + "GROUP=\"dialout\", MODE=\"0660\"; then sudo usermod -aG dialout $USER and log in again"))
+            }
             usable = false
         } else if openErrno == EBUSY {
             checks.append(
