@@ -20,6 +20,7 @@
 #include <util/delay.h>
 #include <util/twi.h>
 
+#include "avr_clock.h"
 #include "avr_twi.h"
 #include "pins.h"
 #include "thrum_board_defaults.h"
@@ -49,66 +50,19 @@ static inline uint8_t irq_save(void)
 #include "thrum_port.h"
 
 #define I2C_HZ 400000UL
-#define I2C_TIMEOUT_LOOPS 2000u /* ~1 ms at 16 MHz; a stuck bus must not hang the loop */
 
 #define ERR_IO 5
-#define ERR_TIMEDOUT 110
-
-/* Timer1 at F_CPU / 8 = 2 MHz: one tick is 0.5 µs and one overflow 32768 µs = 2^15 µs. */
-#define TIMER1_PRESCALE_8 (1u << CS11)
-#define TICKS_PER_US_SHIFT 1u
-
-static volatile uint32_t timer1_overflows;
 
 static thrum_port_rx_t rx;
 static thrum_port_tx_t tx;
 
 static thrum_fw_t fw;
 
-ISR(TIMER1_OVF_vect)
-{
-    timer1_overflows++;
-}
-
-/* Call with interrupts disabled. An overflow that happened but whose interrupt has not run yet
- * shows as TOV1 with a small count. */
-static uint32_t clock_us_locked(void)
-{
-    uint16_t ticks = TCNT1;
-    uint32_t overflows = timer1_overflows;
-
-    if ((TIFR1 & (1u << TOV1)) != 0u && ticks < 0x8000u) {
-        overflows++;
-    }
-    /* overflows * 2^15 + ticks / 2, mod 2^32, without a 15-step shift loop (this clock is read
-     * in the loop that holds a drive to its instant: a fast read is a precise onset): the low 16
-     * bits of the overflow count above the ticks, shifted once, and its bit 16 as bit 31. */
-    {
-        uint32_t us = (((uint32_t)(uint16_t)overflows << 16) | ticks) >> TICKS_PER_US_SHIFT;
-        if ((overflows & 0x10000ul) != 0u) {
-            us |= 0x80000000ul;
-        }
-        return us;
-    }
-}
-
-uint32_t thrum_hal_clock_us(void *ctx)
-{
-    uint8_t sreg = SREG;
-    uint32_t now;
-
-    (void)ctx;
-    cli();
-    now = clock_us_locked();
-    SREG = sreg;
-    return now;
-}
-
 ISR(USART_RX_vect)
 {
     uint8_t byte = UDR0;
 
-    thrum_port_rx_push(&rx, byte, clock_us_locked());
+    thrum_port_rx_push(&rx, byte, avr_clock_us_locked());
 }
 
 ISR(USART_UDRE_vect)
@@ -143,50 +97,6 @@ void thrum_hal_delay_us(void *ctx, uint32_t us)
     while (us-- > 0u) {
         _delay_us(1);
     }
-}
-
-/* ---- TWI master ------------------------------------------------------------------------------ */
-
-int twi_wait(void)
-{
-    uint16_t guard = I2C_TIMEOUT_LOOPS;
-
-    while ((TWCR & (1u << TWINT)) == 0u) {
-        if (--guard == 0u) {
-            return -ERR_TIMEDOUT;
-        }
-    }
-    return 0;
-}
-
-void twi_stop(void)
-{
-    TWCR = (uint8_t)((1u << TWINT) | (1u << TWSTO) | (1u << TWEN));
-}
-
-/* (Repeated) START, then the address byte; `ack_status` is the status expected after it. */
-int twi_start(uint8_t sla, uint8_t ack_status)
-{
-    TWCR = (uint8_t)((1u << TWINT) | (1u << TWSTA) | (1u << TWEN));
-    if (twi_wait() != 0 || (TW_STATUS != TW_START && TW_STATUS != TW_REP_START)) {
-        return -ERR_IO;
-    }
-    TWDR = sla;
-    TWCR = (uint8_t)((1u << TWINT) | (1u << TWEN));
-    if (twi_wait() != 0 || TW_STATUS != ack_status) {
-        return -ERR_IO;
-    }
-    return 0;
-}
-
-int twi_send(uint8_t byte)
-{
-    TWDR = byte;
-    TWCR = (uint8_t)((1u << TWINT) | (1u << TWEN));
-    if (twi_wait() != 0 || TW_STATUS != TW_MT_DATA_ACK) {
-        return -ERR_IO;
-    }
-    return 0;
 }
 
 int thrum_hal_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t len)
@@ -279,13 +189,6 @@ int thrum_hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8
 
 /* ---- set-up and main loop -------------------------------------------------------------------- */
 
-static void clock_init(void)
-{
-    TCCR1A = 0;
-    TCCR1B = TIMER1_PRESCALE_8;
-    TIMSK1 = (uint8_t)(1u << TOIE1);
-}
-
 static void uart_init(void)
 {
     /* double speed: UBRR = F_CPU / (8 * baud) - 1, rounded */
@@ -333,7 +236,7 @@ int main(void)
     /* a watchdog reset leaves the WDT running at its shortest period: stop it for set-up */
     MCUSR = 0;
     wdt_disable();
-    clock_init();
+    avr_clock_init();
     uart_init();
     twi_init();
 #if THRUM_FW_LIBRARY
