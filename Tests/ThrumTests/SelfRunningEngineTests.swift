@@ -1,5 +1,6 @@
 import Foundation
 import Thrum
+@testable import ThrumEngine
 import ThrumHarness
 import ThrumSim
 import ThrumTestSupport
