@@ -101,11 +101,13 @@ public struct DeviceStatus: Sendable, Equatable {
     public var identity: DeviceIdentity?
     /// What the device supports (from the identity and CAPABILITIES); nil before it identified.
     public var capabilities: DeviceCapabilities?
-    /// The device's CAPABILITIES report as sent (program store, the driver's calibration since
-    /// reset); nil for a device that sends none.
+    /// The device's last CAPABILITIES report (program store, the driver's calibration since
+    /// reset); nil for a device that sends none. The device sends one after IDENTIFY_REPLY and
+    /// when asked (``DeviceSession/refreshCapabilities()``): a calibration run since is in
+    /// ``calibrationResult``, not here.
     public var programCapabilities: ThrumWire.DeviceCapabilities?
-    /// What the driver holds since reset (CAPABILITIES `calibrated`): none, measured or restored;
-    /// nil for a code this host does not know or no report.
+    /// What the driver held since reset at the last CAPABILITIES report: none, measured or
+    /// restored; nil for a code this host does not know or no report.
     public var driverCalibration: DriverCalibration?
     /// Whether the device knows RESTORE_CALIBRATION (protocol 2 or later).
     public var canRestoreCalibration: Bool
