@@ -1,7 +1,7 @@
 import ThrumCompiler
 @testable import ThrumEngine
 import ThrumHarness
-import ThrumLink
+@testable import ThrumLink
 import ThrumPattern
 import ThrumSim
 import ThrumTestSupport
@@ -68,10 +68,48 @@ final class EngineSurfaceTests: XCTestCase {
         }
     }
 
+    /// A clock sample that contradicts the window makes the bounds already reported suspect: those
+    /// onsets arrive again, as `.boundSuspect`, and the last update of each is its final record.
+    func testAContradictingClockSampleSendsTheSuspectOnsetsAgain() throws {
+        let rig = makeRig()
+        let engine = rig.makeEngine(configuration: quick)
+        try engine.start()
+        var updates: [OnsetUpdate] = []
+        let subscription = engine.observeOnsets { updates.append($0) }
+        defer { subscription.cancel() }
+        let player = try play(beats, on: engine)
+        XCTAssertEqual(updates.count, 6)
+        XCTAssertFalse(updates.contains { $0.boundSuspect })
+        // A device stamp 1 ms later than the bracket allows (a stamp taken after its ACK left):
+        // within the jump threshold, so a contradiction, not a restart.
+        let now = HostTime(seconds: engine.currentTime)
+        let sent = now - .milliseconds(2)
+        let late = rig.session.link.clock.bounds(at: now).upperBound + .milliseconds(1)
+        rig.session.link.clock.addSample(ClockSample(hostSend: sent, hostReceive: now, deviceReceive: late))
+        XCTAssertEqual(rig.session.link.clock.contradictions, 1)
+        engine.run(for: 0.002)
+
+        let final = engine.onsets(for: player)
+        let suspect = updates.filter { $0.kind == .boundSuspect }
+        XCTAssertEqual(Set(suspect.map(\.id)).count, suspect.count, "each suspect onset once more")
+        XCTAssertEqual(suspect.count, final.filter(\.boundSuspect).count)
+        XCTAssertGreaterThan(suspect.count, 0, "the window's onsets became suspect")
+        for update in suspect {
+            XCTAssertTrue(update.boundSuspect)
+            let first = try XCTUnwrap(updates.firstIndex { $0.id == update.id })
+            XCTAssertEqual(updates[first].kind, .reported, "reported before it became suspect")
+        }
+        var last: [UInt32: OnsetRecord] = [:]
+        for update in updates { last[update.id] = update.record }
+        XCTAssertEqual(Set(last.values.map(\.patternIndex)), Set(final.map(\.patternIndex)))
+        for record in final { XCTAssertEqual(last.values.first { $0.patternIndex == record.patternIndex }, record) }
+    }
+
     func testASubscriptionLastsAcrossPlaysAndCancelStopsIt() throws {
         let rig = makeRig()
         let engine = rig.makeEngine(configuration: quick)
         try engine.start()
+        let short = TestPatterns.metronome(beats: 3, interval: 0.05)
         var kept: [OnsetUpdate] = []
         var cancelledInHandler: [OnsetUpdate] = []
         let keep = engine.observeOnsets { kept.append($0) }
@@ -81,19 +119,19 @@ final class EngineSurfaceTests: XCTestCase {
             once?.cancel()
         }
         XCTAssertEqual(engine.device.locked { engine.device.onsetObservers.count }, 2)
-        _ = try play(beats, on: engine)
+        _ = try play(short, on: engine)
         XCTAssertEqual(cancelledInHandler.count, 1, "cancelled from its own delivery: that one was the last")
         XCTAssertEqual(engine.device.locked { engine.device.onsetObservers.count }, 1)
         // Stopped and started again, a second play: the kept subscription goes on.
         engine.stop()
         try engine.start()
-        _ = try play(beats, on: engine)
-        XCTAssertEqual(kept.count, 12)
-        XCTAssertEqual(kept.map(\.playerID).filter { $0 == kept[0].playerID }.count, 6)
+        _ = try play(short, on: engine)
+        XCTAssertEqual(kept.count, 6)
+        XCTAssertEqual(kept.map(\.playerID).filter { $0 == kept[0].playerID }.count, 3, "three from each play")
         keep.cancel()
         keep.cancel()  // again: nothing
-        _ = try play(beats, on: engine)
-        XCTAssertEqual(kept.count, 12, "nothing after cancel")
+        _ = try play(short, on: engine)
+        XCTAssertEqual(kept.count, 6, "nothing after cancel")
         XCTAssertEqual(engine.device.locked { engine.device.onsetObservers.count }, 0)
     }
 
