@@ -29,8 +29,11 @@ extension HapticEngine {
 
     /// Exchanges bytes with the device for `duration` (acknowledgements, reports), rendering and
     /// sending no drive: after ``stop(completionHandler:)``, to let the STOP's acknowledgement and
-    /// the last reports come back. Link errors are left for the next start to meet.
+    /// the last reports come back. Link errors are left for the next start to meet. On a device
+    /// that runs by itself (not ``SharedDevice/RunMode/manual``) its run thread does the
+    /// exchanging, and this waits `duration`.
     public func exchange(for duration: HostDuration) {
+        guard device.runMode == .manual else { return device.run(for: duration.seconds) }
         device.locked {
             let until = session.pump.clock.now() + duration
             while session.pump.clock.now() < until { try? session.runOnce(until: until) }
