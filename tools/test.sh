@@ -86,7 +86,7 @@ part_swift() {
 # (Every other EndToEndTests class runs in real time, LabgridFarmTests' labgrid farm among them.)
 virtual_time_end_to_end='BenchCommandTests|CLIPresetsTests|CLIRenderTests|CLIValidateTests|EngineOnVirtualRigTests|'\
 'FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|LibraryEndToEndTests|LibraryPowerLossTests|ROMTableAgreementTests|'\
-'ReadmeExampleTests|VirtualTimePlaybackTests'
+'ReadmeExampleTests|VirtualTimePlaybackTests|CompletionsAndManTests'
 real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\
 "ReaderWokenTests|WakeableWaitTests|PlatformWaitTests|WakeLatencyFloorTests|TCPTransportTests)/|"\
 "ThrumHarnessTests\\.ReaderWakeFloorTests/|ThrumAudioTests\\.ALSAAudioSinkTests/"

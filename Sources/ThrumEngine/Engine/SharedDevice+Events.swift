@@ -118,6 +118,7 @@ extension SharedDevice {
                 other.boundSuspect = record.boundSuspect
                 marks[follower] = other
             }
+            announceOnset(report.event)
         case .fault(let fault):
             switch fault.knownCode {
             case .watchdogStop:
@@ -148,6 +149,7 @@ extension SharedDevice {
         for (id, record) in marks where !record.boundSuspect {
             guard record.driveOnsetRange != nil, let onset = record.deviceOnset, onset >= newest.since else { continue }
             marks[id]?.boundSuspect = true
+            announceOnset(id, kind: .boundSuspect)
         }
     }
 

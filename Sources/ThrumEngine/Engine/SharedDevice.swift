@@ -36,8 +36,8 @@ public final class SharedDevice: @unchecked Sendable {
         case paced
     }
 
-    /// The device session the engines play on.
-    public let session: DeviceSession
+    /// The device session the engines play on (internal: see ``HapticEngine/linkHealth``).
+    let session: DeviceSession
     /// The actuator the patterns are compiled for (the first engine's).
     public let profile: ActuatorProfile
     /// The tunables (the first engine's).
@@ -120,6 +120,8 @@ public final class SharedDevice: @unchecked Sendable {
     /// Marks whose events begin together with another mark's (layered events): they take that
     /// mark's onset report. Never sent to the device.
     var followerMarks: [UInt32: Set<UInt32>] = [:]
+    /// Who is told of onset reports as they arrive (``HapticEngine/observeOnsets(_:)``).
+    let onsetObservers = OnsetObservers()
     /// The engines playing on this device (weak: an engine ends when its owner and its players let go).
     private var clients: [WeakClient] = []
     private let lock = EngineLock()
