@@ -19,7 +19,10 @@ import Foundation
 /// which waits for it, or when this process dies however it dies (Ctrl-C, `kill -9`).
 enum LabgridPlace {
     /// The commands that take `--port` and so `--place`.
-    static let commands: Set<String> = ["play", "info", "calibrate", "flash", "firmware", "monitor", "doctor", "studio"]
+    static let commands: Set<String> = ["play", "info", "calibrate", "flash", "firmware", "monitor", "doctor", "studio", "library"]
+    /// Those that take `LG_PLACE` when given neither `--port` nor `--place` (not `library` nor
+    /// `firmware`, whose other actions take no device).
+    static let placeFromEnvironment: Set<String> = commands.subtracting(["library", "firmware"])
 
     /// What `thrum COMMAND --help` adds for a command that takes `--place`.
     static let usageNote = "\n\n" + """
@@ -102,7 +105,7 @@ enum LabgridPlace {
         }
         let hasPort = rest.contains { $0 == "--port" || $0.hasPrefix("--port=") }
         if !places.isEmpty && hasPort { throw UsageError(message: "give --port or --place, not both") }
-        if places.isEmpty, !hasPort, let place = environment["LG_PLACE"], !place.isEmpty,
+        if places.isEmpty, !hasPort, placeFromEnvironment.contains(command), let place = environment["LG_PLACE"], !place.isEmpty,
             !rest.contains("--help"), !rest.contains("-h")
         {
             places = [place]
