@@ -1,0 +1,288 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `thrum firmware flash` end to end with no hardware: the real avrdude talks to the real Arduino
+/// bootloader (optiboot, ATmegaBOOT) running in simavr (`thrum sim --board`), which writes the
+/// simulated flash; the truth is the flash file the harness keeps (compared byte for byte with the
+/// image as avr-objcopy lays it out) and what the firmware booted from it says (`thrum info`).
+/// Real time: listed in tools/test.sh's real_time_tests.
+final class FirmwareFlashTests: XCTestCase {
+    /// The streaming image through optiboot into an erased Uno, then broken and oversized images
+    /// refused with the firmware still answering and the flash unchanged.
+    func testUnoFlashThroughOptibootThenRefusals() throws {
+        try BootloaderBoard.prepare()
+        let board = try BootloaderBoard(board: "uno")
+        let erased = try Data(contentsOf: board.flashURL)
+        XCTAssertEqual(erased.count, 32768)
+        XCTAssertTrue(erased.prefix(0x7E00).allSatisfy { $0 == 0xFF }, "a new --flash file starts erased")
+
+        let flash = try BootloaderBoard.thrum(["firmware", "flash", "--board", "uno", "--port", board.pty, "--json"])
+        XCTAssertEqual(flash.status, 0, flash.output)
+        let events = flash.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let done = try XCTUnwrap(events.last { $0["event"] as? String == "done" }, flash.output)
+        XCTAssertEqual(done["firmware"] as? String, "0.1.0")
+        XCTAssertEqual(done["protocol"] as? Int, 0)
+        let phases = Set(events.compactMap { $0["phase"] as? String })
+        XCTAssertEqual(phases, ["write", "verify"], "progress from avrdude's own bars")
+        XCTAssertTrue(events.contains { $0["phase"] as? String == "verify" && $0["percent"] as? Int == 100 })
+        print("uno flash: thrum \(done["total_seconds"] ?? "?") s in all, \(done["flash_seconds"] ?? "?") s to write and verify; avrdude's own figure \(done["tool_seconds"] ?? "?") s for \(done["bytes"] ?? "?") B")
+
+        let image = try BootloaderBoard.objcopyImage("hardware/firmware/build/avr/thrum.hex")
+        let written = try board.flashWhenSettled(expectedPrefix: image)
+        XCTAssertEqual(Array(written.prefix(image.count)), image, "the flash read back equals the image byte for byte")
+        XCTAssertTrue(written[image.count..<0x7E00].allSatisfy { $0 == 0xFF }, "nothing else written below the bootloader")
+
+        try board.assertAnswers(version: "0.1.0", protocolVersion: 0)
+
+        // `thrum play` on the firmware booted from the simulated flash: the simulated chip's
+        // trace shows the real-time playback's drive (RTP_INPUT, register 0x02, written non-zero).
+        let play = try BootloaderBoard.thrum(["play", "--port", board.pty, "--json", TestPaths.example("metronome.ahap").path])
+        XCTAssertTrue([0, 1].contains(play.status), play.output)
+        XCTAssertTrue(play.stdout.contains("\"events\""), play.output)
+        let trace = try String(contentsOf: board.traceURL, encoding: .utf8)
+        let drive = trace.split(separator: "\n").filter { line in
+            let fields = line.split(separator: ",")
+            return fields.count == 4 && fields[1] == "2" && fields[2] != "0"
+        }
+        XCTAssertGreaterThan(drive.count, 0, "the metronome drove the chip")
+
+        // A damaged image (one record's checksum off) and one over the budget: refused before
+        // avrdude runs; the firmware keeps running and the flash is unchanged.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-fw-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var lines = try String(contentsOfFile: TestPaths.packageRoot.appendingPathComponent("hardware/firmware/build/avr/thrum.hex").path, encoding: .utf8)
+            .split(whereSeparator: \.isNewline).map(String.init)
+        let last = lines[5].index(before: lines[5].endIndex)
+        lines[5].replaceSubrange(last...last, with: lines[5].last == "0" ? "1" : "0")
+        let broken = directory.appendingPathComponent("broken.hex")
+        try (lines.joined(separator: "\n") + "\n").write(to: broken, atomically: true, encoding: .utf8)
+        let refusedBroken = try BootloaderBoard.thrum(["firmware", "flash", "--board", "uno", "--port", board.pty, "--image", broken.path])
+        XCTAssertEqual(refusedBroken.status, 1)
+        XCTAssertTrue(refusedBroken.stderr.contains("broken.hex:6:1: checksum mismatch"), refusedBroken.stderr)
+
+        let oversized = directory.appendingPathComponent("oversized.hex")
+        try BootloaderBoard.hexFile(bytes: 13_000).write(to: oversized, atomically: true, encoding: .utf8)
+        let refusedBig = try BootloaderBoard.thrum(["firmware", "flash", "--board", "uno", "--port", board.pty, "--image", oversized.path])
+        XCTAssertEqual(refusedBig.status, 1)
+        XCTAssertTrue(refusedBig.stderr.contains("13000 B is over the 12288 B budget"), refusedBig.stderr)
+        XCTAssertTrue(refusedBig.stderr.contains("nothing written"), refusedBig.stderr)
+
+        XCTAssertEqual(try Data(contentsOf: board.flashURL), written, "the refusals left the flash as it was")
+        try board.assertAnswers(version: "0.1.0", protocolVersion: 0)
+    }
+
+    /// The old Nano bootloader (ATmegaBOOT, 57 600 baud, 1024-word boot section) as Debian ships it.
+    func testNanoOldFlashThroughATmegaBOOT() throws {
+        try BootloaderBoard.prepare()
+        let board = try BootloaderBoard(board: "nano-old")
+        let flash = try BootloaderBoard.thrum(["firmware", "flash", "--board", "nano-old", "--port", board.pty])
+        XCTAssertEqual(flash.status, 0, flash.output)
+        XCTAssertTrue(flash.stdout.contains("the device answers: firmware 0.1.0, protocol 0"), flash.stdout)
+        let image = try BootloaderBoard.objcopyImage("hardware/firmware/build/avr/thrum.hex")
+        let written = try board.flashWhenSettled(expectedPrefix: image)
+        XCTAssertEqual(Array(written.prefix(image.count)), image)
+        XCTAssertTrue(written[image.count..<0x7800].allSatisfy { $0 == 0xFF })
+    }
+
+    /// Nothing answers on the port (a pseudo-terminal nobody serves): the bootloader error with its
+    /// causes, nothing claimed.
+    func testNoAnswerNamesTheCauses() throws {
+        try BootloaderBoard.prepare()
+        let master = posix_openpt(O_RDWR | O_NOCTTY)
+        XCTAssertGreaterThanOrEqual(master, 0)
+        defer { close(master) }
+        XCTAssertEqual(grantpt(master), 0)
+        XCTAssertEqual(unlockpt(master), 0)
+        let slave = String(cString: ptsname(master))
+        let result = try BootloaderBoard.thrum(["firmware", "flash", "--board", "uno", "--port", slave, "--attempts", "1"])
+        XCTAssertEqual(result.status, 1)
+        let message = result.stderr
+        XCTAssertTrue(message.contains("no answer from the bootloader on \(slave)"), message)
+        XCTAssertTrue(message.contains("--board nano-old (57600 baud)"), message)
+        XCTAssertTrue(message.contains("auto-reset"), message)
+        XCTAssertTrue(message.contains("another program on the port"), message)
+        XCTAssertTrue(message.contains("nothing was written"), message)
+        XCTAssertEqual(message.split(separator: "\n").count, 1, "one line: \(message)")
+    }
+}
+
+/// A `thrum sim --mcu atmega328p --board B --flash FILE` in a temporary directory.
+final class BootloaderBoard {
+    let process = Process()
+    let pty: String
+    let flashURL: URL
+    let traceURL: URL
+    private let directory: URL
+    private let output = Pipe()
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var output: String { stdout + stderr }
+    }
+
+    /// Builds the streaming image, the harness and the simulator's optiboot; skips (fails under
+    /// CI) when the tools are missing.
+    static func prepare() throws {
+        _ = try AVRToolchain.prepare(firmware: "avr")
+        let result = try AVRToolchain.run(["make", "-s", "-C", TestPaths.packageRoot.appendingPathComponent("hardware/avrsim").path, "bootloaders"])
+        guard result.status == 0, BootloaderFlasherTool.available else {
+            let message = "the bootloader tests need avrdude, arduino-core-avr and gcc-avr (tools/ensure-deps.sh): \(result.output)"
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(message) }
+            throw XCTSkip(message)
+        }
+    }
+
+    init(board: String) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-board-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        flashURL = directory.appendingPathComponent("flash.bin")
+        traceURL = directory.appendingPathComponent("trace.csv")
+        process.executableURL = try TestPaths.thrumBinary
+        process.currentDirectoryURL = TestPaths.packageRoot
+        process.arguments = ["sim", "--mcu", "atmega328p", "--board", board, "--flash", flashURL.path, "--trace", traceURL.path]
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let line = SimulatorProcess.firstLine(of: output)
+        guard line.hasPrefix("pty: ") else {
+            process.terminate()
+            throw AVRSimulationError(message: "thrum sim --board \(board) printed '\(line)'")
+        }
+        pty = String(line.dropFirst(5))
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The flash file once the harness has written the image back (it syncs every 10 ms of
+    /// simulated time): waits up to 2 s for the prefix to appear.
+    func flashWhenSettled(expectedPrefix: [UInt8]) throws -> Data {
+        let deadline = Date().addingTimeInterval(2)
+        var data = try Data(contentsOf: flashURL)
+        while Array(data.prefix(expectedPrefix.count)) != expectedPrefix, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            data = try Data(contentsOf: flashURL)
+        }
+        return data
+    }
+
+    func assertAnswers(version: String, protocolVersion: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        let info = try Self.thrum(["info", "--port", pty, "--json"])
+        XCTAssertEqual(info.status, 0, info.output, file: file, line: line)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])
+        let device = try XCTUnwrap(object["device"] as? [String: Any], info.stdout, file: file, line: line)
+        XCTAssertEqual(device["firmware_version"] as? String, version, file: file, line: line)
+        XCTAssertEqual(device["protocol_version"] as? Int, protocolVersion, file: file, line: line)
+    }
+
+    /// `thrum ARGS` from the package root.
+    static func thrum(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = try TestPaths.thrumBinary
+        process.currentDirectoryURL = TestPaths.packageRoot
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        nonisolated(unsafe) var errData = Data()
+        let reader = DispatchGroup()
+        reader.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            reader.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        reader.wait()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// The image as avr-objcopy lays it out (independent of thrum's own HEX reader).
+    static func objcopyImage(_ hex: String) throws -> [UInt8] {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-img-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let result = try AVRToolchain.run(
+            ["avr-objcopy", "-I", "ihex", "-O", "binary", TestPaths.packageRoot.appendingPathComponent(hex).path, out.path])
+        XCTAssertEqual(result.status, 0, result.output)
+        return [UInt8](try Data(contentsOf: out))
+    }
+
+    /// A valid Intel HEX file of `bytes` bytes of NOPs from address 0.
+    static func hexFile(bytes: Int) -> String {
+        var text = ""
+        var address = 0
+        while address < bytes {
+            let count = min(16, bytes - address)
+            var record = [UInt8(count), UInt8(address >> 8), UInt8(address & 0xFF), 0] + [UInt8](repeating: 0, count: count)
+            record.append(UInt8((256 - record.reduce(0) { ($0 + Int($1)) & 0xFF }) & 0xFF))
+            text += ":" + record.map { String(format: "%02X", $0) }.joined() + "\n"
+            address += count
+        }
+        return text + ":00000001FF\n"
+    }
+}
+
+enum BootloaderFlasherTool {
+    static var available: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/avrdude") }
+}
+
+/// `thrum firmware list --json` against the files the firmware builds from: each board's pins as
+/// the ports define them, each image's budget as hardware/firmware/Makefile enforces it.
+final class FirmwareListTests: XCTestCase {
+    func testBoardTableMatchesTheFirmwareSources() throws {
+        let result = try BootloaderBoard.thrum(["firmware", "list", "--json"])
+        XCTAssertEqual(result.status, 0, result.output)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let boards = try XCTUnwrap(object["boards"] as? [[String: Any]])
+        XCTAssertEqual(boards.compactMap { $0["id"] as? String }, ["uno", "nano", "nano-old", "bluepill"])
+        let root = TestPaths.packageRoot.appendingPathComponent("hardware/firmware")
+        func source(_ path: String) throws -> String { try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) }
+        let makefile = try source("Makefile")
+        let avrBoard = try source("ports/avr/board.c"), avrLibrary = try source("ports/avr/library_io.c")
+        let armBoard = try source("ports/cortex-m/board.c")
+        for board in boards {
+            let id = board["id"] as? String ?? "?"
+            let pins = try XCTUnwrap(board["pins"] as? [String: Any])
+            let bootloader = try XCTUnwrap(board["bootloader"] as? [String: Any])
+            let images = try XCTUnwrap(board["images"] as? [[String: Any]])
+            if id == "bluepill" {
+                XCTAssertTrue(armBoard.contains("PA8     DRV2605L EN"), "EN pin")
+                XCTAssertTrue(armBoard.contains("#define SCL_PIN 6u") && armBoard.contains("#define SDA_PIN 7u"))
+                XCTAssertEqual(pins["sda"] as? String, "PB7")
+                XCTAssertEqual(pins["scl"] as? String, "PB6")
+                XCTAssertEqual(pins["en"] as? String, "PA8")
+                XCTAssertEqual(bootloader["tool"] as? String, "stm32flash")
+                XCTAssertTrue(makefile.contains("--arch arm --flash-max \(images[0]["budget"] as? Int ?? -1)"))
+                continue
+            }
+            XCTAssertTrue(avrBoard.contains("PD4    (Arduino D4) DRV2605L EN"))
+            XCTAssertTrue(avrBoard.contains("TWI    400 kHz master on PC4/PC5 (SDA/SCL)"))
+            XCTAssertTrue(avrLibrary.contains("PB0, PB1 (Arduino D8, D9) trigger inputs 0 and 1"))
+            XCTAssertEqual(pins["en"] as? String, "D4 (PD4)")
+            XCTAssertEqual(pins["sda"] as? String, "A4 (PC4)")
+            XCTAssertEqual(pins["scl"] as? String, "A5 (PC5)")
+            XCTAssertEqual(pins["triggers"] as? [String], ["D8 (PB0)", "D9 (PB1)"])
+            XCTAssertEqual(bootloader["baud"] as? Int, id == "nano-old" ? 57600 : 115200)
+            let budgets = Dictionary(uniqueKeysWithValues: images.map { ($0["make_target"] as? String ?? "", $0["budget"] as? Int ?? -1) })
+            XCTAssertTrue(makefile.contains("AVR_BUDGET := $(INDIRECT) --arch avr --flash-max \(budgets["avr"] ?? -1) "))
+            XCTAssertTrue(makefile.contains("AVR_LIB_BUDGET := $(INDIRECT) --arch avr --flash-max \(budgets["avr-library"] ?? -1) "))
+        }
+    }
+}
