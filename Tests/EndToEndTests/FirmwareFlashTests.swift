@@ -1,9 +1,6 @@
 import Foundation
+import ThrumLink
 import XCTest
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `thrum firmware flash` end to end with no hardware: the real avrdude talks to the real Arduino
 /// bootloader (optiboot, ATmegaBOOT) running in simavr (`thrum sim --board`), which writes the
@@ -35,7 +32,8 @@ final class FirmwareFlashTests: XCTestCase {
 
         let image = try BootloaderBoard.objcopyImage("hardware/firmware/build/avr/thrum.hex")
         let written = try board.flashWhenSettled(expectedPrefix: image)
-        XCTAssertEqual(Array(written.prefix(image.count)), image, "the flash read back equals the image byte for byte")
+        XCTAssertEqual(zip(written.prefix(image.count), image).filter { $0 != $1 }.count, 0, "the flash read back equals the image byte for byte")
+        XCTAssertGreaterThanOrEqual(written.count, image.count)
         XCTAssertTrue(written[image.count..<0x7E00].allSatisfy { $0 == 0xFF }, "nothing else written below the bootloader")
 
         try board.assertAnswers(version: "0.1.0", protocolVersion: 0)
@@ -87,7 +85,7 @@ final class FirmwareFlashTests: XCTestCase {
         XCTAssertTrue(flash.stdout.contains("the device answers: firmware 0.1.0, protocol 0"), flash.stdout)
         let image = try BootloaderBoard.objcopyImage("hardware/firmware/build/avr/thrum.hex")
         let written = try board.flashWhenSettled(expectedPrefix: image)
-        XCTAssertEqual(Array(written.prefix(image.count)), image)
+        XCTAssertEqual(zip(written.prefix(image.count), image).filter { $0 != $1 }.count, 0, "the flash equals the image byte for byte")
         XCTAssertTrue(written[image.count..<0x7800].allSatisfy { $0 == 0xFF })
     }
 
@@ -95,12 +93,9 @@ final class FirmwareFlashTests: XCTestCase {
     /// causes, nothing claimed.
     func testNoAnswerNamesTheCauses() throws {
         try BootloaderBoard.prepare()
-        let master = posix_openpt(O_RDWR | O_NOCTTY)
-        XCTAssertGreaterThanOrEqual(master, 0)
-        defer { close(master) }
-        XCTAssertEqual(grantpt(master), 0)
-        XCTAssertEqual(unlockpt(master), 0)
-        let slave = String(cString: ptsname(master))
+        let terminal = try PseudoTerminal(keepsDeviceSideOpen: false)
+        defer { terminal.close() }
+        let slave = terminal.devicePath
         let result = try BootloaderBoard.thrum(["firmware", "flash", "--board", "uno", "--port", slave, "--attempts", "1"])
         XCTAssertEqual(result.status, 1)
         let message = result.stderr
@@ -284,5 +279,38 @@ final class FirmwareListTests: XCTestCase {
             XCTAssertTrue(makefile.contains("AVR_BUDGET := $(INDIRECT) --arch avr --flash-max \(budgets["avr"] ?? -1) "))
             XCTAssertTrue(makefile.contains("AVR_LIB_BUDGET := $(INDIRECT) --arch avr --flash-max \(budgets["avr-library"] ?? -1) "))
         }
+    }
+}
+
+/// The Blue Pill path: the real stm32flash against a simulated STM32 ROM bootloader
+/// (``STM32ROMBootloader``, AN3155 on a pseudo-terminal). The Cortex-M image cannot run here, so
+/// the reconnect that follows finds no Thrum firmware and says so: the flash is judged on the
+/// bootloader's memory, byte for byte, and on the GO it received.
+final class BluePillFlashTests: XCTestCase {
+    func testStm32flashWritesAndVerifiesThroughTheROMBootloader() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/stm32flash") else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("stm32flash is missing (tools/ensure-deps.sh)") }
+            throw XCTSkip("stm32flash is missing (tools/ensure-deps.sh)")
+        }
+        let build = try AVRToolchain.run(["make", "-s", "-C", TestPaths.packageRoot.appendingPathComponent("hardware/firmware").path, "cortex-m"])
+        guard build.status == 0 else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(build.output) }
+            throw XCTSkip("the Cortex-M build needs gcc-arm-none-eabi: \(build.output.suffix(500))")
+        }
+        let rom = try STM32ROMBootloader()
+        defer { rom.stop() }
+        let result = try BootloaderBoard.thrum(["firmware", "flash", "--board", "bluepill", "--port", rom.slavePath, "--json"])
+        XCTAssertEqual(result.status, 1, result.output)
+        XCTAssertTrue(result.stderr.contains("flashed and verified, but no Thrum firmware answered on \(rom.slavePath)"), result.stderr)
+        XCTAssertTrue(result.stdout.contains(#"{"event":"progress","percent":100,"phase":"write"}"#), result.stdout)
+
+        let image = [UInt8](try Data(contentsOf: TestPaths.packageRoot.appendingPathComponent("hardware/firmware/build/cortex-m/thrum.bin")))
+        let flash = rom.flash
+        let differing = zip(flash.prefix(image.count), image).filter { $0 != $1 }.count
+        XCTAssertEqual(differing, 0, "the ROM bootloader's flash equals the image byte for byte")
+        XCTAssertTrue(flash[image.count...].allSatisfy { $0 == 0xFF })
+        let log = rom.log
+        XCTAssertEqual(log.go, STM32ROMBootloader.flashBase, "stm32flash -g 0x0 started the image at the flash base")
+        XCTAssertTrue(log.commands.contains(0x43) && log.commands.contains(0x31) && log.commands.contains(0x11), "\(log.commands)")
     }
 }

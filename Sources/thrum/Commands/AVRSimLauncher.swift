@@ -165,8 +165,9 @@ enum AVRSimLauncher {
                 + "(it builds \(path) with make)")
     }
 
-    /// Runs make with its output captured (so the `pty:` line stays the first line on stdout).
-    private static func runMake(_ arguments: [String]) -> (Int32, String) {
+    /// Runs make with its output captured (so the `pty:` line stays the first line on stdout);
+    /// returns its status and the output's last 2000 characters.
+    static func runMake(_ arguments: [String]) -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["make"] + arguments

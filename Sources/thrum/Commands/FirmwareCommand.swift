@@ -151,7 +151,7 @@ enum FirmwareCommand: Subcommand {
         for (tool, package) in compilers where BootloaderFlasher.which(tool) == nil {
             throw CommandFailure(message: "\(tool) not found: install the Debian packages \(package) (tools/ensure-deps.sh)")
         }
-        let (status, output) = runMake(["-s", "--no-print-directory", "-C", directory, image.makeTarget])
+        let (status, output) = AVRSimLauncher.runMake(["-s", "--no-print-directory", "-C", directory, image.makeTarget])
         if echo || status != 0 {
             let report = output.split(separator: "\n", omittingEmptySubsequences: false)
                 .filter { !$0.hasPrefix("make") }.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -169,19 +169,6 @@ enum FirmwareCommand: Subcommand {
     }
 
     static func percent(_ part: Int, _ whole: Int) -> String { String(format: "%.1f", Double(part) * 100 / Double(whole)) }
-
-    static func runMake(_ arguments: [String]) -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["make"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do { try process.run() } catch { return (-1, "cannot run make: \(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
 
     // MARK: flash
 
@@ -273,10 +260,9 @@ enum FirmwareCommand: Subcommand {
     /// Reconnects after the flash and checks what answers: this checkout's firmware version
     /// (hardware/firmware/include/thrum_fw.h) and the image's protocol version.
     static func confirm(board: Board, image: FirmwareImage?, port: String) throws -> DeviceIdentity {
-        var lastError = ""
         // The bootloader hands over to the firmware, and opening the port resets an Arduino into
         // its bootloader once more: a few connects, each with the session's own timeout.
-        for _ in 0..<3 {
+        for _ in 0..<2 {
             do {
                 let target = try PlaybackTarget.open(port: port, baud: 115_200)
                 defer { target.close() }
@@ -299,12 +285,13 @@ enum FirmwareCommand: Subcommand {
             } catch let failure as CommandFailure where failure.message.hasPrefix("flashed and verified") {
                 throw failure
             } catch {
-                lastError = "\(error)"
+                continue
             }
         }
+        let start = board.bootloader.tool.command == "stm32flash" ? " (BOOT0 back to 0, then reset)" : ""
         throw CommandFailure(
-            message: "flashed and verified, but no Thrum firmware answered on \(port) afterwards (\(lastError)); "
-                + "check the baud (115200) and that the image is a Thrum firmware for \(board.id)")
+            message: "flashed and verified, but no Thrum firmware answered on \(port) afterwards: check that the image is a "
+                + "Thrum firmware for \(board.id) and that the board runs it\(start)")
     }
 
     /// THRUM_FW_VERSION_MAJOR/MINOR/PATCH from this checkout's firmware, nil outside a checkout.

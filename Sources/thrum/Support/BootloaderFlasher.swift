@@ -40,7 +40,10 @@ struct BootloaderFlasher {
                 "-x", "attempts=\(attempts)", "-U", "flash:w:\(image):\(format)",
             ]
         case .stm32flash:
-            return ["stm32flash", "-b", String(board.bootloader.baud), "-w", image, "-v", "-g", "0x0", port]
+            // The ROM bootloader's USART runs 8E1 (stm32flash's default); a pseudo-terminal (a
+            // simulated bootloader) refuses parity settings, and carries none: 8N1 there.
+            let mode = port.hasPrefix("/dev/pts/") ? ["-m", "8n1"] : []
+            return ["stm32flash", "-b", String(board.bootloader.baud)] + mode + ["-w", image, "-v", "-g", "0x0", port]
         }
     }
 
@@ -197,8 +200,10 @@ struct FlashFailure: Error, LocalizedError, CustomStringConvertible {
         {
             return noAnswer(board: board, port: port)
         }
-        let tail = output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.contains("TIOCM") && !$0.contains("Thank you") }.suffix(2).joined(separator: "; ")
+        let lines = output.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.contains("TIOCM") && !$0.contains("Thank you") }
+        let errors = lines.filter { $0.lowercased().contains("error") || $0.lowercased().contains("fail") }
+        let tail = (errors.isEmpty ? lines : errors).suffix(2).joined(separator: "; ")
         return FlashFailure(kind: .failed, message: "\(tool) failed on \(port): \(tail)")
     }
 
