@@ -108,14 +108,13 @@ final class FirmwareFlashTests: XCTestCase {
     }
 }
 
-/// A `thrum sim --mcu atmega328p --board B --flash FILE` in a temporary directory.
+/// A `thrum sim --mcu atmega328p --board B --flash FILE --trace CSV` in a temporary directory.
 final class BootloaderBoard {
-    let process = Process()
+    let simulator: SimulatorProcess
     let pty: String
     let flashURL: URL
     let traceURL: URL
     private let directory: URL
-    private let output = Pipe()
 
     struct Run {
         var status: Int32
@@ -129,7 +128,7 @@ final class BootloaderBoard {
     static func prepare() throws {
         _ = try AVRToolchain.prepare(firmware: "avr")
         let result = try AVRToolchain.run(["make", "-s", "-C", TestPaths.packageRoot.appendingPathComponent("hardware/avrsim").path, "bootloaders"])
-        guard result.status == 0, BootloaderFlasherTool.available else {
+        guard result.status == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/avrdude") else {
             let message = "the bootloader tests need avrdude, arduino-core-avr and gcc-avr (tools/ensure-deps.sh): \(result.output)"
             if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(message) }
             throw XCTSkip(message)
@@ -141,25 +140,13 @@ final class BootloaderBoard {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         flashURL = directory.appendingPathComponent("flash.bin")
         traceURL = directory.appendingPathComponent("trace.csv")
-        process.executableURL = try TestPaths.thrumBinary
-        process.currentDirectoryURL = TestPaths.packageRoot
-        process.arguments = ["sim", "--mcu", "atmega328p", "--board", board, "--flash", flashURL.path, "--trace", traceURL.path]
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let line = SimulatorProcess.firstLine(of: output)
-        guard line.hasPrefix("pty: ") else {
-            process.terminate()
-            throw AVRSimulationError(message: "thrum sim --board \(board) printed '\(line)'")
-        }
-        pty = String(line.dropFirst(5))
+        simulator = try SimulatorProcess(
+            arguments: ["--mcu", "atmega328p", "--board", board, "--flash", flashURL.path, "--trace", traceURL.path])
+        pty = simulator.ptyPath
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        simulator.stop()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -184,29 +171,10 @@ final class BootloaderBoard {
         XCTAssertEqual(device["protocol_version"] as? Int, protocolVersion, file: file, line: line)
     }
 
-    /// `thrum ARGS` from the package root.
+    /// `thrum ARGS` (a scratch config directory: nothing kept in the user's).
     static func thrum(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = try TestPaths.thrumBinary
-        process.currentDirectoryURL = TestPaths.packageRoot
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        nonisolated(unsafe) var errData = Data()
-        let reader = DispatchGroup()
-        reader.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            reader.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        reader.wait()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        let result = try ThrumProcess.run(arguments, timeout: 120)
+        return Run(status: result.status, stdout: result.standardOutput, stderr: result.standardError)
     }
 
     /// The image as avr-objcopy lays it out (independent of thrum's own HEX reader).
@@ -232,10 +200,6 @@ final class BootloaderBoard {
         }
         return text + ":00000001FF\n"
     }
-}
-
-enum BootloaderFlasherTool {
-    static var available: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/avrdude") }
 }
 
 /// `thrum firmware list --json` against the files the firmware builds from: each board's pins as
