@@ -202,6 +202,38 @@ final class BootloaderBoard {
     }
 }
 
+/// What is refused before any tool runs: a port another process holds (named), a board that does
+/// not exist, and a build without its compiler.
+final class FirmwarePreflightTests: XCTestCase {
+    func testAPortHeldByAnotherProcessIsNamed() throws {
+        // This test process keeps the device side open: to thrum, another program on the port.
+        let terminal = try PseudoTerminal(keepsDeviceSideOpen: true)
+        defer { terminal.close() }
+        let result = try BootloaderBoard.thrum(["firmware", "flash", "--board", "uno", "--port", terminal.devicePath])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(
+            result.stderr.contains("port busy: \(terminal.devicePath) is held by ") && result.stderr.contains("(pid \(getpid()))"),
+            result.stderr)
+    }
+
+    func testBuildPrintsTheSizeAgainstTheBudgetOrNamesTheMissingCompiler() throws {
+        _ = try AVRToolchain.prepare(firmware: "avr")
+        let build = try BootloaderBoard.thrum(["firmware", "build", "--board", "uno"])
+        XCTAssertEqual(build.status, 0, build.output)
+        XCTAssertTrue(build.stdout.contains("AVR (ATmega328P) budget ok"), build.stdout)
+        XCTAssertNotNil(
+            build.stdout.range(of: #"hardware/firmware/build/avr/thrum\.hex: [0-9]+ B of the 12288 B budget"#, options: .regularExpression),
+            build.stdout)
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-empty-path-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let missing = try ThrumProcess.run(["firmware", "build", "--board", "uno"], environment: ["PATH": empty.path])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertEqual(
+            missing.standardError, "thrum: avr-gcc not found: install the Debian packages gcc-avr and avr-libc (tools/ensure-deps.sh)\n")
+    }
+}
+
 /// `thrum firmware list --json` against the files the firmware builds from: each board's pins as
 /// the ports define them, each image's budget as hardware/firmware/Makefile enforces it.
 final class FirmwareListTests: XCTestCase {

@@ -238,7 +238,7 @@ int boot_flash_halted(const boot_flash_t *b)
 {
     const uint8_t *flash = b->avr->flash;
 
-    return b->avr->pc < b->boot_start && flash[0] == 0xFFu && flash[1] == 0xFFu;
+    return b->avr->pc < b->reset_vector && flash[0] == 0xFFu && flash[1] == 0xFFu;
 }
 
 int boot_flash_client_opened(boot_flash_t *b, int pty_master)

@@ -53,8 +53,8 @@ void boot_flash_external_reset(boot_flash_t *b);
 /** An erased chip: the bootloader, finding no external reset, starts the application, whose
  *  erased words (0xFFFF) run through into the bootloader again; each lap leaks a return address,
  *  and simavr faults once they run the stack out of RAM. A real chip answers nothing in that loop
- *  either: the harness holds the CPU instead (returns 1 while the PC is in an erased application
- *  section) until the next external reset. */
+ *  either: the harness holds the CPU instead (returns 1 while the PC is in the application section,
+ *  below the reset vector, and that section is erased) until the next external reset. */
 int boot_flash_halted(const boot_flash_t *b);
 
 /** Watches the pty master for a client opening the slave; returns 1 when one just did (the
