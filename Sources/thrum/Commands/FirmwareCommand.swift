@@ -192,6 +192,9 @@ enum FirmwareCommand: Subcommand {
             try buildImage(image, board: board, echo: false)
         }
         let file: FirmwareImageFile
+        if case .avrdude = board.bootloader.tool, !path.hasSuffix(".hex") {
+            throw CommandFailure(message: "\(path): an image for \(board.id) is an Intel HEX file (.hex), as `thrum firmware build` makes")
+        }
         do {
             file = try FirmwareImageFile.read(path)
             try file.check(budget: image.budget, applicationLimit: board.applicationLimit, board: board)

@@ -234,7 +234,9 @@ struct FlashFailure: Error, LocalizedError, CustomStringConvertible {
     }
 
     static func busy(_ port: String, holders: [PortHolders.Holder]) -> FlashFailure {
-        let who = holders.isEmpty ? "another program" : holders.map { "\($0.name) (pid \($0.pid))" }.joined(separator: ", ")
+        var named = holders.prefix(3).map { "\($0.name) (pid \($0.pid))" }
+        if holders.count > 3 { named.append("\(holders.count - 3) more") }
+        let who = holders.isEmpty ? "another program" : named.joined(separator: ", ")
         return FlashFailure(
             kind: .busy, message: "port busy: \(port) is held by \(who); close it (or stop it) and flash again")
     }
