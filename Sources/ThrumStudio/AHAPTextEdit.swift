@@ -109,6 +109,18 @@ public struct AHAPTextEdit: Sendable {
             patches.append((try elementRemoval(events[k].element), ""))
         }
         if !additions.isEmpty { patches.append(try appendElements(additions)) }
+        // Insertions at one place (two members into one empty object or list) become one.
+        var merged: [(range: Range<Int>, text: String)] = []
+        for p in patches {
+            if p.range.isEmpty, let k = merged.firstIndex(where: { $0.range == p.range }) {
+                let a = merged[k].text, b = p.text
+                merged[k].text = a.hasPrefix(", ") ? a + b : " " + a.trimmingCharacters(in: .whitespaces) + ", "
+                    + b.trimmingCharacters(in: .whitespaces) + " "
+            } else {
+                merged.append(p)
+            }
+        }
+        patches = merged
         // Apply from the end so earlier offsets stay valid; overlapping patches are a bug here.
         patches.sort { $0.range.lowerBound > $1.range.lowerBound }
         var out = bytes

@@ -20,9 +20,10 @@ public final class FileWatcher: @unchecked Sendable {
         self.interval = interval
         self.changed = changed
         let thread = Thread { [weak self] in
-            while let self, self.isRunning {
+            while let interval = self?.interval {
+                Thread.sleep(forTimeInterval: interval)
+                guard let self, self.isRunning else { return }
                 self.poll()
-                Thread.sleep(forTimeInterval: self.interval)
             }
         }
         thread.name = "thrum-studio-watch"
@@ -49,10 +50,13 @@ public final class FileWatcher: @unchecked Sendable {
         let names = lock.withLock { Array(stamps.keys) }
         for name in names {
             let now = directory.stamp(name)
-            let before: FileStamp?? = lock.withLock { stamps[name] }
-            guard let before, before != now else { continue }
-            lock.withLock { stamps[name] = now }
-            changed(name)
+            // Compare and record in one step, so two polls never both report one change.
+            let isNew: Bool = lock.withLock {
+                guard let before = stamps[name], before != now else { return false }
+                stamps[name] = now
+                return true
+            }
+            if isNew { changed(name) }
         }
     }
 }

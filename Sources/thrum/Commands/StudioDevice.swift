@@ -53,6 +53,7 @@ final class StudioDevice: @unchecked Sendable {
             try engine.start()
             if let report = connection.session.calibrationResult { _ = connection.remember(report) }
             held = (connection, engine)
+            PortHold.claim(port, program: "thrum studio")
         }
     }
 
@@ -63,6 +64,7 @@ final class StudioDevice: @unchecked Sendable {
         held?.engine.stop()
         held?.connection.target.close()
         held = nil
+        if let port { PortHold.release(port) }
     }
 
     /// Plays `pattern` at `rate` until it has played out (and its onsets came back) or `stop()`
