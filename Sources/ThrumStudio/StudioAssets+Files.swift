@@ -232,7 +232,7 @@ extension StudioAssets {
     axis(svg, height);
     const y = (v) => height - 4 - (v / top) * (height - 18);
     polyline(svg, series, y, cls, cls === "series-drive", height);
-    el("text", { x: M.left + 4, y: 22, class: "label" }, svg).textContent = label;
+    el("text", { x: width(svg) - M.right - 4, y: 22, class: "label", "text-anchor": "end" }, svg).textContent = label;
   }
 
   function drawOnset(o) {
