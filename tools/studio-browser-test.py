@@ -186,8 +186,9 @@ def browser_checks(studio, scratch, shots, bench):
         marks = wait(driver, lambda d: len(heads(d)) == len(times) and heads(d), 180, "the timeline's marks")
         if not marks:
             return results
-        results["load_ms"] = driver.execute_script(
-            "return window.thrumStudio.metrics.loadToDrawnMs")
+        results["load_ms"] = wait(driver, lambda d: d.execute_script("return window.thrumStudio.metrics.loadToDrawnMs"), 60, "the drawn mark")
+        results["rendered_ms"] = wait(driver, lambda d: d.execute_script("return window.thrumStudio.metrics.renderedMs"), 180,
+                                      "the drive and acceleration curves")
         check(sorted(m[0] for m in marks) == list(range(len(times))), f"one mark per event, data-event-index 0…{len(times) - 1}")
         xs = {m[0]: m[1] for m in marks}
         scale = (xs[len(times) - 1] - xs[0]) / (times[-1] - times[0])
@@ -319,6 +320,7 @@ def main():
             if args.bench:
                 lat = results.get("onset_latencies") or []
                 print(f"bench: page load to drawn timeline: {results.get('load_ms') or float('nan'):.0f} ms")
+                print(f"bench: page load to drive and acceleration drawn: {results.get('rendered_ms') or float('nan'):.0f} ms")
                 print(f"bench: onset report to mark: p50 {percentile(lat, 50):.1f} ms, p99 {percentile(lat, 99):.1f} ms ({len(lat)} onsets)")
                 print(f"bench: save (page click) to file on disk: {results.get('save_ms', float('nan')):.0f} ms")
                 print(f"bench: save then play accepted: {results.get('save_to_play_ms', float('nan')):.0f} ms")

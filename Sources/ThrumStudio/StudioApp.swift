@@ -4,9 +4,11 @@ import Foundation
 /// pattern for the page (its events, the compiled drive and predicted acceleration, diagnostics)
 /// and playing one on the device.
 public protocol StudioBackend: AnyObject, Sendable {
-    /// The page's view of `data` (the file `name`): `events`, `render`, `diagnostics`, … or, for
-    /// a file that does not read as AHAP, its `diagnostics` alone. `valid` says which.
-    func describe(name: String, data: Data, actuator: String?) -> [String: Any]
+    /// The page's view of `data` (the file `name`): `events` and `diagnostics`, or, for a file
+    /// that does not read as AHAP, its `diagnostics` alone. `valid` says which. Quick: no render.
+    func describe(name: String, data: Data) -> [String: Any]
+    /// The curves under the timeline: requested envelopes, drive, acceleration (the slow part).
+    func render(name: String, data: Data, actuator: String?) -> [String: Any]
     /// Starts playing `data` on the device; what happens is sent through `push` as it happens.
     /// - Throws: when it cannot start (a message for the page).
     func play(name: String, data: Data, rate: Double, push: @escaping @Sendable ([String: Any]) -> Void) throws -> [String: Any]
@@ -101,6 +103,13 @@ public final class StudioApp: @unchecked Sendable {
             return .json(["directory": (directory.root as NSString).lastPathComponent, "files": directory.list(), "initial": initialFile.map { $0 as Any } ?? NSNull()])
         case ("GET", "/api/pattern"):
             return pattern(request)
+        case ("GET", "/api/render"):
+            guard let name = request.query["file"] else { return .error(400, "give ?file=NAME") }
+            do {
+                return .json(backend.render(name: name, data: try directory.read(name), actuator: request.query["actuator"]))
+            } catch {
+                return .error(404, error.message)
+            }
         case ("GET", "/api/status"):
             var status = backend.status()
             status["refused"] = refusedCount
@@ -113,7 +122,7 @@ public final class StudioApp: @unchecked Sendable {
         case ("POST", "/api/stop"):
             backend.stop()
             return .json(["stopped": true])
-        case (_, "/"), (_, "/api/files"), (_, "/api/pattern"), (_, "/api/status"), (_, "/api/save"), (_, "/api/play"), (_, "/api/stop"):
+        case (_, "/"), (_, "/api/files"), (_, "/api/pattern"), (_, "/api/render"), (_, "/api/status"), (_, "/api/save"), (_, "/api/play"), (_, "/api/stop"):
             return .error(405, "\(request.method) is not served at \(request.path)")
         default:
             return .error(404, "nothing at \(request.path)")
@@ -129,7 +138,7 @@ public final class StudioApp: @unchecked Sendable {
             return .error(404, error.message)
         }
         watcher?.watch(name)
-        var object = backend.describe(name: name, data: data, actuator: request.query["actuator"])
+        var object = backend.describe(name: name, data: data)
         object["file"] = name
         object["text"] = String(decoding: data, as: UTF8.self)
         return .json(object)
@@ -158,7 +167,7 @@ public final class StudioApp: @unchecked Sendable {
         do {
             let before = try directory.read(name)
             let after = try AHAPTextEdit(text: before).applying(changes, deleting: deletions, adding: additions)
-            var object = backend.describe(name: name, data: after, actuator: body["actuator"] as? String)
+            var object = backend.describe(name: name, data: after)
             guard (object["valid"] as? Bool) == true else {
                 object["error"] = "not saved: the edited pattern does not read as AHAP"
                 return .json(object, status: 422)

@@ -6,7 +6,7 @@
   const token = new URLSearchParams(location.search).get("token") || "";
   const NS = "http://www.w3.org/2000/svg";
   const $ = (id) => document.getElementById(id);
-  const metrics = { loadToDrawnMs: null, lastDrawMs: null, onsetLatenciesMs: [], reloads: 0 };
+  const metrics = { loadToDrawnMs: null, renderedMs: null, lastDrawMs: null, onsetLatenciesMs: [], reloads: 0 };
   window.thrumStudio = { metrics };
 
   const S = {
@@ -53,6 +53,21 @@
     accept(r, keepView && sameFile);
     for (const li of document.querySelectorAll("#file-list li")) li.classList.toggle("current", li.dataset.file === name);
     $("file-name").textContent = name;
+    loadRender();
+  }
+
+  // The curves (drive, acceleration) come after the marks: they take a simulation.
+  async function loadRender() {
+    const file = S.file, data = S.data;
+    try {
+      const render = await api("/api/render?file=" + encodeURIComponent(file));
+      if (S.file !== file || S.data !== data) return;
+      S.render = render;
+      if (!S.viewTouched) S.view = defaultView();
+      draw();
+      if (metrics.renderedMs === null) metrics.renderedMs = performance.now();
+      document.body.dataset.rendered = file;
+    } catch (e) { say("no render: " + e.message); }
   }
 
   // Takes the server's view of the file as the new base (nothing pending).
@@ -63,6 +78,7 @@
     S.changes = {}; S.deletions = new Set(); S.additions = [];
     S.undo = []; S.redo = [];
     S.diagnostics = r.diagnostics || [];
+    if (!keepView) { S.render = null; S.viewTouched = false; }
     if (!keepView || !S.view) S.view = defaultView();
     if (S.selected !== null && S.selected >= S.events.length) S.selected = null;
     draw();
@@ -73,13 +89,17 @@
   function defaultView() {
     let end = 0.1;
     for (const e of S.events) end = Math.max(end, e.time + (e.duration || 0.02));
-    if (S.data && S.data.render) end = Math.max(end, S.data.render.end || 0);
+    if (S.render) end = Math.max(end, S.render.end || 0);
     return [-0.02 * end, end * 1.04];
   }
 
   // ---- geometry ----
   const M = { left: 44, right: 12 };
-  function width(svg) { return svg.clientWidth || 900; }
+  // Widths are read once per draw (reading clientWidth after each added element would lay the
+  // page out again each time).
+  const widths = {};
+  function measure() { for (const id of ["timeline", "drive", "accel"]) widths[id] = $(id).clientWidth || 900; }
+  function width(svg) { return widths[svg.id] || (widths[svg.id] = svg.clientWidth || 900); }
   function xOf(svg, t) { const [a, b] = S.view; return M.left + (t - a) / (b - a) * (width(svg) - M.left - M.right); }
   function tOf(svg, x) { const [a, b] = S.view; return a + (x - M.left) / (width(svg) - M.left - M.right) * (b - a); }
   function pxPerSecond(svg) { return (width(svg) - M.left - M.right) / (S.view[1] - S.view[0]); }
@@ -108,7 +128,7 @@
   }
 
   function polyline(svg, series, yMap, cls, filled, height) {
-    const r = S.data && S.data.render;
+    const r = S.render;
     if (!r || !series || !series.length) return;
     const pts = [];
     for (let i = 0; i < series.length; i++) {
@@ -124,10 +144,11 @@
   // ---- drawing ----
   function draw() {
     const t0 = performance.now();
+    measure();
     const svg = $("timeline");
     svg.textContent = "";
     axis(svg, 260);
-    const r = S.data && S.data.render;
+    const r = S.render;
     if (r) {
       polyline(svg, r.intensity, yI, "curve-intensity");
       polyline(svg, r.sharpness, yS, "curve-sharpness");
@@ -177,7 +198,7 @@
 
   function drawPlot(svg, series, top, cls, label) {
     svg.textContent = "";
-    const height = svg.clientHeight || 90;
+    const height = 90;
     axis(svg, height);
     const y = (v) => height - 4 - (v / top) * (height - 18);
     polyline(svg, series, y, cls, cls === "series-drive", height);
@@ -404,6 +425,7 @@
       if (drag.pan) {
         const dt = dx / pxPerSecond(svg);
         S.view = [drag.view[0] - dt, drag.view[1] - dt];
+        S.viewTouched = true;
         draw();
         return;
       }
@@ -434,6 +456,7 @@
         const k = Math.exp(ev.deltaY / 500);
         S.view = [t - (t - a) * k, t + (b - t) * k];
       }
+      S.viewTouched = true;
       draw();
     }, { passive: false });
     svg.addEventListener("pointerleave", () => { $("hover").hidden = true; });

@@ -41,7 +41,7 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
         }
     }
 
-    func describe(name: String, data: Data, actuator: String?) -> [String: Any] {
+    func describe(name: String, data: Data) -> [String: Any] {
         let (pattern, diagnostics) = read(data, name: name)
         guard let pattern else { return ["valid": false, "diagnostics": diagnostics, "events": []] }
         let events: [[String: Any]] = pattern.events.enumerated().map { i, e in
@@ -51,9 +51,29 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
                 "sharpness": JSONNumberFormat.double(fromFloat: e.value(of: .hapticSharpness) ?? 0.5),
             ]
         }
-        let profile = actuator.flatMap { ActuatorProfile.builtIn(id: $0) } ?? device.profile
-        return ["valid": true, "diagnostics": diagnostics, "events": events, "render": Self.render(pattern, profile: profile), "profile": profile.id]
+        return ["valid": true, "diagnostics": diagnostics, "events": events, "profile": device.profile.id]
     }
+
+    func render(name: String, data: Data, actuator: String?) -> [String: Any] {
+        let profile = actuator.flatMap { ActuatorProfile.builtIn(id: $0) } ?? device.profile
+        let key = RenderKey(data: data, profile: profile.id)
+        if let kept = lock.withLock({ renders.first { $0.key == key }?.value }) { return kept }
+        guard let pattern = read(data, name: name).pattern else { return ["valid": false] }
+        let value = Self.render(pattern, profile: profile)
+        lock.withLock {
+            renders.insert((key, value), at: 0)
+            if renders.count > 8 { renders.removeLast() }
+        }
+        return value
+    }
+
+    /// The last renders, by the file's bytes and the profile (a page reload or a play's save
+    /// asks for the same one again).
+    private struct RenderKey: Equatable {
+        var data: Data
+        var profile: String
+    }
+    private var renders: [(key: RenderKey, value: [String: Any])] = []
 
     /// The preview of `thrum render` folded to at most ``curvePoints`` points per curve: each
     /// point the peak of its stretch of rows (sharpness: its first row).
