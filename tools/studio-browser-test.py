@@ -124,7 +124,7 @@ def security(studio, scratch, outside):
         st, data = studio.request("GET", "/api/pattern?file=" + name)
         check(st == 404 and b"Version" not in data, f"{name}: 404 and no content (got {st})")
     st, files = studio.json("/api/files")
-    check("escape.ahap" not in files["files"] and not any(f.startswith("linked/") for f in files["files"]),
+    check("escape.ahap" not in files["files"] and "heartbeat.ahap" in files["files"] and not any(f.startswith("linked/") for f in files["files"]),
           f"links that lead outside are not listed ({files['files']})")
     before = open(outside, "rb").read()
     st, _ = studio.request("POST", "/api/save", json.dumps({"file": "escape.ahap", "changes": [{"event": 0, "time": 0.5}]}))
@@ -258,6 +258,26 @@ def browser_checks(studio, scratch, shots, bench):
         check(bool(moved), f"external edit shown on the page after {results['reload_ms']:.0f} ms")
         driver.save_screenshot(os.path.join(shots, "reloaded.png"))
 
+        # Loop: the second pass's onsets replace the first's; space stops it.
+        driver.find_element(By.ID, "loop").click()
+        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.SPACE)
+        second = wait(driver, lambda d: d.execute_script(
+            "return document.querySelectorAll('#onset-layer .onset[data-pass=\"1\"]').length"), 60, "a second pass's onsets")
+        check(bool(second), "looping: onsets of the second pass arrive")
+        before = driver.find_element(By.TAG_NAME, "body").get_attribute("data-played")
+        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.SPACE)
+        stopped = wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-played") != before, 30, "the loop to stop")
+        check(bool(stopped), "space stops the loop")
+        driver.find_element(By.ID, "loop").click()
+
+        # Diagnostics at the event they name.
+        driver.execute_script("[...document.querySelectorAll('#file-list li')].find(li => li.dataset.file === 'unsorted-events.ahap').click()")
+        flagged = wait(driver, lambda d: d.execute_script(
+            "return !!document.querySelector('#diagnostic-list li[data-event-index=\"1\"]')"
+            " && !!document.querySelector('#timeline .event.diag[data-event-index=\"1\"]')"), 60, "the diagnostic")
+        check(bool(flagged), "the reader's warning shows inline at the event it names (#1 of unsorted-events.ahap)")
+        driver.save_screenshot(os.path.join(shots, "diagnostics.png"))
+
         if bench:
             # Save → next play: the play that follows a save plays the saved pattern.
             t0 = time.time()
@@ -266,7 +286,7 @@ def browser_checks(studio, scratch, shots, bench):
             results["save_to_play_ms"] = (time.time() - t0) * 1000
             time.sleep(3)
             # The 10 000-event pattern.
-            driver.get(studio.url.replace("/?", "/?") )
+            driver.get(studio.url)
             wait(driver, lambda d: len(heads(d)) > 0, 120, "the page")
             driver.execute_script(
                 "[...document.querySelectorAll('#file-list li')].find(li => li.dataset.file === 'large.ahap').click()")
@@ -301,6 +321,7 @@ def main():
         served = os.path.join(scratch, "served")
         os.makedirs(served)
         shutil.copy(os.path.join(ROOT, "examples", "heartbeat.ahap"), served)
+        shutil.copy(os.path.join(ROOT, "Tests", "ThrumTestSupport", "Fixtures", "ahap", "unsorted-events.ahap"), served)
         outside = os.path.join(outside_dir, "secret.ahap")
         shutil.copy(os.path.join(ROOT, "examples", "heartbeat.ahap"), outside)
         os.makedirs(os.path.join(scratch, "outside"))

@@ -17,6 +17,7 @@ extension StudioAssets {
   <span id="file-name">no file</span>
   <button id="play" title="play (space)">▶ Play</button>
   <button id="stop" title="stop (space while playing)">■ Stop</button>
+  <label><input id="loop" type="checkbox"> loop</label>
   <label>rate <input id="rate" type="number" min="0.1" max="10" step="0.1" value="1"></label>
   <button id="save" title="save (Ctrl+S)" disabled>Save</button>
   <button id="undo" title="undo (Ctrl+Z)" disabled>Undo</button>
@@ -129,11 +130,16 @@ extension StudioAssets {
     S.changes = {}; S.deletions = new Set(); S.additions = [];
     S.undo = []; S.redo = [];
     S.diagnostics = r.diagnostics || [];
-    if (!keepView) { S.render = null; S.viewTouched = false; }
+    if (!keepView) {
+      // Another file: nothing of the last one's render, play or selection stays.
+      S.render = null; S.viewTouched = false; S.onsets = {}; S.selected = null;
+      $("onset-summary").textContent = "press play (space)";
+    }
     if (!keepView || !S.view) S.view = defaultView();
     if (S.selected !== null && S.selected >= S.events.length) S.selected = null;
     draw();
     drawDiagnostics();
+    inspector();
     updateButtons();
   }
 
@@ -263,7 +269,7 @@ extension StudioAssets {
     const old = layer.querySelector('[data-event-index="' + o.index + '"]');
     if (old) old.remove();
     const g = el("g", { class: "onset" + (o.status === "on_time" ? "" : " late"), "data-event-index": o.index, "data-onset": o.onset,
-      "data-bound": o.bound, "data-status": o.status }, layer);
+      "data-bound": o.bound, "data-status": o.status, "data-pass": o.pass || 0 }, layer);
     if (o.true_onset !== undefined && o.true_onset !== null) g.setAttribute("data-true-onset", o.true_onset);
     if (o.onset === null || o.onset === undefined) return;
     const x = xOf(svg, o.onset);
@@ -403,7 +409,7 @@ extension StudioAssets {
     const layer = $("onset-layer");
     if (layer) layer.textContent = "";
     try {
-      const r = await api("/api/play", { file: S.file, rate: Number($("rate").value) || 1 });
+      const r = await api("/api/play", { file: S.file, rate: Number($("rate").value) || 1, loop: $("loop").checked });
       S.play = r.play;
       S.playing = true;
       say("playing on " + (r.device || "device"));
@@ -566,7 +572,7 @@ extension StudioAssets {
 body { margin: 0; font: 13px/1.4 system-ui, sans-serif; color: #222; background: #fafafa; }
 header { display: flex; gap: 8px; align-items: center; padding: 6px 10px; background: #263238; color: #eee; }
 header button { font: inherit; padding: 2px 10px; }
-header input { width: 4em; }
+header input[type=number] { width: 4em; }
 #file-name { font-family: monospace; margin-right: 12px; }
 #state { margin-left: auto; font-family: monospace; }
 main { display: flex; height: calc(100vh - 40px); }

@@ -78,11 +78,16 @@
     S.changes = {}; S.deletions = new Set(); S.additions = [];
     S.undo = []; S.redo = [];
     S.diagnostics = r.diagnostics || [];
-    if (!keepView) { S.render = null; S.viewTouched = false; }
+    if (!keepView) {
+      // Another file: nothing of the last one's render, play or selection stays.
+      S.render = null; S.viewTouched = false; S.onsets = {}; S.selected = null;
+      $("onset-summary").textContent = "press play (space)";
+    }
     if (!keepView || !S.view) S.view = defaultView();
     if (S.selected !== null && S.selected >= S.events.length) S.selected = null;
     draw();
     drawDiagnostics();
+    inspector();
     updateButtons();
   }
 
@@ -212,7 +217,7 @@
     const old = layer.querySelector('[data-event-index="' + o.index + '"]');
     if (old) old.remove();
     const g = el("g", { class: "onset" + (o.status === "on_time" ? "" : " late"), "data-event-index": o.index, "data-onset": o.onset,
-      "data-bound": o.bound, "data-status": o.status }, layer);
+      "data-bound": o.bound, "data-status": o.status, "data-pass": o.pass || 0 }, layer);
     if (o.true_onset !== undefined && o.true_onset !== null) g.setAttribute("data-true-onset", o.true_onset);
     if (o.onset === null || o.onset === undefined) return;
     const x = xOf(svg, o.onset);
@@ -352,7 +357,7 @@
     const layer = $("onset-layer");
     if (layer) layer.textContent = "";
     try {
-      const r = await api("/api/play", { file: S.file, rate: Number($("rate").value) || 1 });
+      const r = await api("/api/play", { file: S.file, rate: Number($("rate").value) || 1, loop: $("loop").checked });
       S.play = r.play;
       S.playing = true;
       say("playing on " + (r.device || "device"));

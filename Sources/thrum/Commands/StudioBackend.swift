@@ -105,7 +105,7 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
         ]
     }
 
-    func play(name: String, data: Data, rate: Double, push: @escaping @Sendable ([String: Any]) -> Void) throws -> [String: Any] {
+    func play(name: String, data: Data, rate: Double, loop: Bool, push: @escaping @Sendable ([String: Any]) -> Void) throws -> [String: Any] {
         let (pattern, diagnostics) = read(data, name: name)
         guard let pattern else {
             throw StudioServerError("\(name) does not read as AHAP: \(diagnostics.first?["message"] as? String ?? "")")
@@ -123,10 +123,10 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
             var end: [String: Any] = ["type": "play-ended", "play": id, "file": name]
             do {
                 let outcome = try device.play(
-                    pattern, rate: rate, stop: { self?.lock.withLock { self?.playing?.stop ?? true } ?? true },
+                    pattern, rate: rate, loop: loop, stop: { self?.lock.withLock { self?.playing?.stop ?? true } ?? true },
                     onset: { o in
                         push([
-                            "type": "onset", "play": id, "index": o.index, "requested": o.requested, "onset": o.onset ?? NSNull(),
+                            "type": "onset", "play": id, "index": o.index, "pass": o.pass, "requested": o.requested, "onset": o.onset ?? NSNull(),
                             "bound": o.bound ?? NSNull(), "true_onset": o.trueOnset ?? NSNull(), "status": o.status, "suspect": o.suspect,
                             "sent_at": now(),
                         ])

@@ -16,6 +16,8 @@ final class StudioDevice: @unchecked Sendable {
     /// One event's report, in pattern time (s).
     struct Onset {
         var index: Int
+        /// The loop's pass (0 without a loop).
+        var pass: Int
         var requested: Double
         var onset: Double?
         var bound: Double?
@@ -69,8 +71,11 @@ final class StudioDevice: @unchecked Sendable {
 
     /// Plays `pattern` at `rate` until it has played out (and its onsets came back) or `stop()`
     /// says so; `onset` gets each report as it arrives, `link` a line of link figures now and then.
+    /// The longest looped play on the virtual device (s): its trace grows while it plays.
+    static let longestVirtualLoop = 600.0
+
     func play(
-        _ pattern: HapticPattern, rate: Double, stop: () -> Bool, onset: (Onset) -> Void, link: (String) -> Void
+        _ pattern: HapticPattern, rate: Double, loop: Bool = false, stop: () -> Bool, onset: (Onset) -> Void, link: (String) -> Void
     ) throws -> Outcome {
         let engine: HapticEngine
         let target: PlaybackTarget
@@ -89,31 +94,35 @@ final class StudioDevice: @unchecked Sendable {
         defer { if held == nil { engine.stop() } }
         let player = try engine.makeAdvancedPlayer(with: pattern)
         player.playbackRate = rate
+        player.loopEnabled = loop
         let start = engine.currentTime + engine.leadTime.seconds + 0.02
         try player.start(atTime: start)
         let (pass, drive) = engine.passTiming(of: pattern, rate: rate)
-        let end = start + max(pass, drive)
+        let end = loop ? start + (held == nil ? Self.longestVirtualLoop : .infinity) : start + max(pass, drive)
         let haptic = pattern.events.filter(\.type.isHaptic).count
-        var seen = Set<Int>()
+        var seen = Set<[Int]>()
         var onTime = 0
         let wallStart = Date()
         let engineStart = engine.currentTime
         var lastLink = -1.0
         var stopped = false
+        // A later pass's times, back on the first pass's timeline.
+        func offset(_ record: OnsetRecord) -> Double { Double(record.pass) * pass }
         func collect() {
-            for record in engine.onsets(for: player) where record.status != .notReported && !seen.contains(record.patternIndex) {
-                seen.insert(record.patternIndex)
+            for record in engine.onsets(for: player) where record.status != .notReported && !seen.contains([record.pass, record.patternIndex]) {
+                seen.insert([record.pass, record.patternIndex])
                 if record.status == .onTime { onTime += 1 }
                 var truth: Double?
                 if case .simulated(let device, _) = target { truth = VirtualRig.trueOnset(of: record, on: device) }
                 onset(
                     Onset(
-                        index: record.patternIndex, requested: (record.requestedTime - start) * rate,
-                        onset: record.onsetTime.map { ($0 - start) * rate }, bound: record.onsetBound.map { $0 * rate },
-                        trueOnset: truth.map { ($0 - start) * rate }, status: record.status.rawValue, suspect: record.boundSuspect))
+                        index: record.patternIndex, pass: record.pass, requested: (record.requestedTime - start - offset(record)) * rate,
+                        onset: record.onsetTime.map { ($0 - start - offset(record)) * rate }, bound: record.onsetBound.map { $0 * rate },
+                        trueOnset: truth.map { ($0 - start - offset(record)) * rate }, status: record.status.rawValue,
+                        suspect: record.boundSuspect))
             }
         }
-        while engine.currentTime < end + 0.3 {
+        while engine.currentTime < end + (loop ? 0 : 0.3) {
             if stop() {
                 stopped = true
                 try? player.stop(atTime: HapticTimeImmediate)
@@ -131,7 +140,7 @@ final class StudioDevice: @unchecked Sendable {
                 lastLink = engine.currentTime
                 link(linkLine(engine))
             }
-            if seen.count >= haptic && engine.currentTime > end { break }
+            if !loop && seen.count >= haptic && engine.currentTime > end { break }
         }
         collect()
         link(linkLine(engine))
