@@ -278,6 +278,33 @@ def browser_checks(studio, scratch, shots, bench):
         check(bool(flagged), "the reader's warning shows inline at the event it names (#1 of unsorted-events.ahap)")
         driver.save_screenshot(os.path.join(shots, "diagnostics.png"))
 
+        # Delete, undo, redo, undo, add, save: the file gains one event and keeps the rest.
+        unsorted = os.path.join(scratch, "unsorted-events.ahap")
+        before_text = open(unsorted, "rb").read()
+        count = lambda d: d.execute_script("return document.querySelectorAll('#timeline .event').length")
+        n = count(driver)
+        driver.find_element(By.CSS_SELECTOR, '#timeline .event[data-event-index="4"] .head').click()
+        body = driver.find_element(By.TAG_NAME, "body")
+        body.send_keys(Keys.DELETE)
+        after_delete = count(driver)
+        body.send_keys(Keys.CONTROL, "z")
+        after_undo = count(driver)
+        body.send_keys(Keys.CONTROL, Keys.SHIFT, "z")
+        after_redo = count(driver)
+        body.send_keys(Keys.CONTROL, "z")
+        check((after_delete, after_undo, after_redo, count(driver)) == (n - 1, n, n - 1, n),
+              f"delete, undo, redo, undo: {n} → {after_delete} → {after_undo} → {after_redo} → {count(driver)} marks")
+        driver.find_element(By.ID, "add").click()
+        check(count(driver) == n + 1, "Add puts a new mark on the timeline")
+        driver.find_element(By.ID, "save").click()
+        wait(driver, lambda d: open(unsorted, "rb").read() != before_text, 60, "the save with an added event")
+        saved_events = [i for i in json.loads(open(unsorted, "rb").read())["Pattern"] if "Event" in i]
+        after_text = open(unsorted, "rb").read()
+        cut = before_text.rstrip().rindex(b"}")  # the end of the last element
+        cut = before_text.rstrip()[:cut].rstrip().rindex(b"}") + 1
+        check(len(saved_events) == n + 1 and after_text.startswith(before_text[:cut]),
+              f"saved: {len(saved_events)} events, every byte before the new one as it was")
+
         if bench:
             # Save → next play: the play that follows a save plays the saved pattern.
             t0 = time.time()
