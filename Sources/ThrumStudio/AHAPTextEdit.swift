@@ -24,6 +24,24 @@ public struct AHAPTextEdit: Sendable {
         }
     }
 
+    /// A change to one control point of a parameter curve (`curve`: index among the file's
+    /// `ParameterCurve` elements in document order; `point`: index in its control points; `time`
+    /// relative to the curve's start, as the file holds it).
+    public struct PointChange: Sendable, Equatable {
+        public var curve: Int
+        public var point: Int
+        public var time: Double?
+        public var value: Double?
+
+        /// Creates a change; nil fields stay as they are.
+        public init(curve: Int, point: Int, time: Double? = nil, value: Double? = nil) {
+            self.curve = curve
+            self.point = point
+            self.time = time
+            self.value = value
+        }
+    }
+
     /// A new event to append.
     public struct NewEvent: Sendable, Equatable {
         public var type: String
@@ -81,9 +99,22 @@ public struct AHAPTextEdit: Sendable {
     }
 
     /// The text with `changes`, `deletions` (event indices) and `additions` applied.
-    public func applying(_ changes: [Change], deleting deletions: [Int] = [], adding additions: [NewEvent] = []) throws(Failure) -> Data {
+    public func applying(
+        _ changes: [Change], deleting deletions: [Int] = [], adding additions: [NewEvent] = [], points: [PointChange] = []
+    ) throws(Failure) -> Data {
         let events = eventNodes
         var patches: [(range: Range<Int>, text: String)] = []
+        let curves = (root["Pattern"]?.elements ?? []).compactMap { $0["ParameterCurve"] }
+        for change in points {
+            guard curves.indices.contains(change.curve),
+                let list = curves[change.curve]["ParameterCurveControlPoints"]?.elements, list.indices.contains(change.point)
+            else { throw Failure(message: "no control point \(change.point) of curve \(change.curve)") }
+            let point = list[change.point]
+            for (key, value) in [("Time", change.time), ("ParameterValue", change.value)] {
+                guard let value, let node = point[key] else { continue }
+                if node.numberValue != value { patches.append((try numberRange(node), Self.format(value))) }
+            }
+        }
         for change in changes {
             guard events.indices.contains(change.event) else { throw Failure(message: "no event \(change.event) (the file has \(events.count))") }
             guard !deletions.contains(change.event) else { continue }

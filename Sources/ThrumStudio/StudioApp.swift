@@ -164,9 +164,13 @@ public final class StudioApp: @unchecked Sendable {
                 type: (a["type"] as? String) ?? "HapticTransient", time: t, duration: a["duration"] as? Double,
                 intensity: (a["intensity"] as? Double) ?? 1, sharpness: (a["sharpness"] as? Double) ?? 0.5)
         }
+        let points = ((body["points"] as? [[String: Any]]) ?? []).compactMap { p -> AHAPTextEdit.PointChange? in
+            guard let curve = p["curve"] as? Int, let point = p["point"] as? Int else { return nil }
+            return AHAPTextEdit.PointChange(curve: curve, point: point, time: p["time"] as? Double, value: p["value"] as? Double)
+        }
         do {
             let before = try directory.read(name)
-            let after = try AHAPTextEdit(text: before).applying(changes, deleting: deletions, adding: additions)
+            let after = try AHAPTextEdit(text: before).applying(changes, deleting: deletions, adding: additions, points: points)
             var object = backend.describe(name: name, data: after)
             guard (object["valid"] as? Bool) == true else {
                 object["error"] = "not saved: the edited pattern does not read as AHAP"

@@ -104,6 +104,25 @@ final class AHAPTextEditTests: XCTestCase {
         XCTAssertTrue(Array(added).starts(with: Array(data.prefix(data.count - 10))))
     }
 
+    func testCurvePointEditTouchesOnlyItsNumbers() throws {
+        let data = try Data(contentsOf: Fixtures.ahap("every-curve.ahap"))
+        let before = try read(data)
+        let out = try AHAPTextEdit(text: data).applying([], points: [AHAPTextEdit.PointChange(curve: 1, point: 1, time: 0.3, value: 0.75)])
+        let after = try read(out)
+        XCTAssertEqual(after.parameterCurves[1].controlPoints[1].relativeTime, 0.3, accuracy: 1e-12)
+        XCTAssertEqual(after.parameterCurves[1].controlPoints[1].value, 0.75)
+        XCTAssertEqual(after.events, before.events)
+        XCTAssertEqual(after.parameterCurves[0], before.parameterCurves[0])
+        XCTAssertEqual(Array(after.parameterCurves.dropFirst(2)), Array(before.parameterCurves.dropFirst(2)))
+        let text = String(decoding: data, as: UTF8.self)
+        let expected = text.replacingOccurrences(
+            of: #""HapticSharpnessControl", "Time": 0.5, "ParameterCurveControlPoints": [{"Time": 0.0, "ParameterValue": -0.5}, {"Time": 0.25, "ParameterValue": 0.5}"#,
+            with: #""HapticSharpnessControl", "Time": 0.5, "ParameterCurveControlPoints": [{"Time": 0.0, "ParameterValue": -0.5}, {"Time": 0.3, "ParameterValue": 0.75}"#)
+        XCTAssertNotEqual(expected, text)
+        XCTAssertEqual(String(decoding: out, as: UTF8.self), expected)
+        XCTAssertThrowsError(try AHAPTextEdit(text: data).applying([], points: [AHAPTextEdit.PointChange(curve: 1, point: 9, value: 0)]))
+    }
+
     func testDiagnosticPathsNameTheirEvent() throws {
         let text = Data(#"{"Version": 1, "Pattern": [{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": []}}, {"Event": {"Time": 0, "EventType": "HapticTransient"}}, {"Event": {"Time": 1, "EventType": "HapticTransient"}}]}"#.utf8)
         let edit = try AHAPTextEdit(text: text)

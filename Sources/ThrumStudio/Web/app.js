@@ -76,6 +76,7 @@
     S.base = (r.events || []).map((e) => Object.assign({}, e));
     S.events = S.base.map((e) => Object.assign({}, e));
     S.changes = {}; S.deletions = new Set(); S.additions = [];
+    S.curves = (r.curves || []).map((c) => JSON.parse(JSON.stringify(c))); S.pointChanges = {};
     S.undo = []; S.redo = [];
     S.diagnostics = r.diagnostics || [];
     if (!keepView) {
@@ -165,6 +166,7 @@
     const layer = el("g", { id: "event-layer" }, svg);
     const diag = new Set(S.diagnostics.filter((d) => d.event !== undefined && d.event !== null).map((d) => d.event));
     S.events.forEach((e, i) => { if (!S.deletions.has(i)) drawEvent(layer, e, i, diag.has(i)); });
+    drawCurves(svg);
     el("g", { id: "onset-layer" }, svg);
     for (const k in S.onsets) drawOnset(S.onsets[k]);
     drawPlot($("drive"), r && r.drive, 1, "series-drive", "drive (0…1 of rated voltage)");
@@ -199,6 +201,38 @@
     el("line", { class: "stem", x1: x, x2: x, y1: LANE.iBottom, y2: yI(e.intensity) }, g);
     el("circle", { class: "head", cx: x, cy: yI(e.intensity), r: 6 }, g);
     el("circle", { class: "sharp", cx: x, cy: yS(e.sharpness), r: 5, "data-role": "sharpness" }, g);
+  }
+
+  // Parameter curves (envelopes): intensity control in the intensity lane (0…1), sharpness
+  // control in the sharpness lane (−1…1); each control point is dragged like an event.
+  const CURVE_LANES = {
+    HapticIntensityControl: (v) => yI(v), HapticSharpnessControl: (v) => yS((v + 1) / 2),
+  };
+  function drawCurves(svg) {
+    const layer = el("g", { id: "curve-layer" }, svg);
+    for (const c of S.curves || []) {
+      const y = CURVE_LANES[c.parameter];
+      if (!y) continue;
+      const pts = c.points.map((p) => xOf(svg, c.time + p.time).toFixed(1) + "," + y(p.value).toFixed(1));
+      el("polyline", { class: "curve-line", points: pts.join(" ") }, layer);
+      c.points.forEach((p, j) => {
+        const x = xOf(svg, c.time + p.time);
+        el("rect", { class: "curve-point" + (S.pointChanges[c.index + ":" + j] ? " edited" : ""), x: x - 4, y: y(p.value) - 4, width: 8,
+          height: 8, "data-curve-index": c.index, "data-point-index": j, "data-time": c.time + p.time, "data-value": p.value }, layer);
+      });
+    }
+  }
+
+  function editPoint(k, j, fields) {
+    const c = S.curves.find((c) => c.index === k);
+    const p = c.points[j];
+    if (fields.time !== undefined) p.time = Math.max(0, Math.round(fields.time * 1e6) / 1e6);
+    if (fields.value !== undefined) {
+      const [lo, hi] = c.parameter === "HapticSharpnessControl" ? [-1, 1] : [0, 1];
+      p.value = Math.round(Math.min(hi, Math.max(lo, fields.value)) * 1e6) / 1e6;
+    }
+    S.pointChanges[k + ":" + j] = { curve: k, point: j, time: p.time, value: p.value };
+    draw(); updateButtons();
   }
 
   function drawPlot(svg, series, top, cls, label) {
@@ -275,11 +309,13 @@
 
   // ---- editing (every edit is undoable) ----
   function snapshot() {
-    return JSON.stringify({ events: S.events, changes: S.changes, deletions: [...S.deletions], additions: S.additions, selected: S.selected });
+    return JSON.stringify({ events: S.events, changes: S.changes, deletions: [...S.deletions], additions: S.additions, selected: S.selected,
+      curves: S.curves, pointChanges: S.pointChanges });
   }
   function restore(s) {
     const o = JSON.parse(s);
     S.events = o.events; S.changes = o.changes; S.deletions = new Set(o.deletions); S.additions = o.additions; S.selected = o.selected;
+    S.curves = o.curves; S.pointChanges = o.pointChanges;
     draw(); inspector(); updateButtons();
   }
   function remember() { S.undo.push(snapshot()); S.redo = []; }
@@ -324,7 +360,9 @@
     draw(); inspector(); updateButtons();
   }
 
-  function dirty() { return Object.keys(S.changes).length > 0 || S.deletions.size > 0 || S.additions.length > 0; }
+  function dirty() {
+    return Object.keys(S.changes).length > 0 || S.deletions.size > 0 || S.additions.length > 0 || Object.keys(S.pointChanges || {}).length > 0;
+  }
 
   function updateButtons() {
     $("save").disabled = !dirty();
@@ -338,7 +376,8 @@
     if (!S.file || !dirty()) return true;
     const changes = Object.keys(S.changes).map((k) => Object.assign({ event: Number(k) }, S.changes[k]));
     try {
-      const r = await api("/api/save", { file: S.file, changes, deletions: [...S.deletions], additions: S.additions });
+      const r = await api("/api/save", { file: S.file, changes, deletions: [...S.deletions], additions: S.additions,
+        points: Object.values(S.pointChanges || {}) });
       accept(r, true);
       say("saved " + S.file);
       return true;
@@ -414,7 +453,12 @@
     let drag = null;
     svg.addEventListener("pointerdown", (ev) => {
       const g = ev.target.closest(".event");
-      if (g && !g.classList.contains("audio")) {
+      const point = ev.target.closest(".curve-point");
+      if (point) {
+        const k = Number(point.dataset.curveIndex), j = Number(point.dataset.pointIndex);
+        const c = S.curves.find((c) => c.index === k);
+        drag = { curve: k, point: j, x: ev.clientX, y: ev.clientY, p: Object.assign({}, c.points[j]), sharp: c.parameter === "HapticSharpnessControl", moved: false };
+      } else if (g && !g.classList.contains("audio")) {
         const i = Number(g.dataset.eventIndex);
         select(i);
         drag = { i, x: ev.clientX, y: ev.clientY, e: Object.assign({}, S.events[i]), sharp: ev.target.dataset.role === "sharpness", moved: false, lock: null };
@@ -427,6 +471,15 @@
     svg.addEventListener("pointermove", (ev) => {
       if (!drag) { hover(ev); return; }
       const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+      if (drag.curve !== undefined) {
+        const fields = {};
+        if (Math.abs(dx) >= 4) fields.time = Math.round((drag.p.time + dx / pxPerSecond(svg)) * 1000) / 1000;
+        if (Math.abs(dy) >= 4) fields.value = drag.p.value - dy / (drag.sharp ? (LANE.sBottom - LANE.sTop) / 2 : LANE.iBottom - LANE.iTop);
+        if (!Object.keys(fields).length) return;
+        if (!drag.moved) { remember(); drag.moved = true; }
+        editPoint(drag.curve, drag.point, fields);
+        return;
+      }
       if (drag.pan) {
         const dt = dx / pxPerSecond(svg);
         S.view = [drag.view[0] - dt, drag.view[1] - dt];

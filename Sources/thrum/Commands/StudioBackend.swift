@@ -51,7 +51,13 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
                 "sharpness": JSONNumberFormat.double(fromFloat: e.value(of: .hapticSharpness) ?? 0.5),
             ]
         }
-        return ["valid": true, "diagnostics": diagnostics, "events": events, "profile": device.profile.id]
+        let curves: [[String: Any]] = pattern.parameterCurves.enumerated().map { k, c in
+            [
+                "index": k, "parameter": c.parameterID.rawValue, "time": c.relativeTime,
+                "points": c.controlPoints.map { ["time": $0.relativeTime, "value": JSONNumberFormat.double(fromFloat: $0.value)] },
+            ]
+        }
+        return ["valid": true, "diagnostics": diagnostics, "events": events, "curves": curves, "profile": device.profile.id]
     }
 
     func render(name: String, data: Data, actuator: String?) -> [String: Any] {
