@@ -305,7 +305,7 @@ def browser_checks(studio, scratch, shots, bench):
         check(len(saved_events) == n + 1 and after_text.startswith(before_text[:cut]),
               f"saved: {len(saved_events)} events, every byte before the new one as it was")
 
-        # An envelope: drag swell's second intensity control point up, save; only its value changes.
+        # An envelope: drag swell's second intensity control point down, save; only its value changes.
         swell = os.path.join(scratch, "swell.ahap")
         swell_before = open(swell, "rb").read()
         driver.execute_script("[...document.querySelectorAll('#file-list li')].find(li => li.dataset.file === 'swell.ahap').click()")
@@ -313,7 +313,7 @@ def browser_checks(studio, scratch, shots, bench):
                      60, "swell's control points")
         if point:
             old_value = float(point.get_attribute("data-value"))
-            ActionChains(driver).click_and_hold(point).move_by_offset(0, -10).move_by_offset(0, -10).release().perform()
+            ActionChains(driver).click_and_hold(point).move_by_offset(0, 10).move_by_offset(0, 10).release().perform()
             new_value = float(driver.find_element(
                 By.CSS_SELECTOR, '#timeline .curve-point[data-curve-index="0"][data-point-index="1"]').get_attribute("data-value"))
             driver.find_element(By.ID, "save").click()
@@ -324,7 +324,7 @@ def browser_checks(studio, scratch, shots, bench):
             p = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
             q = next((i for i in range(min(len(a), len(b)) - p) if a[-1 - i] != b[-1 - i]), min(len(a), len(b)) - p)
             was, now = a[p:len(a) - q], b[p:len(b) - q]
-            check(new_value > old_value and abs(saved_value - new_value) < 1e-6 and re.fullmatch(r"[0-9.eE+-]*", was + now) is not None,
+            check(new_value < old_value and abs(saved_value - new_value) < 1e-6 and re.fullmatch(r"[0-9.eE+-]*", was + now) is not None,
                   f"control point dragged {old_value} → {new_value}, saved {saved_value}; only number characters changed ({was!r} → {now!r})")
             driver.save_screenshot(os.path.join(shots, "envelope.png"))
 

@@ -379,6 +379,7 @@
       const r = await api("/api/save", { file: S.file, changes, deletions: [...S.deletions], additions: S.additions,
         points: Object.values(S.pointChanges || {}) });
       accept(r, true);
+      loadRender();
       say("saved " + S.file);
       return true;
     } catch (e) {
