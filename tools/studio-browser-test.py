@@ -212,6 +212,16 @@ def browser_checks(studio, scratch, shots, bench):
             results["onset_latencies"] = driver.execute_script("return window.thrumStudio.metrics.onsetLatenciesMs")
         wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-played"), 60, "the play's end")
         driver.save_screenshot(os.path.join(shots, "played.png"))
+        # Zoomed to the second beat: the ± band is as wide as the bound says, in this view's scale.
+        driver.execute_script("window.thrumStudio.setView(0.1575, 0.1625)")
+        band = driver.execute_script(
+            "const g = document.querySelector('#onset-layer .onset[data-event-index=\"1\"]'); const r = g.querySelector('.band')"
+            ".getBoundingClientRect(); const t = document.querySelectorAll('#timeline .axis line'); return [r.width, Number(g.dataset.bound)]")
+        zoom_scale = driver.execute_script(
+            "const s = document.getElementById('timeline'); return (s.clientWidth - 56) / 0.005")
+        check(abs(band[0] - 2 * band[1] * zoom_scale) <= 2, f"zoomed in, the band is 2 × bound wide ({band[0]:.1f} px for ±{band[1] * 1e6:.0f} µs)")
+        driver.save_screenshot(os.path.join(shots, "onset-zoom.png"))
+        driver.execute_script("window.thrumStudio.resetView()")
 
         # Drag the second beat 20 ms later, then save.
         marks = {m[0]: m for m in heads(driver)}
@@ -314,8 +324,10 @@ def browser_checks(studio, scratch, shots, bench):
         if point:
             old_value = float(point.get_attribute("data-value"))
             ActionChains(driver).click_and_hold(point).move_by_offset(0, 10).move_by_offset(0, 10).release().perform()
-            new_value = float(driver.find_element(
-                By.CSS_SELECTOR, '#timeline .curve-point[data-curve-index="0"][data-point-index="1"]').get_attribute("data-value"))
+            moved = wait(driver, lambda d: (lambda v: v != old_value and v)(float(d.find_element(
+                By.CSS_SELECTOR, '#timeline .curve-point[data-curve-index="0"][data-point-index="1"]').get_attribute("data-value"))),
+                10, "the dragged control point")
+            new_value = moved if moved is not None else old_value
             driver.find_element(By.ID, "save").click()
             wait(driver, lambda d: open(swell, "rb").read() != swell_before, 60, "swell saved")
             curve = [i["ParameterCurve"] for i in json.loads(open(swell, "rb").read())["Pattern"] if "ParameterCurve" in i][0]
@@ -329,6 +341,8 @@ def browser_checks(studio, scratch, shots, bench):
             driver.save_screenshot(os.path.join(shots, "envelope.png"))
 
         if bench:
+            # Every onset pushed so far (the first play's and the loop's).
+            results["onset_latencies"] = driver.execute_script("return window.thrumStudio.metrics.onsetLatenciesMs")
             # Save → next play: the play that follows a save plays the saved pattern.
             t0 = time.time()
             studio.json("/api/save", {"file": "heartbeat.ahap", "changes": [{"event": 2, "time": 0.81}]})

@@ -562,6 +562,10 @@
   $("delete").onclick = deleteSelected;
   window.addEventListener("resize", () => draw());
 
+  // For tests and benchmarks: show [a, b] s (as the wheel would), or the whole pattern again.
+  window.thrumStudio.setView = (a, b) => { S.view = [a, b]; S.viewTouched = true; draw(); };
+  window.thrumStudio.resetView = () => { S.viewTouched = false; S.view = defaultView(); draw(); };
+
   attachPointer();
   connect();
   loadFiles().catch((e) => say("cannot load: " + e.message));
