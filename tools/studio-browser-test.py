@@ -165,6 +165,13 @@ def wait(driver, condition, timeout, what):
     return None
 
 
+def open_file(driver, name):
+    """Opens `name` from the file list and waits until its marks and its curves are drawn (a
+    redraw after that would replace the elements a test holds)."""
+    driver.execute_script(f"[...document.querySelectorAll('#file-list li')].find(li => li.dataset.file === '{name}').click()")
+    return wait(driver, lambda d: d.execute_script("return document.body.dataset.rendered") == name, 120, f"{name} drawn")
+
+
 def heads(driver):
     return driver.execute_script(
         "return [...document.querySelectorAll('#timeline .event')].map(g => { const c = g.querySelector('.head');"
@@ -281,7 +288,7 @@ def browser_checks(studio, scratch, shots, bench):
         driver.find_element(By.ID, "loop").click()
 
         # Diagnostics at the event they name.
-        driver.execute_script("[...document.querySelectorAll('#file-list li')].find(li => li.dataset.file === 'unsorted-events.ahap').click()")
+        open_file(driver, "unsorted-events.ahap")
         flagged = wait(driver, lambda d: d.execute_script(
             "return !!document.querySelector('#diagnostic-list li[data-event-index=\"1\"]')"
             " && !!document.querySelector('#timeline .event.diag[data-event-index=\"1\"]')"), 60, "the diagnostic")
@@ -318,7 +325,7 @@ def browser_checks(studio, scratch, shots, bench):
         # An envelope: drag swell's second intensity control point down, save; only its value changes.
         swell = os.path.join(scratch, "swell.ahap")
         swell_before = open(swell, "rb").read()
-        driver.execute_script("[...document.querySelectorAll('#file-list li')].find(li => li.dataset.file === 'swell.ahap').click()")
+        open_file(driver, "swell.ahap")
         point = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, '#timeline .curve-point[data-curve-index="0"][data-point-index="1"]'),
                      60, "swell's control points")
         if point:

@@ -185,6 +185,8 @@ public final class HTTPServer: @unchecked Sendable {
         let head =
             "HTTP/1.1 \(response.status) \(HTTPResponse.reason(response.status))\r\n"
             + "Content-Type: \(response.contentType)\r\nContent-Length: \(response.body.count)\r\n"
+            // A body left unread (413, 411) ends the connection: its bytes are not a next request.
+            + (response.status == 413 || response.status == 411 ? "Connection: close\r\n" : "")
             + "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
             + "Content-Security-Policy: default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
             + "connect-src 'self'; frame-ancestors 'none'\r\n\r\n"
