@@ -203,6 +203,17 @@ def browser_checks(studio, scratch, shots, bench):
         check(scale > 0 and worst <= 1.5, f"marks at x proportional to the file's times (worst {worst:.2f} px, {scale:.0f} px/s)")
         driver.save_screenshot(os.path.join(shots, "timeline.png"))
 
+        # Another actuator profile: the acceleration under the timeline is drawn again for it.
+        accel = lambda d: d.execute_script("const p = document.querySelector('#accel .series-accel'); return p && p.getAttribute('points')")
+        before_accel = accel(driver)
+        other = driver.execute_script(
+            "const s = document.getElementById('actuator'); s.selectedIndex = 1; s.dispatchEvent(new Event('change')); return s.value")
+        redrawn = wait(driver, lambda d: d.execute_script("return document.body.dataset.profile") == other and accel(d) != before_accel,
+                       120, f"the render for {other}")
+        check(bool(redrawn), f"choosing {other} redraws the acceleration for it")
+        driver.execute_script("const s = document.getElementById('actuator'); s.selectedIndex = 0; s.dispatchEvent(new Event('change'))")
+        wait(driver, lambda d: accel(d) == before_accel, 120, "the default profile's render again")
+
         # Play with the space bar; every onset appears with its bound and the true onset.
         driver.find_element(By.TAG_NAME, "body").send_keys(Keys.SPACE)
         onsets = wait(driver, lambda d: (lambda o: len(o) == len(times) and o)(d.execute_script(

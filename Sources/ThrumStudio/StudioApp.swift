@@ -9,9 +9,10 @@ public protocol StudioBackend: AnyObject, Sendable {
     func describe(name: String, data: Data) -> [String: Any]
     /// The curves under the timeline: requested envelopes, drive, acceleration (the slow part).
     func render(name: String, data: Data, actuator: String?) -> [String: Any]
-    /// Starts playing `data` on the device (`loop`: again and again until stopped); what happens is sent through `push` as it happens.
+    /// Starts playing `data` on the device (`loop`: again and again until stopped; `actuator`: the
+    /// virtual device's profile, nil for the studio's); what happens is sent through `push` as it happens.
     /// - Throws: when it cannot start (a message for the page).
-    func play(name: String, data: Data, rate: Double, loop: Bool, push: @escaping @Sendable ([String: Any]) -> Void) throws -> [String: Any]
+    func play(name: String, data: Data, rate: Double, loop: Bool, actuator: String?, push: @escaping @Sendable ([String: Any]) -> Void) throws -> [String: Any]
     /// Stops what plays.
     func stop()
     /// The device, what plays, how many plays started.
@@ -199,7 +200,9 @@ public final class StudioApp: @unchecked Sendable {
         }
         let rate = min(max((body["rate"] as? Double) ?? 1, 0.1), 10)
         do {
-            let started = try backend.play(name: name, data: data, rate: rate, loop: (body["loop"] as? Bool) ?? false) { [weak self] message in self?.push(message) }
+            let started = try backend.play(
+                name: name, data: data, rate: rate, loop: (body["loop"] as? Bool) ?? false, actuator: body["actuator"] as? String
+            ) { [weak self] message in self?.push(message) }
             return .json(started)
         } catch {
             return .error(409, (error as? LocalizedError)?.errorDescription ?? "\(error)")

@@ -18,6 +18,7 @@ extension StudioAssets {
   <button id="play" title="play (space)">▶ Play</button>
   <button id="stop" title="stop (space while playing)">■ Stop</button>
   <label><input id="loop" type="checkbox"> loop</label>
+  <select id="actuator" title="actuator profile of the drive, the acceleration and the virtual device"></select>
   <label>rate <input id="rate" type="number" min="0.1" max="10" step="0.1" value="1"></label>
   <button id="save" title="save (Ctrl+S)" disabled>Save</button>
   <button id="undo" title="undo (Ctrl+Z)" disabled>Undo</button>
@@ -112,19 +113,30 @@ extension StudioAssets {
   async function loadRender() {
     const file = S.file, data = S.data;
     try {
-      const render = await api("/api/render?file=" + encodeURIComponent(file));
+      const actuator = $("actuator").value;
+      const render = await api("/api/render?file=" + encodeURIComponent(file) + (actuator ? "&actuator=" + encodeURIComponent(actuator) : ""));
       if (S.file !== file || S.data !== data) return;
       S.render = render;
       if (!S.viewTouched) S.view = defaultView();
       draw();
       if (metrics.renderedMs === null) metrics.renderedMs = performance.now();
       document.body.dataset.rendered = file;
+      document.body.dataset.profile = render.profile;
     } catch (e) { say("no render: " + e.message); }
   }
 
   // Takes the server's view of the file as the new base (nothing pending).
   function accept(r, keepView) {
     S.data = r;
+    const select = $("actuator");
+    if (!select.options.length && r.actuators) {
+      for (const a of r.actuators) {
+        const o = document.createElement("option");
+        o.value = a.id; o.textContent = a.name; o.selected = a.id === r.profile;
+        select.appendChild(o);
+      }
+      select.disabled = r.virtual === false;
+    }
     S.base = (r.events || []).map((e) => Object.assign({}, e));
     S.events = S.base.map((e) => Object.assign({}, e));
     S.changes = {}; S.deletions = new Set(); S.additions = [];
@@ -459,7 +471,8 @@ extension StudioAssets {
     const layer = $("onset-layer");
     if (layer) layer.textContent = "";
     try {
-      const r = await api("/api/play", { file: S.file, rate: Number($("rate").value) || 1, loop: $("loop").checked });
+      const r = await api("/api/play", { file: S.file, rate: Number($("rate").value) || 1, loop: $("loop").checked,
+        actuator: $("actuator").value || undefined });
       S.play = r.play;
       S.playing = true;
       say("playing on " + (r.device || "device"));
@@ -621,6 +634,7 @@ extension StudioAssets {
   $("redo").onclick = doRedo;
   $("add").onclick = () => addEvent({ time: Math.max(0, Math.round((S.view[0] + S.view[1]) / 2 * 1000) / 1000) });
   $("duplicate").onclick = duplicate;
+  $("actuator").onchange = () => loadRender();
   $("delete").onclick = deleteSelected;
   window.addEventListener("resize", () => draw());
 
@@ -641,6 +655,7 @@ body { margin: 0; font: 13px/1.4 system-ui, sans-serif; color: #222; background:
 header { display: flex; gap: 8px; align-items: center; padding: 6px 10px; background: #263238; color: #eee; }
 header button { font: inherit; padding: 2px 10px; }
 header input[type=number] { width: 4em; }
+header select { font: inherit; max-width: 16em; }
 #file-name { font-family: monospace; margin-right: 12px; }
 #state { margin-left: auto; font-family: monospace; }
 main { display: flex; height: calc(100vh - 40px); }

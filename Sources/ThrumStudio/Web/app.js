@@ -60,19 +60,30 @@
   async function loadRender() {
     const file = S.file, data = S.data;
     try {
-      const render = await api("/api/render?file=" + encodeURIComponent(file));
+      const actuator = $("actuator").value;
+      const render = await api("/api/render?file=" + encodeURIComponent(file) + (actuator ? "&actuator=" + encodeURIComponent(actuator) : ""));
       if (S.file !== file || S.data !== data) return;
       S.render = render;
       if (!S.viewTouched) S.view = defaultView();
       draw();
       if (metrics.renderedMs === null) metrics.renderedMs = performance.now();
       document.body.dataset.rendered = file;
+      document.body.dataset.profile = render.profile;
     } catch (e) { say("no render: " + e.message); }
   }
 
   // Takes the server's view of the file as the new base (nothing pending).
   function accept(r, keepView) {
     S.data = r;
+    const select = $("actuator");
+    if (!select.options.length && r.actuators) {
+      for (const a of r.actuators) {
+        const o = document.createElement("option");
+        o.value = a.id; o.textContent = a.name; o.selected = a.id === r.profile;
+        select.appendChild(o);
+      }
+      select.disabled = r.virtual === false;
+    }
     S.base = (r.events || []).map((e) => Object.assign({}, e));
     S.events = S.base.map((e) => Object.assign({}, e));
     S.changes = {}; S.deletions = new Set(); S.additions = [];
@@ -407,7 +418,8 @@
     const layer = $("onset-layer");
     if (layer) layer.textContent = "";
     try {
-      const r = await api("/api/play", { file: S.file, rate: Number($("rate").value) || 1, loop: $("loop").checked });
+      const r = await api("/api/play", { file: S.file, rate: Number($("rate").value) || 1, loop: $("loop").checked,
+        actuator: $("actuator").value || undefined });
       S.play = r.play;
       S.playing = true;
       say("playing on " + (r.device || "device"));
@@ -569,6 +581,7 @@
   $("redo").onclick = doRedo;
   $("add").onclick = () => addEvent({ time: Math.max(0, Math.round((S.view[0] + S.view[1]) / 2 * 1000) / 1000) });
   $("duplicate").onclick = duplicate;
+  $("actuator").onchange = () => loadRender();
   $("delete").onclick = deleteSelected;
   window.addEventListener("resize", () => draw());
 

@@ -57,7 +57,10 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
                 "points": c.controlPoints.map { ["time": $0.relativeTime, "value": JSONNumberFormat.double(fromFloat: $0.value)] },
             ]
         }
-        return ["valid": true, "diagnostics": diagnostics, "events": events, "curves": curves, "profile": device.profile.id]
+        return [
+            "valid": true, "diagnostics": diagnostics, "events": events, "curves": curves, "profile": device.profile.id,
+            "actuators": ActuatorProfile.builtIn.map { ["id": $0.id, "name": $0.name] }, "virtual": device.isVirtual,
+        ]
     }
 
     func render(name: String, data: Data, actuator: String?) -> [String: Any] {
@@ -111,7 +114,7 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
         ]
     }
 
-    func play(name: String, data: Data, rate: Double, loop: Bool, push: @escaping @Sendable ([String: Any]) -> Void) throws -> [String: Any] {
+    func play(name: String, data: Data, rate: Double, loop: Bool, actuator: String?, push: @escaping @Sendable ([String: Any]) -> Void) throws -> [String: Any] {
         let (pattern, diagnostics) = read(data, name: name)
         guard let pattern else {
             throw StudioServerError("\(name) does not read as AHAP: \(diagnostics.first?["message"] as? String ?? "")")
@@ -129,7 +132,7 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
             var end: [String: Any] = ["type": "play-ended", "play": id, "file": name]
             do {
                 let outcome = try device.play(
-                    pattern, rate: rate, loop: loop, stop: { self?.lock.withLock { self?.playing?.stop ?? true } ?? true },
+                    pattern, rate: rate, loop: loop, profile: actuator.flatMap { ActuatorProfile.builtIn(id: $0) }, stop: { self?.lock.withLock { self?.playing?.stop ?? true } ?? true },
                     onset: { o in
                         push([
                             "type": "onset", "play": id, "index": o.index, "pass": o.pass, "requested": o.requested, "onset": o.onset ?? NSNull(),

@@ -75,7 +75,8 @@ final class StudioDevice: @unchecked Sendable {
     static let longestVirtualLoop = 600.0
 
     func play(
-        _ pattern: HapticPattern, rate: Double, loop: Bool = false, stop: () -> Bool, onset: (Onset) -> Void, link: (String) -> Void
+        _ pattern: HapticPattern, rate: Double, loop: Bool = false, profile chosen: ActuatorProfile? = nil, stop: () -> Bool,
+        onset: (Onset) -> Void, link: (String) -> Void
     ) throws -> Outcome {
         let engine: HapticEngine
         let target: PlaybackTarget
@@ -84,6 +85,8 @@ final class StudioDevice: @unchecked Sendable {
             target = held.connection.target
             if !engine.isRunning { try engine.start() }
         } else {
+            // The virtual device is built for the profile the page chose (a port's device keeps its own).
+            let profile = chosen ?? self.profile
             target = PlaybackTarget.virtual(profile: profile)
             let connection = try DeviceConnection.open(target: target, profile: profile)
             var configuration = HapticEngine.Configuration()
