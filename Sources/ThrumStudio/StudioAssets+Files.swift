@@ -220,6 +220,8 @@ extension StudioAssets {
     axis(svg, 260);
     const r = S.render;
     if (r) {
+      // Audio events' sound level (peak |sample|, 0…1) along the top of the intensity lane.
+      if (r.audio && r.audio.length) polyline(svg, r.audio, (v) => LANE.iTop + 30 - v * 28, "curve-audio");
       polyline(svg, r.intensity, yI, "curve-intensity");
       polyline(svg, r.sharpness, yS, "curve-sharpness");
     }
@@ -678,6 +680,7 @@ svg { display: block; width: 100%; background: #fff; border: 1px solid #ddd; mar
 .event.selected .head, .event.selected .sharp { stroke: #000; stroke-width: 2; }
 .event.edited .head { fill: #9c27b0; }
 .event.diag .head { fill: #d32f2f; }
+.curve-audio { fill: none; stroke: #9467bd; stroke-width: 1; }
 .curve-intensity { fill: none; stroke: #1f77b4; stroke-width: 1; stroke-opacity: 0.6; }
 .curve-sharpness { fill: none; stroke: #ff7f0e; stroke-width: 1; stroke-dasharray: 4 3; stroke-opacity: 0.7; }
 .curve-line { fill: none; stroke: #6a1b9a; stroke-width: 1.5; }

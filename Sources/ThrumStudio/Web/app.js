@@ -167,6 +167,8 @@
     axis(svg, 260);
     const r = S.render;
     if (r) {
+      // Audio events' sound level (peak |sample|, 0…1) along the top of the intensity lane.
+      if (r.audio && r.audio.length) polyline(svg, r.audio, (v) => LANE.iTop + 30 - v * 28, "curve-audio");
       polyline(svg, r.intensity, yI, "curve-intensity");
       polyline(svg, r.sharpness, yS, "curve-sharpness");
     }

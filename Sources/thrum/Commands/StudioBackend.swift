@@ -68,7 +68,8 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
         let key = RenderKey(data: data, profile: profile.id)
         if let kept = lock.withLock({ renders.first { $0.key == key }?.value }) { return kept }
         guard let pattern = read(data, name: name).pattern else { return ["valid": false] }
-        let value = Self.render(pattern, profile: profile)
+        let value = Self.render(
+            pattern, profile: profile, file: (baseDirectory as NSString).appendingPathComponent(name), root: baseDirectory)
         lock.withLock {
             renders.insert((key, value), at: 0)
             if renders.count > 8 { renders.removeLast() }
@@ -86,15 +87,33 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
 
     /// The preview of `thrum render` folded to at most ``curvePoints`` points per curve: each
     /// point the peak of its stretch of rows (sharpness: its first row).
-    static func render(_ pattern: HapticPattern, profile: ActuatorProfile) -> [String: Any] {
+    static func render(_ pattern: HapticPattern, profile: ActuatorProfile, file: String, root: String) -> [String: Any] {
         var preview = PatternPreview.make(pattern: pattern, profile: profile, sampleRate: 1000)
+        // Audio events: the sound's level (peak |sample|) as thrum render draws it; only sounds
+        // inside the served directory are read (a path out of it is left silent, and said).
+        var heard = pattern
+        var outside: [String] = []
+        let directory = (file as NSString).deletingLastPathComponent
+        heard.events = pattern.events.filter { e in
+            guard let path = e.waveform?.path else { return true }
+            let full = path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
+            let real = realpath(full, nil).map { p in defer { free(p) }; return String(cString: p) }
+            guard let real, real.hasPrefix(root + "/") else {
+                outside.append(real == nil ? "\(path): not found" : "\(path): not under the served directory; not read")
+                return false
+            }
+            return true
+        }
+        let audio = AudioPreview.make(pattern: heard, file: file, sampleRate: preview.sampleRate)
         let first = preview.firstTime, last = preview.lastTime
         let step = max((last - first) / Double(curvePoints - 1), 1 / preview.sampleRate)
         let n = Int(((last - first) / step).rounded(.down)) + 1
         var intensity = [Double](repeating: 0, count: n), sharpness = [Double](repeating: -1, count: n)
         var drive = [Double](repeating: 0, count: n), acceleration = [Double](repeating: 0, count: n)
+        var level = [Double](repeating: 0, count: audio == nil ? 0 : n)
         var peak = 0.0
         while let chunk = preview.next() {
+            let levels = audio?.levels(at: chunk.time)
             for (i, t) in chunk.time.enumerated() {
                 let k = min(n - 1, max(0, Int(((t - first) / step).rounded())))
                 intensity[k] = max(intensity[k], chunk.intensity[i])
@@ -102,6 +121,7 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
                 drive[k] = max(drive[k], abs(chunk.drive[i]))
                 acceleration[k] = max(acceleration[k], chunk.acceleration[i])
                 peak = max(peak, chunk.acceleration[i])
+                if let levels { level[k] = max(level[k], levels[i]) }
             }
         }
         for k in sharpness.indices where sharpness[k] < 0 { sharpness[k] = k > 0 ? sharpness[k - 1] : 0 }
@@ -110,7 +130,8 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
             "start": first, "step": step, "end": last, "intensity": round(intensity), "sharpness": round(sharpness), "drive": round(drive),
             "acceleration": round(acceleration), "peak_acceleration": peak, "acceleration_unit": preview.accelerationSource.unit,
             "acceleration_source": preview.accelerationSource == .simulator ? "virtual device simulation" : "compiler prediction",
-            "profile": profile.id, "program_duration": preview.programDuration,
+            "profile": profile.id, "program_duration": preview.programDuration, "audio": round(level),
+            "audio_notes": (audio?.notes ?? []) + outside,
         ]
     }
 
