@@ -654,12 +654,12 @@ extension StudioAssets {
     static let styleCSS = ####"""
 * { box-sizing: border-box; }
 body { margin: 0; font: 13px/1.4 system-ui, sans-serif; color: #222; background: #fafafa; }
-header { display: flex; gap: 8px; align-items: center; padding: 6px 10px; background: #263238; color: #eee; }
+header { display: flex; gap: 6px; align-items: center; padding: 6px 10px; background: #263238; color: #eee; white-space: nowrap; height: 40px; }
 header button { font: inherit; padding: 2px 10px; }
 header input[type=number] { width: 4em; }
-header select { font: inherit; max-width: 16em; }
-#file-name { font-family: monospace; margin-right: 12px; }
-#state { margin-left: auto; font-family: monospace; }
+header select { font: inherit; max-width: 11em; }
+#file-name { font-family: monospace; margin-right: 8px; overflow: hidden; text-overflow: ellipsis; max-width: 14em; flex-shrink: 0; }
+#state { margin-left: auto; font-family: monospace; overflow: hidden; text-overflow: ellipsis; min-width: 0; }
 main { display: flex; height: calc(100vh - 40px); }
 nav { width: 200px; overflow: auto; border-right: 1px solid #ccc; padding: 4px 8px; }
 nav ul { list-style: none; padding: 0; margin: 0; }
