@@ -105,7 +105,25 @@ def websocket_handshake(studio, origin, token):
     return answer.split("\r\n")[0]
 
 
+def listening_addresses(port):
+    """The local addresses a socket listens on at `port`, from the kernel's tables."""
+    found = []
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"]:
+        try:
+            rows = open(table).read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            address, hexport = fields[1].split(":")
+            if int(hexport, 16) == port and fields[3] == "0A":  # LISTEN
+                found.append(address)
+    return found
+
+
 def security(studio, scratch, outside):
+    addresses = listening_addresses(int(studio.port))
+    check(addresses == ["0100007F"], f"listens on 127.0.0.1 only (kernel's table: {addresses})")
     st, _ = studio.request("GET", "/api/files", token=False)
     check(st == 403, f"no token: 403 (got {st})")
     st, _ = studio.request("GET", "/", token=False)
