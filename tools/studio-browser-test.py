@@ -221,6 +221,18 @@ def browser_checks(studio, scratch, shots, bench):
         check(scale > 0 and worst <= 1.5, f"marks at x proportional to the file's times (worst {worst:.2f} px, {scale:.0f} px/s)")
         driver.save_screenshot(os.path.join(shots, "timeline.png"))
 
+        # The wheel zooms around the pointer: marks spread by e for a deltaY of −500.
+        def spread(d):
+            m = {h[0]: h[1] for h in heads(d)}
+            return m[1] - m[0]
+        before_spread = spread(driver)
+        driver.execute_script(
+            "const s = document.getElementById('timeline'); const r = s.getBoundingClientRect();"
+            "s.dispatchEvent(new WheelEvent('wheel', {deltaY: -500, clientX: r.left + 100, clientY: r.top + 100, bubbles: true, cancelable: true}))")
+        ratio = spread(driver) / before_spread
+        check(abs(ratio - 2.71828) < 0.05, f"wheel zoom spreads the marks by e ({ratio:.3f})")
+        driver.execute_script("window.thrumStudio.resetView()")
+
         # Another actuator profile: the acceleration under the timeline is drawn again for it.
         accel = lambda d: d.execute_script("const p = document.querySelector('#accel .series-accel'); return p && p.getAttribute('points')")
         before_accel = accel(driver)
