@@ -157,13 +157,14 @@ def security(studio, scratch, outside):
     check(status.get("plays") == 0, f"nothing played after the refused requests (plays {status.get('plays')})")
 
 
-def start_browser():
+def start_browser(profile):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
+    # A profile of its own: another chromium on the machine (as the same user) keeps its own.
     for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900",
-              "--force-device-scale-factor=1"]:
+              "--force-device-scale-factor=1", f"--user-data-dir={profile}"]:
         options.add_argument(a)
     options.binary_location = "/usr/bin/chromium"
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
@@ -204,7 +205,9 @@ def browser_checks(studio, scratch, shots, bench):
     path = os.path.join(scratch, "heartbeat.ahap")
     original = open(path, "rb").read()
     times = [item["Event"]["Time"] for item in json.loads(original)["Pattern"] if "Event" in item]
-    driver = start_browser()
+    profile = os.path.normpath(os.path.join(scratch, "..", "chromium-profile"))
+    os.makedirs(profile, exist_ok=True)
+    driver = start_browser(profile)
     results = {}
     try:
         driver.get(studio.url)
