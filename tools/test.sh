@@ -5,7 +5,8 @@
 #   tools/test.sh PART...      only those parts (in the same order), e.g. `tools/test.sh c swift`
 #
 # Parts:
-#   c        the C firmware tests (the same golden vectors through the C codec)
+#   c        the C firmware tests (the same golden vectors through the C codec) and the core's layer
+#            check (its files call down only: tools/fw-layers.py)
 #   budgets  the firmware images against their budgets (AVR streaming and library, Cortex-M)
 #   avr      the AVR firmware binary, its simavr harness and the harness's C tests (the AVR
 #            end-to-end tests of `swift` run against them)
