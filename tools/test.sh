@@ -72,11 +72,19 @@ part_docs() {
 }
 
 part_swift() {
+    # The pinned labgrid of the farm tests (LabgridFarmTests, in real time below): quick once made;
+    # made (downloads, mostly) while the build compiles.
+    local venv_log=.build/labgrid-venv.log venv
+    mkdir -p .build
+    tools/labgrid-venv.sh >"$venv_log" 2>&1 &
+    venv=$!
     swift build --build-tests
     record "swift build"
-    # The pinned labgrid of the farm tests (LabgridFarmTests, in real time below): quick once made.
-    tools/labgrid-venv.sh || echo "labgrid's virtual environment could not be made: LabgridFarmTests will skip"
-    record "labgrid venv"
+    if ! wait "$venv"; then
+        cat "$venv_log"
+        echo "labgrid's virtual environment could not be made: LabgridFarmTests will skip"
+    fi
+    record "labgrid venv (beside the build)"
     swift_tests
 }
 
