@@ -35,6 +35,8 @@ enum AVRSimLauncher {
         var faults: FaultPlan?
         /// The 24LC256's contents file (`--storage FILE`): the library image's storage.
         var storage: String?
+        /// The resonance of the actuator wired to the board (`--actuator`'s), Hz.
+        var resonanceHz: Double?
     }
 
     /// The part of the `--fault` grammar the harness implements: corruption and its seed. Any
@@ -67,6 +69,7 @@ enum AVRSimLauncher {
         let elf = try locateFirmware(request.elf, library: request.storage != nil)
         var arguments = [harness, "--mcu", request.mcu, "--elf", elf]
         if let storage = request.storage { arguments += ["--storage", storage] }
+        if let resonance = request.resonanceHz { arguments += ["--resonance", String(resonance)] }
         if let trace = request.trace { arguments += ["--trace", trace] }
         if let hostLog = request.hostLog { arguments += ["--host-log", hostLog] }
         if let faults = request.faults, faults.corruption > 0 {
