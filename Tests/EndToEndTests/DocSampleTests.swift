@@ -15,7 +15,8 @@ import XCTest
 /// PORT in the output, and the block's commands share one configuration directory (a calibration
 /// one command keeps, the next one finds). A step `$ thrum sim ARGS… &` in such a block starts
 /// that simulator itself, as the reader does, and its output is what the simulator prints first
-/// (`pty: PORT`, then its description). A sim block with no ARGS and no such step goes on with
+/// (`pty: PORT`, then its description); a second such step serves beside the first, under the
+/// port its own `pty:` line names (`thrum play --port A --port B`). A sim block with no ARGS and no such step goes on with
 /// the simulator of the file's previous sim block on the same PORT (a walkthrough across blocks).
 ///
 /// Paths under `/tmp/` in commands and simulator arguments are in a scratch directory of the doc
@@ -81,20 +82,30 @@ final class DocSampleTests: XCTestCase {
         return blocks
     }
 
-    /// A simulator serving the blocks of one doc file that name its PORT.
+    /// The simulators serving the blocks of one doc file that name their PORTs.
     final class SimulatorSession {
         let file: String
         let port: String
-        var simulator: SimulatorProcess
+        /// Each simulator with the port the doc names it by (its `pty:` line in the doc).
+        var simulators: [(port: String, process: SimulatorProcess)]
         let configuration: URL
         init(file: String, port: String, simulator: SimulatorProcess) {
             self.file = file
             self.port = port
-            self.simulator = simulator
+            simulators = [(port, simulator)]
             configuration = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-doc-\(UUID().uuidString)")
         }
+        /// `text` with each doc port replaced by its simulator's pty (longest port first).
+        func toPTY(_ text: String) -> String {
+            simulators.sorted { $0.port.count > $1.port.count }.reduce(text) { $0.replacingOccurrences(of: $1.port, with: $1.process.ptyPath) }
+        }
+        /// `text` with each simulator's pty replaced by the port the doc names it by.
+        func toPort(_ text: String) -> String {
+            simulators.sorted { $0.process.ptyPath.count > $1.process.ptyPath.count }
+                .reduce(text) { $0.replacingOccurrences(of: $1.process.ptyPath, with: $1.port) }
+        }
         func close() {
-            simulator.stop()
+            for simulator in simulators { simulator.process.stop() }
             try? FileManager.default.removeItem(at: configuration)
         }
     }
@@ -135,21 +146,28 @@ final class DocSampleTests: XCTestCase {
                 session?.close()
                 session = nil
             }
+            var startedHere = false
             for step in block.steps {
                 var output: String
                 if step.command == "echo $?" {
                     output = "\(lastStatus)\n"
                 } else if let sim = block.simulator, let arguments = Self.simulatorStart(step.command) {
-                    session?.close()
+                    // A second `thrum sim &` in a block serves beside the first, named by its own `pty:` line.
+                    let port = step.expected.first.flatMap { $0.hasPrefix("pty: ") ? String($0.dropFirst(5)) : nil } ?? sim.port
                     let simulator = try SimulatorProcess(arguments: arguments.map(local))
-                    session = SimulatorSession(file: block.file, port: sim.port, simulator: simulator)
+                    if let session, session.file == block.file, startedHere {
+                        session.simulators.append((port, simulator))
+                    } else {
+                        session?.close()
+                        session = SimulatorSession(file: block.file, port: sim.port, simulator: simulator)
+                        startedHere = true
+                    }
                     output = "pty: \(simulator.ptyPath)\n" + Self.read(simulator, lines: step.expected.count - 1)
-                    output = shown(output.replacingOccurrences(of: simulator.ptyPath, with: sim.port))
-                } else if let session, let sim = block.simulator {
-                    let command = local(step.command.replacingOccurrences(of: sim.port, with: session.simulator.ptyPath))
-                    let result = try Self.run(command, path: binDir, configuration: session.configuration)
+                    output = shown(session!.toPort(output))
+                } else if let session, block.simulator != nil {
+                    let result = try Self.run(local(session.toPTY(step.command)), path: binDir, configuration: session.configuration)
                     lastStatus = result.status
-                    output = shown(result.output.replacingOccurrences(of: session.simulator.ptyPath, with: sim.port))
+                    output = shown(session.toPort(result.output))
                 } else {
                     let result = try Self.run(local(step.command), path: binDir)
                     lastStatus = result.status
