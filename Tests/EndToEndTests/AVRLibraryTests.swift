@@ -187,6 +187,9 @@ final class AVRLibraryTests: XCTestCase {
             print(String(format: "AVR library image: PLAY_PRESET id %u arrival → first drive %.2f ms; requested start − arrival %.2f ms, first drive − requested start %.2f ms (simulated time)",
                          play.id, (write.timeMicros - play.receivedMicros) / 1000, (asked - play.receivedMicros) / 1000,
                          (write.timeMicros - asked) / 1000))
+            // Never early by the device's own clock (docs/library.md, "Whole starts"): the binary's
+            // first drive comes at or after the device time PLAY_PRESET named (the chip's trace).
+            XCTAssertGreaterThanOrEqual(write.timeMicros, asked, "PLAY_PRESET id \(play.id) started before the device time it named")
         }
     }
 }

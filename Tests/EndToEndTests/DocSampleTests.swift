@@ -13,7 +13,20 @@ import XCTest
 /// in for: `thrum sim ARGS…` serves for the whole block, PORT (e.g. `/dev/ttyACM0`, the path a
 /// reader with a board types) is replaced by the simulator's pty in each command and the pty by
 /// PORT in the output, and the block's commands share one configuration directory (a calibration
-/// one command keeps, the next one finds).
+/// one command keeps, the next one finds). A step `$ thrum sim ARGS… &` in such a block starts
+/// that simulator itself, as the reader does, and its output is what the simulator prints first
+/// (`pty: PORT`, then its description); a second such step serves beside the first, under the
+/// port its own `pty:` line names (`thrum play --port A --port B`). A sim block with no ARGS and no such step goes on with
+/// the simulator of the file's previous sim block on the same PORT (a walkthrough across blocks).
+///
+/// Paths under `/tmp/` in commands and simulator arguments are in a scratch directory of the doc
+/// file (shared by its blocks in order, so one block's output file is the next one's input; the
+/// output names them `/tmp/…` again): no run reads another's files or leaves any behind.
+///
+/// Every shell block (```sh, ```console, or one with `$ ` lines) must run, or be marked
+/// `<!-- board-only: WHY -->` (it needs a physical board), or `<!-- not-run: WHY -->` when it only
+/// builds, installs or runs the suite itself (the suite runs from such a build): see
+/// `testEveryShellBlockRunsOrIsMarked`.
 final class DocSampleTests: XCTestCase {
     struct Step {
         var command: String
@@ -69,35 +82,96 @@ final class DocSampleTests: XCTestCase {
         return blocks
     }
 
+    /// The simulators serving the blocks of one doc file that name their PORTs.
+    final class SimulatorSession {
+        let file: String
+        let port: String
+        /// Each simulator with the port the doc names it by (its `pty:` line in the doc).
+        var simulators: [(port: String, process: SimulatorProcess)]
+        let configuration: URL
+        init(file: String, port: String, simulator: SimulatorProcess) {
+            self.file = file
+            self.port = port
+            simulators = [(port, simulator)]
+            configuration = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-doc-\(UUID().uuidString)")
+        }
+        /// `text` with each doc port replaced by its simulator's pty (longest port first).
+        func toPTY(_ text: String) -> String {
+            simulators.sorted { $0.port.count > $1.port.count }.reduce(text) { $0.replacingOccurrences(of: $1.port, with: $1.process.ptyPath) }
+        }
+        /// `text` with each simulator's pty replaced by the port the doc names it by.
+        func toPort(_ text: String) -> String {
+            simulators.sorted { $0.process.ptyPath.count > $1.process.ptyPath.count }
+                .reduce(text) { $0.replacingOccurrences(of: $1.process.ptyPath, with: $1.port) }
+        }
+        func close() {
+            for simulator in simulators { simulator.process.stop() }
+            try? FileManager.default.removeItem(at: configuration)
+        }
+    }
+
     func testEveryMarkedSampleRunsAsWritten() throws {
         let blocks = try Self.blocks()
         XCTAssertGreaterThanOrEqual(blocks.count, 3, "the marked samples were found")
         let binDir = try TestPaths.thrumBinary.deletingLastPathComponent().path
+        var session: SimulatorSession?
+        var scratch: (file: String, url: URL)?
+        defer {
+            session?.close()
+            if let scratch { try? FileManager.default.removeItem(at: scratch.url) }
+        }
         for block in blocks {
+            if scratch?.file != block.file {
+                if let scratch { try? FileManager.default.removeItem(at: scratch.url) }
+                let url = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-doc-tmp-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+                scratch = (block.file, url)
+            }
+            let tmp = scratch!.url.path + "/"
+            let local = { (text: String) in text.replacingOccurrences(of: "/tmp/", with: tmp) }
+            let shown = { (text: String) in text.replacingOccurrences(of: tmp, with: "/tmp/") }
             var lastStatus: Int32 = 0
-            var simulator: SimulatorProcess?
-            var configuration: URL?
             if let sim = block.simulator {
-                simulator = try SimulatorProcess(arguments: sim.arguments)
-                configuration = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-doc-\(UUID().uuidString)")
+                let startsItself = block.steps.contains { Self.simulatorStart($0.command) != nil }
+                let continues = sim.arguments.isEmpty && !startsItself && session?.file == block.file && session?.port == sim.port
+                if !continues {
+                    session?.close()
+                    session = nil
+                    if !startsItself {
+                        session = SimulatorSession(
+                            file: block.file, port: sim.port, simulator: try SimulatorProcess(arguments: sim.arguments.map(local)))
+                    }
+                }
+            } else {
+                session?.close()
+                session = nil
             }
-            defer {
-                simulator?.stop()
-                if let configuration { try? FileManager.default.removeItem(at: configuration) }
-            }
+            var startedHere = false
             for step in block.steps {
                 var output: String
                 if step.command == "echo $?" {
                     output = "\(lastStatus)\n"
-                } else if let simulator, let sim = block.simulator {
-                    let command = step.command.replacingOccurrences(of: sim.port, with: simulator.ptyPath)
-                    let result = try Self.run(command, path: binDir, configuration: configuration)
+                } else if let sim = block.simulator, let arguments = Self.simulatorStart(step.command) {
+                    // A second `thrum sim &` in a block serves beside the first, named by its own `pty:` line.
+                    let port = step.expected.first.flatMap { $0.hasPrefix("pty: ") ? String($0.dropFirst(5)) : nil } ?? sim.port
+                    let simulator = try SimulatorProcess(arguments: arguments.map(local))
+                    if let session, session.file == block.file, startedHere {
+                        session.simulators.append((port, simulator))
+                    } else {
+                        session?.close()
+                        session = SimulatorSession(file: block.file, port: sim.port, simulator: simulator)
+                        startedHere = true
+                    }
+                    output = "pty: \(simulator.ptyPath)\n" + Self.read(simulator, lines: step.expected.count - 1)
+                    output = shown(session!.toPort(output))
+                } else if let session, block.simulator != nil {
+                    let result = try Self.run(local(session.toPTY(step.command)), path: binDir, configuration: session.configuration)
                     lastStatus = result.status
-                    output = result.output.replacingOccurrences(of: simulator.ptyPath, with: sim.port)
+                    output = shown(session.toPort(result.output))
                 } else {
-                    let result = try Self.run(step.command, path: binDir)
+                    let result = try Self.run(local(step.command), path: binDir)
                     lastStatus = result.status
-                    output = result.output
+                    output = shown(result.output)
                 }
                 var actual = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
                 if actual.last == "" { actual.removeLast() }
@@ -108,6 +182,26 @@ final class DocSampleTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// `thrum sim ARGS… &` (a comment after it allowed) → ARGS; nil for any other command.
+    static func simulatorStart(_ command: String) -> [String]? {
+        var text = command
+        if let hash = text.range(of: " #") { text = String(text[..<hash.lowerBound]) }
+        text = text.trimmingCharacters(in: .whitespaces)
+        guard text.hasPrefix("thrum sim"), text.hasSuffix("&") else { return nil }
+        return text.dropLast().split(separator: " ").dropFirst(2).map(String.init)
+    }
+
+    /// Up to `lines` lines the simulator prints after its `pty:` line (waits up to 10 s for them).
+    static func read(_ simulator: SimulatorProcess, lines: Int) -> String {
+        var text = ""
+        let deadline = Date().addingTimeInterval(10)
+        while text.filter({ $0 == "\n" }).count < lines, Date() < deadline {
+            text += simulator.availableOutput()
+            usleep(20_000)
+        }
+        return text
     }
 
     /// Where `actual` first departs from `expected` (`…` matches any run of lines), nil when they match.
@@ -161,5 +255,126 @@ final class DocSampleTests: XCTestCase {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Every shell block in the docs is run by `DocSampleTests`, or says why it cannot be.
+extension DocSampleTests {
+    /// What a block that builds, installs or runs the suite may contain (`<!-- not-run: WHY -->`):
+    /// the suite runs from that build, so it cannot run them itself.
+    /// Besides those, two that cannot run as a cram session: `thrum monitor`, a full-screen view
+    /// beside a second terminal (MonitorTests runs it on a pty and reads its screen), and
+    /// `thrum bench`, minutes of measurement in a release build (ThrumBenchTests test its parts).
+    static let toolingCommands = [
+        "swift build", "swift test", "tools/test.sh", "tools/install.sh", "tools/ensure-deps.sh", "tools/play.sh", "tools/avr-soak.sh",
+        "make ", ".build/debug/thrum bench", "thrum bench", "thrum monitor",
+    ]
+
+    /// Fenced blocks of README.md and docs/*.md: file, 1-based line of the opening fence, its
+    /// language, the line before it and the lines inside.
+    static func fencedBlocks() throws -> [(file: String, line: Int, language: String, before: String, body: [String])] {
+        let root = TestPaths.packageRoot
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+        var found: [(file: String, line: Int, language: String, before: String, body: [String])] = []
+        for file in ["README.md"] + docs.filter({ $0.hasSuffix(".md") }).sorted().map({ "docs/" + $0 }) {
+            let lines = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+                .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            var i = 0
+            while i < lines.count {
+                if lines[i].hasPrefix("```") {
+                    var j = i + 1
+                    while j < lines.count, !lines[j].hasPrefix("```") { j += 1 }
+                    let before = i > 0 ? lines[i - 1].trimmingCharacters(in: .whitespaces) : ""
+                    found.append((file, i + 1, String(lines[i].dropFirst(3)).trimmingCharacters(in: .whitespaces), before, Array(lines[(i + 1)..<min(j, lines.count)])))
+                    i = j
+                }
+                i += 1
+            }
+        }
+        return found
+    }
+
+    func testEveryShellBlockRunsOrIsMarked() throws {
+        var unrun: [String] = []
+        for block in try Self.fencedBlocks() {
+            let shell = ["sh", "console", "shell", "bash"].contains(block.language) || block.body.contains { $0.hasPrefix("$ ") }
+            guard shell else { continue }
+            let place = "\(block.file):\(block.line)"
+            if Self.marker(block.before) != nil {
+                XCTAssertTrue(block.body.contains { $0.hasPrefix("$ ") }, "\(place): a doctest block with no `$ ` command runs nothing")
+            } else if block.before.hasPrefix("<!-- board-only: "), block.before.hasSuffix(" -->") {
+                unrun.append("\(place) (board-only)")
+            } else if block.before.hasPrefix("<!-- not-run: "), block.before.hasSuffix(" -->") {
+                let session = block.body.contains { $0.hasPrefix("$ ") }
+                for line in block.body where !session || line.hasPrefix("$ ") {
+                    let command = line.hasPrefix("$ ") ? String(line.dropFirst(2)) : line
+                    guard !command.trimmingCharacters(in: .whitespaces).isEmpty, !command.hasPrefix("#") else { continue }
+                    XCTAssertTrue(
+                        Self.toolingCommands.contains { command.hasPrefix($0) }
+                            || (command.hasPrefix("thrum play") && block.body.contains { $0.hasPrefix("$ thrum monitor") }),
+                        "\(place): `\(command)` in a not-run block: only building, installing or running the suite may be left unrun")
+                }
+                unrun.append("\(place) (not-run)")
+            } else {
+                XCTFail(
+                    "\(place): a shell block that no test runs: mark it <!-- doctest --> (or <!-- doctest: sim PORT ARGS -->), "
+                        + "or <!-- board-only: WHY --> when it needs a physical board")
+            }
+        }
+        print("doc shell blocks not run: \(unrun.joined(separator: ", "))")
+    }
+
+    /// Every ```swift block type-checks against the package's modules, at its doc's line: a block
+    /// after `<!-- swift-context: CODE -->` has CODE before it (the names it takes as given); one
+    /// after `<!-- swift-fragment: WHY -->` is not checked (a side-by-side table, a sketch).
+    func testEverySwiftBlockTypeChecks() throws {
+        let build = try TestPaths.thrumBinary.deletingLastPathComponent()
+        let root = TestPaths.packageRoot
+        var imports: Set<String> = ["Foundation", "XCTest", "Thrum", "ThrumEngine", "ThrumHarness", "ThrumLibrary", "ThrumSim", "ThrumLink", "ThrumAudio"]
+        var functions: [String] = []
+        var checked = 0
+        for (index, block) in try Self.fencedBlocks().enumerated() where block.language == "swift" {
+            if block.before.hasPrefix("<!-- swift-fragment") { continue }
+            var body: [String] = []
+            if block.before.hasPrefix("<!-- swift-context: "), block.before.hasSuffix(" -->") {
+                body.append("#sourceLocation(file: \"\(block.file)\", line: \(block.line - 1))")
+                body.append(String(block.before.dropFirst("<!-- swift-context: ".count).dropLast(4)))
+            }
+            body.append("#sourceLocation(file: \"\(block.file)\", line: \(block.line + 1))")
+            for line in block.body {
+                if line.hasPrefix("import ") {
+                    imports.insert(String(line.dropFirst(7).prefix { !$0.isWhitespace }))
+                    body.append("")
+                } else {
+                    body.append(line)
+                }
+            }
+            body.append("#sourceLocation()")
+            functions.append("func docBlock\(index)() throws {\n\(body.joined(separator: "\n"))\n}")
+            checked += 1
+        }
+        XCTAssertGreaterThanOrEqual(checked, 5, "the docs' Swift blocks were found")
+        let source = imports.sorted().map { "import \($0)" }.joined(separator: "\n") + "\n" + functions.joined(separator: "\n")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-doc-swift-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("main.swift")
+        try source.write(to: file, atomically: true, encoding: .utf8)
+        // The C modules the Swift ones import: the system libraries' maps and the firmware's.
+        var maps = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
+            .map { root.appendingPathComponent("Sources/\($0)/module.modulemap").path }
+        maps += try FileManager.default.contentsOfDirectory(atPath: build.path).map { build.appendingPathComponent("\($0)/module.modulemap").path }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swiftc", "-typecheck", "-I", build.appendingPathComponent("Modules").path]
+            + maps.filter { FileManager.default.fileExists(atPath: $0) }.flatMap { ["-Xcc", "-fmodule-map-file=" + $0] } + [file.path]
+        process.currentDirectoryURL = root
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "the docs' Swift blocks do not type-check:\n\(output)")
     }
 }

@@ -209,11 +209,11 @@ final class DoctorCommandTests: XCTestCase {
         XCTAssertTrue(free.fix?.hasSuffix("kill \(holder.processIdentifier)") ?? false, free.fix ?? "")
     }
 
-    /// The AVR firmware binary in simavr (its DRV2605L model resonates at 205 Hz: the SEMCO 1030's
-    /// profile) answers, has its driver, and calibrates.
+    /// The AVR firmware binary in simavr with a SEMCO 1030 wired to it (its DRV2605L model then
+    /// resonates at 205 Hz) answers, has its driver, and calibrates.
     func testAVRBinaryAnswersAndCalibrates() throws {
         let elf = try AVRToolchain.prepare()
-        let simulator = try AVRSimulatorProcess(elf: elf)
+        let simulator = try AVRSimulatorProcess(elf: elf, extraArguments: ["--actuator", "semco-1030"])
         let outcome = try doctor(["--port", simulator.ptyPath, "--actuator", "semco-1030"], environment: try scratchEnvironment())
         _ = try simulator.stop()
         XCTAssertEqual(outcome.checks["device.firmware"]?.status, "pass", outcome.text)

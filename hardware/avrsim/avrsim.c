@@ -227,6 +227,8 @@ static void usage(FILE *out)
             "  --host-log PATH       CSV of host bytes as they reach the UART: time_us,byte\n"
             "  --device-log PATH     CSV of the device's bytes as it sends them (corruption included): time_us,byte\n"
             "  --calibration C,B,G   A_CAL_COMP, A_CAL_BEMF, BEMF_GAIN a calibration finds (default 10,225,0)\n"
+            "  --resonance HZ        the actuator's resonance LRA_PERIOD reads while driving (default 175,\n"
+            "                        the C10-100 `thrum sim` defaults to too)\n"
             "  --no-chip             nothing answers on the TWI bus\n"
             "  --no-twi-fixes        leave simavr 1.6's two TWI bugs in place (to see them);\n"
             "                        --no-twint-fix / --no-sla-fix leave one of them\n"
@@ -309,6 +311,14 @@ static int parse_options(int argc, char **argv, options_t *o)
         } else if (strcmp(a, "--calibration") == 0) {
             if (parse_calibration(argv[++i], &o->cal) != 0) {
                 fprintf(stderr, "avrsim: --calibration expects C,B,G (0-255, 0-255, 0-3), got '%s'\n", argv[i]);
+                return -1;
+            }
+        } else if (strcmp(a, "--resonance") == 0) {
+            char *end;
+            double hz = strtod(argv[++i], &end);
+            o->cal.lra_period = drv_model_lra_period_code(hz);
+            if (*end != '\0' || o->cal.lra_period == 0u) {
+                fprintf(stderr, "avrsim: --resonance expects a frequency in Hz (40 to 10000), got '%s'\n", argv[i]);
                 return -1;
             }
         } else if (strcmp(a, "--corrupt") == 0) {

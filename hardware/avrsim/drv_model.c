@@ -15,8 +15,8 @@ enum {
 #define STATUS_CLEAR_ON_READ 0x0Eu /* DIAG_RESULT, FB_STS, OVER_TEMP */
 #define CONTROL4_OTP_STATUS 0x04u
 #define DIAGNOSTICS_US 100000u
-/* LRA_PERIOD code of a 205 Hz resonance: 1 / 205 Hz / 98.46 µs = 49.5 -> 0x31 */
-#define LRA_PERIOD_205HZ 0x31u
+/* LRA_PERIOD code of a 175 Hz resonance (the C10-100's): 1 / 175 Hz / 98.46 µs = 58.04 -> 0x3A */
+#define LRA_PERIOD_175HZ 0x3Au
 /* VBAT code of a 5.0 V supply: 5.0 × 255 / 5.6 */
 #define VBAT_5V 0xE4u
 
@@ -49,6 +49,12 @@ static const uint16_t rom_ms[123] = {
     500, 250, 250, 1000, 1000, 500, 500, 250, 250, 5000, 500, 500,
     500, 500, 500,
 };
+
+uint8_t drv_model_lra_period_code(double hz)
+{
+    double code = hz > 0.0 ? 1e6 / (hz * 98.46) + 0.5 : 0.0;
+    return (code >= 1.0 && code < 256.0) ? (uint8_t)code : 0u;
+}
 
 uint32_t drv_model_rom_duration_us(uint8_t id)
 {
@@ -178,7 +184,7 @@ uint8_t drv_model_read(drv_model_t *m, uint8_t reg, uint64_t t_us)
     driving = !standby(m) && (m->routine_end != 0u || m->sequence_end != 0u || (mode(m) == 5u && m->reg[R_RTP] != 0u));
     if (driving) { /* VBAT and LRA_PERIOD update only while the driver drives */
         m->reg[R_VBAT] = VBAT_5V;
-        m->reg[R_LRA_PERIOD] = LRA_PERIOD_205HZ;
+        m->reg[R_LRA_PERIOD] = m->cal.lra_period != 0u ? m->cal.lra_period : LRA_PERIOD_175HZ;
     }
     value = m->reg[reg];
     if (reg == R_STATUS) {

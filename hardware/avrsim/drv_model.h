@@ -10,7 +10,9 @@
  *     and BEMF_GAIN from a fixed, plausible result and clears DIAG_RESULT;
  *   - GO in MODE 0: the ROM sequencer plays WAV_FRM_SEQ1..8 (same effect lengths as the Swift
  *     model's ROMWaveform table) and self-clears at the end; GO = 0 cancels;
- *   - RTP_INPUT is stored; LRA_PERIOD reads a 205 Hz period while driving or calibrating;
+ *   - RTP_INPUT is stored; LRA_PERIOD reads the actuator's resonance period while driving or
+ *     calibrating (175 Hz, the Precision Microdrives C10-100 `thrum sim` also defaults to, unless
+ *     the result says otherwise);
  *   - reading STATUS clears DIAG_RESULT, FB_STS and OVER_TEMP.
  * No actuator physics: the harness measures timing, the Swift model measures motion.
  * Times are µs of simulated time. Pure C99, no simavr dependency.
@@ -28,7 +30,11 @@ typedef struct {
     uint8_t compensation; /* A_CAL_COMP */
     uint8_t back_emf;     /* A_CAL_BEMF */
     uint8_t bemf_gain;    /* FEEDBACK_CONTROL[1:0] */
+    uint8_t lra_period;   /* LRA_PERIOD it measures (the actuator's resonance); 0: 175 Hz */
 } drv_cal_result_t;
+
+/* LRA_PERIOD code of a resonance of `hz`: 1 / hz / 98.46 µs, rounded (0 outside 1..255). */
+uint8_t drv_model_lra_period_code(double hz);
 
 typedef struct {
     uint8_t reg[DRV_MODEL_REGS];

@@ -39,6 +39,8 @@ enum AVRSimLauncher {
         var board: Board?
         /// The simulated flash's file (`--flash FILE`), with `board`.
         var flash: String?
+        /// The resonance of the actuator wired to the board (`--actuator`'s), Hz.
+        var resonanceHz: Double?
     }
 
     /// The part of the `--fault` grammar the harness implements: corruption and its seed. Any
@@ -80,6 +82,7 @@ enum AVRSimLauncher {
             arguments += ["--elf", try locateFirmware(request.elf, library: request.storage != nil)]
         }
         if let storage = request.storage { arguments += ["--storage", storage] }
+        if let resonance = request.resonanceHz { arguments += ["--resonance", String(resonance)] }
         if let trace = request.trace { arguments += ["--trace", trace] }
         if let hostLog = request.hostLog { arguments += ["--host-log", hostLog] }
         if let faults = request.faults, faults.corruption > 0 {

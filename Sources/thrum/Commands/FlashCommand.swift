@@ -20,15 +20,17 @@ enum FlashCommand: Subcommand {
 
         Options:
           --port PATH        serial port or pseudo-terminal of a Thrum device (`thrum sim --storage FILE`)
-          --actuator NAME    the device's actuator profile (default \(ActuatorProfile.default.id)): an image
-                             built for another is refused
+          --actuator NAME    the device's actuator profile: an image built for another is refused.
+                             Without it, the profile of the device's kept calibration (`thrum
+                             calibrate`) is checked; with none kept, the image's own is taken
           --baud N           baud rate of a real serial port (default 115200)
           --json             JSON lines
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let address = try DeviceAddressOptions.take(from: &arguments)
-        let profile = try ActuatorChoice.take(from: &arguments) ?? ActuatorProfile.default
+        let chosen = try ActuatorChoice.take(from: &arguments)
+        let profile = chosen ?? ActuatorProfile.default
         let json = arguments.flag("json")
         let files = try arguments.positionals()
         try arguments.finish()
@@ -45,10 +47,12 @@ enum FlashCommand: Subcommand {
         let target = try address.target(orVirtual: { .virtual(profile: profile) })
         let connection = try DeviceConnection.open(target: target, profile: profile, configure: false)
         defer { target.close() }
-        let registers = DriverRegisters.derive(from: profile)
-        let expected = LibraryImage.Profile(
-            id: profile.id, ratedVoltage: registers.ratedVoltage, odClamp: registers.overdriveClamp, driveTime: registers.driveTime,
-            olLraPeriod: registers.openLoopPeriod, sampleTime: registers.sampleTime)
+        let expected = deviceProfile(chosen: chosen, connection: connection).map { device in
+            let registers = DriverRegisters.derive(from: device)
+            return LibraryImage.Profile(
+                id: device.id, ratedVoltage: registers.ratedVoltage, odClamp: registers.overdriveClamp,
+                driveTime: registers.driveTime, olLraPeriod: registers.openLoopPeriod, sampleTime: registers.sampleTime)
+        }
         let bar = ProgressBar(enabled: !json && isatty(STDERR_FILENO) != 0)
         let status: LibraryStatusReport
         var last: LibraryWriteProgress?
@@ -85,6 +89,16 @@ enum FlashCommand: Subcommand {
                     + ", verified CRC-32 \(LibraryCommand.hexCRC(status.crc)), slot \(status.slot) active (record \(status.seq))")
         }
         return 0
+    }
+}
+
+extension FlashCommand {
+    /// The actuator profile the device is set up for: `--actuator` when given, else the built-in
+    /// profile its kept calibration was made for; nil when neither says (the image's is taken:
+    /// this host's own default says nothing about the device).
+    static func deviceProfile(chosen: ActuatorProfile?, connection: DeviceConnection) -> ActuatorProfile? {
+        if let chosen { return chosen }
+        return connection.stored.flatMap { ActuatorProfile.builtIn(id: $0.profile) }
     }
 }
 

@@ -11,8 +11,8 @@ enum SimCommand: Subcommand {
     static let summary = "serve the virtual device (or the AVR firmware in simavr) on a pseudo-terminal"
     static let usage = """
         Usage: thrum sim [options]
-               thrum sim --mcu atmega328p [--elf PATH] [--storage FILE] [--trace CSV] [--host-log CSV]
-               thrum sim --mcu atmega328p --board uno|nano|nano-old [--flash FILE] [--storage FILE] [--trace CSV]
+               thrum sim --mcu atmega328p [--actuator NAME] [--elf PATH] [--storage FILE] [--trace CSV] [--host-log CSV]
+               thrum sim --mcu atmega328p [--actuator NAME] --board uno|nano|nano-old [--flash FILE] [--storage FILE] [--trace CSV]
 
         Opens a pseudo-terminal, prints `pty: /dev/pts/N` as the first line on standard output, and
         serves the virtual device (the real firmware core, a DRV2605L model and an LRA model) on it
@@ -64,6 +64,8 @@ enum SimCommand: Subcommand {
           --elf PATH         firmware image (default: hardware/firmware/build/avr/thrum.elf, built
                              with make when missing; with --storage the library image,
                              hardware/firmware/build/avr-library/thrum.elf, `make avr-library`)
+          --actuator NAME    the actuator wired to the board (default \(ActuatorProfile.default.id)): the
+                             driver model measures its resonance when calibrating
           --storage FILE     a 24LC256 EEPROM at 0x50 on the I²C bus, its 32 KiB kept in FILE across
                              restarts (the library image's storage); a line `trigger N` on standard
                              input presses trigger input N (0: PB0, 1: PB1) for 100 ms
@@ -100,7 +102,9 @@ enum SimCommand: Subcommand {
             if let faultText = try arguments.option("fault") {
                 request.faults = try AVRSimLauncher.faults(faultText)
             }
-            for option in ["profile", "actuator", "drift-ppm", "supply", "mounted"] where try arguments.option(option) != nil {
+            // The actuator wired to the board: its resonance is what the harness's DRV2605L measures.
+            request.resonanceHz = (try ActuatorChoice.take(from: &arguments) ?? ActuatorProfile.default).physical.resonanceHz
+            for option in ["drift-ppm", "supply", "mounted"] where try arguments.option(option) != nil {
                 throw UsageError(
                     message: "--\(option) is for the virtual device; with --mcu the AVR binary runs with its own board "
                         + "defaults and a 16 MHz clock")

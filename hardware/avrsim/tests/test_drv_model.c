@@ -5,7 +5,7 @@
 #include "tests/check.h"
 
 
-static const drv_cal_result_t cal = {10u, 146u, 2u};
+static const drv_cal_result_t cal = {10u, 146u, 2u, 0u};
 
 static void reset_values_and_device_id(void)
 {
@@ -105,6 +105,27 @@ static void rtp_input_is_stored_and_status_clears_on_read(void)
     CHECK(drv_model_read(&m, 0x18, 200000) == 0x0C); /* diagnostics write no calibration results */
 }
 
+/* LRA_PERIOD reads the actuator's resonance: the C10-100's 175 Hz by default (what `thrum sim`
+ * and the Swift model default to), another when the result names it (`--resonance`). */
+static void lra_period_is_the_actuators_resonance(void)
+{
+    drv_model_t m;
+    drv_cal_result_t semco = cal;
+
+    drv_model_init(&m, cal);
+    drv_model_write(&m, 0x01, 0x07, 0);
+    drv_model_write(&m, 0x0C, 0x01, 1000);
+    CHECK(drv_model_read(&m, 0x22, 2000) == 0x3A); /* 1 / (58 × 98.46 µs) = 175.1 Hz */
+    CHECK(drv_model_lra_period_code(175.0) == 0x3A);
+    CHECK(drv_model_lra_period_code(205.0) == 0x32); /* 49.54 -> 50, as `thrum actuator compute` */
+    CHECK(drv_model_lra_period_code(20.0) == 0u);    /* beyond the register's 8 bits */
+    semco.lra_period = drv_model_lra_period_code(205.0);
+    drv_model_init(&m, semco);
+    drv_model_write(&m, 0x01, 0x07, 0);
+    drv_model_write(&m, 0x0C, 0x01, 1000);
+    CHECK(drv_model_read(&m, 0x22, 2000) == 0x32);
+}
+
 int main(void)
 {
     reset_values_and_device_id();
@@ -113,6 +134,7 @@ int main(void)
     calibration_in_standby_does_not_run();
     rom_sequence_self_clears_and_cancels();
     rtp_input_is_stored_and_status_clears_on_read();
+    lra_period_is_the_actuators_resonance();
     printf("%d checks, %d failed\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }
