@@ -8,19 +8,35 @@ public struct BenchOptions: Sendable {
     public var quick: Bool
     /// Run the link matrix on this link only (a ``LinkCatalogue`` name); nil runs every link.
     public var link: String?
+    /// Run only this group of figures (one of ``Bench/figureGroups``); nil runs all of them.
+    public var only: String?
 
     /// Creates options.
-    public init(quick: Bool = false, link: String? = nil) {
+    public init(quick: Bool = false, link: String? = nil, only: String? = nil) {
         self.quick = quick
         self.link = link
+        self.only = only
     }
 }
 
 /// Runs every figure of DESIGN.md §6 that lives on the host side, in virtual time, in one run.
 public enum Bench {
+    /// The figure groups `BenchOptions.only` can select (figures that need no link matrix).
+    public static let figureGroups = ["compile", "envelope"]
+
     /// Runs the bench.
     public static func run(_ options: BenchOptions) throws -> BenchReport {
         var report = BenchReport()
+        switch options.only {
+        case nil: break
+        case "compile":
+            compileFigures(options, into: &report)
+            return report
+        case "envelope":
+            try envelopeFigures(options, into: &report)
+            return report
+        case let other?: throw BenchError.unknownFigureGroup(other)
+        }
         report.notes.append(
             "virtual time; the shipped defaults of HapticEngine, DeviceSession and the clock model; device crystal ±100 ppm; "
                 + "truth = the simulated chip's first non-zero RTP_INPUT write (true time); single-link figures on usb-fs")
@@ -395,11 +411,15 @@ extension Bench {
 public enum BenchError: Error, CustomStringConvertible {
     /// `--link NAME` named no link model.
     case unknownLink(String)
+    /// `--only NAME` named no figure group.
+    case unknownFigureGroup(String)
 
     public var description: String {
         switch self {
         case .unknownLink(let name):
             "no link model named '\(name)' (known: \(LinkCatalogue.all.map(\.name).joined(separator: ", ")))"
+        case .unknownFigureGroup(let name):
+            "no figure group named '\(name)' (known: \(Bench.figureGroups.joined(separator: ", ")))"
         }
     }
 }

@@ -44,4 +44,18 @@ final class CompileThroughputBenchTests: XCTestCase {
             XCTAssertGreaterThan(r.min, 0)
         }
     }
+
+    /// `thrum bench --only compile` runs the compile figures and nothing else (no link matrix);
+    /// an unknown group is refused with the known ones named.
+    func testOnlyCompileRunsTheCompileFiguresAlone() throws {
+        let report = try Bench.run(BenchOptions(quick: true, only: "compile"))
+        XCTAssertTrue(report.links.isEmpty)
+        XCTAssertEqual(
+            report.figures.map(\.key),
+            ["compile_events_per_second_1000", "compile_events_per_second_10000", "compile_throughput_ratio_largest_to_smallest"])
+        XCTAssertTrue(report.figures.allSatisfy { ($0.value ?? 0) > 0 })
+        XCTAssertThrowsError(try Bench.run(BenchOptions(quick: true, only: "links"))) { error in
+            XCTAssertEqual("\(error)", "no figure group named 'links' (known: compile, envelope)")
+        }
+    }
 }

@@ -177,19 +177,41 @@ struct Mixer: Sendable {
             out.put(Piece(t0: a, t1: b, v0: p.value(at: a), v1: p.value(at: b)))
             return
         }
+        // One pass over the pieces: which vary, and the mix at both ends (the same products,
+        // sums and maxima in the same order as `combine`, so the same values bit for bit).
         var varying = 0
-        for p in active where p.value(at: a) != p.value(at: b) { varying += 1 }
+        var ca = mode == .softSum ? 1.0 : 0.0, cb = ca
+        for p in active {
+            let x = p.value(at: a), y = p.value(at: b)
+            if x != y { varying += 1 }
+            switch mode {
+            case .softSum:
+                ca *= (1 - min(1, max(0, x)))
+                cb *= (1 - min(1, max(0, y)))
+            case .max:
+                ca = max(ca, x)
+                cb = max(cb, y)
+            case .clippedSum:
+                ca += x
+                cb += y
+            }
+        }
+        switch mode {
+        case .softSum: ca = 1 - ca; cb = 1 - cb
+        case .max: break
+        case .clippedSum: ca = min(1, ca); cb = min(1, cb)
+        }
         let linear = varying == 0 || (varying == 1 && mode == .softSum)
         if linear || b - a <= step {
-            out.put(Piece(t0: a, t1: b, v0: combine(active, at: a), v1: combine(active, at: b)))
+            out.put(Piece(t0: a, t1: b, v0: ca, v1: cb))
             return
         }
         let n = (b - a + step - 1) / step
         var prevT = a
-        var prevV = combine(active, at: a)
+        var prevV = ca
         for i in 1...n {
             let t = i == n ? b : a + (b - a) * i / n
-            let v = combine(active, at: t)
+            let v = i == n ? cb : combine(active, at: t)
             out.put(Piece(t0: prevT, t1: t, v0: prevV, v1: v))
             prevT = t
             prevV = v

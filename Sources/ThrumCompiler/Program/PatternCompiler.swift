@@ -101,35 +101,40 @@ public struct PatternCompiler: Sendable {
         var patternEnd = 0.0
         /// Beyond `patternEnd`: where the last transient's burst ends (its intrinsic duration).
         var loopEnd = 0.0
-        // Events read in place (no copy of each HapticEvent and its arrays).
+        // Events read in place through a pointer (no copy of each HapticEvent and its arrays),
+        // each event's type compared once.
         pattern.events.withUnsafeBufferPointer { evs in
+            guard let base = evs.baseAddress else { return }
             for (rank, i) in order.enumerated() {
-                let e = evs[i]
-                var ce = CompiledEvent(id: UInt32(rank + 1), patternIndex: i, type: e.type, requestedTime: e.relativeTime,
-                                       driveOnset: micros(e.relativeTime), played: e.type.isHaptic)
-                if ce.played && !(Self.isPlayableTime(e.relativeTime) && Self.isPlayableDuration(e.duration)) {
+                let e = base + i
+                let time = e.pointee.relativeTime, duration = e.pointee.duration
+                let transient = e.pointee.type == .hapticTransient
+                let haptic = transient || e.pointee.type == .hapticContinuous
+                var ce = CompiledEvent(id: UInt32(rank + 1), patternIndex: i, type: e.pointee.type, requestedTime: time,
+                                       driveOnset: micros(time), played: haptic)
+                if ce.played && !(Self.isPlayableTime(time) && Self.isPlayableDuration(duration)) {
                     ce.played = false
                     diagnostics.append(CompileDiagnostic(kind: .invalidEventNotPlayed, index: i))
                 }
                 guard ce.played else {
-                    let end = e.relativeTime + max(0, e.duration)
+                    let end = time + max(0, duration)
                     if Self.isPlayableEnd(end) { patternEnd = max(patternEnd, end) }
                     events.append(ce)
                     shapes.append(nil)
                     continue
                 }
-                let (shape, clampedFrom) = shaper.shape(of: e, controls: controls, cache: &knotCache)
+                let (shape, clampedFrom) = shaper.shape(of: e, transient: transient, controls: controls, cache: &knotCache)
                 if let original = clampedFrom {
                     diagnostics.append(CompileDiagnostic(
                         kind: .continuousDurationClamped(original: original, clamped: options.maxContinuousDuration), index: i))
                 }
-                let nominal = e.type == .hapticContinuous ? min(max(0, e.duration), options.maxContinuousDuration) : max(0, e.duration)
-                patternEnd = max(patternEnd, e.relativeTime + nominal)
-                if e.type == .hapticTransient { loopEnd = max(loopEnd, e.relativeTime + shape.length) }
+                let nominal = transient ? max(0, duration) : min(max(0, duration), options.maxContinuousDuration)
+                patternEnd = max(patternEnd, time + nominal)
+                if transient { loopEnd = max(loopEnd, time + shape.length) }
                 if options.feltOnsetCompensation {
-                    let u = shape.intensity * controls.intensity.value(at: e.relativeTime)
+                    let u = shape.intensity * controls.intensity.value(at: time)
                     let shift = estimator.shift(for: shape, amplitude: HapticSemantics.amplitude(intensity: u), cache: &shiftCache, memo: &shiftMemo)
-                    ce.driveOnset = micros(e.relativeTime - shift)
+                    ce.driveOnset = micros(time - shift)
                 }
                 events.append(ce)
                 shapes.append(shape)

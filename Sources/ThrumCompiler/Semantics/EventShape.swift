@@ -41,7 +41,11 @@ struct EventShaper {
         var sustained: Double?
 
         init(_ e: HapticEvent) {
-            for p in e.eventParameters {
+            self.init(e.eventParameters)
+        }
+
+        init(_ parameters: [HapticEventParameter]) {
+            for p in parameters {
                 let v = Double(p.value)
                 switch p.parameterID {
                 case .hapticIntensity: intensity = v
@@ -89,20 +93,28 @@ struct EventShaper {
 
     /// `shape(of:controls:)` with a transient-envelope cache shared across calls.
     func shape(of e: HapticEvent, controls: HapticControls, cache: inout KnotCache) -> (EventShape, clampedFrom: Double?) {
+        withUnsafePointer(to: e) { shape(of: $0, transient: e.type == .hapticTransient, controls: controls, cache: &cache) }
+    }
+
+    /// `shape(of:controls:cache:)` of the event at `e`, read in place (the compiler's loop: no
+    /// copy of the event and its arrays); `transient` is whether its type is `hapticTransient`.
+    func shape(
+        of e: UnsafePointer<HapticEvent>, transient: Bool, controls: HapticControls, cache: inout KnotCache
+    ) -> (EventShape, clampedFrom: Double?) {
         typealias S = HapticSemantics
-        let t = e.relativeTime
-        let ps = Parameters(e)
+        let t = e.pointee.relativeTime
+        let ps = Parameters(e.pointee.eventParameters)
         let intensity = S.clamp01(ps.intensity ?? S.defaultIntensity)
         let baseSharp = ps.sharpness ?? S.defaultSharpness
         let sharp = S.clamp01(baseSharp + controls.sharpness.value(at: t))
         let decayX = S.clamp01((ps.decay ?? 0) + controls.decayTime.value(at: t))
 
-        if e.type == .hapticTransient {
+        if transient {
             let knots = cache.knots(sharpness: sharp, decayX: decayX) { transientKnots(sharpness: sharp, decayX: decayX) }
             return (EventShape(knots: knots, intensity: intensity, sharpness: sharp, baseSharpness: baseSharp, followsIntensityControl: false, requestedAttack: 0), nil)
         }
 
-        var duration = max(0, e.duration)
+        var duration = max(0, e.pointee.duration)
         var clamped: Double? = nil
         if duration > maxContinuousDuration {
             clamped = duration

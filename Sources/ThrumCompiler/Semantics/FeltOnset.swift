@@ -42,33 +42,42 @@ struct FeltOnsetEstimator {
         func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
     }
 
-    /// Recent shifts by envelope buffer, amplitude and requested attack, direct-mapped: events
-    /// that share an envelope array (`EventShaper.KnotCache`) are answered without building a
-    /// key. Each slot holds its array, so a buffer address cannot be reused for other knots
-    /// while it is cached.
+    /// Recent shifts by envelope, amplitude and requested attack, direct-mapped and compared bit
+    /// for bit (knot times and gains, `u`, the attack), so a hit is exactly what `compute` would
+    /// return. Keyed by content, not by the envelope's buffer: continuous events build their own
+    /// knot arrays, and equal envelopes recur (patterns reuse a handful of values).
     struct Memo {
-        private struct Entry {
-            var base: UnsafeRawPointer?
-            var knots: [Knot]
-            var amplitude: UInt64
-            var attack: UInt64
-            var shift: Double
-        }
-        private var slots = [Entry?](repeating: nil, count: 256)
+        /// Slots (a power of two): a few hundred distinct envelopes rarely share one.
+        static let slots = 1024
+        private var amplitudes = [UInt64](repeating: 0, count: Self.slots)
+        private var attacks = [UInt64](repeating: 0, count: Self.slots)
+        private var envelopes = [[Knot]](repeating: [], count: Self.slots)
+        private var shifts = [Double](repeating: .nan, count: Self.slots)
 
         mutating func shift(_ shape: EventShape, _ u: Double, compute: () -> Double) -> Double {
-            let base = shape.knots.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
             let a = u.bitPattern, r = shape.requestedAttack.bitPattern
-            var h = UInt64(UInt(bitPattern: base)) &* 0x9E37_79B9_7F4A_7C15
-            h ^= a &* 0xC2B2_AE3D_27D4_EB4F
-            h ^= r &* 0x1656_67B1_9E37_79F9
-            let slot = Int(truncatingIfNeeded: (h ^ (h >> 32)) & 255)
-            if base != nil, let e = slots[slot], e.base == base, e.amplitude == a, e.attack == r, e.knots.count == shape.knots.count {
-                return e.shift
+            var h = (a &* 0xC2B2_AE3D_27D4_EB4F) ^ (r &* 0x1656_67B1_9E37_79F9)
+            for k in shape.knots {
+                h = (h ^ UInt64(bitPattern: k.t)) &* 0x9E37_79B9_7F4A_7C15
+                h = (h ^ k.g.bitPattern) &* 0x9E37_79B9_7F4A_7C15
+            }
+            let slot = Int(truncatingIfNeeded: (h ^ (h >> 32) ^ (h >> 48)) & UInt64(Self.slots - 1))
+            if !shifts[slot].isNaN, amplitudes[slot] == a, attacks[slot] == r, Self.same(envelopes[slot], shape.knots) {
+                return shifts[slot]
             }
             let s = compute()
-            if base != nil { slots[slot] = Entry(base: base, knots: shape.knots, amplitude: a, attack: r, shift: s) }
+            amplitudes[slot] = a
+            attacks[slot] = r
+            envelopes[slot] = shape.knots
+            shifts[slot] = s
             return s
+        }
+
+        /// Whether two envelopes have the same knots, bit for bit.
+        private static func same(_ x: [Knot], _ y: [Knot]) -> Bool {
+            guard x.count == y.count else { return false }
+            for i in x.indices where x[i].t != y[i].t || x[i].g.bitPattern != y[i].g.bitPattern { return false }
+            return true
         }
     }
 

@@ -8,7 +8,7 @@ enum BenchCommand: Subcommand {
     static let name = "bench"
     static let summary = "measure timing, link and compiler figures in virtual time"
     static let usage = """
-        Usage: thrum bench [--json] [--quick] [--link NAME]
+        Usage: thrum bench [--json] [--quick] [--link NAME | --only GROUP]
                thrum bench --device avr [--elf PATH] [--json] [--quick]
 
         Runs the whole stack in virtual time (jittered USB full-speed link, ±100 ppm device crystal,
@@ -21,6 +21,8 @@ enum BenchCommand: Subcommand {
           --json          print one JSON object instead of the table
           --quick         fewer runs and events (for tests; figures are noisier)
           --link NAME     run the link matrix on one link model only: \(LinkCatalogue.all.map(\.name).joined(separator: ", "))
+          --only GROUP    run only one group of figures: \(Bench.figureGroups.joined(separator: ", "))
+                          (compile throughput; envelope error against the LRA model)
           --device avr    the timing figures (inter-onset error, alignment and its bound, prepared
                           start latency) on the AVR firmware binary in simavr (`thrum sim --mcu`'s
                           harness), the host running on the simulation's clock, beside the virtual
@@ -33,11 +35,13 @@ enum BenchCommand: Subcommand {
         let json = arguments.flag("json")
         let quick = arguments.flag("quick")
         let link = try arguments.option("link")
+        let only = try arguments.option("only")
         let device = try arguments.option("device")
         let elf = try arguments.option("elf")
         if let device {
             guard device == "avr" else { throw UsageError(message: "--device \(device): the devices are avr (and the virtual device without --device)") }
             guard link == nil else { throw UsageError(message: "--link is for the virtual device's link matrix, not --device avr") }
+            guard only == nil else { throw UsageError(message: "--only is for the virtual device's figures, not --device avr") }
             _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
             try arguments.finish()
             let options = AVRBench.Options(
@@ -52,13 +56,19 @@ enum BenchCommand: Subcommand {
             return 0
         }
         if elf != nil { throw UsageError(message: "--elf goes with --device avr") }
+        if let only {
+            guard Bench.figureGroups.contains(only) else {
+                throw UsageError(message: "--only \(only): the groups are \(Bench.figureGroups.joined(separator: ", "))")
+            }
+            guard link == nil else { throw UsageError(message: "--only runs no link matrix; --link goes without it") }
+        }
         if let link, LinkCatalogue.profile(named: link) == nil {
             throw UsageError(message: "no link model named '\(link)' (known: \(LinkCatalogue.all.map(\.name).joined(separator: ", ")))")
         }
         _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
         try arguments.finish()
 
-        let options = BenchOptions(quick: quick, link: link)
+        let options = BenchOptions(quick: quick, link: link, only: only)
         let report: BenchReport
         do {
             report = try Bench.run(options)
