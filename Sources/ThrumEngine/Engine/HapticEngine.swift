@@ -116,7 +116,8 @@ public final class HapticEngine: @unchecked Sendable {
         /// is kept in ``HapticEngine/calibrationResult`` and playback goes on with the driver's
         /// default words, as the chip itself does.
         public var calibrateOnStart = true
-        /// A device clock reading this far from the fitted clock means the device rebooted.
+        /// A device clock reading this far beyond what the clock samples' round trips allow means
+        /// the device rebooted (a link that stalled moves a reading only within them).
         public var rebootClockJump: HostDuration = .milliseconds(200)
         /// Compiler options (mixing rule, felt-onset compensation…).
         public var compileOptions = CompileOptions()

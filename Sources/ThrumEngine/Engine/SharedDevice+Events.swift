@@ -1,4 +1,3 @@
-import Foundation
 import ThrumCompiler
 import ThrumLink
 import ThrumPattern
@@ -157,17 +156,32 @@ extension SharedDevice {
     static let lateTolerance = DeviceDuration.microseconds(50)
 
     /// A device that rebooted restarts its clock: a new clock sample far from the fitted clock.
+    ///
+    /// Far, against what the two samples guarantee: each frame reached the device between its
+    /// send and its ACK's return, so the new sample's device time may run ahead of the previous
+    /// one's by up to the new round trip (its frame lingered on the way out) and fall behind by up
+    /// to the previous round trip (that frame lingered). A stalled outbound leg, as ser2net under
+    /// a starved machine gives, makes the second happen by hundreds of ms: a stalled link, not a
+    /// reset, so only a jump beyond those bounds by ``HapticEngine/Configuration/rebootClockJump``
+    /// counts.
     func checkForReboot() {
         guard let sample = session.link.clock.samples.last else { return }
         defer { lastClockSample = session.link.clock.samples.last }
         guard let previous = lastClockSample, sample != previous else { return }
-        let expected = Double(previous.deviceReceive.microseconds) + (sample.hostSend - previous.hostSend).microseconds
-        let jump = abs(Double(sample.deviceReceive.microseconds) - expected)
-        if jump > configuration.rebootClockJump.microseconds + sample.roundTrip.microseconds {
+        if Self.isClockRestart(previous: previous, next: sample, threshold: configuration.rebootClockJump) {
             let window = Self.resetWindow(previous: previous, first: sample)
             runFaults.append(RunFault(.deviceReset(after: window.lowerBound, before: window.upperBound)))
             resetAfterReboot()
         }
+    }
+
+    /// Whether `next`'s device time cannot be the same clock as `previous`'s: it lies more than
+    /// `threshold` outside what their round trips allow (see ``checkForReboot()``).
+    static func isClockRestart(previous: ClockSample, next: ClockSample, threshold: HostDuration) -> Bool {
+        let expected = Double(previous.deviceReceive.microseconds) + (next.hostSend - previous.hostSend).microseconds
+        let jump = Double(next.deviceReceive.microseconds) - expected
+        return jump > threshold.microseconds + next.roundTrip.microseconds
+            || -jump > threshold.microseconds + previous.roundTrip.microseconds
     }
 
     /// When the device reset (engine seconds), from the last clock sample before it and the first
