@@ -217,9 +217,9 @@ public final class HapticEngine: @unchecked Sendable {
     public var onsets: [OnsetRecord] {
         device.locked {
             let me = ObjectIdentifier(self)
-            return device.markOrder.compactMap { id -> OnsetRecord? in
-                guard let record = device.marks[id] else { return nil }
-                if let owner = device.markOwners[id] { return owner == me ? record : nil }
+            return device.placement.markOrder.compactMap { id -> OnsetRecord? in
+                guard let record = device.placement.marks[id] else { return nil }
+                if let owner = device.placement.markOwners[id] { return owner == me ? record : nil }
                 return playerIDs.contains(record.playerID) ? record : nil
             }
         }
@@ -566,6 +566,7 @@ extension HapticEngine: PlayerHost {
     var timeNow: EngineTime { device.timeNow }
     var changeLead: EngineDuration { device.changeLead }
     var restartMargin: EngineDuration { device.restartMargin }
+    var streamFloor: EngineTime { device.placement.streamFloor }
     var generation: Int { device.generation }
     func engineTime(_ time: Double) throws -> EngineTime { try device.engineTime(time) }
 

@@ -394,8 +394,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         }
         let lead = offset == 0 ? preroll : .zero
         var at: EngineTime
-        // Other players' drive queued from the start on is replaced (CUT) and mixed anew.
-        let earliest = engine.timeNow + max(engine.restartMargin, engine.changeLead)
+        // Other players' drive queued from the start on is replaced (CUT) and mixed anew; drive
+        // the device plays from its own store (a ROM effect, a stored preset) is waited for.
+        let earliest = max(engine.timeNow + max(engine.restartMargin, engine.changeLead), engine.streamFloor)
         if let requested, requested - lead >= earliest {
             at = requested
         } else {

@@ -70,12 +70,13 @@ struct DeviceTimeline {
 
     private static func deviceTime(_ micros: Double) -> DeviceTime { DeviceTime(microseconds: Int64(micros.rounded())) }
 
-    /// Device start and duration (µs of device time) of a segment spanning `duration` µs of host
-    /// time from `start`, scheduled `shift` early (the learnt fixed latency).
+    /// Device start and length of a segment spanning `duration` of host time from `start`,
+    /// scheduled `shift` early (the learnt fixed latency). The length is at least 1 µs and at most
+    /// a segment's longest (``ThrumWire/ProtocolConstants/segmentMaxDurationMicroseconds``).
     mutating func map(
-        hostStart start: HostTime, duration: UInt32, clock: ClockModel, frames: FrameClock? = nil, shift: DeviceDuration
-    ) -> (start: DeviceTime, duration: UInt32) {
-        let end = start + .microseconds(Int64(duration))
+        hostStart start: HostTime, duration: HostDuration, clock: ClockModel, frames: FrameClock? = nil, shift: DeviceDuration
+    ) -> (start: DeviceTime, duration: DeviceDuration) {
+        let end = start + duration
         let deviceStart: DeviceTime
         if let previous = lastHostEnd, previous == start {
             deviceStart = lastDeviceEnd
@@ -86,8 +87,7 @@ struct DeviceTimeline {
         lastHostEnd = end
         lastDeviceEnd = deviceEnd
         lastMappedHostEnd = max(lastMappedHostEnd ?? end, end)
-        let length = UInt32(
-            clamping: min((deviceEnd - deviceStart).microseconds, Int64(ProtocolConstants.segmentMaxDurationMicroseconds)))
+        let length = min(deviceEnd - deviceStart, .microseconds(Int64(ProtocolConstants.segmentMaxDurationMicroseconds)))
         return (deviceStart, length)
     }
 
