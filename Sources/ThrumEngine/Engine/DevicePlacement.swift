@@ -85,9 +85,7 @@ final class DevicePlacement {
     /// ``timeline``, which keeps contiguous drive contiguous on the device.
     func deviceTime(at t: EngineTime) -> DeviceTime {
         let link = session.link
-        if let timebase = frameTimebase, let micros = timebase.deviceMicros(atHost: t.hostTime, frames: link.frameClock) {
-            return DeviceTime(microseconds: Int64(micros.rounded()))
-        }
+        if let timebase = frameTimebase, let device = timebase.deviceTime(atHost: t.hostTime, frames: link.frameClock) { return device }
         return link.clock.deviceTime(at: t.hostTime)
     }
 

@@ -56,9 +56,7 @@ struct DeviceTimeline {
 
     /// The device time (before any latency shift) the schedule uses for host time `t`.
     mutating func deviceTime(atHost t: HostTime, clock: ClockModel, frames: FrameClock? = nil) -> DeviceTime {
-        if let timebase, let frames, let micros = timebase.deviceMicros(atHost: t, frames: frames) {
-            return Self.deviceTime(micros)
-        }
+        if let timebase, let frames, let device = timebase.deviceTime(atHost: t, frames: frames) { return device }
         let target = Double(clock.deviceTime(at: t).microseconds)
         let drift = Self.drift(clock: clock, frames: frames)
         guard mapping.anchor != nil, let last = lastMappedHostEnd, t - last < Self.restartAfter else {
