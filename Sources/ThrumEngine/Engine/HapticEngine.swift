@@ -276,8 +276,9 @@ public final class HapticEngine: @unchecked Sendable {
     // MARK: Lifecycle
 
     /// Starts the engine: connects to the device if no other engine did (identify), configures the
-    /// driver for the profile and converges the clock. Blocks until done; then the engine runs by
-    /// itself (see the type's threading note).
+    /// driver for the profile, converges the clock and calibrates the driver once a connection
+    /// (``Configuration/calibrateOnStart``). Blocks until done; then the engine runs by itself
+    /// (see the type's threading note), and a first play starts one lead time after its call.
     /// - Throws: ``HapticError`` `engineStartTimeout` (−4808) when the device does not answer,
     ///   `serverInitFailed` (−4810) for other link failures.
     public func start() throws {
