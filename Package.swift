@@ -70,12 +70,13 @@ let package = Package(
                 "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumWire", "ThrumAudio",
                 "ThrumLibrary",
             ]),
-        // The command-line tool.
+        // The command-line tool. It declares every module it imports, and reads the engine only
+        // through its public surface (ThrumTests' CLISurfaceTests checks both).
         .executableTarget(
             name: "thrum",
             dependencies: [
                 "ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumAudio",
-                "ThrumLibrary",
+                "ThrumLibrary", "ThrumWire", "ThrumTime", "CSerialPort",
             ]),
 
         // Shared by the test targets: the project's own fixtures, the package root, the policy for

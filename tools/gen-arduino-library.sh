@@ -37,6 +37,10 @@ done
 copy "$(readlink -f "$fw/include/thrum_protocol.h" | sed "s|^$PWD/||")" thrum_protocol.h
 copy "$fw/ports/avr/board.c" thrum_avr_board.c
 copy "$fw/ports/avr/avr_twi.h"
+copy "$fw/ports/avr/pins.h"
+copy "$fw/ports/avr/avr_clock.h"
+copy "$fw/ports/avr/clock.c" thrum_avr_clock.c
+copy "$fw/ports/avr/twi.c" thrum_avr_twi.c
 copy "$fw/ports/avr/library_io.c" thrum_avr_library_io.c # empty in the streaming image's sizing
 copy "$fw/ports/generic/thrum_port.h"
 # The AVR build's sizing (hardware/firmware/Makefile AVR_CFLAGS), which an Arduino library

@@ -82,7 +82,7 @@ part_swift() {
 # and runs in the parallel pass; so do these end-to-end classes, which run nothing in real time.
 virtual_time_end_to_end='BenchCommandTests|CLIPresetsTests|CLIRenderTests|CLIValidateTests|EngineOnVirtualRigTests|'\
 'FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|LibraryEndToEndTests|LibraryPowerLossTests|PublicErrorMessageTests|'\
-'ROMTableAgreementTests|ReadmeExampleTests|VirtualTimePlaybackTests'
+'ROMTableAgreementTests|ReadmeExampleTests|VirtualTimePlaybackTests|CompletionsAndManTests'
 real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\
 "ReaderWokenTests|WakeableWaitTests|PlatformWaitTests|WakeLatencyFloorTests|TCPTransportTests)/|"\
 "ThrumHarnessTests\\.ReaderWakeFloorTests/|ThrumAudioTests\\.ALSAAudioSinkTests/|ThrumBenchTests\\.FirstPlayBenchTests/"

@@ -251,8 +251,9 @@ public enum AVRBench {
         }
         var run = Run()
         run.preparedGoStarts = engine.preparedStarts
-        run.learntDriftPPM = engine.session.link.clock.driftPPM
-        run.driftBoundsPPM = engine.session.link.clock.driftBoundsPPM
+        let health = engine.linkHealth
+        run.learntDriftPPM = health.driftPPM
+        run.driftBoundsPPM = health.driftBoundsPPM
         run.trueDriftPPM = (1 / (1 + hostDriftPPM / 1e6) - 1) * 1e6  // device µs per host µs, less one
         engine.stop()
         transport.close()

@@ -8,6 +8,12 @@ import XCTest
 /// match line for line, except that a line `…` stands for any lines up to the next one that
 /// matches, and `[..]` within a line for any text (a figure that varies from run to run). `$ echo $?` prints the previous command's exit status. A sample that drifts from what
 /// the code prints fails here with the doc's file:line.
+///
+/// A block marked `<!-- doctest: sim PORT [ARGS…] -->` runs against a board the simulator stands
+/// in for: `thrum sim ARGS…` serves for the whole block, PORT (e.g. `/dev/ttyACM0`, the path a
+/// reader with a board types) is replaced by the simulator's pty in each command and the pty by
+/// PORT in the output, and the block's commands share one configuration directory (a calibration
+/// one command keeps, the next one finds).
 final class DocSampleTests: XCTestCase {
     struct Step {
         var command: String
@@ -19,6 +25,18 @@ final class DocSampleTests: XCTestCase {
     struct Block {
         var file: String
         var steps: [Step]
+        /// `sim PORT ARGS…`: the port the doc names and the simulator's arguments.
+        var simulator: (port: String, arguments: [String])? = nil
+    }
+
+    /// `<!-- doctest -->` → (nil), `<!-- doctest: sim PORT ARGS… -->` → (PORT, ARGS); nil when not a marker.
+    static func marker(_ line: String) -> (port: String, arguments: [String])?? {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed == "<!-- doctest -->" { return .some(nil) }
+        guard trimmed.hasPrefix("<!-- doctest: sim "), trimmed.hasSuffix(" -->") else { return nil }
+        let words = trimmed.dropFirst("<!-- doctest: sim ".count).dropLast(4).split(separator: " ").map(String.init)
+        guard let port = words.first else { return nil }
+        return .some((port, Array(words.dropFirst())))
     }
 
     static func blocks() throws -> [Block] {
@@ -33,9 +51,7 @@ final class DocSampleTests: XCTestCase {
             var i = 0
             while i < lines.count {
                 defer { i += 1 }
-                guard lines[i].trimmingCharacters(in: .whitespaces) == "<!-- doctest -->", i + 1 < lines.count,
-                    lines[i + 1].hasPrefix("```")
-                else { continue }
+                guard let simulator = marker(lines[i]), i + 1 < lines.count, lines[i + 1].hasPrefix("```") else { continue }
                 var steps: [Step] = []
                 var j = i + 2
                 while j < lines.count, !lines[j].hasPrefix("```") {
@@ -46,7 +62,7 @@ final class DocSampleTests: XCTestCase {
                     }
                     j += 1
                 }
-                blocks.append(Block(file: file, steps: steps))
+                blocks.append(Block(file: file, steps: steps, simulator: simulator))
                 i = j
             }
         }
@@ -59,10 +75,25 @@ final class DocSampleTests: XCTestCase {
         let binDir = try TestPaths.thrumBinary.deletingLastPathComponent().path
         for block in blocks {
             var lastStatus: Int32 = 0
+            var simulator: SimulatorProcess?
+            var configuration: URL?
+            if let sim = block.simulator {
+                simulator = try SimulatorProcess(arguments: sim.arguments)
+                configuration = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-doc-\(UUID().uuidString)")
+            }
+            defer {
+                simulator?.stop()
+                if let configuration { try? FileManager.default.removeItem(at: configuration) }
+            }
             for step in block.steps {
-                let output: String
+                var output: String
                 if step.command == "echo $?" {
                     output = "\(lastStatus)\n"
+                } else if let simulator, let sim = block.simulator {
+                    let command = step.command.replacingOccurrences(of: sim.port, with: simulator.ptyPath)
+                    let result = try Self.run(command, path: binDir, configuration: configuration)
+                    lastStatus = result.status
+                    output = result.output.replacingOccurrences(of: simulator.ptyPath, with: sim.port)
                 } else {
                     let result = try Self.run(step.command, path: binDir)
                     lastStatus = result.status
@@ -111,7 +142,8 @@ final class DocSampleTests: XCTestCase {
         return rest.count >= parts[parts.count - 1].count
     }
 
-    static func run(_ command: String, path: String) throws -> (status: Int32, output: String) {
+    /// Runs `command` with `sh -c`; `configuration` is its XDG_CONFIG_HOME (kept), else a fresh one (removed).
+    static func run(_ command: String, path: String, configuration: URL? = nil) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "exec 2>&1\n" + command]
@@ -119,8 +151,8 @@ final class DocSampleTests: XCTestCase {
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-doc-\(UUID().uuidString)")
-        environment["XDG_CONFIG_HOME"] = scratch.path
-        defer { try? FileManager.default.removeItem(at: scratch) }
+        environment["XDG_CONFIG_HOME"] = (configuration ?? scratch).path
+        defer { if configuration == nil { try? FileManager.default.removeItem(at: scratch) } }
         process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe

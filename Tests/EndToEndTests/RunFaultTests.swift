@@ -132,15 +132,18 @@ final class RunFaultTests: XCTestCase {
     /// nothing before it and records a gap only when the queue had already run out, is suspected of
     /// the event seen missing on a real bursty pty, where the change lead is tens of ms.)
     func testAStallJustShorterThanTheQueueLeavesNoEventUnaccounted() throws {
-        for stall: UInt64 in [185_000, 190_000, 195_000, 198_000] {
+        // Stalls that end with the queue run out, or with it still holding drive up to between
+        // now and the earliest the device could get more (the span skipped then was once lost
+        // without a fault), over beats dense enough that one lies in every such span.
+        for stall in [UInt64(185_000), 190_000, 195_000, 198_000] + Array(stride(from: UInt64(170_000), through: 200_000, by: 5_000)) {
             let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 3)
-            let pattern = TestPatterns.metronome(beats: 40, interval: 0.01)
+            let pattern = TestPatterns.metronome(beats: 80, interval: 0.004)
             let report = try play(pattern, on: rig) { engine, start in
                 engine.run(until: start + 0.1)
                 rig.pump.stallHost(for: stall)
             }
             let haptic = report.events.filter(\.type.isHaptic)
-            XCTAssertEqual(Set(haptic.map(\.patternIndex)), Set(0..<40), "stall \(stall) µs: every event listed")
+            XCTAssertEqual(Set(haptic.map(\.patternIndex)), Set(0..<pattern.events.count), "stall \(stall) µs: every event listed")
             let origin = rig.trueStartTime(of: report)
             for e in haptic {
                 let intended = origin + (e.requestedTime - e.preShift) * 1e6

@@ -1,5 +1,5 @@
 import ThrumCompiler
-import ThrumEngine
+@testable import ThrumEngine
 import ThrumHarness
 import ThrumLink
 import ThrumPattern

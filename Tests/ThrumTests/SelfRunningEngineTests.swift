@@ -1,5 +1,7 @@
 import Foundation
+import Dispatch
 import Thrum
+@testable import ThrumEngine
 import ThrumHarness
 import ThrumSim
 import ThrumTestSupport
@@ -102,5 +104,61 @@ final class SelfRunningEngineTests: XCTestCase {
         XCTAssertTrue(a.device === b.device)
         XCTAssertTrue(a.session === b.session)
         XCTAssertTrue(ImpactFeedbackGenerator(style: .light).player is DefaultDevicePlayer)
+    }
+
+    /// docs/engine.md's "Watching an engine" sample, on the device running by itself: the
+    /// update arrives on the run thread as the report comes back, and is what the engine keeps
+    /// and what the chip did; the async sequence gets the next play's, and ends with its task.
+    func testTheWatchingSampleOfTheEngineDoc() async throws {
+        // --- as in docs/engine.md (a semaphore added to wait for the update) ---
+        let engine = try HapticEngine(device: .virtual)    // docs: HapticEngine(), the same device
+        try engine.start()
+        let arrived = DispatchSemaphore(value: 0)
+        let received = Locked<[OnsetUpdate]>([])
+        let subscription = engine.observeOnsets { update in
+            received.with { $0.append(update) }
+            arrived.signal()
+        }
+        let tap = try HapticPattern(events: [HapticEvent(eventType: .hapticTransient, parameters: [], relativeTime: 0)], parameters: [])
+        try engine.makePlayer(with: tap).start(atTime: HapticTimeImmediate)
+        XCTAssertEqual(arrived.wait(timeout: .now() + 60), .success, "no onset arrived")
+        let health = engine.linkHealth
+        let identity = try XCTUnwrap(engine.deviceStatus.identity)
+        subscription.cancel()
+        // --- end of the sample's first half ---
+        let update = try XCTUnwrap(received.with { $0.first })
+        XCTAssertEqual(received.with { $0.count }, 1)
+        XCTAssertEqual(engine.onsets.first, update.record)
+        XCTAssertEqual(update.kind, .reported)
+        let device = try chip(of: engine)
+        let truth = try XCTUnwrap(VirtualRig.trueOnset(of: update.record, on: device), "the chip drove the tap")
+        XCTAssertLessThanOrEqual(abs(truth - (try XCTUnwrap(update.onsetTime))), try XCTUnwrap(update.onsetBound) + 1e-6)
+        XCTAssertTrue(health.isConnected)
+        XCTAssertGreaterThan(health.roundTrip, .zero)
+        XCTAssertEqual(identity.deviceId, device.configuration.board.deviceID)
+
+        // The async sequence: the next play's onset, then the task's cancel ends it.
+        let updates = engine.onsetUpdates()
+        try engine.makePlayer(with: tap).start(atTime: HapticTimeImmediate)
+        let watcher = Task { () -> OnsetUpdate? in
+            for await update in updates where update.kind == .reported { return update }
+            return nil
+        }
+        let delivered = await watcher.value
+        let next = try XCTUnwrap(delivered, "the sequence delivered the second tap")
+        XCTAssertEqual(engine.onsets.count, 2)
+        XCTAssertEqual(next.record.playerID, engine.onsets.last?.playerID)
+    }
+}
+
+/// A value shared with the engine's run thread.
+private final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func with<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
     }
 }

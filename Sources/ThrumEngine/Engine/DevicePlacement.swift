@@ -385,14 +385,17 @@ final class DevicePlacement {
 
     /// A clock sample that contradicted the samples before it casts doubt on the bounds already
     /// reported for onsets after the last sample that agreed (the clock may have moved anywhere
-    /// since): those onsets become suspect (``OnsetRecord/boundSuspect``).
-    func checkClockContradictions() {
+    /// since): those onsets become suspect (``OnsetRecord/boundSuspect``). Returns their ids.
+    func checkClockContradictions() -> [UInt32] {
         let clock = session.link.clock
-        guard clock.contradictions != contradictionsSeen, let newest = clock.lastContradiction else { return }
+        guard clock.contradictions != contradictionsSeen, let newest = clock.lastContradiction else { return [] }
         contradictionsSeen = clock.contradictions
+        var suspect: [UInt32] = []
         for (id, record) in marks where !record.boundSuspect {
             guard record.driveOnsetRange != nil, let onset = record.deviceOnset, onset >= newest.since else { continue }
             marks[id]?.boundSuspect = true
+            suspect.append(id)
         }
+        return suspect
     }
 }

@@ -125,8 +125,9 @@ public final class HapticEngine: @unchecked Sendable {
 
     /// The device this engine plays on, shared with the other engines on it.
     public let device: SharedDevice
-    /// The device session the engine plays on.
-    public var session: DeviceSession { device.session }
+    /// The device session the engine plays on (internal: tools read ``linkHealth``,
+    /// ``deviceStatus`` and ``observeOnsets(_:)`` instead).
+    var session: DeviceSession { device.session }
     /// The actuator the patterns are compiled for (the device's: the first engine's choice).
     public var profile: ActuatorProfile { device.profile }
     /// The tunables (the device's: the first engine's choice).
@@ -225,7 +226,7 @@ public final class HapticEngine: @unchecked Sendable {
         }
     }
     /// The device-wide numbers of this engine's players.
-    private var playerIDs: Set<Int> = []
+    var playerIDs: Set<Int> = []
     /// Drive segments the device sent since it was opened (every engine's drive: it is mixed).
     public var segmentsSent: Int { device.locked { device.segmentsSent } }
     /// CUTs the device sent (queued drive replaced from an instant on, for a change).

@@ -70,6 +70,7 @@ extension SharedDevice {
         switch event {
         case .onset(let report):
             placement.record(report)
+            announceOnset(report.event)
         case .fault(let fault):
             switch fault.knownCode {
             case .watchdogStop:

@@ -17,10 +17,11 @@ extension SharedDevice {
         // serial bridge's latency timer); a CUT placed exactly there is followed without a gap.
         let earliest = now + min(restartMargin, changeLead)
         if emittedUntil < earliest {
-            // Fell behind (or idle): nothing can be placed before the device could get it. When the
-            // drive already sent ran out before now while a player wanted drive there, the device
-            // had a hole in its drive: a fault of the run (docs/robustness.md).
-            if emittedUntil < now, players.contains(where: { $0.wantsDrive(from: emittedUntil, to: earliest) }) {
+            // Fell behind (or idle): nothing can be placed before the device could get it. When a
+            // player wanted drive in the span skipped here — whether the drive already sent ran out
+            // before now or ends between now and the earliest the device could get more — the
+            // device has a hole in its drive: a fault of the run (docs/robustness.md).
+            if players.contains(where: { $0.wantsDrive(from: emittedUntil, to: earliest) }) {
                 runFaults.append(RunFault(.driveGap(start: emittedUntil.seconds, length: (earliest - emittedUntil).seconds)))
             }
             emittedUntil = earliest

@@ -36,8 +36,8 @@ public final class SharedDevice: @unchecked Sendable {
         case paced
     }
 
-    /// The device session the engines play on.
-    public let session: DeviceSession
+    /// The device session the engines play on (internal: see ``HapticEngine/linkHealth``).
+    let session: DeviceSession
     /// The actuator the patterns are compiled for (the first engine's).
     public let profile: ActuatorProfile
     /// The tunables (the first engine's).
@@ -88,6 +88,8 @@ public final class SharedDevice: @unchecked Sendable {
     let placement: DevicePlacement
     /// What was last published to the group's timebase: the newest clock sample and frame report.
     var publishedToTimebase: (sample: ClockSample?, frame: FrameClock.Sample?)?
+    /// Who is told of onset reports as they arrive (``HapticEngine/observeOnsets(_:)``).
+    let onsetObservers = OnsetObservers()
     /// The engines playing on this device (weak: an engine ends when its owner and its players let go).
     private var clients: [WeakClient] = []
     private let lock = EngineLock()
@@ -455,7 +457,7 @@ public final class SharedDevice: @unchecked Sendable {
         }
         checkForReboot()
         guard isRunning else { return }
-        placement.checkClockContradictions()
+        for id in placement.checkClockContradictions() { announceOnset(id, kind: .boundSuspect) }
         publishToTimebase()
         let now = timeNow
         emit(now: now)

@@ -109,34 +109,7 @@ enum Platform {
         #if os(Linux)
         let lockers = processesLocking(path)
         if !lockers.isEmpty { return lockers }
-        let target = resolve(path)
-        let me = getpid()
-        guard let proc = opendir("/proc") else { return [] }
-        defer { closedir(proc) }
-        var found: [String] = []
-        while let entry = readdir(proc) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard let pid = Int32(name), pid != me else { continue }
-            guard let fds = opendir("/proc/\(pid)/fd") else { continue }
-            var holds = false
-            while !holds, let fdEntry = readdir(fds) {
-                let fdName = withUnsafeBytes(of: fdEntry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                guard Int(fdName) != nil else { continue }
-                var buffer = [CChar](repeating: 0, count: 4096)
-                let n = readlink("/proc/\(pid)/fd/\(fdName)", &buffer, buffer.count - 1)
-                if n > 0 && String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) == target {
-                    holds = true
-                }
-            }
-            closedir(fds)
-            guard holds else { continue }
-            found.append(describeProcess(pid))
-        }
-        return found.sorted()
+        return PortInspection().holders(of: path).map(\.description)
         #else
         return []
         #endif
@@ -169,15 +142,7 @@ enum Platform {
 
     /// `PID 1234 (name)` from `/proc/PID/comm`, or `PID 1234`.
     static func describeProcess(_ pid: Int32) -> String {
-        var comm = ""
-        if let file = fopen("/proc/\(pid)/comm", "r") {
-            var buffer = [CChar](repeating: 0, count: 64)
-            if fgets(&buffer, 64, file) != nil {
-                comm = String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            }
-            fclose(file)
-        }
-        return comm.isEmpty ? "PID \(pid)" : "PID \(pid) (\(comm))"
+        PortHolder(pid: pid, command: PortInspection().command(of: pid), servesPseudoTerminals: false, locks: true).description
     }
     #endif
 

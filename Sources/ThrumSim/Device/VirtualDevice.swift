@@ -39,6 +39,9 @@ public final class VirtualDevice {
         /// The library storage (an EEPROM on the I²C bus, ``LibraryStorage``); nil (the default):
         /// the board has none, and the firmware answers the library messages with "no storage".
         public var storage: LibraryStorage? = nil
+        /// Whether the DRV2605L answers on the I²C bus; false models a breakout that is not
+        /// wired (SDA/SCL open) or not powered: every transfer to 0x5A goes unacknowledged.
+        public var driverOnBus = true
 
         /// Creates a configuration; the defaults model an ideal 1 MHz clock and a 400 kHz bus.
         public init(
@@ -312,6 +315,7 @@ public final class VirtualDevice {
     fileprivate func busWrite(address: UInt8, bytes: [UInt8]) -> Int32 {
         busTime += busDuration(bytes: bytes.count)
         chip.advance(to: instantNow)
+        if !configuration.driverOnBus && address == configuration.chip.address { return I2CError.noDevice(address: address).errno }
         return chip.write(address: address, bytes: bytes, at: instantNow)
     }
 
@@ -319,6 +323,9 @@ public final class VirtualDevice {
         // Address + register, repeated start, address + count bytes.
         busTime += busDuration(bytes: 1) + busDuration(bytes: count)
         chip.advance(to: instantNow)
+        if !configuration.driverOnBus && address == configuration.chip.address {
+            return (I2CError.noDevice(address: address).errno, [])
+        }
         return chip.readStatus(address: address, register: register, count: count, at: instantNow)
     }
 

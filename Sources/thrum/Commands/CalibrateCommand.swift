@@ -43,7 +43,7 @@ enum CalibrateCommand: Subcommand {
         let connection = try DeviceConnection.open(target: target, profile: profile)
         defer { target.close() }
         let session = connection.session
-        let identity = session.identity!
+        let identity = connection.status.identity!
         let wasCalibrated = connection.deviceSaysCalibrated
         let heldAtConnect = connection.driverCalibration
         let report: CalibrationReport
@@ -57,7 +57,7 @@ enum CalibrateCommand: Subcommand {
         }
         let diagnosis = CalibrationDiagnosis(report: report, profile: profile)
         let saved = connection.remember(report)
-        let faults = session.faults
+        let faults = connection.status.faults
         if json {
             JSONOutput.print(
                 jsonObject(

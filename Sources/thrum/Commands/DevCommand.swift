@@ -3,13 +3,15 @@ import ThrumBench
 import ThrumCompiler
 
 /// `thrum dev`: tools for working on Thrum itself (not listed by `thrum help`): the generated
-/// tables of the docs and the raw felt-onset grid.
+/// tables of the docs, the raw felt-onset grid, the shell completions and the man page.
 enum DevCommand: Subcommand {
     static let name = "dev"
-    static let summary = "tools for working on Thrum: the docs' generated tables, the raw felt-onset grid"
+    static let summary = "tools for working on Thrum: the docs' tables, the felt-onset grid, completions, the man page"
     static let usage = """
         Usage: thrum dev table NAME [--into FILE]
                thrum dev grid [--no-preshift] [--uncalibrated] [--lead S]
+               thrum dev completions bash|zsh|fish
+               thrum dev man
 
         table NAME   prints one generated table of the docs as markdown. NAME is one of:
                      \(DocTable.allCases.map(\.rawValue).joined(separator: ", ")).
@@ -24,6 +26,9 @@ enum DevCommand: Subcommand {
           --no-preshift    only the points without the pre-shift
           --uncalibrated   skip the driver's auto-calibration
           --lead S         override the response model's update lead (seconds)
+        completions  prints the completion script for bash, zsh or fish, made from the usage
+                     texts `thrum CMD --help` prints (tools/install.sh installs them)
+        man          prints the man page thrum(1) in roff, made from the same texts
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
@@ -65,10 +70,18 @@ enum DevCommand: Subcommand {
                     }
                 }
             }
+        case "completions":
+            guard words.count == 2, let shell = ShellCompletions.Shell(rawValue: words[1]) else {
+                throw UsageError(message: "thrum dev completions takes one shell: bash, zsh or fish")
+            }
+            print(ShellCompletions.script(for: shell), terminator: "")
+        case "man":
+            guard words.count == 1 else { throw UsageError(message: "unexpected argument '\(words[1])'") }
+            print(ManPage.page(), terminator: "")
         case nil:
-            throw UsageError(message: "thrum dev needs a tool: table or grid")
+            throw UsageError(message: "thrum dev needs a tool: table, grid, completions or man")
         case let word?:
-            throw UsageError(message: "unknown dev tool '\(word)': expected table or grid")
+            throw UsageError(message: "unknown dev tool '\(word)': expected table, grid, completions or man")
         }
         return 0
     }

@@ -9,7 +9,7 @@ enum DevicesCommand: Subcommand {
 
         Lists the serial ports libserialport finds. USB ports show vendor:product ids, the
         manufacturer, the product and the serial number. Pseudo-terminals (such as `thrum sim`)
-        are not listed: pass their path to --port directly.
+        are not listed: give their path to a command directly (`thrum play --port PATH`).
 
         Options:
           --json    print a JSON array

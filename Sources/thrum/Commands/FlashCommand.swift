@@ -27,8 +27,7 @@ enum FlashCommand: Subcommand {
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
-        let port = try arguments.option("port")
-        let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
+        let address = try DeviceAddressOptions.take(from: &arguments)
         let profile = try ActuatorChoice.take(from: &arguments) ?? ActuatorProfile.default
         let json = arguments.flag("json")
         let files = try arguments.positionals()
@@ -43,7 +42,7 @@ enum FlashCommand: Subcommand {
         } catch {
             throw CommandFailure(message: "\(file): refused before writing anything: \(error.description)")
         }
-        let target = try port.map { try PlaybackTarget.open(port: $0, baud: baud) } ?? .virtual(profile: profile)
+        let target = try address.target(orVirtual: { .virtual(profile: profile) })
         let connection = try DeviceConnection.open(target: target, profile: profile, configure: false)
         defer { target.close() }
         let registers = DriverRegisters.derive(from: profile)

@@ -36,11 +36,14 @@ enum InfoCommand: Subcommand {
         let session = connection.session
         do {
             try session.synchronizeClock()
-            try awaitFrameCount(session)
+            // A device that reports USB start-of-frame times has sent one by now; the count of its
+            // crystal against the frame grid needs reports 200 frames apart: wait for them.
+            try session.awaitFrameCount(timeout: .milliseconds(500))
         } catch {
             throw CommandFailure(engine: error)
         }
-        let info = Info(connection: connection, library: try DeviceLibrary.read(session))
+        let library = try DeviceLibrary.read(connection)
+        let info = Info(connection: connection, library: library, status: session.status, health: session.linkHealth)
         if json {
             JSONOutput.print(info.json)
         } else {
@@ -49,25 +52,17 @@ enum InfoCommand: Subcommand {
         return 0
     }
 
-    /// A device that reports USB start-of-frame times has sent one by now; the count of its crystal
-    /// against the frame grid needs reports 200 frames apart: wait for them, 0.5 s at most.
-    static func awaitFrameCount(_ session: DeviceSession) throws(EngineError) {
-        let deadline = session.pump.clock.now() + .milliseconds(500)
-        while !session.link.frameClock.samples.isEmpty, !session.link.frameClock.isFitted, session.pump.clock.now() < deadline {
-            try session.runOnce(until: min(deadline, session.pump.clock.now() + .milliseconds(10)))
-        }
-    }
-
     /// The figures gathered at connect.
     struct Info {
         let connection: DeviceConnection
         /// The preset library the device holds.
         let library: DeviceLibrary
-        var session: DeviceSession { connection.session }
-        var identity: DeviceIdentity { session.identity! }
-        var capabilities: ThrumEngine.DeviceCapabilities {
-            ThrumEngine.DeviceCapabilities(identity: identity, program: session.programCapabilities)
-        }
+        /// The device's identity and state, read once the library was.
+        let status: DeviceStatus
+        /// The link's figures, read with it.
+        let health: LinkHealth
+        var identity: DeviceIdentity { status.identity! }
+        var capabilities: ThrumEngine.DeviceCapabilities { status.capabilities! }
         var stored: StoredCalibration? { connection.stored }
 
         var features: [String] {
@@ -81,7 +76,7 @@ enum InfoCommand: Subcommand {
         }
 
         var powerState: String {
-            switch session.powerState {
+            switch status.powerState {
             case .standby?: return "standby"
             case .ready?: return "ready"
             case .calibrating?: return "calibrating"
@@ -91,8 +86,7 @@ enum InfoCommand: Subcommand {
 
         var text: String {
             let c = capabilities
-            let stats = session.link.statistics
-            let clock = session.link.clock
+            let stats = health.statistics
             var lines: [String] = []
             lines.append("device on \(connection.target.name)")
             lines.append(
@@ -134,7 +128,7 @@ enum InfoCommand: Subcommand {
                                 ? "the device reset since: `thrum play` will restore it (RESTORE_CALIBRATION, no buzz)"
                                 : "not valid for \(connection.profile.id) ("
                                     + (stored.matches(connection.registers)
-                                        ? (connection.session.canRestoreCalibration
+                                        ? (status.canRestoreCalibration
                                             ? "the device reset since" : "the device reset since and cannot restore it")
                                         : "other calibration inputs")
                                     + "): `thrum play` will calibrate"))
@@ -144,11 +138,11 @@ enum InfoCommand: Subcommand {
             lines.append(library.text)
             lines.append(
                 "state: driver \(powerState); faults: "
-                    + (session.faults.isEmpty
-                        ? "none" : session.faults.map { "\($0.code) (\($0.meaning))" }.joined(separator: ", "))
-                    + (session.earlierFaults.isEmpty
+                    + (status.faults.isEmpty
+                        ? "none" : status.faults.map { "\($0.code) (\($0.meaning))" }.joined(separator: ", "))
+                    + (status.earlierFaults.isEmpty
                         ? "" : "; before this connection: "
-                            + session.earlierFaults.map { "\($0.code) (\($0.meaning))" }.joined(separator: ", ")))
+                            + status.earlierFaults.map { "\($0.code) (\($0.meaning))" }.joined(separator: ", ")))
             lines.append(
                 String(
                     format:
@@ -160,33 +154,31 @@ enum InfoCommand: Subcommand {
                 String(
                     format:
                         "clock: device counter at %.3f s (free-running µs, wraps every 71.6 min), drift %+.1f ppm, error ± %.0f µs over %d samples",
-                    deviceSeconds, clock.driftPPM, clock.errorEstimate.seconds * 1e6, clock.sampleCount))
+                    deviceSeconds, health.driftPPM, health.clockBound.seconds * 1e6, health.clockSamples))
             lines.append(frameText)
             return lines.joined(separator: "\n")
         }
 
         /// What the device's USB start-of-frame times say (PROTOCOL.md §3.6).
         var frameText: String {
-            let frames = session.link.frameClock
-            if let drift = frames.driftPPM {
+            if let drift = health.frameDriftPPM {
                 return String(
                     format: "frames: crystal %+.2f ppm against the USB frame grid (%d start-of-frame reports; the grid runs on the host controller's crystal); %d ACK departures",
-                    drift, frames.samples.count, session.link.statistics.departures)
+                    drift, health.frameReports, health.statistics.departures)
             }
-            if !frames.samples.isEmpty {
-                return "frames: \(frames.samples.count) start-of-frame report(s), too few to count the crystal yet"
+            if health.frameReports > 0 {
+                return "frames: \(health.frameReports) start-of-frame report(s), too few to count the crystal yet"
             }
             return "frames: no USB start-of-frame times (a serial bridge or a pseudo-terminal, no native USB, or protocol < 3)"
         }
 
         var deviceSeconds: Double {
-            Double(session.link.clock.deviceTime32(at: session.pump.clock.now()).rawValue) / 1e6
+            Double(health.deviceTime.wire.rawValue) / 1e6
         }
 
         var json: [String: Any] {
             let c = capabilities
-            let stats = session.link.statistics
-            let clock = session.link.clock
+            let stats = health.statistics
             var storedJSON: Any = NSNull()
             if let stored {
                 storedJSON =
@@ -213,11 +205,11 @@ enum InfoCommand: Subcommand {
                 ] as [String: Any],
                 "library": library.json,
                 "state": [
-                    "power_state": JSONOutput.orNull(session.powerState.map { "\($0)" }),
-                    "faults": session.faults.map {
+                    "power_state": JSONOutput.orNull(status.powerState.map { "\($0)" }),
+                    "faults": status.faults.map {
                         ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any]
                     },
-                    "earlier_faults": session.earlierFaults.map {
+                    "earlier_faults": status.earlierFaults.map {
                         ["code": Int($0.code), "detail": Int($0.detail), "meaning": $0.meaning] as [String: Any]
                     },
                 ] as [String: Any],
@@ -227,14 +219,14 @@ enum InfoCommand: Subcommand {
                     "frames_sent": stats.framesSent, "frames_received": stats.framesReceived,
                     "retransmissions": stats.retransmissions,
                     "bad_frames": stats.badFrames,
-                    "clock_drift_ppm": (clock.driftPPM * 10).rounded() / 10,
-                    "clock_error_us": (clock.errorEstimate.seconds * 1e6).rounded(),
-                    "clock_samples": clock.sampleCount,
+                    "clock_drift_ppm": (health.driftPPM * 10).rounded() / 10,
+                    "clock_error_us": (health.clockBound.seconds * 1e6).rounded(),
+                    "clock_samples": health.clockSamples,
                     "device_time_s": (deviceSeconds * 1e6).rounded() / 1e6,
-                    "frame_reports": session.link.frameClock.samples.count,
-                    "frame_drift_ppm": JSONOutput.orNull(session.link.frameClock.driftPPM.map { ($0 * 100).rounded() / 100 }),
+                    "frame_reports": health.frameReports,
+                    "frame_drift_ppm": JSONOutput.orNull(health.frameDriftPPM.map { ($0 * 100).rounded() / 100 }),
                     "departure_reports": stats.departures,
-                    "line_byte_time_us": JSONOutput.orNull(session.link.configuration.clock.lineByteTime.map { ($0 * 1000).rounded() / 1000 }),
+                    "line_byte_time_us": JSONOutput.orNull(health.lineByteTime.map { ($0 * 1000).rounded() / 1000 }),
                 ] as [String: Any],
             ]
         }

@@ -141,7 +141,7 @@ enum LibraryCommand: Subcommand {
         let target = try options.target()
         let connection = try DeviceConnection.open(target: target, profile: options.profile, configure: false)
         defer { target.close() }
-        let library = try DeviceLibrary.read(connection.session)
+        let library = try DeviceLibrary.read(connection)
         guard case .active(let image, _) = library.state else {
             if options.json {
                 JSONOutput.print([[String: Any]]())

@@ -34,9 +34,9 @@ enum MonitorCommand: Subcommand {
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
-        guard let port = try arguments.option("port") else { throw UsageError(message: "give the device's --port") }
+        let address = try DeviceAddressOptions.take(from: &arguments)
+        guard let port = address.port else { throw UsageError(message: "give the device's --port") }
         let link = try arguments.option("link")
-        let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
         let rate =
             try arguments.option(
                 "rate", as: { Double($0).flatMap { $0.isFinite && $0 >= 1 && $0 <= 60 ? $0 : nil } },
@@ -48,7 +48,7 @@ enum MonitorCommand: Subcommand {
         let device: any ByteTransport
         let bridge: PseudoTerminal
         do {
-            device = try openTransport(path: port, baud: baud)
+            device = try openTransport(path: port, baud: address.baud)
             bridge = try PseudoTerminal()
         } catch {
             throw CommandFailure(message: error.description)

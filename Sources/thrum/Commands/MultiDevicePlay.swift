@@ -8,23 +8,24 @@ import ThrumPattern
 /// of every device's onsets against the first one's, with the bound the two reports guarantee.
 enum MultiDevicePlay {
     static func run(
-        file: String, pattern: HapticPattern, routes: DeviceRoutes?, ports: [String], baud: Int, profile: ActuatorProfile,
+        file: String, pattern: HapticPattern, routes: DeviceRoutes?, address: DeviceAddressOptions, profile: ActuatorProfile,
         configuration: HapticEngine.Configuration, rate: Double, intensity: Double?, recalibrate: Bool = false,
         json: Bool
     ) throws -> Int32 {
+        let ports = address.ports
         var targets: [PlaybackTarget] = []
         defer { for target in targets { target.close() } }
         var engines: [HapticEngine] = []
         var settings: [PlayOutput.Settings] = []
         for port in ports {
-            let target = try PlaybackTarget.open(port: port, baud: baud)
+            let target = try address.open(port)
             targets.append(target)
             var engineConfiguration = configuration
             var deviceSettings = PlayOutput.Settings(rate: rate, intensity: intensity, loop: .passes(1))
             deviceSettings.recalibrate = recalibrate
             let connection = try PlayCommand.connect(
                 target: target, profile: profile, configuration: &engineConfiguration, settings: &deviceSettings, json: json)
-            engines.append(HapticEngine(session: connection.session, profile: profile, configuration: engineConfiguration, runMode: .manual))
+            engines.append(connection.makeEngine(configuration: engineConfiguration))
             settings.append(deviceSettings)
         }
         let group = HapticEngineGroup(engines)
@@ -61,8 +62,9 @@ enum MultiDevicePlay {
             skews = group.skews(of: players, eventIndices: routes?.events)
             if let error = engines.compactMap(\.lastError).first { throw error }
             for k in engines.indices {
-                settings[k].faults = engines[k].session.faults
-                settings[k].earlierFaults = engines[k].session.earlierFaults
+                let status = engines[k].deviceStatus
+                settings[k].faults = status.faults
+                settings[k].earlierFaults = status.earlierFaults
             }
             group.stop()
         } catch {
@@ -70,7 +72,7 @@ enum MultiDevicePlay {
             if json { JSONOutput.print(CommandRouter.jsonError(command: "play", kind: "failure", message: message, exitCode: 1)) }
             throw CommandFailure(message: message)
         }
-        let identities = engines.map { $0.session.identity! }
+        let identities = engines.map { $0.deviceStatus.identity! }
         let skewMicros = skews.map { abs($0.skew) * 1e6 }.sorted()
         let boundMicros = skews.map { $0.bound * 1e6 }.sorted()
         func p99(_ sorted: [Double]) -> Double? { sorted.isEmpty ? nil : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))] }

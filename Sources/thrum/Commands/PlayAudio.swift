@@ -24,7 +24,7 @@ struct PlayAudio {
         to engine: HapticEngine, pattern: HapticPattern, file: String, virtual: Bool, device: String?, disabled: Bool
     ) -> PlayAudio? {
         guard !disabled, pattern.events.contains(where: { !$0.type.isHaptic }) else { return nil }
-        let clock = engine.session.pump.clock
+        let clock = engine.clock
         let directories = [(file as NSString).deletingLastPathComponent, FileManager.default.currentDirectoryPath].map {
             $0.isEmpty ? "." : $0
         }

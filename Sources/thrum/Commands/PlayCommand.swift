@@ -78,8 +78,8 @@ enum PlayCommand: Subcommand {
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         if arguments.hasPositional(prefix: StoredPresetPlay.prefix) { return try StoredPresetPlay.run(&arguments) }
-        let ports = try arguments.options("port")
-        let port = ports.last
+        let address = try DeviceAddressOptions.take(from: &arguments)
+        let ports = address.ports, port = address.port
         let linkName = try arguments.option("link")
         let link = try linkName.map { name in
             guard let profile = LinkCatalogue.profile(named: name) else {
@@ -88,7 +88,6 @@ enum PlayCommand: Subcommand {
             return profile
         } ?? LinkCatalogue.usbFullSpeed
         if linkName != nil && port != nil { throw UsageError(message: "--link models the virtual device's link; a real port has its own") }
-        let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
         let chosenProfile = try ActuatorChoice.take(from: &arguments)
         let rate = try arguments.number("rate", in: 0.01...100, expected: "a number from 0.01 to 100") ?? 1
         let intensity = try arguments.number("intensity", in: 0...1, expected: "a number from 0 to 1")
@@ -146,12 +145,11 @@ enum PlayCommand: Subcommand {
                 try DeviceRoutes.read($0, deviceCount: ports.count, eventCount: pattern.events.count)
             }
             return try MultiDevicePlay.run(
-                file: file, pattern: pattern, routes: routes, ports: ports, baud: baud, profile: profile,
+                file: file, pattern: pattern, routes: routes, address: address, profile: profile,
                 configuration: engineConfiguration, rate: rate, intensity: intensity, recalibrate: recalibrate,
                 json: json)
         }
         let target: PlaybackTarget
-        let session: DeviceSession
         let engine: HapticEngine
         let report: PlaybackReport
         let identity: DeviceIdentity
@@ -165,10 +163,9 @@ enum PlayCommand: Subcommand {
                 throw UsageError(message: "\(source.displayName) is a DRV2605L ROM effect: the driver plays it as stored (no --rate, --intensity or --loop)")
             }
             do {
-                target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
+                target = try address.target(orVirtual: { .virtual(profile: profile, link: link) })
                 let connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
-                session = connection.session
-                engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration, runMode: .manual)
+                engine = connection.makeEngine(configuration: engineConfiguration)
                 (report, identity) = try playROMEffect(effect, engine: engine, target: target, connection: connection, settings: &settings)
             } catch let failure as CommandFailure {
                 if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: failure.message, startedAt: startedAt) }
@@ -185,20 +182,19 @@ enum PlayCommand: Subcommand {
         // From here a signal is reported, also one during the connection or the calibration.
         Interrupt.install()
         do {
-            target = try port.map { try .open(port: $0, baud: baud) } ?? .virtual(profile: profile, link: link)
+            target = try address.target(orVirtual: { .virtual(profile: profile, link: link) })
             connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
         } catch let failure as CommandFailure {
             if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: failure.message, startedAt: startedAt) }
             throw failure
         }
-        session = connection.session
-        engine = HapticEngine(session: session, profile: profile, configuration: engineConfiguration, runMode: .manual)
+        engine = connection.makeEngine(configuration: engineConfiguration)
         let audio = PlayAudio.attach(
             to: engine, pattern: pattern, file: file, virtual: target.isVirtual, device: audioDevice, disabled: noAudio)
         do {
             try engine.start()
             recordCalibration(connection, settings: &settings)
-            identity = session.identity!
+            identity = engine.deviceStatus.identity!
             PlayAudio.warmUp(engine)
             let player = try engine.makeAdvancedPlayer(with: pattern)
             player.playbackRate = rate
@@ -229,8 +225,7 @@ enum PlayCommand: Subcommand {
             }
             if interruptedBeforeStart {
                 engine.stop()
-                let settle = engine.session.pump.clock.now() + .milliseconds(30)
-                while engine.session.pump.clock.now() < settle { try? engine.session.runOnce(until: settle) }
+                engine.exchange(for: .milliseconds(30))
                 settings.interruptedBy = Interrupt.signalNumber
             } else if passes == 0 {
                 while !Interrupt.requested && engine.isRunning { engine.run(for: 0.005) }
@@ -247,8 +242,7 @@ enum PlayCommand: Subcommand {
                 if Interrupt.requested {
                     // Silence first (any-lane STOP), then give its acknowledgement a moment.
                     engine.stop()
-                    let settle = engine.session.pump.clock.now() + .milliseconds(30)
-                    while engine.session.pump.clock.now() < settle { try? engine.session.runOnce(until: settle) }
+                    engine.exchange(for: .milliseconds(30))
                     settings.interruptedBy = Interrupt.signalNumber
                 }
             }
@@ -258,8 +252,9 @@ enum PlayCommand: Subcommand {
             var measured = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: played, since: before)
             target.attachTruth(to: &measured)
             report = measured
-            settings.faults = session.faults
-            settings.earlierFaults = session.earlierFaults
+            let status = engine.deviceStatus
+            settings.faults = status.faults
+            settings.earlierFaults = status.earlierFaults
             if let audio {
                 settings.audioEvents = audio.events(of: engine, playerID: player.playerID, start: start)
                 settings.audioText = audio.text(of: engine, playerID: player.playerID, start: start)
@@ -294,7 +289,7 @@ enum PlayCommand: Subcommand {
         do {
             try engine.start()
             recordCalibration(connection, settings: &settings)
-            let identity = engine.session.identity!
+            let identity = engine.deviceStatus.identity!
             let before = engine.counters
             let start = engine.currentTime + engine.leadTime.seconds + 0.02
             let mark = try engine.playROMEffect(Int(effect.id), atTime: start)
@@ -310,7 +305,7 @@ enum PlayCommand: Subcommand {
             var report = PlaybackReport(
                 events: [event], bytesSent: now.bytesSent - before.bytesSent, bytesReceived: now.bytesReceived - before.bytesReceived,
                 segmentCount: 0,
-                startDeviceTime: engine.session.link.clock.deviceTime(at: HostTime(seconds: start)),
+                startDeviceTime: engine.deviceTime(at: HostTime(seconds: start)),
                 duration: effect.envelope.duration)
             report.startHostTime = HostTime(seconds: start)
             target.attachTruth(to: &report)
@@ -358,7 +353,7 @@ enum PlayCommand: Subcommand {
     /// After `start()`: a calibration that ran is kept (passed) or forgotten (failed).
     static func recordCalibration(_ connection: DeviceConnection, settings: inout PlayOutput.Settings) {
         guard settings.calibration == nil else { return }
-        guard let report = connection.session.calibrationResult else {
+        guard let report = connection.status.calibrationResult else {
             settings.calibration = .init(source: .none, record: nil, report: nil)
             return
         }

@@ -64,8 +64,8 @@ enum PlaybackTarget {
     func accelerationTrace(report: PlaybackReport) -> (samples: [(time: Double, value: Double)], start: Double, end: Double)? {
         guard case .simulated(let device, _) = self else { return nil }
         let startTrue = Double(report.startHostTime.nanoseconds) / 1e3
-        let samples = device.chip.trace.samples.map { sample in
-            (time: (Double(sample.time) - startTrue) / 1e6, value: sample.accelerationEnvelopeG)
+        let samples = VirtualRig.accelerationEnvelope(of: device).samples.map { sample in
+            (time: (Double(sample.time) - startTrue) / 1e6, value: sample.g)
         }
         return (samples, -0.02, report.duration + 0.1)
     }

@@ -24,6 +24,8 @@ enum SimCommand: Subcommand {
           --supply V         the driver's supply VDD, 2.0…5.2 V (default 5.0); a rated voltage whose
                              peak needs more than VDD / 1.5 fails calibration
           --no-actuator      nothing on the driver's outputs (an open coil): calibration fails
+          --no-driver        no DRV2605L on the I²C bus (a breakout not wired or not powered): the
+                             firmware reports driver id 0
           --mounted NAME     a different actuator (built-in id or FILE.json) is wired to a board set
                              up for --actuator: calibration finds its resonance, not the profile's
           --storage FILE     give the device a library storage (a 24LC256-class 32 KiB EEPROM) kept in
@@ -94,6 +96,7 @@ enum SimCommand: Subcommand {
             "supply", as: { Double($0).flatMap { $0.isFinite && $0 >= 2.0 && $0 <= 5.2 ? $0 : nil } },
             expected: "a supply voltage from 2.0 to 5.2 V (the DRV2605L's range)")
         let noActuator = arguments.flag("no-actuator")
+        let noDriver = arguments.flag("no-driver")
         let mounted = try arguments.option("mounted").map { try ActuatorChoice.resolve($0) }
         let faultText = try arguments.option("fault")
         let linkText = try arguments.option("link")
@@ -145,6 +148,10 @@ enum SimCommand: Subcommand {
         if noActuator {
             configuration.actuator = .absent
             board += ", no actuator connected"
+        }
+        if noDriver {
+            configuration.driverOnBus = false
+            board += ", no driver on the I²C bus"
         }
         if let storagePath {
             do {

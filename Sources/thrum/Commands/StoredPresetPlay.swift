@@ -46,8 +46,7 @@ enum StoredPresetPlay {
             throw fail(failure.message)
         }
         defer { target.close() }
-        let session = connection.session
-        let library = try DeviceLibrary.read(session)
+        let library = try DeviceLibrary.read(connection)
         guard case .active(let image, _) = library.state else {
             throw fail(library.text.replacingOccurrences(of: "library: ", with: "cannot play \(file): "))
         }
@@ -59,7 +58,7 @@ enum StoredPresetPlay {
         }
         let summary = image.summaries().first { $0.id == id }!
         let duration = Double(summary.durationMicroseconds) / 1e6
-        let engine = HapticEngine(session: session, profile: options.profile, configuration: configuration, runMode: .manual)
+        let engine = connection.makeEngine(configuration: configuration)
         settings.storedPreset = StoredPresetInfo(id: id, name: preset.name, library: image.name)
         let report: PlaybackReport
         do {
@@ -77,7 +76,7 @@ enum StoredPresetPlay {
             while engine.currentTime < grace && started.marks.contains(where: { engine.onset(ofStoredPresetMark: $0)?.status == .notReported }) {
                 engine.run(for: 0.01)
             }
-            if session.faults.contains(where: { $0.code == ProtocolConstants.faultNoPreset }) {
+            if engine.deviceStatus.faults.contains(where: { $0.code == ProtocolConstants.faultNoPreset }) {
                 throw CommandFailure(message: "the device reported FAULT 10: no stored preset \(id)")
             }
             let events = started.marks.enumerated().map { index, mark -> PlaybackReport.Event in
@@ -91,14 +90,15 @@ enum StoredPresetPlay {
             let now = engine.counters
             var measured = PlaybackReport(
                 events: events, bytesSent: now.bytesSent - before.bytesSent, bytesReceived: now.bytesReceived - before.bytesReceived,
-                segmentCount: 0, startDeviceTime: session.link.clock.deviceTime(at: started.driveStart), duration: duration)
+                segmentCount: 0, startDeviceTime: engine.deviceTime(at: started.driveStart), duration: duration)
             measured.startHostTime = started.driveStart
             // A reset or a hole in the drive while it played (the engine runs on this thread).
             measured.faults = engine.device.runFaults.dropFirst(before.runFaults).map { $0.relative(to: start) }
             target.attachTruth(to: &measured)
             report = measured
-            settings.faults = session.faults
-            settings.earlierFaults = session.earlierFaults
+            let status = engine.deviceStatus
+            settings.faults = status.faults
+            settings.earlierFaults = status.earlierFaults
             if let error = engine.lastError { throw error }
             engine.stop()
         } catch let error as CommandFailure {
@@ -106,7 +106,7 @@ enum StoredPresetPlay {
         } catch {
             throw fail((error as? HapticError)?.message ?? "\(error)")
         }
-        guard let identity = session.identity else { throw fail("the device did not identify itself") }
+        guard let identity = engine.deviceStatus.identity else { throw fail("the device did not identify itself") }
         return PlayCommand.finish(
             file: file, profile: options.profile, identity: identity, report: report, target: target, settings: settings,
             json: options.json, noPlot: noPlot)

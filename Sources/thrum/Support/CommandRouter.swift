@@ -24,7 +24,7 @@ enum CommandRouter {
     static let commands: [any Subcommand.Type] = [
         PlayCommand.self, RenderCommand.self, ValidateCommand.self, PresetsCommand.self, BenchCommand.self,
         SimCommand.self, DevicesCommand.self, ActuatorCommand.self, CalibrateCommand.self, InfoCommand.self, MonitorCommand.self,
-        LibraryCommand.self, FlashCommand.self,
+        LibraryCommand.self, FlashCommand.self, DoctorCommand.self,
     ]
     /// Commands that `thrum help` does not list (tools for working on Thrum itself).
     static let hiddenCommands: [any Subcommand.Type] = [DevCommand.self]

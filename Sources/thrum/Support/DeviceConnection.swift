@@ -44,6 +44,14 @@ struct DeviceConnection {
             target.close()
             throw CommandFailure(message: error.description)
         }
+        return attach(target: target, session: session, identity: identity, profile: profile, configure: configure)
+    }
+
+    /// The connection over a session already opened (`identity` is what it answered); with
+    /// `configure`, sends the driver configuration for `profile`.
+    static func attach(
+        target: PlaybackTarget, session: DeviceSession, identity: DeviceIdentity, profile: ActuatorProfile, configure: Bool
+    ) -> DeviceConnection {
         let registers = DriverRegisters.derive(from: profile)
         if configure { session.configureDriver(registers) }
         let store = target.isVirtual ? nil : CalibrationStore.user()
@@ -56,6 +64,14 @@ struct DeviceConnection {
                     usbSerial: identity.deviceId == 0 ? CalibrationStore.usbSerial(ofPort: target.name) : nil))
     }
 
+    /// What the device said about itself and last reported (identity, calibration, power, faults).
+    var status: DeviceStatus { session.status }
+
+    /// An engine on this connection, run by the command's own loop (``SharedDevice/RunMode/manual``).
+    func makeEngine(configuration: HapticEngine.Configuration) -> HapticEngine {
+        HapticEngine(session: session, profile: profile, configuration: configuration, runMode: .manual)
+    }
+
     /// The stored calibration of this device, if any.
     var stored: StoredCalibration? {
         guard let store, let key else { return nil }
@@ -64,12 +80,12 @@ struct DeviceConnection {
 
     /// Whether the device reports that its driver holds a passed calibration since reset
     /// (measured or restored).
-    var deviceSaysCalibrated: Bool { session.programCapabilities?.calibrated ?? false }
+    var deviceSaysCalibrated: Bool { status.calibratedSinceReset }
 
     /// What the device reports its driver holds since reset (CAPABILITIES `calibrated`): `none`,
     /// `measured`, `restored`, or `code-N` for a value this host does not know.
     var driverCalibration: String {
-        guard let caps = session.programCapabilities else { return "none" }
+        guard let caps = status.programCapabilities else { return "none" }
         switch caps.calibration {
         case .none?: return "none"
         case .measured?: return "measured"
@@ -89,7 +105,7 @@ struct DeviceConnection {
     /// (``StoredCalibration/restorable(profile:registers:)``) and the device knows
     /// RESTORE_CALIBRATION; nil otherwise.
     var restorable: StoredCalibration? {
-        guard session.canRestoreCalibration, let record = stored,
+        guard status.canRestoreCalibration, let record = stored,
             record.restorable(profile: profile, registers: registers)
         else { return nil }
         return record
@@ -115,7 +131,7 @@ struct DeviceConnection {
     /// Keeps a passed (and, for the profile, plausible) result; forgets the device's record otherwise
     /// (a failed run leaves the driver uncalibrated).
     func remember(_ report: CalibrationReport) -> URL? {
-        guard let store, let key, let identity = session.identity else { return nil }
+        guard let store, let key, let identity = status.identity else { return nil }
         guard CalibrationDiagnosis(report: report, profile: profile).passed else {
             store.remove(key: key)
             return nil

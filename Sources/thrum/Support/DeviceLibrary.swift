@@ -18,9 +18,10 @@ struct DeviceLibrary {
     var state: State
 
     /// Asks the device (LIBRARY_QUERY, then LIBRARY_READ of the whole image when one is active).
-    static func read(_ session: DeviceSession) throws -> DeviceLibrary {
-        guard let identity = session.identity, identity.protocolVersion >= 1 else {
-            return DeviceLibrary(state: .unsupported(session.identity?.protocolVersion ?? 0))
+    static func read(_ connection: DeviceConnection) throws -> DeviceLibrary {
+        let session = connection.session
+        guard let identity = connection.status.identity, identity.protocolVersion >= 1 else {
+            return DeviceLibrary(state: .unsupported(connection.status.identity?.protocolVersion ?? 0))
         }
         do {
             let status = try session.libraryStatus()

@@ -112,12 +112,12 @@ private struct SimulatedAcceleration {
         let rig = VirtualRig(profile: profile)
         let report = try rig.play(pattern)
         let start = rig.trueStartTime(of: report)
-        let period = Double(rig.device.chip.trace.samplePeriodMicros)
+        let period = Double(VirtualRig.accelerationEnvelope(of: rig.device).windowMicros)
         let until = UInt64(max(0, start + end * 1e6 + 2 * period))
         if rig.device.now < until { rig.device.advance(to: until) }
-        let trace = rig.device.chip.trace.samples
+        let trace = VirtualRig.accelerationEnvelope(of: rig.device).samples
         centres = trace.map { (Double($0.time) + period / 2 - start) / 1e6 }
-        values = trace.map(\.accelerationEnvelopeG)
+        values = trace.map(\.g)
     }
 
     mutating func envelope(at t: Double) -> Double {

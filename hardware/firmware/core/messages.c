@@ -115,6 +115,8 @@ static const uint32_t h2d_layouts[] THRUM_FLASH = {
 #endif
 #endif
 };
+/* The command table (commands.c) has a row for each of these ids. */
+typedef char thrum_h2d_layout_rows_t[sizeof(h2d_layouts) / sizeof(h2d_layouts[0]) == THRUM_H2D_IDS ? 1 : -1];
 static const uint32_t d2h_layouts[] THRUM_FLASH = {
     LAYOUT_KNOWN | 5u | F(0, U8) | F(1, U8) | F(2, U8) | F(3, U32) | F(4, UV),          /* ACK */
     LAYOUT_KNOWN | 10u | F(0, UV) | F(1, UV) | F(2, UV) | F(3, UV) | F(4, U32) | F(5, U32) |
@@ -202,11 +204,11 @@ static int rule_ok(uint32_t l, const thrum_msg_t *msg)
 #if THRUM_FW_STREAM
     case RULE_SHAPE >> LAYOUT_RULE_SHIFT:
         return msg->field[0] < THRUM_STREAM_SHAPES && msg->blob != NULL &&
-               thrum_stream_data_valid(msg->blob, msg->blob_len, 1, 0u);
+               thrum_ramps_valid(msg->blob, msg->blob_len, 1, 0u);
     case RULE_SHAPE_ID >> LAYOUT_RULE_SHIFT:
         return msg->field[1] < THRUM_STREAM_SHAPES;
     case RULE_FOLLOW >> LAYOUT_RULE_SHIFT:
-        return msg->blob != NULL && thrum_stream_data_valid(msg->blob, msg->blob_len, 0, msg->field[1]);
+        return msg->blob != NULL && thrum_ramps_valid(msg->blob, msg->blob_len, 0, msg->field[1]);
 #endif
 #if THRUM_FW_FRAME_TIMES
     case RULE_INTERVAL_MS >> LAYOUT_RULE_SHIFT:

@@ -25,7 +25,6 @@
 /* How long before the next segment's start no interpolation update is begun: one DRV2605L register
  * write at 400 kHz (≈ 73 µs) with room to spare. */
 #define UPDATE_GUARD_US 100u
-#define QUEUE_INDEX(head, i) ((uint8_t)(((head) + (i)) % THRUM_FW_QUEUE_SLOTS))
 #define NO_LIMIT 0xFFFFFFFFu
 
 void thrum_scheduler_init(thrum_fw_t *fw)
@@ -35,221 +34,8 @@ void thrum_scheduler_init(thrum_fw_t *fw)
 
 static const thrum_segment_t *tail(const thrum_scheduler_t *s)
 {
-    return s->count == 0u ? NULL : &s->queue[QUEUE_INDEX(s->head, s->count - 1u)];
+    return s->count == 0u ? NULL : &s->queue[THRUM_QUEUE_INDEX(s->head, s->count - 1u)];
 }
-
-/*
- * Walk the payload as executing it would: STOP and STANDBY free every slot, CUT removes the
- * entries that start at or after its `at` (freeing their slots), each SEGMENT and ROM_EFFECT
- * takes one slot and must not start before the entry queued ahead of it. The simulated queue is
- * the first `queued` real entries followed by the payload's own entries still standing (their
- * starts in `added`, a stack: CUT removes from the end). A CUT whose `at` has passed also ends the
- * playing entry; that slot is not counted here (the check does not depend on the clock).
- */
-/* Start of the simulated queue's last entry (see thrum_scheduler_check); 0 when it is empty. */
-static int sim_tail(const thrum_scheduler_t *s, const uint32_t *added, uint8_t n_added, uint8_t queued,
-                    uint32_t *start)
-{
-    if (n_added > 0u) {
-        *start = added[n_added - 1u];
-        return 1;
-    }
-    if (queued > 0u) {
-        *start = s->queue[QUEUE_INDEX(s->head, queued - 1u)].start;
-        return 1;
-    }
-    return 0;
-}
-
-#if THRUM_FW_STREAM
-/* Entries a payload may add that the check remembers: beyond the free slots the frame is refused
- * anyway (its last start is then kept current, for the order rule). */
-#define ADDED_MAX (THRUM_FW_QUEUE_SLOTS + 1u)
-
-/* The check's model of the queue (see thrum_scheduler_check) and of the stream (§3.4). */
-typedef struct check_state {
-    uint32_t added[ADDED_MAX];
-    uint8_t n_added;
-    uint8_t queued;
-    uint8_t free_slots;
-    thrum_stream_cursor_t cursor;
-    /* SHAPEs earlier in the payload (PLAY_SHAPE may name one): id, data in the payload */
-    uint8_t def_id[THRUM_MAX_FIELD_MESSAGES];
-    uint8_t def_len[THRUM_MAX_FIELD_MESSAGES];
-    const uint8_t *def_data[THRUM_MAX_FIELD_MESSAGES];
-    uint8_t n_def;
-} check_state_t;
-
-/* One entry starting at `start`: 1 when it is out of order (§3.1), else 0 and *result = 2 when
- * no slot is left. */
-static int check_entry(const thrum_scheduler_t *s, check_state_t *c, uint32_t start, int *result)
-{
-    uint32_t last;
-
-    if (sim_tail(s, c->added, c->n_added, c->queued, &last) && thrum_time_before(start, last)) {
-        return 1;
-    }
-    if (c->free_slots == 0u) {
-        *result = 2;
-    } else {
-        c->free_slots--;
-    }
-    if (c->n_added < ADDED_MAX) {
-        c->added[c->n_added++] = start;
-    } else {
-        c->added[ADDED_MAX - 1u] = start;
-    }
-    return 0;
-}
-
-/* The ramps of PLAY_SHAPE, NEXT_SHAPE (the same fields but the event) or FOLLOW `m`, checked as entries; 1 when one is out of order or the
- * shape is not defined. */
-static int check_ramps(const thrum_fw_t *fw, check_state_t *c, const thrum_msg_t *m, int *result)
-{
-    thrum_ramps_t r;
-    thrum_segment_t seg;
-
-    if (m->id == THRUM_MSG_FOLLOW) {
-        thrum_ramps_follow(&r, &c->cursor, m->blob, m->blob_len, m->field[THRUM_F_FOLLOW_GAP], 0u);
-    } else {
-        uint8_t id = (uint8_t)m->field[THRUM_F_PLAY_SHAPE_ID];
-        const uint8_t *data = fw->stream.shape[id];
-        uint8_t len = fw->stream.shape_len[id];
-        uint8_t i;
-
-        for (i = 0; i < c->n_def; i++) {
-            if (c->def_id[i] == id) {
-                data = c->def_data[i];
-                len = c->def_len[i];
-            }
-        }
-        if (len == 0u) {
-            return 1; /* no such shape: a rule of §3.4 */
-        }
-        thrum_ramps_play(&r, &c->cursor, data, len, m->field[THRUM_F_PLAY_SHAPE_AFTER], 0u);
-    }
-    while (thrum_ramps_next(&r, &seg)) {
-        if (check_entry(&fw->sched, c, seg.start, result)) {
-            return 1;
-        }
-        thrum_stream_moved(&c->cursor, &seg);
-    }
-    return 0;
-}
-
-int thrum_scheduler_check(const thrum_fw_t *fw, const uint8_t *payload, uint8_t len)
-{
-    const thrum_scheduler_t *s = &fw->sched;
-    check_state_t c;
-    uint8_t pos = 0;
-    int result = 0;
-    thrum_msg_t m;
-
-    c.n_added = 0;
-    c.queued = s->count;
-    c.free_slots = (uint8_t)(THRUM_FW_QUEUE_SLOTS - s->count);
-    c.cursor = fw->stream.cursor;
-    c.n_def = 0;
-    while (pos < len) {
-        uint32_t last;
-        int n = thrum_msg_decode(THRUM_DIR_H2D, payload + pos, (size_t)(len - pos), &m);
-
-        if (n < 0) {
-            return 1; /* validated before: cannot happen */
-        }
-        pos = (uint8_t)(pos + n);
-        if (m.id == THRUM_MSG_STOP || m.id == THRUM_MSG_STANDBY) {
-            c.free_slots = THRUM_FW_QUEUE_SLOTS;
-            c.queued = 0;
-            c.n_added = 0;
-        } else if (m.id == THRUM_MSG_CUT) {
-            while (sim_tail(s, c.added, c.n_added, c.queued, &last) && !thrum_time_before(last, m.field[THRUM_F_CUT_AT])) {
-                if (c.n_added > 0u) {
-                    c.n_added--;
-                } else {
-                    c.queued--;
-                }
-                c.free_slots++;
-            }
-            thrum_stream_cut(&c.cursor, m.field[THRUM_F_CUT_AT]);
-        } else if (m.id == THRUM_MSG_SEGMENT || m.id == THRUM_MSG_ROM_EFFECT) {
-            thrum_segment_t seg;
-
-            /* the start is field 0 of both */
-            if (check_entry(s, &c, m.field[0], &result)) {
-                return 1; /* ordering is checked first: it rejects the frame for good */
-            }
-            seg.start = m.field[0];
-            seg.duration = m.id == THRUM_MSG_SEGMENT ? m.field[THRUM_F_SEGMENT_DURATION] : 0u;
-            seg.to = m.id == THRUM_MSG_SEGMENT ? (uint8_t)m.field[THRUM_F_SEGMENT_TO] : 0u;
-            seg.effect = m.id == THRUM_MSG_SEGMENT ? 0u : 1u;
-            seg.event = 0;
-            thrum_stream_moved(&c.cursor, &seg);
-        } else if (m.id == THRUM_MSG_SHAPE) {
-            if (c.n_def < THRUM_MAX_FIELD_MESSAGES) {
-                c.def_id[c.n_def] = (uint8_t)m.field[THRUM_F_SHAPE_ID];
-                c.def_len[c.n_def] = m.blob_len;
-                c.def_data[c.n_def++] = m.blob;
-            }
-        } else if (m.id == THRUM_MSG_PLAY_SHAPE || m.id == THRUM_MSG_NEXT_SHAPE || m.id == THRUM_MSG_FOLLOW) {
-            if (check_ramps(fw, &c, &m, &result)) {
-                return 1;
-            }
-        }
-    }
-    return result;
-}
-#else
-int thrum_scheduler_check(const thrum_fw_t *fw, const uint8_t *payload, uint8_t len)
-{
-    const thrum_scheduler_t *s = &fw->sched;
-    uint32_t added[THRUM_MAX_FIELD_MESSAGES];
-    uint8_t n_added = 0;
-    uint8_t queued = s->count;
-    uint8_t free_slots = (uint8_t)(THRUM_FW_QUEUE_SLOTS - s->count);
-    uint8_t pos = 0;
-    int result = 0;
-    thrum_msg_t m;
-
-    while (pos < len) {
-        uint32_t last;
-        int n = thrum_msg_decode(THRUM_DIR_H2D, payload + pos, (size_t)(len - pos), &m);
-
-        if (n < 0) {
-            return 1; /* validated before: cannot happen */
-        }
-        pos = (uint8_t)(pos + n);
-        if (m.id == THRUM_MSG_STOP || m.id == THRUM_MSG_STANDBY) {
-            free_slots = THRUM_FW_QUEUE_SLOTS;
-            queued = 0;
-            n_added = 0;
-        } else if (m.id == THRUM_MSG_CUT) {
-            while (sim_tail(s, added, n_added, queued, &last) && !thrum_time_before(last, m.field[THRUM_F_CUT_AT])) {
-                if (n_added > 0u) {
-                    n_added--;
-                } else {
-                    queued--;
-                }
-                free_slots++;
-            }
-        } else if (m.id == THRUM_MSG_SEGMENT || m.id == THRUM_MSG_ROM_EFFECT) {
-            /* the start is field 0 of both */
-            if (sim_tail(s, added, n_added, queued, &last) && thrum_time_before(m.field[0], last)) {
-                return 1; /* ordering is checked first: it rejects the frame for good */
-            }
-            if (free_slots == 0u) {
-                result = 2;
-            } else {
-                free_slots--;
-            }
-            if (n_added < THRUM_MAX_FIELD_MESSAGES) {
-                added[n_added++] = m.field[0];
-            }
-        }
-    }
-    return result;
-}
-#endif
 
 int thrum_scheduler_accepts(const thrum_fw_t *fw, uint32_t start)
 {
@@ -267,7 +53,7 @@ int thrum_scheduler_onset_within(const thrum_fw_t *fw, uint32_t now, uint32_t wi
     if (s->playing && s->onset_pending) {
         return 1;
     }
-    return s->count > waiting && (int32_t)(s->queue[QUEUE_INDEX(s->head, waiting)].start - now) < (int32_t)within;
+    return s->count > waiting && (int32_t)(s->queue[THRUM_QUEUE_INDEX(s->head, waiting)].start - now) < (int32_t)within;
 }
 #endif
 
@@ -276,10 +62,10 @@ void thrum_scheduler_enqueue(thrum_fw_t *fw, const thrum_segment_t *segment)
     thrum_scheduler_t *s = &fw->sched;
 
     if (s->count >= THRUM_FW_QUEUE_SLOTS) {
-        return; /* thrum_scheduler_check rules this out; never overwrite a queued segment */
+        return; /* thrum_commands_check rules this out; never overwrite a queued segment */
     }
-    s->queue[QUEUE_INDEX(s->head, s->count)] = *segment;
-    s->limit[QUEUE_INDEX(s->head, s->count)] = NO_LIMIT;
+    s->queue[THRUM_QUEUE_INDEX(s->head, s->count)] = *segment;
+    s->limit[THRUM_QUEUE_INDEX(s->head, s->count)] = NO_LIMIT;
     s->count++;
 }
 
@@ -301,7 +87,7 @@ static THRUM_NOINLINE int head_expired(const thrum_scheduler_t *s, uint32_t now)
 
 static void pop(thrum_scheduler_t *s)
 {
-    s->head = QUEUE_INDEX(s->head, 1u);
+    s->head = THRUM_QUEUE_INDEX(s->head, 1u);
     s->count--;
     s->playing = 0;
     s->onset_pending = 0;
@@ -418,7 +204,7 @@ void thrum_scheduler_cut(thrum_fw_t *fw, uint32_t at)
 
     /* the queue is ordered by start: remove from the tail while entries start at or after `at` */
     while (s->count > 0u) {
-        uint8_t last = QUEUE_INDEX(s->head, s->count - 1u);
+        uint8_t last = THRUM_QUEUE_INDEX(s->head, s->count - 1u);
         uint32_t len = at - s->queue[last].start;
         uint32_t *limit = &s->limit[last];
 
@@ -522,7 +308,7 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
     thrum_scheduler_t *s = &fw->sched;
     const thrum_segment_t *seg = &s->queue[s->head];
     uint32_t due;
-    int superseded = s->count > 1u && !thrum_time_before(now, s->queue[QUEUE_INDEX(s->head, 1u)].start);
+    int superseded = s->count > 1u && !thrum_time_before(now, s->queue[THRUM_QUEUE_INDEX(s->head, 1u)].start);
 
     if (head_expired(s, now) || !fw->driver.ready || superseded ||
         (seg->effect != 0u && !DRV2605L_HAS_ROM(fw->driver.device_id))) {
@@ -591,7 +377,7 @@ static void run(thrum_fw_t *fw, uint32_t now)
             continue;
         }
         /* A later segment takes over at its start; the current one ends at its own end. */
-        next_in = (int32_t)(s->queue[QUEUE_INDEX(s->head, 1u)].start - now);
+        next_in = (int32_t)(s->queue[THRUM_QUEUE_INDEX(s->head, 1u)].start - now);
         if (s->count > 1u && next_in <= 0) {
             if (seg->effect != 0u) {
                 end_rom(fw, now);
@@ -655,7 +441,7 @@ static int next_drive(const thrum_scheduler_t *s, uint32_t *due)
         has = 1;
     }
     if (s->count > 1u) {
-        uint32_t t = drive_at(&s->queue[QUEUE_INDEX(s->head, 1u)]);
+        uint32_t t = drive_at(&s->queue[THRUM_QUEUE_INDEX(s->head, 1u)]);
         if (!has || thrum_time_before(t, *due)) {
             *due = t;
             has = 1;
@@ -748,7 +534,7 @@ void thrum_scheduler_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *dead
         return;
     }
     if (s->count > 1u) {
-        thrum_deadline_offer(now, s->queue[QUEUE_INDEX(s->head, 1u)].start, deadline, has);
+        thrum_deadline_offer(now, s->queue[THRUM_QUEUE_INDEX(s->head, 1u)].start, deadline, has);
     }
     if (seg->effect != 0u) {
         thrum_deadline_offer(now, s->last_rom_poll + THRUM_FW_ROM_POLL_US, deadline, has);
@@ -800,7 +586,7 @@ void thrum_scheduler_check_driver(thrum_fw_t *fw, uint32_t now)
 #if THRUM_FW_STATUS_GUARD_US > 0
     /* Polls happen only while driving, so the entry to protect is the one after the head. */
     if (s->count > 1u &&
-        (uint16_t)((uint16_t)s->queue[QUEUE_INDEX(s->head, 1u)].start - (uint16_t)now) < THRUM_FW_STATUS_GUARD_US) {
+        (uint16_t)((uint16_t)s->queue[THRUM_QUEUE_INDEX(s->head, 1u)].start - (uint16_t)now) < THRUM_FW_STATUS_GUARD_US) {
         return;
     }
 #endif

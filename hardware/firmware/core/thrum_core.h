@@ -7,6 +7,16 @@
 
 #include "thrum_fw.h"
 
+/*
+ * The core's modules call down only: a file calls functions of the files below it in the layer
+ * order that tools/fw-layers.py declares (hardware/firmware/README.md draws it), never one above,
+ * and `make -C hardware/firmware layers` fails when one does.
+ */
+
+/* hal.c: the bottom layer */
+/** The device clock, µs: the HAL's clock_us. */
+uint32_t thrum_clock(const thrum_fw_t *fw);
+
 /** GO's fields. */
 typedef struct thrum_go {
     uint32_t start;
@@ -50,6 +60,28 @@ typedef struct thrum_go {
  *  fields. Sets *sequenced when one of them belongs to the sequenced lane. 0 or -1. */
 int thrum_host_payload_validate(const uint8_t *payload, uint8_t len, uint8_t *sequenced);
 
+/** How many host message ids this build knows: the length of the codec's layout table (messages.c)
+ *  and of the command table (commands.c), each checked against it where it is defined. */
+#if THRUM_FW_SESSIONS
+#define THRUM_H2D_IDS (THRUM_MSG_RELEASE + 1u)
+#elif THRUM_FW_FRAME_TIMES
+#define THRUM_H2D_IDS (THRUM_MSG_FRAME_TIMES + 1u)
+#elif THRUM_FW_LIBRARY
+#define THRUM_H2D_IDS (THRUM_MSG_RESTORE_CALIBRATION + 1u)
+#elif THRUM_FW_STREAM
+#define THRUM_H2D_IDS (THRUM_MSG_NEXT_SHAPE + 2u)
+#else
+#define THRUM_H2D_IDS (THRUM_MSG_CONFIGURE_SAMPLE_TIME + 1u)
+#endif
+
+/* commands.c: the command table (handler and queue effect by host message id) */
+/** Walk a validated payload as executing it would (STOP, STANDBY, CUT, SEGMENT, ROM_EFFECT, the
+ *  compact stream's ramps): 0 = fine, 1 = an entry out of order (§3.1), 2 = not enough free
+ *  slots (§2.4). */
+int thrum_commands_check(const thrum_fw_t *fw, const uint8_t *payload, uint8_t len);
+/** Run each message of a payload that passed every check through its handler, in order. */
+void thrum_commands_execute(thrum_fw_t *fw, const uint8_t *payload, uint8_t len, uint32_t rx_time);
+
 /* link.c */
 void thrum_link_init(thrum_fw_t *fw);
 void thrum_link_handle_frame(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_t rx_time);
@@ -91,14 +123,11 @@ void thrum_telemetry_answer(thrum_fw_t *fw, uint16_t key, const thrum_frame_t *f
                             int with_identify, const uint8_t *msg, uint8_t msg_len);
 #endif
 
-/* firmware.c */
-uint32_t thrum_clock(const thrum_fw_t *fw);
 
 /* scheduler.c */
+/** Queue position `i` after `head` (the queue is a ring of THRUM_FW_QUEUE_SLOTS entries). */
+#define THRUM_QUEUE_INDEX(head, i) ((uint8_t)(((head) + (i)) % THRUM_FW_QUEUE_SLOTS))
 void thrum_scheduler_init(thrum_fw_t *fw);
-/** Walk a validated payload as executing it would (STOP, STANDBY, CUT, SEGMENT, ROM_EFFECT):
- *  0 = fine, 1 = an entry out of order (§3.1), 2 = not enough free slots (§2.4). */
-int thrum_scheduler_check(const thrum_fw_t *fw, const uint8_t *payload, uint8_t len);
 void thrum_scheduler_enqueue(thrum_fw_t *fw, const thrum_segment_t *segment);
 /** 1 when an entry starting at `start` may be queued behind the queue's tail (§3.1 order). */
 int thrum_scheduler_accepts(const thrum_fw_t *fw, uint32_t start);
@@ -163,7 +192,7 @@ void thrum_library_feed(thrum_fw_t *fw);
 void thrum_library_triggers(thrum_fw_t *fw, uint32_t now);
 
 #if THRUM_FW_STREAM
-/* stream.c: the compact stream (§3.4) */
+/* ramps.c: the ramp lists of SHAPE and FOLLOW (§3.4), a part of the codec */
 /** Reads the ramps of a PLAY_SHAPE or a FOLLOW one at a time, as queue entries. */
 typedef struct thrum_ramps {
     const uint8_t *p;
@@ -176,7 +205,6 @@ typedef struct thrum_ramps {
     uint32_t event;          /**< event of the next ramp (the first one's only) */
     uint32_t last_event;     /**< the cursor's event as the ramps read so far leave it */
 } thrum_ramps_t;
-void thrum_stream_init(thrum_fw_t *fw);
 /** Start reading shape `shape` (`len` bytes, count first) played `after` µs after cursor `c`'s
  *  start, its first ramp marking `c->event + event` (nothing when `event` is 0). */
 void thrum_ramps_play(thrum_ramps_t *r, const thrum_stream_cursor_t *c, const uint8_t *shape, uint8_t len,
@@ -188,7 +216,10 @@ void thrum_ramps_follow(thrum_ramps_t *r, const thrum_stream_cursor_t *c, const 
 int thrum_ramps_next(thrum_ramps_t *r, thrum_segment_t *seg);
 /** 1 when SHAPE data (`is_shape`) or the data of a FOLLOW whose `event` field is `event` parses
  *  whole with every duration in range. */
-int thrum_stream_data_valid(const uint8_t *data, uint8_t len, int is_shape, uint32_t event);
+int thrum_ramps_valid(const uint8_t *data, uint8_t len, int is_shape, uint32_t event);
+
+/* stream.c: the compact stream (§3.4): the shape table and the stream cursor */
+void thrum_stream_init(thrum_fw_t *fw);
 /** The sequenced lane queued `seg`: move the cursor to it. */
 void thrum_stream_moved(thrum_stream_cursor_t *c, const thrum_segment_t *seg);
 /** CUT at `at`: the cursor starts and ends there, at amplitude 0. */

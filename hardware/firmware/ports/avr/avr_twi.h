@@ -1,13 +1,15 @@
 /*
- * avr_twi.h — what the ATmega328P port's files share: the TWI master primitives of board.c (the
+ * avr_twi.h — what the ATmega328P port's files share: the TWI master primitives of twi.c (the
  * DRV2605L and the library's 24LC256 are on the same bus) and the library I/O of library_io.c.
+ * The port's files call down only: board.c (main, UART, I2C HAL) > library_io.c > twi.c, clock.c
+ * (tools/fw-layers.py checks it).
  */
 #ifndef THRUM_AVR_TWI_H
 #define THRUM_AVR_TWI_H
 
 #include <stdint.h>
 
-/* board.c: TWI master, 400 kHz. Each returns 0 or a negative errno. */
+/* twi.c: TWI master, 400 kHz. Each returns 0 or a negative errno. */
 /** Wait for TWINT (bounded: a stuck bus times out after ~1 ms). */
 int twi_wait(void);
 /** STOP. */

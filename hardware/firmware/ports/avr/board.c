@@ -4,6 +4,7 @@
  *   UART0  115200 8N1 to the USB-serial bridge; RX interrupt into a ring buffer, each byte's
  *          arrival time kept so ACKs carry the time the frame really arrived.
  *   TWI    400 kHz master on PC4/PC5 (SDA/SCL) to the DRV2605L.
+ *          (Every pin: pins.h, which the wiring diagrams are drawn from.)
  *   Timer1 free-running at 2 MHz; its overflow count extends it to a 32-bit µs clock.
  *   PD4    (Arduino D4) DRV2605L EN, driven high at start-up; boards with EN tied high need
  *          no wire. A pull-down on EN keeps the driver shut down while the MCU resets.
@@ -19,7 +20,9 @@
 #include <util/delay.h>
 #include <util/twi.h>
 
+#include "avr_clock.h"
 #include "avr_twi.h"
+#include "pins.h"
 #include "thrum_board_defaults.h"
 #include "thrum_fw.h"
 
@@ -47,66 +50,19 @@ static inline uint8_t irq_save(void)
 #include "thrum_port.h"
 
 #define I2C_HZ 400000UL
-#define I2C_TIMEOUT_LOOPS 2000u /* ~1 ms at 16 MHz; a stuck bus must not hang the loop */
 
 #define ERR_IO 5
-#define ERR_TIMEDOUT 110
-
-/* Timer1 at F_CPU / 8 = 2 MHz: one tick is 0.5 µs and one overflow 32768 µs = 2^15 µs. */
-#define TIMER1_PRESCALE_8 (1u << CS11)
-#define TICKS_PER_US_SHIFT 1u
-
-static volatile uint32_t timer1_overflows;
 
 static thrum_port_rx_t rx;
 static thrum_port_tx_t tx;
 
 static thrum_fw_t fw;
 
-ISR(TIMER1_OVF_vect)
-{
-    timer1_overflows++;
-}
-
-/* Call with interrupts disabled. An overflow that happened but whose interrupt has not run yet
- * shows as TOV1 with a small count. */
-static uint32_t clock_us_locked(void)
-{
-    uint16_t ticks = TCNT1;
-    uint32_t overflows = timer1_overflows;
-
-    if ((TIFR1 & (1u << TOV1)) != 0u && ticks < 0x8000u) {
-        overflows++;
-    }
-    /* overflows * 2^15 + ticks / 2, mod 2^32, without a 15-step shift loop (this clock is read
-     * in the loop that holds a drive to its instant: a fast read is a precise onset): the low 16
-     * bits of the overflow count above the ticks, shifted once, and its bit 16 as bit 31. */
-    {
-        uint32_t us = (((uint32_t)(uint16_t)overflows << 16) | ticks) >> TICKS_PER_US_SHIFT;
-        if ((overflows & 0x10000ul) != 0u) {
-            us |= 0x80000000ul;
-        }
-        return us;
-    }
-}
-
-uint32_t thrum_hal_clock_us(void *ctx)
-{
-    uint8_t sreg = SREG;
-    uint32_t now;
-
-    (void)ctx;
-    cli();
-    now = clock_us_locked();
-    SREG = sreg;
-    return now;
-}
-
 ISR(USART_RX_vect)
 {
     uint8_t byte = UDR0;
 
-    thrum_port_rx_push(&rx, byte, clock_us_locked());
+    thrum_port_rx_push(&rx, byte, avr_clock_us_locked());
 }
 
 ISR(USART_UDRE_vect)
@@ -143,50 +99,6 @@ void thrum_hal_delay_us(void *ctx, uint32_t us)
     }
 }
 
-/* ---- TWI master ------------------------------------------------------------------------------ */
-
-int twi_wait(void)
-{
-    uint16_t guard = I2C_TIMEOUT_LOOPS;
-
-    while ((TWCR & (1u << TWINT)) == 0u) {
-        if (--guard == 0u) {
-            return -ERR_TIMEDOUT;
-        }
-    }
-    return 0;
-}
-
-void twi_stop(void)
-{
-    TWCR = (uint8_t)((1u << TWINT) | (1u << TWSTO) | (1u << TWEN));
-}
-
-/* (Repeated) START, then the address byte; `ack_status` is the status expected after it. */
-int twi_start(uint8_t sla, uint8_t ack_status)
-{
-    TWCR = (uint8_t)((1u << TWINT) | (1u << TWSTA) | (1u << TWEN));
-    if (twi_wait() != 0 || (TW_STATUS != TW_START && TW_STATUS != TW_REP_START)) {
-        return -ERR_IO;
-    }
-    TWDR = sla;
-    TWCR = (uint8_t)((1u << TWINT) | (1u << TWEN));
-    if (twi_wait() != 0 || TW_STATUS != ack_status) {
-        return -ERR_IO;
-    }
-    return 0;
-}
-
-int twi_send(uint8_t byte)
-{
-    TWDR = byte;
-    TWCR = (uint8_t)((1u << TWINT) | (1u << TWEN));
-    if (twi_wait() != 0 || TW_STATUS != TW_MT_DATA_ACK) {
-        return -ERR_IO;
-    }
-    return 0;
-}
-
 int thrum_hal_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t len)
 {
     uint8_t i;
@@ -204,8 +116,8 @@ int thrum_hal_i2c_write(void *ctx, uint8_t addr, const uint8_t *data, uint8_t le
 /* Bus recovery (I2C-bus specification §3.1.16): with the TWI off, clock SCL (pulled low by
  * driving the pin, released by making it an input; the bus pull-ups raise it) until the slave
  * lets SDA go, at most 9 times, then a STOP, then the TWI back on. */
-#define SDA_BIT (1u << PC4)
-#define SCL_BIT (1u << PC5)
+#define SDA_BIT (1u << THRUM_PIN_SDA)
+#define SCL_BIT (1u << THRUM_PIN_SCL)
 #define HALF_BIT_US 5 /* 100 kHz */
 
 int thrum_hal_i2c_recover(void *ctx)
@@ -214,35 +126,35 @@ int thrum_hal_i2c_recover(void *ctx)
 
     (void)ctx;
     TWCR = 0;
-    PORTC &= (uint8_t)~(SDA_BIT | SCL_BIT);
-    DDRC &= (uint8_t)~(SDA_BIT | SCL_BIT);
-    for (i = 0; i < 9u && (PINC & SDA_BIT) == 0u; i++) {
-        DDRC |= SCL_BIT;
+    THRUM_PIN_TWI_OUT &= (uint8_t)~(SDA_BIT | SCL_BIT);
+    THRUM_PIN_TWI_DDR &= (uint8_t)~(SDA_BIT | SCL_BIT);
+    for (i = 0; i < 9u && (THRUM_PIN_TWI_IN & SDA_BIT) == 0u; i++) {
+        THRUM_PIN_TWI_DDR |= SCL_BIT;
         _delay_us(HALF_BIT_US);
-        DDRC &= (uint8_t)~SCL_BIT;
+        THRUM_PIN_TWI_DDR &= (uint8_t)~SCL_BIT;
         _delay_us(HALF_BIT_US);
     }
-    DDRC |= SCL_BIT; /* STOP: SDA low while SCL is low, SCL up, then SDA up */
-    DDRC |= SDA_BIT;
+    THRUM_PIN_TWI_DDR |= SCL_BIT; /* STOP: SDA low while SCL is low, SCL up, then SDA up */
+    THRUM_PIN_TWI_DDR |= SDA_BIT;
     _delay_us(HALF_BIT_US);
-    DDRC &= (uint8_t)~SCL_BIT;
+    THRUM_PIN_TWI_DDR &= (uint8_t)~SCL_BIT;
     _delay_us(HALF_BIT_US);
-    DDRC &= (uint8_t)~SDA_BIT;
+    THRUM_PIN_TWI_DDR &= (uint8_t)~SDA_BIT;
     _delay_us(HALF_BIT_US);
     TWCR = (uint8_t)(1u << TWEN);
-    return (PINC & SDA_BIT) != 0u ? 0 : -ERR_IO;
+    return (THRUM_PIN_TWI_IN & SDA_BIT) != 0u ? 0 : -ERR_IO;
 }
 
-#define EN_BIT (1u << PD4)
+#define EN_BIT (1u << THRUM_PIN_EN)
 
 void thrum_hal_driver_enable(void *ctx, uint8_t on)
 {
     (void)ctx;
-    DDRD |= EN_BIT;
+    THRUM_PIN_EN_DDR |= EN_BIT;
     if (on) {
-        PORTD |= EN_BIT;
+        THRUM_PIN_EN_OUT |= EN_BIT;
     } else {
-        PORTD &= (uint8_t)~EN_BIT;
+        THRUM_PIN_EN_OUT &= (uint8_t)~EN_BIT;
     }
 }
 
@@ -276,13 +188,6 @@ int thrum_hal_i2c_read(void *ctx, uint8_t addr, uint8_t reg, uint8_t *out, uint8
 }
 
 /* ---- set-up and main loop -------------------------------------------------------------------- */
-
-static void clock_init(void)
-{
-    TCCR1A = 0;
-    TCCR1B = TIMER1_PRESCALE_8;
-    TIMSK1 = (uint8_t)(1u << TOIE1);
-}
 
 static void uart_init(void)
 {
@@ -331,7 +236,7 @@ int main(void)
     /* a watchdog reset leaves the WDT running at its shortest period: stop it for set-up */
     MCUSR = 0;
     wdt_disable();
-    clock_init();
+    avr_clock_init();
     uart_init();
     twi_init();
 #if THRUM_FW_LIBRARY

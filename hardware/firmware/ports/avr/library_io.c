@@ -20,13 +20,14 @@
 #include <util/twi.h>
 
 #include "avr_twi.h"
+#include "pins.h"
 
 #define EEPROM_ADDR 0x50u
 #define EEPROM_READY_US 10000ul /* the write cycle is 5 ms at most (datasheet) */
 #define ERR_IO 5
 #define ERR_TIMEDOUT 110
 
-#define TRIGGER_BITS ((1u << PB0) | (1u << PB1))
+#define TRIGGER_BITS ((1u << THRUM_PIN_TRIGGER0) | (1u << THRUM_PIN_TRIGGER1))
 
 /* Inputs that went active since the core last read them (set by the interrupt). */
 static volatile uint8_t trigger_latched;
@@ -113,13 +114,13 @@ int thrum_hal_storage_erase(void *ctx, uint32_t addr)
 
 ISR(PCINT0_vect)
 {
-    trigger_latched |= (uint8_t)(~PINB & TRIGGER_BITS);
+    trigger_latched |= (uint8_t)(~THRUM_PIN_TRIGGER_IN & TRIGGER_BITS);
 }
 
 void avr_trigger_init(void)
 {
-    DDRB &= (uint8_t)~TRIGGER_BITS;
-    PORTB |= TRIGGER_BITS; /* pull-ups: an open input is inactive */
+    THRUM_PIN_TRIGGER_DDR &= (uint8_t)~TRIGGER_BITS;
+    THRUM_PIN_TRIGGER_OUT |= TRIGGER_BITS; /* pull-ups: an open input is inactive */
     PCMSK0 |= TRIGGER_BITS;
     PCICR |= (uint8_t)(1u << PCIE0);
 }
@@ -132,10 +133,10 @@ uint8_t thrum_hal_trigger_read(void *ctx)
 
     (void)ctx;
     cli();
-    level = (uint8_t)((~PINB & TRIGGER_BITS) | trigger_latched);
+    level = (uint8_t)((~THRUM_PIN_TRIGGER_IN & TRIGGER_BITS) | trigger_latched);
     trigger_latched = 0;
     SREG = sreg;
-    return (uint8_t)(level >> PB0);
+    return (uint8_t)(level >> THRUM_PIN_TRIGGER0);
 }
 
 #else

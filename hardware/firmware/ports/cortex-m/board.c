@@ -5,11 +5,13 @@
  *   I2C1    PB6/PB7 at 400 kHz, polled with timeouts, to the DRV2605L.
  *   SysTick 1 kHz interrupt; the µs clock is milliseconds * 1000 plus the SysTick count.
  *   PA8     DRV2605L EN (push-pull), high at start-up, low from the fault handler.
+ *           (Every pin: pins.h, which the wiring diagram is drawn from.)
  *   IWDG    250 ms independent watchdog, kicked from the main loop only while the core is healthy.
  *   Faults  HardFault/MemManage/BusFault/UsageFault: EN low, I2C1 reset, system reset.
  *   Flash   the last 34 KB of the internal flash hold the preset library (stm32f103.ld): page
  *           erase and half-word programming behind the core's storage HAL.
  */
+#include "pins.h"
 #include "stm32f103.h"
 #include "thrum_board_defaults.h"
 #include "thrum_fw.h"
@@ -228,8 +230,8 @@ static void i2c_init(void);
 
 /* Bus recovery (I2C-bus specification §3.1.16): PB6 (SCL) and PB7 (SDA) as open-drain GPIO,
  * clock SCL until the slave releases SDA (at most 9 times), a STOP, then I2C1 back. */
-#define SCL_PIN 6u
-#define SDA_PIN 7u
+#define SCL_PIN THRUM_PIN_SCL
+#define SDA_PIN THRUM_PIN_SDA
 #define HALF_BIT_US 5u
 
 
@@ -420,7 +422,7 @@ static int hal_storage_erase(void *ctx, uint32_t addr)
 }
 #endif /* THRUM_FW_LIBRARY */
 
-#define EN_PIN 8u
+#define EN_PIN THRUM_PIN_EN
 
 static void hal_driver_enable(void *ctx, uint8_t on)
 {
@@ -485,10 +487,10 @@ static void gpio_init(void)
 {
     RCC_APB2ENR |= RCC_APB2ENR_AFIOEN | RCC_APB2ENR_IOPAEN | RCC_APB2ENR_IOPBEN | RCC_APB2ENR_USART1EN;
     RCC_APB1ENR |= RCC_APB1ENR_I2C1EN;
-    GPIOA_CRH = (GPIOA_CRH & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(9)) & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(10))) |
-                ((uint32_t)GPIO_AF_PUSH_PULL_50MHZ << GPIO_SHIFT(9)) | ((uint32_t)GPIO_INPUT_FLOATING << GPIO_SHIFT(10));
-    GPIOB_CRL = (GPIOB_CRL & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(6)) & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(7))) |
-                ((uint32_t)GPIO_AF_OPEN_DRAIN_50MHZ << GPIO_SHIFT(6)) | ((uint32_t)GPIO_AF_OPEN_DRAIN_50MHZ << GPIO_SHIFT(7));
+    GPIOA_CRH = (GPIOA_CRH & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(THRUM_PIN_TX)) & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(THRUM_PIN_RX))) |
+                ((uint32_t)GPIO_AF_PUSH_PULL_50MHZ << GPIO_SHIFT(THRUM_PIN_TX)) | ((uint32_t)GPIO_INPUT_FLOATING << GPIO_SHIFT(THRUM_PIN_RX));
+    GPIOB_CRL = (GPIOB_CRL & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(SCL_PIN)) & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(SDA_PIN))) |
+                ((uint32_t)GPIO_AF_OPEN_DRAIN_50MHZ << GPIO_SHIFT(SCL_PIN)) | ((uint32_t)GPIO_AF_OPEN_DRAIN_50MHZ << GPIO_SHIFT(SDA_PIN));
     GPIOA_CRH = (GPIOA_CRH & ~((uint32_t)GPIO_CNF_MODE_MASK << GPIO_SHIFT(EN_PIN))) |
                 ((uint32_t)GPIO_OUTPUT_PUSH_PULL_2MHZ << GPIO_SHIFT(EN_PIN));
 }

@@ -1,0 +1,33 @@
+import ThrumCompiler
+
+/// Where a command finds its device: `--port PATH` and `--baud N`, parsed here and nowhere else.
+/// A command that talks to one device uses the last `--port`; `play` takes several (one per
+/// device). Another way of naming a device (a rig-farm place, `--place NAME`) is taken here too,
+/// beside the port, so every device command gets it at once.
+struct DeviceAddressOptions {
+    /// The serial ports, pseudo-terminals or network addresses given, in order.
+    var ports: [String]
+    /// The baud rate of a real serial port.
+    var baud: Int
+
+    /// The baud rate without `--baud`.
+    static let defaultBaud = 115_200
+
+    /// The device of a one-device command: the last `--port`, nil for the built-in virtual device.
+    var port: String? { ports.last }
+
+    /// Removes `--port` (every one) and `--baud` from `arguments`.
+    static func take(from arguments: inout ArgumentList) throws(UsageError) -> DeviceAddressOptions {
+        let ports = try arguments.options("port")
+        let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? defaultBaud
+        return DeviceAddressOptions(ports: ports, baud: baud)
+    }
+
+    /// Opens `port` at ``baud``.
+    func open(_ port: String) throws -> PlaybackTarget { try PlaybackTarget.open(port: port, baud: baud) }
+
+    /// The device of a one-device command, opened: ``port``, or `virtual()` without one.
+    func target(orVirtual virtual: () -> PlaybackTarget) throws -> PlaybackTarget {
+        try port.map { try open($0) } ?? virtual()
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import XCTest
+
+/// The completions (bash, zsh, fish) and the man page offer every command and every option, and
+/// tools/install.sh puts them where shells and `man` look. The options are checked against two
+/// sources outside the generators: each command's `--help` text, and the option names the CLI's
+/// code reads (every `arguments.flag/option/options/number("NAME")` in Sources/thrum).
+final class CompletionsAndManTests: XCTestCase {
+    /// The commands `thrum help` lists, and the hidden `dev`.
+    func commands() throws -> [String] {
+        let help = try output(["help"])
+        let listed = help.components(separatedBy: "Commands:\n")[1].split(separator: "\n")
+            .prefix { $0.hasPrefix("  ") }.map { String($0.split(separator: " ")[0]) }
+        XCTAssertGreaterThanOrEqual(listed.count, 14, help)
+        return listed + ["dev"]
+    }
+
+    func output(_ arguments: [String]) throws -> String {
+        let result = try ThrumProcess.run(arguments)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        return result.standardOutput
+    }
+
+    /// Every `--name` a command's help names for itself (not in a `thrum OTHER …` mention).
+    func helpOptions(_ command: String) throws -> Set<String> {
+        let help = try output([command, "--help"])
+        let own = help.replacingOccurrences(of: #"thrum (?!\#(command)\b)[a-z]+[^`)\n;,]*"#, with: " ", options: .regularExpression)
+        let regex = try NSRegularExpression(pattern: #"(?<![\w-])--[a-z][a-z0-9-]*"#)
+        return Set(regex.matches(in: own, range: NSRange(own.startIndex..., in: own)).map { String(own[Range($0.range, in: own)!]) })
+            .subtracting(["--help"])
+    }
+
+    /// Every option name the CLI's code reads.
+    func optionsTheCodeReads() throws -> Set<String> {
+        let directory = TestPaths.packageRoot.appendingPathComponent("Sources/thrum")
+        let regex = try NSRegularExpression(pattern: #"\.(?:flag|option|options|number|peekOption)\("([a-z][a-z0-9-]*)""#)
+        var names: Set<String> = []
+        for case let file as String in FileManager.default.enumerator(atPath: directory.path)! where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+            for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                names.insert("--" + String(text[Range(match.range(at: 1), in: text)!]))
+            }
+        }
+        return names
+    }
+
+    func testEveryCommandAndOptionIsInEachCompletionAndTheManPage() throws {
+        let bash = try output(["dev", "completions", "bash"])
+        let zsh = try output(["dev", "completions", "zsh"])
+        let fish = try output(["dev", "completions", "fish"])
+        let man = try output(["dev", "man"])
+        var offered: Set<String> = []
+        for command in try commands() {
+            let options = try helpOptions(command)
+            XCTAssertFalse(options.isEmpty || command == "dev" && options.count < 3, command)
+            // bash: the command's `opts` word list.
+            let bashLine = try XCTUnwrap(
+                bash.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("\(command)) opts=") },
+                "bash: \(command)")
+            let bashWords = Set(bashLine.split(separator: "\"")[1].split(separator: " ").map(String.init))
+            // zsh: the command's _arguments block.
+            let zshBlock = try XCTUnwrap(zsh.components(separatedBy: "\n        \(command)) _arguments").dropFirst().first, "zsh: \(command)")
+                .components(separatedBy: ";;")[0]
+            // man: the command's section, up to the next one.
+            let manSection = try XCTUnwrap(man.components(separatedBy: ".SH \"THRUM \(command.uppercased())\"").dropFirst().first, "man: \(command)")
+                .components(separatedBy: "\n.SH ")[0]
+            XCTAssertTrue(fish.contains("-a \(command) -d "), "fish: \(command)")
+            XCTAssertTrue(man.contains(".TP\n\\fB\(command)\\fR\n"), "man: \(command) in COMMANDS")
+            for option in options {
+                XCTAssertTrue(bashWords.contains(option), "bash: \(command) \(option)")
+                XCTAssertTrue(zshBlock.contains("'\(option)["), "zsh: \(command) \(option)")
+                XCTAssertTrue(
+                    fish.contains("-n '__fish_seen_subcommand_from \(command)' -l \(option.dropFirst(2))"), "fish: \(command) \(option)")
+                XCTAssertTrue(manSection.contains("\\fB\(option.replacingOccurrences(of: "-", with: "\\-"))\\fR"), "man: \(command) \(option)")
+            }
+            offered.formUnion(bashWords.filter { $0.hasPrefix("--") })
+        }
+        let read = try optionsTheCodeReads()
+        XCTAssertGreaterThan(read.count, 40, "the option names were found in the sources")
+        let missing = read.subtracting(offered)
+        XCTAssertEqual(missing, [], "options the code reads that no completion offers")
+        // The scripts parse.
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/bin/bash")
+        check.arguments = ["-n", "-c", bash]
+        try check.run()
+        check.waitUntilExit()
+        XCTAssertEqual(check.terminationStatus, 0, "bash -n")
+    }
+
+    /// tools/install.sh with the binary already built, into a temporary prefix.
+    func testInstallScriptPutsEachFileInPlace() throws {
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-install-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [TestPaths.packageRoot.appendingPathComponent("tools/install.sh").path, "--no-build", "--prefix", prefix.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(["THRUM_BINARY": try TestPaths.thrumBinary.path]) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, text)
+        XCTAssertTrue(text.hasPrefix("installed thrum "), text)
+        let installed = prefix.appendingPathComponent("bin/thrum")
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: installed.path))
+        for (file, arguments) in [
+            ("share/man/man1/thrum.1", ["dev", "man"]), ("share/bash-completion/completions/thrum", ["dev", "completions", "bash"]),
+            ("share/zsh/site-functions/_thrum", ["dev", "completions", "zsh"]),
+            ("share/fish/vendor_completions.d/thrum.fish", ["dev", "completions", "fish"]),
+        ] {
+            XCTAssertEqual(
+                try String(contentsOf: prefix.appendingPathComponent(file), encoding: .utf8), try output(arguments), file)
+        }
+    }
+}

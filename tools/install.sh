@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Puts `thrum` where a person types it: builds the release binary and installs it with its man
+# page and its bash, zsh and fish completions (made by the binary itself from the usage texts
+# `thrum CMD --help` prints: `thrum dev man`, `thrum dev completions SHELL`).
+#
+#   tools/install.sh [--prefix DIR] [--no-build]
+#
+#   --prefix DIR   where to install (default ~/.local): DIR/bin/thrum, DIR/share/man/man1/thrum.1,
+#                  DIR/share/bash-completion/completions/thrum, DIR/share/zsh/site-functions/_thrum,
+#                  DIR/share/fish/vendor_completions.d/thrum.fish
+#   --no-build     install the binary already built (THRUM_BINARY, default .build/release/thrum)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+prefix="$HOME/.local"
+build=1
+while [ $# -gt 0 ]; do
+    case $1 in
+    --prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }; prefix=$2; shift 2 ;;
+    --prefix=*) prefix=${1#--prefix=}; shift ;;
+    --no-build) build=0; shift ;;
+    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install.sh: unknown option '$1' (expected --prefix DIR or --no-build)" >&2; exit 2 ;;
+    esac
+done
+binary=${THRUM_BINARY:-.build/release/thrum}
+if [ "$build" = 1 ]; then
+    tools/ensure-deps.sh
+    swift build --product thrum -c release >&2
+    binary=.build/release/thrum
+fi
+[ -x "$binary" ] || { echo "install.sh: no binary at $binary (build it, or drop --no-build)" >&2; exit 1; }
+
+man_dir=$prefix/share/man/man1
+bash_dir=$prefix/share/bash-completion/completions
+zsh_dir=$prefix/share/zsh/site-functions
+fish_dir=$prefix/share/fish/vendor_completions.d
+mkdir -p "$prefix/bin" "$man_dir" "$bash_dir" "$zsh_dir" "$fish_dir"
+install -m 755 "$binary" "$prefix/bin/thrum"
+"$prefix/bin/thrum" dev man >"$man_dir/thrum.1"
+"$prefix/bin/thrum" dev completions bash >"$bash_dir/thrum"
+"$prefix/bin/thrum" dev completions zsh >"$zsh_dir/_thrum"
+"$prefix/bin/thrum" dev completions fish >"$fish_dir/thrum.fish"
+echo "installed $("$prefix/bin/thrum" --version) in $prefix/bin, with thrum.1 and bash, zsh and fish completions"
+case ":$PATH:" in
+*":$prefix/bin:"*) ;;
+*) echo "add it to your PATH: echo 'export PATH=\"$prefix/bin:\$PATH\"' >> ~/.bashrc, then open a new shell" ;;
+esac
