@@ -43,7 +43,7 @@ enum DoctorCommand: Subcommand {
             checks += findings.checks
             if findings.usable {
                 do {
-                    let transport = try openTransport(path: port, baud: options.baud)
+                    let transport = try openTransport(path: port, baud: options.address.baud)
                     let target = PlaybackTarget.port(name: port, transport: transport, pump: TransportPump(transport: transport))
                     defer { target.close() }
                     checks += DeviceChecks(target: target, profile: options.profile, port: port, usb: findings.usb).run()

@@ -64,7 +64,7 @@ struct DeviceChecks {
         let kept = keptCalibration(connection)
         checks.append(actuator(connection))
         checks.append(kept)
-        checks.append(library(session))
+        checks.append(library(connection))
         return checks
     }
 
@@ -178,11 +178,11 @@ struct DeviceChecks {
                 + (stored.resonanceHz.map { String(format: " (%.1f Hz)", $0) } ?? "") + "; thrum play uses it")
     }
 
-    func library(_ session: DeviceSession) -> DoctorCheck {
+    func library(_ connection: DeviceConnection) -> DoctorCheck {
         let title = "library"
         let library: DeviceLibrary
         do {
-            library = try DeviceLibrary.read(session)
+            library = try DeviceLibrary.read(connection)
         } catch {
             return .fail(
                 "device.library", title, "the stored library does not read back: \(error)",
