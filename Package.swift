@@ -36,6 +36,8 @@ let package = Package(
         // ALSA (libasound2-dev) and libsndfile (libsndfile1-dev), both LGPL, linked dynamically.
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // CivetWeb (libcivetweb-dev, MIT): HTTP and WebSocket for `thrum studio`; no pkg-config file.
+        .systemLibrary(name: "CCivetWeb", providers: [.apt(["libcivetweb-dev"])]),
         // Audio events: decoding, synthesis, the sound device's timeline, sinks (ALSA, modelled).
         .target(name: "ThrumAudio", dependencies: ["ThrumCompiler", "ThrumPattern", "ThrumTime", "CALSA", "CSndFile"]),
         // Transports, reliable link, clock sync.
@@ -70,13 +72,16 @@ let package = Package(
                 "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumWire", "ThrumAudio",
                 "ThrumLibrary",
             ]),
+        // Thrum Studio's engine-free parts: the server on CivetWeb, the request guard, the served
+        // directory, the file watcher, AHAP edits in place, the embedded page (Web/, generated).
+        .target(name: "ThrumStudio", dependencies: ["ThrumPattern", "CCivetWeb"], exclude: ["Web"]),
         // The command-line tool. It declares every module it imports, and reads the engine only
         // through its public surface (ThrumTests' CLISurfaceTests checks both).
         .executableTarget(
             name: "thrum",
             dependencies: [
                 "ThrumBench", "ThrumHarness", "ThrumEngine", "ThrumSim", "ThrumCompiler", "ThrumPattern", "ThrumLink", "ThrumAudio",
-                "ThrumLibrary", "ThrumWire", "ThrumTime", "CSerialPort",
+                "ThrumLibrary", "ThrumWire", "ThrumTime", "CSerialPort", "ThrumStudio",
             ]),
 
         // Shared by the test targets: the project's own fixtures, the package root, the policy for
@@ -96,6 +101,7 @@ let package = Package(
         .testTarget(name: "ThrumTests", dependencies: ["Thrum", "ThrumHarness", "ThrumSim", "ThrumTestSupport"]),
         // The Core Haptics guides' samples ported by renames only, checked against the chip.
         .testTarget(name: "SamplePortTests", dependencies: ["Thrum", "ThrumHarness", "ThrumSim", "ThrumTestSupport"]),
+        .testTarget(name: "ThrumStudioTests", dependencies: ["ThrumStudio", "ThrumPattern", "ThrumTestSupport"]),
         .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness", "ThrumTestSupport"]),
         .testTarget(
             name: "EndToEndTests",

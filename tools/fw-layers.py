@@ -21,6 +21,7 @@ Symbols no file of the unit defines (the HAL a port provides, libc) are not the 
 Exits 1 with one line per use that goes up (or per file missing from LAYERS), 2 on a tool error.
 """
 import argparse
+import concurrent.futures
 import glob
 import os
 import subprocess
@@ -117,10 +118,15 @@ def check(unit, cc, nm, flags, label):
     problems += ["%s/%s is in LAYERS but not in %s" % (unit, f, unit) for f in rank if f not in sources]
     owner, uses = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
-        for f in sources:
+        def compile_one(f):
             obj = os.path.join(tmp, f + ".o")
             cmd = [cc] + flags + ["-c", os.path.join(unit, f), "-o", obj]
             r = subprocess.run(cmd, capture_output=True, text=True)
+            return f, obj, cmd, r
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            compiled = list(pool.map(compile_one, sources))
+        for f, obj, cmd, r in compiled:
             if r.returncode != 0:
                 fail("%s failed:\n%s" % (" ".join(cmd), r.stderr))
             defined, used = symbols(nm, obj)

@@ -5,7 +5,8 @@
 #   tools/test.sh PART...      only those parts (in the same order), e.g. `tools/test.sh c swift`
 #
 # Parts:
-#   c        the C firmware tests (the same golden vectors through the C codec)
+#   c        the C firmware tests (the same golden vectors through the C codec) and the core's layer
+#            check (its files call down only: tools/fw-layers.py)
 #   budgets  the firmware images against their budgets (AVR streaming and library, Cortex-M)
 #   avr      the AVR firmware binary, its simavr harness and the harness's C tests (the AVR
 #            end-to-end tests of `swift` run against them)
@@ -71,8 +72,19 @@ part_docs() {
 }
 
 part_swift() {
+    # The pinned labgrid of the farm tests (LabgridFarmTests, in real time below): quick once made;
+    # made (downloads, mostly) while the build compiles.
+    local venv_log=.build/labgrid-venv.log venv
+    mkdir -p .build
+    tools/labgrid-venv.sh >"$venv_log" 2>&1 &
+    venv=$!
     swift build --build-tests
     record "swift build"
+    if ! wait "$venv"; then
+        cat "$venv_log"
+        echo "labgrid's virtual environment could not be made: LabgridFarmTests will skip"
+    fi
+    record "labgrid venv (beside the build)"
     swift_tests
 }
 
@@ -80,9 +92,11 @@ part_swift() {
 # the reader's wake-ups): they run in a second pass, one at a time, so that no other test takes
 # the cores they pace against. Every other test runs in virtual time (or on no clock at all)
 # and runs in the parallel pass; so do these end-to-end classes, which run nothing in real time.
+# (Every other EndToEndTests class runs in real time, LabgridFarmTests' labgrid farm among them.)
 virtual_time_end_to_end='BenchCommandTests|CLIPresetsTests|CLIRenderTests|CLIValidateTests|EngineOnVirtualRigTests|'\
-'FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|LibraryEndToEndTests|LibraryPowerLossTests|PublicErrorMessageTests|'\
-'ROMTableAgreementTests|ReadmeExampleTests|VirtualTimePlaybackTests|CompletionsAndManTests'
+'FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|FirmwareListTests|FirmwarePreflightTests|LibraryEndToEndTests|'\
+'LibraryPowerLossTests|PublicErrorMessageTests|ROMTableAgreementTests|'\
+'ReadmeExampleTests|VirtualTimePlaybackTests|CompletionsAndManTests'
 real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\
 "ReaderWokenTests|WakeableWaitTests|PlatformWaitTests|WakeLatencyFloorTests|TCPTransportTests)/|"\
 "ThrumHarnessTests\\.ReaderWakeFloorTests/|ThrumAudioTests\\.ALSAAudioSinkTests/|ThrumBenchTests\\.FirstPlayBenchTests/"

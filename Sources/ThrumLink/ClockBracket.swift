@@ -18,6 +18,9 @@ struct ClockBracket {
     private let deviceReference: DeviceTime
     /// The drift range every pair of samples allows (µs per µs).
     private(set) var slopeRange: ClosedRange<Double>
+    /// Whether some line within the drift limit passes between every sample's facts (false: no
+    /// constant-rate clock explains them, and `slopeRange` is the limit, not a measurement).
+    private(set) var isConsistent = true
     /// µs added on each side of every interval: the largest contradiction among the window's samples.
     let slack: Double
     /// Slack for the device clock's 1 µs resolution (`rx_time` is the clock read after arrival,
@@ -54,7 +57,9 @@ struct ClockBracket {
                 if o.x > i.x { smax = min(smax, s) } else { smin = max(smin, s) }
             }
         }
-        // Inconsistent samples (a clock that jumped) leave no slope: fall back to the limit.
+        // Inconsistent samples (a clock that jumped) leave no slope: fall back to the limit, and
+        // say so (``isConsistent``): the bracket then rests on a broken fact.
+        isConsistent = smin <= smax
         slopeRange = smin <= smax ? smin...smax : -slopeLimit...slopeLimit
         // At any slope the tightest upper constraint lies on the lower hull of the upper-bound
         // points and the tightest lower one on the upper hull of the lower-bound points, so θ

@@ -151,6 +151,7 @@ public struct ClockModel: Sendable {
                 jumps += 1
                 contradictions += 1
                 lastContradiction = (sample.hostReceive, .microseconds(Int64(size.rounded(.up))), since)
+                unsettled = (sample.hostSend, .microseconds(Int64(size.rounded(.up))))
             }
         }
         if let bracket, !samples.isEmpty {
@@ -166,7 +167,10 @@ public struct ClockModel: Sendable {
         // the newest samples, which agree with each other, and start from them.
         let run = samples.reversed().prefix { $0.inconsistency > .zero }.count
         if sample.inconsistency > .zero, run + 1 >= Self.contradictionsBeforeRestart {
-            samples = samples.suffix(run).map { var s = $0; s.inconsistency = .zero; return s }
+            let kept = samples.suffix(run)
+            let size = max(sample.inconsistency, kept.lazy.map(\.inconsistency).max() ?? .zero)
+            samples = kept.map { var s = $0; s.inconsistency = .zero; return s }
+            unsettled = (samples.first?.hostSend ?? sample.hostSend, size)
             sample.inconsistency = .zero
             jumps += 1
         }
@@ -175,7 +179,52 @@ public struct ClockModel: Sendable {
         samples.removeAll { $0.hostReceive < horizon }
         if samples.count > configuration.windowSamples { samples.removeFirst(samples.count - configuration.windowSamples) }
         refit()
+        if bracket?.isConsistent == false {
+            // No line within the drift limit passes between the facts of the samples that
+            // agreed one by one: the clock ran off any line a crystal allows (a simulation
+            // catching up at several times real speed). The bracket rests on a broken fact.
+            contradictions += 1
+            lastContradiction = (sample.hostReceive, Self.inconsistentWindow, windowStartDeviceTime)
+        }
+        settleIfSteady()
     }
+
+    /// After a restart (``jumps``), the host send time of the restarted window's first sample and
+    /// the size of the contradiction that restarted it, until the window has shown the clock
+    /// steady again (``settleIfSteady()``); nil otherwise.
+    private var unsettled: (since: HostTime, size: HostDuration)?
+
+    /// Whether the window has not yet shown the clock steady since it last restarted: a restart
+    /// follows a clock seen to move (a stall, a step, a simulation running far from the wall
+    /// clock), and the samples just after it may be of a clock still moving — ones that agree
+    /// with each other as far as their round trips can tell, yet hold it where it no longer is.
+    /// Until then ``inconsistency`` is not zero, so onsets reported from the window are suspect.
+    public var isSettling: Bool { unsettled != nil }
+
+    /// Ends ``isSettling``. The samples of the first ``ClockModelConfiguration/minimumFitSpan``
+    /// after the restart are provisional: the clock may still have been moving, by less than
+    /// their round trips can show (the tail of a catch-up), and a sample that holds it where it no
+    /// longer is narrows the bracket onto a falsehood. Once at least
+    /// ``ClockModelConfiguration/convergenceSamples`` samples taken after that, over at least half
+    /// the fit span, agree with each other (enough for a clock off any crystal's rate to
+    /// contradict them), the provisional samples are dropped and the window is settled.
+    private mutating func settleIfSteady() {
+        guard let u = unsettled else { return }
+        let provisionalUntil = u.since + configuration.minimumFitSpan
+        guard let firstFirm = samples.firstIndex(where: { $0.hostSend >= provisionalUntil }) else { return }
+        let firm = samples[firstFirm...]
+        guard firm.count >= configuration.convergenceSamples, let first = firm.first, let last = firm.last,
+            (last.hostReceive - first.hostSend).microseconds >= configuration.minimumFitSpan.microseconds / 2,
+            !firm.contains(where: { $0.inconsistency > .zero })
+        else { return }
+        samples.removeFirst(firstFirm)
+        refit()
+        guard bracket?.isConsistent != false else { return }
+        unsettled = nil
+    }
+
+    /// The size given to a window whose samples admit no common line (its excess is not measured).
+    static let inconsistentWindow = HostDuration.microseconds(1)
 
     /// The device time of the window's oldest sample: a contradiction puts the whole window in
     /// doubt (the samples it contradicts may be the wrong ones, after a clock that moved and came
@@ -189,7 +238,15 @@ public struct ClockModel: Sendable {
 
     /// The largest contradiction among the window's samples (zero when they all agree): while it
     /// is not zero, the bracket has been widened by guesswork and a bound read from it is suspect.
-    public var inconsistency: HostDuration { samples.lazy.map(\.inconsistency).max() ?? .zero }
+    /// After a restart, until the window has shown the clock steady (``isSettling``), it is at
+    /// least the contradiction that restarted it; while the window's samples admit no common
+    /// line, at least ``inconsistentWindow``.
+    public var inconsistency: HostDuration {
+        var worst = samples.lazy.map(\.inconsistency).max() ?? .zero
+        if let u = unsettled { worst = max(worst, max(u.size, Self.inconsistentWindow)) }
+        if bracket?.isConsistent == false { worst = max(worst, Self.inconsistentWindow) }
+        return worst
+    }
 
     /// Records when the ACK whose `rx_time` was `deviceReceive` left the device (DEPARTURE,
     /// PROTOCOL.md §3.7): the device time `wait` after it, when the host's USB IN transfer took

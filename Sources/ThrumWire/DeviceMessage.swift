@@ -43,62 +43,124 @@ public enum DeviceMessage: Sendable, Hashable {
         }
     }
 
+    /// The message's one description: its name, then its fields in wire order with their text
+    /// names and rules (``FieldVisitor``). Encoding, decoding, ``encodedLength`` and the text form
+    /// all walk it; a visitor that reads rebuilds the message from the fields it set. Inlined into
+    /// each of them (as ``blank(id:)`` into decoding), so each is one switch over the message, as
+    /// fast as a hand-written one.
+    @inline(__always) mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws(V.Failure) {
+        switch self {
+        case .ack(var a):
+            v.message("ACK")
+            try v.u8(&a.nextSeq, "next_seq")
+            try v.u8(&a.rxCtrl, "rx_ctrl")
+            try v.u8(&a.rxSeq, "rx_seq")
+            try v.u32(&a.rxTime, "rx_time")
+            try v.uv(&a.credits, "credits")
+            if V.reads { self = .ack(a) }
+        case .identifyReply(var d):
+            v.message("IDENTIFY_REPLY")
+            try v.uv(&d.protocolVersion, "protocol_version")
+            try v.uv(&d.fwMajor, "fw_major")
+            try v.uv(&d.fwMinor, "fw_minor")
+            try v.uv(&d.fwPatch, "fw_patch")
+            try v.u32(&d.deviceId, "device_id")
+            try v.u32(&d.clockHz, "clock_hz")
+            try v.uv(&d.queueSlots, "queue_slots")
+            try v.uv(&d.rxBuffer, "rx_buffer")
+            try v.uv(&d.maxPayload, "max_payload")
+            try v.uv(&d.driverId, "driver_id")
+            if V.reads { self = .identifyReply(d) }
+        case .onset(var o):
+            v.message("ONSET")
+            try v.uv(&o.event, "event")
+            try v.u32(&o.time, "time")
+            try v.u8(&o.status, "status")
+            if V.reads { self = .onset(o) }
+        case .fault(var f):
+            v.message("FAULT")
+            try v.uv(&f.code, "code")
+            try v.uv(&f.detail, "detail")
+            if V.reads { self = .fault(f) }
+        case .calibrationResult(var c):
+            v.message("CALIBRATION_RESULT")
+            try v.u8(&c.status, "status")
+            try v.u8(&c.aCalComp, "a_cal_comp")
+            try v.u8(&c.aCalBemf, "a_cal_bemf")
+            try v.u8(&c.bemfGain, "bemf_gain")
+            try v.u8(&c.lraPeriod, "lra_period")
+            if V.reads { self = .calibrationResult(c) }
+        case .state(var r):
+            v.message("STATE")
+            try v.u8(&r.state, "state")
+            try v.u8(&r.cause, "cause")
+            if V.reads { self = .state(r) }
+        case .capabilities(var c):
+            v.message("CAPABILITIES")
+            try v.uv(&c.programSlots, "program_slots")
+            try v.uv(&c.programSegments, "program_segments")
+            try v.u8(&c.calibrationCode, "calibrated")
+            if V.reads { self = .capabilities(c) }
+        case .library(var l):
+            try l.visitFields(&v)
+            if V.reads { self = .library(l) }
+        case .frameTime(var t):
+            v.message("FRAME_TIME")
+            var frame = UInt32(t.frame)
+            try v.uv(&frame, "frame", .usbFrame)  // the rule keeps it within 16 bits
+            try v.u32(&t.time, "time")
+            if V.reads {
+                t.frame = UInt16(truncatingIfNeeded: frame)
+                self = .frameTime(t)
+            }
+        case .departure(var d):
+            v.message("DEPARTURE")
+            try v.u32(&d.rxTime, "rx_time")
+            try v.uv(&d.wait, "wait", .departureWait)
+            if V.reads { self = .departure(d) }
+        case .session(var r):
+            v.message("SESSION")
+            try v.u32(&r.session, "session")
+            try v.u8(&r.status, "status")
+            try v.u32(&r.at, "at")
+            if V.reads { self = .session(r) }
+        }
+    }
+
+    /// The message of id `id` with every field 0 (what decoding fills in), nil for an id the codec
+    /// does not know.
+    @inline(__always) static func blank(id: UInt32) -> DeviceMessage? {
+        switch id {
+        case ProtocolConstants.msgAck: return .ack(Acknowledgement(nextSeq: 0, rxCtrl: 0, rxSeq: 0, rxTime: 0, credits: 0))
+        case ProtocolConstants.msgIdentifyReply:
+            return .identifyReply(
+                DeviceIdentity(
+                    protocolVersion: 0, fwMajor: 0, fwMinor: 0, fwPatch: 0, deviceId: 0, clockHz: 0, queueSlots: 0,
+                    rxBuffer: 0, maxPayload: 0, driverId: 0))
+        case ProtocolConstants.msgOnset: return .onset(OnsetReport(event: 0, time: 0, status: 0))
+        case ProtocolConstants.msgFault: return .fault(FaultReport(code: 0, detail: 0))
+        case ProtocolConstants.msgCalibrationResult:
+            return .calibrationResult(CalibrationReport(status: 0, aCalComp: 0, aCalBemf: 0, bemfGain: 0, lraPeriod: 0))
+        case ProtocolConstants.msgState: return .state(StateReport(state: 0, cause: 0))
+        case ProtocolConstants.msgCapabilities:
+            return .capabilities(DeviceCapabilities(programSlots: 0, programSegments: 0, calibrationCode: 0))
+        case ProtocolConstants.msgFrameTime: return .frameTime(FrameTimeReport(frame: 0, time: 0))
+        case ProtocolConstants.msgDeparture: return .departure(DepartureReport(rxTime: 0, wait: 0))
+        case ProtocolConstants.msgSession: return .session(SessionReport(session: 0, status: 0, at: 0))
+        default:
+            if let library = LibraryReport.blank(id: id) { return .library(library) }
+            return nil
+        }
+    }
+
     /// Appends the message (id, then fields) to `bytes`.
     public func encode(into bytes: inout [UInt8]) {
-        var writer = PayloadWriter(bytes: bytes)
+        var writer = PayloadWriter()
+        swap(&writer.bytes, &bytes)
         writer.uv(id)
-        switch self {
-        case .ack(let a):
-            writer.u8(a.nextSeq)
-            writer.u8(a.rxCtrl)
-            writer.u8(a.rxSeq)
-            writer.u32(a.rxTime)
-            writer.uv(a.credits)
-        case .identifyReply(let d):
-            writer.uv(d.protocolVersion)
-            writer.uv(d.fwMajor)
-            writer.uv(d.fwMinor)
-            writer.uv(d.fwPatch)
-            writer.u32(d.deviceId)
-            writer.u32(d.clockHz)
-            writer.uv(d.queueSlots)
-            writer.uv(d.rxBuffer)
-            writer.uv(d.maxPayload)
-            writer.uv(d.driverId)
-        case .onset(let o):
-            writer.uv(o.event)
-            writer.u32(o.time)
-            writer.u8(o.status)
-        case .fault(let f):
-            writer.uv(f.code)
-            writer.uv(f.detail)
-        case .calibrationResult(let c):
-            writer.u8(c.status)
-            writer.u8(c.aCalComp)
-            writer.u8(c.aCalBemf)
-            writer.u8(c.bemfGain)
-            writer.u8(c.lraPeriod)
-        case .state(let s):
-            writer.u8(s.state)
-            writer.u8(s.cause)
-        case .capabilities(let c):
-            writer.uv(c.programSlots)
-            writer.uv(c.programSegments)
-            writer.u8(c.calibrationCode)
-        case .library(let l):
-            l.encodeFields(&writer)
-        case .frameTime(let t):
-            writer.uv(UInt32(t.frame))
-            writer.u32(t.time)
-        case .departure(let d):
-            writer.u32(d.rxTime)
-            writer.uv(d.wait)
-        case .session(let r):
-            writer.u32(r.session)
-            writer.u8(r.status)
-            writer.u32(r.at)
-        }
-        bytes = writer.bytes
+        var message = self
+        message.visitFields(&writer)
+        swap(&writer.bytes, &bytes)
     }
 
     /// The message's bytes.
@@ -106,6 +168,14 @@ public enum DeviceMessage: Sendable, Hashable {
         var bytes: [UInt8] = []
         encode(into: &bytes)
         return bytes
+    }
+
+    /// The number of bytes ``encode()`` produces.
+    public var encodedLength: Int {
+        var length = FieldLength(count: UVarint.encodedLength(id))
+        var message = self
+        message.visitFields(&length)
+        return length.count
     }
 
     /// Encodes `messages` back to back as one payload.
@@ -130,84 +200,18 @@ public enum DeviceMessage: Sendable, Hashable {
 
     static func read(from reader: inout PayloadReader) throws(WireError) -> DeviceMessage {
         let id = try reader.uv()
-        switch id {
-        case ProtocolConstants.msgAck:
-            return .ack(
-                Acknowledgement(
-                    nextSeq: try reader.u8(), rxCtrl: try reader.u8(), rxSeq: try reader.u8(),
-                    rxTime: try reader.u32(), credits: try reader.uv()))
-        case ProtocolConstants.msgIdentifyReply:
-            return .identifyReply(
-                DeviceIdentity(
-                    protocolVersion: try reader.uv(), fwMajor: try reader.uv(), fwMinor: try reader.uv(),
-                    fwPatch: try reader.uv(), deviceId: try reader.u32(), clockHz: try reader.u32(),
-                    queueSlots: try reader.uv(), rxBuffer: try reader.uv(), maxPayload: try reader.uv(),
-                    driverId: try reader.uv()))
-        case ProtocolConstants.msgOnset:
-            return .onset(OnsetReport(event: try reader.uv(), time: try reader.u32(), status: try reader.u8()))
-        case ProtocolConstants.msgFault:
-            return .fault(FaultReport(code: try reader.uv(), detail: try reader.uv()))
-        case ProtocolConstants.msgCalibrationResult:
-            return .calibrationResult(
-                CalibrationReport(
-                    status: try reader.u8(), aCalComp: try reader.u8(), aCalBemf: try reader.u8(),
-                    bemfGain: try reader.u8(), lraPeriod: try reader.u8()))
-        case ProtocolConstants.msgState:
-            return .state(StateReport(state: try reader.u8(), cause: try reader.u8()))
-        case ProtocolConstants.msgCapabilities:
-            return .capabilities(
-                DeviceCapabilities(
-                    programSlots: try reader.uv(), programSegments: try reader.uv(), calibrationCode: try reader.u8()))
-        case ProtocolConstants.msgFrameTime:
-            let frame = try reader.uv()
-            guard frame <= UInt32(ProtocolConstants.usbFrameMask) else {
-                throw .fieldOutOfRange(field: "frame", value: frame)
-            }
-            return .frameTime(FrameTimeReport(frame: UInt16(frame), time: try reader.u32()))
-        case ProtocolConstants.msgDeparture:
-            let rxTime = try reader.u32()
-            let wait = try reader.uv()
-            guard wait <= ProtocolConstants.departureMaxWait else {
-                throw .fieldOutOfRange(field: "wait", value: wait)
-            }
-            return .departure(DepartureReport(rxTime: rxTime, wait: wait))
-        case ProtocolConstants.msgSession:
-            return .session(SessionReport(session: try reader.u32(), status: try reader.u8(), at: try reader.u32()))
-        default:
-            if let library = try LibraryReport.read(id: id, from: &reader) { return .library(library) }
-            throw .unknownMessage(id: id, direction: .deviceToHost)
-        }
+        guard var message = blank(id: id) else { throw .unknownMessage(id: id, direction: .deviceToHost) }
+        try message.visitFields(&reader)
+        return message
     }
 }
 
 extension DeviceMessage: CustomStringConvertible {
     /// The message in the vector-file text form, e.g. `ACK next_seq=1 rx_ctrl=162 ...`.
     public var description: String {
-        switch self {
-        case .ack(let a):
-            return "ACK next_seq=\(a.nextSeq) rx_ctrl=\(a.rxCtrl) rx_seq=\(a.rxSeq) rx_time=\(a.rxTime) "
-                + "credits=\(a.credits)"
-        case .identifyReply(let d):
-            return "IDENTIFY_REPLY protocol_version=\(d.protocolVersion) fw_major=\(d.fwMajor) "
-                + "fw_minor=\(d.fwMinor) fw_patch=\(d.fwPatch) device_id=\(d.deviceId) clock_hz=\(d.clockHz) "
-                + "queue_slots=\(d.queueSlots) rx_buffer=\(d.rxBuffer) max_payload=\(d.maxPayload) "
-                + "driver_id=\(d.driverId)"
-        case .onset(let o):
-            return "ONSET event=\(o.event) time=\(o.time) status=\(o.status)"
-        case .fault(let f):
-            return "FAULT code=\(f.code) detail=\(f.detail)"
-        case .calibrationResult(let c):
-            return "CALIBRATION_RESULT status=\(c.status) a_cal_comp=\(c.aCalComp) a_cal_bemf=\(c.aCalBemf) "
-                + "bemf_gain=\(c.bemfGain) lra_period=\(c.lraPeriod)"
-        case .state(let s):
-            return "STATE state=\(s.state) cause=\(s.cause)"
-        case .capabilities(let c):
-            return "CAPABILITIES program_slots=\(c.programSlots) program_segments=\(c.programSegments) "
-                + "calibrated=\(c.calibrationCode)"
-        case .library(let l): return l.text
-        case .frameTime(let t): return "FRAME_TIME frame=\(t.frame) time=\(t.time)"
-        case .departure(let d): return "DEPARTURE rx_time=\(d.rxTime) wait=\(d.wait)"
-        case .session(let r): return "SESSION session=\(r.session) status=\(r.status) at=\(r.at)"
-        }
+        var text = FieldText()
+        var message = self
+        message.visitFields(&text)
+        return text.text
     }
 }

@@ -97,60 +97,133 @@ public enum HostMessage: Sendable, Hashable {
         }
     }
 
+    /// The message's one description: its name, then its fields in wire order with their text
+    /// names and rules (``FieldVisitor``). Encoding, decoding, ``encodedLength`` and the text form
+    /// all walk it; a visitor that reads rebuilds the message from the fields it set. Inlined into
+    /// each of them (as ``blank(id:)`` into decoding), so each is one switch over the message, as
+    /// fast as a hand-written one.
+    @inline(__always) mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws(V.Failure) {
+        switch self {
+        case .identify: v.message("IDENTIFY")
+        case .ping: v.message("PING")
+        case .stop: v.message("STOP")
+        case .segment(var s):
+            v.message("SEGMENT")
+            try v.u32(&s.start, "start")
+            try v.uv(&s.duration, "duration", .duration)
+            try v.u8(&s.from, "from")
+            try v.u8(&s.to, "to")
+            try v.uv(&s.event, "event")
+            if V.reads { self = .segment(s) }
+        case .configureDriver(var c):
+            v.message("CONFIGURE_DRIVER")
+            try v.u8(&c.ratedVoltage, "rated_voltage")
+            try v.u8(&c.odClamp, "od_clamp")
+            try v.u8(&c.driveTime, "drive_time")
+            try v.u8(&c.olLraPeriod, "ol_lra_period")
+            if V.reads { self = .configureDriver(c) }
+        case .calibrate: v.message("CALIBRATE")
+        case .wake(var timeout):
+            v.message("WAKE")
+            try v.uv(&timeout, "idle_timeout_ms")
+            if V.reads { self = .wake(idleTimeoutMilliseconds: timeout) }
+        case .standby: v.message("STANDBY")
+        case .preloadBegin(var slot):
+            v.message("PRELOAD_BEGIN")
+            try v.u8(&slot, "slot", .slot)
+            if V.reads { self = .preloadBegin(slot: slot) }
+        case .preloadSegment(var p):
+            v.message("PRELOAD_SEGMENT")
+            try v.u32(&p.offset, "offset")
+            try v.uv(&p.duration, "duration", .duration)
+            try v.u8(&p.from, "from")
+            try v.u8(&p.to, "to")
+            try v.uv(&p.event, "event")
+            if V.reads { self = .preloadSegment(p) }
+        case .go(var g):
+            v.message("GO")
+            try v.u8(&g.slot, "slot", .slot)
+            try v.u32(&g.start, "start")
+            try v.uv(&g.eventBase, "event_base")
+            if V.reads { self = .go(g) }
+        case .romEffect(var r):
+            v.message("ROM_EFFECT")
+            try v.u32(&r.start, "start")
+            try v.u8(&r.effect, "effect", .romEffect)
+            try v.uv(&r.event, "event")
+            if V.reads { self = .romEffect(r) }
+        case .cut(var at):
+            v.message("CUT")
+            try v.u32(&at, "at")
+            if V.reads { self = .cut(at: at) }
+        case .configureSampleTime(var code):
+            v.message("CONFIGURE_SAMPLE_TIME")
+            try v.u8(&code, "sample_time")
+            if V.reads { self = .configureSampleTime(code: code) }
+        case .library(var l):
+            try l.visitFields(&v)
+            if V.reads { self = .library(l) }
+        case .restoreCalibration(var w):
+            v.message("RESTORE_CALIBRATION")
+            try v.u8(&w.aCalComp, "a_cal_comp")
+            try v.u8(&w.aCalBemf, "a_cal_bemf")
+            try v.u8(&w.bemfGain, "bemf_gain")
+            if V.reads { self = .restoreCalibration(w) }
+        case .stream(var s):
+            try s.visitFields(&v)
+            if V.reads { self = .stream(s) }
+        case .frameTimes(var interval):
+            v.message("FRAME_TIMES")
+            try v.uv(&interval, "interval_ms", .frameTimesInterval)
+            if V.reads { self = .frameTimes(intervalMilliseconds: interval) }
+        case .claim(var session):
+            v.message("CLAIM")
+            try v.u32(&session, "session", .session)
+            if V.reads { self = .claim(session: session) }
+        case .release: v.message("RELEASE")
+        }
+    }
+
+    /// The message of id `id` with every field 0 (what decoding fills in), nil for an id the codec
+    /// does not know.
+    @inline(__always) static func blank(id: UInt32) -> HostMessage? {
+        switch id {
+        case ProtocolConstants.msgIdentify: return .identify
+        case ProtocolConstants.msgPing: return .ping
+        case ProtocolConstants.msgStop: return .stop
+        case ProtocolConstants.msgSegment: return .segment(SegmentCommand(start: 0, duration: 0, from: 0, to: 0))
+        case ProtocolConstants.msgConfigureDriver:
+            return .configureDriver(DriverConfiguration(ratedVoltage: 0, odClamp: 0, driveTime: 0, olLraPeriod: 0))
+        case ProtocolConstants.msgCalibrate: return .calibrate
+        case ProtocolConstants.msgWake: return .wake(idleTimeoutMilliseconds: 0)
+        case ProtocolConstants.msgStandby: return .standby
+        case ProtocolConstants.msgPreloadBegin: return .preloadBegin(slot: 0)
+        case ProtocolConstants.msgPreloadSegment:
+            return .preloadSegment(PreloadSegmentCommand(offset: 0, duration: 0, from: 0, to: 0))
+        case ProtocolConstants.msgGo: return .go(GoCommand(slot: 0, start: 0))
+        case ProtocolConstants.msgROMEffect: return .romEffect(ROMEffectCommand(start: 0, effect: 0))
+        case ProtocolConstants.msgCut: return .cut(at: 0)
+        case ProtocolConstants.msgConfigureSampleTime: return .configureSampleTime(code: 0)
+        case ProtocolConstants.msgRestoreCalibration:
+            return .restoreCalibration(CalibrationWords(aCalComp: 0, aCalBemf: 0, bemfGain: 0))
+        case ProtocolConstants.msgFrameTimes: return .frameTimes(intervalMilliseconds: 0)
+        case ProtocolConstants.msgClaim: return .claim(session: 0)
+        case ProtocolConstants.msgRelease: return .release
+        default:
+            if let library = LibraryCommand.blank(id: id) { return .library(library) }
+            if let stream = StreamCommand.blank(id: id) { return .stream(stream) }
+            return nil
+        }
+    }
+
     /// Appends the message (id, then fields) to `bytes`.
     public func encode(into bytes: inout [UInt8]) {
-        var writer = PayloadWriter(bytes: bytes)
+        var writer = PayloadWriter()
+        swap(&writer.bytes, &bytes)
         writer.uv(id)
-        switch self {
-        case .identify, .ping, .stop, .calibrate, .standby, .release:
-            break
-        case .claim(let session):
-            writer.u32(session)
-        case .wake(let timeout):
-            writer.uv(timeout)
-        case .preloadBegin(let slot):
-            writer.u8(slot)
-        case .preloadSegment(let p):
-            writer.u32(p.offset)
-            writer.uv(p.duration)
-            writer.u8(p.from)
-            writer.u8(p.to)
-            writer.uv(p.event)
-        case .go(let g):
-            writer.u8(g.slot)
-            writer.u32(g.start)
-            writer.uv(g.eventBase)
-        case .cut(let at):
-            writer.u32(at)
-        case .configureSampleTime(let code):
-            writer.u8(code)
-        case .romEffect(let r):
-            writer.u32(r.start)
-            writer.u8(r.effect)
-            writer.uv(r.event)
-        case .segment(let s):
-            writer.u32(s.start)
-            writer.uv(s.duration)
-            writer.u8(s.from)
-            writer.u8(s.to)
-            writer.uv(s.event)
-        case .configureDriver(let c):
-            writer.u8(c.ratedVoltage)
-            writer.u8(c.odClamp)
-            writer.u8(c.driveTime)
-            writer.u8(c.olLraPeriod)
-        case .library(let l):
-            l.encodeFields(&writer)
-        case .restoreCalibration(let w):
-            writer.u8(w.aCalComp)
-            writer.u8(w.aCalBemf)
-            writer.u8(w.bemfGain)
-        case .stream(let s):
-            s.encodeFields(&writer)
-        case .frameTimes(let interval):
-            writer.uv(interval)
-        }
-        bytes = writer.bytes
+        var message = self
+        message.visitFields(&writer)
+        swap(&writer.bytes, &bytes)
     }
 
     /// The message's bytes.
@@ -162,38 +235,10 @@ public enum HostMessage: Sendable, Hashable {
 
     /// The number of bytes ``encode()`` produces.
     public var encodedLength: Int {
-        switch self {
-        case .identify, .ping, .stop, .calibrate, .standby, .release:
-            return 1
-        case .claim:
-            return 5
-        case .segment(let s):
-            return 1 + 4 + UVarint.encodedLength(s.duration) + 2 + UVarint.encodedLength(s.event)
-        case .configureDriver:
-            return 5
-        case .wake(let timeout):
-            return 1 + UVarint.encodedLength(timeout)
-        case .preloadBegin:
-            return 2
-        case .preloadSegment(let p):
-            return 1 + 4 + UVarint.encodedLength(p.duration) + 2 + UVarint.encodedLength(p.event)
-        case .go(let g):
-            return 1 + 1 + 4 + UVarint.encodedLength(g.eventBase)
-        case .romEffect(let r):
-            return 1 + 4 + 1 + UVarint.encodedLength(r.event)
-        case .cut:
-            return 5
-        case .configureSampleTime:
-            return 2
-        case .library(let l):
-            return l.encodedLength
-        case .restoreCalibration:
-            return 4
-        case .stream(let s):
-            return s.encodedLength
-        case .frameTimes(let interval):
-            return 1 + UVarint.encodedLength(interval)
-        }
+        var length = FieldLength(count: UVarint.encodedLength(id))
+        var message = self
+        message.visitFields(&length)
+        return length.count
     }
 
     /// Encodes `messages` back to back as one payload.
@@ -215,63 +260,9 @@ public enum HostMessage: Sendable, Hashable {
 
     static func read(from reader: inout PayloadReader) throws(WireError) -> HostMessage {
         let id = try reader.uv()
-        switch id {
-        case ProtocolConstants.msgIdentify: return .identify
-        case ProtocolConstants.msgPing: return .ping
-        case ProtocolConstants.msgStop: return .stop
-        case ProtocolConstants.msgSegment:
-            let start = try reader.u32()
-            let duration = try readDuration(from: &reader)
-            let from = try reader.u8()
-            let to = try reader.u8()
-            let event = try reader.uv()
-            return .segment(SegmentCommand(start: start, duration: duration, from: from, to: to, event: event))
-        case ProtocolConstants.msgConfigureDriver:
-            return .configureDriver(
-                DriverConfiguration(
-                    ratedVoltage: try reader.u8(), odClamp: try reader.u8(), driveTime: try reader.u8(),
-                    olLraPeriod: try reader.u8()))
-        case ProtocolConstants.msgCalibrate: return .calibrate
-        case ProtocolConstants.msgWake: return .wake(idleTimeoutMilliseconds: try reader.uv())
-        case ProtocolConstants.msgStandby: return .standby
-        case ProtocolConstants.msgPreloadBegin: return .preloadBegin(slot: try readSlot(from: &reader))
-        case ProtocolConstants.msgPreloadSegment:
-            let offset = try reader.u32()
-            let duration = try readDuration(from: &reader)
-            return .preloadSegment(
-                PreloadSegmentCommand(
-                    offset: offset, duration: duration, from: try reader.u8(), to: try reader.u8(),
-                    event: try reader.uv()))
-        case ProtocolConstants.msgGo:
-            return .go(GoCommand(slot: try readSlot(from: &reader), start: try reader.u32(), eventBase: try reader.uv()))
-        case ProtocolConstants.msgROMEffect:
-            let start = try reader.u32()
-            let effect = try reader.u8()
-            guard effect >= ProtocolConstants.romEffectMin, effect <= ProtocolConstants.romEffectMax else {
-                throw .fieldOutOfRange(field: "effect", value: UInt32(effect))
-            }
-            return .romEffect(ROMEffectCommand(start: start, effect: effect, event: try reader.uv()))
-        case ProtocolConstants.msgCut: return .cut(at: try reader.u32())
-        case ProtocolConstants.msgConfigureSampleTime: return .configureSampleTime(code: try reader.u8())
-        case ProtocolConstants.msgRestoreCalibration:
-            return .restoreCalibration(
-                CalibrationWords(aCalComp: try reader.u8(), aCalBemf: try reader.u8(), bemfGain: try reader.u8()))
-        case ProtocolConstants.msgFrameTimes:
-            let interval = try reader.uv()
-            guard interval <= ProtocolConstants.frameTimesMaxIntervalMilliseconds else {
-                throw .fieldOutOfRange(field: "interval_ms", value: interval)
-            }
-            return .frameTimes(intervalMilliseconds: interval)
-        case ProtocolConstants.msgClaim:
-            let session = try reader.u32()
-            guard Self.isClaimable(session) else { throw .fieldOutOfRange(field: "session", value: session) }
-            return .claim(session: session)
-        case ProtocolConstants.msgRelease: return .release
-        default:
-            if let library = try LibraryCommand.read(id: id, from: &reader) { return .library(library) }
-            if let stream = try StreamCommand.read(id: id, from: &reader) { return .stream(stream) }
-            throw .unknownMessage(id: id, direction: .hostToDevice)
-        }
+        guard var message = blank(id: id) else { throw .unknownMessage(id: id, direction: .hostToDevice) }
+        try message.visitFields(&reader)
+        return message
     }
 }
 
@@ -281,51 +272,14 @@ extension HostMessage {
     public static func isClaimable(_ session: UInt32) -> Bool {
         session != 0 && CRC16.sessionKey(session) != ProtocolConstants.crcInitial
     }
-
-    static func readDuration(from reader: inout PayloadReader) throws(WireError) -> UInt32 {
-        let duration = try reader.uv()
-        guard duration >= ProtocolConstants.segmentMinDurationMicroseconds,
-            duration <= ProtocolConstants.segmentMaxDurationMicroseconds
-        else { throw .fieldOutOfRange(field: "duration", value: duration) }
-        return duration
-    }
-
-    static func readSlot(from reader: inout PayloadReader) throws(WireError) -> UInt8 {
-        let slot = try reader.u8()
-        guard slot < ProtocolConstants.programSlots else { throw .fieldOutOfRange(field: "slot", value: UInt32(slot)) }
-        return slot
-    }
 }
 
 extension HostMessage: CustomStringConvertible {
     /// The message in the vector-file text form, e.g. `SEGMENT start=1000 duration=5000 from=0 to=200 event=3`.
     public var description: String {
-        switch self {
-        case .identify: return "IDENTIFY"
-        case .ping: return "PING"
-        case .stop: return "STOP"
-        case .segment(let s):
-            return "SEGMENT start=\(s.start) duration=\(s.duration) from=\(s.from) to=\(s.to) event=\(s.event)"
-        case .configureDriver(let c):
-            return "CONFIGURE_DRIVER rated_voltage=\(c.ratedVoltage) od_clamp=\(c.odClamp) "
-                + "drive_time=\(c.driveTime) ol_lra_period=\(c.olLraPeriod)"
-        case .calibrate: return "CALIBRATE"
-        case .wake(let timeout): return "WAKE idle_timeout_ms=\(timeout)"
-        case .standby: return "STANDBY"
-        case .preloadBegin(let slot): return "PRELOAD_BEGIN slot=\(slot)"
-        case .preloadSegment(let p):
-            return "PRELOAD_SEGMENT offset=\(p.offset) duration=\(p.duration) from=\(p.from) to=\(p.to) event=\(p.event)"
-        case .go(let g): return "GO slot=\(g.slot) start=\(g.start) event_base=\(g.eventBase)"
-        case .romEffect(let r): return "ROM_EFFECT start=\(r.start) effect=\(r.effect) event=\(r.event)"
-        case .cut(let at): return "CUT at=\(at)"
-        case .configureSampleTime(let code): return "CONFIGURE_SAMPLE_TIME sample_time=\(code)"
-        case .library(let l): return l.text
-        case .restoreCalibration(let w):
-            return "RESTORE_CALIBRATION a_cal_comp=\(w.aCalComp) a_cal_bemf=\(w.aCalBemf) bemf_gain=\(w.bemfGain)"
-        case .stream(let s): return s.text
-        case .frameTimes(let interval): return "FRAME_TIMES interval_ms=\(interval)"
-        case .claim(let session): return "CLAIM session=\(session)"
-        case .release: return "RELEASE"
-        }
+        var text = FieldText()
+        var message = self
+        message.visitFields(&text)
+        return text.text
     }
 }

@@ -37,63 +37,45 @@ public enum LibraryCommand: Sendable, Hashable {
         }
     }
 
-    func encodeFields(_ writer: inout PayloadWriter) {
+    /// The message's one description (``HostMessage/visitFields(_:)``).
+    @inline(__always) mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws(V.Failure) {
         switch self {
-        case .begin(let size, let crc):
-            writer.u32(size)
-            writer.u32(crc)
-        case .write(let offset, let data):
-            writer.u32(offset)
-            writer.byteString(data)
-        case .commit, .query:
-            break
-        case .read(let offset, let length):
-            writer.u32(offset)
-            writer.u8(length)
-        case .play(let p):
-            writer.uv(p.id)
-            writer.u32(p.start)
-            writer.uv(p.eventBase)
+        case .begin(var size, var crc):
+            v.message("LIBRARY_BEGIN")
+            try v.u32(&size, "size")
+            try v.u32(&crc, "crc")
+            if V.reads { self = .begin(size: size, crc: crc) }
+        case .write(var offset, var data):
+            v.message("LIBRARY_WRITE")
+            try v.u32(&offset, "offset")
+            try v.bytes(&data, "data", .none)
+            if V.reads { self = .write(offset: offset, data: data) }
+        case .commit: v.message("LIBRARY_COMMIT")
+        case .query: v.message("LIBRARY_QUERY")
+        case .read(var offset, var length):
+            v.message("LIBRARY_READ")
+            try v.u32(&offset, "offset")
+            try v.u8(&length, "length", .readLength)
+            if V.reads { self = .read(offset: offset, length: length) }
+        case .play(var p):
+            v.message("PLAY_PRESET")
+            try v.uv(&p.id, "id")
+            try v.u32(&p.start, "start")
+            try v.uv(&p.eventBase, "event_base")
+            if V.reads { self = .play(p) }
         }
     }
 
-    var encodedLength: Int {
-        switch self {
-        case .begin: return 9
-        case .write(_, let data): return 1 + 4 + 1 + data.count
-        case .commit, .query: return 1
-        case .read: return 6
-        case .play(let p): return 1 + UVarint.encodedLength(p.id) + 4 + UVarint.encodedLength(p.eventBase)
-        }
-    }
-
-    static func read(id: UInt32, from reader: inout PayloadReader) throws(WireError) -> LibraryCommand? {
+    /// The message of id `id` with every field 0, nil for another id.
+    @inline(__always) static func blank(id: UInt32) -> LibraryCommand? {
         switch id {
-        case ProtocolConstants.msgLibraryBegin: return .begin(size: try reader.u32(), crc: try reader.u32())
-        case ProtocolConstants.msgLibraryWrite: return .write(offset: try reader.u32(), data: try reader.byteString())
+        case ProtocolConstants.msgLibraryBegin: return .begin(size: 0, crc: 0)
+        case ProtocolConstants.msgLibraryWrite: return .write(offset: 0, data: [])
         case ProtocolConstants.msgLibraryCommit: return .commit
         case ProtocolConstants.msgLibraryQuery: return .query
-        case ProtocolConstants.msgLibraryRead:
-            let offset = try reader.u32()
-            let length = try reader.u8()
-            guard length >= 1, UInt32(length) <= ProtocolConstants.libraryReadMax else {
-                throw .fieldOutOfRange(field: "length", value: UInt32(length))
-            }
-            return .read(offset: offset, length: length)
-        case ProtocolConstants.msgPlayPreset:
-            return .play(PlayPresetCommand(id: try reader.uv(), start: try reader.u32(), eventBase: try reader.uv()))
+        case ProtocolConstants.msgLibraryRead: return .read(offset: 0, length: 0)
+        case ProtocolConstants.msgPlayPreset: return .play(PlayPresetCommand(id: 0, start: 0, eventBase: 0))
         default: return nil
-        }
-    }
-
-    var text: String {
-        switch self {
-        case .begin(let size, let crc): return "LIBRARY_BEGIN size=\(size) crc=\(crc)"
-        case .write(let offset, let data): return "LIBRARY_WRITE offset=\(offset) data=\(hexText(data))"
-        case .commit: return "LIBRARY_COMMIT"
-        case .query: return "LIBRARY_QUERY"
-        case .read(let offset, let length): return "LIBRARY_READ offset=\(offset) length=\(length)"
-        case .play(let p): return "PLAY_PRESET id=\(p.id) start=\(p.start) event_base=\(p.eventBase)"
         }
     }
 }
@@ -133,45 +115,40 @@ public enum LibraryReport: Sendable, Hashable {
         }
     }
 
-    func encodeFields(_ writer: inout PayloadWriter) {
+    /// The message's one description (``DeviceMessage/visitFields(_:)``).
+    @inline(__always) mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws(V.Failure) {
         switch self {
-        case .status(let s):
-            writer.u8(s.status)
-            writer.u8(s.slot)
-            writer.u32(s.seq)
-            writer.u32(s.size)
-            writer.u32(s.crc)
-            writer.u32(s.capacity)
-        case .data(let offset, let bytes):
-            writer.u32(offset)
-            writer.byteString(bytes)
-        case .trigger(let t):
-            writer.u8(t.input)
-            writer.uv(t.preset)
-            writer.u32(t.time)
+        case .status(var s):
+            v.message("LIBRARY")
+            try v.u8(&s.status, "status")
+            try v.u8(&s.slot, "slot")
+            try v.u32(&s.seq, "seq")
+            try v.u32(&s.size, "size")
+            try v.u32(&s.crc, "crc")
+            try v.u32(&s.capacity, "capacity")
+            if V.reads { self = .status(s) }
+        case .data(var offset, var bytes):
+            v.message("LIBRARY_DATA")
+            try v.u32(&offset, "offset")
+            try v.bytes(&bytes, "data", .none)
+            if V.reads { self = .data(offset: offset, bytes: bytes) }
+        case .trigger(var t):
+            v.message("TRIGGER")
+            try v.u8(&t.input, "input")
+            try v.uv(&t.preset, "preset")
+            try v.u32(&t.time, "time")
+            if V.reads { self = .trigger(t) }
         }
     }
 
-    static func read(id: UInt32, from reader: inout PayloadReader) throws(WireError) -> LibraryReport? {
+    /// The message of id `id` with every field 0, nil for another id.
+    @inline(__always) static func blank(id: UInt32) -> LibraryReport? {
         switch id {
         case ProtocolConstants.msgLibrary:
-            return .status(
-                LibraryStatusReport(
-                    status: try reader.u8(), slot: try reader.u8(), seq: try reader.u32(), size: try reader.u32(),
-                    crc: try reader.u32(), capacity: try reader.u32()))
-        case ProtocolConstants.msgLibraryData: return .data(offset: try reader.u32(), bytes: try reader.byteString())
-        case ProtocolConstants.msgTrigger:
-            return .trigger(TriggerReport(input: try reader.u8(), preset: try reader.uv(), time: try reader.u32()))
+            return .status(LibraryStatusReport(status: 0, slot: 0, seq: 0, size: 0, crc: 0, capacity: 0))
+        case ProtocolConstants.msgLibraryData: return .data(offset: 0, bytes: [])
+        case ProtocolConstants.msgTrigger: return .trigger(TriggerReport(input: 0, preset: 0, time: 0))
         default: return nil
-        }
-    }
-
-    var text: String {
-        switch self {
-        case .status(let s):
-            return "LIBRARY status=\(s.status) slot=\(s.slot) seq=\(s.seq) size=\(s.size) crc=\(s.crc) capacity=\(s.capacity)"
-        case .data(let offset, let bytes): return "LIBRARY_DATA offset=\(offset) data=\(hexText(bytes))"
-        case .trigger(let t): return "TRIGGER input=\(t.input) preset=\(t.preset) time=\(t.time)"
         }
     }
 }

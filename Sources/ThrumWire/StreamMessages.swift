@@ -25,74 +25,42 @@ public enum StreamCommand: Sendable, Hashable {
         }
     }
 
-    func encodeFields(_ writer: inout PayloadWriter) {
+    /// The message's one description (``HostMessage/visitFields(_:)``).
+    @inline(__always) mutating func visitFields<V: FieldVisitor>(_ v: inout V) throws(V.Failure) {
         switch self {
-        case .shape(let id, let data):
-            writer.u8(id)
-            writer.byteString(data)
-        case .play(let after, let shape, let event):
-            writer.uv(after)
-            writer.u8(shape)
-            writer.uv(event)
-        case .follow(let gap, let event, let data):
-            writer.uv(gap)
-            writer.uv(event)
-            writer.byteString(data)
-        case .next(let after, let shape):
-            writer.uv(after)
-            writer.u8(shape)
+        case .shape(var id, var data):
+            v.message("SHAPE")
+            try v.u8(&id, "shape", .shapeID)
+            try v.bytes(&data, "data", .shapeData)
+            if V.reads { self = .shape(id: id, data: data) }
+        case .play(var after, var shape, var event):
+            v.message("PLAY_SHAPE")
+            try v.uv(&after, "after")
+            try v.u8(&shape, "shape", .shapeID)
+            try v.uv(&event, "event")
+            if V.reads { self = .play(after: after, shape: shape, event: event) }
+        case .follow(var gap, var event, var data):
+            v.message("FOLLOW")
+            try v.uv(&gap, "gap")
+            try v.uv(&event, "event")
+            try v.bytes(&data, "data", .followData(event: event))
+            if V.reads { self = .follow(gap: gap, event: event, data: data) }
+        case .next(var after, var shape):
+            v.message("NEXT_SHAPE")
+            try v.uv(&after, "after")
+            try v.u8(&shape, "shape", .shapeID)
+            if V.reads { self = .next(after: after, shape: shape) }
         }
     }
 
-    var encodedLength: Int {
-        switch self {
-        case .shape(_, let data): return 1 + 1 + 1 + data.count
-        case .play(let after, _, let event): return 1 + UVarint.encodedLength(after) + 1 + UVarint.encodedLength(event)
-        case .follow(let gap, let event, let data):
-            return 1 + UVarint.encodedLength(gap) + UVarint.encodedLength(event) + 1 + data.count
-        case .next(let after, _): return 1 + UVarint.encodedLength(after) + 1
-        }
-    }
-
-    static func read(id: UInt32, from reader: inout PayloadReader) throws(WireError) -> StreamCommand? {
+    /// The message of id `id` with every field 0, nil for another id.
+    @inline(__always) static func blank(id: UInt32) -> StreamCommand? {
         switch id {
-        case ProtocolConstants.msgShape:
-            let shape = try readShapeID(from: &reader)
-            let data = try reader.byteString()
-            guard data.count <= ProtocolConstants.streamShapeBytes else {
-                throw .fieldOutOfRange(field: "data", value: UInt32(data.count))
-            }
-            _ = try StreamShape.decode(data)
-            return .shape(id: shape, data: data)
-        case ProtocolConstants.msgPlayShape:
-            let after = try reader.uv()
-            return .play(after: after, shape: try readShapeID(from: &reader), event: try reader.uv())
-        case ProtocolConstants.msgFollow:
-            let gap = try reader.uv()
-            let event = try reader.uv()
-            let data = try reader.byteString()
-            let pairs = try StreamShape.decodeFollow(data)
-            guard event == 0 || !pairs[0].marked else { throw .fieldOutOfRange(field: "data", value: 1) }
-            return .follow(gap: gap, event: event, data: data)
-        case ProtocolConstants.msgNextShape:
-            let after = try reader.uv()
-            return .next(after: after, shape: try readShapeID(from: &reader))
+        case ProtocolConstants.msgShape: return .shape(id: 0, data: [])
+        case ProtocolConstants.msgPlayShape: return .play(after: 0, shape: 0, event: 0)
+        case ProtocolConstants.msgFollow: return .follow(gap: 0, event: 0, data: [])
+        case ProtocolConstants.msgNextShape: return .next(after: 0, shape: 0)
         default: return nil
-        }
-    }
-
-    private static func readShapeID(from reader: inout PayloadReader) throws(WireError) -> UInt8 {
-        let shape = try reader.u8()
-        guard UInt32(shape) < ProtocolConstants.streamShapes else { throw .fieldOutOfRange(field: "shape", value: UInt32(shape)) }
-        return shape
-    }
-
-    var text: String {
-        switch self {
-        case .shape(let id, let data): return "SHAPE shape=\(id) data=\(hexText(data))"
-        case .play(let after, let shape, let event): return "PLAY_SHAPE after=\(after) shape=\(shape) event=\(event)"
-        case .follow(let gap, let event, let data): return "FOLLOW gap=\(gap) event=\(event) data=\(hexText(data))"
-        case .next(let after, let shape): return "NEXT_SHAPE after=\(after) shape=\(shape)"
         }
     }
 }

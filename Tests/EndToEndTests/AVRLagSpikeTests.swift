@@ -5,16 +5,18 @@ import XCTest
 /// The AVR binary in simavr, stopped for 60 ms in the middle of a play (SIGSTOP, as a loaded
 /// machine or a long interrupt-disabled stretch on real firmware would stall its clock), then a
 /// second play. Every reported onset is judged against the trace mapped onto the host's clock by
-/// its own header formula (host time = t0 + time_us + pacing_lag_us, the lag signed and read at
-/// each write), and counted: its bound holds the truth, or the onset is marked `bound_suspect`,
-/// or (an open finding, printed, not asserted) it misses unmarked.
+/// its own header formula (host time = t0 + time_us + pacing_lag_us, the lag signed and read on
+/// the wall clock at that very write), and must be either within its reported bound of that
+/// truth or marked `bound_suspect`.
 ///
-/// One kind of onset is not a test of the host: one the simulation executed while it ran far from
-/// its steady lead over the wall clock (lag more than 0.5 ms off the run's median), between two
-/// clock samples. Its device clock then ran slow and caught up at several times real speed, which
-/// no crystal does, and no sample saw it; such onsets are counted apart, not judged.
+/// Under load the simulation's clock is no crystal: it stalls, lags by milliseconds to seconds and
+/// catches up at several times real speed. The host cannot see every such move in its round trips
+/// (a sample taken while the simulation lagged agrees with the others as far as a 1-2 ms round
+/// trip can tell), but it sees the window restart, and until the restarted window has shown the
+/// clock steady again its onsets are suspect (`ClockModel.isSettling`); before that fix, onsets
+/// reported from a window restarted during the catch-up missed by 6-36 ms with bounds of ± 1 ms.
 final class AVRLagSpikeTests: XCTestCase {
-    func testAStalledSimulationEveryOnsetNamesATraceWriteAndTheBoundsAreMeasured() throws {
+    func testAStalledSimulationEveryOnsetWithinItsBoundOfTheWallClockOrMarkedSuspect() throws {
         let elf = try AVRToolchain.prepare()
         let simulator = try AVRSimulatorProcess(elf: elf)
         let pattern = try RealLinkBoundTests.writePattern(events: 24, spacing: 0.05)
@@ -41,9 +43,8 @@ final class AVRLagSpikeTests: XCTestCase {
         let t0 = try trace.number("monotonic_ns_at_t0") / 1e3
         let clockStart = try trace.number("device_clock_start_us")
         let drives = trace.writes.filter { $0.register == 2 && $0.value > 0 }
-        var judged = 0, held = 0, suspect = 0, excursions = 0, unflaggedInStalledPlay = 0
-        let steadyLag = drives.map(\.pacingLagMicros).sorted()[drives.count / 2]
-        var silent: [String] = []
+        var judged = 0, held = 0, suspect = 0
+        var missed: [String] = []
         for (name, result) in [("first", first), ("second", second)] {
             let before = (judged, held, suspect)
             defer {
@@ -62,35 +63,27 @@ final class AVRLagSpikeTests: XCTestCase {
                     XCTFail("\(name): no drive write near device time \(device)")
                     continue
                 }
-                if abs(write.pacingLagMicros - steadyLag) > 500, event["bound_suspect"] as? Bool != true {
-                    excursions += 1
-                    continue
-                }
                 judged += 1
                 let truth = t0 + write.timeMicros + write.pacingLagMicros
                 let reported = start + drive * 1e6
-                if abs(truth - reported) <= bound * 1e6 {
+                if abs(truth - reported) <= bound * 1e6 + Self.truthResolutionMicros {
                     held += 1
                 } else if event["bound_suspect"] as? Bool == true {
                     suspect += 1
-                } else if name == "second" {
-                    silent.append(String(format: "%@ %.3f s: truth %+.0f µs from the report, bound ± %.0f µs (lag at the write %.0f µs, status %@)", name,
-                                         (event["requested_s"] as? Double) ?? 0, truth - reported, bound * 1e6, write.pacingLagMicros,
-                                         (event["status"] as? String) ?? "?"))
                 } else {
-                    unflaggedInStalledPlay += 1
+                    missed.append(String(format: "%@ play, %.3f s: truth %+.0f µs from the report, bound ± %.0f µs (lag at the write %.0f µs, status %@)",
+                                         name, (event["requested_s"] as? Double) ?? 0, truth - reported, bound * 1e6,
+                                         write.pacingLagMicros, (event["status"] as? String) ?? "?"))
                 }
             }
         }
-        print("AVR lag spike: \(judged) onsets judged, \(held) within their bound, \(suspect) outside but marked suspect; "
-              + "\(excursions) executed while the simulation was off its steady lead (not judged); "
-              + "\(unflaggedInStalledPlay) outside and unmarked in the play the stall hit (not asserted)")
+        print("AVR lag spike: \(judged) onsets judged, \(held) within their bound, \(suspect) outside but marked suspect, "
+              + "\(missed.count) outside and unmarked")
         XCTAssertGreaterThanOrEqual(judged, 24)
-        // The bounds against this wall-clock truth are measured, not asserted: on the AVR binary
-        // some miss unmarked, in the play the stall hit (1.4-1.8 ms, bound ±0.1-0.6 ms, at load ~10)
-        // and, once, in the first onsets of the play after it on an idle machine (≈ 1 ms, bound
-        // ±0.6-0.8 ms): an open finding of issue 27 (docs/timing.md). What is asserted: the stall
-        // happened, and every onset the host reported names a drive write in the trace (above).
-        for line in silent { print("AVR lag spike, unmarked miss: \(line)") }
+        XCTAssertEqual(missed, [], "every onset within its bound of the wall-clock truth or marked bound_suspect")
     }
+
+    /// What the truth itself may be off by: the wall clock is read an instruction after the
+    /// simulated write (the trace's lag column), and the onset's device time is whole µs.
+    static let truthResolutionMicros = 5.0
 }

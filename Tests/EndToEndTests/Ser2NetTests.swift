@@ -44,44 +44,14 @@ final class Ser2NetTests: XCTestCase {
                 local.meanBound * 1e6))
     }
 
-    struct Figures {
-        var maxTrueError: Double
-        var meanBound: Double
-    }
-
-    /// Plays, then holds each onset against the chip's first non-zero drive after its intent
-    /// (within 1 ms, and inside the reported bound with PlayOverPseudoTerminalTests' 200 µs margin).
-    func playAndCheck(port: String, trace: URL, file: StaticString = #filePath, line: UInt = #line) throws -> Figures {
+    /// Plays the metronome over `port` and holds each onset against the chip (``OnsetTruth``).
+    func playAndCheck(port: String, trace: URL, file: StaticString = #filePath, line: UInt = #line) throws
+        -> OnsetTruth.Figures
+    {
         let result = try ThrumProcess.run(["play", "--port", port, "--json", TestPaths.example("metronome.ahap").path])
         XCTAssertEqual(result.status, 0, result.standardError, file: file, line: line)
         let object = try XCTUnwrap(try CLITestSupport.json(result) as? [String: Any], file: file, line: line)
-        let events = try XCTUnwrap(object["events"] as? [[String: Any]], file: file, line: line)
-        XCTAssertEqual(events.count, 8, file: file, line: line)
-        let start = try XCTUnwrap((object["start_host_monotonic_ns"] as? NSNumber)?.int64Value, file: file, line: line)
-        let drives = SimulatorTrace.rtpWrites(trace).filter { $0.value > 0 }.map(\.ns)
-        var worst = 0.0
-        var bounds = 0.0
-        for event in events {
-            XCTAssertEqual(event["status"] as? String, "on_time", "\(event)", file: file, line: line)
-            let requested = try XCTUnwrap(event["requested_s"] as? Double, file: file, line: line)
-            let onset = try XCTUnwrap(event["onset_s"] as? Double, file: file, line: line)
-            let drive = try XCTUnwrap(event["drive_onset_s"] as? Double, file: file, line: line)
-            let bound = try XCTUnwrap(event["onset_bound_s"] as? Double, file: file, line: line)
-            let intended = requested - (onset - drive)
-            let intendedNs = Double(start) + intended * 1e9
-            let truthNs = try XCTUnwrap(
-                drives.first { Double($0) >= intendedNs - 3e6 }, "no drive near \(requested) s", file: file, line: line)
-            let truth = (Double(truthNs) - Double(start)) / 1e9
-            XCTAssertEqual(
-                truth, intended, accuracy: 1e-3, "true drive vs intent at \(requested) s over \(port)", file: file,
-                line: line)
-            XCTAssertLessThanOrEqual(
-                abs(truth - drive), bound + 200e-6, "the bound misses the chip at \(requested) s over \(port)",
-                file: file, line: line)
-            worst = max(worst, abs(truth - intended))
-            bounds += bound
-        }
-        return Figures(maxTrueError: worst, meanBound: bounds / Double(max(1, events.count)))
+        return try OnsetTruth.check(object, trace: trace, events: 8, label: "over \(port)", file: file, line: line)
     }
 }
 

@@ -36,6 +36,24 @@ final class StreamingTests: XCTestCase {
         }
     }
 
+    /// `render` hands the compiler the only reference to a large pattern: the compilation that
+    /// frees its events once shaped gives what the one that keeps them gives, and leaves the
+    /// pattern's controls.
+    func testACompilationThatReleasesTheEventsGivesTheSameResult() {
+        let pat = varied(2_000)
+        let c = PatternCompiler(profile: .default)
+        var released = pat
+        let a = c.compileDetailed(releasing: &released, keepEventPieces: false, requestedEnvelope: true)
+        let b = c.compileDetailed(pat, keepEventPieces: false, requestedEnvelope: true)
+        XCTAssertTrue(released.events.isEmpty)
+        XCTAssertEqual(released.parameterCurves, pat.parameterCurves)
+        XCTAssertEqual(pat.events.count, 2_000, "a caller's own copy is untouched")
+        XCTAssertEqual(a.program, b.program)
+        XCTAssertEqual(a.pieceStart, b.pieceStart)
+        XCTAssertEqual(a.baseSharpness, b.baseSharpness)
+        XCTAssertEqual(a.pieces.map { [Double($0.t0), Double($0.t1), $0.v0, $0.v1] }, b.pieces.map { [Double($0.t0), Double($0.t1), $0.v0, $0.v1] })
+    }
+
     func testRunMergeIsAStableSort() {
         var rng = SplitMix64(seed: 5)
         for _ in 0..<50 {

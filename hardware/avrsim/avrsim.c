@@ -7,6 +7,7 @@
  *   avrsim --elf thrum.elf [--trace out.csv] [--host-log host.csv] [--calibration C,B,G]
  *          [--no-chip] [--no-twi-fixes] [--no-bus-timing] [--no-pace] [--stop-after-ms N]
  *          [--corrupt P] [--seed N] [--storage FILE] [--trigger-at MS:N] [--clock-file PATH]
+ *   avrsim --bootloader HEX --reset-vector ADDR [--flash FILE] [options]
  *   avrsim --rom-durations
  *
  * First stdout line: `pty: /dev/pts/N`. Runs until SIGINT/SIGTERM (or --stop-after-ms of
@@ -14,6 +15,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +29,7 @@
 #include <sim_elf.h>
 #include <sim_io.h>
 
+#include "boot_flash.h"
 #include "drv_model.h"
 #include "fw_symbols.h"
 #include "pty_uart.h"
@@ -71,6 +74,9 @@ typedef struct {
     const char *storage_path;
     const char *clock_path;  /* --clock-file: the simulated time, published (sim_clock.h) */
     triggers_t triggers;     /* --trigger-at presses (the schedule only, until attached) */
+    const char *bootloader_path; /* --bootloader HEX: bootloader mode (boot_flash.h) */
+    uint32_t reset_vector;   /* --reset-vector: the boot section's start (BOOTRST, BOOTSZ) */
+    const char *flash_path;  /* --flash FILE: the application flash, kept */
 } options_t;
 
 typedef struct {
@@ -236,6 +242,13 @@ static void usage(FILE *out)
             "  --clock-file PATH     publish the simulated time (CPU cycles, on every instruction) in a\n"
             "                        32-byte file mapped shared, for a host that runs on the simulation's\n"
             "                        clock (layout in sim_clock.h); created or truncated\n"
+            "  --bootloader HEX      bootloader mode: no --elf; HEX (optiboot, ATmegaBOOT) is loaded at its\n"
+            "                        own address, the reset vector points at --reset-vector ADDR (the boot\n"
+            "                        section's start: 0x7E00 for 256 words, 0x7800 for 1024), and a client\n"
+            "                        opening the pty resets the MCU with EXTRF set (the DTR auto-reset)\n"
+            "  --reset-vector ADDR   byte address of the boot section (with --bootloader)\n"
+            "  --flash FILE          the 32 KiB flash kept in FILE (created erased), written back when the\n"
+            "                        bootloader writes a page (with --bootloader)\n"
             "  --rom-durations       print the chip model's ROM effect lengths (id,ms) and exit\n");
 }
 
@@ -314,6 +327,17 @@ static int parse_options(int argc, char **argv, options_t *o)
             }
         } else if (strcmp(a, "--clock-file") == 0) {
             o->clock_path = argv[++i];
+        } else if (strcmp(a, "--bootloader") == 0) {
+            o->bootloader_path = argv[++i];
+        } else if (strcmp(a, "--flash") == 0) {
+            o->flash_path = argv[++i];
+        } else if (strcmp(a, "--reset-vector") == 0) {
+            char *end;
+            o->reset_vector = (uint32_t)strtoul(argv[++i], &end, 0);
+            if (*end != '\0' || argv[i][0] == '\0' || o->reset_vector == 0u) {
+                fprintf(stderr, "avrsim: --reset-vector expects a byte address such as 0x7E00, got '%s'\n", argv[i]);
+                return -1;
+            }
         } else if (strcmp(a, "--storage") == 0) {
             o->storage_path = argv[++i];
         } else if (strcmp(a, "--trigger-at") == 0) {
@@ -335,7 +359,19 @@ static int parse_options(int argc, char **argv, options_t *o)
             return -1;
         }
     }
-    if (o->elf_path == NULL) {
+    if (o->bootloader_path != NULL) {
+        if (o->elf_path != NULL) {
+            fprintf(stderr, "avrsim: --bootloader runs what the flash holds: no --elf (flash one with avrdude)\n");
+            return -1;
+        }
+        if (o->reset_vector == 0u) {
+            fprintf(stderr, "avrsim: --bootloader needs --reset-vector ADDR (0x7E00: optiboot on an Uno)\n");
+            return -1;
+        }
+    } else if (o->flash_path != NULL || o->reset_vector != 0u) {
+        fprintf(stderr, "avrsim: --flash and --reset-vector are for --bootloader\n");
+        return -1;
+    } else if (o->elf_path == NULL) {
         fprintf(stderr, "avrsim: no firmware: pass --elf PATH (build it with `make -C hardware/firmware avr`)\n");
         return -1;
     }
@@ -358,7 +394,14 @@ static avr_t *load(const options_t *o)
     dup2(STDERR_FILENO, STDOUT_FILENO);
     memset(&fw, 0, sizeof(fw));
     avr = NULL;
-    if (elf_read_firmware(o->elf_path, &fw) == 0) {
+    if (o->bootloader_path != NULL) {
+        avr = avr_make_mcu_by_name(o->mcu);
+        if (avr != NULL) {
+            avr_init(avr);
+            avr->log = LOG_ERROR;
+            avr->frequency = o->frequency;
+        }
+    } else if (elf_read_firmware(o->elf_path, &fw) == 0) {
         snprintf(fw.mmcu, sizeof(fw.mmcu), "%s", o->mcu);
         fw.frequency = o->frequency;
         avr = avr_make_mcu_by_name(fw.mmcu);
@@ -425,6 +468,8 @@ int main(int argc, char **argv)
     pty_uart_t uart;
     sim_clock_t clock;
     static eeprom_model_t eeprom; /* 32 KiB: not on the stack */
+    static boot_flash_t boot;     /* likewise */
+    uint64_t next_sync = 0;
     FILE *host_log = NULL;
     FILE *device_log = NULL;
     uint64_t next_check;
@@ -434,7 +479,7 @@ int main(int argc, char **argv)
     if (parse_options(argc, argv, &o) != 0) {
         return 2;
     }
-    if (access(o.elf_path, R_OK) != 0) {
+    if (o.elf_path != NULL && access(o.elf_path, R_OK) != 0) {
         fprintf(stderr, "avrsim: cannot read the firmware ELF '%s': %s (build it with `make -C hardware/firmware avr`)\n",
                 o.elf_path, strerror(errno));
         return 2;
@@ -462,12 +507,28 @@ int main(int argc, char **argv)
         }
     }
     if ((s.avr = load(&o)) == NULL) {
-        fprintf(stderr, "avrsim: simavr could not load '%s' for %s\n", o.elf_path, o.mcu);
+        fprintf(stderr, "avrsim: simavr could not load '%s' for %s\n", o.elf_path ? o.elf_path : o.bootloader_path, o.mcu);
         return 2;
+    }
+    boot.fd = -1;
+    if (o.bootloader_path != NULL) {
+        char error[512];
+        if (boot_flash_open(&boot, s.avr, o.bootloader_path, o.flash_path, o.reset_vector, error, sizeof(error)) != 0) {
+            fprintf(stderr, "avrsim: --bootloader: %s\n", error);
+            return 2;
+        }
     }
     if (pty_uart_open(&uart) != 0) {
         fprintf(stderr, "avrsim: cannot open a pseudo-terminal: %s\n", strerror(errno));
         return 2;
+    }
+    if (o.bootloader_path != NULL) {
+        /* A master whose slave was never opened shows no hang-up: open and close the slave once,
+         * so that the first client's open is seen as one (boot_flash_client_opened). */
+        int slave = open(uart.slave_path, O_RDWR | O_NOCTTY);
+        if (slave >= 0) {
+            close(slave);
+        }
     }
     uart.host_log = host_log;
     uart.device_log = device_log;
@@ -483,7 +544,9 @@ int main(int argc, char **argv)
         fprintf(device_log, "time_us,byte\n");
     }
     pty_uart_attach(&uart, s.avr);
-    watch_rx_ring(&uart, o.elf_path, &s);
+    if (o.elf_path != NULL) {
+        watch_rx_ring(&uart, o.elf_path, &s);
+    }
     drv_model_init(&chip, o.cal);
     if (attach_storage(&o, &bus, &eeprom) != 0) {
         return 2;
@@ -519,15 +582,26 @@ int main(int argc, char **argv)
         fflush(s.trace);
     }
     printf("pty: %s\n", uart.slave_path);
-    printf("avr device: %s ELF %s at %.0f MHz, DRV2605L model %s; serving until stopped\n", o.mcu, o.elf_path,
-           s.avr->frequency / 1e6, o.chip ? "at 0x5A" : "absent");
+    if (o.bootloader_path != NULL) {
+        printf("avr device: %s with the bootloader %s at 0x%04X (reset vector 0x%04X), flash %s, at %.0f MHz, "
+               "DRV2605L model %s; opening the pty resets it into the bootloader (DTR auto-reset)\n",
+               o.mcu, o.bootloader_path, boot.boot_start, o.reset_vector, o.flash_path ? o.flash_path : "not kept",
+               s.avr->frequency / 1e6, o.chip ? "at 0x5A" : "absent");
+    } else {
+        printf("avr device: %s ELF %s at %.0f MHz, DRV2605L model %s; serving until stopped\n", o.mcu, o.elf_path,
+               s.avr->frequency / 1e6, o.chip ? "at 0x5A" : "absent");
+    }
     print_storage(&o);
     fflush(stdout);
 
     next_check = 0;
     while (!stop_requested && state != cpu_Done && state != cpu_Crashed) {
         uint16_t sp;
-        state = avr_run(s.avr);
+        if (o.bootloader_path != NULL && boot_flash_halted(&boot)) {
+            s.avr->cycle += 16u; /* nothing runs until an external reset (boot_flash.h) */
+        } else {
+            state = avr_run(s.avr);
+        }
         sim_clock_publish(&clock, s.avr->cycle);
         sp = (uint16_t)(s.avr->data[R_SPL] | (s.avr->data[R_SPH] << 8));
         if (sp < s.min_sp) {
@@ -535,6 +609,19 @@ int main(int argc, char **argv)
         }
         if (s.avr->cycle >= next_check) {
             next_check = s.avr->cycle + PACE_CHECK_CYCLES;
+            if (o.bootloader_path != NULL) {
+                if (boot_flash_client_opened(&boot, uart.master)) {
+                    uint64_t cycle = s.avr->cycle;
+                    boot_flash_external_reset(&boot);
+                    s.avr->cycle = cycle; /* simulated time goes on through the reset */
+                    pty_uart_reset(&uart);
+                    next_check = s.avr->cycle + PACE_CHECK_CYCLES;
+                }
+                if (s.avr->cycle >= next_sync) {
+                    next_sync = s.avr->cycle + 10u * 16000u; /* 10 ms */
+                    boot_flash_sync(&boot);
+                }
+            }
             pty_uart_pump(&uart);
             triggers_poll(&o.triggers);
             if (o.pace) {
@@ -547,6 +634,12 @@ int main(int argc, char **argv)
     }
 
     storage_footer(&o, &eeprom, s.trace);
+    if (o.bootloader_path != NULL) {
+        boot_flash_close(&boot);
+        fprintf(stderr, "avrsim: flash %s: %u application pages written, %u external resets%s\n",
+                o.flash_path ? o.flash_path : "(not kept)", boot.pages_written, boot.resets,
+                boot.file_error ? "; WRITING THE FILE FAILED" : "");
+    }
     if (s.trace != NULL && o.clock_path != NULL) {
         fprintf(s.trace, "# clock_file updates=%llu\n", (unsigned long long)clock.updates);
     }

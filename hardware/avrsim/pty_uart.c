@@ -190,6 +190,14 @@ uint64_t pty_uart_ring_lost(const pty_uart_t *u)
     return u->ring_addr == 0u ? 0u : (uint64_t)u->flight_tail - u->ring_pushes;
 }
 
+void pty_uart_reset(pty_uart_t *u)
+{
+    tcflush(u->master, TCIOFLUSH);
+    u->head = u->tail = 0;
+    u->flight_head = u->flight_tail = 0;
+    u->xon = 1;
+}
+
 void pty_uart_pump(pty_uart_t *u)
 {
     uint8_t buf[256];

@@ -70,6 +70,10 @@ void pty_uart_attach(pty_uart_t *u, struct avr_t *avr);
 /** Reads what the host wrote and feeds the UART while it accepts bytes. */
 void pty_uart_pump(pty_uart_t *u);
 
+/** The board reset: what the host sent and the UART has not taken, and what is still buffered
+ *  on the pseudo-terminal either way, is dropped; the UART accepts bytes again. */
+void pty_uart_reset(pty_uart_t *u);
+
 /** Watches the firmware's receive ring at data address `addr` (`size` bytes of buffer). */
 void pty_uart_watch_ring(pty_uart_t *u, uint32_t addr, uint32_t size);
 

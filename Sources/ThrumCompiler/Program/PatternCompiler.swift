@@ -66,6 +66,19 @@ public struct PatternCompiler: Sendable {
     func compileDetailed(
         _ pattern: HapticPattern, keepEventPieces: Bool = true, segmenting: Bool = true, requestedEnvelope: Bool = false
     ) -> Compilation {
+        var pattern = pattern
+        return compileDetailed(
+            releasing: &pattern, keepEventPieces: keepEventPieces, segmenting: segmenting, requestedEnvelope: requestedEnvelope)
+    }
+
+    /// ``compileDetailed(_:keepEventPieces:segmenting:requestedEnvelope:)``, emptying
+    /// `pattern.events` as soon as every event is shaped: when the caller held the only
+    /// reference, the parsed events (about 170 bytes each) are freed before the pieces and the
+    /// segments are built, so a large pattern and its compiled form are never held together.
+    func compileDetailed(
+        releasing pattern: inout HapticPattern, keepEventPieces: Bool = true, segmenting: Bool = true,
+        requestedEnvelope: Bool = false
+    ) -> Compilation {
         let controls = HapticControls(pattern)
         let shaper = EventShaper(resonanceHz: profile.datasheet.resonanceHz, maxContinuousDuration: options.maxContinuousDuration)
         let estimator = FeltOnsetEstimator(response: response)
@@ -122,6 +135,9 @@ public struct PatternCompiler: Sendable {
                 shapes.append(shape)
             }
         }
+        // Everything later reads the compiled events and the shapes, not the parsed ones.
+        order = []
+        pattern.events = []
         for p in pattern.parameters where Self.isPlayableEnd(p.relativeTime) { patternEnd = max(patternEnd, p.relativeTime) }
         for (i, c) in pattern.parameterCurves.enumerated() {
             if c.controlPoints.isEmpty {

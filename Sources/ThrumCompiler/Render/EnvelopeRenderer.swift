@@ -92,12 +92,14 @@ public struct EnvelopeRenderer: Sendable {
     }
 
     /// The rows of `render(_:sampleRate:)`, produced a chunk at a time (`EnvelopeRows.next`), so
-    /// that memory follows the pattern and the chunk, not the number of rows.
-    public func rows(_ pattern: HapticPattern, sampleRate: Double = 1000) -> EnvelopeRows {
+    /// that memory follows the pattern and the chunk, not the number of rows. The pattern is
+    /// consumed: given the only reference to its events (`rows(consume pattern)`), they are freed
+    /// once compiled, before the compiled program is built, instead of being held beside it.
+    public func rows(_ pattern: consuming HapticPattern, sampleRate: Double = 1000) -> EnvelopeRows {
         let sampleRate = sampleRate.isNaN ? 1000 : min(Self.sampleRates.upperBound, max(Self.sampleRates.lowerBound, sampleRate))
         // One compilation: the drive program (pre-shifted) and the requested envelope (the same
         // events at their requested times, mixed as the rows read it).
-        let compilation = compiler.compileDetailed(pattern, keepEventPieces: false, requestedEnvelope: true)
+        let compilation = compiler.compileDetailed(releasing: &pattern, keepEventPieces: false, requestedEnvelope: true)
         let segments = compilation.program.segments, duration = compilation.program.duration
 
         let first = min(0, Double(segments.first?.start ?? 0) * 1e-6)

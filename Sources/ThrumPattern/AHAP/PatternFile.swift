@@ -32,34 +32,36 @@ enum PatternFile {
         guard size <= maximumSize else {
             return .failure(Failure(reason: "it is \(size) bytes; the reader accepts at most \(maximumSize) bytes (1 GiB)", missing: false))
         }
-        var bytes = [UInt8](repeating: 0, count: size)
+        // Not zero-filled first: `read` fills it (a 200 MB file: one pass over its pages, not two).
         var filled = 0
-        while true {
-            if filled == bytes.count {
-                // Full as fstat said. The file may have grown since: probe with a small read
-                // (not by doubling the buffer, which would double the peak memory of a large
-                // file), and read on, still bounded, only if there is more.
-                guard bytes.count < maximumSize else { break }
-                var probe = [UInt8](repeating: 0, count: min(4096, maximumSize - bytes.count))
-                let n = probe.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+        var readFailure: CInt = 0
+        var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            while filled < size {
+                let n = read(fd, buffer.baseAddress! + filled, size - filled)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    return .failure(Failure(reason: describe(errno), missing: false))
+                    readFailure = errno
+                    break
                 }
                 if n == 0 { break }
-                bytes.append(contentsOf: probe[0..<n])
                 filled += n
-                continue
             }
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            count = filled
+        }
+        if readFailure != 0 { return .failure(Failure(reason: describe(readFailure), missing: false)) }
+        // Full as fstat said: the file may have grown since. Probe with a small
+        // read (not by doubling the buffer, which would double the peak memory of a large file),
+        // and read on, still bounded, only if there is more.
+        while filled == size, bytes.count < maximumSize {
+            var probe = [UInt8](repeating: 0, count: min(4096, maximumSize - bytes.count))
+            let n = probe.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 return .failure(Failure(reason: describe(errno), missing: false))
             }
             if n == 0 { break }
-            filled += n
+            bytes.append(contentsOf: probe[0..<n])
         }
-        bytes.removeSubrange(filled...)
         return .success(bytes)
     }
 

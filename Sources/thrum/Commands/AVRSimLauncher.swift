@@ -35,6 +35,10 @@ enum AVRSimLauncher {
         var faults: FaultPlan?
         /// The 24LC256's contents file (`--storage FILE`): the library image's storage.
         var storage: String?
+        /// Bootloader mode (`--board B`): the board's bootloader runs what the flash holds.
+        var board: Board?
+        /// The simulated flash's file (`--flash FILE`), with `board`.
+        var flash: String?
     }
 
     /// The part of the `--fault` grammar the harness implements: corruption and its seed. Any
@@ -64,8 +68,17 @@ enum AVRSimLauncher {
                 message: "--mcu \(request.mcu): the simulated MCUs are \(supportedMCUs.joined(separator: ", "))")
         }
         let harness = try locateHarness()
-        let elf = try locateFirmware(request.elf, library: request.storage != nil)
-        var arguments = [harness, "--mcu", request.mcu, "--elf", elf]
+        var arguments = [harness, "--mcu", request.mcu]
+        if let board = request.board {
+            if request.elf != nil {
+                throw UsageError(message: "--elf with --board: the board runs what its flash holds; flash it with `thrum firmware flash`")
+            }
+            arguments += ["--bootloader", try locateBootloader(board), "--reset-vector", String(board.bootloader.bootSection ?? 0)]
+            if let flash = request.flash { arguments += ["--flash", flash] }
+        } else {
+            if request.flash != nil { throw UsageError(message: "--flash is for bootloader mode: give --board too") }
+            arguments += ["--elf", try locateFirmware(request.elf, library: request.storage != nil)]
+        }
         if let storage = request.storage { arguments += ["--storage", storage] }
         if let trace = request.trace { arguments += ["--trace", trace] }
         if let hostLog = request.hostLog { arguments += ["--host-log", hostLog] }
@@ -107,6 +120,26 @@ enum AVRSimLauncher {
                 + "or set THRUM_AVRSIM to its path")
     }
 
+    /// The bootloader image the board's simulation runs: Debian's file, or the one the harness's
+    /// Makefile builds from Debian's optiboot source (`make bootloaders`; hardware/avrsim/Makefile
+    /// says why).
+    static func locateBootloader(_ board: Board) throws -> String {
+        guard let path = board.bootloader.simulatorHex else {
+            throw UsageError(message: "--board \(board.id) is not simulated")
+        }
+        let fm = FileManager.default
+        if fm.isReadableFile(atPath: path) { return path }
+        if path.hasPrefix(harnessMakefileDirectory), fm.fileExists(atPath: harnessMakefileDirectory + "/Makefile") {
+            let (status, output) = runMake(["-s", "-C", harnessMakefileDirectory, "bootloaders"])
+            if status == 0, fm.isReadableFile(atPath: path) { return path }
+            throw CommandFailure(
+                message: "cannot build the simulated \(board.bootloader.name) (make -C \(harnessMakefileDirectory) bootloaders failed): "
+                    + "it needs gcc-avr and arduino-core-avr; run tools/ensure-deps.sh\n\(output)")
+        }
+        throw CommandFailure(
+            message: "no bootloader image \(path): install arduino-core-avr (tools/ensure-deps.sh) and run thrum from a checkout")
+    }
+
     /// `--elf PATH`, or the repository's AVR build (the library image when `library`), built with
     /// make when its sources are here.
     static func locateFirmware(_ explicit: String?, library: Bool = false) throws -> String {
@@ -132,8 +165,9 @@ enum AVRSimLauncher {
                 + "(it builds \(path) with make)")
     }
 
-    /// Runs make with its output captured (so the `pty:` line stays the first line on stdout).
-    private static func runMake(_ arguments: [String]) -> (Int32, String) {
+    /// Runs make with its output captured (so the `pty:` line stays the first line on stdout);
+    /// returns its status and the output's last 2000 characters.
+    static func runMake(_ arguments: [String]) -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["make"] + arguments

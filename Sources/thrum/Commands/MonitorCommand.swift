@@ -45,6 +45,7 @@ enum MonitorCommand: Subcommand {
         if let extra = try arguments.positionals().first { throw UsageError(message: "unexpected argument '\(extra)'") }
         try arguments.finish()
 
+        try PortHold.refuseIfHeld(port)
         let device: any ByteTransport
         let bridge: PseudoTerminal
         do {

@@ -119,7 +119,8 @@ enum PlayOutput {
             lines.append("")
             lines.append(
                 "? = bound suspect: the device's clock samples contradicted each other near this onset (a stamp later than its "
-                    + "acknowledgement left, or a device clock that stalled or stepped); the bracket was widened, but it is not a guarantee")
+                    + "acknowledgement left, or a device clock that stalled or stepped, and until it showed itself steady again); "
+                    + "the bracket was widened, but it is not a guarantee")
         }
         lines.append("")
         lines.append(

@@ -12,6 +12,7 @@ enum PlaybackTarget {
 
     /// Opens a serial port or pseudo-terminal.
     static func open(port: String, baud: Int) throws -> PlaybackTarget {
+        try PortHold.refuseIfHeld(port)
         do {
             let transport = try openTransport(path: port, baud: baud)
             return .port(name: port, transport: transport, pump: TransportPump(transport: transport))

@@ -48,7 +48,7 @@ enum RenderCommand: Subcommand {
         }
 
         let profile = chosenProfile ?? ActuatorProfile.default
-        let source = try PatternSource.load(argument: argument, lenient: lenient, intensity: intensity)
+        var source = try PatternSource.load(argument: argument, lenient: lenient, intensity: intensity)
         // No output may replace an input: the pattern, the profile file, a sound the pattern plays.
         var inputs: [(path: String, what: String)] = []
         if source.pattern != nil && FileManager.default.fileExists(atPath: argument) { inputs.append((argument, "pattern")) }
@@ -68,15 +68,18 @@ enum RenderCommand: Subcommand {
         }
         let pattern: HapticPattern
         var caveat: String?
-        switch source.content {
-        case .pattern(let p):
+        if let p = source.takePattern() {
             pattern = p
-        case .romEffect(let effect):
+        } else if case .romEffect(let effect) = source.content {
             pattern = ROMPreview.pattern(for: effect)
             caveat = ROMPreview.caveat(for: effect)
+        } else {
+            preconditionFailure("a pattern source holds a pattern or a ROM effect")
         }
-        var preview = PatternPreview.make(pattern: pattern, profile: profile, sampleRate: rate)
-        let audio = AudioPreview.make(pattern: pattern, file: argument, sampleRate: preview.sampleRate)
+        let audio = AudioPreview.make(pattern: pattern, file: argument, sampleRate: rate)
+        // The preview takes the only reference to the pattern: a long one's parsed events are
+        // freed once compiled, not held beside the compiled program.
+        var preview = PatternPreview.make(pattern: consume pattern, profile: profile, sampleRate: rate)
         for note in audio?.notes ?? [] { printError("warning: \(note)") }
 
         // The rows are made a chunk at a time and folded into the outputs as they come: the CSV

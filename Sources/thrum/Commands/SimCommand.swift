@@ -12,6 +12,7 @@ enum SimCommand: Subcommand {
     static let usage = """
         Usage: thrum sim [options]
                thrum sim --mcu atmega328p [--elf PATH] [--storage FILE] [--trace CSV] [--host-log CSV]
+               thrum sim --mcu atmega328p --board uno|nano|nano-old [--flash FILE] [--storage FILE] [--trace CSV]
 
         Opens a pseudo-terminal, prints `pty: /dev/pts/N` as the first line on standard output, and
         serves the virtual device (the real firmware core, a DRV2605L model and an LRA model) on it
@@ -70,6 +71,15 @@ enum SimCommand: Subcommand {
           --host-log CSV     write every byte the host sent, with the simulated time it arrived
           --fault SPEC       corrupt=P[,seed=N] only: each frame, either way, has one bit flipped
                              with probability P (frames found by their header, so P counts frames)
+          --board B          bootloader mode, no --elf: the board's real bootloader (uno, nano: optiboot
+                             at 115200 baud; nano-old: ATmegaBOOT at 57600) in its boot section with the
+                             board's fuses (the reset vector at the boot section), running what the
+                             flash holds. Opening the pty resets the MCU into the bootloader, as DTR
+                             does on a board: `thrum firmware flash --board B --port PTY` writes the
+                             flash with avrdude, and the firmware starts when the bootloader hands over
+          --flash FILE       the simulated 32 KiB flash, kept in FILE across restarts (created erased:
+                             then only the bootloader runs); without it the flash starts erased and is
+                             not kept
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
@@ -78,6 +88,15 @@ enum SimCommand: Subcommand {
                 mcu: mcu, elf: try arguments.option("elf"), trace: try arguments.option("trace"),
                 hostLog: try arguments.option("host-log"))
             request.storage = try arguments.option("storage")
+            request.board = try arguments.option("board").map { id in
+                guard let board = BoardCatalogue.board(id), board.bootloader.simulatorHex != nil,
+                    board.bootloader.tool.command == "avrdude"
+                else {
+                    throw UsageError(message: "--board \(id): the simulated boards are uno, nano, nano-old")
+                }
+                return board
+            }
+            request.flash = try arguments.option("flash")
             if let faultText = try arguments.option("fault") {
                 request.faults = try AVRSimLauncher.faults(faultText)
             }

@@ -41,9 +41,11 @@ struct CommandCatalogue {
     }
 
     static func read(_ type: any Subcommand.Type, hidden: Bool) -> Command {
-        Command(
-            name: type.name, summary: type.summary, usage: type.usage, actions: actions(in: type.usage, of: type.name),
-            options: options(in: type.usage, of: type.name), hidden: hidden)
+        // As `thrum CMD --help` prints it: with `--place` where the command takes a port.
+        let usage = LabgridPlace.usage(of: type)
+        return Command(
+            name: type.name, summary: type.summary, usage: usage, actions: actions(in: usage, of: type.name),
+            options: options(in: usage, of: type.name), hidden: hidden)
     }
 
     /// `thrum NAME WORD …` lines of the synopsis: the WORDs (lower-case, not an option or a placeholder).

@@ -24,7 +24,7 @@ enum CommandRouter {
     static let commands: [any Subcommand.Type] = [
         PlayCommand.self, RenderCommand.self, ValidateCommand.self, PresetsCommand.self, BenchCommand.self,
         SimCommand.self, DevicesCommand.self, ActuatorCommand.self, CalibrateCommand.self, InfoCommand.self, MonitorCommand.self,
-        LibraryCommand.self, FlashCommand.self, DoctorCommand.self,
+        LibraryCommand.self, FlashCommand.self, FirmwareCommand.self, DoctorCommand.self, StudioCommand.self,
     ]
     /// Commands that `thrum help` does not list (tools for working on Thrum itself).
     static let hiddenCommands: [any Subcommand.Type] = [DevCommand.self]
@@ -36,7 +36,7 @@ enum CommandRouter {
     static func run(_ arguments: [String]) -> Int32 {
         guard let word = arguments.first, word != "help", word != "--help", word != "-h" else {
             if arguments.count > 1, let command = command(named: arguments[1]) {
-                print(command.usage)
+                print(LabgridPlace.usage(of: command))
             } else {
                 print(overview)
             }
@@ -52,12 +52,16 @@ enum CommandRouter {
         }
         var list = ArgumentList(arguments.dropFirst())
         if list.flag("help") || arguments.dropFirst().contains("-h") {
-            print(command.usage)
+            print(LabgridPlace.usage(of: command))
             return 0
         }
         // `play --json` reports its own failures (its report carries the playback so far).
         let jsonErrors = command.name != PlayCommand.name && arguments.dropFirst().contains("--json")
         do {
+            // `--place NAME` (labgrid): acquired here, and released when the command ends.
+            let placed = try LabgridPlace.substitute(arguments)
+            defer { for lease in placed.leases { lease.end() } }
+            if !placed.leases.isEmpty { list = ArgumentList(placed.arguments.dropFirst()) }
             return try command.run(&list)
         } catch let error as UsageError {
             // One line saying what is wrong, and where the options are: the whole usage would

@@ -60,27 +60,48 @@ struct PatternPreview {
     /// later, a chunk at a time, from `next`) and, for a program up to `longestSimulated`, plays
     /// the compiled program on a `VirtualRig` to resample the chip's acceleration envelope onto
     /// the render's time grid.
-    static func make(pattern: HapticPattern, profile: ActuatorProfile, sampleRate: Double) -> PatternPreview {
+    ///
+    /// The pattern is consumed: given the only reference to it (`make(pattern: consume p, …)`),
+    /// a pattern too long to simulate has its parsed events freed once they are compiled.
+    static func make(pattern: consuming HapticPattern, profile: ActuatorProfile, sampleRate: Double) -> PatternPreview {
         let renderer = EnvelopeRenderer(profile: profile)
-        let rows = renderer.rows(pattern, sampleRate: sampleRate)
+        let times = pattern.events.lazy.filter(\.type.isHaptic).map(\.relativeTime).sorted()
+        let rows: EnvelopeRows
+        var kept: HapticPattern?
+        if outlastsSimulation(pattern) {
+            rows = renderer.rows(consume pattern, sampleRate: sampleRate)
+        } else {
+            kept = copy pattern
+            rows = renderer.rows(consume pattern, sampleRate: sampleRate)
+        }
         let duration = rows.programDuration
         let source: AccelerationSource
         var simulated: SimulatedAcceleration?
-        if duration > longestSimulated {
+        if duration > longestSimulated || kept == nil {
             source = .predictor(
                 reason: "the program lasts \(String(format: "%.1f", duration)) s; the virtual device simulates at most "
                     + "\(Int(longestSimulated)) s for a preview")
         } else {
             do {
-                simulated = try SimulatedAcceleration(pattern: pattern, profile: profile, until: rows.lastTime)
+                simulated = try SimulatedAcceleration(pattern: kept!, profile: profile, until: rows.lastTime)
                 source = .simulator
             } catch {
                 source = .predictor(reason: "\(error)")
             }
         }
-        let times = pattern.events.lazy.filter(\.type.isHaptic).map(\.relativeTime).sorted()
         return PatternPreview(
             accelerationSource: source, eventTimes: times, programDuration: duration, rows: rows, simulated: simulated)
+    }
+
+    /// Whether the compiled program is sure to outlast `longestSimulated`, from the pattern alone:
+    /// an event starting after it, at a time and with a duration the compiler plays or counts
+    /// (the program lasts at least until every such event's start), so the pattern is not needed
+    /// after compiling.
+    static func outlastsSimulation(_ pattern: borrowing HapticPattern) -> Bool {
+        pattern.events.contains { e in
+            e.relativeTime > longestSimulated && e.relativeTime <= HapticPattern.maximumTime
+                && e.duration >= 0 && e.duration <= HapticPattern.maximumDuration
+        }
     }
 
     /// The next chunk of rows (at most `maxRows`), with the acceleration from `accelerationSource`;

@@ -27,6 +27,14 @@ struct PatternSource {
     /// Warnings from reading an AHAP file (empty for presets).
     var warnings: [PatternWarning]
 
+    /// Takes the pattern out of the source (nil for ROM effects), leaving an empty one in its
+    /// place, so that the caller holds the only reference to a large pattern and can free it.
+    mutating func takePattern() -> HapticPattern? {
+        guard case .pattern(let pattern) = content else { return nil }
+        content = .pattern(HapticPattern(events: [], parameters: [], parameterCurves: []))
+        return pattern
+    }
+
     /// The pattern, when the source is one (nil for ROM effects).
     var pattern: HapticPattern? {
         if case .pattern(let pattern) = content { return pattern }

@@ -1,6 +1,6 @@
 /*
  * Messages (PROTOCOL.md §3). The field layout and lane of every message live in one table below,
- * so decoding, encoding, range checks and the device's command dispatch (link.c) share it. A host
+ * so decoding, encoding, range checks and the device's command table (commands.c) share it. A host
  * payload is validated whole before anything runs, so a payload that fails anywhere executes
  * nothing.
  */

@@ -1,0 +1,188 @@
+import Foundation
+import ThrumCompiler
+import ThrumPattern
+import ThrumStudio
+
+/// What `thrum studio` tells the page about a pattern and how it plays it: the events and
+/// diagnostics from the AHAP reader `thrum validate` uses, the requested envelopes, the compiled
+/// drive and the acceleration from ``PatternPreview`` (the code path of `thrum render`), and
+/// plays on a ``StudioDevice`` on a thread of its own, one play at a time.
+final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
+    /// The most points per curve sent to the page (each the peak of its stretch of rows).
+    static let curvePoints = 1_500
+
+    private let device: StudioDevice
+    private let baseDirectory: String
+    private let lock = NSLock()
+    private var playing: (id: Int, stop: Bool)?
+    private var plays = 0
+
+    init(device: StudioDevice, baseDirectory: String) {
+        self.device = device
+        self.baseDirectory = baseDirectory
+    }
+
+    private func read(_ data: Data, name: String) -> (pattern: HapticPattern?, diagnostics: [[String: Any]]) {
+        let reader = AHAPReader(options: AHAPReader.Options(lenient: false, baseDirectory: baseDirectory, checksAudioFiles: false))
+        let edit = try? AHAPTextEdit(text: data)
+        func diagnostic(line: Int, column: Int, path: String, message: String, severity: String) -> [String: Any] {
+            var d: [String: Any] = ["line": line, "column": column, "path": path, "message": message, "severity": severity]
+            if let k = edit?.eventIndex(atPath: path) { d["event"] = k }
+            return d
+        }
+        do {
+            let document = try reader.read(data: data, sourceName: name)
+            return (
+                document.pattern,
+                document.warnings.map { diagnostic(line: $0.line, column: $0.column, path: $0.path, message: $0.message, severity: "warning") }
+            )
+        } catch {
+            return (nil, [diagnostic(line: error.line, column: error.column, path: error.path, message: error.message, severity: "error")])
+        }
+    }
+
+    func describe(name: String, data: Data) -> [String: Any] {
+        let (pattern, diagnostics) = read(data, name: name)
+        guard let pattern else { return ["valid": false, "diagnostics": diagnostics, "events": []] }
+        let events: [[String: Any]] = pattern.events.enumerated().map { i, e in
+            [
+                "index": i, "type": e.type.rawValue, "haptic": e.type.isHaptic, "time": e.relativeTime, "duration": e.duration,
+                "intensity": JSONNumberFormat.double(fromFloat: e.value(of: .hapticIntensity) ?? 1),
+                "sharpness": JSONNumberFormat.double(fromFloat: e.value(of: .hapticSharpness) ?? 0.5),
+            ]
+        }
+        let curves: [[String: Any]] = pattern.parameterCurves.enumerated().map { k, c in
+            [
+                "index": k, "parameter": c.parameterID.rawValue, "time": c.relativeTime,
+                "points": c.controlPoints.map { ["time": $0.relativeTime, "value": JSONNumberFormat.double(fromFloat: $0.value)] },
+            ]
+        }
+        return [
+            "valid": true, "diagnostics": diagnostics, "events": events, "curves": curves, "profile": device.profile.id,
+            "actuators": ActuatorProfile.builtIn.map { ["id": $0.id, "name": $0.name] }, "virtual": device.isVirtual,
+        ]
+    }
+
+    func render(name: String, data: Data, actuator: String?) -> [String: Any] {
+        let profile = actuator.flatMap { ActuatorProfile.builtIn(id: $0) } ?? device.profile
+        let key = RenderKey(data: data, profile: profile.id)
+        if let kept = lock.withLock({ renders.first { $0.key == key }?.value }) { return kept }
+        guard let pattern = read(data, name: name).pattern else { return ["valid": false] }
+        let value = Self.render(
+            pattern, profile: profile, file: (baseDirectory as NSString).appendingPathComponent(name), root: baseDirectory)
+        lock.withLock {
+            renders.insert((key, value), at: 0)
+            if renders.count > 8 { renders.removeLast() }
+        }
+        return value
+    }
+
+    /// The last renders, by the file's bytes and the profile (a page reload or a play's save
+    /// asks for the same one again).
+    private struct RenderKey: Equatable {
+        var data: Data
+        var profile: String
+    }
+    private var renders: [(key: RenderKey, value: [String: Any])] = []
+
+    /// The preview of `thrum render` folded to at most ``curvePoints`` points per curve: each
+    /// point the peak of its stretch of rows (sharpness: its first row).
+    static func render(_ pattern: HapticPattern, profile: ActuatorProfile, file: String, root: String) -> [String: Any] {
+        var preview = PatternPreview.make(pattern: pattern, profile: profile, sampleRate: 1000)
+        // Audio events: the sound's level (peak |sample|) as thrum render draws it; only sounds
+        // inside the served directory are read (a path out of it is left silent, and said).
+        var heard = pattern
+        var outside: [String] = []
+        let directory = (file as NSString).deletingLastPathComponent
+        heard.events = pattern.events.filter { e in
+            guard let path = e.waveform?.path else { return true }
+            let full = path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
+            let real = realpath(full, nil).map { p in defer { free(p) }; return String(cString: p) }
+            guard let real, real.hasPrefix(root + "/") else {
+                outside.append(real == nil ? "\(path): not found" : "\(path): not under the served directory; not read")
+                return false
+            }
+            return true
+        }
+        let audio = AudioPreview.make(pattern: heard, file: file, sampleRate: preview.sampleRate)
+        let first = preview.firstTime, last = preview.lastTime
+        let step = max((last - first) / Double(curvePoints - 1), 1 / preview.sampleRate)
+        let n = Int(((last - first) / step).rounded(.down)) + 1
+        var intensity = [Double](repeating: 0, count: n), sharpness = [Double](repeating: -1, count: n)
+        var drive = [Double](repeating: 0, count: n), acceleration = [Double](repeating: 0, count: n)
+        var level = [Double](repeating: 0, count: audio == nil ? 0 : n)
+        var peak = 0.0
+        while let chunk = preview.next() {
+            let levels = audio?.levels(at: chunk.time)
+            for (i, t) in chunk.time.enumerated() {
+                let k = min(n - 1, max(0, Int(((t - first) / step).rounded())))
+                intensity[k] = max(intensity[k], chunk.intensity[i])
+                if sharpness[k] < 0 { sharpness[k] = chunk.sharpness[i] }
+                drive[k] = max(drive[k], abs(chunk.drive[i]))
+                acceleration[k] = max(acceleration[k], chunk.acceleration[i])
+                peak = max(peak, chunk.acceleration[i])
+                if let levels { level[k] = max(level[k], levels[i]) }
+            }
+        }
+        for k in sharpness.indices where sharpness[k] < 0 { sharpness[k] = k > 0 ? sharpness[k - 1] : 0 }
+        let round = { (v: [Double]) in v.map { ($0 * 1e4).rounded() / 1e4 } }
+        return [
+            "start": first, "step": step, "end": last, "intensity": round(intensity), "sharpness": round(sharpness), "drive": round(drive),
+            "acceleration": round(acceleration), "peak_acceleration": peak, "acceleration_unit": preview.accelerationSource.unit,
+            "acceleration_source": preview.accelerationSource == .simulator ? "virtual device simulation" : "compiler prediction",
+            "profile": profile.id, "program_duration": preview.programDuration, "audio": round(level),
+            "audio_notes": (audio?.notes ?? []) + outside,
+        ]
+    }
+
+    func play(name: String, data: Data, rate: Double, loop: Bool, actuator: String?, push: @escaping @Sendable ([String: Any]) -> Void) throws -> [String: Any] {
+        let (pattern, diagnostics) = read(data, name: name)
+        guard let pattern else {
+            throw StudioServerError("\(name) does not read as AHAP: \(diagnostics.first?["message"] as? String ?? "")")
+        }
+        let id: Int = try lock.withLock {
+            if playing != nil { throw StudioServerError("already playing (stop first)") }
+            plays += 1
+            playing = (plays, false)
+            return plays
+        }
+        let device = self.device
+        let thread = Thread { [weak self] in
+            let now = { Date().timeIntervalSince1970 * 1000 }
+            push(["type": "play-started", "play": id, "file": name, "device": device.name, "virtual": device.isVirtual, "sent_at": now()])
+            var end: [String: Any] = ["type": "play-ended", "play": id, "file": name]
+            do {
+                let outcome = try device.play(
+                    pattern, rate: rate, loop: loop, profile: actuator.flatMap { ActuatorProfile.builtIn(id: $0) }, stop: { self?.lock.withLock { self?.playing?.stop ?? true } ?? true },
+                    onset: { o in
+                        push([
+                            "type": "onset", "play": id, "index": o.index, "pass": o.pass, "requested": o.requested, "onset": o.onset ?? NSNull(),
+                            "bound": o.bound ?? NSNull(), "true_onset": o.trueOnset ?? NSNull(), "status": o.status, "suspect": o.suspect,
+                            "sent_at": now(),
+                        ])
+                    },
+                    link: { line in push(["type": "link", "text": line]) })
+                end["haptic_events"] = outcome.hapticEvents
+                end["reported"] = outcome.reported
+                end["on_time"] = outcome.onTime
+                end["stopped"] = outcome.stopped
+                end["summary"] = "\(outcome.reported) of \(outcome.hapticEvents) onsets reported, \(outcome.onTime) on time"
+                    + (outcome.stopped ? " (stopped)" : "")
+            } catch {
+                end["error"] = (error as? CommandFailure)?.message ?? "\(error)"
+            }
+            self?.lock.withLock { self?.playing = nil }
+            end["sent_at"] = now()
+            push(end)
+        }
+        thread.name = "thrum-studio-play"
+        thread.start()
+        return ["play": id, "device": device.name, "virtual": device.isVirtual]
+    }
+
+    func stop() { lock.withLock { if playing != nil { playing!.stop = true } } }
+
+    func status() -> [String: Any] {
+        lock.withLock { ["plays": plays, "playing": playing != nil, "device": device.name, "virtual": device.isVirtual, "pid": Int(getpid())] }
+    }
+}

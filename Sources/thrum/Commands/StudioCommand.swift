@@ -1,0 +1,114 @@
+import Foundation
+import ThrumCompiler
+import ThrumStudio
+
+/// `thrum studio`: a local web page to see, feel and edit a pattern (docs/studio.md).
+enum StudioCommand: Subcommand {
+    static let name = "studio"
+    static let summary = "serve a local web page to see, play and edit AHAP patterns"
+    static let usage = """
+        Usage: thrum studio [FILE.ahap | DIR] [options]
+
+        Serves Thrum Studio on loopback and prints its URL, with a per-run token, as the first line
+        (`url: http://127.0.0.1:PORT/?token=…`); open it in a browser. The page lists the AHAP files
+        of DIR (or of FILE's directory, FILE opened first), draws the pattern on a timeline with
+        the compiled drive and the actuator's acceleration (as thrum render does), plays it on the
+        device (space bar) and shows each event's reported onset, its ± bound and, on the virtual
+        device, the true onset; events are dragged to edit them, and Save writes the file keeping
+        every key not edited as it was. A file changed by another editor is reloaded.
+
+        Options:
+          --port PATH       play on the Thrum device on this serial port or pseudo-terminal
+                            (held by the studio while it runs); without it, the virtual device
+          --baud N          baud rate of a real serial port (default 115200)
+          --actuator NAME   actuator profile (default: \(ActuatorProfile.default.id)); --profile NAME is the same
+          --listen H:P      address to listen on (default 127.0.0.1:0, a free port on loopback);
+                            another address than loopback is reachable from the network: a warning says so
+          --open            open the URL in the desktop's browser (xdg-open)
+
+        Every request must carry the token, name this studio's address as its Host (and Origin,
+        when a browser sends one), and stay under the served directory. Ctrl-C stops the studio.
+        """
+
+    static func run(_ arguments: inout ArgumentList) throws -> Int32 {
+        let port = try arguments.option("port")
+        let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
+        let chosenProfile = try ActuatorChoice.take(from: &arguments)
+        let listen = try arguments.option("listen") ?? "127.0.0.1:0"
+        let open = arguments.flag("open")
+        let positionals = try arguments.positionals()
+        try arguments.finish()
+        guard positionals.count <= 1 else { throw UsageError(message: "give one AHAP file or directory") }
+        let (host, listenPort) = try parseListen(listen)
+
+        let given = positionals.first ?? "."
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: given, isDirectory: &isDirectory) else {
+            throw CommandFailure(message: "\(given): no such file or directory")
+        }
+        let directoryPath = isDirectory.boolValue ? given : (given as NSString).deletingLastPathComponent
+        let directory: ServedDirectory
+        do {
+            directory = try ServedDirectory(path: directoryPath.isEmpty ? "." : directoryPath)
+        } catch {
+            throw CommandFailure(message: error.message)
+        }
+        let initial = isDirectory.boolValue ? nil : (given as NSString).lastPathComponent
+        if let initial, directory.resolve(initial) == nil {
+            throw CommandFailure(message: "\(given): not an AHAP file (.ahap)")
+        }
+        let profile = chosenProfile ?? ActuatorProfile.default
+        let device = try StudioDevice(port: port, baud: baud, profile: profile)
+        let app = StudioApp(directory: directory, initialFile: initial, backend: StudioBackend(device: device, baseDirectory: directory.root))
+        let url: String
+        do {
+            url = try app.start(host: host, port: listenPort)
+        } catch {
+            device.close()
+            throw CommandFailure(message: error.message)
+        }
+        print("url: \(url)")
+        print("serving \(given) (\(directory.list().count) AHAP files); device: \(device.name); Ctrl-C stops")
+        if !RequestGuard.names(listenHost: "127.0.0.1").contains(host) && host != "::1" {
+            printError("warning: listening on \(host), reachable from other machines; the token is all that guards it")
+        }
+        flushStandardOutput()
+        if open {
+            let browser = Process()
+            browser.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            browser.arguments = ["xdg-open", url]
+            try? browser.run()
+        }
+        waitForSignal()
+        app.stop()
+        device.close()
+        return 0
+    }
+
+    /// `HOST:PORT` or `[V6]:PORT`.
+    static func parseListen(_ text: String) throws(UsageError) -> (String, Int) {
+        let expected = UsageError(message: "--listen takes HOST:PORT (such as 127.0.0.1:8080), not '\(text)'")
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
+            throw expected
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw expected }
+        return (host, port)
+    }
+
+    /// Blocks until SIGINT or SIGTERM.
+    private static func waitForSignal() {
+        let done = DispatchSemaphore(value: 0)
+        var sources: [DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { done.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        done.wait()
+        for source in sources { source.cancel() }
+    }
+}

@@ -1,0 +1,482 @@
+#!/usr/bin/python3
+"""Thrum Studio in a real browser (Debian's chromium + chromedriver + python3-selenium).
+
+Starts `thrum studio` on a scratch copy of examples/heartbeat.ahap, then checks, against the
+file on disk and the page's DOM (never the server's word about itself):
+  - requests without the token, with a foreign Origin or Host, for ../ or through a symlink
+    that leads outside, and oversized bodies are refused (403/404/413) and nothing plays;
+  - the timeline shows one mark per event, at x positions proportional to the file's times;
+  - space plays on the virtual device; every event's reported onset appears with its ± bound
+    and the true onset, and the true onset lies within the bound;
+  - dragging the second beat 20 ms later and saving writes that time and leaves every other
+    byte of the file as it was (and `thrum validate` accepts it);
+  - an edit made on disk by another program reloads the page.
+Screenshots of the main views go to --screenshots. With --bench it also measures the targets
+of docs/studio.md (page load to a drawn timeline, a 10 000-event pattern's draw, onset report
+to mark, save to next play, idle CPU) and prints them as `bench:` lines.
+
+Usage: /usr/bin/python3 tools/studio-browser-test.py --thrum .build/debug/thrum [--screenshots DIR] [--bench]
+Exit status 0 when every check passed; the last line is `N passed, M failed`.
+"""
+import argparse
+import difflib
+import http.client
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+passed = 0
+failed = 0
+
+
+def check(condition, what):
+    global passed, failed
+    if condition:
+        passed += 1
+        print(f"ok: {what}", flush=True)
+    else:
+        failed += 1
+        print(f"FAIL: {what}", flush=True)
+    return condition
+
+
+class Studio:
+    """A `thrum studio` process; its URL from the first line of its output."""
+
+    def __init__(self, thrum, target):
+        self.process = subprocess.Popen(
+            [thrum, "studio", target], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        line = self.process.stdout.readline().strip()
+        if not line.startswith("url: "):
+            raise SystemExit(f"thrum studio printed {line!r} first (stderr: {self.process.stderr.read()[:400]})")
+        self.url = line[len("url: "):]
+        m = re.match(r"http://([^/]+)/\?token=([0-9a-f]+)$", self.url)
+        self.hostport, self.token = m.group(1), m.group(2)
+        self.host, self.port = self.hostport.rsplit(":", 1)
+        threading.Thread(target=self.process.stdout.read, daemon=True).start()
+
+    def request(self, method, path, body=None, headers=None, token=True, host=None):
+        c = http.client.HTTPConnection(self.host, int(self.port), timeout=120)
+        h = {"Host": host or self.hostport}
+        if token:
+            h["X-Thrum-Token"] = self.token
+        if body is not None:
+            h["Content-Type"] = "application/json"
+        h.update(headers or {})
+        c.request(method, path, body=body, headers=h)
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        return r.status, data
+
+    def json(self, path, body=None):
+        status, data = self.request("GET" if body is None else "POST", path, None if body is None else json.dumps(body))
+        return status, json.loads(data or b"{}")
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def websocket_handshake(studio, origin, token):
+    """The status line the server answers a WebSocket upgrade with."""
+    s = socket.create_connection((studio.host, int(studio.port)), timeout=10)
+    s.sendall(
+        (f"GET /ws?token={token} HTTP/1.1\r\nHost: {studio.hostport}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+         f"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nOrigin: {origin}\r\n\r\n").encode()
+    )
+    try:
+        answer = s.recv(200).decode(errors="replace")
+    except socket.timeout:
+        answer = ""
+    s.close()
+    return answer.split("\r\n")[0]
+
+
+def listening_addresses(port):
+    """The local addresses a socket listens on at `port`, from the kernel's tables."""
+    found = []
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"]:
+        try:
+            rows = open(table).read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            address, hexport = fields[1].split(":")
+            if int(hexport, 16) == port and fields[3] == "0A":  # LISTEN
+                found.append(address)
+    return found
+
+
+def security(studio, scratch, outside):
+    addresses = listening_addresses(int(studio.port))
+    check(addresses == ["0100007F"], f"listens on 127.0.0.1 only (kernel's table: {addresses})")
+    st, _ = studio.request("GET", "/api/files", token=False)
+    check(st == 403, f"no token: 403 (got {st})")
+    st, _ = studio.request("GET", "/", token=False)
+    check(st == 403, f"the page without the token: 403 (got {st})")
+    st, _ = studio.request("GET", "/api/files", headers={"X-Thrum-Token": "0" * 32})
+    check(st == 403, f"wrong token: 403 (got {st})")
+    st, _ = studio.request("POST", "/api/play", json.dumps({"file": "heartbeat.ahap"}), headers={"Origin": "http://evil.example"})
+    check(st == 403, f"play from a foreign Origin: 403 (got {st})")
+    st, _ = studio.request("POST", "/api/play", json.dumps({"file": "heartbeat.ahap"}), host="evil.example:80")
+    check(st == 403, f"play with a foreign Host (DNS rebinding): 403 (got {st})")
+    line = websocket_handshake(studio, "http://evil.example", studio.token)
+    check(" 101 " not in line, f"WebSocket from a foreign Origin refused ({line!r})")
+    line = websocket_handshake(studio, f"http://{studio.hostport}", "bad")
+    check(" 101 " not in line, f"WebSocket without the token refused ({line!r})")
+    for name in ["../outside/secret.ahap", "%2e%2e/outside/secret.ahap", "escape.ahap", "linked/secret.ahap", "/etc/passwd"]:
+        st, data = studio.request("GET", "/api/pattern?file=" + name)
+        check(st == 404 and b"Version" not in data, f"{name}: 404 and no content (got {st})")
+    st, files = studio.json("/api/files")
+    check("escape.ahap" not in files["files"] and "heartbeat.ahap" in files["files"] and not any(f.startswith("linked/") for f in files["files"]),
+          f"links that lead outside are not listed ({files['files']})")
+    before = open(outside, "rb").read()
+    st, _ = studio.request("POST", "/api/save", json.dumps({"file": "escape.ahap", "changes": [{"event": 0, "time": 0.5}]}))
+    check(st == 404 and open(outside, "rb").read() == before, f"save through a symlink outside: 404, file untouched (got {st})")
+    big = json.dumps({"file": "heartbeat.ahap", "pad": "x" * (5 << 20)})
+    try:
+        st, _ = studio.request("POST", "/api/save", big)
+    except (ConnectionError, http.client.HTTPException) as e:
+        st = f"closed ({e.__class__.__name__})"
+    check(st == 413, f"a 5 MiB body: 413 (got {st})")
+    st, status = studio.json("/api/status")
+    check(status.get("plays") == 0, f"nothing played after the refused requests (plays {status.get('plays')})")
+
+
+def start_browser(profile):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    # A profile of its own: another chromium on the machine (as the same user) keeps its own.
+    for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900",
+              "--force-device-scale-factor=1", f"--user-data-dir={profile}"]:
+        options.add_argument(a)
+    options.binary_location = "/usr/bin/chromium"
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def wait(driver, condition, timeout, what):
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            value = condition(driver)
+            if value:
+                return value
+        except Exception:
+            pass
+        time.sleep(0.05)
+    check(False, f"timed out after {timeout} s waiting for {what}")
+    return None
+
+
+def open_file(driver, name):
+    """Opens `name` from the file list and waits until its marks and its curves are drawn (a
+    redraw after that would replace the elements a test holds)."""
+    driver.execute_script(f"[...document.querySelectorAll('#file-list li')].find(li => li.dataset.file === '{name}').click()")
+    return wait(driver, lambda d: d.execute_script("return document.body.dataset.rendered") == name, 120, f"{name} drawn")
+
+
+def heads(driver):
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#timeline .event')].map(g => { const c = g.querySelector('.head');"
+        " const r = c.getBoundingClientRect(); return [Number(g.dataset.eventIndex), r.left + r.width / 2, r.top + r.height / 2]; })")
+
+
+def browser_checks(studio, scratch, shots, bench):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    path = os.path.join(scratch, "heartbeat.ahap")
+    original = open(path, "rb").read()
+    times = [item["Event"]["Time"] for item in json.loads(original)["Pattern"] if "Event" in item]
+    profile = os.path.normpath(os.path.join(scratch, "..", "chromium-profile"))
+    os.makedirs(profile, exist_ok=True)
+    driver = start_browser(profile)
+    results = {}
+    try:
+        driver.get(studio.url)
+        marks = wait(driver, lambda d: len(heads(d)) == len(times) and heads(d), 180, "the timeline's marks")
+        if not marks:
+            return results
+        results["load_ms"] = wait(driver, lambda d: d.execute_script("return window.thrumStudio.metrics.loadToDrawnMs"), 60, "the drawn mark")
+        results["rendered_ms"] = wait(driver, lambda d: d.execute_script("return window.thrumStudio.metrics.renderedMs"), 180,
+                                      "the drive and acceleration curves")
+        check(sorted(m[0] for m in marks) == list(range(len(times))), f"one mark per event, data-event-index 0…{len(times) - 1}")
+        xs = {m[0]: m[1] for m in marks}
+        scale = (xs[len(times) - 1] - xs[0]) / (times[-1] - times[0])
+        worst = max(abs(xs[i] - (xs[0] + (t - times[0]) * scale)) for i, t in enumerate(times))
+        check(scale > 0 and worst <= 1.5, f"marks at x proportional to the file's times (worst {worst:.2f} px, {scale:.0f} px/s)")
+        driver.save_screenshot(os.path.join(shots, "timeline.png"))
+
+        # The wheel zooms around the pointer: marks spread by e for a deltaY of −500.
+        def spread(d):
+            m = {h[0]: h[1] for h in heads(d)}
+            return m[1] - m[0]
+        before_spread = spread(driver)
+        driver.execute_script(
+            "const s = document.getElementById('timeline'); const r = s.getBoundingClientRect();"
+            "s.dispatchEvent(new WheelEvent('wheel', {deltaY: -500, clientX: r.left + 100, clientY: r.top + 100, bubbles: true, cancelable: true}))")
+        ratio = spread(driver) / before_spread
+        check(abs(ratio - 2.71828) < 0.05, f"wheel zoom spreads the marks by e ({ratio:.3f})")
+        driver.execute_script("window.thrumStudio.resetView()")
+
+        # Another actuator profile: the acceleration under the timeline is drawn again for it.
+        accel = lambda d: d.execute_script("const p = document.querySelector('#accel .series-accel'); return p && p.getAttribute('points')")
+        before_accel = accel(driver)
+        other = driver.execute_script(
+            "const s = document.getElementById('actuator'); s.selectedIndex = 1; s.dispatchEvent(new Event('change')); return s.value")
+        redrawn = wait(driver, lambda d: d.execute_script("return document.body.dataset.profile") == other and accel(d) != before_accel,
+                       120, f"the render for {other}")
+        check(bool(redrawn), f"choosing {other} redraws the acceleration for it")
+        driver.execute_script("const s = document.getElementById('actuator'); s.selectedIndex = 0; s.dispatchEvent(new Event('change'))")
+        wait(driver, lambda d: accel(d) == before_accel, 120, "the default profile's render again")
+
+        # Play with the space bar; every onset appears with its bound and the true onset.
+        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.SPACE)
+        onsets = wait(driver, lambda d: (lambda o: len(o) == len(times) and o)(d.execute_script(
+            "return [...document.querySelectorAll('#onset-layer .onset')].map(g => ({i: Number(g.dataset.eventIndex),"
+            " onset: Number(g.dataset.onset), bound: Number(g.dataset.bound), truth: g.dataset.trueOnset === undefined ? null"
+            " : Number(g.dataset.trueOnset), band: !!g.querySelector('.band'), status: g.dataset.status}))")), 120,
+            "every event's onset on the timeline")
+        if onsets:
+            check(all(o["band"] and o["bound"] > 0 for o in onsets), "each onset drawn with its ± bound")
+            check(all(o["truth"] is not None for o in onsets), "each onset with the virtual device's true onset")
+            within = [abs(o["truth"] - o["onset"]) <= o["bound"] + 1e-6 for o in onsets if o["truth"] is not None]
+            check(all(within), "the true onset lies within the reported onset ± bound, for every event: "
+                  + ", ".join(f"#{o['i']} |{(o['truth'] - o['onset']) * 1e6:.0f}| ≤ {o['bound'] * 1e6:.0f} µs" for o in onsets))
+            results["onset_latencies"] = driver.execute_script("return window.thrumStudio.metrics.onsetLatenciesMs")
+        wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-played"), 60, "the play's end")
+        driver.save_screenshot(os.path.join(shots, "played.png"))
+        # Zoomed to the second beat: the ± band is as wide as the bound says, in this view's scale.
+        driver.execute_script("window.thrumStudio.setView(0.1575, 0.1625)")
+        band = driver.execute_script(
+            "const g = document.querySelector('#onset-layer .onset[data-event-index=\"1\"]'); const r = g.querySelector('.band')"
+            ".getBoundingClientRect(); const t = document.querySelectorAll('#timeline .axis line'); return [r.width, Number(g.dataset.bound)]")
+        zoom_scale = driver.execute_script(
+            "const s = document.getElementById('timeline'); return (s.clientWidth - 56) / 0.005")
+        check(abs(band[0] - 2 * band[1] * zoom_scale) <= 2, f"zoomed in, the band is 2 × bound wide ({band[0]:.1f} px for ±{band[1] * 1e6:.0f} µs)")
+        driver.save_screenshot(os.path.join(shots, "onset-zoom.png"))
+        driver.execute_script("window.thrumStudio.resetView()")
+
+        # Drag the second beat 20 ms later, then save.
+        marks = {m[0]: m for m in heads(driver)}
+        scale = (marks[len(times) - 1][1] - marks[0][1]) / (times[-1] - times[0])
+        head = driver.find_element(By.CSS_SELECTOR, '#timeline .event[data-event-index="1"] .head')
+        dx = round(0.020 * scale)
+        actions = ActionChains(driver)
+        actions.click_and_hold(head)
+        for k in range(1, 5):
+            actions.move_by_offset(dx // 4 if k < 4 else dx - 3 * (dx // 4), 0)
+        actions.release().perform()
+        driver.save_screenshot(os.path.join(shots, "dragged.png"))
+        t0 = time.time()
+        driver.find_element(By.ID, "save").click()
+        wait(driver, lambda d: open(path, "rb").read() != original, 60, "the saved file")
+        results["save_ms"] = (time.time() - t0) * 1000
+        saved = open(path, "rb").read()
+        new_time = [item["Event"]["Time"] for item in json.loads(saved)["Pattern"] if "Event" in item][1]
+        expected = times[1] + dx / scale
+        check(abs(new_time - expected) <= 1.5 / scale and abs(new_time - (times[1] + 0.020)) <= 2 / scale,
+              f"saved Time of event 1: {new_time:.6f} s (dragged {dx} px = {dx / scale * 1000:.2f} ms; 20 ms asked)")
+        ops = [op for op in difflib.SequenceMatcher(None, original.decode(), saved.decode(), autojunk=False).get_opcodes()
+               if op[0] != "equal"]
+        changed = [(original.decode()[a:b], saved.decode()[c:d]) for _, a, b, c, d in ops]
+        old_text = original.decode()
+        span = (min(op[1] for op in ops), max(op[2] for op in ops)) if ops else (0, 0)
+        token = re.search(r'"Time": ([0-9.]+)', old_text[old_text.index('"Time": 0.16') - 1:])
+        check(ops and span[0] >= old_text.index('"Time": 0.16') and span[1] <= old_text.index('"Time": 0.16') + len('"Time": 0.16'),
+              f"only event 1's Time changed; every other byte as it was ({changed})")
+        v = subprocess.run([args.thrum, "validate", path], capture_output=True, text=True)
+        check(v.returncode == 0, f"thrum validate accepts the saved file ({v.stdout.strip()})")
+        driver.save_screenshot(os.path.join(shots, "saved.png"))
+
+        # Another editor changes the file: the page follows within a second or so.
+        text = open(path).read()
+        edited = text.replace('"Time": 0.96', '"Time": 0.9', 1)
+        t0 = time.time()
+        with open(path, "w") as f:
+            f.write(edited)
+        moved = wait(driver, lambda d: d.execute_script(
+            "const g = document.querySelector('#timeline .event[data-event-index=\"3\"]'); return g && Number(g.dataset.time) === 0.9"),
+            10, "the page to reload the file changed on disk")
+        results["reload_ms"] = (time.time() - t0) * 1000
+        check(bool(moved), f"external edit shown on the page after {results['reload_ms']:.0f} ms")
+        driver.save_screenshot(os.path.join(shots, "reloaded.png"))
+
+        # Loop: the second pass's onsets replace the first's; space stops it.
+        driver.find_element(By.ID, "loop").click()
+        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.SPACE)
+        second = wait(driver, lambda d: d.execute_script(
+            "return document.querySelectorAll('#onset-layer .onset[data-pass=\"1\"]').length"), 60, "a second pass's onsets")
+        check(bool(second), "looping: onsets of the second pass arrive")
+        before = driver.find_element(By.TAG_NAME, "body").get_attribute("data-played")
+        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.SPACE)
+        stopped = wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-played") != before, 30, "the loop to stop")
+        check(bool(stopped), "space stops the loop")
+        driver.find_element(By.ID, "loop").click()
+
+        # Diagnostics at the event they name.
+        open_file(driver, "unsorted-events.ahap")
+        flagged = wait(driver, lambda d: d.execute_script(
+            "return !!document.querySelector('#diagnostic-list li[data-event-index=\"1\"]')"
+            " && !!document.querySelector('#timeline .event.diag[data-event-index=\"1\"]')"), 60, "the diagnostic")
+        check(bool(flagged), "the reader's warning shows inline at the event it names (#1 of unsorted-events.ahap)")
+        driver.save_screenshot(os.path.join(shots, "diagnostics.png"))
+
+        # Delete, undo, redo, undo, add, save: the file gains one event and keeps the rest.
+        unsorted = os.path.join(scratch, "unsorted-events.ahap")
+        before_text = open(unsorted, "rb").read()
+        count = lambda d: d.execute_script("return document.querySelectorAll('#timeline .event').length")
+        n = count(driver)
+        driver.find_element(By.CSS_SELECTOR, '#timeline .event[data-event-index="4"] .head').click()
+        body = driver.find_element(By.TAG_NAME, "body")
+        body.send_keys(Keys.DELETE)
+        after_delete = count(driver)
+        body.send_keys(Keys.CONTROL, "z")
+        after_undo = count(driver)
+        body.send_keys(Keys.CONTROL, Keys.SHIFT, "z")
+        after_redo = count(driver)
+        body.send_keys(Keys.CONTROL, "z")
+        check((after_delete, after_undo, after_redo, count(driver)) == (n - 1, n, n - 1, n),
+              f"delete, undo, redo, undo: {n} → {after_delete} → {after_undo} → {after_redo} → {count(driver)} marks")
+        driver.find_element(By.ID, "add").click()
+        check(count(driver) == n + 1, "Add puts a new mark on the timeline")
+        driver.find_element(By.ID, "save").click()
+        wait(driver, lambda d: open(unsorted, "rb").read() != before_text, 60, "the save with an added event")
+        saved_events = [i for i in json.loads(open(unsorted, "rb").read())["Pattern"] if "Event" in i]
+        after_text = open(unsorted, "rb").read()
+        cut = before_text.rstrip().rindex(b"}")  # the end of the last element
+        cut = before_text.rstrip()[:cut].rstrip().rindex(b"}") + 1
+        check(len(saved_events) == n + 1 and after_text.startswith(before_text[:cut]),
+              f"saved: {len(saved_events)} events, every byte before the new one as it was")
+
+        # An envelope: drag swell's second intensity control point down, save; only its value changes.
+        swell = os.path.join(scratch, "swell.ahap")
+        swell_before = open(swell, "rb").read()
+        open_file(driver, "swell.ahap")
+        point = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, '#timeline .curve-point[data-curve-index="0"][data-point-index="1"]'),
+                     60, "swell's control points")
+        if point:
+            old_value = float(point.get_attribute("data-value"))
+            ActionChains(driver).click_and_hold(point).move_by_offset(0, 10).move_by_offset(0, 10).release().perform()
+            moved = wait(driver, lambda d: (lambda v: v != old_value and v)(float(d.find_element(
+                By.CSS_SELECTOR, '#timeline .curve-point[data-curve-index="0"][data-point-index="1"]').get_attribute("data-value"))),
+                10, "the dragged control point")
+            new_value = moved if moved is not None else old_value
+            driver.find_element(By.ID, "save").click()
+            wait(driver, lambda d: open(swell, "rb").read() != swell_before, 60, "swell saved")
+            curve = [i["ParameterCurve"] for i in json.loads(open(swell, "rb").read())["Pattern"] if "ParameterCurve" in i][0]
+            saved_value = curve["ParameterCurveControlPoints"][1]["ParameterValue"]
+            a, b = swell_before.decode(), open(swell).read()
+            p = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+            q = next((i for i in range(min(len(a), len(b)) - p) if a[-1 - i] != b[-1 - i]), min(len(a), len(b)) - p)
+            was, now = a[p:len(a) - q], b[p:len(b) - q]
+            check(new_value < old_value and abs(saved_value - new_value) < 1e-6 and re.fullmatch(r"[0-9.eE+-]*", was + now) is not None,
+                  f"control point dragged {old_value} → {new_value}, saved {saved_value}; only number characters changed ({was!r} → {now!r})")
+            driver.save_screenshot(os.path.join(shots, "envelope.png"))
+
+        if bench:
+            # Every onset pushed so far (the first play's and the loop's).
+            results["onset_latencies"] = driver.execute_script("return window.thrumStudio.metrics.onsetLatenciesMs")
+            # Save → next play: the play that follows a save plays the saved pattern.
+            t0 = time.time()
+            studio.json("/api/save", {"file": "heartbeat.ahap", "changes": [{"event": 2, "time": 0.81}]})
+            st, started = studio.json("/api/play", {"file": "heartbeat.ahap"})
+            results["save_to_play_ms"] = (time.time() - t0) * 1000
+            time.sleep(3)
+            # The 10 000-event pattern.
+            driver.get(studio.url)
+            wait(driver, lambda d: len(heads(d)) > 0, 120, "the page")
+            driver.execute_script(
+                "[...document.querySelectorAll('#file-list li')].find(li => li.dataset.file === 'large.ahap').click()")
+            drawn = wait(driver, lambda d: d.execute_script(
+                "return document.querySelectorAll('#timeline .event').length >= 10000 && window.thrumStudio.metrics.lastDrawMs"),
+                300, "the 10 000-event pattern")
+            results["draw_10k_ms"] = drawn
+            driver.save_screenshot(os.path.join(shots, "large.png"))
+    finally:
+        driver.quit()
+    return results
+
+
+def idle_cpu(pid, seconds=10):
+    def ticks():
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    a = ticks()
+    time.sleep(seconds)
+    return (ticks() - a) / os.sysconf("SC_CLK_TCK") / seconds * 100
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))] if values else float("nan")
+
+
+def main():
+    scratch = tempfile.mkdtemp(prefix="thrum-studio-")
+    outside_dir = tempfile.mkdtemp(prefix="thrum-outside-")
+    try:
+        served = os.path.join(scratch, "served")
+        os.makedirs(served)
+        shutil.copy(os.path.join(ROOT, "examples", "heartbeat.ahap"), served)
+        shutil.copy(os.path.join(ROOT, "examples", "swell.ahap"), served)
+        shutil.copy(os.path.join(ROOT, "Tests", "ThrumTestSupport", "Fixtures", "ahap", "unsorted-events.ahap"), served)
+        outside = os.path.join(outside_dir, "secret.ahap")
+        shutil.copy(os.path.join(ROOT, "examples", "heartbeat.ahap"), outside)
+        os.makedirs(os.path.join(scratch, "outside"))
+        shutil.copy(outside, os.path.join(scratch, "outside", "secret.ahap"))
+        os.symlink(outside, os.path.join(served, "escape.ahap"))
+        os.symlink(outside_dir, os.path.join(served, "linked"))
+        if args.bench:
+            events = [{"Event": {"Time": round(i * 0.006, 4), "EventType": "HapticTransient", "EventParameters": [
+                {"ParameterID": "HapticIntensity", "ParameterValue": 0.5 + 0.5 * (i % 2)},
+                {"ParameterID": "HapticSharpness", "ParameterValue": 0.5}]}} for i in range(10000)]
+            json.dump({"Version": 1.0, "Pattern": events}, open(os.path.join(served, "large.ahap"), "w"))
+        os.makedirs(args.screenshots, exist_ok=True)
+        studio = Studio(args.thrum, served)
+        try:
+            security(studio, served, outside)
+            results = browser_checks(studio, served, args.screenshots, args.bench)
+            if args.bench:
+                lat = results.get("onset_latencies") or []
+                print(f"bench: page load to drawn timeline: {results.get('load_ms') or float('nan'):.0f} ms")
+                print(f"bench: page load to drive and acceleration drawn: {results.get('rendered_ms') or float('nan'):.0f} ms")
+                print(f"bench: onset report to mark: p50 {percentile(lat, 50):.1f} ms, p99 {percentile(lat, 99):.1f} ms ({len(lat)} onsets)")
+                print(f"bench: save (page click) to file on disk: {results.get('save_ms', float('nan')):.0f} ms")
+                print(f"bench: save then play accepted: {results.get('save_to_play_ms', float('nan')):.0f} ms")
+                print(f"bench: file changed on disk to page updated: {results.get('reload_ms', float('nan')):.0f} ms")
+                print(f"bench: 10 000-event pattern draw: {results.get('draw_10k_ms') or float('nan'):.0f} ms")
+                print(f"bench: idle studio CPU: {idle_cpu(studio.process.pid):.2f} % of a core")
+        finally:
+            studio.stop()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(outside_dir, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--thrum", required=True)
+    parser.add_argument("--screenshots", default=os.path.join(ROOT, ".build", "studio-screenshots"))
+    parser.add_argument("--bench", action="store_true")
+    args = parser.parse_args()
+    sys.exit(main())
