@@ -7,6 +7,7 @@ import ThrumLibrary
 import ThrumLink
 import ThrumPattern
 @testable import ThrumSim
+import ThrumStudio
 import ThrumTestSupport
 import ThrumWire
 import XCTest
@@ -40,6 +41,7 @@ final class PublicErrorMessageTests: XCTestCase {
             "JSONSyntaxError": JSONSyntaxError(position: SourcePosition(line: 1, column: 5), path: "", message: "expected a value"),
             "PresetError": PresetError.unknownName("thud", suggestions: ["thump"]),
             "FileError": LibraryStorage.FileError(description: "cannot read storage.bin"),
+            "StudioServerError": StudioServerError("cannot listen on 127.0.0.1:8765: address in use"),
         ]
         XCTAssertThrowsError(try FaultPlan(parsing: "nonsense")) { samples["ParseError"] = $0 }
         // The ported client's case: an event at a negative time.
