@@ -111,6 +111,7 @@ let package = Package(
                 "ThrumWire",
                 "ThrumAudio",
                 "ThrumLibrary",
+                "ThrumStudio",
             ]),
     ]
 )

@@ -95,11 +95,11 @@ part_swift() {
 # (Every other EndToEndTests class runs in real time, LabgridFarmTests' labgrid farm among them.)
 virtual_time_end_to_end='BenchCommandTests|CLIPresetsTests|CLIRenderTests|CLIValidateTests|EngineOnVirtualRigTests|'\
 'FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|FirmwareListTests|FirmwarePreflightTests|LibraryEndToEndTests|'\
-'LibraryPowerLossTests|ROMTableAgreementTests|'\
+'LibraryPowerLossTests|PublicErrorMessageTests|ROMTableAgreementTests|'\
 'ReadmeExampleTests|VirtualTimePlaybackTests|CompletionsAndManTests'
 real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\
 "ReaderWokenTests|WakeableWaitTests|PlatformWaitTests|WakeLatencyFloorTests|TCPTransportTests)/|"\
-"ThrumHarnessTests\\.ReaderWakeFloorTests/|ThrumAudioTests\\.ALSAAudioSinkTests/"
+"ThrumHarnessTests\\.ReaderWakeFloorTests/|ThrumAudioTests\\.ALSAAudioSinkTests/|ThrumBenchTests\\.FirstPlayBenchTests/"
 
 # Runs the Swift tests, or those matching REGEX (`swift test --filter`: a named subset is a part
 # that calls this with its own): those in virtual time in parallel, then those in real time one at

@@ -54,6 +54,7 @@ public enum Bench {
         onsetFigures(main, into: &report)
         try clockFigures(options, into: &report)
         try startFigures(options, main: main, into: &report)
+        try firstPlayFigures(options, into: &report)
         try lossFigures(options, into: &report)
         try wireFigures(options, into: &report)
         try libraryFigures(options, into: &report)
@@ -116,6 +117,24 @@ public enum Bench {
 
     /// When the second two-device run starts, s after connecting: the startup probing long over.
     static let twoDeviceLaterStart = 6.0
+
+    /// A developer's first play on the default (virtual) device, on the wall clock (``FirstPlayBench``).
+    static func firstPlayFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
+        var completions: [Double] = [], starts: [Double] = []
+        for _ in 0..<(options.quick ? 1 : 5) {
+            guard let r = try FirstPlayBench.run() else { continue }
+            completions.append(r.completion)
+            starts.append(r.start)
+        }
+        let p = Percentiles(completions), s = Percentiles(starts)
+        report.figures.append(BenchFigure(
+            key: "first_play_completion_s",
+            label: "first play on the default virtual device: player.start → completion handler (wall clock, 0.5 s pattern)",
+            value: p.p50, unit: "s", baseline: FirstPlayBench.patternLength, baselineLabel: "Core Haptics (the pattern's length)",
+            target: "≤ 0.6 (debug build)", met: p.p50.map { $0 <= 0.6 },
+            note: "median of \(completions.count) runs, each on a fresh device; max \(p.max.map { String(format: "%.3f", $0) } ?? "–") s; "
+                + "engine.start() \(s.p50.map { String(format: "%.3f", $0) } ?? "–") s (connect, configure, converge, calibrate)"))
+    }
 
     static func seeds(_ options: BenchOptions, full: Int, quick: Int) -> [UInt64] {
         (1...(options.quick ? quick : full)).map(UInt64.init)

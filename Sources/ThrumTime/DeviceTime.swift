@@ -133,3 +133,29 @@ public struct PatternOffset: Comparable, Hashable, Sendable, CustomStringConvert
 
     public var description: String { "+\(microseconds) µs (pattern)" }
 }
+
+/// A position in a pattern's own time (what `seek(toOffset:)` names, where a pause stops), which
+/// a player plays compiled at some rate: at rate `r` the compiled drive's ``PatternOffset`` is
+/// the position divided by `r`. Kept in the caller's seconds so that each conversion to a
+/// compiled offset rounds once (to the µs).
+public struct PatternPosition: Hashable, Sendable, CustomStringConvertible {
+    /// Seconds from the pattern's start, in its own time.
+    public let seconds: Double
+
+    /// The position `seconds` into the pattern (finite, ≥ 0: the caller checks).
+    public init(seconds: Double) { self.seconds = seconds }
+
+    /// The position compiled offset `offset` of a pattern compiled at `rate` plays.
+    public init(compiled offset: PatternOffset, rate: Double) { seconds = offset.seconds * rate }
+
+    /// The pattern's start.
+    public static let start = PatternPosition(seconds: 0)
+
+    /// Whether this is the pattern's start.
+    public var isStart: Bool { seconds == 0 }
+
+    /// The offset of the drive compiled at `rate` that plays this position, rounded to the µs.
+    public func compiled(atRate rate: Double) -> PatternOffset { PatternOffset(seconds: seconds / rate) }
+
+    public var description: String { "pattern position \(seconds) s" }
+}

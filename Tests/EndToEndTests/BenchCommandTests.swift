@@ -17,7 +17,7 @@ final class BenchCommandTests: XCTestCase {
             "prepared_start_latency_p99_ms", "unprepared_start_latency_p50_ms", "loss_retransmissions",
             "loss_lost_events", "wire_bytes_per_second", "felt_onset_error_max_ms", "compile_events_per_second_1000",
             "validate_1e4_events_s", "render_1e3_events_s", "render_1e4_events_s", "audio_haptic_skew_p99_us", "audio_underrun_frames",
-            "audio_decode_23s_ms",
+            "audio_decode_23s_ms", "first_play_completion_s",
         ]
         for key in keys { XCTAssertNotNil(object[key], "missing \(key)") }
         for key in keys where key != "wire_bytes_per_second" { XCTAssertTrue(object[key] is NSNumber, "\(key) is not a number") }

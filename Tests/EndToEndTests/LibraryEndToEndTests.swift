@@ -137,6 +137,46 @@ final class LibraryEndToEndTests: XCTestCase {
         }
     }
 
+    /// Streamed drive started while a stored preset plays is queued behind the preset, never in
+    /// front of it or among its entries (the device refuses entries out of order: a streamed
+    /// segment before the preset's queued entries is dropped as a bad frame, and a preset entry
+    /// behind streamed drive ends the preset with FAULT 8). Truth from the chip: every event of
+    /// both drove it, in order, and the device refused nothing.
+    func testStreamedDriveStartedDuringAStoredPresetIsQueuedBehindIt() throws {
+        let built = try exampleLibrary()
+        let rig = rig(profile: built.profile)
+        try rig.connect(calibrate: false)
+        try rig.session.writeLibrary(try built.image.encode())
+        let engine = try rig.engine()
+        let image = try engine.storedLibrary().image
+        engine.run(for: 0.5)
+        let faultsBefore = rig.session.faults.count
+        let preset = try XCTUnwrap(image.preset(id: 1), "the heartbeat")
+        // The preset asked for 100 ms from now; the streamed transient at once, in front of it.
+        let started = try engine.playStoredPreset(preset, in: image, atTime: engine.currentTime + 0.1)
+        let transient = try HapticPattern(
+            events: [HapticEvent(eventType: .hapticTransient, parameters: [.init(parameterID: .hapticIntensity, value: 1)], relativeTime: 0)],
+            parameters: [])
+        let player = try engine.makePlayer(with: transient)
+        try player.start(atTime: HapticTimeImmediate)
+        engine.run(for: 2.5)
+        var presetTruths: [Double] = []
+        for mark in started.marks {
+            let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
+            XCTAssertTrue([.onTime, .lateTrimmed].contains(record.status), "preset event \(record.patternIndex): \(record.status)")
+            presetTruths.append(try XCTUnwrap(rig.trueOnset(of: record), "preset event \(record.patternIndex): the chip drove it"))
+        }
+        XCTAssertEqual(started.marks.count, 4, "the heartbeat's four beats")
+        let streamed = engine.onsets.filter { $0.playerID == player.playerID }
+        XCTAssertEqual(streamed.count, 1)
+        let record = try XCTUnwrap(streamed.first)
+        XCTAssertTrue([.onTime, .lateTrimmed].contains(record.status), "the transient: \(record.status)")
+        let truth = try XCTUnwrap(rig.trueOnset(of: record), "the chip drove the transient")
+        XCTAssertGreaterThan(truth, try XCTUnwrap(presetTruths.max()), "the streamed drive plays after the preset's last event")
+        let refused = rig.session.faults[faultsBefore...].filter { $0.code == ProtocolConstants.faultGoRejected }
+        XCTAssertTrue(refused.isEmpty, "the device refused nothing: \(refused)")
+    }
+
     func testBadImagesAreRefusedBeforeAnythingIsWritten() throws {
         let built = try exampleLibrary()
         let good = try built.image.encode()

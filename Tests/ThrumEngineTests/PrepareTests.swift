@@ -218,6 +218,31 @@ final class ROMEffectEngineTests: XCTestCase {
         XCTAssertEqual(engine.onsets(for: player).first?.status, .onTime)
     }
 
+    /// A player started at once while a ROM effect plays starts after the effect (the placement's
+    /// floor), not inside it: the chip drives the effect, then the transient. The transient is
+    /// reported late by about 0.2 ms: the device leaves the sequencer (GO = 0, RTP mode) when the
+    /// next entry is due, and those register writes come before its first drive (a firmware
+    /// matter, docs/engine.md "Not yet").
+    func testAnImmediateStartDuringAROMEffectStartsAfterIt() throws {
+        let rig = EngineRig()
+        let engine = rig.engine
+        try engine.start()
+        engine.run(for: 0.1)
+        let mark = try engine.playROMEffect(1)
+        let player = try engine.makePlayer(with: metronome(beats: 1))
+        try player.start(atTime: HapticTimeImmediate)
+        engine.runUntilPlayersFinished(timeout: 1)
+        engine.run(for: 0.05)
+        let effect = try XCTUnwrap(engine.onset(ofROMEffect: mark))
+        XCTAssertEqual(effect.status, .onTime, "\(effect)")
+        let record = try XCTUnwrap(engine.onsets(for: player).first)
+        XCTAssertTrue([.onTime, .lateTrimmed].contains(record.status), "\(record)")
+        let truth = try XCTUnwrap(rig.trueOnset(record), "the chip drove the transient")
+        XCTAssertLessThanOrEqual(truth - record.requestedTime, 0.5e-3, "late by the sequencer's exit at most")
+        let length = try XCTUnwrap(ROMEffect.effect(id: 1)).envelope.duration
+        XCTAssertGreaterThanOrEqual(truth, effect.requestedTime + length, "the transient follows the effect's length")
+    }
+
     func testROMPresetThroughTheFeedbackPath() throws {
         let rig = EngineRig()
         try rig.engine.play(HapticRequest(presetName: "rom.47"))

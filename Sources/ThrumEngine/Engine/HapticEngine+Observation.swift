@@ -8,7 +8,7 @@ extension HapticEngine {
     /// (``LinkHealth``), with this device's lead and how far ahead drive is queued.
     public var linkHealth: LinkHealth {
         device.locked {
-            let ahead = device.lastSentEnd - device.timeNow
+            let ahead = device.placement.sentEnd - device.timeNow
             return LinkHealth(
                 session: session, leadTime: device.leadTime,
                 queuedAhead: device.isRunning && ahead > .zero ? HostDuration.microseconds(ahead.microseconds) : nil)

@@ -16,7 +16,7 @@ extension HapticEngine {
         try startForStoredPresets()
         return try device.locked {
             let base = device.nextStoredPresetEventBase(events: 0)
-            return try playStoredPresetLocked(id: id, atTime: time, eventBase: base) { _, _ in }
+            return try playStoredPresetLocked(id: id, atTime: time, length: .zero, eventBase: base) { _, _ in }
         }
     }
 
@@ -34,7 +34,8 @@ extension HapticEngine {
             var marks: [UInt32] = []
             let events = preset.items.map(\.event).max() ?? 0
             let base = device.nextStoredPresetEventBase(events: events)
-            let host = try playStoredPresetLocked(id: preset.id, atTime: time, eventBase: base) { driveStart, deviceStart in
+            let length = SharedDevice.storedPresetLength(preset, shapes: image.shapes)
+            let host = try playStoredPresetLocked(id: preset.id, atTime: time, length: length, eventBase: base) { driveStart, deviceStart in
                 marks = device.markStoredPreset(
                     preset, shapes: image.shapes, base: base, driveStart: driveStart, deviceStart: deviceStart, owner: self)
             }
@@ -43,7 +44,7 @@ extension HapticEngine {
     }
 
     /// The onset record of one event of a stored preset started by ``playStoredPreset(_:in:atTime:)``.
-    public func onset(ofStoredPresetMark mark: UInt32) -> OnsetRecord? { device.locked { device.marks[mark] } }
+    public func onset(ofStoredPresetMark mark: UInt32) -> OnsetRecord? { device.locked { device.placement.marks[mark] } }
 
     /// Starts the engine when it may start itself, and checks that the device speaks the library.
     private func startForStoredPresets() throws {
@@ -56,32 +57,30 @@ extension HapticEngine {
         }
     }
 
-    /// Sends PLAY_PRESET; `willSend` gets the engine time the drive begins at and the device time
-    /// the message asks for, before it goes.
+    /// Sends PLAY_PRESET, an entry of `length` (zero when unknown) on the device's queue
+    /// (``DevicePlacement/place(_:)``); `placed` then gets the engine time the drive begins at and
+    /// the device time the message asked for.
     private func playStoredPresetLocked(
-        id: UInt16, atTime time: Double, eventBase: UInt32, willSend: (EngineTime, DeviceTime) -> Void
+        id: UInt16, atTime time: Double, length: EngineDuration, eventBase: UInt32, placed: (EngineTime, DeviceTime) -> Void
     ) throws -> HostTime {
+        let placement = device.placement
         let now = timeNow
         // A driver in standby (the device's idle timeout) is woken in the same frame and given
         // its standby exit, as a prepared start does.
         let standby = session.powerState == .standby
-        let exit = standby ? EngineDuration(truncating: configuration.standbyExitLead) : .zero
-        var driveStart = now + EngineDuration(truncating: configuration.preparedStartLead) + exit
-        if let boundary = device.nextFrameBoundary(after: now) {
-            driveStart = min(driveStart, boundary + EngineDuration(truncating: configuration.framedStartMargin) + exit)
-        }
+        var driveStart = placement.anyLaneStart(now: now, standby: standby, learnt: false)
         if standby {
             session.link.sendImmediately(
                 .wake(idleTimeoutMilliseconds: UInt32(clamping: configuration.preparedTimeout.nanoseconds / 1_000_000)))
         }
         if time != HapticTimeImmediate { driveStart = max(driveStart, try engineTime(time)) }
-        driveStart = max(driveStart, device.lastSentEnd)
-        let host = driveStart.hostTime
-        let deviceStart = device.deviceTime(at: driveStart) - session.latencyCorrection
-        willSend(driveStart, deviceStart)
-        session.sendPlayPreset(id: UInt32(id), deviceStart: deviceStart, eventBase: eventBase)
+        driveStart = max(driveStart, placement.sentEnd)
+        let deviceStart = placement.place(.storedPreset(id: UInt32(id), start: driveStart, length: length, eventBase: eventBase))
+        device.emittedUntil = max(device.emittedUntil, placement.streamFloor)
+        if length > .zero { device.lastLevel = 0 }
+        placed(driveStart, deviceStart)
         service()
-        return host
+        return driveStart.hostTime
     }
 
     /// Reads the library the device holds (its image, checked) and its status.

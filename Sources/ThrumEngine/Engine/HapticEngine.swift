@@ -219,9 +219,9 @@ public final class HapticEngine: @unchecked Sendable {
     public var onsets: [OnsetRecord] {
         device.locked {
             let me = ObjectIdentifier(self)
-            return device.markOrder.compactMap { id -> OnsetRecord? in
-                guard let record = device.marks[id] else { return nil }
-                if let owner = device.markOwners[id] { return owner == me ? record : nil }
+            return device.placement.markOrder.compactMap { id -> OnsetRecord? in
+                guard let record = device.placement.marks[id] else { return nil }
+                if let owner = device.placement.markOwners[id] { return owner == me ? record : nil }
                 return playerIDs.contains(record.playerID) ? record : nil
             }
         }
@@ -278,8 +278,9 @@ public final class HapticEngine: @unchecked Sendable {
     // MARK: Lifecycle
 
     /// Starts the engine: connects to the device if no other engine did (identify), configures the
-    /// driver for the profile and converges the clock. Blocks until done; then the engine runs by
-    /// itself (see the type's threading note).
+    /// driver for the profile, converges the clock and calibrates the driver once a connection
+    /// (``Configuration/calibrateOnStart``). Blocks until done; then the engine runs by itself
+    /// (see the type's threading note), and a first play starts one lead time after its call.
     /// - Throws: ``HapticError`` `engineStartTimeout` (−4808) when the device does not answer,
     ///   `serverInitFailed` (−4810) for other link failures.
     public func start() throws {
@@ -568,6 +569,7 @@ extension HapticEngine: PlayerHost {
     var timeNow: EngineTime { device.timeNow }
     var changeLead: EngineDuration { device.changeLead }
     var restartMargin: EngineDuration { device.restartMargin }
+    var streamFloor: EngineTime { device.placement.streamFloor }
     var generation: Int { device.generation }
     func engineTime(_ time: Double) throws -> EngineTime { try device.engineTime(time) }
 

@@ -58,7 +58,7 @@ public final class HapticEngineGroup {
         timebase = FrameTimebase(count: engines.count)
         applyProbeInterval()
         for (k, engine) in engines.enumerated() {
-            engine.device.locked { engine.device.frameTimebase = FrameTimebase.Membership(timebase: timebase, index: k) }
+            engine.device.locked { engine.device.placement.frameTimebase = FrameTimebase.Membership(timebase: timebase, index: k) }
         }
         // The reader's wake-up floor moves every device's estimate toward its truth by the same
         // amount on average, which a skew does not see, while its learning in the first second

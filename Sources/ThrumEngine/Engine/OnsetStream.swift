@@ -114,10 +114,10 @@ extension SharedDevice {
     func announceOnset(_ id: UInt32, kind: OnsetUpdate.Kind = .reported) {
         onsetObservers.prune()
         guard onsetObservers.count > 0 else { return }
-        let ids = [id] + (kind == .reported ? (followerMarks[id] ?? []).sorted() : [])
+        let ids = [id] + (kind == .reported ? (placement.followerMarks[id] ?? []).sorted() : [])
         for mark in ids {
-            guard let record = marks[mark] else { continue }
-            let owner = markOwners[mark]
+            guard let record = placement.marks[mark] else { continue }
+            let owner = placement.markOwners[mark]
             onsetObservers.deliver(OnsetUpdate(kind: kind, id: mark, record: record)) { engine in
                 if let owner { return owner == ObjectIdentifier(engine) }
                 return engine.playerIDs.contains(record.playerID)

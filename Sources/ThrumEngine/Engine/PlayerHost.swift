@@ -13,6 +13,9 @@ protocol PlayerHost: AnyObject {
     var changeLead: EngineDuration { get }
     /// The restart margin after an any-lane STOP.
     var restartMargin: EngineDuration { get }
+    /// Where drive the host cannot render again (a ROM effect, a stored preset) ends: streamed
+    /// drive is placed from there on (``DevicePlacement/streamFloor``).
+    var streamFloor: EngineTime { get }
     /// The device's reboot count when the call is made (players of an earlier one are invalid).
     var generation: Int { get }
     /// Whether the engine mutes every one of its players.

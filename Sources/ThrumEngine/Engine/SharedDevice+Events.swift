@@ -7,13 +7,14 @@ import ThrumWire
 extension SharedDevice {
     /// The device id for an event onset of a player's run (stable across re-renders).
     func markID(player: StreamingPatternPlayer, run: Int, event: UInt32, record: () -> OnsetRecord) -> UInt32 {
-        let key = MarkKey(player: player.playerID, run: run, event: event)
-        if let id = markIDs[key] { return id }
-        let id = nextMarkID
-        nextMarkID = nextMarkID == UInt32(Int32.max) ? 1 : nextMarkID + 1
-        markIDs[key] = id
-        marks[id] = record()
-        markOrder.append(id)
+        let ledger = placement
+        let key = DevicePlacement.MarkKey(player: player.playerID, run: run, event: event)
+        if let id = ledger.markIDs[key] { return id }
+        let id = ledger.nextMarkID
+        ledger.nextMarkID = ledger.nextMarkID == UInt32(Int32.max) ? 1 : ledger.nextMarkID + 1
+        ledger.markIDs[key] = id
+        ledger.marks[id] = record()
+        ledger.markOrder.append(id)
         return id
     }
 
@@ -22,24 +23,27 @@ extension SharedDevice {
     /// later and that the device has not reported: the player cut them (a stop, pause, seek or
     /// rate change) before they played, so they were never scheduled. They leave the report.
     func forgetOnsets(player: StreamingPatternPlayer, run: Int, from: EngineTime) {
-        let keys = markIDs.keys.filter { key in
-            guard key.player == player.playerID, key.run == run, let id = markIDs[key], let record = marks[id] else { return false }
+        let ledger = placement
+        let keys = ledger.markIDs.keys.filter { key in
+            guard key.player == player.playerID, key.run == run, let id = ledger.markIDs[key], let record = ledger.marks[id] else {
+                return false
+            }
             return record.status == .notReported && EngineTime(seconds: record.intendedDriveTime) >= from
         }
         guard !keys.isEmpty else { return }
-        let ids = Set(keys.compactMap { markIDs[$0] })
-        for key in keys { markIDs[key] = nil }
+        let ids = Set(keys.compactMap { ledger.markIDs[$0] })
+        for key in keys { ledger.markIDs[key] = nil }
         for id in ids {
-            marks[id] = nil
-            intendedDeviceStart[id] = nil
-            followerMarks[id] = nil
+            ledger.marks[id] = nil
+            ledger.intendedDeviceStart[id] = nil
+            ledger.followerMarks[id] = nil
         }
-        markOrder.removeAll { ids.contains($0) }
+        ledger.markOrder.removeAll { ids.contains($0) }
     }
 
     /// Records that mark `follower` begins together with mark `leader`.
     func follow(_ follower: UInt32, _ leader: UInt32) {
-        followerMarks[leader, default: []].insert(follower)
+        placement.followerMarks[leader, default: []].insert(follower)
     }
 
     /// Onsets of different players at the same instant start one drive (their ramps mix): the
@@ -64,59 +68,7 @@ extension SharedDevice {
     func handle(_ event: DeviceEvent) {
         switch event {
         case .onset(let report):
-            guard var record = marks[report.event] else { return }
-            let clock = session.link.clock
-            let host = clock.hostTime(atDevice: clock.extend(DeviceTime32(rawValue: report.time)))
-            if let intended = intendedDeviceStart.removeValue(forKey: report.event) {
-                let onset = clock.extend(DeviceTime32(rawValue: report.time))
-                if report.knownStatus == .onTime {
-                    if romMarks.contains(report.event) {
-                        session.observeROMLatency(onset: onset, intended: intended)
-                    } else {
-                        session.observeLatency(onset: onset, intended: intended)
-                    }
-                }
-                if report.knownStatus == .lateTrimmed, goMarks.contains(report.event) {
-                    // The GO reached the device after its start: give the next one more room.
-                    preparedLeadExtra = min(preparedLeadExtra + .microseconds(250), .milliseconds(5))
-                }
-            }
-            // A stored preset read from storage after its start begins later, whole, and the
-            // device reports it on time against its own shifted schedule: judged here against the
-            // time asked for, by the device's rule for streamed segments (PROTOCOL.md §4.2).
-            let storedLate = storedPresetExpectedOnsets.removeValue(forKey: report.event).map {
-                clock.extend(DeviceTime32(rawValue: report.time)) - $0 > Self.lateTolerance
-            } ?? false
-            switch report.knownStatus {
-            case .onTime, .lateTrimmed:
-                record.status = report.knownStatus == .onTime && !storedLate ? .onTime : .lateTrimmed
-                record.startedWholeButLate = report.knownStatus == .onTime && storedLate
-                let device = clock.extend(DeviceTime32(rawValue: report.time))
-                record.deviceOnset = device
-                // The reported onset is the middle of the guaranteed bracket, its "±" half the width.
-                if let range = clock.hostTimeBounds(atDevice: device) {
-                    record.driveOnsetRange = range.lowerBound.seconds...range.upperBound.seconds
-                    record.driveOnsetTime = (range.lowerBound.seconds + range.upperBound.seconds) / 2
-                    record.boundSuspect = clock.inconsistency > .zero
-                } else {
-                    record.driveOnsetTime = host.seconds
-                }
-            case .dropped, .none:
-                record.status = .dropped
-                record.driveOnsetTime = nil
-                record.deviceOnset = nil
-                record.driveOnsetRange = nil
-            }
-            marks[report.event] = record
-            for follower in followerMarks[report.event] ?? [] {
-                guard var other = marks[follower] else { continue }
-                other.status = record.status
-                other.driveOnsetTime = record.driveOnsetTime
-                other.deviceOnset = record.deviceOnset
-                other.driveOnsetRange = record.driveOnsetRange
-                other.boundSuspect = record.boundSuspect
-                marks[follower] = other
-            }
+            placement.record(report)
             announceOnset(report.event)
         case .fault(let fault):
             switch fault.knownCode {
@@ -137,23 +89,6 @@ extension SharedDevice {
             break
         }
     }
-
-    /// A clock sample that contradicted the samples before it casts doubt on the bounds already
-    /// reported for onsets after the last sample that agreed (the clock may have moved anywhere
-    /// since): those onsets become suspect (``OnsetRecord/boundSuspect``).
-    func checkClockContradictions() {
-        let clock = session.link.clock
-        guard clock.contradictions != contradictionsSeen, let newest = clock.lastContradiction else { return }
-        contradictionsSeen = clock.contradictions
-        for (id, record) in marks where !record.boundSuspect {
-            guard record.driveOnsetRange != nil, let onset = record.deviceOnset, onset >= newest.since else { continue }
-            marks[id]?.boundSuspect = true
-            announceOnset(id, kind: .boundSuspect)
-        }
-    }
-
-    /// How far after its due time a segment may start and still be on time (PROTOCOL.md §4.2).
-    static let lateTolerance = DeviceDuration.microseconds(50)
 
     /// A device that rebooted restarts its clock: a new clock sample far from the fitted clock.
     ///
@@ -223,14 +158,12 @@ extension SharedDevice {
         preloads.removeAll()
         pendingGo = nil
         isPrepared = false
-        lastDeviceStart = nil
         // A rebooted device has a new clock: nothing of the old mapping carries over.
-        if let membership = frameTimebase { membership.timebase.withdraw(membership.index) }
+        if let membership = placement.frameTimebase { membership.timebase.withdraw(membership.index) }
         publishedToTimebase = nil
-        timeline = freshTimeline()
+        placement.emptied(at: timeNow, fresh: true)
         lastLevel = 0
         emittedUntil = timeNow
-        lastSentEnd = timeNow
         lastClockSample = session.link.clock.samples.last
         for c in engines where c.isRunning { c.resetHandler?() }
     }

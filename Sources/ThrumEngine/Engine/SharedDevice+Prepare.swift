@@ -19,8 +19,8 @@ extension SharedDevice {
         weak var player: StreamingPatternPlayer?
         var serial: Int
         var emittedUntil: EngineTime
-        var lastSentEnd: EngineTime
-        var lastDeviceStart: DeviceTime?
+        /// The queue's tail before the GO.
+        var tail: DevicePlacement.Tail
     }
 
     // MARK: Calibration
@@ -147,14 +147,7 @@ extension SharedDevice {
         let program = preload.program
         let now = timeNow
         let standby = session.powerState == .standby
-        let exit = standby ? EngineDuration(truncating: configuration.standbyExitLead) : .zero
-        let lead = EngineDuration(truncating: configuration.preparedStartLead) + preparedLeadExtra + exit
-        var driveStart = now + lead
-        if let boundary = nextFrameBoundary(after: now) {
-            // The GO leaves with the next frame: start a margin after that frame reaches the device.
-            let margin = EngineDuration(truncating: configuration.framedStartMargin)
-            driveStart = min(driveStart, boundary + margin + preparedLeadExtra + exit)
-        }
+        var driveStart = placement.anyLaneStart(now: now, standby: standby, learnt: true)
         // The program's first drive is `firstStart` from pattern time 0 (negative: pre-shifted).
         let firstStart = program.firstStart.sinceStart
         if let requested {
@@ -162,7 +155,7 @@ extension SharedDevice {
             if asked > now + .seconds(1) { return false }  // far ahead: streaming binds it later, on a fresher clock
             driveStart = max(driveStart, asked)
         }
-        driveStart = max(driveStart, lastSentEnd)
+        driveStart = max(driveStart, placement.sentEnd)
         let at = driveStart - firstStart  // pattern time 0
         let end = program.driveEnd.engineTime(origin: at)
         guard player.intensity.isConstant(from: driveStart, to: end), player.intensity.value(at: driveStart) == 1 else {
@@ -170,77 +163,38 @@ extension SharedDevice {
         }
 
         // Onset ids: event_base + the compiler's event id, one contiguous block.
-        if nextMarkID > UInt32(Int32.max) - program.maxEventID - 1 { nextMarkID = 1 }
-        let base = nextMarkID - 1
-        nextMarkID += program.maxEventID
+        let ledger = placement
+        if ledger.nextMarkID > UInt32(Int32.max) - program.maxEventID - 1 { ledger.nextMarkID = 1 }
+        let base = ledger.nextMarkID - 1
+        ledger.nextMarkID += program.maxEventID
         let serial = player.placePrepared(at: at, preloadedUntil: end)
-        let firstDevice = deviceTime(at: driveStart)
+        pendingGo = PendingGo(slot: slot, player: player, serial: serial, emittedUntil: emittedUntil, tail: ledger.tail)
+        let firstDevice = ledger.place(
+            .program(
+                program, origin: at, driveStart: driveStart, end: end, eventBase: base,
+                wakeFor: standby ? configuration.preparedTimeout : nil))
         for s in program.program.segments where s.eventID != 0 {
             guard let event = compiled.eventsByID[s.eventID] else { continue }
             let id = base + s.eventID
-            markIDs[MarkKey(player: player.playerID, run: serial, event: s.eventID)] = id
-            marks[id] = OnsetRecord(
+            ledger.markIDs[DevicePlacement.MarkKey(player: player.playerID, run: serial, event: s.eventID)] = id
+            ledger.marks[id] = OnsetRecord(
                 playerID: player.playerID, patternIndex: event.patternIndex, pass: 0,
                 requestedTime: at.seconds(plus: event.requestedTime), preShift: event.preShift,
                 driveOnsetTime: nil, status: .notReported)
-            markOrder.append(id)
-            goMarks.insert(id)
+            ledger.markOrder.append(id)
+            ledger.goMarks.insert(id)
             // The device plays a stored program's offsets on its own clock: a span of it is a device span.
             let sinceFirst = DeviceDuration.microseconds((s.startOffset - program.firstStart).microseconds)
-            intendedDeviceStart[id] = firstDevice - session.latencyCorrection + sinceFirst
+            ledger.intendedDeviceStart[id] = firstDevice - session.latencyCorrection + sinceFirst
         }
-        pendingGo = PendingGo(
-            slot: slot, player: player, serial: serial, emittedUntil: emittedUntil, lastSentEnd: lastSentEnd,
-            lastDeviceStart: lastDeviceStart)
-        session.go(
-            program, startHost: at.hostTime, eventBase: base,
-            wakeFor: standby ? configuration.preparedTimeout : nil)
         goStarts += 1
         preloadUse += 1
         preloads[slot]?.lastUse = preloadUse
-        let lastStart = program.program.segments.last.map { $0.startOffset - program.firstStart } ?? .zero
-        let deviceLast = (firstDevice - session.latencyCorrection + .microseconds(lastStart.microseconds)).clampedToOrigin
-        lastDeviceStart = max(lastDeviceStart ?? .zero, deviceLast)
         emittedUntil = max(emittedUntil, end)
-        lastSentEnd = max(lastSentEnd, end)
         lastLevel = 0
-        timeline.reset()
         preparedUntil = max(preparedUntil, end + preparedTimeout)
         service()
         return true
-    }
-
-    /// The engine time at which the device receives a frame written at `now`, when host frames
-    /// arrive on a 1 ms frame grid (USB full speed): the phase of that grid is learnt from the
-    /// clock samples — each ACK's `rx_time`, mapped to host time, is a frame arrival. Only used
-    /// when the link's outbound delay floor is configured (the model then maps arrivals without the
-    /// symmetric-legs bias) and at least 80 % of the recent arrivals lie within ±50 µs of one phase;
-    /// nil otherwise (the fixed ``Configuration/preparedStartLead`` applies).
-    func nextFrameBoundary(after now: EngineTime) -> EngineTime? {
-        let link = session.link
-        guard link.configuration.clock.outboundDelayFloor != nil, link.clock.isConverged else { return nil }
-        let samples = link.clock.samples.suffix(48)
-        guard samples.count >= 16 else { return nil }
-        let phases = samples.map { s -> Double in
-            let host = EngineTime(link.clock.hostTime(atDevice: s.deviceReceive)).microseconds
-            return Double(((host % 1_000) + 1_000) % 1_000)
-        }
-        var x = 0.0, y = 0.0
-        for p in phases {
-            x += cos(p / 1_000 * 2 * .pi)
-            y += sin(p / 1_000 * 2 * .pi)
-        }
-        var phase = atan2(y, x) / (2 * .pi) * 1_000
-        if phase < 0 { phase += 1_000 }
-        let close = phases.filter { p in
-            let d = abs(p - phase)
-            return min(d, 1_000 - d) <= 50
-        }.count
-        guard Double(close) >= 0.8 * Double(phases.count) else { return nil }
-        // Frames arrive at engine times ph + k ms; the next one after now.
-        let ph = Int64(phase.rounded()) % 1_000
-        let k = Int64((Double(now.microseconds - ph) / 1_000).rounded(.down)) + 1
-        return EngineTime(microseconds: ph + k * 1_000)
     }
 
     /// FAULT 8: the device refused the GO (slot invalid, queue full, or behind the queue's last
@@ -251,18 +205,18 @@ extension SharedDevice {
         pendingGo = nil
         preloads[slot] = nil
         emittedUntil = go.emittedUntil
-        lastSentEnd = go.lastSentEnd
-        lastDeviceStart = go.lastDeviceStart
+        let ledger = placement
+        ledger.restore(go.tail)
         guard let player = go.player else { return }
-        let keys = markIDs.keys.filter { $0.player == player.playerID && $0.run == go.serial }
-        let ids = Set(keys.compactMap { markIDs[$0] })
-        for key in keys { markIDs[key] = nil }
+        let keys = ledger.markIDs.keys.filter { $0.player == player.playerID && $0.run == go.serial }
+        let ids = Set(keys.compactMap { ledger.markIDs[$0] })
+        for key in keys { ledger.markIDs[key] = nil }
         for id in ids {
-            marks[id] = nil
-            goMarks.remove(id)
-            intendedDeviceStart[id] = nil
+            ledger.marks[id] = nil
+            ledger.goMarks.remove(id)
+            ledger.intendedDeviceStart[id] = nil
         }
-        markOrder.removeAll { ids.contains($0) }
+        ledger.markOrder.removeAll { ids.contains($0) }
         player.restartStreamed(replacing: go.serial)
     }
 
@@ -288,27 +242,21 @@ extension SharedDevice {
         let requested = try engineTime(time)
         let now = timeNow
         var t = time == HapticTimeImmediate || requested < now + restartMargin ? now + engineLead : requested
-        t = max(t, lastSentEnd)
+        let ledger = placement
+        t = max(t, ledger.sentEnd)
         let length = EngineDuration.seconds(effect.envelope.duration)
-        if nextMarkID >= UInt32(Int32.max) { nextMarkID = 1 }
-        let mark = nextMarkID
-        nextMarkID += 1
-        marks[mark] = OnsetRecord(
+        if ledger.nextMarkID >= UInt32(Int32.max) { ledger.nextMarkID = 1 }
+        let mark = ledger.nextMarkID
+        ledger.nextMarkID += 1
+        ledger.marks[mark] = OnsetRecord(
             playerID: 0, patternIndex: 0, pass: 0, requestedTime: t.seconds, preShift: 0, driveOnsetTime: nil,
             status: .notReported, romEffect: effect.id)
-        markOrder.append(mark)
-        romMarks.insert(mark)
-        markOwners[mark] = ObjectIdentifier(owner)
-        let intended = deviceTime(at: t)
-        var device = intended - session.romLatencyCorrection
-        if let last = lastDeviceStart, device < last { device = last }
-        intendedDeviceStart[mark] = device
-        session.sendROMEffect(effect.id, deviceStart: device, event: mark)
-        lastDeviceStart = device.clampedToOrigin
-        lastSentEnd = max(lastSentEnd, t + length)
+        ledger.markOrder.append(mark)
+        ledger.romMarks.insert(mark)
+        ledger.markOwners[mark] = ObjectIdentifier(owner)
+        ledger.place(.romEffect(effect.id, start: t, length: length, mark: mark))
         emittedUntil = max(emittedUntil, t + length)
         lastLevel = 0
-        timeline.reset()
         owner.idleSince = max(owner.idleSince, t + length)
         preparedUntil = max(preparedUntil, t + length + preparedTimeout)
         service()
@@ -316,5 +264,5 @@ extension SharedDevice {
     }
 
     /// The onset record of a ROM effect started by ``playROMEffect(_:atTime:)``.
-    func onset(ofROMEffect mark: UInt32) -> OnsetRecord? { marks[mark] }
+    func onset(ofROMEffect mark: UInt32) -> OnsetRecord? { placement.marks[mark] }
 }

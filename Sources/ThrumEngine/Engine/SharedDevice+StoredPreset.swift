@@ -1,4 +1,6 @@
+import ThrumCompiler
 import ThrumLibrary
+import ThrumPattern
 import ThrumTime
 import ThrumWire
 
@@ -14,9 +16,10 @@ extension SharedDevice {
     func nextStoredPresetEventBase(events: UInt32) -> UInt32 {
         let spans = max(1, (events + Self.storedPresetEventSpan) / Self.storedPresetEventSpan)
         let slots = (0xF000_0000 - Self.storedPresetEventBase) / Self.storedPresetEventSpan
-        if storedPresetStarts + spans > slots { storedPresetStarts = 0 }
-        let base = Self.storedPresetEventBase + storedPresetStarts * Self.storedPresetEventSpan
-        storedPresetStarts += spans
+        let ledger = placement
+        if ledger.storedPresetStarts + spans > slots { ledger.storedPresetStarts = 0 }
+        let base = Self.storedPresetEventBase + ledger.storedPresetStarts * Self.storedPresetEventSpan
+        ledger.storedPresetStarts += spans
         return base
     }
 
@@ -47,17 +50,30 @@ extension SharedDevice {
             romEvents.insert(r.event)
         }
         var result: [UInt32] = []
+        let ledger = placement
         for (event, time) in intended.sorted(by: { $0.key < $1.key }) {
             let mark = base &+ event
-            marks[mark] = OnsetRecord(
+            ledger.marks[mark] = OnsetRecord(
                 playerID: 0, patternIndex: Int(event) - 1, pass: 0, requestedTime: time.seconds, preShift: 0,
                 driveOnsetTime: nil, status: .notReported)
-            markOrder.append(mark)
-            markOwners[mark] = ObjectIdentifier(owner)
+            ledger.markOrder.append(mark)
+            ledger.markOwners[mark] = ObjectIdentifier(owner)
             let fixed = romEvents.contains(event) ? session.romLatency.correction : session.latency.correction
-            storedPresetExpectedOnsets[mark] = deviceStart + DeviceDuration.microseconds((time - driveStart).microseconds) + fixed
+            ledger.storedPresetExpectedOnsets[mark] = deviceStart + DeviceDuration.microseconds((time - driveStart).microseconds) + fixed
             result.append(mark)
         }
         return result
+    }
+
+    /// How long `preset`'s drive lasts from its start (its lead-in included): to the end of its
+    /// last segment, or of its last ROM effect's approximate length (``ROMEffect``).
+    static func storedPresetLength(_ preset: LibraryImage.Preset, shapes: [LibraryImage.Shape]) -> EngineDuration {
+        let expanded = ProgramPacker.expand(preset, shapes: shapes)
+        var end = expanded.segments.map(\.end).max() ?? 0
+        for r in expanded.rom {
+            let length = ROMEffect.effect(id: r.effect).map { EngineDuration.seconds($0.envelope.duration).microseconds } ?? 0
+            end = max(end, r.start + length)
+        }
+        return .microseconds(Int64(preset.lead) + max(end, 0))
     }
 }

@@ -10,6 +10,8 @@ extension SharedDevice {
 
     /// Keeps the drive rendered and sent up to now + lead time.
     func emit(now: EngineTime) {
+        // A stored preset's entries are still being queued by the device: nothing streamed yet.
+        guard now >= placement.streamHeldUntil else { return }
         // Drive sent now reaches the device one change lead from now at the earliest (two round
         // trips, the restart margin, overstate that where the return leg is the slow one: a
         // serial bridge's latency timer); a CUT placed exactly there is followed without a gap.
@@ -23,7 +25,6 @@ extension SharedDevice {
                 runFaults.append(RunFault(.driveGap(start: emittedUntil.seconds, length: (earliest - emittedUntil).seconds)))
             }
             emittedUntil = earliest
-            if lastLevel != 0, lastSentEnd > now { /* the queued ramp ends on its own */ }
             lastLevel = 0
         }
         let horizon = now + queueHorizon
@@ -81,35 +82,10 @@ extension SharedDevice {
     }
 
 
-    /// Sends drive segment `s` of the render timeline (``RenderTimeline``), mapped to the device's clock.
+    /// Sends drive segment `s` of the render timeline (``RenderTimeline``), mapped to the device's
+    /// clock (``DevicePlacement/place(_:)``).
     func send(_ s: DriveSegment) {
-        let link = session.link
-        let start = RenderTimeline.time(of: s.startOffset)
-        // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
-        let correction = session.latencyCorrection
-        let mapped = timeline.map(
-            hostStart: start.hostTime, duration: s.duration, clock: link.clock, frames: link.frameClock, shift: correction)
-        // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it that
-        // much earlier (keeping its end) so that its first drive lands on the intended instant.
-        var duration = mapped.duration
-        var lead: UInt32 = 0
-        if s.eventID != 0 {
-            lead = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
-            duration += lead
-        }
-        var device = (mapped.start - .microseconds(Int64(lead))).clampedToOrigin
-        if let last = lastDeviceStart, device < last { device = last }
-        lastDeviceStart = device
-        // The latency learnt is onset − the first drive as scheduled (the compensator's definition).
-        if s.eventID != 0 {
-            let first = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
-            intendedDeviceStart[s.eventID] = device + .microseconds(Int64(first))
-        }
-        link.send(
-            .segment(
-                SegmentCommand(
-                    start: device.wire.rawValue, duration: duration, from: s.from, to: s.to, event: s.eventID)))
-        lastSentEnd = max(lastSentEnd, start + s.length)
+        placement.place(.segment(s))
         segmentsSent += 1
     }
 
@@ -120,10 +96,8 @@ extension SharedDevice {
         session.link.sendImmediately(.stop)
         let now = timeNow
         emittedUntil = now + restartMargin
-        lastSentEnd = now
+        placement.emptied(at: now, fresh: false)
         lastLevel = 0
-        lastDeviceStart = nil
-        timeline.reset()
         // Drive a GO put on the device is gone too: it is rendered (streamed) from here on.
         for p in players { p.unpreload(from: emittedUntil) }
         pendingGo = nil
@@ -131,9 +105,12 @@ extension SharedDevice {
 
     /// Makes engine time `t` renderable again: no-op when not yet rendered, a cheap rewind when
     /// only silence was sent since, a CUT at `t` when a change sent now reaches the device in time
-    /// (``changeLead``), and an any-lane STOP otherwise.
-    func invalidate(from t: EngineTime) {
+    /// (``changeLead``), and an any-lane STOP otherwise. Never before the end of drive the host
+    /// cannot render again (``DevicePlacement/streamFloor``: a ROM effect, a stored preset).
+    func invalidate(from requested: EngineTime) {
+        let t = max(requested, placement.streamFloor)
         guard t < emittedUntil else { return }
+        let lastSentEnd = placement.sentEnd
         if lastSentEnd <= t {
             // The floor is the one emit keeps (a change reaches the device one change lead from now): on
             // real time the clock moves between a start computing `t` and this, and a floor of the
@@ -152,16 +129,9 @@ extension SharedDevice {
     /// segments from there dropped, rendering resumed at `t`. No silent gap: the device plays the
     /// old drive up to `t` and the new from `t`.
     func cut(at t: EngineTime) {
-        let link = session.link
-        let host = t.hostTime
-        let device = (timeline.deviceTime(atHost: host, clock: link.clock, frames: link.frameClock) - session.latencyCorrection).clampedToOrigin
-        link.discardQueuedSegments(startingAtOrAfter: device.wire.rawValue)
-        link.send(.cut(at: device.wire.rawValue))
+        placement.cut(at: t)
         cutsSent += 1
-        timeline.restart(hostEnd: host, deviceEnd: device)
-        lastDeviceStart = device
         emittedUntil = t
-        lastSentEnd = t
         lastLevel = 0
         for p in players { p.unpreload(from: t) }
     }

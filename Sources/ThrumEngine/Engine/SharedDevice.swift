@@ -68,58 +68,26 @@ public final class SharedDevice: @unchecked Sendable {
     /// Paused players, so that stopping their engine ends them too.
     var pausedPlayers: [StreamingPatternPlayer] = []
     var emittedUntil = EngineTime.zero
-    var lastSentEnd = EngineTime.zero
     var lastLevel: UInt8 = 0
-    var lastDeviceStart: DeviceTime?
     /// Bumped by a device reboot: players made before are invalid.
     var generation = 0
     var nextPlayerID = 1
-    var nextMarkID: UInt32 = 1
-    var markIDs: [MarkKey: UInt32] = [:]
-    var marks: [UInt32: OnsetRecord] = [:]
-    var markOrder: [UInt32] = []
-    /// Which client made each mark that belongs to no player (a ROM effect, a stored preset's
-    /// events): its `onsets` list them.
-    var markOwners: [UInt32: ObjectIdentifier] = [:]
-    /// Stored presets started so far: each start gets its own event base (docs/library.md).
-    var storedPresetStarts: UInt32 = 0
     var preparedUntil = EngineTime.zero
     var lastClockSample: ClockSample?
-    /// The clock model's ``ThrumLink/ClockModel/contradictions`` already applied to the onsets.
-    var contradictionsSeen = 0
     /// Programs preloaded on the device, by slot.
     var preloads: [UInt8: Preload] = [:]
     var preloadUse = 0
     /// The GO last sent, until its ACK or FAULT 8 settles it.
     var pendingGo: PendingGo?
-    /// Learnt extra lead for prepared starts (GOs that arrived late widen it).
-    var preparedLeadExtra = EngineDuration.zero
-    /// The device time each stored preset event's onset is due at (its asked start plus the
-    /// device's fixed latency), until its report comes back: a later one is late (PROTOCOL.md §4.2).
-    var storedPresetExpectedOnsets: [UInt32: DeviceTime] = [:]
-    /// Onset ids of ROM effects (their latency is learnt apart).
-    var romMarks: Set<UInt32> = []
-    /// Onset ids of events started by GO.
-    var goMarks: Set<UInt32> = []
     var goStarts = 0
     /// The transport or link failed; the run loop returns early instead of spinning.
     var linkDead = false
     let mixer: DriveMixer
-    /// The device time each marked segment (or ROM effect) was sent to start at (after latency
-    /// correction), until its onset report comes back.
-    var intendedDeviceStart: [UInt32: DeviceTime] = [:]
-    /// Keeps contiguous drive contiguous on the device clock.
-    var timeline = DeviceTimeline()
-    /// The group timeline this device schedules on, when it is in a ``HapticEngineGroup`` whose
-    /// devices see one USB frame grid (``FrameTimebase``).
-    var frameTimebase: FrameTimebase.Membership? {
-        didSet { timeline.timebase = frameTimebase }
-    }
-    /// What was last published to ``frameTimebase``: the newest clock sample and frame report.
+    /// Every door's way onto the device: the queue's tail, the mapping to device time, the lead
+    /// policy and the onset ledger (``DevicePlacement``).
+    let placement: DevicePlacement
+    /// What was last published to the group's timebase: the newest clock sample and frame report.
     var publishedToTimebase: (sample: ClockSample?, frame: FrameClock.Sample?)?
-    /// Marks whose events begin together with another mark's (layered events): they take that
-    /// mark's onset report. Never sent to the device.
-    var followerMarks: [UInt32: Set<UInt32>] = [:]
     /// Who is told of onset reports as they arrive (``HapticEngine/observeOnsets(_:)``).
     let onsetObservers = OnsetObservers()
     /// The engines playing on this device (weak: an engine ends when its owner and its players let go).
@@ -129,12 +97,6 @@ public final class SharedDevice: @unchecked Sendable {
     /// Cuts the run thread's wait on the transport short when a caller leaves the lock (real time
     /// over a ``ThrumLink/WakeableTransport`` only; nil otherwise).
     private let wake: WakeSignal?
-
-    struct MarkKey: Hashable {
-        var player: Int
-        var run: Int
-        var event: UInt32
-    }
 
     private struct WeakClient {
         weak var engine: HapticEngine?
@@ -152,6 +114,7 @@ public final class SharedDevice: @unchecked Sendable {
         self.runMode = runMode ?? (session.pump.clock is ManualClock ? .manual : .realTime)
         wake = self.runMode == .realTime && session.pumpWaitingApart != nil ? WakeSignal() : nil
         mixer = DriveMixer(options: configuration.compileOptions)
+        placement = DevicePlacement(session: session, configuration: configuration)
     }
 
     /// The device of `session`: the one its engines already share, or a new one (with `profile`,
@@ -208,27 +171,9 @@ public final class SharedDevice: @unchecked Sendable {
 
     /// Engine time now: the session's host clock, in whole µs.
     var timeNow: EngineTime { EngineTime(session.pump.clock.now()) }
-    /// The device time the clock model maps engine time `t` to: for starts outside the contiguous
-    /// stream (a GO, a ROM effect, a stored preset). Streamed drive and CUTs map through
-    /// ``timeline`` (``DeviceTimeline``), which keeps contiguous drive contiguous on the device.
-    func deviceTime(at t: EngineTime) -> DeviceTime {
-        let link = session.link
-        if let timebase = frameTimebase, let micros = timebase.deviceMicros(atHost: t.hostTime, frames: link.frameClock) {
-            return DeviceTime(microseconds: Int64(micros.rounded()))
-        }
-        return link.clock.deviceTime(at: t.hostTime)
-    }
-
-    /// A timeline for a new clock or a halted device, on the group's timebase if any.
-    func freshTimeline() -> DeviceTimeline {
-        var timeline = DeviceTimeline()
-        timeline.timebase = frameTimebase
-        return timeline
-    }
-
     /// Hands the group's timebase this device's clock model and frame count when they changed.
     func publishToTimebase() {
-        guard let membership = frameTimebase else { return }
+        guard let membership = placement.frameTimebase else { return }
         let link = session.link
         let state = (sample: link.clock.samples.last, frame: link.frameClock.samples.last)
         if let last = publishedToTimebase, last.sample == state.sample, last.frame == state.frame { return }
@@ -236,41 +181,18 @@ public final class SharedDevice: @unchecked Sendable {
         membership.timebase.publish(membership.index, estimate: link.clock, frames: link.frameClock)
     }
 
-    /// ``leadTime`` on the engine's schedule.
-    var engineLead: EngineDuration { EngineDuration(truncating: leadTime) }
-
     /// How far ahead of now the drive is rendered and sent (see ``HapticEngine/leadTime``).
-    public var leadTime: HostDuration {
-        if let fixed = configuration.leadTime { return fixed }
-        // The session's lead adapts to the link's round trip; streaming also needs room for a
-        // render chunk and the restart margin on top of it.
-        return max(session.currentLeadTime, configuration.chunk * 2 + configuration.restartMargin)
-    }
+    public var leadTime: HostDuration { placement.leadTime }
+    /// ``leadTime`` on the engine's schedule.
+    var engineLead: EngineDuration { placement.engineLead }
     /// A chunk that would end this close before an onset ends at the onset instead.
     static let markGuard = EngineDuration.microseconds(200)
-
-    /// How far ahead drive is rendered and queued: the lead, or ``HapticEngine/Configuration/queueAhead``.
-    var queueHorizon: EngineDuration { max(engineLead, EngineDuration(truncating: configuration.queueAhead)) }
-    /// The earliest a change sent now (a CUT and new drive, on the sequenced lane) can take
-    /// effect: the fixed part of what host → device frames recently took at most
-    /// (``ThrumLink/ClockModel/outboundDelayBound(quantile:last:excludingOwnBytes:)``, the return
-    /// leg does not matter) with a quarter more, plus what the host itself puts in front of the
-    /// change on a serial line (the bytes still draining, ``ThrumLink/LinkSession/transmitBacklog``,
-    /// and a whole frame's serialisation at the learnt byte time), plus 2 ms for the frame being
-    /// handled; the session's round-trip lead until the model has samples.
-    var changeLead: EngineDuration {
-        let link = session.link
-        let roundTripLead = EngineDuration(truncating: session.currentLeadTime)
-        guard let outbound = link.clock.outboundDelayBound(excludingOwnBytes: true) else { return roundTripLead }
-        let fixed = EngineDuration(truncating: outbound)
-        let ownFrame = link.clock.byteTimeMicros * Double(ProtocolConstants.maxFrame)
-        let serial = EngineDuration(truncating: link.transmitBacklog) + .microseconds(Int64(ownFrame.rounded(.up)))
-        return min(roundTripLead, fixed + fixed / 4 + serial + .milliseconds(2))
-    }
-    /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
-    var restartMargin: EngineDuration {
-        EngineDuration(truncating: max(configuration.restartMargin, session.link.statistics.smoothedRoundTrip * 2))
-    }
+    /// How far ahead drive is rendered and queued (``DevicePlacement/queueHorizon``).
+    var queueHorizon: EngineDuration { placement.queueHorizon }
+    /// The earliest a change sent now can take effect (``DevicePlacement/changeLead``).
+    var changeLead: EngineDuration { placement.changeLead }
+    /// The restart margin, at least two smoothed round trips (``DevicePlacement/restartMargin``).
+    var restartMargin: EngineDuration { placement.restartMargin }
 
     /// The engine time of an `atTime:` argument (immediate → now).
     func engineTime(_ time: Double) throws -> EngineTime {
@@ -331,7 +253,7 @@ public final class SharedDevice: @unchecked Sendable {
         linkDead = false
         lastError = nil
         emittedUntil = timeNow
-        lastSentEnd = timeNow
+        placement.emptied(at: timeNow, fresh: false)
         lastClockSample = session.link.clock.samples.last
         startRunner()
     }
@@ -375,8 +297,7 @@ public final class SharedDevice: @unchecked Sendable {
         players.removeAll()
         pausedPlayers.removeAll()
         for p in stopping { p.finish(error: error) }
-        lastDeviceStart = nil
-        timeline = freshTimeline()
+        placement.emptied(at: timeNow, fresh: true)
         lastLevel = 0
         // Let the STOP leave now (virtual time moves by a millisecond).
         if isConnected, only != nil { try? session.runOnce(until: session.pump.clock.now() + .milliseconds(1)) }
@@ -415,11 +336,11 @@ public final class SharedDevice: @unchecked Sendable {
 
     /// The onsets of one player, in schedule order.
     public func onsets(for player: any HapticPatternPlayer) -> [OnsetRecord] {
-        locked { markOrder.compactMap { marks[$0] }.filter { $0.playerID == player.playerID } }
+        locked { placement.markOrder.compactMap { placement.marks[$0] }.filter { $0.playerID == player.playerID } }
     }
 
     /// Every onset scheduled on the device (all engines), in schedule order.
-    public var allOnsets: [OnsetRecord] { locked { markOrder.compactMap { marks[$0] } } }
+    public var allOnsets: [OnsetRecord] { locked { placement.markOrder.compactMap { placement.marks[$0] } } }
 
     // MARK: Run loop
 
@@ -516,7 +437,8 @@ public final class SharedDevice: @unchecked Sendable {
         var wake = now + .milliseconds(250)
         if isRunning && !players.isEmpty {
             // Top the queue up every chunk so it always holds about `queueHorizon` of drive.
-            wake = min(wake, max(soonest, emittedUntil - queueHorizon + renderChunk))
+            let topUp = max(emittedUntil - queueHorizon + renderChunk, placement.streamHeldUntil)
+            wake = min(wake, max(soonest, topUp))
             for p in players { if let end = p.endTime { wake = min(wake, max(soonest, end)) } }
         }
         if isPrepared { wake = min(wake, max(soonest, prepareLapseTime)) }
@@ -535,7 +457,7 @@ public final class SharedDevice: @unchecked Sendable {
         }
         checkForReboot()
         guard isRunning else { return }
-        checkClockContradictions()
+        for id in placement.checkClockContradictions() { announceOnset(id, kind: .boundSuspect) }
         publishToTimebase()
         let now = timeNow
         emit(now: now)

@@ -48,7 +48,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     enum State: Equatable {
         case idle
         case playing
-        case paused(offset: Double)
+        case paused(offset: PatternPosition)
     }
     private(set) var state: State = .idle
 
@@ -101,10 +101,10 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     private var pass = 0
     /// Where the timeline ends (stop or pause).
     private var stopAt: EngineTime?
-    /// Pattern offset (s) to pause at when `stopAt` is reached; nil means stop.
-    private var pauseOffset: Double?
-    /// Offset (s) the next start begins at (a seek before start).
-    private var startOffset: Double = 0
+    /// Where in the pattern to pause when `stopAt` is reached; nil means stop.
+    private var pauseOffset: PatternPosition?
+    /// Where in the pattern the next start begins (a seek before start).
+    private var startOffset = PatternPosition.start
     /// `HapticIntensityControl` sent at run time; multiplies the pattern's own control.
     private(set) var intensity = RuntimeControl(defaultValue: 1, range: 0...1)
     /// The other dynamic parameters sent at run time (kept; see docs/engine.md).
@@ -203,7 +203,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         if state == .playing { clip(at: max(t, engine.timeNow)) }
         pass = 0
         let offset = startOffset
-        startOffset = 0
+        startOffset = .start
         begin(offset: offset, at: time == HapticTimeImmediate ? nil : t, engine: engine)
     }
 
@@ -335,7 +335,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
                 x = 0
             } else {
                 switch state {
-                case .idle: startOffset = x
+                case .idle: startOffset = PatternPosition(seconds: x)
                 case .paused:
                     engine.deactivate(self)
                     finish(error: nil)
@@ -346,9 +346,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         }
         switch state {
         case .idle:
-            startOffset = x
+            startOffset = PatternPosition(seconds: x)
         case .paused:
-            state = .paused(offset: x)
+            state = .paused(offset: PatternPosition(seconds: x))
         case .playing:
             let at = engine.timeNow + max(engine.restartMargin, engine.changeLead)
             engine.invalidate(from: at)
@@ -358,7 +358,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             pass += 1
             compileIfNeeded(at: at)
             // Offset 0 starts with its pre-shifted drive at the horizon.
-            place(offset: x, at: x == 0 ? at + preroll : at, engine: engine)
+            place(offset: PatternPosition(seconds: x), at: x == 0 ? at + preroll : at, engine: engine)
         }
     }
 
@@ -384,18 +384,19 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     /// Starts playing pattern offset `offset` (s) at engine time `at`, or as soon as
     /// possible without disturbing other players when `at` is nil (or too close to now).
-    private func begin(offset: Double, at requestedTime: EngineTime?, engine: any PlayerHost) {
+    private func begin(offset: PatternPosition, at requestedTime: EngineTime?, engine: any PlayerHost) {
         // With sound to play, an immediate start waits for the sound device's latency.
         let requested = requestedTime ?? engine.audioStartTime(for: self)
-        if offset == 0 {
+        if offset.isStart {
             stopAt = nil
             pauseOffset = nil
             if engine.startPrepared(self, at: requested) { return }
         }
-        let lead = offset == 0 ? preroll : .zero
+        let lead = offset.isStart ? preroll : .zero
         var at: EngineTime
-        // Other players' drive queued from the start on is replaced (CUT) and mixed anew.
-        let earliest = engine.timeNow + max(engine.restartMargin, engine.changeLead)
+        // Other players' drive queued from the start on is replaced (CUT) and mixed anew; drive
+        // the device plays from its own store (a ROM effect, a stored preset) is waited for.
+        let earliest = max(engine.timeNow + max(engine.restartMargin, engine.changeLead), engine.streamFloor)
         if let requested, requested - lead >= earliest {
             at = requested
         } else {
@@ -411,9 +412,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     /// Adds the run that plays pattern offset `offset` (s) at engine time `at` and marks the
     /// player playing.
     /// `continuing`: the drive carries on from exactly that offset (no pre-shifted lead-in at 0).
-    private func place(offset: Double, at: EngineTime, engine: any PlayerHost, continuing: Bool = false) {
+    private func place(offset: PatternPosition, at: EngineTime, engine: any PlayerHost, continuing: Bool = false) {
         guard let compiled else { return }
-        let x = PatternOffset(seconds: offset / rate)
+        let x = offset.compiled(atRate: rate)
         let lo = x == .zero && !continuing ? PatternOffset.zero - preroll : x
         let hi = looping && loopLength > .zero ? passEnd : programEnd
         nextSerial += 1
@@ -428,7 +429,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     /// Adds a run whose drive a GO put on the device (pattern time 0 at engine time `at`, drive
     /// on the device up to `preloadedUntil`); returns its serial.
     func placePrepared(at: EngineTime, preloadedUntil: EngineTime) -> Int {
-        place(offset: 0, at: at, engine: engine!)
+        place(offset: .start, at: at, engine: engine!)
         runs[runs.count - 1].preloadedUntil = preloadedUntil
         return runs[runs.count - 1].serial
     }
@@ -442,11 +443,11 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     func restartStreamed(replacing serial: Int) {
         guard state == .playing, let engine, runs.contains(where: { $0.serial == serial }) else { return }
         runs.removeAll { $0.serial == serial }
-        begin(offset: 0, at: nil, engine: engine)
+        begin(offset: .start, at: nil, engine: engine)
     }
 
     /// Ends the timeline at engine time `t`: stop, or pause when `pauseOffset` is given.
-    private func end(at t: EngineTime, pauseOffset: Double?, engine: any PlayerHost) {
+    private func end(at t: EngineTime, pauseOffset: PatternPosition?, engine: any PlayerHost) {
         let dropped = clip(at: t)
         stopAt = t
         self.pauseOffset = pauseOffset
@@ -480,11 +481,11 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         return earliestDropped
     }
 
-    /// The pattern offset (unscaled s) playing at engine time `t`.
-    private func offset(at t: EngineTime) -> Double {
-        guard let run = runs.last(where: { $0.time(of: max($0.lo, .zero)) <= t }) ?? runs.first else { return 0 }
+    /// The position in the pattern playing at engine time `t`.
+    private func offset(at t: EngineTime) -> PatternPosition {
+        guard let run = runs.last(where: { $0.time(of: max($0.lo, .zero)) <= t }) ?? runs.first else { return .start }
         let p = min(max(run.offset(at: t), .zero), max(run.compiled.end, .zero))
-        return p.seconds * run.compiled.key.rate
+        return PatternPosition(compiled: p, rate: run.compiled.key.rate)
     }
 
     /// Called by the engine when `endTime` has come: pause or finish.

@@ -56,9 +56,7 @@ struct DeviceTimeline {
 
     /// The device time (before any latency shift) the schedule uses for host time `t`.
     mutating func deviceTime(atHost t: HostTime, clock: ClockModel, frames: FrameClock? = nil) -> DeviceTime {
-        if let timebase, let frames, let micros = timebase.deviceMicros(atHost: t, frames: frames) {
-            return Self.deviceTime(micros)
-        }
+        if let timebase, let frames, let device = timebase.deviceTime(atHost: t, frames: frames) { return device }
         let target = Double(clock.deviceTime(at: t).microseconds)
         let drift = Self.drift(clock: clock, frames: frames)
         guard mapping.anchor != nil, let last = lastMappedHostEnd, t - last < Self.restartAfter else {
@@ -70,12 +68,13 @@ struct DeviceTimeline {
 
     private static func deviceTime(_ micros: Double) -> DeviceTime { DeviceTime(microseconds: Int64(micros.rounded())) }
 
-    /// Device start and duration (µs of device time) of a segment spanning `duration` µs of host
-    /// time from `start`, scheduled `shift` early (the learnt fixed latency).
+    /// Device start and length of a segment spanning `duration` of host time from `start`,
+    /// scheduled `shift` early (the learnt fixed latency). The length is at least 1 µs and at most
+    /// a segment's longest (``ThrumWire/ProtocolConstants/segmentMaxDurationMicroseconds``).
     mutating func map(
-        hostStart start: HostTime, duration: UInt32, clock: ClockModel, frames: FrameClock? = nil, shift: DeviceDuration
-    ) -> (start: DeviceTime, duration: UInt32) {
-        let end = start + .microseconds(Int64(duration))
+        hostStart start: HostTime, duration: HostDuration, clock: ClockModel, frames: FrameClock? = nil, shift: DeviceDuration
+    ) -> (start: DeviceTime, duration: DeviceDuration) {
+        let end = start + duration
         let deviceStart: DeviceTime
         if let previous = lastHostEnd, previous == start {
             deviceStart = lastDeviceEnd
@@ -86,8 +85,7 @@ struct DeviceTimeline {
         lastHostEnd = end
         lastDeviceEnd = deviceEnd
         lastMappedHostEnd = max(lastMappedHostEnd ?? end, end)
-        let length = UInt32(
-            clamping: min((deviceEnd - deviceStart).microseconds, Int64(ProtocolConstants.segmentMaxDurationMicroseconds)))
+        let length = min(deviceEnd - deviceStart, .microseconds(Int64(ProtocolConstants.segmentMaxDurationMicroseconds)))
         return (deviceStart, length)
     }
 

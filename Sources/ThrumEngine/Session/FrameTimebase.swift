@@ -27,19 +27,21 @@ public final class FrameTimebase: @unchecked Sendable {
         let timebase: FrameTimebase
         let index: Int
 
-        /// The device time (fractional µs) at host time `t` on the group's timeline, read through
-        /// this device's count `frames`; nil until every member has published a fitted count.
-        func deviceMicros(atHost t: HostTime, frames: FrameClock) -> Double? {
-            guard frames.isFitted, let position = timebase.gridMicros(atHost: t) else { return nil }
-            return frames.deviceMicros(atFrame: position / FrameClock.framePeriod)
+        /// The device time at host time `t` on the group's timeline, read through this device's
+        /// count `frames` (to the nearest µs); nil until every member has published a fitted count.
+        func deviceTime(atHost t: HostTime, frames: FrameClock) -> DeviceTime? {
+            guard frames.isFitted, let position = timebase.gridMicros(atHost: t),
+                let micros = frames.deviceMicros(atFrame: position / FrameClock.framePeriod)
+            else { return nil }
+            return DeviceTime(microseconds: Int64(micros.rounded()))
         }
     }
 
     /// What one member publishes: its clock model's estimate as a line, and its frame count.
     struct Member {
-        /// The estimate's device time (µs) at `host`, its drift (ppm) and its window's span.
+        /// The estimate's device time at `host`, its drift (ppm) and its window's span.
         var host: HostTime
-        var device: Double
+        var device: DeviceTime
         var driftPPM: Double
         var windowSpan: HostDuration
         var frames: FrameClock
@@ -60,7 +62,7 @@ public final class FrameTimebase: @unchecked Sendable {
     func publish(_ index: Int, estimate clock: ClockModel, frames: FrameClock) {
         guard let last = clock.samples.last else { return }
         let member = Member(
-            host: last.hostReceive, device: Double(clock.deviceTime(at: last.hostReceive).microseconds),
+            host: last.hostReceive, device: clock.deviceTime(at: last.hostReceive),
             driftPPM: clock.driftPPM, windowSpan: clock.windowSpan, frames: frames)
         lock.withLock { members[index] = member }
     }
@@ -75,8 +77,9 @@ public final class FrameTimebase: @unchecked Sendable {
             var rates: [Double] = []
             var long = true
             for case let member? in members {
-                let device = member.device + (t - member.host).microseconds * (1 + member.driftPPM * 1e-6)
-                guard let frame = member.frames.frame(atDevice: DeviceTime(microseconds: Int64(device.rounded()))),
+                let elapsed = (t - member.host).microseconds * (1 + member.driftPPM * 1e-6)
+                let device = member.device + .microseconds(Int64(elapsed.rounded()))
+                guard let frame = member.frames.frame(atDevice: device),
                     let counted = member.frames.driftPPM
                 else { return nil }
                 positions.append(frame * FrameClock.framePeriod)

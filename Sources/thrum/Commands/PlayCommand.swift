@@ -305,9 +305,9 @@ enum PlayCommand: Subcommand {
             var report = PlaybackReport(
                 events: [event], bytesSent: now.bytesSent - before.bytesSent, bytesReceived: now.bytesReceived - before.bytesReceived,
                 segmentCount: 0,
-                startDeviceTime: engine.deviceTime(at: HostTime(nanoseconds: Int64((start * 1e9).rounded()))),
+                startDeviceTime: engine.deviceTime(at: HostTime(seconds: start)),
                 duration: effect.envelope.duration)
-            report.startHostTime = HostTime(nanoseconds: Int64((start * 1e9).rounded()))
+            report.startHostTime = HostTime(seconds: start)
             target.attachTruth(to: &report)
             if let error = engine.lastError { throw error }
             engine.stop()

@@ -1,0 +1,401 @@
+import Foundation
+import ThrumCompiler
+import ThrumLink
+import ThrumTime
+import ThrumWire
+
+/// The one path from "this drive should start at engine time T" to the device's queue: it owns
+/// the queue's tail, the mapping to device time (``DeviceTimeline``, the group's frame timebase),
+/// the lead policy and the onset ledger. Every door puts its drive on the device through
+/// ``place(_:)``, as a different kind of ``Entry``: streamed segments (``SharedDevice`` renders
+/// them), a prepared start's GO of a preloaded program, a ROM effect, a stored preset.
+///
+/// **The tail.** The device refuses an entry that starts before the last one queued (PROTOCOL.md
+/// §3.1), so every entry's device start is at or after ``lastDeviceStart`` (a GO is the exception:
+/// it is refused whole, FAULT 8, and the prepared start falls back to streaming), and each entry
+/// moves the tail past itself. Drive the host cannot render again — a ROM effect, a stored preset
+/// the device expands from its own storage — also raises ``streamFloor``: streamed drive is never
+/// placed before its end (a change is not cut into it, an immediate start waits for it). A stored
+/// preset's device queues its entries a few at a time as it plays (the firmware's feed), and
+/// refuses one that starts before streamed drive already queued (FAULT 8, the rest of the preset
+/// dropped): so no streamed drive is sent at all until the preset's drive has ended
+/// (``streamHeldUntil``), and streamed drive resumes one change lead later (``streamFloor``).
+///
+/// Not thread-safe: used under its ``SharedDevice``'s lock.
+final class DevicePlacement {
+    let session: DeviceSession
+    let configuration: HapticEngine.Configuration
+
+    init(session: DeviceSession, configuration: HapticEngine.Configuration) {
+        self.session = session
+        self.configuration = configuration
+    }
+
+    // MARK: The queue's tail
+
+    /// Where the drive sent so far ends, in engine time (every kind of entry).
+    private(set) var sentEnd = EngineTime.zero
+    /// The device start of the last entry queued: the next one may not start before it.
+    private(set) var lastDeviceStart: DeviceTime?
+    /// Where the last entry the host cannot render again (a ROM effect, a stored preset) ends:
+    /// streamed drive goes from there on.
+    private(set) var streamFloor = EngineTime.zero
+    /// Until when no streamed drive may be sent: the end of the last stored preset's drive.
+    private(set) var streamHeldUntil = EngineTime.zero
+    /// Keeps contiguous streamed drive contiguous on the device clock.
+    private(set) var timeline = DeviceTimeline()
+    /// The group timeline this device schedules on, when it is in a ``HapticEngineGroup`` whose
+    /// devices see one USB frame grid (``FrameTimebase``).
+    var frameTimebase: FrameTimebase.Membership? {
+        didSet { timeline.timebase = frameTimebase }
+    }
+
+    /// The tail as it is, to put back when the device refuses what follows (a GO's FAULT 8).
+    struct Tail {
+        fileprivate var sentEnd: EngineTime
+        fileprivate var lastDeviceStart: DeviceTime?
+    }
+
+    var tail: Tail { Tail(sentEnd: sentEnd, lastDeviceStart: lastDeviceStart) }
+
+    func restore(_ tail: Tail) {
+        sentEnd = tail.sentEnd
+        lastDeviceStart = tail.lastDeviceStart
+    }
+
+    /// The device's queue is empty from `now` on (a STOP, a connection, a device that halted or
+    /// rebooted). `fresh`: the mapping starts over too (a new clock, or a halted device).
+    func emptied(at now: EngineTime, fresh: Bool) {
+        sentEnd = now
+        streamFloor = now
+        streamHeldUntil = now
+        lastDeviceStart = nil
+        if fresh {
+            timeline = DeviceTimeline()
+            timeline.timebase = frameTimebase
+        } else {
+            timeline.reset()
+        }
+    }
+
+    // MARK: Mapping
+
+    /// The device time the clock model maps engine time `t` to: for starts outside the contiguous
+    /// stream (a GO, a ROM effect, a stored preset). Streamed drive and CUTs map through
+    /// ``timeline``, which keeps contiguous drive contiguous on the device.
+    func deviceTime(at t: EngineTime) -> DeviceTime {
+        let link = session.link
+        if let timebase = frameTimebase, let device = timebase.deviceTime(atHost: t.hostTime, frames: link.frameClock) { return device }
+        return link.clock.deviceTime(at: t.hostTime)
+    }
+
+    // MARK: Lead policy
+
+    /// How far ahead of now the drive is rendered and sent (see ``HapticEngine/leadTime``).
+    var leadTime: HostDuration {
+        if let fixed = configuration.leadTime { return fixed }
+        // The session's lead adapts to the link's round trip; streaming also needs room for a
+        // render chunk and the restart margin on top of it.
+        return max(session.currentLeadTime, configuration.chunk * 2 + configuration.restartMargin)
+    }
+
+    /// ``leadTime`` on the engine's schedule.
+    var engineLead: EngineDuration { EngineDuration(truncating: leadTime) }
+
+    /// How far ahead drive is rendered and queued: the lead, or ``HapticEngine/Configuration/queueAhead``.
+    var queueHorizon: EngineDuration { max(engineLead, EngineDuration(truncating: configuration.queueAhead)) }
+
+    /// The earliest a change sent now (a CUT and new drive, on the sequenced lane) can take
+    /// effect: the fixed part of what host → device frames recently took at most
+    /// (``ThrumLink/ClockModel/outboundDelayBound(quantile:last:excludingOwnBytes:)``, the return
+    /// leg does not matter) with a quarter more, plus what the host itself puts in front of the
+    /// change on a serial line (the bytes still draining, ``ThrumLink/LinkSession/transmitBacklog``,
+    /// and a whole frame's serialisation at the learnt byte time), plus 2 ms for the frame being
+    /// handled; the session's round-trip lead until the model has samples.
+    var changeLead: EngineDuration {
+        let link = session.link
+        let roundTripLead = EngineDuration(truncating: session.currentLeadTime)
+        guard let outbound = link.clock.outboundDelayBound(excludingOwnBytes: true) else { return roundTripLead }
+        let fixed = EngineDuration(truncating: outbound)
+        let ownFrame = link.clock.byteTimeMicros * Double(ProtocolConstants.maxFrame)
+        let serial = EngineDuration(truncating: link.transmitBacklog) + .microseconds(Int64(ownFrame.rounded(.up)))
+        return min(roundTripLead, fixed + fixed / 4 + serial + .milliseconds(2))
+    }
+
+    /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
+    var restartMargin: EngineDuration {
+        EngineDuration(truncating: max(configuration.restartMargin, session.link.statistics.smoothedRoundTrip * 2))
+    }
+
+    /// Learnt extra lead for prepared starts (GOs that arrived late widen it).
+    var preparedLeadExtra = EngineDuration.zero
+
+    /// The earliest a start sent on the any-lane now (a GO, a stored preset) begins: the
+    /// prepared-start lead, or the next USB frame boundary plus a margin when the grid is known,
+    /// plus the standby exit when the driver sleeps. `learnt`: with the extra lead GOs that
+    /// arrived late taught (``preparedLeadExtra``).
+    func anyLaneStart(now: EngineTime, standby: Bool, learnt: Bool) -> EngineTime {
+        let exit = standby ? EngineDuration(truncating: configuration.standbyExitLead) : .zero
+        let extra = learnt ? preparedLeadExtra : .zero
+        var start = now + EngineDuration(truncating: configuration.preparedStartLead) + extra + exit
+        if let boundary = nextFrameBoundary(after: now) {
+            // The start leaves with the next frame: begin a margin after that frame reaches the device.
+            start = min(start, boundary + EngineDuration(truncating: configuration.framedStartMargin) + extra + exit)
+        }
+        return start
+    }
+
+    /// The engine time at which the device receives a frame written at `now`, when host frames
+    /// arrive on a 1 ms frame grid (USB full speed): the phase of that grid is learnt from the
+    /// clock samples — each ACK's `rx_time`, mapped to host time, is a frame arrival. Only used
+    /// when the link's outbound delay floor is configured (the model then maps arrivals without the
+    /// symmetric-legs bias) and at least 80 % of the recent arrivals lie within ±50 µs of one phase;
+    /// nil otherwise (the fixed ``HapticEngine/Configuration/preparedStartLead`` applies).
+    func nextFrameBoundary(after now: EngineTime) -> EngineTime? {
+        let link = session.link
+        guard link.configuration.clock.outboundDelayFloor != nil, link.clock.isConverged else { return nil }
+        let samples = link.clock.samples.suffix(48)
+        guard samples.count >= 16 else { return nil }
+        let phases = samples.map { s -> Double in
+            let host = EngineTime(link.clock.hostTime(atDevice: s.deviceReceive)).microseconds
+            return Double(((host % 1_000) + 1_000) % 1_000)
+        }
+        var x = 0.0, y = 0.0
+        for p in phases {
+            x += cos(p / 1_000 * 2 * .pi)
+            y += sin(p / 1_000 * 2 * .pi)
+        }
+        var phase = atan2(y, x) / (2 * .pi) * 1_000
+        if phase < 0 { phase += 1_000 }
+        let close = phases.filter { p in
+            let d = abs(p - phase)
+            return min(d, 1_000 - d) <= 50
+        }.count
+        guard Double(close) >= 0.8 * Double(phases.count) else { return nil }
+        // Frames arrive at engine times ph + k ms; the next one after now.
+        let ph = Int64(phase.rounded()) % 1_000
+        let k = Int64((Double(now.microseconds - ph) / 1_000).rounded(.down)) + 1
+        return EngineTime(microseconds: ph + k * 1_000)
+    }
+
+    // MARK: Placing
+
+    /// What goes on the device's queue.
+    enum Entry {
+        /// Streamed drive: a segment of the render timeline (``RenderTimeline``), contiguous with
+        /// the streamed drive before it where it starts at its end.
+        case segment(DriveSegment)
+        /// A prepared start: GO of preloaded `program` with pattern time 0 at `origin`; its drive
+        /// begins at `driveStart` and ends at `end`; onset ids from `eventBase`.
+        case program(PreloadedProgram, origin: EngineTime, driveStart: EngineTime, end: EngineTime, eventBase: UInt32, wakeFor: HostDuration?)
+        /// DRV2605L ROM effect `effect`, felt from `start` for about `length`, onset id `mark`.
+        case romEffect(UInt8, start: EngineTime, length: EngineDuration, mark: UInt32)
+        /// Stored preset `id`: its drive begins at `start` and lasts `length` (zero when the host
+        /// does not know the preset: then only its start is ordered); onset ids from `eventBase`.
+        case storedPreset(id: UInt32, start: EngineTime, length: EngineDuration, eventBase: UInt32)
+    }
+
+    /// Puts `entry` on the device's queue: maps its start to device time (corrected for the
+    /// device's learnt fixed latency), keeps it behind the queue's tail, sends it and moves the
+    /// tail past it. Returns the device time its drive starts at, before the latency correction
+    /// for a GO (its onsets' reference), after it otherwise.
+    @discardableResult
+    func place(_ entry: Entry) -> DeviceTime {
+        let link = session.link
+        switch entry {
+        case .segment(let s):
+            let start = RenderTimeline.time(of: s.startOffset)
+            // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
+            let mapped = timeline.map(
+                hostStart: start.hostTime, duration: s.length.hostDuration, clock: link.clock, frames: link.frameClock,
+                shift: session.latencyCorrection)
+            // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it that
+            // much earlier (keeping its end) so that its first drive lands on the intended instant.
+            var duration = UInt32(clamping: mapped.duration.microseconds)
+            var lead: UInt32 = 0
+            if s.eventID != 0 {
+                lead = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
+                duration += lead
+            }
+            let device = behindTail((mapped.start - .microseconds(Int64(lead))).clampedToOrigin)
+            lastDeviceStart = device
+            // The latency learnt is onset − the first drive as scheduled (the compensator's definition).
+            if s.eventID != 0 {
+                let first = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
+                intendedDeviceStart[s.eventID] = device + .microseconds(Int64(first))
+            }
+            link.send(
+                .segment(SegmentCommand(start: device.wire.rawValue, duration: duration, from: s.from, to: s.to, event: s.eventID)))
+            sentEnd = max(sentEnd, start + s.length)
+            return device
+        case .program(let program, let origin, let driveStart, let end, let eventBase, let wakeFor):
+            let firstDevice = deviceTime(at: driveStart)
+            session.go(program, startHost: origin.hostTime, eventBase: eventBase, wakeFor: wakeFor)
+            let lastStart = program.program.segments.last.map { $0.startOffset - program.firstStart } ?? .zero
+            let deviceLast = (firstDevice - session.latencyCorrection + .microseconds(lastStart.microseconds)).clampedToOrigin
+            lastDeviceStart = max(lastDeviceStart ?? .zero, deviceLast)
+            sentEnd = max(sentEnd, end)
+            timeline.reset()
+            return firstDevice
+        case .romEffect(let effect, let start, let length, let mark):
+            let device = behindTail(deviceTime(at: start) - session.romLatencyCorrection)
+            intendedDeviceStart[mark] = device
+            session.sendROMEffect(effect, deviceStart: device, event: mark)
+            lastDeviceStart = device.clampedToOrigin
+            outOfStream(until: start + length)
+            return device
+        case .storedPreset(let id, let start, let length, let eventBase):
+            let device = behindTail(deviceTime(at: start) - session.latencyCorrection)
+            session.sendPlayPreset(id: id, deviceStart: device, eventBase: eventBase)
+            // Its entries follow on the device's own clock: the last starts before its end.
+            lastDeviceStart = (device + .microseconds(length.microseconds)).clampedToOrigin
+            // Its last entries reach the device's queue only as it plays: streamed drive leaves
+            // once the preset's drive is over, starting a change lead after that.
+            let end = start + length
+            streamHeldUntil = max(streamHeldUntil, end)
+            outOfStream(until: end + max(restartMargin, changeLead) + .milliseconds(2))
+            return device
+        }
+    }
+
+    /// `device`, or the tail's start when it would lie before it.
+    private func behindTail(_ device: DeviceTime) -> DeviceTime {
+        if let last = lastDeviceStart, device < last { return last }
+        return device
+    }
+
+    /// Drive the host cannot render again lasts until `end`: streamed drive resumes after it.
+    private func outOfStream(until end: EngineTime) {
+        sentEnd = max(sentEnd, end)
+        streamFloor = max(streamFloor, end)
+        timeline.reset()
+    }
+
+    /// A sequenced CUT at engine time `t` (the device drops what starts from there and shortens
+    /// what spans it); the streamed chain continues from exactly there. Returns its device time.
+    @discardableResult
+    func cut(at t: EngineTime) -> DeviceTime {
+        let link = session.link
+        let host = t.hostTime
+        let device = (timeline.deviceTime(atHost: host, clock: link.clock, frames: link.frameClock) - session.latencyCorrection).clampedToOrigin
+        link.discardQueuedSegments(startingAtOrAfter: device.wire.rawValue)
+        link.send(.cut(at: device.wire.rawValue))
+        timeline.restart(hostEnd: host, deviceEnd: device)
+        lastDeviceStart = device
+        sentEnd = t
+        return device
+    }
+
+    // MARK: The onset ledger
+
+    /// Onset records by id (the id the device reports an onset with).
+    var marks: [UInt32: OnsetRecord] = [:]
+    /// Their ids in schedule order.
+    var markOrder: [UInt32] = []
+    var markIDs: [MarkKey: UInt32] = [:]
+    var nextMarkID: UInt32 = 1
+    /// Which client made each mark that belongs to no player (a ROM effect, a stored preset's
+    /// events): its `onsets` list them.
+    var markOwners: [UInt32: ObjectIdentifier] = [:]
+    /// The device time each marked segment (or ROM effect) was sent to start at (after latency
+    /// correction), until its onset report comes back.
+    var intendedDeviceStart: [UInt32: DeviceTime] = [:]
+    /// The device time each stored preset event's onset is due at (its asked start plus the
+    /// device's fixed latency), until its report comes back: a later one is late (PROTOCOL.md §4.2).
+    var storedPresetExpectedOnsets: [UInt32: DeviceTime] = [:]
+    /// Onset ids of ROM effects (their latency is learnt apart).
+    var romMarks: Set<UInt32> = []
+    /// Onset ids of events started by GO.
+    var goMarks: Set<UInt32> = []
+    /// Marks whose events begin together with another mark's (layered events): they take that
+    /// mark's onset report. Never sent to the device.
+    var followerMarks: [UInt32: Set<UInt32>] = [:]
+    /// Stored presets started so far: each start gets its own event base (docs/library.md).
+    var storedPresetStarts: UInt32 = 0
+    /// The clock model's ``ThrumLink/ClockModel/contradictions`` already applied to the onsets.
+    var contradictionsSeen = 0
+
+    struct MarkKey: Hashable {
+        var player: Int
+        var run: Int
+        var event: UInt32
+    }
+
+    /// How far after its due time a segment may start and still be on time (PROTOCOL.md §4.2).
+    static let lateTolerance = DeviceDuration.microseconds(50)
+
+    /// Records an onset report: the record's status and time (the middle of the guaranteed
+    /// bracket), the latency learnt from an on-time one, the GO lead widened by a late one; the
+    /// marks that follow it take the same report.
+    func record(_ report: OnsetReport) {
+        guard var record = marks[report.event] else { return }
+        let clock = session.link.clock
+        let host = clock.hostTime(atDevice: clock.extend(DeviceTime32(rawValue: report.time)))
+        if let intended = intendedDeviceStart.removeValue(forKey: report.event) {
+            let onset = clock.extend(DeviceTime32(rawValue: report.time))
+            if report.knownStatus == .onTime {
+                if romMarks.contains(report.event) {
+                    session.observeROMLatency(onset: onset, intended: intended)
+                } else {
+                    session.observeLatency(onset: onset, intended: intended)
+                }
+            }
+            if report.knownStatus == .lateTrimmed, goMarks.contains(report.event) {
+                // The GO reached the device after its start: give the next one more room.
+                preparedLeadExtra = min(preparedLeadExtra + .microseconds(250), .milliseconds(5))
+            }
+        }
+        // A stored preset read from storage after its start begins later, whole, and the
+        // device reports it on time against its own shifted schedule: judged here against the
+        // time asked for, by the device's rule for streamed segments (PROTOCOL.md §4.2).
+        let storedLate = storedPresetExpectedOnsets.removeValue(forKey: report.event).map {
+            clock.extend(DeviceTime32(rawValue: report.time)) - $0 > Self.lateTolerance
+        } ?? false
+        switch report.knownStatus {
+        case .onTime, .lateTrimmed:
+            record.status = report.knownStatus == .onTime && !storedLate ? .onTime : .lateTrimmed
+            record.startedWholeButLate = report.knownStatus == .onTime && storedLate
+            let device = clock.extend(DeviceTime32(rawValue: report.time))
+            record.deviceOnset = device
+            // The reported onset is the middle of the guaranteed bracket, its "±" half the width.
+            if let range = clock.hostTimeBounds(atDevice: device) {
+                record.driveOnsetRange = range.lowerBound.seconds...range.upperBound.seconds
+                record.driveOnsetTime = (range.lowerBound.seconds + range.upperBound.seconds) / 2
+                record.boundSuspect = clock.inconsistency > .zero
+            } else {
+                record.driveOnsetTime = host.seconds
+            }
+        case .dropped, .none:
+            record.status = .dropped
+            record.driveOnsetTime = nil
+            record.deviceOnset = nil
+            record.driveOnsetRange = nil
+        }
+        marks[report.event] = record
+        for follower in followerMarks[report.event] ?? [] {
+            guard var other = marks[follower] else { continue }
+            other.status = record.status
+            other.driveOnsetTime = record.driveOnsetTime
+            other.deviceOnset = record.deviceOnset
+            other.driveOnsetRange = record.driveOnsetRange
+            other.boundSuspect = record.boundSuspect
+            marks[follower] = other
+        }
+    }
+
+    /// A clock sample that contradicted the samples before it casts doubt on the bounds already
+    /// reported for onsets after the last sample that agreed (the clock may have moved anywhere
+    /// since): those onsets become suspect (``OnsetRecord/boundSuspect``). Returns their ids.
+    func checkClockContradictions() -> [UInt32] {
+        let clock = session.link.clock
+        guard clock.contradictions != contradictionsSeen, let newest = clock.lastContradiction else { return [] }
+        contradictionsSeen = clock.contradictions
+        var suspect: [UInt32] = []
+        for (id, record) in marks where !record.boundSuspect {
+            guard record.driveOnsetRange != nil, let onset = record.deviceOnset, onset >= newest.since else { continue }
+            marks[id]?.boundSuspect = true
+            suspect.append(id)
+        }
+        return suspect
+    }
+}
