@@ -12,7 +12,6 @@ extension ActuatorProfile {
         builtIn.first { $0.id == id }
     }
 
-    private static let refDRV = "shared/reference/drv2605l-and-lra.md"
 
     /// Precision Microdrives C10-100, 10 mm coin LRA, 175 Hz, 2.0 V RMS.
     public static let pmdC10_100 = ActuatorProfile(
@@ -26,12 +25,12 @@ extension ActuatorProfile {
             movingMassGrams: 1.2, forceFactor: 0.5,
             estimated: ["mechanicalQ", "resistanceOhms", "inductanceMillihenries", "movingMassGrams", "forceFactor"]),
         sources: [
-            "datasheet.resonanceHz": "TI E2E thread 342477 (user post: C10-100, 175 Hz), quoted in \(refDRV) §2.1 and §5.2",
-            "datasheet.ratedVoltageRms": "TI E2E thread 342477 (2 V RMS), quoted in \(refDRV) §2.1 and §5.2",
-            "driver.overdriveClampVoltsPeak": "√2 × rated V RMS, as in the worked register table, \(refDRV) §2.1",
-            "physical.mechanicalQ": "estimate: mid-range of the generic coin-LRA Q ≈ 10–30, \(refDRV) §5.2 (no stop time published in our sources)",
-            "physical.resistanceOhms": "estimate: typical coin-LRA coil, \(refDRV) §5.3",
-            "physical.movingMassGrams": "estimate: 10 mm coin, scaled up from the 1.0 g of \(refDRV) §5.3",
+            "datasheet.resonanceHz": "TI E2E thread 342477 (user post: C10-100, 175 Hz)",
+            "datasheet.ratedVoltageRms": "TI E2E thread 342477 (2 V RMS)",
+            "driver.overdriveClampVoltsPeak": "√2 × rated V RMS, the overdrive-clamp equation of TI's DRV2605L datasheet (SLOS854D)",
+            "physical.mechanicalQ": "estimate: mid-range of the generic coin-LRA Q ≈ 10–30 (no stop time published in our sources)",
+            "physical.resistanceOhms": "estimate: typical coin-LRA coil, as the illustrative 8 mm set of hardware/actuators/README.md",
+            "physical.movingMassGrams": "estimate: 10 mm coin, scaled up from the 1.0 g of the illustrative 8 mm set of hardware/actuators/README.md",
             "physical.forceFactor": "estimate: chosen so Z(f0) ≈ 27 Ω, typical for 2 V RMS coin LRAs",
         ],
         notes: [
@@ -50,11 +49,11 @@ extension ActuatorProfile {
             movingMassGrams: 1.0, forceFactor: 0.4,
             estimated: ["mechanicalQ", "resistanceOhms", "inductanceMillihenries", "movingMassGrams", "forceFactor"]),
         sources: [
-            "datasheet.resonanceHz": "apache/mynewt-core hw/drivers/drv2605 syscfg (TI EVM values), quoted in \(refDRV) §2.1 and §5.2",
-            "datasheet.ratedVoltageRms": "apache/mynewt-core syscfg (1.5 V nominal), \(refDRV) §5.2",
-            "datasheet.maxVoltagePeak": "apache/mynewt-core syscfg (3.0 V max), \(refDRV) §5.2",
-            "driver.overdriveClampVoltsPeak": "the part's 3.0 V maximum, \(refDRV) §2.1 worked table",
-            "physical": "the illustrative self-consistent set of \(refDRV) §5.3 (m 1.0 g, Q 20, R 24 Ω, L 0.1 mH, Bl 0.4 N/A) — not a datasheet",
+            "datasheet.resonanceHz": "apache/mynewt-core hw/drivers/drv2605 syscfg (TI EVM values)",
+            "datasheet.ratedVoltageRms": "apache/mynewt-core syscfg (1.5 V nominal)",
+            "datasheet.maxVoltagePeak": "apache/mynewt-core syscfg (3.0 V max)",
+            "driver.overdriveClampVoltsPeak": "the part's 3.0 V maximum (apache/mynewt-core syscfg)",
+            "physical": "an illustrative self-consistent set (m 1.0 g, Q 20, R 24 Ω, L 0.1 mH, Bl 0.4 N/A) — not a datasheet",
         ],
         notes: [
             "EVM auto-calibration result: A_CAL_COMP 0x09, A_CAL_BEMF 0x79, BEMF_GAIN 1 (mynewt syscfg).",
@@ -73,14 +72,14 @@ extension ActuatorProfile {
             movingMassGrams: 0.8, forceFactor: 0.4,
             estimated: ["resistanceOhms", "inductanceMillihenries", "movingMassGrams", "forceFactor"]),
         sources: [
-            "datasheet.resonanceHz": "project READMEs and code comments [3P], \(refDRV) §2.1 and §5.2",
-            "datasheet.ratedVoltageRms": "project READMEs [3P] (1.8 V RMS AC sine), \(refDRV) §5.2",
-            "datasheet.fallTimeMilliseconds": "≈80 ms fall quoted for VG0832012 in a design doc citing the vendor page [3P], \(refDRV) §5.2",
-            "driver.overdriveClampVoltsPeak": "√2 × rated V RMS, \(refDRV) §2.1 worked table",
-            "physical.mechanicalQ": "fit: Q = π·f0·t10/ln 10 with t10 = 80 ms (\(refDRV) §5.1, §5.2)",
-            "physical.resistanceOhms": "estimate: typical 8 mm coin LRA (PUI HD-LA0803 is 25 Ω, \(refDRV) §5.2)",
+            "datasheet.resonanceHz": "project READMEs and code comments [3P]",
+            "datasheet.ratedVoltageRms": "project READMEs [3P] (1.8 V RMS AC sine)",
+            "datasheet.fallTimeMilliseconds": "≈80 ms fall quoted for VG0832012 in a design doc citing the vendor page [3P]",
+            "driver.overdriveClampVoltsPeak": "√2 × rated V RMS (the overdrive-clamp equation of TI's DRV2605L datasheet, SLOS854D)",
+            "physical.mechanicalQ": "fit: Q = π·f0·t10/ln 10 with t10 = 80 ms (the lumped resonator model of hardware/actuators/README.md)",
+            "physical.resistanceOhms": "estimate: typical 8 mm coin LRA (PUI HD-LA0803 is 25 Ω)",
             "physical.movingMassGrams": "estimate: 8 mm coin",
-            "physical.forceFactor": "estimate: as \(refDRV) §5.3",
+            "physical.forceFactor": "estimate: as the illustrative 8 mm set of hardware/actuators/README.md",
         ],
         notes: [])
 
@@ -98,20 +97,20 @@ extension ActuatorProfile {
             movingMassGrams: 0.8, forceFactor: 0.6,
             estimated: ["resistanceOhms", "inductanceMillihenries", "movingMassGrams"]),
         sources: [
-            "datasheet.resonanceHz": "design doc quoting the vendor page [3P], \(refDRV) §2.1 and §5.2",
-            "datasheet.ratedVoltageRms": "design doc quoting the vendor page [3P], \(refDRV) §5.2",
-            "datasheet.ratedCurrentMilliamps": "68 mA typ, vendor page via \(refDRV) §5.2 [3P]",
-            "datasheet.maxCurrentMilliamps": "90 mA max, vendor page via \(refDRV) §5.2 [3P]",
-            "datasheet.accelerationGrms": "1.00 G RMS, vendor page via \(refDRV) §5.2 [3P] (jig mass not stated; 100 g assumed)",
-            "datasheet.fallTimeMilliseconds": "fall ≤ 55 ms, vendor page via \(refDRV) §5.2 [3P]",
-            "driver.overdriveClampVoltsPeak": "√2 × rated V RMS, \(refDRV) §2.1 worked table",
-            "physical.mechanicalQ": "fit: Q = π·f0·t10/ln 10 with t10 = 55 ms (an upper bound, so Q ≤ 12.8), \(refDRV) §5.2",
-            "physical.forceFactor": "fit: Bl = √((Z − R)·c) with Z = 2.0 V / 68 mA = 29.4 Ω and c = m·ω0/Q (\(refDRV) §5.1)",
+            "datasheet.resonanceHz": "design doc quoting the vendor page [3P]",
+            "datasheet.ratedVoltageRms": "design doc quoting the vendor page [3P]",
+            "datasheet.ratedCurrentMilliamps": "68 mA typ, vendor page [3P]",
+            "datasheet.maxCurrentMilliamps": "90 mA max, vendor page [3P]",
+            "datasheet.accelerationGrms": "1.00 G RMS, vendor page [3P] (jig mass not stated; 100 g assumed)",
+            "datasheet.fallTimeMilliseconds": "fall ≤ 55 ms, vendor page [3P]",
+            "driver.overdriveClampVoltsPeak": "√2 × rated V RMS (the overdrive-clamp equation of TI's DRV2605L datasheet, SLOS854D)",
+            "physical.mechanicalQ": "fit: Q = π·f0·t10/ln 10 with t10 = 55 ms (an upper bound, so Q ≤ 12.8)",
+            "physical.forceFactor": "fit: Bl = √((Z − R)·c) with Z = 2.0 V / 68 mA = 29.4 Ω and c = m·ω0/Q (the lumped resonator model of hardware/actuators/README.md)",
             "physical.resistanceOhms": "estimate: typical 8 mm coin LRA",
             "physical.movingMassGrams": "estimate: 8 mm coin",
         ],
         notes: [
-            "The fitted model predicts ≈0.5 G RMS on a 100 g jig against the 1.00 G RMS quoted; the G convention and jig mass of the quote are unknown (reference §5.1 warns of 2–3× errors).",
+            "The fitted model predicts ≈0.5 G RMS on a 100 g jig against the 1.00 G RMS quoted; the G convention and jig mass of the quote are unknown (such quotes are known to differ 2–3× by convention).",
         ])
 
     /// "LRA0825" (Pebble), 8 mm coin LRA, 240 ± 20 Hz, 1.2 V RMS.
@@ -126,11 +125,11 @@ extension ActuatorProfile {
             movingMassGrams: 0.6, forceFactor: 0.3,
             estimated: ["mechanicalQ", "resistanceOhms", "inductanceMillihenries", "movingMassGrams", "forceFactor"]),
         sources: [
-            "datasheet.resonanceHz": "PebbleOS PR #2066 [3P], \(refDRV) §2.1 and §5.2",
-            "datasheet.resonanceToleranceHz": "PebbleOS PR #2066 [3P], \(refDRV) §5.2",
-            "datasheet.ratedVoltageRms": "PebbleOS PR #2066 [3P], \(refDRV) §5.2",
-            "driver.overdriveClampVoltsPeak": "≈ √2 × rated V RMS, \(refDRV) §2.1 worked table",
-            "physical.mechanicalQ": "estimate: generic coin-LRA Q ≈ 10–30, \(refDRV) §5.2",
+            "datasheet.resonanceHz": "PebbleOS PR #2066 [3P]",
+            "datasheet.resonanceToleranceHz": "PebbleOS PR #2066 [3P]",
+            "datasheet.ratedVoltageRms": "PebbleOS PR #2066 [3P]",
+            "driver.overdriveClampVoltsPeak": "≈ √2 × rated V RMS (the overdrive-clamp equation of TI's DRV2605L datasheet, SLOS854D)",
+            "physical.mechanicalQ": "estimate: generic coin-LRA Q ≈ 10–30",
             "physical.resistanceOhms": "estimate",
             "physical.movingMassGrams": "estimate: small 8 mm coin",
             "physical.forceFactor": "estimate",
