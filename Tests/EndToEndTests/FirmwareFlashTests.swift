@@ -76,6 +76,85 @@ final class FirmwareFlashTests: XCTestCase {
         try board.assertAnswers(version: "0.1.0", protocolVersion: 0)
     }
 
+    /// The new-bootloader Nano (optiboot at 115 200 baud behind the 1024-word boot section, its
+    /// reset vector at 0x7800 running through erased words into optiboot), one simulated board for
+    /// three cases: the streaming image into the erased board (byte for byte, then `thrum info` on
+    /// it); a user outside the port's group (the dialout line, nothing touched: avrdude as that user
+    /// is refused the same way); and a worn flash cell (`--worn-flash`) under an image that covers
+    /// it (verify mismatch, nothing claimed; the cell reads erased in the flash and avrdude's own
+    /// verify points at it), with the firmware still answering after both refusals.
+    func testNanoFlashThroughOptibootThenPermissionAndVerifyMismatch() throws {
+        try BootloaderBoard.prepare()
+        // 0x3010: beyond the streaming image's 12 288 B budget, so only the test's image reaches it.
+        let worn = 0x3010
+        let board = try BootloaderBoard(board: "nano", options: ["--worn-flash", String(format: "0x%X", worn)])
+        let flash = try BootloaderBoard.thrum(["firmware", "flash", "--board", "nano", "--port", board.pty])
+        XCTAssertEqual(flash.status, 0, flash.output)
+        XCTAssertTrue(flash.stdout.contains("to Arduino Nano (ATmega328P, new bootloader) on \(board.pty): written and verified"), flash.stdout)
+        XCTAssertTrue(flash.stdout.contains("the device answers: firmware 0.1.0, protocol 0"), flash.stdout)
+        print("nano flash: \(flash.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
+        let image = try BootloaderBoard.objcopyImage("hardware/firmware/build/avr/thrum.hex")
+        let written = try board.flashWhenSettled(expectedPrefix: image)
+        XCTAssertEqual(zip(written.prefix(image.count), image).filter { $0 != $1 }.count, 0, "the flash equals the image byte for byte")
+        XCTAssertTrue(written[image.count..<0x7E00].allSatisfy { $0 == 0xFF }, "nothing else written, the words up to optiboot still erased")
+        try board.assertAnswers(version: "0.1.0", protocolVersion: 0)
+
+        // Permission: the port in the dialout group, flashed by a user outside it.
+        if getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), let dialout = getgrnam("dialout") {
+            XCTAssertEqual(chown(board.pty, 0, dialout.pointee.gr_gid), 0)
+            XCTAssertEqual(chmod(board.pty, 0o660), 0)
+            let denied = try Self.asNobody([try TestPaths.thrumBinary.path, "firmware", "flash", "--board", "nano", "--port", board.pty])
+            XCTAssertEqual(denied.status, 1, denied.output)
+            XCTAssertEqual(
+                denied.output,
+                "thrum: permission denied on \(board.pty): join the dialout group (sudo usermod -aG dialout $USER), then log out and back in\n")
+            let avrdude = try Self.asNobody(["/usr/bin/avrdude", "-c", "arduino", "-p", "m328p", "-P", board.pty, "-b", "115200", "-x", "attempts=1"])
+            XCTAssertNotEqual(avrdude.status, 0)
+            XCTAssertTrue(avrdude.output.contains("Permission denied"), "avrdude's own word for it: \(avrdude.output)")
+            XCTAssertEqual(try Data(contentsOf: board.flashURL), written, "nothing written")
+        } else {
+            print("nano flash: the permission case needs root, setpriv and a dialout group: not run")
+        }
+
+        // A worn cell under the image: avrdude writes the page, reads back 0xFF at the cell.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-fw-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let page = directory.appendingPathComponent("page.hex")
+        try BootloaderBoard.hexFile(bytes: 128, at: 0x3000).write(to: page, atomically: true, encoding: .utf8)
+        let mismatch = try BootloaderBoard.thrum(["firmware", "flash", "--board", "nano", "--port", board.pty, "--image", page.path])
+        XCTAssertEqual(mismatch.status, 1, mismatch.output)
+        XCTAssertEqual(
+            mismatch.stderr,
+            "thrum: verify mismatch: the flash read back differs from the image, so nothing is claimed as flashed; flash again, "
+                + "and if it repeats, the board's flash or its supply is suspect\n")
+        XCTAssertFalse(mismatch.stdout.contains("flashed"), mismatch.stdout)
+        let after = try board.flashWhenSettled(expectedPrefix: Array(written.prefix(0x3000)) + [UInt8](repeating: 0, count: 16))
+        XCTAssertEqual(Array(after[0x3000..<0x3080].enumerated().filter { $0.element != 0 }.map { 0x3000 + $0.offset }), [worn],
+                       "the page written but for the worn cell, which reads erased")
+        XCTAssertEqual(after[worn], 0xFF)
+        let verify = try AVRToolchain.run(
+            ["avrdude", "-c", "arduino", "-p", "m328p", "-P", board.pty, "-b", "115200", "-U", "flash:v:\(page.path):i"])
+        XCTAssertNotEqual(verify.status, 0)
+        XCTAssertNotNil(verify.output.range(of: "0x0*3010", options: .regularExpression), "avrdude's own verify names the cell: \(verify.output)")
+        try board.assertAnswers(version: "0.1.0", protocolVersion: 0)
+    }
+
+    /// `arguments` run as nobody (no groups), the output and error together.
+    static func asNobody(_ arguments: [String]) throws -> BootloaderBoard.Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups"] + arguments
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return BootloaderBoard.Run(status: process.terminationStatus, stdout: text, stderr: "")
+    }
+
     /// The old Nano bootloader (ATmegaBOOT, 57 600 baud, 1024-word boot section) as Debian ships
     /// it, reflashing a running firmware: the board holds the library image (protocol 1) and
     /// runs it; the flash's open resets it into the bootloader, and the streaming image
@@ -145,14 +224,15 @@ final class BootloaderBoard {
     }
 
     /// `flash`: the board's flash as a previous run left it (32 KiB); nil: a new, erased board.
-    init(board: String, flash: [UInt8]? = nil) throws {
+    /// `options`: more of `thrum sim`'s (`--worn-flash ADDR`).
+    init(board: String, flash: [UInt8]? = nil, options: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-board-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         flashURL = directory.appendingPathComponent("flash.bin")
         if let flash { try Data(flash).write(to: flashURL) }
         traceURL = directory.appendingPathComponent("trace.csv")
         simulator = try SimulatorProcess(
-            arguments: ["--mcu", "atmega328p", "--board", board, "--flash", flashURL.path, "--trace", traceURL.path])
+            arguments: ["--mcu", "atmega328p", "--board", board, "--flash", flashURL.path, "--trace", traceURL.path] + options)
         pty = simulator.ptyPath
     }
 
@@ -198,12 +278,12 @@ final class BootloaderBoard {
         return [UInt8](try Data(contentsOf: out))
     }
 
-    /// A valid Intel HEX file of `bytes` bytes of NOPs from address 0.
-    static func hexFile(bytes: Int) -> String {
+    /// A valid Intel HEX file of `bytes` bytes of NOPs from address `start`.
+    static func hexFile(bytes: Int, at start: Int = 0) -> String {
         var text = ""
-        var address = 0
-        while address < bytes {
-            let count = min(16, bytes - address)
+        var address = start
+        while address < start + bytes {
+            let count = min(16, start + bytes - address)
             var record = [UInt8(count), UInt8(address >> 8), UInt8(address & 0xFF), 0] + [UInt8](repeating: 0, count: count)
             record.append(UInt8((256 - record.reduce(0) { ($0 + Int($1)) & 0xFF }) & 0xFF))
             text += ":" + record.map { String(format: "%02X", $0) }.joined() + "\n"

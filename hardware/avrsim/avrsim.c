@@ -77,6 +77,7 @@ typedef struct {
     const char *bootloader_path; /* --bootloader HEX: bootloader mode (boot_flash.h) */
     uint32_t reset_vector;   /* --reset-vector: the boot section's start (BOOTRST, BOOTSZ) */
     const char *flash_path;  /* --flash FILE: the application flash, kept */
+    long worn_flash;         /* --worn-flash ADDR: a flash byte that keeps nothing written (-1: none) */
 } options_t;
 
 typedef struct {
@@ -251,6 +252,9 @@ static void usage(FILE *out)
             "  --reset-vector ADDR   byte address of the boot section (with --bootloader)\n"
             "  --flash FILE          the 32 KiB flash kept in FILE (created erased), written back when the\n"
             "                        bootloader writes a page (with --bootloader)\n"
+            "  --worn-flash ADDR     a worn flash cell: the byte at ADDR (below the boot section) keeps\n"
+            "                        nothing written and reads erased (0xFF), so a programmer's verify\n"
+            "                        fails there (with --bootloader)\n"
             "  --rom-durations       print the chip model's ROM effect lengths (id,ms) and exit\n");
 }
 
@@ -270,6 +274,7 @@ static int parse_options(int argc, char **argv, options_t *o)
     o->bus_timing = 1;
     o->pace = 1;
     o->seed = 1;
+    o->worn_flash = -1;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -348,6 +353,13 @@ static int parse_options(int argc, char **argv, options_t *o)
                 fprintf(stderr, "avrsim: --reset-vector expects a byte address such as 0x7E00, got '%s'\n", argv[i]);
                 return -1;
             }
+        } else if (strcmp(a, "--worn-flash") == 0) {
+            char *end;
+            o->worn_flash = strtol(argv[++i], &end, 0);
+            if (*end != '\0' || argv[i][0] == '\0' || o->worn_flash < 0 || o->worn_flash >= (long)BOOT_FLASH_SIZE) {
+                fprintf(stderr, "avrsim: --worn-flash expects a byte address in the 32 KiB flash such as 0x3010, got '%s'\n", argv[i]);
+                return -1;
+            }
         } else if (strcmp(a, "--storage") == 0) {
             o->storage_path = argv[++i];
         } else if (strcmp(a, "--trigger-at") == 0) {
@@ -378,8 +390,13 @@ static int parse_options(int argc, char **argv, options_t *o)
             fprintf(stderr, "avrsim: --bootloader needs --reset-vector ADDR (0x7E00: optiboot on an Uno)\n");
             return -1;
         }
-    } else if (o->flash_path != NULL || o->reset_vector != 0u) {
-        fprintf(stderr, "avrsim: --flash and --reset-vector are for --bootloader\n");
+        if (o->worn_flash >= (long)o->reset_vector) {
+            fprintf(stderr, "avrsim: --worn-flash 0x%lX lies in the boot section (from 0x%X): give an application address\n",
+                    (unsigned long)o->worn_flash, o->reset_vector);
+            return -1;
+        }
+    } else if (o->flash_path != NULL || o->reset_vector != 0u || o->worn_flash >= 0) {
+        fprintf(stderr, "avrsim: --flash, --reset-vector and --worn-flash are for --bootloader\n");
         return -1;
     } else if (o->elf_path == NULL) {
         fprintf(stderr, "avrsim: no firmware: pass --elf PATH (build it with `make -C hardware/firmware avr`)\n");
@@ -607,6 +624,9 @@ int main(int argc, char **argv)
     next_check = 0;
     while (!stop_requested && state != cpu_Done && state != cpu_Crashed) {
         uint16_t sp;
+        if (o.worn_flash >= 0) {
+            boot_flash_wear(&boot, (uint32_t)o.worn_flash); /* before each instruction: nothing written stays */
+        }
         if (o.bootloader_path != NULL && boot_flash_halted(&boot)) {
             s.avr->cycle += 16u; /* nothing runs until an external reset (boot_flash.h) */
         } else {

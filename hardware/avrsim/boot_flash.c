@@ -258,6 +258,11 @@ int boot_flash_client_opened(boot_flash_t *b, int pty_master)
     return 0;
 }
 
+void boot_flash_wear(boot_flash_t *b, uint32_t address)
+{
+    b->avr->flash[address] = 0xFFu;
+}
+
 void boot_flash_close(boot_flash_t *b)
 {
     boot_flash_sync(b);

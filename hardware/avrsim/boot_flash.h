@@ -61,6 +61,11 @@ int boot_flash_halted(const boot_flash_t *b);
  *  caller then resets the MCU and drops buffered bytes). */
 int boot_flash_client_opened(boot_flash_t *b, int pty_master);
 
+/** A worn cell (`--worn-flash ADDR`): the byte at `address` keeps nothing written and reads
+ *  erased. Called before every instruction, so a page write there is undone before any LPM can
+ *  read it back; the file then holds 0xFF there too. */
+void boot_flash_wear(boot_flash_t *b, uint32_t address);
+
 void boot_flash_close(boot_flash_t *b);
 
 #endif

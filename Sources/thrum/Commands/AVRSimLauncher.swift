@@ -17,14 +17,14 @@ enum AVRSimLauncher {
     /// The MCUs the harness simulates.
     static let supportedMCUs = ["atmega328p"]
 
-    /// Where the harness and the firmware image are looked for, relative to the working directory
-    /// (a checkout of the repository).
-    static let harnessMakefileDirectory = "hardware/avrsim"
-    static let harnessBuildPath = "hardware/avrsim/build/avrsim"
-    static let firmwareMakefileDirectory = "hardware/firmware"
-    static let firmwareBuildPath = "hardware/firmware/build/avr/thrum.elf"
+    /// Where the harness and the firmware image are looked for: the checkout in the working
+    /// directory, or the files installed beside the binary (``ResourceRoot``).
+    static var harnessMakefileDirectory: String { ResourceRoot.path("hardware/avrsim") }
+    static var harnessBuildPath: String { ResourceRoot.path("hardware/avrsim/build/avrsim") }
+    static var firmwareMakefileDirectory: String { ResourceRoot.path("hardware/firmware") }
+    static var firmwareBuildPath: String { ResourceRoot.path("hardware/firmware/build/avr/thrum.elf") }
     /// The library image (`make avr-library`): the default with `--storage`.
-    static let libraryFirmwareBuildPath = "hardware/firmware/build/avr-library/thrum.elf"
+    static var libraryFirmwareBuildPath: String { ResourceRoot.path("hardware/firmware/build/avr-library/thrum.elf") }
 
     struct Request {
         var mcu: String
@@ -39,6 +39,8 @@ enum AVRSimLauncher {
         var board: Board?
         /// The simulated flash's file (`--flash FILE`), with `board`.
         var flash: String?
+        /// A worn flash byte's address (`--worn-flash ADDR`), with `board`: it keeps nothing written.
+        var wornFlash: Int?
         /// The resonance of the actuator wired to the board (`--actuator`'s), Hz.
         var resonanceHz: Double?
     }
@@ -77,8 +79,17 @@ enum AVRSimLauncher {
             }
             arguments += ["--bootloader", try locateBootloader(board), "--reset-vector", String(board.bootloader.bootSection ?? 0)]
             if let flash = request.flash { arguments += ["--flash", flash] }
+            if let worn = request.wornFlash {
+                guard worn < board.bootloader.bootSection ?? 0 else {
+                    throw UsageError(
+                        message: "--worn-flash \(worn): \(board.id)'s boot section starts at \(board.bootloader.bootSection ?? 0); give an application address")
+                }
+                arguments += ["--worn-flash", String(worn)]
+            }
         } else {
-            if request.flash != nil { throw UsageError(message: "--flash is for bootloader mode: give --board too") }
+            if request.flash != nil || request.wornFlash != nil {
+                throw UsageError(message: "--flash and --worn-flash are for bootloader mode: give --board too")
+            }
             arguments += ["--elf", try locateFirmware(request.elf, library: request.storage != nil)]
         }
         if let storage = request.storage { arguments += ["--storage", storage] }

@@ -12,7 +12,7 @@ enum SimCommand: Subcommand {
     static let usage = """
         Usage: thrum sim [options]
                thrum sim --mcu atmega328p [--actuator NAME] [--elf PATH] [--storage FILE] [--trace CSV] [--host-log CSV]
-               thrum sim --mcu atmega328p [--actuator NAME] --board uno|nano|nano-old [--flash FILE] [--storage FILE] [--trace CSV]
+               thrum sim --mcu atmega328p [--actuator NAME] --board uno|nano|nano-old [--flash FILE] [--worn-flash ADDR] [--storage FILE] [--trace CSV]
 
         Opens a pseudo-terminal, prints `pty: /dev/pts/N` as the first line on standard output, and
         serves the virtual device (the real firmware core, a DRV2605L model and an LRA model) on it
@@ -82,6 +82,9 @@ enum SimCommand: Subcommand {
           --flash FILE       the simulated 32 KiB flash, kept in FILE across restarts (created erased:
                              then only the bootloader runs); without it the flash starts erased and is
                              not kept
+          --worn-flash ADDR  a worn flash cell (with --board): the byte at ADDR (e.g. 0x3010, below the
+                             boot section) keeps nothing written and reads erased, so avrdude's verify
+                             fails there, as on a board whose flash no longer holds a charge
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
@@ -99,6 +102,11 @@ enum SimCommand: Subcommand {
                 return board
             }
             request.flash = try arguments.option("flash")
+            request.wornFlash = try arguments.option(
+                "worn-flash", as: { text in
+                    let value = text.hasPrefix("0x") ? Int(text.dropFirst(2), radix: 16) : Int(text)
+                    return value.flatMap { (0..<32768).contains($0) ? $0 : nil }
+                }, expected: "a byte address in the 32 KiB flash, e.g. 0x3010")
             if let faultText = try arguments.option("fault") {
                 request.faults = try AVRSimLauncher.faults(faultText)
             }

@@ -8,8 +8,9 @@ import Foundation
 /// ports/cortex-m/board.c); `BoardCatalogueTests` checks them, and the budgets, against those
 /// files and hardware/firmware/Makefile.
 enum BoardCatalogue {
-    /// Where the firmware sources and builds are, relative to a checkout of the repository.
-    static let firmwareDirectory = "hardware/firmware"
+    /// Where the firmware sources and builds are: in the checkout, or installed beside the binary
+    /// (``ResourceRoot``).
+    static var firmwareDirectory: String { ResourceRoot.path("hardware/firmware") }
 
     /// All supported boards, in the order `thrum firmware list` prints them.
     static let boards: [Board] = [uno, nano, nanoOld, bluePill]
@@ -39,7 +40,7 @@ enum BoardCatalogue {
             name: "optiboot", protocolName: "STK500v1 (avrdude -c arduino)", baud: 115_200, tool: .avrdude(part: "m328p"),
             entry: "DTR auto-reset: opening the port resets the board into the bootloader for about 1 s",
             bootSection: 0x7E00, highFuse: 0xDE,
-            simulatorHex: "hardware/avrsim/build/optiboot_atmega328.hex"),
+            simulatorHex: ResourceRoot.path("hardware/avrsim/build/optiboot_atmega328.hex")),
         pins: avrPins, images: avrImages)
 
     static let nano = Board(
@@ -51,7 +52,7 @@ enum BoardCatalogue {
             // boards.txt gives the Nano the 1024-word boot section (high fuse 0xDA): the reset
             // vector is 0x7800 and runs through erased words into optiboot at 0x7E00.
             bootSection: 0x7800, highFuse: 0xDA,
-            simulatorHex: "hardware/avrsim/build/optiboot_atmega328.hex"),
+            simulatorHex: ResourceRoot.path("hardware/avrsim/build/optiboot_atmega328.hex")),
         pins: avrPins, images: avrImages)
 
     static let nanoOld = Board(

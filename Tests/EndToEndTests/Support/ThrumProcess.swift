@@ -13,9 +13,14 @@ struct ThrumProcess {
     /// `environment` adds to (or replaces entries of) this process's environment. Unless it sets
     /// XDG_CONFIG_HOME, the child gets a fresh scratch one (removed afterwards), so no test reads
     /// or writes the user's config directory (`thrum play` and `calibrate` keep calibrations there).
-    static func run(_ arguments: [String], timeout: TimeInterval = 60, environment: [String: String] = [:]) throws -> Result {
+    /// `executable` and `directory`: another `thrum` (an installed one) and its working directory.
+    static func run(
+        _ arguments: [String], timeout: TimeInterval = 60, environment: [String: String] = [:], executable: URL? = nil,
+        directory: URL? = nil
+    ) throws -> Result {
         let process = Process()
-        process.executableURL = try TestPaths.thrumBinary
+        process.executableURL = try executable ?? TestPaths.thrumBinary
+        if let directory { process.currentDirectoryURL = directory }
         process.arguments = arguments
         var environment = environment
         var scratch: URL?
@@ -66,9 +71,11 @@ final class SimulatorProcess {
     /// What the test writes to the simulator's standard input (`trigger N` lines).
     let input = Pipe()
 
-    /// Starts `thrum sim` and waits for its `pty: PATH` line.
-    init(arguments: [String] = []) throws {
-        process.executableURL = try TestPaths.thrumBinary
+    /// Starts `thrum sim` (`executable`: another `thrum`, run in `directory`) and waits for its
+    /// `pty: PATH` line.
+    init(arguments: [String] = [], executable: URL? = nil, directory: URL? = nil) throws {
+        process.executableURL = try executable ?? TestPaths.thrumBinary
+        if let directory { process.currentDirectoryURL = directory }
         process.arguments = ["sim"] + arguments
         process.standardInput = input
         process.standardOutput = output
