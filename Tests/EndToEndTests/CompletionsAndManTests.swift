@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 /// The completions (bash, zsh, fish) and the man page offer every command and every option, and
-/// tools/install.sh puts them where shells and `man` look. The options are checked against two
+/// tools/install.sh puts them where shells and `man` look (`InstallTests`). The options are checked against two
 /// sources outside the generators: each command's `--help` text, and the option names the CLI's
 /// code reads (every `arguments.flag/option/options/number("NAME")` in Sources/thrum).
 final class CompletionsAndManTests: XCTestCase {
@@ -88,31 +88,5 @@ final class CompletionsAndManTests: XCTestCase {
         XCTAssertEqual(check.terminationStatus, 0, "bash -n")
     }
 
-    /// tools/install.sh with the binary already built, into a temporary prefix.
-    func testInstallScriptPutsEachFileInPlace() throws {
-        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-install-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: prefix) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [TestPaths.packageRoot.appendingPathComponent("tools/install.sh").path, "--no-build", "--prefix", prefix.path]
-        process.environment = ProcessInfo.processInfo.environment.merging(["THRUM_BINARY": try TestPaths.thrumBinary.path]) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, text)
-        XCTAssertTrue(text.hasPrefix("installed thrum "), text)
-        let installed = prefix.appendingPathComponent("bin/thrum")
-        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: installed.path))
-        for (file, arguments) in [
-            ("share/man/man1/thrum.1", ["dev", "man"]), ("share/bash-completion/completions/thrum", ["dev", "completions", "bash"]),
-            ("share/zsh/site-functions/_thrum", ["dev", "completions", "zsh"]),
-            ("share/fish/vendor_completions.d/thrum.fish", ["dev", "completions", "fish"]),
-        ] {
-            XCTAssertEqual(
-                try String(contentsOf: prefix.appendingPathComponent(file), encoding: .utf8), try output(arguments), file)
-        }
-    }
+    // tools/install.sh puts them in place: InstallTests (real time: it runs the installed `thrum sim`).
 }

@@ -135,17 +135,9 @@ final class DoctorCommandTests: XCTestCase {
         defer { simulator.stop() }
         XCTAssertEqual(chown(simulator.ptyPath, 0, getgrnam("dialout")!.pointee.gr_gid), 0)
         XCTAssertEqual(chmod(simulator.ptyPath, 0o660), 0)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", try TestPaths.thrumBinary.path, "doctor", "--port", simulator.ptyPath]
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 1, text)
+        let denied = try ChildProcess.asNobody([try TestPaths.thrumBinary.path, "doctor", "--port", simulator.ptyPath])
+        let text = denied.output
+        XCTAssertEqual(denied.status, 1, text)
         XCTAssertTrue(text.contains("fail     port opens        permission denied: \(simulator.ptyPath) belongs to the group dialout"), text)
         XCTAssertTrue(text.contains("fix: add yourself to the dialout group: sudo usermod -aG dialout $USER, then log in again"), text)
         Self.assertNothingRaw(text)

@@ -103,12 +103,14 @@ final class FirmwareFlashTests: XCTestCase {
         if getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), let dialout = getgrnam("dialout") {
             XCTAssertEqual(chown(board.pty, 0, dialout.pointee.gr_gid), 0)
             XCTAssertEqual(chmod(board.pty, 0o660), 0)
-            let denied = try Self.asNobody([try TestPaths.thrumBinary.path, "firmware", "flash", "--board", "nano", "--port", board.pty])
+            let denied = try ChildProcess.asNobody(
+                [try TestPaths.thrumBinary.path, "firmware", "flash", "--board", "nano", "--port", board.pty])
             XCTAssertEqual(denied.status, 1, denied.output)
             XCTAssertEqual(
                 denied.output,
                 "thrum: permission denied on \(board.pty): join the dialout group (sudo usermod -aG dialout $USER), then log out and back in\n")
-            let avrdude = try Self.asNobody(["/usr/bin/avrdude", "-c", "arduino", "-p", "m328p", "-P", board.pty, "-b", "115200", "-x", "attempts=1"])
+            let avrdude = try ChildProcess.asNobody(
+                ["/usr/bin/avrdude", "-c", "arduino", "-p", "m328p", "-P", board.pty, "-b", "115200", "-x", "attempts=1"])
             XCTAssertNotEqual(avrdude.status, 0)
             XCTAssertTrue(avrdude.output.contains("Permission denied"), "avrdude's own word for it: \(avrdude.output)")
             XCTAssertEqual(try Data(contentsOf: board.flashURL), written, "nothing written")
@@ -138,21 +140,6 @@ final class FirmwareFlashTests: XCTestCase {
         XCTAssertNotEqual(verify.status, 0)
         XCTAssertNotNil(verify.output.range(of: "0x0*3010", options: .regularExpression), "avrdude's own verify names the cell: \(verify.output)")
         try board.assertAnswers(version: "0.1.0", protocolVersion: 0)
-    }
-
-    /// `arguments` run as nobody (no groups), the output and error together.
-    static func asNobody(_ arguments: [String]) throws -> BootloaderBoard.Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups"] + arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return BootloaderBoard.Run(status: process.terminationStatus, stdout: text, stderr: "")
     }
 
     /// The old Nano bootloader (ATmegaBOOT, 57 600 baud, 1024-word boot section) as Debian ships
@@ -296,6 +283,20 @@ final class BootloaderBoard {
 /// What is refused before any tool runs: a port another process holds (named), a board that does
 /// not exist, and a build without its compiler.
 final class FirmwarePreflightTests: XCTestCase {
+    /// `thrum sim --worn-flash` takes an application address of a simulated board, and says so
+    /// in one line otherwise (refused before the harness starts).
+    func testWornFlashTakesAnApplicationAddressOfABoard() throws {
+        for (arguments, message) in [
+            (["--board", "nano", "--worn-flash", "0x7900"], "--worn-flash 0x7900: nano's boot section starts at 0x7800; give an address below it"),
+            (["--board", "uno", "--worn-flash", "0x9000"], "--worn-flash expects a byte address in the 32 KiB flash, e.g. 0x3010, got '0x9000'"),
+            (["--worn-flash", "16"], "--flash and --worn-flash are for bootloader mode: give --board too"),
+        ] {
+            let result = try BootloaderBoard.thrum(["sim", "--mcu", "atmega328p"] + arguments)
+            XCTAssertEqual(result.status, 2, result.output)
+            XCTAssertEqual(result.stderr, "thrum: \(message)\nRun 'thrum sim --help' for its options.\n")
+        }
+    }
+
     func testAPortHeldByAnotherProcessIsNamed() throws {
         // This test process keeps the device side open: to thrum, another program on the port.
         let terminal = try PseudoTerminal(keepsDeviceSideOpen: true)

@@ -1,34 +1,45 @@
 import Foundation
 import XCTest
 
-/// `tools/install.sh` into a temporary prefix, then the installed `thrum` run from a directory
-/// outside the checkout: it finds what it needs beside itself (PREFIX/share/thrum), not in the
-/// checkout. The install takes the debug binary the suite already built (`--no-build`,
-/// THRUM_BINARY): a release build would not fit the suite's time; the script's other steps are
-/// the same. Real time: the installed `thrum sim --mcu` runs the AVR binary in simavr.
+/// `tools/install.sh` into a temporary prefix: the man page and the completions in place, then
+/// the installed `thrum` run from a directory outside the checkout, finding what it needs beside
+/// itself (PREFIX/share/thrum), not in the checkout. The install takes the debug binary the suite
+/// already built (`--no-build`, THRUM_BINARY): a release build would not fit the suite's time; the
+/// script's other steps are the same. Real time: the installed `thrum sim --mcu` runs the AVR
+/// binary in simavr.
 final class InstallTests: XCTestCase {
     func testInstalledThrumRunsOutsideTheCheckout() throws {
         try BootloaderBoard.prepare()
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-install-\(UUID().uuidString)")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "thrum-install-\(UUID().uuidString)")
         let prefix = scratch.appendingPathComponent("prefix"), elsewhere = scratch.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
 
-        let install = Process()
-        install.executableURL = URL(fileURLWithPath: "/bin/bash")
-        install.arguments = [TestPaths.packageRoot.appendingPathComponent("tools/install.sh").path, "--prefix", prefix.path, "--no-build"]
-        install.environment = ProcessInfo.processInfo.environment.merging(["THRUM_BINARY": try TestPaths.thrumBinary.path]) { $1 }
-        let pipe = Pipe()
-        install.standardOutput = pipe
-        install.standardError = pipe
-        try install.run()
-        let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        install.waitUntilExit()
-        XCTAssertEqual(install.terminationStatus, 0, said)
+        let install = try ChildProcess.run(
+            "/bin/bash",
+            [
+                TestPaths.packageRoot.appendingPathComponent("tools/install.sh").path, "--prefix", prefix.path,
+                "--no-build",
+            ],
+            environment: ProcessInfo.processInfo.environment.merging(["THRUM_BINARY": try TestPaths.thrumBinary.path]) {
+                $1
+            })
+        let said = install.output
+        XCTAssertEqual(install.status, 0, said)
         XCTAssertTrue(said.contains("and the AVR simulation and firmware images in \(prefix.path)/share/thrum"), said)
-        for file in ["share/man/man1/thrum.1", "share/bash-completion/completions/thrum", "share/zsh/site-functions/_thrum",
-                     "share/fish/vendor_completions.d/thrum.fish", "share/thrum/hardware/avrsim/build/avrsim"] {
-            XCTAssertTrue(FileManager.default.fileExists(atPath: prefix.appendingPathComponent(file).path), file)
+        XCTAssertTrue(said.hasPrefix("installed thrum "), said)
+        // The man page and the completions where `man` and the shells look, as the binary makes them.
+        for (file, arguments) in [
+            ("share/man/man1/thrum.1", ["dev", "man"]),
+            ("share/bash-completion/completions/thrum", ["dev", "completions", "bash"]),
+            ("share/zsh/site-functions/_thrum", ["dev", "completions", "zsh"]),
+            ("share/fish/vendor_completions.d/thrum.fish", ["dev", "completions", "fish"]),
+        ] {
+            let made = try ThrumProcess.run(arguments)
+            XCTAssertEqual(made.status, 0, made.standardError)
+            XCTAssertEqual(
+                try String(contentsOf: prefix.appendingPathComponent(file), encoding: .utf8), made.standardOutput, file)
         }
 
         let thrum = prefix.appendingPathComponent("bin/thrum")
@@ -42,7 +53,8 @@ final class InstallTests: XCTestCase {
         // The images listed are the installed ones: the checkout's files, byte for byte.
         func unoImages(_ result: ThrumProcess.Result) throws -> [[String: Any]] {
             XCTAssertEqual(result.status, 0, result.standardError)
-            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            let object = try XCTUnwrap(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
             let uno = try XCTUnwrap((object["boards"] as? [[String: Any]])?.first { $0["id"] as? String == "uno" })
             return try XCTUnwrap(uno["images"] as? [[String: Any]])
         }
@@ -60,14 +72,16 @@ final class InstallTests: XCTestCase {
         }
 
         // The AVR binary in simavr, from the installed harness and ELF, answers `thrum info`.
-        let simulator = try SimulatorProcess(arguments: ["--mcu", "atmega328p"], executable: thrum, directory: elsewhere)
+        let simulator = try SimulatorProcess(
+            arguments: ["--mcu", "atmega328p"], executable: thrum, directory: elsewhere)
         defer { simulator.stop() }
         let info = try installed(["info", "--port", simulator.ptyPath, "--json"])
         let banner = simulator.availableOutput()
         XCTAssertTrue(banner.contains("ELF \(prefix.path)/share/thrum/hardware/firmware/build/avr/thrum.elf"), banner)
         XCTAssertEqual(info.status, 0, info.standardError)
         let device = try XCTUnwrap(
-            (try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any])?["device"] as? [String: Any],
+            (try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any])?["device"]
+                as? [String: Any],
             info.standardOutput)
         XCTAssertEqual(device["firmware_version"] as? String, "0.1.0")
         XCTAssertEqual(device["protocol_version"] as? Int, 0)

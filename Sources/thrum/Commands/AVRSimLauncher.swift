@@ -65,6 +65,8 @@ enum AVRSimLauncher {
         return plan
     }
 
+    static func hex(_ address: Int) -> String { "0x" + String(address, radix: 16, uppercase: true) }
+
     /// Finds (or builds) the harness and the ELF, then execs the harness. Returns only on failure.
     static func run(_ request: Request) throws -> Never {
         guard supportedMCUs.contains(request.mcu) else {
@@ -80,9 +82,10 @@ enum AVRSimLauncher {
             arguments += ["--bootloader", try locateBootloader(board), "--reset-vector", String(board.bootloader.bootSection ?? 0)]
             if let flash = request.flash { arguments += ["--flash", flash] }
             if let worn = request.wornFlash {
-                guard worn < board.bootloader.bootSection ?? 0 else {
+                let boot = board.bootloader.bootSection ?? 0
+                guard worn < boot else {
                     throw UsageError(
-                        message: "--worn-flash \(worn): \(board.id)'s boot section starts at \(board.bootloader.bootSection ?? 0); give an application address")
+                        message: "--worn-flash \(hex(worn)): \(board.id)'s boot section starts at \(hex(boot)); give an address below it")
                 }
                 arguments += ["--worn-flash", String(worn)]
             }
@@ -131,7 +134,7 @@ enum AVRSimLauncher {
             message: "the AVR simulation harness `avrsim` was not found (looked at "
                 + candidates.joined(separator: ", ")
                 + "); run thrum from a checkout of the repository with simavr installed (tools/ensure-deps.sh), "
-                + "or set THRUM_AVRSIM to its path")
+                + "install it with tools/install.sh (which puts the harness beside it), or set THRUM_AVRSIM to its path")
     }
 
     /// The bootloader image the board's simulation runs: Debian's file, or the one the harness's

@@ -87,6 +87,12 @@ enum SimCommand: Subcommand {
                              fails there, as on a board whose flash no longer holds a charge
         """
 
+    /// A byte address in the ATmega328P's 32 KiB flash: decimal, or hex with 0x.
+    static func flashAddress(_ text: String) -> Int? {
+        let value = text.hasPrefix("0x") ? Int(text.dropFirst(2), radix: 16) : Int(text)
+        return value.flatMap { (0..<32768).contains($0) ? $0 : nil }
+    }
+
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         if let mcu = try arguments.option("mcu") {
             var request = AVRSimLauncher.Request(
@@ -103,10 +109,7 @@ enum SimCommand: Subcommand {
             }
             request.flash = try arguments.option("flash")
             request.wornFlash = try arguments.option(
-                "worn-flash", as: { text in
-                    let value = text.hasPrefix("0x") ? Int(text.dropFirst(2), radix: 16) : Int(text)
-                    return value.flatMap { (0..<32768).contains($0) ? $0 : nil }
-                }, expected: "a byte address in the 32 KiB flash, e.g. 0x3010")
+                "worn-flash", as: flashAddress, expected: "a byte address in the 32 KiB flash, e.g. 0x3010")
             if let faultText = try arguments.option("fault") {
                 request.faults = try AVRSimLauncher.faults(faultText)
             }

@@ -4,9 +4,10 @@ import Foundation
 /// simulator's bootloader mode (`thrum sim --mcu atmega328p --board B`) know about each. One table:
 /// the wiring guide, `thrum doctor` and the completions read it too.
 ///
-/// Pins are the firmware's own (hardware/firmware/ports/avr/board.c, library_io.c;
-/// ports/cortex-m/board.c); `BoardCatalogueTests` checks them, and the budgets, against those
-/// files and hardware/firmware/Makefile.
+/// Pins are the firmware's own: ``PortPins``, generated from the pin headers the firmware builds
+/// from (hardware/firmware/ports/*/pins.h) and kept equal to them by `WiringDiagramTests`;
+/// `FirmwareListTests` checks the listed pins and the budgets against those headers and
+/// hardware/firmware/Makefile.
 enum BoardCatalogue {
     /// Where the firmware sources and builds are: in the checkout, or installed beside the binary
     /// (``ResourceRoot``).
@@ -22,8 +23,7 @@ enum BoardCatalogue {
     static var ids: String { boards.map(\.id).joined(separator: ", ") }
 
     static let avrPins = Pins(
-        sda: "A4 (PC4)", scl: "A5 (PC5)", enable: "D4 (PD4)", triggers: ["D8 (PB0)", "D9 (PB1)"],
-        triggersNote: "library image only; active low, a button to GND (internal pull-ups)")
+        PortPins.avr, triggersNote: "library image only; active low, a button to GND (internal pull-ups)")
 
     static let avrImages = [
         FirmwareImage(
@@ -70,7 +70,7 @@ enum BoardCatalogue {
             name: "STM32 ROM bootloader", protocolName: "USART (AN3155, stm32flash)", baud: 115_200, tool: .stm32flash,
             entry: "BOOT0 jumper to 1, press reset, flash, BOOT0 back to 0 (no auto-reset)",
             bootSection: nil, highFuse: nil, simulatorHex: nil),
-        pins: Pins(sda: "PB7", scl: "PB6", enable: "PA8", triggers: [], triggersNote: "no trigger inputs on this port yet"),
+        pins: Pins(PortPins.cortexM, triggersNote: "no trigger inputs on this port yet"),
         images: [
             FirmwareImage(
                 kind: .streaming, makeTarget: "cortex-m", path: "build/cortex-m/thrum.bin", budget: 30_720, protocolVersion: nil)
@@ -135,6 +135,23 @@ struct Pins: Sendable {
     let enable: String
     let triggers: [String]
     let triggersNote: String
+
+    init(_ names: PinNames, triggersNote: String) {
+        sda = names.sda
+        scl = names.scl
+        enable = names.enable
+        triggers = names.triggers
+        self.triggersNote = triggersNote
+    }
+}
+
+/// A port's pins by the board's names, as its pin header defines them (``PortPins``, generated
+/// from hardware/firmware/ports/*/pins.h by tools/gen-wiring.py).
+struct PinNames: Sendable {
+    let sda: String
+    let scl: String
+    let enable: String
+    let triggers: [String]
 }
 
 /// A firmware image a board can run.

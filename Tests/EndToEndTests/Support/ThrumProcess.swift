@@ -144,3 +144,34 @@ enum SimulatorTrace {
         }
     }
 }
+
+/// Any other program run to completion, its standard output and error together.
+enum ChildProcess {
+    struct Result {
+        var status: Int32
+        var output: String
+    }
+
+    /// `environment`: the child's whole environment (nil: this process's).
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, output: text)
+    }
+
+    /// `arguments` (a program's path first) run as nobody, in no group, with a bare environment:
+    /// a user outside the groups a port belongs to. Needs root and setpriv.
+    static func asNobody(_ arguments: [String]) throws -> Result {
+        try run(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups"] + arguments,
+            environment: ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"])
+    }
+}
