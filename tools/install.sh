@@ -11,7 +11,8 @@
 #                  DIR/share/fish/vendor_completions.d/thrum.fish, and DIR/share/thrum/hardware/:
 #                  the AVR simulation harness, the simulated Uno's optiboot, the firmware images
 #   --no-build     install the binary already built (THRUM_BINARY, default .build/release/thrum);
-#                  the harness and the images are still made (make: nothing when up to date)
+#                  the harness and the AVR images are still made (make: nothing when up to date),
+#                  the Blue Pill's image is installed only if built
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix="$HOME/.local"
@@ -58,7 +59,9 @@ if make -s -C hardware/avrsim all bootloaders >&2 && make -s -C hardware/firmwar
         install -D -m 644 -t "$share/hardware/firmware/build/$image" hardware/firmware/build/$image/thrum.elf \
             hardware/firmware/build/$image/thrum.hex
     done
-    if make -s -C hardware/firmware cortex-m >/dev/null 2>&1; then
+    # The Blue Pill's image when its toolchain is here (with --no-build: when it is built).
+    if [ "$build" = 1 ]; then make -s -C hardware/firmware cortex-m >/dev/null 2>&1 || true; fi
+    if [ -f hardware/firmware/build/cortex-m/thrum.bin ]; then
         install -D -m 644 hardware/firmware/build/cortex-m/thrum.bin "$share/hardware/firmware/build/cortex-m/thrum.bin"
     fi
     install -D -m 644 hardware/firmware/include/thrum_fw.h "$share/hardware/firmware/include/thrum_fw.h"
