@@ -129,7 +129,9 @@ final class ClockModelContradictionTests: XCTestCase {
     /// The AVR binary in simavr on an idle machine, as traced (docs/timing.md, "The AVR binary
     /// after a stall"): the harness keeps the simulation 200-300 µs ahead of the wall clock,
     /// sleeping whenever it is 300 µs ahead until it would be 200 µs ahead, and a sleep overshoots
-    /// by 100-600 µs; behind, it runs at 4 times real speed until ahead again. Its device clock is
+    /// by 100-600 µs, now and then by a scheduler delay of 0.6-1.6 ms (at real-time priority on
+    /// the loaded machine the traced stamps still saw the simulation up to 4-10 ms behind); behind,
+    /// it runs at 4 times real speed until ahead again. Its device clock is
     /// then no crystal: it wanders by that lag, in moves of a fraction of a millisecond that no 2 ms
     /// round trip shows (nothing is contradicted). An ACK stamped while the simulation was behind
     /// reads the clock low, and its frame's 7 bytes (608 µs of the simulated UART) crossed in a
@@ -138,6 +140,18 @@ final class ClockModelContradictionTests: XCTestCase {
     /// wandered, though: the lag at the stamps against the lag at the onset, which is the
     /// allowance `AVRLagSpikeTests` measures from the harness's host log.
     func testASimulatedClockThatWandersBelowTheRoundTrip() throws {
+        let wandering = try pacedSimulation(oversleeps: true)
+        XCTAssertGreaterThan(wandering.outside, 0, "the wander puts onsets outside the bound (the traced finding)")
+        XCTAssertGreaterThan(wandering.held, 0)
+        // The same pacing without late wake-ups stays 200-300 µs ahead: a wander of 100 µs, less
+        // than any frame's crossing, and every bound holds.
+        let steady = try pacedSimulation(oversleeps: false)
+        XCTAssertEqual(steady.outside, 0)
+    }
+
+    /// Plays 44 onsets against the paced simulation (above) and judges each bound: held, or
+    /// outside by no more than the clock wandered (asserted); returns the counts.
+    private func pacedSimulation(oversleeps: Bool) throws -> (held: Int, outside: Int) {
         // The paced simulation, µs by µs of wall time: simulated µs at each wall µs.
         let span = 2_400_000
         var simulated = [Int32](repeating: 0, count: span)
@@ -149,7 +163,11 @@ final class ClockModelContradictionTests: XCTestCase {
                 if sim >= nextCheck {
                     nextCheck = sim + 50
                     let ahead = Int(sim) - wall
-                    if ahead > 300 { asleepUntil = wall + ahead - 200 + 100 + Int(rng.next() % 501) }
+                    if ahead > 300 {
+                        // The wake-up comes 100-600 µs late; one time in 64 a scheduler delay, 0.6-1.6 ms.
+                        let late = !oversleeps ? 0 : rng.next() % 64 == 0 ? 600 + Int(rng.next() % 1_001) : 100 + Int(rng.next() % 501)
+                        asleepUntil = wall + ahead - 200 + late
+                    }
                 }
             }
             simulated[wall] = sim
@@ -202,10 +220,9 @@ final class ClockModelContradictionTests: XCTestCase {
             widest = max(widest, outside)
         }
         XCTAssertEqual(model.contradictions, 0)
-        XCTAssertGreaterThan(outsideWithinWander, 0, "the wander puts onsets outside the bound (the traced finding)")
-        XCTAssertGreaterThan(held, 0)
-        print("simulated clock wandering below the round trip: \(held) bounds held, \(outsideWithinWander) outside by at most \(widest) µs, "
-              + "within the wander; stamps' lag \(stampLags.min()!)…\(stampLags.max()!) µs")
+        print("simulated clock\(oversleeps ? " wandering below the round trip" : " kept ahead"): \(held) bounds held, "
+              + "\(outsideWithinWander) outside by at most \(widest) µs, within the wander; stamps' lag \(stampLags.min()!)…\(stampLags.max()!) µs")
+        return (held, outsideWithinWander)
     }
 
     func testSamplesThatAgreeAreNeverContradictions() {
