@@ -1,6 +1,7 @@
 import Foundation
 import ThrumBench
 import ThrumTime
+import ThrumWire
 import XCTest
 
 /// The AVR binary in simavr, stopped for 60 ms in the middle of a play (SIGSTOP, as a loaded
@@ -58,11 +59,22 @@ final class AVRLagSpikeTests: XCTestCase {
         let t0 = try trace.number("monotonic_ns_at_t0") / 1e3
         let clockStart = try trace.number("device_clock_start_us")
         let drives = trace.writes.filter { $0.register == 2 && $0.value > 0 }
-        // The second play's host bytes as they arrived: wall-clock µs and the lag then.
-        let secondBytes = try hostBytes.map { entry -> (wall: Double, simulated: Double, lag: Double) in
+        // The second play's host bytes as they arrived, each a possible frame end (a stamp): the
+        // simulated time, and how far the device clock can have read low there against a clock
+        // holding the lag of a later write. A frame stamped at byte j began no later than byte
+        // j − 5 (a frame has at least 6 bytes) and was written before that byte arrived, so its
+        // outbound leg lasted at least their wall-clock gap; the clock then read low by the lag at
+        // j, less that gap: lag(j − 5) − (simulated(j) − simulated(j − 5)), since wall = t0 +
+        // simulated + lag. (On the return leg no such gap is known: the lag itself.)
+        let gap = ProtocolConstants.frameOverhead - 1
+        var secondStamps: [(simulated: Double, low: Double, lag: Double)] = []
+        for (j, entry) in hostBytes.enumerated() where j >= gap {
             let lag = try XCTUnwrap(entry.pacingLagMicros, "the host log has the lag column")
-            return (t0 + entry.timeMicros + lag, entry.timeMicros, lag)
-        }.filter { $0.wall >= secondLaunched }
+            guard t0 + entry.timeMicros + lag >= secondLaunched else { continue }
+            let first = hostBytes[j - gap]
+            let low = try XCTUnwrap(first.pacingLagMicros) - (entry.timeMicros - first.timeMicros)
+            secondStamps.append((entry.timeMicros, low, lag))
+        }
         var judged = 0, held = 0, suspect = 0, withinWander = 0, widestBeyond = 0.0
         var missed: [String] = []
         for (name, result) in [("first", first), ("second", second)] {
@@ -92,8 +104,9 @@ final class AVRLagSpikeTests: XCTestCase {
                 // well within `reportMicros` of the write).
                 var wander = 0.0
                 if name == "second" {
-                    let lags = secondBytes.lazy.filter { $0.simulated <= write.timeMicros + Self.reportMicros }.map(\.lag)
-                    wander = max(0, truth < reported ? (lags.max() ?? 0) - write.pacingLagMicros : write.pacingLagMicros - (lags.min() ?? 0))
+                    let stamps = secondStamps.lazy.filter { $0.simulated <= write.timeMicros + Self.reportMicros }
+                    wander = max(0, truth < reported
+                        ? (stamps.map(\.low).max() ?? 0) - write.pacingLagMicros : write.pacingLagMicros - (stamps.map(\.lag).min() ?? 0))
                 }
                 if abs(truth - reported) <= bound * 1e6 + Self.truthResolutionMicros {
                     held += 1
@@ -102,6 +115,8 @@ final class AVRLagSpikeTests: XCTestCase {
                 } else if abs(truth - reported) <= bound * 1e6 + wander + Self.truthResolutionMicros {
                     withinWander += 1
                     widestBeyond = max(widestBeyond, abs(truth - reported) - bound * 1e6)
+                    print(String(format: "AVR lag spike, second play, %.3f s: truth %+.0f µs from the report, bound ± %.0f µs, the simulation's clock wandered %.0f µs (lag at the write %.0f µs)",
+                                 (event["requested_s"] as? Double) ?? 0, truth - reported, bound * 1e6, wander, write.pacingLagMicros))
                 } else {
                     missed.append(String(format: "%@ play, %.3f s: truth %+.0f µs from the report, bound ± %.0f µs, the simulation's clock wandered %.0f µs (lag at the write %.0f µs, status %@)",
                                          name, (event["requested_s"] as? Double) ?? 0, truth - reported, bound * 1e6, wander,

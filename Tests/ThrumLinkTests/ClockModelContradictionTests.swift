@@ -137,8 +137,9 @@ final class ClockModelContradictionTests: XCTestCase {
     /// reads the clock low, and its frame's 7 bytes (608 µs of the simulated UART) crossed in a
     /// quarter of that wall time: it sets the bracket's edge, and onsets written once the
     /// simulation is ahead again lie outside the bound, unmarked. By no more than the clock
-    /// wandered, though: the lag at the stamps against the lag at the onset, which is the
-    /// allowance `AVRLagSpikeTests` measures from the harness's host log.
+    /// wandered, though: the lag at the stamps (less the time their frames' bytes took) against
+    /// the lag at the onset, which is the allowance `AVRLagSpikeTests` measures from the
+    /// harness's host log.
     func testASimulatedClockThatWandersBelowTheRoundTrip() throws {
         let wandering = try pacedSimulation(oversleeps: true)
         XCTAssertGreaterThan(wandering.outside, 0, "the wander puts onsets outside the bound (the traced finding)")
@@ -185,7 +186,7 @@ final class ClockModelContradictionTests: XCTestCase {
         func lag(_ y: Int64) -> Int64 { Int64(wall(y)) - (y - offset) }
 
         var model = ClockModel()
-        var stampLags: [Int64] = []
+        var stampLags: [Int64] = [], stampLows: [Int64] = []
         var held = 0, outsideWithinWander = 0, widest: Int64 = 0
         var nextSample = 0
         for k in 0..<44 {
@@ -197,6 +198,9 @@ final class ClockModelContradictionTests: XCTestCase {
                 let send = nextSample
                 let rx = device(send + 20) + 608
                 stampLags.append(lag(rx))
+                // The frame's second byte arrived 5 of its 87 µs bytes earlier: the outbound leg
+                // lasted at least the wall time since then (the allowance AVRLagSpikeTests uses).
+                stampLows.append(lag(rx - 434) - 434)
                 let receive = wall(rx + 1_268) + 100
                 model.addSample(
                     ClockSample(
@@ -212,7 +216,7 @@ final class ClockModelContradictionTests: XCTestCase {
                 continue
             }
             // Outside: by no more than the clock wandered between the stamps and this onset.
-            let wander = truth < low ? stampLags.max()! - lag(y) : lag(y) - stampLags.min()!
+            let wander = truth < low ? stampLows.max()! - lag(y) : lag(y) - stampLags.min()!
             let outside = truth < low ? low - truth : truth - high
             XCTAssertLessThanOrEqual(outside, wander + 1, "onset \(k): outside its bound by more than the simulation's clock wandered")
             XCTAssertEqual(model.inconsistency, .zero, "below the round trip, nothing contradicts")
