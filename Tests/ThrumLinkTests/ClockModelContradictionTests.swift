@@ -150,11 +150,11 @@ final class ClockModelContradictionTests: XCTestCase {
         XCTAssertEqual(steady.outside, 0)
     }
 
-    /// Plays 44 onsets against the paced simulation (above) and judges each bound: held, or
+    /// Plays 24 onsets against the paced simulation (above) and judges each bound: held, or
     /// outside by no more than the clock wandered (asserted); returns the counts.
     private func pacedSimulation(oversleeps: Bool) throws -> (held: Int, outside: Int) {
         // The paced simulation, µs by µs of wall time: simulated µs at each wall µs.
-        let span = 2_400_000
+        let span = 1_350_000
         var simulated = [Int32](repeating: 0, count: span)
         var rng = SplitMix64(seed: 27)
         var sim: Int32 = 0, asleepUntil = 0, nextCheck: Int32 = 0
@@ -189,7 +189,7 @@ final class ClockModelContradictionTests: XCTestCase {
         var stampLags: [Int64] = [], stampLows: [Int64] = []
         var held = 0, outsideWithinWander = 0, widest: Int64 = 0
         var nextSample = 0
-        for k in 0..<44 {
+        for k in 0..<24 {
             // A drive written 50 ms apart, judged with the samples the host has when its report arrives.
             let onsetWall = 100_000 + k * 50_000 + Int(rng.next() % 2_000)
             while nextSample < onsetWall + 3_000 {
