@@ -92,11 +92,16 @@ public struct AVRTrace: Sendable {
     public var rtpWrites: [Write] { writes.filter { $0.register == 0x02 } }
 }
 
-/// The harness's `--host-log` CSV: `time_us,byte` of each host byte as it reached the UART.
+/// The harness's `--host-log` CSV: `time_us,byte,pacing_lag_us` of each host byte as it reached
+/// the UART (the lag column is absent from logs of older harnesses).
 public struct HostLog: Sendable {
     public struct Entry: Sendable {
         public var timeMicros: Double
         public var byte: UInt8
+        /// The wall clock minus the simulated time at the byte's arrival (µs, signed; negative
+        /// while the simulation ran ahead), read then: the byte arrived on the host's clock at
+        /// `monotonic_ns_at_t0` + `timeMicros` + this. Nil in a log without the column.
+        public var pacingLagMicros: Double?
     }
 
     /// A SEGMENT that marks a haptic event's onset, as the device received it.
@@ -124,10 +129,12 @@ public struct HostLog: Sendable {
         let text = try String(contentsOf: url, encoding: .utf8)
         for (number, line) in text.split(separator: "\n").enumerated() where !line.hasPrefix("time_us") {
             let fields = line.split(separator: ",")
-            guard fields.count == 2, let t = Double(fields[0]), let b = UInt8(fields[1]) else {
-                throw AVRTraceError(message: "\(url.lastPathComponent):\(number + 1): expected time_us,byte, got '\(line)'")
+            guard fields.count == 2 || fields.count == 3, let t = Double(fields[0]), let b = UInt8(fields[1]),
+                fields.count == 2 || Double(fields[2]) != nil
+            else {
+                throw AVRTraceError(message: "\(url.lastPathComponent):\(number + 1): expected time_us,byte,pacing_lag_us, got '\(line)'")
             }
-            entries.append(Entry(timeMicros: t, byte: b))
+            entries.append(Entry(timeMicros: t, byte: b, pacingLagMicros: fields.count == 3 ? Double(fields[2]) : nil))
         }
     }
 

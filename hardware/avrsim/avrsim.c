@@ -225,7 +225,7 @@ static void usage(FILE *out)
             "  --elf PATH            firmware ELF (make -C hardware/firmware avr)\n"
             "  --mcu NAME            simavr core (default atmega328p)\n"
             "  --trace PATH          CSV of register writes: time_us,register,value,pacing_lag_us\n"
-            "  --host-log PATH       CSV of host bytes as they reach the UART: time_us,byte\n"
+            "  --host-log PATH       CSV of host bytes as they reach the UART: time_us,byte,pacing_lag_us\n"
             "  --device-log PATH     CSV of the device's bytes as it sends them (corruption included): time_us,byte\n"
             "  --calibration C,B,G   A_CAL_COMP, A_CAL_BEMF, BEMF_GAIN a calibration finds (default 10,225,0)\n"
             "  --resonance HZ        the actuator's resonance LRA_PERIOD reads while driving (default 175,\n"
@@ -565,7 +565,7 @@ int main(int argc, char **argv)
         uart.rng = 1u;
     }
     if (host_log != NULL) {
-        fprintf(host_log, "time_us,byte\n");
+        fprintf(host_log, "time_us,byte,pacing_lag_us\n");
     }
     if (device_log != NULL) {
         fprintf(device_log, "time_us,byte\n");
@@ -595,6 +595,7 @@ int main(int argc, char **argv)
     ramend = s.avr->ramend;
     s.min_sp = ramend;
     s.t0_ns = monotonic_ns();
+    uart.t0_ns = s.t0_ns;
     if (s.trace != NULL) {
         fprintf(s.trace, "# avrsim register trace: DRV2605L writes at 0x5A, each stamped at the end of its data byte\n");
         fprintf(s.trace, "# f_cpu_hz=%u pacing=%s calibration=%u,%u,%u corrupt=%g seed=%llu\n", s.avr->frequency,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sim_avr.h>
@@ -145,7 +146,14 @@ static void rx_complete(struct avr_irq_t *irq, uint32_t value, void *param)
         }
     }
     if (u->host_log != NULL) {
-        fprintf(u->host_log, "%.4f,%u\n", (double)u->avr->cycle * 1e6 / (double)u->avr->frequency, byte);
+        /* The lag (wall clock minus simulated time, signed) at this very arrival, as the trace
+         * has it at each register write: the device clock stamps the host's frames here, and
+         * how far this lag wanders is how far the simulated device's clock is from a crystal. */
+        struct timespec ts;
+        double sim_us = (double)u->avr->cycle * 1e6 / (double)u->avr->frequency;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        double wall_us = ((double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)u->t0_ns) / 1e3;
+        fprintf(u->host_log, "%.4f,%u,%.1f\n", sim_us, byte, wall_us - sim_us);
     }
 }
 

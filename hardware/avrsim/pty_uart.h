@@ -37,7 +37,8 @@ typedef struct {
     int xon;
     uint8_t in_flight[PTY_UART_QUEUE]; /* pushed into simavr's UART, not yet received */
     unsigned flight_head, flight_tail;
-    FILE *host_log;               /* optional: "time_us,byte" of each host byte */
+    FILE *host_log;               /* optional: "time_us,byte,pacing_lag_us" of each host byte */
+    uint64_t t0_ns;               /* CLOCK_MONOTONIC at simulated t = 0 (the host log's lag column) */
     FILE *device_log;             /* optional: "time_us,byte" of each device byte as sent (after --corrupt) */
     uint64_t rx_bytes, tx_bytes, tx_dropped;
     /* Fault injection (--corrupt): each frame, in either direction, has one bit of one of its
