@@ -4,9 +4,8 @@ import ThrumTime
 @testable import ThrumCompiler
 
 /// The mixer's sweep lets a piece nothing overlaps pass through without entering its active
-/// set, and the segmenter holds its last two segments apart from its array. Both replaced a
-/// plainer form, kept here as the reference (`Reference`: the sweep that puts every piece
-/// through the active set, the segmenter that merges in its array): on random pieces and on
+/// set. It replaced a sweep that put every piece through the active set, kept here as the
+/// reference (`Reference`, with the segmenter written out beside it): on random pieces and on
 /// random patterns the two give the same pieces and segments, bit for bit.
 final class MixerReferenceTests: XCTestCase {
     /// Random pieces: runs of adjacent pieces (events), overlapping or not, ties, slivers, long
@@ -22,8 +21,8 @@ final class MixerReferenceTests: XCTestCase {
             }
             var t = onset
             for _ in 0..<Int.random(in: 1...5, using: &rng) {
-                let d: Int64 = Int.random(in: 0...9, using: &rng) == 0
-                    ? Int64.random(in: 900_000...2_500_000, using: &rng) : Int64.random(in: 1...20_000, using: &rng)
+                let d: Int64 = Int.random(in: 0...19, using: &rng) == 0
+                    ? Int64.random(in: 900_000...1_500_000, using: &rng) : Int64.random(in: 1...20_000, using: &rng)
                 func value() -> Double {
                     Int.random(in: 0...3, using: &rng) == 0 ? 0 : Double(Int.random(in: -2...258, using: &rng)) / 255
                 }
@@ -38,12 +37,12 @@ final class MixerReferenceTests: XCTestCase {
 
     func testTheSweepAndTheSegmenterGiveTheReferencesOutputOnRandomPieces() {
         var rng = SplitMix64(seed: 26)
-        for round in 0..<300 {
+        for round in 0..<50 {
             let pieces = randomPieces(&rng)
             let marks = Array(Set(pieces.filter { _ in Int.random(in: 0...2, using: &rng) == 0 }.map(\.t0))).sorted()
                 .enumerated().map { Segmenter.Mark(time: $1, id: UInt32($0 + 1)) }
             for mode in CompileOptions.Mixing.allCases {
-                let mixer = Mixer(mode: mode, step: [500, 1_000, 5_000][round % 3])
+                let mixer = Mixer(mode: mode, step: [1_000, 5_000, 20_000][round % 3])
                 let expected = Reference.mix(pieces, mixer)
                 let mixed = mixer.mix(pieces)
                 XCTAssertEqual(mixed.map(Self.bits), expected.map(Self.bits), "round \(round) \(mode)")
@@ -62,7 +61,7 @@ final class MixerReferenceTests: XCTestCase {
     /// the program's segments are what the references make of the same pieces and marks.
     func testCompiledProgramsAreTheReferencesOnRandomPatterns() {
         var rng = SplitMix64(seed: 27)
-        for round in 0..<40 {
+        for round in 0..<20 {
             var events: [HapticEvent] = []
             var t = 0.0
             for k in 0..<Int.random(in: 1...120, using: &rng) {
@@ -94,7 +93,7 @@ final class MixerReferenceTests: XCTestCase {
         [UInt64(bitPattern: p.t0), UInt64(bitPattern: p.t1), p.v0.bitPattern, p.v1.bitPattern]
     }
 
-    /// The mixer's sweep and the segmenter as they were before the pass-through (issue 26).
+    /// The mixer's sweep as it was before the pass-through (issue 26), and the segmenter.
     enum Reference {
         static func mix(_ input: [Piece], _ mixer: Mixer) -> [Piece] {
             let pieces = input.sorted { $0.t0 < $1.t0 }  // stable: the run merge's order (StreamingTests)

@@ -22,18 +22,18 @@ struct Segmenter {
     /// The segmenter as a `PieceSink`: takes mixed pieces in order, one at a time.
     struct Stream: PieceSink {
         private let marks: [Mark]
-        private var out: Output
+        private var out: [DriveSegment] = []
         private var lastEnd: Int64? = nil
         private var m = 0
 
         init(marks: [Mark], capacity: Int) {
             self.marks = marks
-            out = Output(capacity: capacity)
+            out.reserveCapacity(capacity)
         }
 
         mutating func put(_ p: Piece) {
             if let e = lastEnd, p.t0 > e {
-                out.append(DriveSegment(start: e, duration: UInt32(min(p.t0 - e, Segmenter.stopDuration)), from: 0, to: 0))
+                Segmenter.append(DriveSegment(start: e, duration: UInt32(min(p.t0 - e, Segmenter.stopDuration)), from: 0, to: 0), to: &out)
             }
             var id: UInt32 = 0
             while m < marks.count && marks[m].time < p.t0 { m += 1 }
@@ -48,64 +48,10 @@ struct Segmenter {
         /// The segments, closed by the final zero.
         mutating func finish() -> [DriveSegment] {
             if let e = lastEnd {
-                out.append(DriveSegment(start: e, duration: UInt32(Segmenter.stopDuration), from: 0, to: 0))
+                Segmenter.append(DriveSegment(start: e, duration: UInt32(Segmenter.stopDuration), from: 0, to: 0), to: &out)
                 lastEnd = nil
             }
-            return out.finish()
-        }
-    }
-
-    /// The segments made so far. The last two, which a new segment may still merge with (`append`),
-    /// are held apart from the array, so that merging changes two values, not the array; a
-    /// segment enters the array once nothing can change it.
-    struct Output {
-        /// Every segment before `previous`.
-        private var done: [DriveSegment] = []
-        /// The last two segments when `held` is 2 (`previous`, then `last`), the last when it is
-        /// 1; `done` is empty unless `held` is 2.
-        private var previous = DriveSegment(start: 0, duration: 0, from: 0, to: 0)
-        private var last = DriveSegment(start: 0, duration: 0, from: 0, to: 0)
-        private var held = 0
-
-        init(capacity: Int) { done.reserveCapacity(capacity) }
-
-        /// Appends `s`, merging into the last segment when that changes no amplitude by ≥ ½ LSB,
-        /// after folding an unmarked sliver before `s` into the segment before it.
-        @inline(__always)
-        mutating func append(_ s: DriveSegment) {
-            if held == 2, last.end == s.start, last.eventID == 0, Int64(last.duration) < Segmenter.minimumDuration,
-                previous.end == last.start, Int64(previous.duration) + Int64(last.duration) <= Segmenter.maxDuration
-            {
-                previous.duration += last.duration
-                previous.to = last.to
-                last = previous
-                if let before = done.popLast() { previous = before } else { held = 1 }
-            }
-            if s.eventID == 0, held > 0, last.end == s.start, last.to == s.from,
-                Int64(last.duration) + Int64(s.duration) <= Segmenter.maxDuration
-            {
-                let total = Double(last.duration) + Double(s.duration)
-                let mid = Double(last.from) + (Double(s.to) - Double(last.from)) * Double(last.duration) / total
-                if abs(mid - Double(last.to)) <= 0.5 {
-                    last.duration += s.duration
-                    last.to = s.to
-                    return
-                }
-            }
-            if held == 2 { done.append(previous) }
-            previous = last
-            last = s
-            held = min(held + 1, 2)
-        }
-
-        /// Every segment, in order.
-        mutating func finish() -> [DriveSegment] {
-            if held == 2 { done.append(previous) }
-            if held > 0 { done.append(last) }
-            held = 0
-            let segments = done
-            done = []
-            return segments
+            return out
         }
     }
 
@@ -122,10 +68,10 @@ struct Segmenter {
     }
 
     @inline(__always)
-    static func emit(_ p: Piece, id: UInt32, into out: inout Output) {
+    static func emit(_ p: Piece, id: UInt32, into out: inout [DriveSegment]) {
         if p.t1 - p.t0 <= Self.maxDuration {
             // One segment (value(at: t0) is v0 and value(at: t1) is v1).
-            out.append(DriveSegment(start: p.t0, duration: UInt32(p.t1 - p.t0), from: Self.byte(p.v0), to: Self.byte(p.v1), eventID: id))
+            append(DriveSegment(start: p.t0, duration: UInt32(p.t1 - p.t0), from: Self.byte(p.v0), to: Self.byte(p.v1), eventID: id), to: &out)
             return
         }
         var t = p.t0
@@ -135,7 +81,7 @@ struct Segmenter {
             let seg = DriveSegment(
                 start: t, duration: UInt32(e - t), from: Self.byte(p.value(at: t)), to: Self.byte(p.value(at: e)),
                 eventID: first ? id : 0)
-            out.append(seg)
+            append(seg, to: &out)
             first = false
             t = e
         }
@@ -145,4 +91,30 @@ struct Segmenter {
     /// write one amplitude, so a sliver between two segment starts (rounding where two players'
     /// drive meets) would make the next segment — often an event's onset — start late.
     static let minimumDuration: Int64 = 100
+
+    /// Appends, merging into the previous segment when that changes no amplitude by ≥ ½ LSB.
+    @inline(__always)
+    static func append(_ s: DriveSegment, to out: inout [DriveSegment]) {
+        // Fold an unmarked sliver before `s` into the segment before it.
+        if out.count >= 2, let last = out.last, last.end == s.start, last.eventID == 0,
+            Int64(last.duration) < Self.minimumDuration, out[out.count - 2].end == last.start,
+            Int64(out[out.count - 2].duration) + Int64(last.duration) <= Self.maxDuration
+        {
+            out[out.count - 2].duration += last.duration
+            out[out.count - 2].to = last.to
+            out.removeLast()
+        }
+        if s.eventID == 0, let last = out.last, last.end == s.start, last.to == s.from,
+            Int64(last.duration) + Int64(s.duration) <= Self.maxDuration
+        {
+            let total = Double(last.duration) + Double(s.duration)
+            let mid = Double(last.from) + (Double(s.to) - Double(last.from)) * Double(last.duration) / total
+            if abs(mid - Double(last.to)) <= 0.5 {
+                out[out.count - 1].duration += s.duration
+                out[out.count - 1].to = s.to
+                return
+            }
+        }
+        out.append(s)
+    }
 }

@@ -182,9 +182,15 @@ struct SharpnessSampler: Sendable {
         for j in active {
             let s = HapticSemantics.clamp01(base[j] + c)
             var w = 0.0
-            for p in pieces[pieceStart[j]..<pieceStart[j + 1]] where p.t0 <= us && us < p.t1 {
-                w = p.value(at: us)
-                break
+            var k = pieceStart[j]
+            let end = pieceStart[j + 1]
+            while k < end {  // indices, not a slice: no retain of the pieces per row
+                let p = pieces[k]
+                if p.t0 <= us && us < p.t1 {
+                    w = p.value(at: us)
+                    break
+                }
+                k += 1
             }
             num += s * w
             den += w
