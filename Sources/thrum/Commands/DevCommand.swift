@@ -79,8 +79,8 @@ enum DevCommand: Subcommand {
                 }
             }
         case "compile":
-            guard words.count == 2, let events = Int(words[1]), events >= 0 else {
-                throw UsageError(message: "thrum dev compile takes one EVENTS count (a whole number)")
+            guard words.count == 2, let events = Int(words[1]), (0...10_000_000).contains(events) else {
+                throw UsageError(message: "thrum dev compile takes one EVENTS count (a whole number from 0 to 10000000)")
             }
             guard (runs ?? 1) >= 1 else { throw UsageError(message: "--runs: expected at least 1 compile") }
             let segments = CompileThroughputBench.compileLoop(events: events, runs: runs ?? 1)
