@@ -102,7 +102,7 @@ let package = Package(
         // The Core Haptics guides' samples ported by renames only, checked against the chip.
         .testTarget(name: "SamplePortTests", dependencies: ["Thrum", "ThrumHarness", "ThrumSim", "ThrumTestSupport"]),
         .testTarget(name: "ThrumStudioTests", dependencies: ["ThrumStudio", "ThrumPattern", "ThrumTestSupport"]),
-        .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness", "ThrumTestSupport"]),
+        .testTarget(name: "ThrumBenchTests", dependencies: ["ThrumBench", "ThrumHarness", "ThrumTestSupport", "ThrumTime"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

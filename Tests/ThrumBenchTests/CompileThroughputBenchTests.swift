@@ -1,4 +1,6 @@
+import Foundation
 import ThrumBench
+import ThrumTime
 import XCTest
 
 /// Compile throughput is the median run with its spread, never the best run.
@@ -42,7 +44,24 @@ final class CompileThroughputBenchTests: XCTestCase {
             XCTAssertLessThanOrEqual(r.median, r.p75)
             XCTAssertLessThanOrEqual(r.p75, r.max)
             XCTAssertGreaterThan(r.min, 0)
+            XCTAssertLessThanOrEqual(r.cpuP25, r.cpuMedian)
+            XCTAssertLessThanOrEqual(r.cpuMedian, r.cpuP75)
+            XCTAssertGreaterThan(r.cpuP25, 0)
         }
+    }
+
+    /// The CPU-time clock advances while the thread works and not while it sleeps (the wall
+    /// clock does both): what lets the CPU figure ignore other processes' turns on the core.
+    func testTheThreadCPUClockCountsWorkNotSleep() {
+        let cpu = ThreadCPUClock(), wall = MonotonicClock()
+        let c0 = cpu.now(), w0 = wall.now()
+        usleep(60_000)
+        XCTAssertGreaterThanOrEqual((wall.now() - w0).seconds, 0.06)
+        XCTAssertLessThan((cpu.now() - c0).seconds, 0.03, "60 ms asleep")
+        let c1 = cpu.now()
+        var x = 0.0
+        while (cpu.now() - c1).seconds < 0.002 { x += 1 }  // ends only if the clock advances with work
+        XCTAssertGreaterThan(x, 0)
     }
 
     /// `thrum bench --only compile` runs the compile figures and nothing else (no link matrix);
@@ -52,7 +71,10 @@ final class CompileThroughputBenchTests: XCTestCase {
         XCTAssertTrue(report.links.isEmpty)
         XCTAssertEqual(
             report.figures.map(\.key),
-            ["compile_events_per_second_1000", "compile_events_per_second_10000", "compile_throughput_ratio_largest_to_smallest"])
+            [
+                "compile_events_per_second_1000", "compile_events_per_second_10000", "compile_cpu_events_per_second_1000",
+                "compile_cpu_events_per_second_10000", "compile_throughput_ratio_largest_to_smallest",
+            ])
         XCTAssertTrue(report.figures.allSatisfy { ($0.value ?? 0) > 0 })
         XCTAssertThrowsError(try Bench.run(BenchOptions(quick: true, only: "links"))) { error in
             XCTAssertEqual("\(error)", "no figure group named 'links' (known: compile, envelope)")

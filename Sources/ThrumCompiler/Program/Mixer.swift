@@ -69,10 +69,26 @@ struct Mixer: Sendable {
         }
 
         /// Mixes the next elementary interval into `out`; false when there is none left.
+        ///
+        /// A piece that nothing else overlaps (no piece active when it starts, the next one
+        /// starting at or after its end) is its own elementary interval and passes through as it
+        /// is, without entering the active set: the common case of events that do not overlap,
+        /// whose pieces follow one another. The output is the sweep's either way.
         @inline(__always)
         mutating func step<S: PieceSink>(into out: inout S) -> Bool {
-            guard !pieces.isEmpty || !active.isEmpty else { return false }
-            if active.isEmpty { a = max(a, pieces.peekStart) }
+            if active.isEmpty {
+                guard !pieces.isEmpty else { return false }
+                // Every piece starting at or before `a` has been taken, so the next starts at or after it.
+                let p = pieces.pop()
+                a = p.t0
+                if p.t0 < p.t1 && (pieces.isEmpty || p.t1 <= pieces.peekStart) {
+                    // Its own interval [t0, t1]: what `emit` makes of one piece over it.
+                    out.put(Piece(t0: p.t0, t1: p.t1, v0: p.v0, v1: p.value(at: p.t1)))
+                    a = p.t1
+                    return true
+                }
+                active.append(p)
+            }
             while !pieces.isEmpty && pieces.peekStart <= a {
                 active.append(pieces.pop())
             }

@@ -59,8 +59,13 @@ public struct EnvelopeRows: Sendable {
             }
             made = rows
         }
+        // The rows' times in whole µs (rounded), which the intensity and sharpness columns both read.
+        let us = [Int64](unsafeUninitializedCapacity: rows) { buffer, made in
+            for i in 0..<rows { buffer[i] = micros(time[i]) }
+            made = rows
+        }
         let intensity = [Double](unsafeUninitializedCapacity: rows) { buffer, made in
-            for i in 0..<rows { buffer[i] = self.intensity.value(at: time[i]) }
+            for i in 0..<rows { buffer[i] = self.intensity.value(atMicros: us[i]) }
             made = rows
         }
         let drive = [Double](unsafeUninitializedCapacity: rows) { buffer, made in
@@ -68,7 +73,7 @@ public struct EnvelopeRows: Sendable {
             made = rows
         }
         let sharpness = [Double](unsafeUninitializedCapacity: rows) { buffer, made in
-            for i in 0..<rows { buffer[i] = self.sharpness.value(at: time[i]) }
+            for i in 0..<rows { buffer[i] = self.sharpness.value(at: time[i], micros: us[i]) }
             made = rows
         }
         let acceleration = [Double](unsafeUninitializedCapacity: rows) { buffer, made in
@@ -94,9 +99,9 @@ struct PieceSampler: Sendable {
         piece = self.sweep.next()
     }
 
+    /// The value at `us` µs (the row's time, `micros(t)`).
     @inline(__always)
-    mutating func value(at t: Double) -> Double {
-        let us = micros(t)
+    mutating func value(atMicros us: Int64) -> Double {
         while let p = piece, p.t1 <= us { piece = sweep.next() }
         guard let p = piece, p.t0 <= us else { return 0 }
         return p.value(at: us)
@@ -162,8 +167,8 @@ struct SharpnessSampler: Sendable {
         control = c.controls.sharpness
     }
 
-    mutating func value(at t: Double) -> Double {
-        let us = micros(t)
+    /// The value at row time `t` (s), `us` being `micros(t)`.
+    mutating func value(at t: Double, micros us: Int64) -> Double {
         while next < starts.count && starts[next] <= us {
             active.append(next)
             if ends[next] < nearestEnd { nearestEnd = ends[next] }
@@ -182,9 +187,15 @@ struct SharpnessSampler: Sendable {
         for j in active {
             let s = HapticSemantics.clamp01(base[j] + c)
             var w = 0.0
-            for p in pieces[pieceStart[j]..<pieceStart[j + 1]] where p.t0 <= us && us < p.t1 {
-                w = p.value(at: us)
-                break
+            var k = pieceStart[j]
+            let end = pieceStart[j + 1]
+            while k < end {  // indices, not a slice: no retain of the pieces per row
+                let p = pieces[k]
+                if p.t0 <= us && us < p.t1 {
+                    w = p.value(at: us)
+                    break
+                }
+                k += 1
             }
             num += s * w
             den += w

@@ -3,13 +3,15 @@ import ThrumBench
 import ThrumCompiler
 
 /// `thrum dev`: tools for working on Thrum itself (not listed by `thrum help`): the generated
-/// tables of the docs, the raw felt-onset grid, the shell completions and the man page.
+/// tables of the docs, the raw felt-onset grid, a compile loop for profilers, the shell
+/// completions and the man page.
 enum DevCommand: Subcommand {
     static let name = "dev"
-    static let summary = "tools for working on Thrum: the docs' tables, the felt-onset grid, completions, the man page"
+    static let summary = "tools for working on Thrum: the docs' tables, the felt-onset grid, a compile loop, completions, the man page"
     static let usage = """
         Usage: thrum dev table NAME [--into FILE]
                thrum dev grid [--no-preshift] [--uncalibrated] [--lead S]
+               thrum dev compile EVENTS [--runs K]
                thrum dev completions bash|zsh|fish
                thrum dev man
 
@@ -26,6 +28,11 @@ enum DevCommand: Subcommand {
           --no-preshift    only the points without the pre-shift
           --uncalibrated   skip the driver's auto-calibration
           --lead S         override the response model's update lead (seconds)
+        compile      compiles the compile bench's pattern of EVENTS events K times (default 1)
+                     and prints its segment count: a fixed workload for a profiler (the
+                     instructions per event of docs/timing.md are callgrind's count at K = 3
+                     minus K = 1, over 2 × EVENTS)
+          --runs K         compiles
         completions  prints the completion script for bash, zsh or fish, made from the usage
                      texts `thrum CMD --help` prints (tools/install.sh installs them)
         man          prints the man page thrum(1) in roff, made from the same texts
@@ -36,6 +43,7 @@ enum DevCommand: Subcommand {
         let uncalibrated = arguments.flag("uncalibrated")
         let lead = try arguments.option("lead", as: Double.init, expected: "a number of seconds")
         let into = try arguments.option("into")
+        let runs = try arguments.option("runs", as: { Int($0) }, expected: "a whole number of compiles")
         let words = try arguments.positionals()
         try arguments.finish()
         switch words.first {
@@ -70,6 +78,13 @@ enum DevCommand: Subcommand {
                     }
                 }
             }
+        case "compile":
+            guard words.count == 2, let events = Int(words[1]), (0...10_000_000).contains(events) else {
+                throw UsageError(message: "thrum dev compile takes one EVENTS count (a whole number from 0 to 10000000)")
+            }
+            guard (runs ?? 1) >= 1 else { throw UsageError(message: "--runs: expected at least 1 compile") }
+            let segments = CompileThroughputBench.compileLoop(events: events, runs: runs ?? 1)
+            print("\(events) events, \(runs ?? 1) compiles, \(segments) segments")
         case "completions":
             guard words.count == 2, let shell = ShellCompletions.Shell(rawValue: words[1]) else {
                 throw UsageError(message: "thrum dev completions takes one shell: bash, zsh or fish")
@@ -79,9 +94,9 @@ enum DevCommand: Subcommand {
             guard words.count == 1 else { throw UsageError(message: "unexpected argument '\(words[1])'") }
             print(ManPage.page(), terminator: "")
         case nil:
-            throw UsageError(message: "thrum dev needs a tool: table, grid, completions or man")
+            throw UsageError(message: "thrum dev needs a tool: table, grid, compile, completions or man")
         case let word?:
-            throw UsageError(message: "unknown dev tool '\(word)': expected table, grid, completions or man")
+            throw UsageError(message: "unknown dev tool '\(word)': expected table, grid, compile, completions or man")
         }
         return 0
     }

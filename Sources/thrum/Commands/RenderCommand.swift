@@ -100,12 +100,28 @@ enum RenderCommand: Subcommand {
             summary.add(chunk, audio: level)
             try csv?.write(chunk.csvRows())
             if plotted {
-                for (i, t) in chunk.time.enumerated() {
-                    guard let column = drivePlot.column(of: t, cursor: &plotCursor) else { continue }
-                    drivePlot.add(column: column, value: chunk.drive[i])
-                    accelerationPlot.add(column: column, value: chunk.acceleration[i])
-                    if let level { audioPlot.add(column: column, value: level[i]) }
+                // Rows reach a column a run at a time: each run's peaks are folded in once
+                // (the same peaks: a maximum of values ≥ 0 does not depend on the grouping).
+                var column = -1
+                var peaks = (drive: 0.0, acceleration: 0.0, audio: 0.0)
+                func fold() {
+                    guard column >= 0 else { return }
+                    drivePlot.add(column: column, value: peaks.drive)
+                    accelerationPlot.add(column: column, value: peaks.acceleration)
+                    if level != nil { audioPlot.add(column: column, value: peaks.audio) }
                 }
+                for (i, t) in chunk.time.enumerated() {
+                    guard let c = drivePlot.column(of: t, cursor: &plotCursor) else { continue }
+                    if c != column {
+                        fold()
+                        column = c
+                        peaks = (0, 0, 0)
+                    }
+                    peaks.drive = max(peaks.drive, abs(chunk.drive[i]))
+                    peaks.acceleration = max(peaks.acceleration, abs(chunk.acceleration[i]))
+                    if let level { peaks.audio = max(peaks.audio, abs(level[i])) }
+                }
+                fold()
             }
             if kept != nil {
                 kept!.append(chunk)
