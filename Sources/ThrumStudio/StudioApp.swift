@@ -9,13 +9,17 @@ public protocol StudioBackend: AnyObject, Sendable {
     func describe(name: String, data: Data) -> [String: Any]
     /// The curves under the timeline: requested envelopes, drive, acceleration (the slow part).
     func render(name: String, data: Data, actuator: String?) -> [String: Any]
-    /// Starts playing `data` on the device (`loop`: again and again until stopped; `actuator`: the
-    /// virtual device's profile, nil for the studio's); what happens is sent through `push` as it happens.
+    /// Starts playing `data` on the devices named by `devices` (their `id`s in ``status()``; nil:
+    /// the default ones) (`loop`: again and again until stopped; `actuator`: the virtual device's
+    /// profile, nil for the studio's); what happens is sent through `push` as it happens.
     /// - Throws: when it cannot start (a message for the page).
-    func play(name: String, data: Data, rate: Double, loop: Bool, actuator: String?, push: @escaping @Sendable ([String: Any]) -> Void) throws -> [String: Any]
+    func play(
+        name: String, data: Data, rate: Double, loop: Bool, actuator: String?, devices: [String]?,
+        push: @escaping @Sendable ([String: Any]) -> Void
+    ) throws -> [String: Any]
     /// Stops what plays.
     func stop()
-    /// The device, what plays, how many plays started.
+    /// The devices (`devices`: each one's `id`, `name`, `virtual`, `default`), what plays, how many plays started.
     func status() -> [String: Any]
 }
 
@@ -201,7 +205,8 @@ public final class StudioApp: @unchecked Sendable {
         let rate = min(max((body["rate"] as? Double) ?? 1, 0.1), 10)
         do {
             let started = try backend.play(
-                name: name, data: data, rate: rate, loop: (body["loop"] as? Bool) ?? false, actuator: body["actuator"] as? String
+                name: name, data: data, rate: rate, loop: (body["loop"] as? Bool) ?? false, actuator: body["actuator"] as? String,
+                devices: body["devices"] as? [String]
             ) { [weak self] message in self?.push(message) }
             return .json(started)
         } catch {

@@ -18,6 +18,7 @@ extension StudioAssets {
   <button id="play" title="play (space)">▶ Play</button>
   <button id="stop" title="stop (space while playing)">■ Stop</button>
   <label><input id="loop" type="checkbox"> loop</label>
+  <span id="devices" title="the devices a play goes to (one or several)"></span>
   <select id="actuator" title="actuator profile of the drive, the acceleration and the virtual device"></select>
   <label>rate <input id="rate" type="number" min="0.1" max="10" step="0.1" value="1"></label>
   <button id="save" title="save (Ctrl+S)" disabled>Save</button>
@@ -65,6 +66,8 @@ extension StudioAssets {
   const S = {
     file: null, data: null, events: [], base: [], changes: {}, deletions: new Set(), additions: [],
     undo: [], redo: [], selected: null, view: [0, 1], onsets: {}, playing: false, play: null, diagnostics: [],
+    // The devices (from /api/status), those the current play went to, and each one's position.
+    devices: [], playDevices: [], positions: {},
   };
 
   // ---- API ----
@@ -82,6 +85,28 @@ extension StudioAssets {
   }
 
   function say(text) { $("state").textContent = text; }
+
+  // ---- devices ----
+  // Each device keeps its colour (dev-K, K its place in the list) in the picker, its onsets and its link line.
+  function deviceClass(id) { return "dev-" + Math.max(0, S.devices.findIndex((d) => d.id === id)) % 4; }
+  async function loadDevices() {
+    const r = await api("/api/status");
+    S.devices = r.devices || [];
+    const box = $("devices");
+    box.textContent = "";
+    for (const d of S.devices) {
+      const label = document.createElement("label");
+      label.className = deviceClass(d.id);
+      label.title = d.name;
+      const input = document.createElement("input");
+      input.type = "checkbox"; input.checked = !!d.default; input.dataset.device = d.id;
+      label.appendChild(input);
+      label.appendChild(document.createTextNode(" " + (d.virtual ? "virtual" : d.id)));
+      box.appendChild(label);
+    }
+    box.hidden = S.devices.length < 2;
+  }
+  function chosenDevices() { return [...document.querySelectorAll("#devices input:checked")].map((i) => i.dataset.device); }
 
   // ---- files ----
   async function loadFiles() {
@@ -211,6 +236,20 @@ extension StudioAssets {
     el(filled ? "polygon" : "polyline", { points: pts.join(" "), class: cls }, svg);
   }
 
+  // A filled band from each point's low to its high value, around `middle` (±`half` px for ±1).
+  function waveform(svg, low, high, middle, half) {
+    const r = S.render;
+    const top = [], bottom = [];
+    for (let i = 0; i < high.length; i++) {
+      const t = r.start + i * r.step;
+      if (t < S.view[0] - r.step || t > S.view[1] + r.step) continue;
+      const x = xOf(svg, t).toFixed(1);
+      top.push(x + "," + (middle - high[i] * half).toFixed(1));
+      bottom.push(x + "," + (middle - low[i] * half).toFixed(1));
+    }
+    if (top.length) el("polygon", { class: "audio-wave", points: top.concat(bottom.reverse()).join(" ") }, svg);
+  }
+
   // ---- drawing ----
   function draw() {
     const t0 = performance.now();
@@ -220,8 +259,8 @@ extension StudioAssets {
     axis(svg, 260);
     const r = S.render;
     if (r) {
-      // Audio events' sound level (peak |sample|, 0…1) along the top of the intensity lane.
-      if (r.audio && r.audio.length) polyline(svg, r.audio, (v) => LANE.iTop + 30 - v * 28, "curve-audio");
+      // Audio events' waveform (each stretch's lowest and highest sample, −1…1) along the top of the intensity lane.
+      if (r.audio_high && r.audio_high.length) waveform(svg, r.audio_low, r.audio_high, LANE.iTop + 16, 14);
       polyline(svg, r.intensity, yI, "curve-intensity");
       polyline(svg, r.sharpness, yS, "curve-sharpness");
     }
@@ -237,6 +276,8 @@ extension StudioAssets {
     drawCurves(svg);
     el("g", { id: "onset-layer" }, svg);
     for (const k in S.onsets) drawOnset(S.onsets[k]);
+    el("g", { id: "playhead-layer" }, svg);
+    drawPlayheads();
     drawPlot($("drive"), r && r.drive, 1, "series-drive", "drive (0…1 of rated voltage)");
     drawPlot($("accel"), r && r.acceleration, r ? Math.max(r.peak_acceleration || 0, 1e-9) : 1, "series-accel",
       r ? "acceleration (" + r.acceleration_unit + ", " + r.acceleration_source + ")" : "acceleration");
@@ -320,24 +361,66 @@ extension StudioAssets {
     el("text", { x: width(svg) - M.right - 4, y: 22, class: "label", "text-anchor": "end" }, svg).textContent = label;
   }
 
+  // Each device of the play has its own lane: the intensity lane's height shared among them.
+  function lane(device) {
+    const n = Math.max(1, S.playDevices.length), k = Math.max(0, S.playDevices.indexOf(device));
+    const h = (LANE.iBottom - 2) / n;
+    return [2 + k * h, 2 + (k + 1) * h];
+  }
+
   function drawOnset(o) {
     const svg = $("timeline");
     const layer = $("onset-layer");
     if (!layer) return;
-    const old = layer.querySelector('[data-event-index="' + o.index + '"]');
+    const device = o.device || "";
+    const old = layer.querySelector('[data-event-index="' + o.index + '"][data-device="' + device + '"]');
     if (old) old.remove();
-    const g = el("g", { class: "onset" + (o.status === "on_time" ? "" : " late"), "data-event-index": o.index, "data-onset": o.onset,
-      "data-bound": o.bound, "data-status": o.status, "data-pass": o.pass || 0 }, layer);
+    const g = el("g", { class: "onset " + deviceClass(device) + (o.status === "on_time" ? "" : " late"), "data-event-index": o.index,
+      "data-device": device, "data-onset": o.onset, "data-bound": o.bound, "data-status": o.status, "data-pass": o.pass || 0 }, layer);
     if (o.true_onset !== undefined && o.true_onset !== null) g.setAttribute("data-true-onset", o.true_onset);
     if (o.onset === null || o.onset === undefined) return;
+    const [y1, y2] = lane(device);
     const x = xOf(svg, o.onset);
     const half = Math.max(1, (o.bound || 0) * pxPerSecond(svg));
-    el("rect", { class: "band", x: x - half, y: 2, width: 2 * half, height: LANE.iBottom - 2 }, g);
-    el("line", { class: "reported", x1: x, x2: x, y1: 2, y2: LANE.iBottom }, g);
+    el("rect", { class: "band", x: x - half, y: y1, width: 2 * half, height: y2 - y1 }, g);
+    el("line", { class: "reported", x1: x, x2: x, y1: y1, y2: y2 }, g);
     if (o.true_onset !== undefined && o.true_onset !== null) {
       const xt = xOf(svg, o.true_onset);
-      el("line", { class: "true-onset", x1: xt, x2: xt, y1: 2, y2: LANE.iBottom }, g);
+      el("line", { class: "true-onset", x1: xt, x2: xt, y1: y1, y2: y2 }, g);
     }
+  }
+
+  // ---- playhead ----
+  // Each device's position in the pattern comes from the server (the engine's clock, every
+  // 50 ms of the play); between two reports it is carried on at the play's rate for at most
+  // 100 ms, so it never runs ahead of the device by more than that.
+  function playheadAt(p, now) { return p.position + Math.min(0.1, Math.max(0, (now - p.at) / 1000)) * p.rate; }
+  function drawPlayheads() {
+    const layer = $("playhead-layer");
+    if (!layer) return;
+    const svg = $("timeline");
+    const now = performance.now();
+    for (const device of S.playDevices) {
+      const p = S.positions[device];
+      let line = layer.querySelector('[data-device="' + device + '"]');
+      if (!p) { if (line) line.remove(); continue; }
+      const [y1, y2] = lane(device);
+      const t = playheadAt(p, now), x = xOf(svg, t).toFixed(1);
+      if (!line) line = el("line", { class: "playhead", "data-device": device }, layer);
+      line.setAttribute("x1", x); line.setAttribute("x2", x); line.setAttribute("y1", y1); line.setAttribute("y2", y2);
+      line.setAttribute("data-position", t.toFixed(4));
+    }
+  }
+  let animating = false;
+  function animate() {
+    if (animating) return;
+    animating = true;
+    const frame = () => {
+      if (!S.playing) { animating = false; drawPlayheads(); return; }
+      drawPlayheads();
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
   }
 
   function drawDiagnostics() {
@@ -470,25 +553,31 @@ extension StudioAssets {
     if (!S.file) return;
     if (dirty() && !(await save())) return;
     S.onsets = {};
-    const layer = $("onset-layer");
-    if (layer) layer.textContent = "";
+    S.positions = {};
+    for (const id of ["onset-layer", "playhead-layer"]) { const layer = $(id); if (layer) layer.textContent = ""; }
     try {
+      const devices = chosenDevices();
       const r = await api("/api/play", { file: S.file, rate: Number($("rate").value) || 1, loop: $("loop").checked,
-        actuator: $("actuator").value || undefined });
+        actuator: $("actuator").value || undefined, devices: devices.length ? devices : undefined });
       S.play = r.play;
+      S.playDevices = r.devices || S.playDevices;
       S.playing = true;
+      animate();
       say("playing on " + (r.device || "device"));
     } catch (e) { say("cannot play: " + e.message); }
   }
   async function stop() { try { await api("/api/stop", {}); } catch (e) { say(e.message); } }
 
   function onsetSummary(end) {
-    const rows = Object.values(S.onsets).sort((a, b) => a.index - b.index);
-    let html = "<table><tr><th>#</th><th>requested</th><th>onset</th><th>±</th><th>true</th><th>status</th></tr>";
+    const order = (o) => S.playDevices.indexOf(o.device);
+    const rows = Object.values(S.onsets).sort((a, b) => a.index - b.index || order(a) - order(b));
+    const several = S.playDevices.length > 1;
+    const text = (v) => String(v).replace(/[&<]/g, (c) => "&#" + c.charCodeAt(0) + ";");
+    let html = "<table><tr><th>#</th>" + (several ? "<th>device</th>" : "") + "<th>requested</th><th>onset</th><th>±</th><th>true</th><th>status</th></tr>";
     for (const o of rows) {
       const ms = (v) => v === null || v === undefined ? "—" : (v * 1000).toFixed(3);
-      html += "<tr><td>" + o.index + "</td><td>" + ms(o.requested) + "</td><td>" + ms(o.onset) + "</td><td>" + ms(o.bound) +
-        "</td><td>" + ms(o.true_onset) + "</td><td>" + o.status + "</td></tr>";
+      html += "<tr><td>" + o.index + "</td>" + (several ? "<td>" + text(o.device) + "</td>" : "") + "<td>" + ms(o.requested) + "</td><td>" +
+        ms(o.onset) + "</td><td>" + ms(o.bound) + "</td><td>" + ms(o.true_onset) + "</td><td>" + o.status + "</td></tr>";
     }
     html += "</table>";
     if (end) html += "<div>" + end + "</div>";
@@ -502,20 +591,36 @@ extension StudioAssets {
       const msg = JSON.parse(m.data);
       if (msg.type === "onset") {
         if (msg.play !== S.play && S.play !== null) return;
-        S.onsets[msg.index] = msg;
+        S.onsets[msg.device + ":" + msg.index] = msg;
         drawOnset(msg);
         if (msg.sent_at) metrics.onsetLatenciesMs.push(performance.timeOrigin + performance.now() - msg.sent_at);
         onsetSummary();
+      } else if (msg.type === "position") {
+        if (msg.play !== S.play && S.play !== null) return;
+        S.positions[msg.device] = { position: msg.position, rate: msg.rate || 1, at: performance.now() };
       } else if (msg.type === "play-started") {
+        if (S.play !== msg.play) {
+          S.onsets = {}; S.positions = {};
+          for (const id of ["onset-layer", "playhead-layer"]) { const l = $(id); if (l) l.textContent = ""; }
+        }
         S.play = msg.play; S.playing = true;
-        if (!Object.keys(S.onsets).length) { const l = $("onset-layer"); if (l) l.textContent = ""; }
+        if (msg.devices) S.playDevices = msg.devices;
+        animate();
       } else if (msg.type === "play-ended") {
         S.playing = false;
         onsetSummary(msg.summary || "");
         say(msg.error ? "play failed: " + msg.error : "played " + (msg.reported || 0) + "/" + (msg.haptic_events || 0) + " onsets reported");
         document.body.dataset.played = String(msg.play);
       } else if (msg.type === "link") {
-        $("link-strip").textContent = msg.text;
+        const strip = $("link-strip");
+        let line = strip.querySelector('[data-device="' + (msg.device || "") + '"]');
+        if (!line) {
+          line = document.createElement("div");
+          line.dataset.device = msg.device || "";
+          line.className = deviceClass(msg.device);
+          strip.appendChild(line);
+        }
+        line.textContent = msg.text;
       } else if (msg.type === "file-changed" && msg.file === S.file) {
         if (dirty()) { $("banner").hidden = false; $("banner").textContent = S.file + " changed on disk; save overwrites it, or reopen it to drop your edits"; }
         else { metrics.reloads++; openFile(S.file, true).then(() => say("reloaded " + S.file + " (changed on disk)")); }
@@ -646,6 +751,7 @@ extension StudioAssets {
 
   attachPointer();
   connect();
+  loadDevices().catch((e) => say("no devices: " + e.message));
   loadFiles().catch((e) => say("cannot load: " + e.message));
 })();
 
@@ -680,7 +786,6 @@ svg { display: block; width: 100%; background: #fff; border: 1px solid #ddd; mar
 .event.selected .head, .event.selected .sharp { stroke: #000; stroke-width: 2; }
 .event.edited .head { fill: #9c27b0; }
 .event.diag .head { fill: #d32f2f; }
-.curve-audio { fill: none; stroke: #9467bd; stroke-width: 1; }
 .curve-intensity { fill: none; stroke: #1f77b4; stroke-width: 1; stroke-opacity: 0.6; }
 .curve-sharpness { fill: none; stroke: #ff7f0e; stroke-width: 1; stroke-dasharray: 4 3; stroke-opacity: 0.7; }
 .curve-line { fill: none; stroke: #6a1b9a; stroke-width: 1.5; }
@@ -692,8 +797,21 @@ svg { display: block; width: 100%; background: #fff; border: 1px solid #ddd; mar
 .onset .band { fill: #4caf50; fill-opacity: 0.35; }
 .onset .reported { stroke: #2e7d32; stroke-width: 2; }
 .onset .true-onset { stroke: #000; stroke-width: 1; stroke-dasharray: 2 2; }
+.onset.dev-1 .band { fill: #1e88e5; } .onset.dev-1 .reported { stroke: #1565c0; }
+.onset.dev-2 .band { fill: #fb8c00; } .onset.dev-2 .reported { stroke: #e65100; }
+.onset.dev-3 .band { fill: #8e24aa; } .onset.dev-3 .reported { stroke: #6a1b9a; }
 .onset.late .reported { stroke: #d32f2f; }
-.playhead { stroke: #9c27b0; stroke-width: 1; }
+.lane-label { font-size: 10px; }
+.playhead { stroke: #9c27b0; stroke-width: 1.5; pointer-events: none; }
+.audio-wave { fill: #9467bd; fill-opacity: 0.55; stroke: #7b1fa2; stroke-width: 0.5; }
+#devices { display: inline-flex; gap: 6px; }
+#devices label { padding: 0 4px; border-bottom: 3px solid transparent; }
+#devices label.dev-0 { border-color: #2e7d32; } #devices label.dev-1 { border-color: #1565c0; }
+#devices label.dev-2 { border-color: #e65100; } #devices label.dev-3 { border-color: #6a1b9a; }
+#link-strip div.dev-0 { border-left: 4px solid #2e7d32; padding-left: 4px; }
+#link-strip div.dev-1 { border-left: 4px solid #1565c0; padding-left: 4px; }
+#link-strip div.dev-2 { border-left: 4px solid #e65100; padding-left: 4px; }
+#link-strip div.dev-3 { border-left: 4px solid #6a1b9a; padding-left: 4px; }
 #banner { background: #fff3cd; border: 1px solid #e0c060; padding: 4px 8px; margin-bottom: 4px; }
 #link-strip { font-family: monospace; font-size: 12px; color: #444; padding: 2px 0 6px; }
 #details { display: flex; gap: 16px; }
