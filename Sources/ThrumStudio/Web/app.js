@@ -6,7 +6,7 @@
   const token = new URLSearchParams(location.search).get("token") || "";
   const NS = "http://www.w3.org/2000/svg";
   const $ = (id) => document.getElementById(id);
-  const metrics = { loadToDrawnMs: null, renderedMs: null, lastDrawMs: null, onsetLatenciesMs: [], reloads: 0 };
+  const metrics = { loadToDrawnMs: null, renderedMs: null, lastDrawMs: null, onsetLatenciesMs: [], reloads: 0, playheadAtOnsets: [] };
   window.thrumStudio = { metrics };
 
   const S = {
@@ -339,8 +339,14 @@
   // ---- playhead ----
   // Each device's position in the pattern comes from the server (the engine's clock, every
   // 50 ms of the play); between two reports it is carried on at the play's rate for at most
-  // 100 ms, so it never runs ahead of the device by more than that.
-  function playheadAt(p, now) { return p.position + Math.min(0.1, Math.max(0, (now - p.at) / 1000)) * p.rate; }
+  // 50 ms, so it never runs ahead of the device by more than that. A report behind what is shown
+  // (by less than 100 ms: not a loop's next pass) holds it there until the device catches up.
+  function playheadAt(p, now) { return p.position + Math.min(0.05, Math.max(0, (now - p.at) / 1000)) * p.rate; }
+  function placePlayhead(device, position, rate) {
+    const now = performance.now(), old = S.positions[device];
+    const shown = old ? playheadAt(old, now) : -Infinity;
+    S.positions[device] = position < shown && shown - position < 0.1 * rate ? { position: shown, rate: 0, at: now } : { position, rate, at: now };
+  }
   function drawPlayheads() {
     const layer = $("playhead-layer");
     if (!layer) return;
@@ -540,10 +546,12 @@
         S.onsets[msg.device + ":" + msg.index] = msg;
         drawOnset(msg);
         if (msg.sent_at) metrics.onsetLatenciesMs.push(performance.timeOrigin + performance.now() - msg.sent_at);
+        const p = S.positions[msg.device];
+        if (p) metrics.playheadAtOnsets.push({ device: msg.device, onset: msg.onset, playhead: playheadAt(p, performance.now()) });
         onsetSummary();
       } else if (msg.type === "position") {
         if (msg.play !== S.play && S.play !== null) return;
-        S.positions[msg.device] = { position: msg.position, rate: msg.rate || 1, at: performance.now() };
+        placePlayhead(msg.device, msg.position, msg.rate || 1);
       } else if (msg.type === "play-started") {
         if (S.play !== msg.play) {
           S.onsets = {}; S.positions = {};

@@ -56,6 +56,8 @@ final class StudioDevice: @unchecked Sendable {
             let engine = HapticEngine(session: connection.session, profile: profile, configuration: configuration, runMode: .manual)
             try engine.start()
             if let report = connection.session.calibrationResult { _ = connection.remember(report) }
+            // Answered and configured; stopped until the first play (see `play`).
+            engine.stop()
             held = (connection, engine)
             PortHold.claim(port, program: "thrum studio")
         }
@@ -96,7 +98,10 @@ final class StudioDevice: @unchecked Sendable {
             engine = HapticEngine(session: connection.session, profile: profile, configuration: configuration, runMode: .manual)
             try engine.start()
         }
-        defer { if held == nil { engine.stop() } }
+        // A port's engine is stopped between plays (and started, its clock synchronized afresh,
+        // at the next): nothing runs its link while the studio is idle, and a link left unrun
+        // for seconds comes back with stale clock samples and dropped onsets.
+        defer { engine.stop() }
         let player = try engine.makeAdvancedPlayer(with: pattern)
         player.playbackRate = rate
         player.loopEnabled = loop
@@ -110,7 +115,8 @@ final class StudioDevice: @unchecked Sendable {
         let (pass, drive) = engine.passTiming(of: pattern, rate: rate)
         let end = loop ? start + (held == nil ? Self.longestVirtualLoop : .infinity) : start + max(pass, drive)
         let haptic = pattern.events.filter(\.type.isHaptic).count
-        var reported = 0
+        // Each onset counted once: after a link stall the engine may announce a report again.
+        var reported = Set<[Int]>()
         var onTime = 0
         let wallStart = Date()
         let engineStart = engine.currentTime
@@ -122,9 +128,8 @@ final class StudioDevice: @unchecked Sendable {
         func deliver() {
             for update in arrived.drain() {
                 let record = update.record
-                if update.kind == .reported {
-                    reported += 1
-                    if record.status == .onTime { onTime += 1 }
+                if update.kind == .reported, reported.insert([record.pass, record.patternIndex]).inserted, record.status == .onTime {
+                    onTime += 1
                 }
                 var truth: Double?
                 if case .simulated(let device, _) = target { truth = VirtualRig.trueOnset(of: record, on: device) }
@@ -162,11 +167,11 @@ final class StudioDevice: @unchecked Sendable {
                 lastLink = now
                 link(linkLine(engine))
             }
-            if !loop && reported >= haptic && now > end { break }
+            if !loop && reported.count >= haptic && now > end { break }
         }
         deliver()
         link(linkLine(engine))
-        return Outcome(hapticEvents: haptic, reported: reported, onTime: onTime, stopped: stopped)
+        return Outcome(hapticEvents: haptic, reported: reported.count, onTime: onTime, stopped: stopped)
     }
 
     /// How often the play's position goes to the page (s of engine time).
