@@ -4,7 +4,8 @@ import Foundation
 /// pattern for the page (its events, the compiled drive and predicted acceleration, diagnostics)
 /// and playing one on the device.
 public protocol StudioBackend: AnyObject, Sendable {
-    /// The page's view of `data` (the file `name`): `events` and `diagnostics`, or, for a file
+    /// The page's view of `data` (the file `name`): `events` (columns: `type`, `haptic`, `time`,
+    /// `duration`, `intensity`, `sharpness`, event k at index k of each) and `diagnostics`, or, for a file
     /// that does not read as AHAP, its `diagnostics` alone. `valid` says which. Quick: no render.
     func describe(name: String, data: Data) -> [String: Any]
     /// The curves under the timeline: requested envelopes, drive, acceleration (the slow part).
@@ -145,7 +146,6 @@ public final class StudioApp: @unchecked Sendable {
         watcher?.watch(name)
         var object = backend.describe(name: name, data: data)
         object["file"] = name
-        object["text"] = String(decoding: data, as: UTF8.self)
         return .json(object)
     }
 
@@ -184,7 +184,6 @@ public final class StudioApp: @unchecked Sendable {
             try directory.write(after, to: name)
             watcher?.watch(name)
             object["file"] = name
-            object["text"] = String(decoding: after, as: UTF8.self)
             object["saved"] = true
             return .json(object)
         } catch let failure as AHAPTextEdit.Failure {

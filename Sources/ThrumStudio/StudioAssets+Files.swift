@@ -33,7 +33,7 @@ extension StudioAssets {
   <nav id="files"><h2>Files</h2><ul id="file-list"></ul></nav>
   <section id="views">
     <div id="banner" hidden></div>
-    <svg id="timeline" role="img" aria-label="pattern timeline"></svg>
+    <div id="timeline-box"><svg id="timeline" role="img" aria-label="pattern timeline"></svg><canvas id="dense" hidden></canvas></div>
     <svg id="drive" role="img" aria-label="compiled drive"></svg>
     <svg id="accel" role="img" aria-label="predicted acceleration"></svg>
     <div id="link-strip"></div>
@@ -60,7 +60,10 @@ extension StudioAssets {
   const token = new URLSearchParams(location.search).get("token") || "";
   const NS = "http://www.w3.org/2000/svg";
   const $ = (id) => document.getElementById(id);
-  const metrics = { loadToDrawnMs: null, renderedMs: null, lastDrawMs: null, onsetLatenciesMs: [], reloads: 0, playheadAtOnsets: [] };
+  const metrics = { loadToDrawnMs: null, renderedMs: null, lastDrawMs: null, onsetLatenciesMs: [], reloads: 0, playheadAtOnsets: [], playheadTrail: [],
+    lastPaintedAt: 0, painted: [] };
+  // The first draw started after `t` and painted: when it was on screen.
+  metrics.firstPaintedAfter = (t) => { const p = metrics.painted.find((p) => p[0] >= t); return p ? p[1] : null; };
   window.thrumStudio = { metrics };
 
   const S = {
@@ -101,7 +104,7 @@ extension StudioAssets {
       const input = document.createElement("input");
       input.type = "checkbox"; input.checked = !!d.default; input.dataset.device = d.id;
       label.appendChild(input);
-      label.appendChild(document.createTextNode(" " + (d.virtual ? "virtual" : d.id)));
+      label.appendChild(document.createTextNode(" " + (d.virtual ? "virtual" : d.id.replace(/^\/dev\//, ""))));
       box.appendChild(label);
     }
     box.hidden = S.devices.length < 2;
@@ -162,7 +165,10 @@ extension StudioAssets {
       }
       select.disabled = r.virtual === false;
     }
-    S.base = (r.events || []).map((e) => Object.assign({}, e));
+    // The events come as columns (event k at index k of each).
+    const c = r.events || {};
+    S.base = (c.time || []).map((t, i) => ({ index: i, type: c.type[i], haptic: c.haptic[i], time: t, duration: c.duration[i],
+      intensity: c.intensity[i], sharpness: c.sharpness[i] }));
     S.events = S.base.map((e) => Object.assign({}, e));
     S.changes = {}; S.deletions = new Set(); S.additions = [];
     S.curves = (r.curves || []).map((c) => JSON.parse(JSON.stringify(c))); S.pointChanges = {};
@@ -271,8 +277,13 @@ extension StudioAssets {
     const layer = el("g", { id: "event-layer" }, svg);
     const diag = new Set(S.diagnostics.filter((d) => d.event !== undefined && d.event !== null).map((d) => d.event));
     const parts = [];
-    S.events.forEach((e, i) => { if (!S.deletions.has(i)) parts.push(eventMarkup(e, i, diag.has(i))); });
+    const [a, b] = S.view;
+    let visible = 0;
+    for (const e of S.events) if (e.time >= a && e.time <= b) visible++;
+    const dense = visible > DENSE_MARKS;
+    S.events.forEach((e, i) => { if (!S.deletions.has(i)) parts.push(dense ? denseMarkup(e, i) : eventMarkup(e, i, diag.has(i))); });
     layer.innerHTML = parts.join("");
+    drawDense(dense ? diag : null);
     drawCurves(svg);
     el("g", { id: "onset-layer" }, svg);
     for (const k in S.onsets) drawOnset(S.onsets[k]);
@@ -282,6 +293,14 @@ extension StudioAssets {
     drawPlot($("accel"), r && r.acceleration, r ? Math.max(r.peak_acceleration || 0, 1e-9) : 1, "series-accel",
       r ? "acceleration (" + r.acceleration_unit + ", " + r.acceleration_source + ")" : "acceleration");
     metrics.lastDrawMs = performance.now() - t0;
+    // When this draw was on screen (two frames later: laid out and painted), for benchmarks.
+    const drawn = t0;
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      const now = performance.now();
+      metrics.lastPaintedAt = now;
+      metrics.painted.push([drawn, now]);
+      if (metrics.painted.length > 50) metrics.painted.shift();
+    }));
     if (metrics.loadToDrawnMs === null && S.events.length) {
       requestAnimationFrame(() => requestAnimationFrame(() => {
         if (metrics.loadToDrawnMs === null) metrics.loadToDrawnMs = performance.now();
@@ -295,6 +314,43 @@ extension StudioAssets {
     let out = "<" + name;
     for (const k in attrs) out += " " + k + '="' + String(attrs[k]).replace(/[&"<]/g, (c) => "&#" + c.charCodeAt(0) + ";") + '"';
     return out + (inner === undefined ? "/>" : ">" + inner + "</" + name + ">");
+  }
+
+  // A view with more marks than this draws them on a canvas over the timeline (one path per
+  // kind: tens of thousands of SVG elements take seconds to parse, lay out and paint); each
+  // event keeps an empty element with its data-event-index and values. Zoomed in below it, the
+  // marks are SVG again, to drag.
+  const DENSE_MARKS = 1500;
+  function denseMarkup(e, i) {
+    return tag("g", { class: "event dense" + (e.haptic ? "" : " audio"), "data-event-index": i, "data-time": e.time,
+      "data-intensity": e.intensity, "data-sharpness": e.sharpness }, "");
+  }
+  function drawDense(diag) {
+    const canvas = $("dense"), svg = $("timeline");
+    canvas.hidden = !diag;
+    if (!diag) return;
+    const ratio = window.devicePixelRatio || 1, w = svg.clientWidth, h = svg.clientHeight;
+    canvas.style.width = w + "px"; canvas.style.height = h + "px";
+    canvas.width = Math.round(w * ratio); canvas.height = Math.round(h * ratio);
+    const g = canvas.getContext("2d");
+    g.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const [a, b] = S.view;
+    // Stems, then heads and sharpness dots by kind (plain, edited, flagged), each kind one path.
+    const stems = new Path2D(), bars = new Path2D(), sharp = new Path2D();
+    const heads = [new Path2D(), new Path2D(), new Path2D()];
+    S.events.forEach((e, i) => {
+      if (S.deletions.has(i) || e.time + (e.duration || 0) < a || e.time > b) return;
+      const x = xOf(svg, e.time), y = yI(e.intensity);
+      if (!e.haptic) { bars.rect(x, LANE.iTop, Math.max(1, xOf(svg, e.time + (e.duration || 0)) - x), 10); return; }
+      if (e.type === "HapticContinuous") bars.rect(x, y, Math.max(1, xOf(svg, e.time + (e.duration || 0)) - x), LANE.iBottom - y);
+      stems.moveTo(x, LANE.iBottom); stems.lineTo(x, y);
+      heads[diag.has(i) ? 2 : S.changes[i] || i >= S.base.length ? 1 : 0].rect(x - 1.5, y - 1.5, 3, 3);
+      sharp.rect(x - 1.5, yS(e.sharpness) - 1.5, 3, 3);
+    });
+    g.fillStyle = "rgba(31, 119, 180, 0.25)"; g.fill(bars);
+    g.strokeStyle = "rgba(31, 119, 180, 0.5)"; g.lineWidth = 1; g.stroke(stems);
+    ["#1f77b4", "#9c27b0", "#d32f2f"].forEach((c, k) => { g.fillStyle = c; g.fill(heads[k]); });
+    g.fillStyle = "#ff7f0e"; g.fill(sharp);
   }
 
   function eventMarkup(e, i, hasDiagnostic) {
@@ -415,6 +471,10 @@ extension StudioAssets {
       if (!line) line = el("line", { class: "playhead", "data-device": device }, layer);
       line.setAttribute("x1", x); line.setAttribute("x2", x); line.setAttribute("y1", y1); line.setAttribute("y2", y2);
       line.setAttribute("data-position", t.toFixed(4));
+      // Where each playhead was drawn, for tests (the last 2 000 moves).
+      const trail = metrics.playheadTrail, last = trail.length ? trail[trail.length - 1] : null;
+      if (!last || last[0] !== device || last[1] !== Number(t.toFixed(4))) trail.push([device, Number(t.toFixed(4))]);
+      if (trail.length > 2000) trail.splice(0, trail.length - 2000);
     }
   }
   let animating = false;
@@ -616,6 +676,8 @@ extension StudioAssets {
         animate();
       } else if (msg.type === "play-ended") {
         S.playing = false;
+        // The playheads go when the play is over (the onsets stay).
+        S.positions = {};
         onsetSummary(msg.summary || "");
         say(msg.error ? "play failed: " + msg.error : "played " + (msg.reported || 0) + "/" + (msg.haptic_events || 0) + " onsets reported");
         document.body.dataset.played = String(msg.play);
@@ -769,10 +831,10 @@ extension StudioAssets {
 * { box-sizing: border-box; }
 body { margin: 0; font: 13px/1.4 system-ui, sans-serif; color: #222; background: #fafafa; }
 header { display: flex; gap: 6px; align-items: center; padding: 6px 10px; background: #263238; color: #eee; white-space: nowrap; height: 40px; }
-header button { font: inherit; padding: 2px 10px; }
+header button { font: inherit; padding: 2px 7px; }
 header input[type=number] { width: 4em; }
-header select { font: inherit; max-width: 11em; }
-#file-name { font-family: monospace; margin-right: 8px; overflow: hidden; text-overflow: ellipsis; max-width: 14em; flex-shrink: 0; }
+header select { font: inherit; max-width: 9em; }
+#file-name { font-family: monospace; margin-right: 8px; overflow: hidden; text-overflow: ellipsis; max-width: 12em; flex-shrink: 1; }
 #state { margin-left: auto; font-family: monospace; overflow: hidden; text-overflow: ellipsis; min-width: 0; }
 main { display: flex; height: calc(100vh - 40px); }
 nav { width: 200px; overflow: auto; border-right: 1px solid #ccc; padding: 4px 8px; }
@@ -783,6 +845,8 @@ h2 { font-size: 12px; text-transform: uppercase; color: #666; margin: 6px 0; }
 #views { flex: 1; overflow: auto; padding: 6px 10px; }
 svg { display: block; width: 100%; background: #fff; border: 1px solid #ddd; margin-bottom: 4px; user-select: none; }
 #timeline { height: 260px; }
+#timeline-box { position: relative; }
+#dense { position: absolute; left: 1px; top: 1px; pointer-events: none; }
 #drive, #accel { height: 90px; }
 .axis text, .label { font-size: 10px; fill: #666; }
 .axis line { stroke: #eee; }

@@ -6,7 +6,10 @@
   const token = new URLSearchParams(location.search).get("token") || "";
   const NS = "http://www.w3.org/2000/svg";
   const $ = (id) => document.getElementById(id);
-  const metrics = { loadToDrawnMs: null, renderedMs: null, lastDrawMs: null, onsetLatenciesMs: [], reloads: 0, playheadAtOnsets: [] };
+  const metrics = { loadToDrawnMs: null, renderedMs: null, lastDrawMs: null, onsetLatenciesMs: [], reloads: 0, playheadAtOnsets: [], playheadTrail: [],
+    lastPaintedAt: 0, painted: [] };
+  // The first draw started after `t` and painted: when it was on screen.
+  metrics.firstPaintedAfter = (t) => { const p = metrics.painted.find((p) => p[0] >= t); return p ? p[1] : null; };
   window.thrumStudio = { metrics };
 
   const S = {
@@ -47,7 +50,7 @@
       const input = document.createElement("input");
       input.type = "checkbox"; input.checked = !!d.default; input.dataset.device = d.id;
       label.appendChild(input);
-      label.appendChild(document.createTextNode(" " + (d.virtual ? "virtual" : d.id)));
+      label.appendChild(document.createTextNode(" " + (d.virtual ? "virtual" : d.id.replace(/^\/dev\//, ""))));
       box.appendChild(label);
     }
     box.hidden = S.devices.length < 2;
@@ -108,7 +111,10 @@
       }
       select.disabled = r.virtual === false;
     }
-    S.base = (r.events || []).map((e) => Object.assign({}, e));
+    // The events come as columns (event k at index k of each).
+    const c = r.events || {};
+    S.base = (c.time || []).map((t, i) => ({ index: i, type: c.type[i], haptic: c.haptic[i], time: t, duration: c.duration[i],
+      intensity: c.intensity[i], sharpness: c.sharpness[i] }));
     S.events = S.base.map((e) => Object.assign({}, e));
     S.changes = {}; S.deletions = new Set(); S.additions = [];
     S.curves = (r.curves || []).map((c) => JSON.parse(JSON.stringify(c))); S.pointChanges = {};
@@ -217,8 +223,13 @@
     const layer = el("g", { id: "event-layer" }, svg);
     const diag = new Set(S.diagnostics.filter((d) => d.event !== undefined && d.event !== null).map((d) => d.event));
     const parts = [];
-    S.events.forEach((e, i) => { if (!S.deletions.has(i)) parts.push(eventMarkup(e, i, diag.has(i))); });
+    const [a, b] = S.view;
+    let visible = 0;
+    for (const e of S.events) if (e.time >= a && e.time <= b) visible++;
+    const dense = visible > DENSE_MARKS;
+    S.events.forEach((e, i) => { if (!S.deletions.has(i)) parts.push(dense ? denseMarkup(e, i) : eventMarkup(e, i, diag.has(i))); });
     layer.innerHTML = parts.join("");
+    drawDense(dense ? diag : null);
     drawCurves(svg);
     el("g", { id: "onset-layer" }, svg);
     for (const k in S.onsets) drawOnset(S.onsets[k]);
@@ -228,6 +239,14 @@
     drawPlot($("accel"), r && r.acceleration, r ? Math.max(r.peak_acceleration || 0, 1e-9) : 1, "series-accel",
       r ? "acceleration (" + r.acceleration_unit + ", " + r.acceleration_source + ")" : "acceleration");
     metrics.lastDrawMs = performance.now() - t0;
+    // When this draw was on screen (two frames later: laid out and painted), for benchmarks.
+    const drawn = t0;
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      const now = performance.now();
+      metrics.lastPaintedAt = now;
+      metrics.painted.push([drawn, now]);
+      if (metrics.painted.length > 50) metrics.painted.shift();
+    }));
     if (metrics.loadToDrawnMs === null && S.events.length) {
       requestAnimationFrame(() => requestAnimationFrame(() => {
         if (metrics.loadToDrawnMs === null) metrics.loadToDrawnMs = performance.now();
@@ -241,6 +260,43 @@
     let out = "<" + name;
     for (const k in attrs) out += " " + k + '="' + String(attrs[k]).replace(/[&"<]/g, (c) => "&#" + c.charCodeAt(0) + ";") + '"';
     return out + (inner === undefined ? "/>" : ">" + inner + "</" + name + ">");
+  }
+
+  // A view with more marks than this draws them on a canvas over the timeline (one path per
+  // kind: tens of thousands of SVG elements take seconds to parse, lay out and paint); each
+  // event keeps an empty element with its data-event-index and values. Zoomed in below it, the
+  // marks are SVG again, to drag.
+  const DENSE_MARKS = 1500;
+  function denseMarkup(e, i) {
+    return tag("g", { class: "event dense" + (e.haptic ? "" : " audio"), "data-event-index": i, "data-time": e.time,
+      "data-intensity": e.intensity, "data-sharpness": e.sharpness }, "");
+  }
+  function drawDense(diag) {
+    const canvas = $("dense"), svg = $("timeline");
+    canvas.hidden = !diag;
+    if (!diag) return;
+    const ratio = window.devicePixelRatio || 1, w = svg.clientWidth, h = svg.clientHeight;
+    canvas.style.width = w + "px"; canvas.style.height = h + "px";
+    canvas.width = Math.round(w * ratio); canvas.height = Math.round(h * ratio);
+    const g = canvas.getContext("2d");
+    g.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const [a, b] = S.view;
+    // Stems, then heads and sharpness dots by kind (plain, edited, flagged), each kind one path.
+    const stems = new Path2D(), bars = new Path2D(), sharp = new Path2D();
+    const heads = [new Path2D(), new Path2D(), new Path2D()];
+    S.events.forEach((e, i) => {
+      if (S.deletions.has(i) || e.time + (e.duration || 0) < a || e.time > b) return;
+      const x = xOf(svg, e.time), y = yI(e.intensity);
+      if (!e.haptic) { bars.rect(x, LANE.iTop, Math.max(1, xOf(svg, e.time + (e.duration || 0)) - x), 10); return; }
+      if (e.type === "HapticContinuous") bars.rect(x, y, Math.max(1, xOf(svg, e.time + (e.duration || 0)) - x), LANE.iBottom - y);
+      stems.moveTo(x, LANE.iBottom); stems.lineTo(x, y);
+      heads[diag.has(i) ? 2 : S.changes[i] || i >= S.base.length ? 1 : 0].rect(x - 1.5, y - 1.5, 3, 3);
+      sharp.rect(x - 1.5, yS(e.sharpness) - 1.5, 3, 3);
+    });
+    g.fillStyle = "rgba(31, 119, 180, 0.25)"; g.fill(bars);
+    g.strokeStyle = "rgba(31, 119, 180, 0.5)"; g.lineWidth = 1; g.stroke(stems);
+    ["#1f77b4", "#9c27b0", "#d32f2f"].forEach((c, k) => { g.fillStyle = c; g.fill(heads[k]); });
+    g.fillStyle = "#ff7f0e"; g.fill(sharp);
   }
 
   function eventMarkup(e, i, hasDiagnostic) {
@@ -361,6 +417,10 @@
       if (!line) line = el("line", { class: "playhead", "data-device": device }, layer);
       line.setAttribute("x1", x); line.setAttribute("x2", x); line.setAttribute("y1", y1); line.setAttribute("y2", y2);
       line.setAttribute("data-position", t.toFixed(4));
+      // Where each playhead was drawn, for tests (the last 2 000 moves).
+      const trail = metrics.playheadTrail, last = trail.length ? trail[trail.length - 1] : null;
+      if (!last || last[0] !== device || last[1] !== Number(t.toFixed(4))) trail.push([device, Number(t.toFixed(4))]);
+      if (trail.length > 2000) trail.splice(0, trail.length - 2000);
     }
   }
   let animating = false;
@@ -562,6 +622,8 @@
         animate();
       } else if (msg.type === "play-ended") {
         S.playing = false;
+        // The playheads go when the play is over (the onsets stay).
+        S.positions = {};
         onsetSummary(msg.summary || "");
         say(msg.error ? "play failed: " + msg.error : "played " + (msg.reported || 0) + "/" + (msg.haptic_events || 0) + " onsets reported");
         document.body.dataset.played = String(msg.play);

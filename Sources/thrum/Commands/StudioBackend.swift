@@ -38,10 +38,12 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
 
     private func read(_ data: Data, name: String) -> (pattern: HapticPattern?, diagnostics: [[String: Any]]) {
         let reader = AHAPReader(options: AHAPReader.Options(lenient: false, baseDirectory: baseDirectory, checksAudioFiles: false))
-        let edit = try? AHAPTextEdit(text: data)
+        // The text's structure, to name each diagnostic's event: parsed only when there is one.
+        var parsed: AHAPTextEdit??
         func diagnostic(line: Int, column: Int, path: String, message: String, severity: String) -> [String: Any] {
             var d: [String: Any] = ["line": line, "column": column, "path": path, "message": message, "severity": severity]
-            if let k = edit?.eventIndex(atPath: path) { d["event"] = k }
+            if parsed == nil { parsed = .some(try? AHAPTextEdit(text: data)) }
+            if let k = parsed??.eventIndex(atPath: path) { d["event"] = k }
             return d
         }
         do {
@@ -57,14 +59,15 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
 
     func describe(name: String, data: Data) -> [String: Any] {
         let (pattern, diagnostics) = read(data, name: name)
-        guard let pattern else { return ["valid": false, "diagnostics": diagnostics, "events": []] }
-        let events: [[String: Any]] = pattern.events.enumerated().map { i, e in
-            [
-                "index": i, "type": e.type.rawValue, "haptic": e.type.isHaptic, "time": e.relativeTime, "duration": e.duration,
-                "intensity": JSONNumberFormat.double(fromFloat: e.value(of: .hapticIntensity) ?? 1),
-                "sharpness": JSONNumberFormat.double(fromFloat: e.value(of: .hapticSharpness) ?? 0.5),
-            ]
-        }
+        guard let pattern else { return ["valid": false, "diagnostics": diagnostics, "events": [String: Any]()] }
+        // The events as columns, event k at index k of each (an object per event costs the JSON
+        // writer several times as much: a 10 000-event pattern is sent in a tenth of the time).
+        let e = pattern.events
+        let events: [String: Any] = [
+            "type": e.map(\.type.rawValue), "haptic": e.map(\.type.isHaptic), "time": e.map(\.relativeTime), "duration": e.map(\.duration),
+            "intensity": e.map { JSONNumberFormat.double(fromFloat: $0.value(of: .hapticIntensity) ?? 1) },
+            "sharpness": e.map { JSONNumberFormat.double(fromFloat: $0.value(of: .hapticSharpness) ?? 0.5) },
+        ]
         let curves: [[String: Any]] = pattern.parameterCurves.enumerated().map { k, c in
             [
                 "index": k, "parameter": c.parameterID.rawValue, "time": c.relativeTime,
