@@ -62,8 +62,8 @@ extension StudioAssets {
   const $ = (id) => document.getElementById(id);
   const metrics = { loadToDrawnMs: null, renderedMs: null, lastDrawMs: null, onsetLatenciesMs: [], reloads: 0, playheadAtOnsets: [], playheadTrail: [],
     lastPaintedAt: 0, painted: [] };
-  // The first draw started after `t` and painted: when it was on screen.
-  metrics.firstPaintedAfter = (t) => { const p = metrics.painted.find((p) => p[0] >= t); return p ? p[1] : null; };
+  // The first draw of at least `n` events started after `t` and painted: when it was on screen.
+  metrics.firstPaintedAfter = (t, n) => { const p = metrics.painted.find((p) => p[0] >= t && p[2] >= (n || 0)); return p ? p[1] : null; };
   window.thrumStudio = { metrics };
 
   const S = {
@@ -294,11 +294,11 @@ extension StudioAssets {
       r ? "acceleration (" + r.acceleration_unit + ", " + r.acceleration_source + ")" : "acceleration");
     metrics.lastDrawMs = performance.now() - t0;
     // When this draw was on screen (two frames later: laid out and painted), for benchmarks.
-    const drawn = t0;
+    const drawn = t0, count = S.events.length;
     requestAnimationFrame(() => requestAnimationFrame(() => {
       const now = performance.now();
       metrics.lastPaintedAt = now;
-      metrics.painted.push([drawn, now]);
+      metrics.painted.push([drawn, now, count]);
       if (metrics.painted.length > 50) metrics.painted.shift();
     }));
     if (metrics.loadToDrawnMs === null && S.events.length) {
