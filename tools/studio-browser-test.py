@@ -385,6 +385,8 @@ def browser_checks(studio, scratch, shots, bench):
         second = wait(driver, lambda d: d.execute_script(
             "return document.querySelectorAll('#onset-layer .onset[data-pass=\"1\"]').length"), 60, "a second pass's onsets")
         check(bool(second), "looping: onsets of the second pass arrive")
+        only = driver.execute_script("return [...new Set([...document.querySelectorAll('#onset-layer .onset')].map(g => g.dataset.device))]")
+        check(only == ["virtual"], f"with the port unticked the play goes to the virtual device alone (onsets from {only})")
         before = driver.find_element(By.TAG_NAME, "body").get_attribute("data-played")
         driver.find_element(By.TAG_NAME, "body").send_keys(Keys.SPACE)
         stopped = wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-played") != before, 30, "the loop to stop")
