@@ -1,13 +1,18 @@
 #!/usr/bin/python3
 """Thrum Studio in a real browser (Debian's chromium + chromedriver + python3-selenium).
 
-Starts `thrum studio` on a scratch copy of examples/heartbeat.ahap, then checks, against the
-file on disk and the page's DOM (never the server's word about itself):
+Starts `thrum sim` (a simulated device on a pseudo-terminal) and `thrum studio --port` on it,
+serving a scratch copy of examples/heartbeat.ahap, then checks, against the file on disk and
+the page's DOM (never the server's word about itself):
   - requests without the token, with a foreign Origin or Host, for ../ or through a symlink
-    that leads outside, and oversized bodies are refused (403/404/413) and nothing plays;
+    that leads outside, and oversized bodies are refused (403/404/413) and nothing plays; a
+    sound an AHAP names outside the served directory is not read (its waveform stays silent,
+    the render says why) while the same sound inside is drawn;
   - the timeline shows one mark per event, at x positions proportional to the file's times;
-  - space plays on the virtual device; every event's reported onset appears with its ± bound
-    and the true onset, and the true onset lies within the bound;
+  - space plays on both devices at once (the virtual device and the sim port, both ticked in
+    the device picker); every event's reported onset appears on each device's own lane with
+    its ± bound, on the virtual device with the true onset inside the bound; a link line per
+    device; the playhead moves with the play (where it is when each onset arrives);
   - dragging the second beat 20 ms later and saving writes that time and leaves every other
     byte of the file as it was (and `thrum validate` accepts it);
   - an edit made on disk by another program reloads the page.
@@ -51,9 +56,9 @@ def check(condition, what):
 class Studio:
     """A `thrum studio` process; its URL from the first line of its output."""
 
-    def __init__(self, thrum, target):
+    def __init__(self, thrum, target, extra=(), env=None):
         self.process = subprocess.Popen(
-            [thrum, "studio", target], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            [thrum, "studio", target, *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
         )
         line = self.process.stdout.readline().strip()
         if not line.startswith("url: "):
@@ -153,6 +158,17 @@ def security(studio, scratch, outside):
     except (ConnectionError, http.client.HTTPException) as e:
         st = f"closed ({e.__class__.__name__})"
     check(st == 413, f"a 5 MiB body: 413 (got {st})")
+    # Sounds: one inside the served directory is read and drawn; the same sound named through
+    # ../, an absolute path or a symlink out of the directory is not read.
+    st, inside = studio.json("/api/render?file=audio-inside.ahap")
+    check(st == 200 and max(inside.get("audio_high") or [0]) > 0.5 and min(inside.get("audio_low") or [0]) < -0.5,
+          f"a sound inside the directory: its waveform drawn ({st}, high {max(inside.get('audio_high') or [0]):.2f},"
+          f" low {min(inside.get('audio_low') or [0]):.2f})")
+    for name in ["audio-dotdot.ahap", "audio-absolute.ahap", "audio-linked.ahap"]:
+        st, out = studio.json("/api/render?file=" + name)
+        silent = not any(out.get("audio_high") or []) and not any(out.get("audio_low") or [])
+        said = any("not under the served directory" in n for n in out.get("audio_notes") or [])
+        check(st == 200 and silent and said, f"{name}: the sound outside is not read (silent {silent}, notes {out.get('audio_notes')})")
     st, status = studio.json("/api/status")
     check(status.get("plays") == 0, f"nothing played after the refused requests (plays {status.get('plays')})")
 
@@ -247,13 +263,40 @@ def browser_checks(studio, scratch, shots, bench):
         driver.execute_script("const s = document.getElementById('actuator'); s.selectedIndex = 0; s.dispatchEvent(new Event('change'))")
         wait(driver, lambda d: accel(d) == before_accel, 120, "the default profile's render again")
 
-        # Play with the space bar; every onset appears with its bound and the true onset.
+        # Both devices ticked (the sim port is the default with --port), then play with the space bar:
+        # every onset appears on its device's lane with its bound, the virtual device's with the true onset.
+        devices = driver.execute_script("return [...document.querySelectorAll('#devices input')].map(i => [i.dataset.device, i.checked])")
+        check(len(devices) == 2 and devices[0] == ["virtual", False] and devices[1][1], f"the device picker: the virtual device and the port, the port chosen ({devices})")
+        driver.execute_script("document.querySelector('#devices input[data-device=\"virtual\"]').click()")
+        port_id = devices[1][0] if len(devices) == 2 else ""
+        all_onsets = "return [...document.querySelectorAll('#onset-layer .onset')].map(g => ({i: Number(g.dataset.eventIndex),"\
+            " device: g.dataset.device, onset: Number(g.dataset.onset), bound: Number(g.dataset.bound), truth: g.dataset.trueOnset === undefined"\
+            " ? null : Number(g.dataset.trueOnset), band: !!g.querySelector('.band'), status: g.dataset.status, top: g.querySelector('.band')"\
+            " && g.querySelector('.band').getBoundingClientRect().top, bottom: g.querySelector('.band') && g.querySelector('.band')"\
+            ".getBoundingClientRect().bottom}))"
+        heads_moving = []
+
+        def playhead(d):
+            p = d.execute_script("const l = document.querySelector('#playhead-layer .playhead[data-device=\"virtual\"]');"
+                                 " return l && [Number(l.dataset.position), l.getBoundingClientRect().left]")
+            if p and (not heads_moving or heads_moving[-1] != p):
+                heads_moving.append(p)
+            return False
         driver.find_element(By.TAG_NAME, "body").send_keys(Keys.SPACE)
-        onsets = wait(driver, lambda d: (lambda o: len(o) == len(times) and o)(d.execute_script(
-            "return [...document.querySelectorAll('#onset-layer .onset')].map(g => ({i: Number(g.dataset.eventIndex),"
-            " onset: Number(g.dataset.onset), bound: Number(g.dataset.bound), truth: g.dataset.trueOnset === undefined ? null"
-            " : Number(g.dataset.trueOnset), band: !!g.querySelector('.band'), status: g.dataset.status}))")), 120,
-            "every event's onset on the timeline")
+        both = wait(driver, lambda d: playhead(d) or (lambda o: len(o) == 2 * len(times) and o)(d.execute_script(all_onsets)), 120,
+                    "every event's onset on both devices")
+        onsets = [o for o in both or [] if o["device"] == "virtual"]
+        ported = [o for o in both or [] if o["device"] == port_id]
+        if both:
+            check(sorted(o["i"] for o in ported) == list(range(len(times))) and all(o["band"] and o["bound"] > 0 for o in ported),
+                  f"the sim port's onsets: one per event, each with its ± bound ({len(ported)})")
+            lanes = {d: (min(o["top"] for o in both if o["device"] == d), max(o["bottom"] for o in both if o["device"] == d))
+                     for d in ["virtual", port_id]}
+            check(lanes["virtual"][1] <= lanes[port_id][0] + 0.5, f"each device's onsets in a lane of its own (y {lanes})")
+            colours = driver.execute_script(
+                "return ['virtual', arguments[0]].map(d => getComputedStyle(document.querySelector("
+                "'#onset-layer .onset[data-device=\"' + d + '\"] .reported')).stroke)", port_id)
+            check(colours[0] != colours[1], f"and a colour of its own ({colours})")
         if onsets:
             check(all(o["band"] and o["bound"] > 0 for o in onsets), "each onset drawn with its ± bound")
             check(all(o["truth"] is not None for o in onsets), "each onset with the virtual device's true onset")
@@ -261,7 +304,21 @@ def browser_checks(studio, scratch, shots, bench):
             check(all(within), "the true onset lies within the reported onset ± bound, for every event: "
                   + ", ".join(f"#{o['i']} |{(o['truth'] - o['onset']) * 1e6:.0f}| ≤ {o['bound'] * 1e6:.0f} µs" for o in onsets))
             results["onset_latencies"] = driver.execute_script("return window.thrumStudio.metrics.onsetLatenciesMs")
-        wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-played"), 60, "the play's end")
+        wait(driver, lambda d: playhead(d) or d.find_element(By.TAG_NAME, "body").get_attribute("data-played"), 60, "the play's end")
+        links = driver.execute_script("return [...document.querySelectorAll('#link-strip div')].map(l => [l.dataset.device, l.textContent])")
+        check(sorted(l[0] for l in links) == sorted(["virtual", port_id]) and all("round trip" in l[1] for l in links),
+              f"a link line per device ({[l[1][:60] for l in links]})")
+        # The playhead: moved forward through the play, and where the play was when each onset arrived.
+        positions = [p[1] for p in driver.execute_script("return window.thrumStudio.metrics.playheadTrail") if p[0] == "virtual"]
+        xs_seen = len(set(p[1] for p in heads_moving))
+        check(len(positions) >= 3 and all(b >= a for a, b in zip(positions, positions[1:])) and positions[-1] >= times[-1]
+              and xs_seen >= 2, f"the playhead moved forward with the play ({len(positions)} positions drawn, {positions[0] if positions else '-'}"
+              f" … {positions[-1] if positions else '-'} s; {xs_seen} x positions seen)")
+        at = driver.execute_script("return window.thrumStudio.metrics.playheadAtOnsets")
+        virtual_at = [a for a in at if a["device"] == "virtual" and a["onset"] is not None]
+        check(len(virtual_at) >= len(times) - 1 and all(-0.06 <= a["playhead"] - a["onset"] <= 0.25 for a in virtual_at),
+              "when each onset arrived the playhead was at it (playhead − onset: "
+              + ", ".join(f"{(a['playhead'] - a['onset']) * 1000:.0f}" for a in virtual_at) + " ms)")
         driver.save_screenshot(os.path.join(shots, "played.png"))
         # Zoomed to the second beat: the ± band is as wide as the bound says, in this view's scale.
         driver.execute_script("window.thrumStudio.setView(0.1575, 0.1625)")
@@ -273,6 +330,9 @@ def browser_checks(studio, scratch, shots, bench):
         check(abs(band[0] - 2 * band[1] * zoom_scale) <= 2, f"zoomed in, the band is 2 × bound wide ({band[0]:.1f} px for ±{band[1] * 1e6:.0f} µs)")
         driver.save_screenshot(os.path.join(shots, "onset-zoom.png"))
         driver.execute_script("window.thrumStudio.resetView()")
+
+        # The rest plays on the virtual device alone.
+        driver.execute_script("document.querySelector('#devices input[data-device=\"' + arguments[0] + '\"]').click()", port_id)
 
         # Drag the second beat 20 ms later, then save.
         marks = {m[0]: m for m in heads(driver)}
@@ -325,11 +385,19 @@ def browser_checks(studio, scratch, shots, bench):
         second = wait(driver, lambda d: d.execute_script(
             "return document.querySelectorAll('#onset-layer .onset[data-pass=\"1\"]').length"), 60, "a second pass's onsets")
         check(bool(second), "looping: onsets of the second pass arrive")
+        only = driver.execute_script("return [...new Set([...document.querySelectorAll('#onset-layer .onset')].map(g => g.dataset.device))]")
+        check(only == ["virtual"], f"with the port unticked the play goes to the virtual device alone (onsets from {only})")
         before = driver.find_element(By.TAG_NAME, "body").get_attribute("data-played")
         driver.find_element(By.TAG_NAME, "body").send_keys(Keys.SPACE)
         stopped = wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-played") != before, 30, "the loop to stop")
         check(bool(stopped), "space stops the loop")
         driver.find_element(By.ID, "loop").click()
+
+        # An audio event drawn with its waveform.
+        open_file(driver, "audio-inside.ahap")
+        wave = driver.execute_script("const w = document.querySelector('#timeline .audio-wave'); return w && w.getBoundingClientRect().height")
+        check(bool(wave) and wave > 15, f"the sound's waveform drawn along the intensity lane ({wave} px high)")
+        driver.save_screenshot(os.path.join(shots, "audio.png"))
 
         # Diagnostics at the event they name.
         open_file(driver, "unsorted-events.ahap")
@@ -400,28 +468,71 @@ def browser_checks(studio, scratch, shots, bench):
             st, started = studio.json("/api/play", {"file": "heartbeat.ahap"})
             results["save_to_play_ms"] = (time.time() - t0) * 1000
             time.sleep(3)
-            # The 10 000-event pattern.
+            # The 10 000-event pattern: from the click in the file list to its marks painted (the
+            # pattern's JSON fetched and parsed, the marks drawn, laid out and painted), and the draw alone.
             driver.get(studio.url)
             wait(driver, lambda d: len(heads(d)) > 0, 120, "the page")
             driver.execute_script(
+                "window.benchClick = performance.now();"
                 "[...document.querySelectorAll('#file-list li')].find(li => li.dataset.file === 'large.ahap').click()")
             drawn = wait(driver, lambda d: d.execute_script(
-                "return document.querySelectorAll('#timeline .event').length >= 10000 && window.thrumStudio.metrics.lastDrawMs"),
+                "const m = window.thrumStudio.metrics; return document.querySelectorAll('#timeline .event').length >= 10000"
+                " && m.firstPaintedAfter(window.benchClick, 10000) && [m.firstPaintedAfter(window.benchClick, 10000) - window.benchClick, m.lastDrawMs]"),
                 300, "the 10 000-event pattern")
-            results["draw_10k_ms"] = drawn
+            if drawn:
+                results["open_10k_ms"], results["draw_10k_ms"] = drawn
             driver.save_screenshot(os.path.join(shots, "large.png"))
+            # Idle: the heartbeat open, nothing playing; the studio's CPU and the page's (chromium's).
+            driver.get(studio.url)
+            wait(driver, lambda d: len(heads(d)) > 0, 120, "the page")
+            time.sleep(2)
+            results["idle_cpu"] = idle_cpu([studio.process.pid])
+            results["idle_cpu_browser"] = idle_cpu(processes_with(profile))
     finally:
         driver.quit()
     return results
 
 
-def idle_cpu(pid, seconds=10):
+def write_tone(path, seconds=0.3, hz=200.0, amplitude=0.8):
+    """A mono 16-bit 44.1 kHz sine."""
+    import math
+    import struct
+    import wave
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(44100)
+        w.writeframes(b"".join(struct.pack("<h", int(amplitude * 32767 * math.sin(2 * math.pi * hz * i / 44100)))
+                               for i in range(int(seconds * 44100))))
+
+
+def idle_cpu(pids, seconds=10):
+    """The CPU the processes `pids` used over `seconds`, in % of one core (user + system)."""
     def ticks():
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])
+        total = 0
+        for pid in pids:
+            try:
+                fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])
+            except OSError:
+                pass
+        return total
     a = ticks()
     time.sleep(seconds)
     return (ticks() - a) / os.sysconf("SC_CLK_TCK") / seconds * 100
+
+
+def processes_with(text):
+    """The processes whose command line contains `text` (chromium's, by its profile directory)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if text.encode() in open(f"/proc/{pid}/cmdline", "rb").read():
+                    found.append(int(pid))
+            except OSError:
+                pass
+    return found
 
 
 def percentile(values, p):
@@ -444,13 +555,34 @@ def main():
         shutil.copy(outside, os.path.join(scratch, "outside", "secret.ahap"))
         os.symlink(outside, os.path.join(served, "escape.ahap"))
         os.symlink(outside_dir, os.path.join(served, "linked"))
+        write_tone(os.path.join(served, "tone.wav"))
+        write_tone(os.path.join(outside_dir, "tone.wav"))
+        for name, path in [("audio-inside", "tone.wav"), ("audio-dotdot", os.path.relpath(os.path.join(outside_dir, "tone.wav"), served)),
+                           ("audio-absolute", os.path.join(outside_dir, "tone.wav")), ("audio-linked", "linked/tone.wav")]:
+            json.dump({"Version": 1.0, "Pattern": [
+                {"Event": {"Time": 0.0, "EventType": "HapticTransient", "EventParameters": [
+                    {"ParameterID": "HapticIntensity", "ParameterValue": 0.8}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.5}]}},
+                {"Event": {"Time": 0.05, "EventType": "AudioCustom", "EventWaveformPath": path, "EventParameters": [
+                    {"ParameterID": "AudioVolume", "ParameterValue": 1.0}]}}]}, open(os.path.join(served, name + ".ahap"), "w"), indent=2)
         if args.bench:
             events = [{"Event": {"Time": round(i * 0.006, 4), "EventType": "HapticTransient", "EventParameters": [
                 {"ParameterID": "HapticIntensity", "ParameterValue": 0.5 + 0.5 * (i % 2)},
                 {"ParameterID": "HapticSharpness", "ParameterValue": 0.5}]}} for i in range(10000)]
             json.dump({"Version": 1.0, "Pattern": events}, open(os.path.join(served, "large.ahap"), "w"))
         os.makedirs(args.screenshots, exist_ok=True)
-        studio = Studio(args.thrum, served)
+        # The simulated device on a pseudo-terminal, and the studio holding it.
+        env = dict(os.environ, XDG_RUNTIME_DIR=scratch, XDG_CONFIG_HOME=os.path.join(scratch, "config"))
+        sim = subprocess.Popen([args.thrum, "sim"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        line = sim.stdout.readline().strip()
+        if not line.startswith("pty: "):
+            sim.kill()
+            raise SystemExit(f"thrum sim printed {line!r} first")
+        threading.Thread(target=sim.stdout.read, daemon=True).start()
+        try:
+            studio = Studio(args.thrum, served, ["--port", line[len("pty: "):]], env)
+        except BaseException:
+            sim.kill()
+            raise
         try:
             security(studio, served, outside)
             results = browser_checks(studio, served, args.screenshots, args.bench)
@@ -459,13 +591,21 @@ def main():
                 print(f"bench: page load to drawn timeline: {results.get('load_ms') or float('nan'):.0f} ms")
                 print(f"bench: page load to drive and acceleration drawn: {results.get('rendered_ms') or float('nan'):.0f} ms")
                 print(f"bench: onset report to mark: p50 {percentile(lat, 50):.1f} ms, p99 {percentile(lat, 99):.1f} ms ({len(lat)} onsets)")
+                print("bench: onset latencies: " + " ".join(f"{v:.2f}" for v in lat))
                 print(f"bench: save (page click) to file on disk: {results.get('save_ms', float('nan')):.0f} ms")
                 print(f"bench: save then play accepted: {results.get('save_to_play_ms', float('nan')):.0f} ms")
                 print(f"bench: file changed on disk to page updated: {results.get('reload_ms', float('nan')):.0f} ms")
-                print(f"bench: 10 000-event pattern draw: {results.get('draw_10k_ms') or float('nan'):.0f} ms")
-                print(f"bench: idle studio CPU: {idle_cpu(studio.process.pid):.2f} % of a core")
+                print(f"bench: 10 000-event pattern opened to painted: {results.get('open_10k_ms') or float('nan'):.0f} ms")
+                print(f"bench: 10 000-event pattern draw (script): {results.get('draw_10k_ms') or float('nan'):.0f} ms")
+                print(f"bench: idle studio CPU: {results.get('idle_cpu', float('nan')):.2f} % of a core")
+                print(f"bench: idle page CPU (chromium): {results.get('idle_cpu_browser', float('nan')):.2f} % of a core")
         finally:
             studio.stop()
+            sim.terminate()
+            try:
+                sim.wait(10)
+            except subprocess.TimeoutExpired:
+                sim.kill()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(outside_dir, ignore_errors=True)

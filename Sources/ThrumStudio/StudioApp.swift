@@ -4,18 +4,23 @@ import Foundation
 /// pattern for the page (its events, the compiled drive and predicted acceleration, diagnostics)
 /// and playing one on the device.
 public protocol StudioBackend: AnyObject, Sendable {
-    /// The page's view of `data` (the file `name`): `events` and `diagnostics`, or, for a file
+    /// The page's view of `data` (the file `name`): `events` (columns: `type`, `haptic`, `time`,
+    /// `duration`, `intensity`, `sharpness`, event k at index k of each) and `diagnostics`, or, for a file
     /// that does not read as AHAP, its `diagnostics` alone. `valid` says which. Quick: no render.
     func describe(name: String, data: Data) -> [String: Any]
     /// The curves under the timeline: requested envelopes, drive, acceleration (the slow part).
     func render(name: String, data: Data, actuator: String?) -> [String: Any]
-    /// Starts playing `data` on the device (`loop`: again and again until stopped; `actuator`: the
-    /// virtual device's profile, nil for the studio's); what happens is sent through `push` as it happens.
+    /// Starts playing `data` on the devices named by `devices` (their `id`s in ``status()``; nil:
+    /// the default ones) (`loop`: again and again until stopped; `actuator`: the virtual device's
+    /// profile, nil for the studio's); what happens is sent through `push` as it happens.
     /// - Throws: when it cannot start (a message for the page).
-    func play(name: String, data: Data, rate: Double, loop: Bool, actuator: String?, push: @escaping @Sendable ([String: Any]) -> Void) throws -> [String: Any]
+    func play(
+        name: String, data: Data, rate: Double, loop: Bool, actuator: String?, devices: [String]?,
+        push: @escaping @Sendable ([String: Any]) -> Void
+    ) throws -> [String: Any]
     /// Stops what plays.
     func stop()
-    /// The device, what plays, how many plays started.
+    /// The devices (`devices`: each one's `id`, `name`, `virtual`, `default`), what plays, how many plays started.
     func status() -> [String: Any]
 }
 
@@ -141,7 +146,6 @@ public final class StudioApp: @unchecked Sendable {
         watcher?.watch(name)
         var object = backend.describe(name: name, data: data)
         object["file"] = name
-        object["text"] = String(decoding: data, as: UTF8.self)
         return .json(object)
     }
 
@@ -180,7 +184,6 @@ public final class StudioApp: @unchecked Sendable {
             try directory.write(after, to: name)
             watcher?.watch(name)
             object["file"] = name
-            object["text"] = String(decoding: after, as: UTF8.self)
             object["saved"] = true
             return .json(object)
         } catch let failure as AHAPTextEdit.Failure {
@@ -201,7 +204,8 @@ public final class StudioApp: @unchecked Sendable {
         let rate = min(max((body["rate"] as? Double) ?? 1, 0.1), 10)
         do {
             let started = try backend.play(
-                name: name, data: data, rate: rate, loop: (body["loop"] as? Bool) ?? false, actuator: body["actuator"] as? String
+                name: name, data: data, rate: rate, loop: (body["loop"] as? Bool) ?? false, actuator: body["actuator"] as? String,
+                devices: body["devices"] as? [String]
             ) { [weak self] message in self?.push(message) }
             return .json(started)
         } catch {

@@ -18,6 +18,7 @@ extension StudioAssets {
   <button id="play" title="play (space)">▶ Play</button>
   <button id="stop" title="stop (space while playing)">■ Stop</button>
   <label><input id="loop" type="checkbox"> loop</label>
+  <span id="devices" title="the devices a play goes to (one or several)"></span>
   <select id="actuator" title="actuator profile of the drive, the acceleration and the virtual device"></select>
   <label>rate <input id="rate" type="number" min="0.1" max="10" step="0.1" value="1"></label>
   <button id="save" title="save (Ctrl+S)" disabled>Save</button>
@@ -32,7 +33,7 @@ extension StudioAssets {
   <nav id="files"><h2>Files</h2><ul id="file-list"></ul></nav>
   <section id="views">
     <div id="banner" hidden></div>
-    <svg id="timeline" role="img" aria-label="pattern timeline"></svg>
+    <div id="timeline-box"><svg id="timeline" role="img" aria-label="pattern timeline"></svg><canvas id="dense" hidden></canvas></div>
     <svg id="drive" role="img" aria-label="compiled drive"></svg>
     <svg id="accel" role="img" aria-label="predicted acceleration"></svg>
     <div id="link-strip"></div>
@@ -59,12 +60,17 @@ extension StudioAssets {
   const token = new URLSearchParams(location.search).get("token") || "";
   const NS = "http://www.w3.org/2000/svg";
   const $ = (id) => document.getElementById(id);
-  const metrics = { loadToDrawnMs: null, renderedMs: null, lastDrawMs: null, onsetLatenciesMs: [], reloads: 0 };
+  const metrics = { loadToDrawnMs: null, renderedMs: null, lastDrawMs: null, onsetLatenciesMs: [], reloads: 0, playheadAtOnsets: [], playheadTrail: [],
+    lastPaintedAt: 0, painted: [] };
+  // The first draw of at least `n` events started after `t` and painted: when it was on screen.
+  metrics.firstPaintedAfter = (t, n) => { const p = metrics.painted.find((p) => p[0] >= t && p[2] >= (n || 0)); return p ? p[1] : null; };
   window.thrumStudio = { metrics };
 
   const S = {
     file: null, data: null, events: [], base: [], changes: {}, deletions: new Set(), additions: [],
     undo: [], redo: [], selected: null, view: [0, 1], onsets: {}, playing: false, play: null, diagnostics: [],
+    // The devices (from /api/status), those the current play went to, and each one's position.
+    devices: [], playDevices: [], positions: {},
   };
 
   // ---- API ----
@@ -82,6 +88,28 @@ extension StudioAssets {
   }
 
   function say(text) { $("state").textContent = text; }
+
+  // ---- devices ----
+  // Each device keeps its colour (dev-K, K its place in the list) in the picker, its onsets and its link line.
+  function deviceClass(id) { return "dev-" + Math.max(0, S.devices.findIndex((d) => d.id === id)) % 4; }
+  async function loadDevices() {
+    const r = await api("/api/status");
+    S.devices = r.devices || [];
+    const box = $("devices");
+    box.textContent = "";
+    for (const d of S.devices) {
+      const label = document.createElement("label");
+      label.className = deviceClass(d.id);
+      label.title = d.name;
+      const input = document.createElement("input");
+      input.type = "checkbox"; input.checked = !!d.default; input.dataset.device = d.id;
+      label.appendChild(input);
+      label.appendChild(document.createTextNode(" " + (d.virtual ? "virtual" : d.id.replace(/^\/dev\//, ""))));
+      box.appendChild(label);
+    }
+    box.hidden = S.devices.length < 2;
+  }
+  function chosenDevices() { return [...document.querySelectorAll("#devices input:checked")].map((i) => i.dataset.device); }
 
   // ---- files ----
   async function loadFiles() {
@@ -137,7 +165,10 @@ extension StudioAssets {
       }
       select.disabled = r.virtual === false;
     }
-    S.base = (r.events || []).map((e) => Object.assign({}, e));
+    // The events come as columns (event k at index k of each).
+    const c = r.events || {};
+    S.base = (c.time || []).map((t, i) => ({ index: i, type: c.type[i], haptic: c.haptic[i], time: t, duration: c.duration[i],
+      intensity: c.intensity[i], sharpness: c.sharpness[i] }));
     S.events = S.base.map((e) => Object.assign({}, e));
     S.changes = {}; S.deletions = new Set(); S.additions = [];
     S.curves = (r.curves || []).map((c) => JSON.parse(JSON.stringify(c))); S.pointChanges = {};
@@ -211,6 +242,20 @@ extension StudioAssets {
     el(filled ? "polygon" : "polyline", { points: pts.join(" "), class: cls }, svg);
   }
 
+  // A filled band from each point's low to its high value, around `middle` (±`half` px for ±1).
+  function waveform(svg, low, high, middle, half) {
+    const r = S.render;
+    const top = [], bottom = [];
+    for (let i = 0; i < high.length; i++) {
+      const t = r.start + i * r.step;
+      if (t < S.view[0] - r.step || t > S.view[1] + r.step) continue;
+      const x = xOf(svg, t).toFixed(1);
+      top.push(x + "," + (middle - high[i] * half).toFixed(1));
+      bottom.push(x + "," + (middle - low[i] * half).toFixed(1));
+    }
+    if (top.length) el("polygon", { class: "audio-wave", points: top.concat(bottom.reverse()).join(" ") }, svg);
+  }
+
   // ---- drawing ----
   function draw() {
     const t0 = performance.now();
@@ -220,8 +265,8 @@ extension StudioAssets {
     axis(svg, 260);
     const r = S.render;
     if (r) {
-      // Audio events' sound level (peak |sample|, 0…1) along the top of the intensity lane.
-      if (r.audio && r.audio.length) polyline(svg, r.audio, (v) => LANE.iTop + 30 - v * 28, "curve-audio");
+      // Audio events' waveform (each stretch's lowest and highest sample, −1…1) along the top of the intensity lane.
+      if (r.audio_high && r.audio_high.length) waveform(svg, r.audio_low, r.audio_high, LANE.iTop + 16, 14);
       polyline(svg, r.intensity, yI, "curve-intensity");
       polyline(svg, r.sharpness, yS, "curve-sharpness");
     }
@@ -232,15 +277,30 @@ extension StudioAssets {
     const layer = el("g", { id: "event-layer" }, svg);
     const diag = new Set(S.diagnostics.filter((d) => d.event !== undefined && d.event !== null).map((d) => d.event));
     const parts = [];
-    S.events.forEach((e, i) => { if (!S.deletions.has(i)) parts.push(eventMarkup(e, i, diag.has(i))); });
+    const [a, b] = S.view;
+    let visible = 0;
+    for (const e of S.events) if (e.time >= a && e.time <= b) visible++;
+    const dense = visible > DENSE_MARKS;
+    S.events.forEach((e, i) => { if (!S.deletions.has(i)) parts.push(dense ? denseMarkup(e, i) : eventMarkup(e, i, diag.has(i))); });
     layer.innerHTML = parts.join("");
+    drawDense(dense ? diag : null);
     drawCurves(svg);
     el("g", { id: "onset-layer" }, svg);
     for (const k in S.onsets) drawOnset(S.onsets[k]);
+    el("g", { id: "playhead-layer" }, svg);
+    drawPlayheads();
     drawPlot($("drive"), r && r.drive, 1, "series-drive", "drive (0…1 of rated voltage)");
     drawPlot($("accel"), r && r.acceleration, r ? Math.max(r.peak_acceleration || 0, 1e-9) : 1, "series-accel",
       r ? "acceleration (" + r.acceleration_unit + ", " + r.acceleration_source + ")" : "acceleration");
     metrics.lastDrawMs = performance.now() - t0;
+    // When this draw was on screen (two frames later: laid out and painted), for benchmarks.
+    const drawn = t0, count = S.events.length;
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      const now = performance.now();
+      metrics.lastPaintedAt = now;
+      metrics.painted.push([drawn, now, count]);
+      if (metrics.painted.length > 50) metrics.painted.shift();
+    }));
     if (metrics.loadToDrawnMs === null && S.events.length) {
       requestAnimationFrame(() => requestAnimationFrame(() => {
         if (metrics.loadToDrawnMs === null) metrics.loadToDrawnMs = performance.now();
@@ -254,6 +314,43 @@ extension StudioAssets {
     let out = "<" + name;
     for (const k in attrs) out += " " + k + '="' + String(attrs[k]).replace(/[&"<]/g, (c) => "&#" + c.charCodeAt(0) + ";") + '"';
     return out + (inner === undefined ? "/>" : ">" + inner + "</" + name + ">");
+  }
+
+  // A view with more marks than this draws them on a canvas over the timeline (one path per
+  // kind: tens of thousands of SVG elements take seconds to parse, lay out and paint); each
+  // event keeps an empty element with its data-event-index and values. Zoomed in below it, the
+  // marks are SVG again, to drag.
+  const DENSE_MARKS = 1500;
+  function denseMarkup(e, i) {
+    return tag("g", { class: "event dense" + (e.haptic ? "" : " audio"), "data-event-index": i, "data-time": e.time,
+      "data-intensity": e.intensity, "data-sharpness": e.sharpness }, "");
+  }
+  function drawDense(diag) {
+    const canvas = $("dense"), svg = $("timeline");
+    canvas.hidden = !diag;
+    if (!diag) return;
+    const ratio = window.devicePixelRatio || 1, w = svg.clientWidth, h = svg.clientHeight;
+    canvas.style.width = w + "px"; canvas.style.height = h + "px";
+    canvas.width = Math.round(w * ratio); canvas.height = Math.round(h * ratio);
+    const g = canvas.getContext("2d");
+    g.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const [a, b] = S.view;
+    // Stems, then heads and sharpness dots by kind (plain, edited, flagged), each kind one path.
+    const stems = new Path2D(), bars = new Path2D(), sharp = new Path2D();
+    const heads = [new Path2D(), new Path2D(), new Path2D()];
+    S.events.forEach((e, i) => {
+      if (S.deletions.has(i) || e.time + (e.duration || 0) < a || e.time > b) return;
+      const x = xOf(svg, e.time), y = yI(e.intensity);
+      if (!e.haptic) { bars.rect(x, LANE.iTop, Math.max(1, xOf(svg, e.time + (e.duration || 0)) - x), 10); return; }
+      if (e.type === "HapticContinuous") bars.rect(x, y, Math.max(1, xOf(svg, e.time + (e.duration || 0)) - x), LANE.iBottom - y);
+      stems.moveTo(x, LANE.iBottom); stems.lineTo(x, y);
+      heads[diag.has(i) ? 2 : S.changes[i] || i >= S.base.length ? 1 : 0].rect(x - 1.5, y - 1.5, 3, 3);
+      sharp.rect(x - 1.5, yS(e.sharpness) - 1.5, 3, 3);
+    });
+    g.fillStyle = "rgba(31, 119, 180, 0.25)"; g.fill(bars);
+    g.strokeStyle = "rgba(31, 119, 180, 0.5)"; g.lineWidth = 1; g.stroke(stems);
+    ["#1f77b4", "#9c27b0", "#d32f2f"].forEach((c, k) => { g.fillStyle = c; g.fill(heads[k]); });
+    g.fillStyle = "#ff7f0e"; g.fill(sharp);
   }
 
   function eventMarkup(e, i, hasDiagnostic) {
@@ -320,24 +417,76 @@ extension StudioAssets {
     el("text", { x: width(svg) - M.right - 4, y: 22, class: "label", "text-anchor": "end" }, svg).textContent = label;
   }
 
+  // Each device of the play has its own lane: the intensity lane's height shared among them.
+  function lane(device) {
+    const n = Math.max(1, S.playDevices.length), k = Math.max(0, S.playDevices.indexOf(device));
+    const h = (LANE.iBottom - 2) / n;
+    return [2 + k * h, 2 + (k + 1) * h];
+  }
+
   function drawOnset(o) {
     const svg = $("timeline");
     const layer = $("onset-layer");
     if (!layer) return;
-    const old = layer.querySelector('[data-event-index="' + o.index + '"]');
+    const device = o.device || "";
+    const old = layer.querySelector('[data-event-index="' + o.index + '"][data-device="' + device + '"]');
     if (old) old.remove();
-    const g = el("g", { class: "onset" + (o.status === "on_time" ? "" : " late"), "data-event-index": o.index, "data-onset": o.onset,
-      "data-bound": o.bound, "data-status": o.status, "data-pass": o.pass || 0 }, layer);
+    const g = el("g", { class: "onset " + deviceClass(device) + (o.status === "on_time" ? "" : " late"), "data-event-index": o.index,
+      "data-device": device, "data-onset": o.onset, "data-bound": o.bound, "data-status": o.status, "data-pass": o.pass || 0 }, layer);
     if (o.true_onset !== undefined && o.true_onset !== null) g.setAttribute("data-true-onset", o.true_onset);
     if (o.onset === null || o.onset === undefined) return;
+    const [y1, y2] = lane(device);
     const x = xOf(svg, o.onset);
     const half = Math.max(1, (o.bound || 0) * pxPerSecond(svg));
-    el("rect", { class: "band", x: x - half, y: 2, width: 2 * half, height: LANE.iBottom - 2 }, g);
-    el("line", { class: "reported", x1: x, x2: x, y1: 2, y2: LANE.iBottom }, g);
+    el("rect", { class: "band", x: x - half, y: y1, width: 2 * half, height: y2 - y1 }, g);
+    el("line", { class: "reported", x1: x, x2: x, y1: y1, y2: y2 }, g);
     if (o.true_onset !== undefined && o.true_onset !== null) {
       const xt = xOf(svg, o.true_onset);
-      el("line", { class: "true-onset", x1: xt, x2: xt, y1: 2, y2: LANE.iBottom }, g);
+      el("line", { class: "true-onset", x1: xt, x2: xt, y1: y1, y2: y2 }, g);
     }
+  }
+
+  // ---- playhead ----
+  // Each device's position in the pattern comes from the server (the engine's clock, every
+  // 50 ms of the play); between two reports it is carried on at the play's rate for at most
+  // 50 ms, so it never runs ahead of the device by more than that. A report behind what is shown
+  // (by less than 100 ms: not a loop's next pass) holds it there until the device catches up.
+  function playheadAt(p, now) { return p.position + Math.min(0.05, Math.max(0, (now - p.at) / 1000)) * p.rate; }
+  function placePlayhead(device, position, rate) {
+    const now = performance.now(), old = S.positions[device];
+    const shown = old ? playheadAt(old, now) : -Infinity;
+    S.positions[device] = position < shown && shown - position < 0.1 * rate ? { position: shown, rate: 0, at: now } : { position, rate, at: now };
+  }
+  function drawPlayheads() {
+    const layer = $("playhead-layer");
+    if (!layer) return;
+    const svg = $("timeline");
+    const now = performance.now();
+    for (const device of S.playDevices) {
+      const p = S.positions[device];
+      let line = layer.querySelector('[data-device="' + device + '"]');
+      if (!p) { if (line) line.remove(); continue; }
+      const [y1, y2] = lane(device);
+      const t = playheadAt(p, now), x = xOf(svg, t).toFixed(1);
+      if (!line) line = el("line", { class: "playhead", "data-device": device }, layer);
+      line.setAttribute("x1", x); line.setAttribute("x2", x); line.setAttribute("y1", y1); line.setAttribute("y2", y2);
+      line.setAttribute("data-position", t.toFixed(4));
+      // Where each playhead was drawn, for tests (the last 2 000 moves).
+      const trail = metrics.playheadTrail, last = trail.length ? trail[trail.length - 1] : null;
+      if (!last || last[0] !== device || last[1] !== Number(t.toFixed(4))) trail.push([device, Number(t.toFixed(4))]);
+      if (trail.length > 2000) trail.splice(0, trail.length - 2000);
+    }
+  }
+  let animating = false;
+  function animate() {
+    if (animating) return;
+    animating = true;
+    const frame = () => {
+      if (!S.playing) { animating = false; drawPlayheads(); return; }
+      drawPlayheads();
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
   }
 
   function drawDiagnostics() {
@@ -470,25 +619,31 @@ extension StudioAssets {
     if (!S.file) return;
     if (dirty() && !(await save())) return;
     S.onsets = {};
-    const layer = $("onset-layer");
-    if (layer) layer.textContent = "";
+    S.positions = {};
+    for (const id of ["onset-layer", "playhead-layer"]) { const layer = $(id); if (layer) layer.textContent = ""; }
     try {
+      const devices = chosenDevices();
       const r = await api("/api/play", { file: S.file, rate: Number($("rate").value) || 1, loop: $("loop").checked,
-        actuator: $("actuator").value || undefined });
+        actuator: $("actuator").value || undefined, devices: devices.length ? devices : undefined });
       S.play = r.play;
+      S.playDevices = r.devices || S.playDevices;
       S.playing = true;
+      animate();
       say("playing on " + (r.device || "device"));
     } catch (e) { say("cannot play: " + e.message); }
   }
   async function stop() { try { await api("/api/stop", {}); } catch (e) { say(e.message); } }
 
   function onsetSummary(end) {
-    const rows = Object.values(S.onsets).sort((a, b) => a.index - b.index);
-    let html = "<table><tr><th>#</th><th>requested</th><th>onset</th><th>±</th><th>true</th><th>status</th></tr>";
+    const order = (o) => S.playDevices.indexOf(o.device);
+    const rows = Object.values(S.onsets).sort((a, b) => a.index - b.index || order(a) - order(b));
+    const several = S.playDevices.length > 1;
+    const text = (v) => String(v).replace(/[&<]/g, (c) => "&#" + c.charCodeAt(0) + ";");
+    let html = "<table><tr><th>#</th>" + (several ? "<th>device</th>" : "") + "<th>requested</th><th>onset</th><th>±</th><th>true</th><th>status</th></tr>";
     for (const o of rows) {
       const ms = (v) => v === null || v === undefined ? "—" : (v * 1000).toFixed(3);
-      html += "<tr><td>" + o.index + "</td><td>" + ms(o.requested) + "</td><td>" + ms(o.onset) + "</td><td>" + ms(o.bound) +
-        "</td><td>" + ms(o.true_onset) + "</td><td>" + o.status + "</td></tr>";
+      html += "<tr><td>" + o.index + "</td>" + (several ? "<td>" + text(o.device) + "</td>" : "") + "<td>" + ms(o.requested) + "</td><td>" +
+        ms(o.onset) + "</td><td>" + ms(o.bound) + "</td><td>" + ms(o.true_onset) + "</td><td>" + o.status + "</td></tr>";
     }
     html += "</table>";
     if (end) html += "<div>" + end + "</div>";
@@ -502,20 +657,40 @@ extension StudioAssets {
       const msg = JSON.parse(m.data);
       if (msg.type === "onset") {
         if (msg.play !== S.play && S.play !== null) return;
-        S.onsets[msg.index] = msg;
+        S.onsets[msg.device + ":" + msg.index] = msg;
         drawOnset(msg);
         if (msg.sent_at) metrics.onsetLatenciesMs.push(performance.timeOrigin + performance.now() - msg.sent_at);
+        const p = S.positions[msg.device];
+        if (p) metrics.playheadAtOnsets.push({ device: msg.device, onset: msg.onset, playhead: playheadAt(p, performance.now()) });
         onsetSummary();
+      } else if (msg.type === "position") {
+        if (msg.play !== S.play && S.play !== null) return;
+        placePlayhead(msg.device, msg.position, msg.rate || 1);
       } else if (msg.type === "play-started") {
+        if (S.play !== msg.play) {
+          S.onsets = {}; S.positions = {};
+          for (const id of ["onset-layer", "playhead-layer"]) { const l = $(id); if (l) l.textContent = ""; }
+        }
         S.play = msg.play; S.playing = true;
-        if (!Object.keys(S.onsets).length) { const l = $("onset-layer"); if (l) l.textContent = ""; }
+        if (msg.devices) S.playDevices = msg.devices;
+        animate();
       } else if (msg.type === "play-ended") {
         S.playing = false;
+        // The playheads go when the play is over (the onsets stay).
+        S.positions = {};
         onsetSummary(msg.summary || "");
         say(msg.error ? "play failed: " + msg.error : "played " + (msg.reported || 0) + "/" + (msg.haptic_events || 0) + " onsets reported");
         document.body.dataset.played = String(msg.play);
       } else if (msg.type === "link") {
-        $("link-strip").textContent = msg.text;
+        const strip = $("link-strip");
+        let line = strip.querySelector('[data-device="' + (msg.device || "") + '"]');
+        if (!line) {
+          line = document.createElement("div");
+          line.dataset.device = msg.device || "";
+          line.className = deviceClass(msg.device);
+          strip.appendChild(line);
+        }
+        line.textContent = msg.text;
       } else if (msg.type === "file-changed" && msg.file === S.file) {
         if (dirty()) { $("banner").hidden = false; $("banner").textContent = S.file + " changed on disk; save overwrites it, or reopen it to drop your edits"; }
         else { metrics.reloads++; openFile(S.file, true).then(() => say("reloaded " + S.file + " (changed on disk)")); }
@@ -646,6 +821,7 @@ extension StudioAssets {
 
   attachPointer();
   connect();
+  loadDevices().catch((e) => say("no devices: " + e.message));
   loadFiles().catch((e) => say("cannot load: " + e.message));
 })();
 
@@ -655,10 +831,10 @@ extension StudioAssets {
 * { box-sizing: border-box; }
 body { margin: 0; font: 13px/1.4 system-ui, sans-serif; color: #222; background: #fafafa; }
 header { display: flex; gap: 6px; align-items: center; padding: 6px 10px; background: #263238; color: #eee; white-space: nowrap; height: 40px; }
-header button { font: inherit; padding: 2px 10px; }
+header button { font: inherit; padding: 2px 7px; }
 header input[type=number] { width: 4em; }
-header select { font: inherit; max-width: 11em; }
-#file-name { font-family: monospace; margin-right: 8px; overflow: hidden; text-overflow: ellipsis; max-width: 14em; flex-shrink: 0; }
+header select { font: inherit; max-width: 9em; }
+#file-name { font-family: monospace; margin-right: 8px; overflow: hidden; text-overflow: ellipsis; max-width: 12em; flex-shrink: 1; }
 #state { margin-left: auto; font-family: monospace; overflow: hidden; text-overflow: ellipsis; min-width: 0; }
 main { display: flex; height: calc(100vh - 40px); }
 nav { width: 200px; overflow: auto; border-right: 1px solid #ccc; padding: 4px 8px; }
@@ -669,6 +845,8 @@ h2 { font-size: 12px; text-transform: uppercase; color: #666; margin: 6px 0; }
 #views { flex: 1; overflow: auto; padding: 6px 10px; }
 svg { display: block; width: 100%; background: #fff; border: 1px solid #ddd; margin-bottom: 4px; user-select: none; }
 #timeline { height: 260px; }
+#timeline-box { position: relative; }
+#dense { position: absolute; left: 1px; top: 1px; pointer-events: none; }
 #drive, #accel { height: 90px; }
 .axis text, .label { font-size: 10px; fill: #666; }
 .axis line { stroke: #eee; }
@@ -680,7 +858,6 @@ svg { display: block; width: 100%; background: #fff; border: 1px solid #ddd; mar
 .event.selected .head, .event.selected .sharp { stroke: #000; stroke-width: 2; }
 .event.edited .head { fill: #9c27b0; }
 .event.diag .head { fill: #d32f2f; }
-.curve-audio { fill: none; stroke: #9467bd; stroke-width: 1; }
 .curve-intensity { fill: none; stroke: #1f77b4; stroke-width: 1; stroke-opacity: 0.6; }
 .curve-sharpness { fill: none; stroke: #ff7f0e; stroke-width: 1; stroke-dasharray: 4 3; stroke-opacity: 0.7; }
 .curve-line { fill: none; stroke: #6a1b9a; stroke-width: 1.5; }
@@ -692,8 +869,21 @@ svg { display: block; width: 100%; background: #fff; border: 1px solid #ddd; mar
 .onset .band { fill: #4caf50; fill-opacity: 0.35; }
 .onset .reported { stroke: #2e7d32; stroke-width: 2; }
 .onset .true-onset { stroke: #000; stroke-width: 1; stroke-dasharray: 2 2; }
+.onset.dev-1 .band { fill: #1e88e5; } .onset.dev-1 .reported { stroke: #1565c0; }
+.onset.dev-2 .band { fill: #fb8c00; } .onset.dev-2 .reported { stroke: #e65100; }
+.onset.dev-3 .band { fill: #8e24aa; } .onset.dev-3 .reported { stroke: #6a1b9a; }
 .onset.late .reported { stroke: #d32f2f; }
-.playhead { stroke: #9c27b0; stroke-width: 1; }
+.lane-label { font-size: 10px; }
+.playhead { stroke: #9c27b0; stroke-width: 1.5; pointer-events: none; }
+.audio-wave { fill: #9467bd; fill-opacity: 0.55; stroke: #7b1fa2; stroke-width: 0.5; }
+#devices { display: inline-flex; gap: 6px; }
+#devices label { padding: 0 4px; border-bottom: 3px solid transparent; }
+#devices label.dev-0 { border-color: #2e7d32; } #devices label.dev-1 { border-color: #1565c0; }
+#devices label.dev-2 { border-color: #e65100; } #devices label.dev-3 { border-color: #6a1b9a; }
+#link-strip div.dev-0 { border-left: 4px solid #2e7d32; padding-left: 4px; }
+#link-strip div.dev-1 { border-left: 4px solid #1565c0; padding-left: 4px; }
+#link-strip div.dev-2 { border-left: 4px solid #e65100; padding-left: 4px; }
+#link-strip div.dev-3 { border-left: 4px solid #6a1b9a; padding-left: 4px; }
 #banner { background: #fff3cd; border: 1px solid #e0c060; padding: 4px 8px; margin-bottom: 4px; }
 #link-strip { font-family: monospace; font-size: 12px; color: #444; padding: 2px 0 6px; }
 #details { display: flex; gap: 16px; }

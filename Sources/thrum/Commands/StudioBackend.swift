@@ -6,28 +6,44 @@ import ThrumStudio
 /// What `thrum studio` tells the page about a pattern and how it plays it: the events and
 /// diagnostics from the AHAP reader `thrum validate` uses, the requested envelopes, the compiled
 /// drive and the acceleration from ``PatternPreview`` (the code path of `thrum render`), and
-/// plays on a ``StudioDevice`` on a thread of its own, one play at a time.
+/// plays on the chosen ``StudioDevice``s, each on a thread of its own, one play at a time.
 final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
     /// The most points per curve sent to the page (each the peak of its stretch of rows).
     static let curvePoints = 1_500
 
-    private let device: StudioDevice
+    /// The devices a play may go to: the virtual device first, then each `--port`.
+    private let devices: [StudioDevice]
+    /// Where a play goes when the page names no device: the ports, or the virtual device without one.
+    private let defaultDevices: [String]
     private let baseDirectory: String
     private let lock = NSLock()
-    private var playing: (id: Int, stop: Bool)?
+    private var playing: (id: Int, stop: Bool, running: Int)?
     private var plays = 0
 
-    init(device: StudioDevice, baseDirectory: String) {
-        self.device = device
+    /// The studio's profile (of the drive and acceleration drawn) is the first device's.
+    private var device: StudioDevice { devices[0] }
+
+    init(devices: [StudioDevice], baseDirectory: String) {
+        precondition(!devices.isEmpty, "the studio has a device")
+        self.devices = devices
+        let ports = devices.filter { !$0.isVirtual }.map(\.id)
+        defaultDevices = ports.isEmpty ? [devices[0].id] : ports
         self.baseDirectory = baseDirectory
+    }
+
+    /// Each device as the page lists it.
+    private var deviceList: [[String: Any]] {
+        devices.map { ["id": $0.id, "name": $0.name, "virtual": $0.isVirtual, "default": defaultDevices.contains($0.id)] }
     }
 
     private func read(_ data: Data, name: String) -> (pattern: HapticPattern?, diagnostics: [[String: Any]]) {
         let reader = AHAPReader(options: AHAPReader.Options(lenient: false, baseDirectory: baseDirectory, checksAudioFiles: false))
-        let edit = try? AHAPTextEdit(text: data)
+        // The text's structure, to name each diagnostic's event: parsed only when there is one.
+        var parsed: AHAPTextEdit??
         func diagnostic(line: Int, column: Int, path: String, message: String, severity: String) -> [String: Any] {
             var d: [String: Any] = ["line": line, "column": column, "path": path, "message": message, "severity": severity]
-            if let k = edit?.eventIndex(atPath: path) { d["event"] = k }
+            if parsed == nil { parsed = .some(try? AHAPTextEdit(text: data)) }
+            if let k = parsed??.eventIndex(atPath: path) { d["event"] = k }
             return d
         }
         do {
@@ -43,14 +59,15 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
 
     func describe(name: String, data: Data) -> [String: Any] {
         let (pattern, diagnostics) = read(data, name: name)
-        guard let pattern else { return ["valid": false, "diagnostics": diagnostics, "events": []] }
-        let events: [[String: Any]] = pattern.events.enumerated().map { i, e in
-            [
-                "index": i, "type": e.type.rawValue, "haptic": e.type.isHaptic, "time": e.relativeTime, "duration": e.duration,
-                "intensity": JSONNumberFormat.double(fromFloat: e.value(of: .hapticIntensity) ?? 1),
-                "sharpness": JSONNumberFormat.double(fromFloat: e.value(of: .hapticSharpness) ?? 0.5),
-            ]
-        }
+        guard let pattern else { return ["valid": false, "diagnostics": diagnostics, "events": [String: Any]()] }
+        // The events as columns, event k at index k of each (an object per event costs the JSON
+        // writer several times as much: a 10 000-event pattern is sent in a tenth of the time).
+        let e = pattern.events
+        let events: [String: Any] = [
+            "type": e.map(\.type.rawValue), "haptic": e.map(\.type.isHaptic), "time": e.map(\.relativeTime), "duration": e.map(\.duration),
+            "intensity": e.map { JSONNumberFormat.double(fromFloat: $0.value(of: .hapticIntensity) ?? 1) },
+            "sharpness": e.map { JSONNumberFormat.double(fromFloat: $0.value(of: .hapticSharpness) ?? 0.5) },
+        ]
         let curves: [[String: Any]] = pattern.parameterCurves.enumerated().map { k, c in
             [
                 "index": k, "parameter": c.parameterID.rawValue, "time": c.relativeTime,
@@ -89,8 +106,8 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
     /// point the peak of its stretch of rows (sharpness: its first row).
     static func render(_ pattern: HapticPattern, profile: ActuatorProfile, file: String, root: String) -> [String: Any] {
         var preview = PatternPreview.make(pattern: pattern, profile: profile, sampleRate: 1000)
-        // Audio events: the sound's level (peak |sample|) as thrum render draws it; only sounds
-        // inside the served directory are read (a path out of it is left silent, and said).
+        // Audio events: the sound's waveform (each stretch's lowest and highest sample); only
+        // sounds inside the served directory are read (a path out of it is left silent, and said).
         var heard = pattern
         var outside: [String] = []
         let directory = (file as NSString).deletingLastPathComponent
@@ -110,10 +127,10 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
         let n = Int(((last - first) / step).rounded(.down)) + 1
         var intensity = [Double](repeating: 0, count: n), sharpness = [Double](repeating: -1, count: n)
         var drive = [Double](repeating: 0, count: n), acceleration = [Double](repeating: 0, count: n)
-        var level = [Double](repeating: 0, count: audio == nil ? 0 : n)
+        var low = [Double](repeating: 0, count: audio == nil ? 0 : n), high = low
         var peak = 0.0
         while let chunk = preview.next() {
-            let levels = audio?.levels(at: chunk.time)
+            let extremes = audio?.extremes(at: chunk.time)
             for (i, t) in chunk.time.enumerated() {
                 let k = min(n - 1, max(0, Int(((t - first) / step).rounded())))
                 intensity[k] = max(intensity[k], chunk.intensity[i])
@@ -121,7 +138,10 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
                 drive[k] = max(drive[k], abs(chunk.drive[i]))
                 acceleration[k] = max(acceleration[k], chunk.acceleration[i])
                 peak = max(peak, chunk.acceleration[i])
-                if let levels { level[k] = max(level[k], levels[i]) }
+                if let extremes {
+                    low[k] = min(low[k], extremes.low[i])
+                    high[k] = max(high[k], extremes.high[i])
+                }
             }
         }
         for k in sharpness.indices where sharpness[k] < 0 { sharpness[k] = k > 0 ? sharpness[k - 1] : 0 }
@@ -130,59 +150,116 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
             "start": first, "step": step, "end": last, "intensity": round(intensity), "sharpness": round(sharpness), "drive": round(drive),
             "acceleration": round(acceleration), "peak_acceleration": peak, "acceleration_unit": preview.accelerationSource.unit,
             "acceleration_source": preview.accelerationSource == .simulator ? "virtual device simulation" : "compiler prediction",
-            "profile": profile.id, "program_duration": preview.programDuration, "audio": round(level),
+            "profile": profile.id, "program_duration": preview.programDuration, "audio_low": round(low), "audio_high": round(high),
             "audio_notes": (audio?.notes ?? []) + outside,
         ]
     }
 
-    func play(name: String, data: Data, rate: Double, loop: Bool, actuator: String?, push: @escaping @Sendable ([String: Any]) -> Void) throws -> [String: Any] {
+    func play(
+        name: String, data: Data, rate: Double, loop: Bool, actuator: String?, devices chosen: [String]?,
+        push: @escaping @Sendable ([String: Any]) -> Void
+    ) throws -> [String: Any] {
         let (pattern, diagnostics) = read(data, name: name)
         guard let pattern else {
             throw StudioServerError("\(name) does not read as AHAP: \(diagnostics.first?["message"] as? String ?? "")")
         }
+        let ids = chosen ?? defaultDevices
+        guard !ids.isEmpty else { throw StudioServerError("choose a device to play on") }
+        let targets = try ids.map { id in
+            guard let d = devices.first(where: { $0.id == id }) else {
+                throw StudioServerError("no device '\(id)' here (\(devices.map(\.id).joined(separator: ", ")))")
+            }
+            return d
+        }
         let id: Int = try lock.withLock {
             if playing != nil { throw StudioServerError("already playing (stop first)") }
             plays += 1
-            playing = (plays, false)
+            playing = (plays, false, targets.count)
             return plays
         }
-        let device = self.device
-        let thread = Thread { [weak self] in
-            let now = { Date().timeIntervalSince1970 * 1000 }
-            push(["type": "play-started", "play": id, "file": name, "device": device.name, "virtual": device.isVirtual, "sent_at": now()])
-            var end: [String: Any] = ["type": "play-ended", "play": id, "file": name]
-            do {
-                let outcome = try device.play(
-                    pattern, rate: rate, loop: loop, profile: actuator.flatMap { ActuatorProfile.builtIn(id: $0) }, stop: { self?.lock.withLock { self?.playing?.stop ?? true } ?? true },
-                    onset: { o in
-                        push([
-                            "type": "onset", "play": id, "index": o.index, "pass": o.pass, "requested": o.requested, "onset": o.onset ?? NSNull(),
-                            "bound": o.bound ?? NSNull(), "true_onset": o.trueOnset ?? NSNull(), "status": o.status, "suspect": o.suspect,
-                            "sent_at": now(),
-                        ])
-                    },
-                    link: { line in push(["type": "link", "text": line]) })
-                end["haptic_events"] = outcome.hapticEvents
-                end["reported"] = outcome.reported
-                end["on_time"] = outcome.onTime
-                end["stopped"] = outcome.stopped
-                end["summary"] = "\(outcome.reported) of \(outcome.hapticEvents) onsets reported, \(outcome.onTime) on time"
-                    + (outcome.stopped ? " (stopped)" : "")
-            } catch {
-                end["error"] = (error as? CommandFailure)?.message ?? "\(error)"
+        let profile = actuator.flatMap { ActuatorProfile.builtIn(id: $0) }
+        let outcomes = Outcomes()
+        for device in targets {
+            let thread = Thread { [weak self] in
+                let now = { Date().timeIntervalSince1970 * 1000 }
+                push([
+                    "type": "play-started", "play": id, "file": name, "device": device.id, "device_name": device.name, "virtual": device.isVirtual,
+                    "devices": targets.map(\.id), "sent_at": now(),
+                ])
+                var end: [String: Any] = ["type": "device-ended", "play": id, "file": name, "device": device.id]
+                do {
+                    let outcome = try device.play(
+                        pattern, rate: rate, loop: loop, profile: profile, stop: { self?.lock.withLock { self?.playing?.stop ?? true } ?? true },
+                        onset: { o in
+                            push([
+                                "type": "onset", "play": id, "device": device.id, "index": o.index, "pass": o.pass, "requested": o.requested,
+                                "onset": o.onset ?? NSNull(), "bound": o.bound ?? NSNull(), "true_onset": o.trueOnset ?? NSNull(), "status": o.status,
+                                "suspect": o.suspect, "sent_at": now(),
+                            ])
+                        },
+                        link: { line in push(["type": "link", "device": device.id, "text": line]) },
+                        position: { p in push(["type": "position", "play": id, "device": device.id, "position": p, "rate": rate]) })
+                    end["haptic_events"] = outcome.hapticEvents
+                    end["reported"] = outcome.reported
+                    end["on_time"] = outcome.onTime
+                    end["stopped"] = outcome.stopped
+                    end["summary"] = "\(device.name): \(outcome.reported) of \(outcome.hapticEvents) onsets reported, \(outcome.onTime) on time"
+                        + (outcome.stopped ? " (stopped)" : "")
+                } catch {
+                    end["error"] = "\(device.name): " + ((error as? CommandFailure)?.message ?? "\(error)")
+                }
+                end["sent_at"] = now()
+                push(end)
+                let all = outcomes.add(end)
+                let last = self?.lock.withLock { () -> Bool in
+                    self?.playing?.running -= 1
+                    if self?.playing?.running == 0 {
+                        self?.playing = nil
+                        return true
+                    }
+                    return false
+                } ?? true
+                if last { push(Self.ended(id, name, all)) }
             }
-            self?.lock.withLock { self?.playing = nil }
-            end["sent_at"] = now()
-            push(end)
+            thread.name = "thrum-studio-play"
+            thread.start()
         }
-        thread.name = "thrum-studio-play"
-        thread.start()
-        return ["play": id, "device": device.name, "virtual": device.isVirtual]
+        return ["play": id, "devices": targets.map(\.id), "device": targets.map(\.name).joined(separator: " and "), "virtual": targets.allSatisfy(\.isVirtual)]
+    }
+
+    /// The play's end, over every device it went to.
+    private static func ended(_ id: Int, _ name: String, _ ends: [[String: Any]]) -> [String: Any] {
+        var end: [String: Any] = ["type": "play-ended", "play": id, "file": name, "sent_at": Date().timeIntervalSince1970 * 1000]
+        for key in ["haptic_events", "reported", "on_time"] { end[key] = ends.reduce(0) { $0 + ($1[key] as? Int ?? 0) } }
+        end["stopped"] = ends.contains { $0["stopped"] as? Bool == true }
+        end["summary"] = ends.compactMap { $0["summary"] as? String }.joined(separator: "; ")
+        let errors = ends.compactMap { $0["error"] as? String }
+        if !errors.isEmpty { end["error"] = errors.joined(separator: "; ") }
+        return end
     }
 
     func stop() { lock.withLock { if playing != nil { playing!.stop = true } } }
 
     func status() -> [String: Any] {
-        lock.withLock { ["plays": plays, "playing": playing != nil, "device": device.name, "virtual": device.isVirtual, "pid": Int(getpid())] }
+        lock.withLock {
+            [
+                "plays": plays, "playing": playing != nil, "device": device.name, "virtual": device.isVirtual, "pid": Int(getpid()),
+                "devices": deviceList,
+            ]
+        }
+    }
+}
+
+/// The ends of one play's devices, as they come.
+private final class Outcomes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ends: [[String: Any]] = []
+
+    /// Adds one device's end; all so far.
+    func add(_ end: [String: Any]) -> [[String: Any]] {
+        lock.withLock {
+            ends.append(end)
+            return ends
+        }
     }
 }

@@ -19,7 +19,9 @@ enum StudioCommand: Subcommand {
 
         Options:
           --port PATH       play on the Thrum device on this serial port or pseudo-terminal
-                            (held by the studio while it runs); without it, the virtual device
+                            (held by the studio while it runs); repeatable: the page's device
+                            picker plays on any of them, or several at once; the virtual
+                            device is always offered, and is the default without --port
           --baud N          baud rate of a real serial port (default 115200)
           --actuator NAME   actuator profile (default: \(ActuatorProfile.default.id)); --profile NAME is the same
           --listen H:P      address to listen on (default 127.0.0.1:0, a free port on loopback);
@@ -31,7 +33,7 @@ enum StudioCommand: Subcommand {
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
-        let port = try arguments.option("port")
+        let ports = try arguments.options("port")
         let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
         let chosenProfile = try ActuatorChoice.take(from: &arguments)
         let listen = try arguments.option("listen") ?? "127.0.0.1:0"
@@ -57,18 +59,29 @@ enum StudioCommand: Subcommand {
         if let initial, directory.resolve(initial) == nil {
             throw CommandFailure(message: "\(given): not an AHAP file (.ahap)")
         }
+        if let twice = ports.first(where: { p in ports.filter { $0 == p }.count > 1 }) {
+            throw UsageError(message: "--port \(twice) is given twice")
+        }
         let profile = chosenProfile ?? ActuatorProfile.default
-        let device = try StudioDevice(port: port, baud: baud, profile: profile)
-        let app = StudioApp(directory: directory, initialFile: initial, backend: StudioBackend(device: device, baseDirectory: directory.root))
+        // The virtual device is always there (to compare against); each port is opened and held now.
+        var devices = [try StudioDevice(port: nil, baud: baud, profile: profile)]
+        do {
+            for port in ports { devices.append(try StudioDevice(port: port, baud: baud, profile: profile)) }
+        } catch {
+            for d in devices { d.close() }
+            throw error
+        }
+        let app = StudioApp(directory: directory, initialFile: initial, backend: StudioBackend(devices: devices, baseDirectory: directory.root))
         let url: String
         do {
             url = try app.start(host: host, port: listenPort)
         } catch {
-            device.close()
+            for d in devices { d.close() }
             throw CommandFailure(message: error.message)
         }
         print("url: \(url)")
-        print("serving \(given) (\(directory.list().count) AHAP files); device: \(device.name); Ctrl-C stops")
+        let names = ports.isEmpty ? devices[0].name : ports.joined(separator: ", ") + " (and the virtual device)"
+        print("serving \(given) (\(directory.list().count) AHAP files); device: \(names); Ctrl-C stops")
         if !RequestGuard.names(listenHost: "127.0.0.1").contains(host) && host != "::1" {
             printError("warning: listening on \(host), reachable from other machines; the token is all that guards it")
         }
@@ -81,7 +94,7 @@ enum StudioCommand: Subcommand {
         }
         waitForSignal()
         app.stop()
-        device.close()
+        for d in devices { d.close() }
         return 0
     }
 

@@ -36,6 +36,8 @@ final class StudioDevice: @unchecked Sendable {
 
     /// "the virtual device" or the port's name.
     let name: String
+    /// How the page names it: `virtual` or the port.
+    var id: String { port ?? "virtual" }
     let profile: ActuatorProfile
     private let port: String?
     private var held: (connection: DeviceConnection, engine: HapticEngine)?
@@ -54,6 +56,8 @@ final class StudioDevice: @unchecked Sendable {
             let engine = HapticEngine(session: connection.session, profile: profile, configuration: configuration, runMode: .manual)
             try engine.start()
             if let report = connection.session.calibrationResult { _ = connection.remember(report) }
+            // Answered and configured; stopped until the first play (see `play`).
+            engine.stop()
             held = (connection, engine)
             PortHold.claim(port, program: "thrum studio")
         }
@@ -76,7 +80,7 @@ final class StudioDevice: @unchecked Sendable {
 
     func play(
         _ pattern: HapticPattern, rate: Double, loop: Bool = false, profile chosen: ActuatorProfile? = nil, stop: () -> Bool,
-        onset: (Onset) -> Void, link: (String) -> Void
+        onset: (Onset) -> Void, link: (String) -> Void, position: (Double) -> Void = { _ in }
     ) throws -> Outcome {
         let engine: HapticEngine
         let target: PlaybackTarget
@@ -94,27 +98,39 @@ final class StudioDevice: @unchecked Sendable {
             engine = HapticEngine(session: connection.session, profile: profile, configuration: configuration, runMode: .manual)
             try engine.start()
         }
-        defer { if held == nil { engine.stop() } }
+        // A port's engine is stopped between plays (and started, its clock synchronized afresh,
+        // at the next): nothing runs its link while the studio is idle, and a link left unrun
+        // for seconds comes back with stale clock samples and dropped onsets.
+        defer { engine.stop() }
         let player = try engine.makeAdvancedPlayer(with: pattern)
         player.playbackRate = rate
         player.loopEnabled = loop
+        // The engine hands each report over as it arrives (on this thread, inside `engine.run`,
+        // within the device's lock): kept here and passed on after `run` returns.
+        let arrived = ArrivedOnsets(playerID: player.playerID)
+        let subscription = engine.observeOnsets { arrived.take($0) }
+        defer { subscription.cancel() }
         let start = engine.currentTime + engine.leadTime.seconds + 0.02
         try player.start(atTime: start)
         let (pass, drive) = engine.passTiming(of: pattern, rate: rate)
         let end = loop ? start + (held == nil ? Self.longestVirtualLoop : .infinity) : start + max(pass, drive)
         let haptic = pattern.events.filter(\.type.isHaptic).count
-        var seen = Set<[Int]>()
+        // Each onset counted once: after a link stall the engine may announce a report again.
+        var reported = Set<[Int]>()
         var onTime = 0
         let wallStart = Date()
         let engineStart = engine.currentTime
         var lastLink = -1.0
+        var lastPosition = -1.0
         var stopped = false
         // A later pass's times, back on the first pass's timeline.
         func offset(_ record: OnsetRecord) -> Double { Double(record.pass) * pass }
-        func collect() {
-            for record in engine.onsets(for: player) where record.status != .notReported && !seen.contains([record.pass, record.patternIndex]) {
-                seen.insert([record.pass, record.patternIndex])
-                if record.status == .onTime { onTime += 1 }
+        func deliver() {
+            for update in arrived.drain() {
+                let record = update.record
+                if update.kind == .reported, reported.insert([record.pass, record.patternIndex]).inserted, record.status == .onTime {
+                    onTime += 1
+                }
                 var truth: Double?
                 if case .simulated(let device, _) = target { truth = VirtualRig.trueOnset(of: record, on: device) }
                 onset(
@@ -138,17 +154,28 @@ final class StudioDevice: @unchecked Sendable {
                 let ahead = (engine.currentTime - engineStart) - Date().timeIntervalSince(wallStart)
                 if ahead > 0 { Thread.sleep(forTimeInterval: ahead) }
             }
-            collect()
-            if engine.currentTime - lastLink >= 0.25 {
-                lastLink = engine.currentTime
+            deliver()
+            let now = engine.currentTime
+            if now - lastPosition >= Self.positionPeriod {
+                lastPosition = now
+                // Where the play is in the pattern by the engine's clock (the device's, as the
+                // engine maps it): the page's playhead.
+                let elapsed = max(0, now - start)
+                position((pass > 0 && loop ? elapsed.truncatingRemainder(dividingBy: pass) : min(elapsed, max(pass, drive))) * rate)
+            }
+            if now - lastLink >= 0.25 {
+                lastLink = now
                 link(linkLine(engine))
             }
-            if !loop && seen.count >= haptic && engine.currentTime > end { break }
+            if !loop && reported.count >= haptic && now > end { break }
         }
-        collect()
+        deliver()
         link(linkLine(engine))
-        return Outcome(hapticEvents: haptic, reported: seen.count, onTime: onTime, stopped: stopped)
+        return Outcome(hapticEvents: haptic, reported: reported.count, onTime: onTime, stopped: stopped)
     }
+
+    /// How often the play's position goes to the page (s of engine time).
+    static let positionPeriod = 0.05
 
     /// Round trip, clock drift and bound, queue, retransmissions and faults, one line (from the
     /// engine's public ``LinkHealth``).
@@ -160,5 +187,26 @@ final class StudioDevice: @unchecked Sendable {
             format: "%@ · round trip %.2f ms ±%.2f · drift %+.1f ppm · clock ± %.0f µs · clock samples %d · queue %@ · retransmissions %d · faults %d",
             name, rtt, variation, health.driftPPM, Double(health.clockBound.nanoseconds) / 1e3, health.clockSamples,
             health.queueDepth.map { "\($0)" } ?? "–", health.statistics.retransmissions, health.faults.count)
+    }
+}
+
+/// The onset updates of one player, as the engine hands them over, until the play's thread takes them.
+private final class ArrivedOnsets: @unchecked Sendable {
+    private let playerID: Int
+    private let lock = NSLock()
+    private var updates: [OnsetUpdate] = []
+
+    init(playerID: Int) { self.playerID = playerID }
+
+    func take(_ update: OnsetUpdate) {
+        guard update.playerID == playerID else { return }
+        lock.withLock { updates.append(update) }
+    }
+
+    func drain() -> [OnsetUpdate] {
+        lock.withLock {
+            defer { updates.removeAll(keepingCapacity: true) }
+            return updates
+        }
     }
 }

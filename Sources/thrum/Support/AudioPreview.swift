@@ -61,28 +61,43 @@ struct AudioPreview {
 
     /// Peak |sample| (0…1) in each interval [t, t + 1/rate) of `times` (s, increasing).
     func levels(at times: [Double]) -> [Double] {
-        // Rows skip long silences (the render's time axis jumps), so each row is read on its own:
-        // the peak of each voice over [t, t + 1/rate), summed over the voices sounding then.
+        var sum = [Float](repeating: 0, count: times.count)
+        walk(times) { i, low, high in sum[i] += max(-low, high) }
+        return sum.map { Double(min(1, $0)) }
+    }
+
+    /// The waveform: the lowest and highest sample (−1…1, the voices summed) in each interval
+    /// [t, t + 1/rate) of `times` (s, increasing).
+    func extremes(at times: [Double]) -> (low: [Double], high: [Double]) {
+        var low = [Double](repeating: 0, count: times.count), high = low
+        walk(times) { i, l, h in
+            low[i] = max(-1, low[i] + Double(l))
+            high[i] = min(1, high[i] + Double(h))
+        }
+        return (low, high)
+    }
+
+    /// Calls `each(row, lowest, highest)` for each voice sounding in each row of `times`
+    /// (both channels' samples over the row's interval).
+    private func walk(_ times: [Double], _ each: (Int, Float, Float) -> Void) {
+        // Rows skip long silences (the render's time axis jumps), so each row is read on its own.
         let step = self.step
-        var level = [Double](repeating: 0, count: times.count)
         for (i, t) in times.enumerated() {
-            var sum: Float = 0
             for v in voices {
                 if v.requestedTime >= t + step { break }
                 guard v.endTime > t else { continue }
                 let rate = v.buffer.sampleRate
                 let lo = max(0, Int(((t - v.requestedTime) * rate).rounded(.down)))
                 let hi = min(v.buffer.frames, Int(((t + step - v.requestedTime) * rate).rounded(.up)))
-                var peak: Float = 0
-                if lo < hi {
-                    for j in lo..<hi {
-                        peak = max(peak, abs(v.buffer.sample(j, channel: 0)), abs(v.buffer.sample(j, channel: 1)))
-                    }
+                guard lo < hi else { continue }
+                var low: Float = 0, high: Float = 0
+                for j in lo..<hi {
+                    let a = v.buffer.sample(j, channel: 0), b = v.buffer.sample(j, channel: 1)
+                    low = min(low, a, b)
+                    high = max(high, a, b)
                 }
-                sum += peak
+                each(i, low, high)
             }
-            level[i] = Double(min(1, sum))
         }
-        return level
     }
 }
