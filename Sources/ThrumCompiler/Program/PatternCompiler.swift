@@ -85,6 +85,7 @@ public struct PatternCompiler: Sendable {
         var shiftCache: [FeltOnsetEstimator.Key: Double] = [:]
         var knotCache = EventShaper.KnotCache()
         var shiftMemo = FeltOnsetEstimator.Memo()
+        var holds = EventShape.HoldCache()
         var diagnostics: [CompileDiagnostic] = []
 
         // Ids in time order (ties by pattern order).
@@ -98,6 +99,8 @@ public struct PatternCompiler: Sendable {
         events.reserveCapacity(order.count)
         var shapes: [EventShape?] = []
         shapes.reserveCapacity(order.count)
+        /// With `requestedEnvelope`: the drive's shapes, where `shapes` keeps the requested ones.
+        var driveShapes: [EventShape?] = []
         var patternEnd = 0.0
         /// Beyond `patternEnd`: where the last transient's burst ends (its intrinsic duration).
         var loopEnd = 0.0
@@ -121,6 +124,7 @@ public struct PatternCompiler: Sendable {
                     if Self.isPlayableEnd(end) { patternEnd = max(patternEnd, end) }
                     events.append(ce)
                     shapes.append(nil)
+                    if requestedEnvelope && !keepEventPieces { driveShapes.append(nil) }
                     continue
                 }
                 let (shape, clampedFrom) = shaper.shape(of: e, transient: transient, controls: controls, cache: &knotCache)
@@ -131,13 +135,24 @@ public struct PatternCompiler: Sendable {
                 let nominal = transient ? max(0, duration) : min(max(0, duration), options.maxContinuousDuration)
                 patternEnd = max(patternEnd, time + nominal)
                 if transient { loopEnd = max(loopEnd, time + shape.length) }
+                var drive = shape
                 if options.feltOnsetCompensation {
-                    let u = shape.intensity * controls.intensity.value(at: time)
-                    let shift = estimator.shift(for: shape, amplitude: HapticSemantics.amplitude(intensity: u), cache: &shiftCache, memo: &shiftMemo)
+                    let u = HapticSemantics.amplitude(intensity: shape.intensity * controls.intensity.value(at: time))
+                    var shift = estimator.shift(for: shape, amplitude: u, cache: &shiftCache, memo: &shiftMemo)
+                    if shift > 0 {
+                        // The onset moves earlier by the felt delay of the rise, the fall only by
+                        // the felt delay of the fall: the drive holds its peak `shift − fallLead`
+                        // longer. A longer hold can raise a short event's own peak, so the shift
+                        // is taken once more on the longer drive.
+                        drive = holds.shape(shape, holdingPeakLongerBy: max(0, shift - estimator.fallLead))
+                        shift = estimator.shift(for: drive, amplitude: u, cache: &shiftCache, memo: &shiftMemo)
+                        drive = holds.shape(shape, holdingPeakLongerBy: max(0, shift - estimator.fallLead))
+                    }
                     ce.driveOnset = micros(time - shift)
                 }
                 events.append(ce)
-                shapes.append(shape)
+                shapes.append(requestedEnvelope && !keepEventPieces ? shape : drive)
+                if requestedEnvelope && !keepEventPieces { driveShapes.append(drive) }
             }
         }
         // Everything later reads the compiled events and the shapes, not the parsed ones.
@@ -194,7 +209,7 @@ public struct PatternCompiler: Sendable {
             baseSharpness.reserveCapacity(played.count)
         }
         for j in played {  // onset order, so the mixer's sort is nearly free
-            guard let shape = shapes[j] else { continue }
+            guard let shape = driveShapes.isEmpty ? shapes[j] : driveShapes[j] else { continue }
             if keepEventPieces {
                 pieceStart.append(all.count)
                 baseSharpness.append(shape.baseSharpness)
@@ -204,6 +219,7 @@ public struct PatternCompiler: Sendable {
         if keepEventPieces { pieceStart.append(all.count) }
         let requestedCapacity = all.count
         if !(requestedEnvelope && !keepEventPieces) { shapes = [] }
+        driveShapes = []
         if !segmenting {
             // Only the envelopes are wanted: the events and marks go before the mixer's copy.
             events = []

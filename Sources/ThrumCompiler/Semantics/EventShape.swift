@@ -24,6 +24,48 @@ struct EventShape: Sendable {
     var requestedAttack: Double
     /// Time the requested envelope takes beyond its onset, s.
     var length: Double { Double(knots.last?.t ?? 0) * 1e-6 }
+
+    /// The envelope `knots` with its peak held `d` µs longer: every knot after the first that
+    /// reaches the highest gain moves `d` later (the attack keeps its timing, the
+    /// hold, decay and release move). The drive of a pre-shifted event, whose onset moves earlier
+    /// by the rise's felt delay and whose end moves only by the fall's.
+    static func holdingPeak(_ knots: [Knot], longerBy d: Int64) -> [Knot] {
+        guard d > 0, let top = knots.map(\.g).max(), top > 0, let first = knots.firstIndex(where: { $0.g == top }),
+              first + 1 < knots.count else { return knots }
+        var out = knots
+        for i in (first + 1)..<knots.count { out[i].t += d }
+        return out
+    }
+
+    /// A few recent held-longer envelopes by (knots, extra µs), compared by value: patterns
+    /// reuse a handful of shapes, and sharing the array saves an allocation per event.
+    struct HoldCache {
+        private var keys: [([Knot], Int64)] = []
+        private var values: [[Knot]] = []
+        private var next = 0
+        static let size = 16
+
+        /// `shape` with its peak held `extra` s longer (``holdingPeak(_:longerBy:)``), the knots shared with an earlier equal call.
+        mutating func shape(_ shape: EventShape, holdingPeakLongerBy extra: Double) -> EventShape {
+            let d = micros(extra)
+            guard d > 0 else { return shape }
+            var out = shape
+            for i in keys.indices where keys[i].1 == d && keys[i].0 == shape.knots {
+                out.knots = values[i]
+                return out
+            }
+            out.knots = EventShape.holdingPeak(shape.knots, longerBy: d)
+            if keys.count < Self.size {
+                keys.append((shape.knots, d))
+                values.append(out.knots)
+            } else {
+                keys[next] = (shape.knots, d)
+                values[next] = out.knots
+                next = (next + 1) % Self.size
+            }
+            return out
+        }
+    }
 }
 
 /// Turns events into shapes using `HapticSemantics` and the pattern's controls.

@@ -11,6 +11,26 @@ struct FeltOnsetEstimator {
     /// Upper bound of a pre-shift, s.
     let maxShift = 0.1
 
+    /// How long after the drive drops from its steady full level to zero the felt envelope is
+    /// at half that level, s: the driver's start latency, then the closed loop's braked fall
+    /// (`ClosedLoopEnvelope`, the model the onset's shift comes from) to 50 %.
+    let fallLead: Double
+
+    init(response: ActuatorResponse) {
+        self.response = response
+        var loop = ClosedLoopEnvelope(response: response)
+        loop.advance(10 * response.timeConstant, target: 1)
+        let half = loop.envelope / 2
+        let dt = 25e-6
+        var t = 0.0
+        while loop.envelope > half && t < 0.1 {
+            loop.advance(dt, target: 0)
+            t += dt
+        }
+        fallLead = response.startLatency + t
+    }
+
+
     /// A shape, amplitude and requested 50 % point. Hashes one precomputed fingerprint (the
     /// knots are few, but hashing each field through SipHash was a visible share of a compile);
     /// equality still compares every field.
