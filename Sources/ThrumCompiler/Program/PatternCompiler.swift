@@ -142,11 +142,13 @@ public struct PatternCompiler: Sendable {
                     if shift > 0 {
                         // The onset moves earlier by the felt delay of the rise, the fall only by
                         // the felt delay of the fall: the drive holds its peak `shift − fallLead`
-                        // longer. A longer hold can raise a short event's own peak, so the shift
-                        // is taken once more on the longer drive.
-                        drive = holds.shape(shape, holdingPeakLongerBy: max(0, shift - estimator.fallLead))
-                        shift = estimator.shift(for: drive, amplitude: u, cache: &shiftCache, memo: &shiftMemo)
-                        drive = holds.shape(shape, holdingPeakLongerBy: max(0, shift - estimator.fallLead))
+                        // longer. A longer hold can raise a short event's own peak (and so move
+                        // its 50 % point), so the shift is taken again on the longer drive, twice;
+                        // the shift used is the one of the drive played.
+                        for _ in 0..<2 {
+                            drive = holds.shape(shape, holdingPeakLongerBy: max(0, shift - estimator.fallLead))
+                            shift = estimator.shift(for: drive, amplitude: u, cache: &shiftCache, memo: &shiftMemo)
+                        }
                     }
                     ce.driveOnset = micros(time - shift)
                 }
