@@ -51,9 +51,9 @@ final class StudioDevice: @unchecked Sendable {
             let connection = try DeviceConnection.open(target: target, profile: profile)
             var configuration = HapticEngine.Configuration()
             if connection.stillValid != nil || connection.restoreIfLost() != nil { configuration.calibrateOnStart = false }
-            let engine = HapticEngine(session: connection.session, profile: profile, configuration: configuration, runMode: .manual)
+            let engine = connection.makeEngine(configuration: configuration)
             try engine.start()
-            if let report = connection.session.calibrationResult { _ = connection.remember(report) }
+            if let report = engine.calibrationResult { _ = connection.remember(report) }
             held = (connection, engine)
             PortHold.claim(port, program: "thrum studio")
         }
@@ -91,7 +91,7 @@ final class StudioDevice: @unchecked Sendable {
             let connection = try DeviceConnection.open(target: target, profile: profile)
             var configuration = HapticEngine.Configuration()
             configuration.calibrateOnStart = false
-            engine = HapticEngine(session: connection.session, profile: profile, configuration: configuration, runMode: .manual)
+            engine = connection.makeEngine(configuration: configuration)
             try engine.start()
         }
         defer { if held == nil { engine.stop() } }
