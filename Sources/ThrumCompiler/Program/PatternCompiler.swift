@@ -85,7 +85,6 @@ public struct PatternCompiler: Sendable {
         var shiftCache: [FeltOnsetEstimator.Key: Double] = [:]
         var knotCache = EventShaper.KnotCache()
         var shiftMemo = FeltOnsetEstimator.Memo()
-        var holds = EventShape.HoldCache()
         var diagnostics: [CompileDiagnostic] = []
 
         // Ids in time order (ties by pattern order).
@@ -137,20 +136,11 @@ public struct PatternCompiler: Sendable {
                 if transient { loopEnd = max(loopEnd, time + shape.length) }
                 var drive = shape
                 if options.feltOnsetCompensation {
+                    // The attack moves by the pre-shift, the end by the fall's felt delay (a held drive).
                     let u = HapticSemantics.amplitude(intensity: shape.intensity * controls.intensity.value(at: time))
-                    var shift = estimator.shift(for: shape, amplitude: u, cache: &shiftCache, memo: &shiftMemo)
-                    if shift > 0 {
-                        // The onset moves earlier by the felt delay of the rise, the fall only by
-                        // the felt delay of the fall: the drive holds its peak `shift − fallLead`
-                        // longer. A longer hold can raise a short event's own peak (and so move
-                        // its 50 % point), so the shift is taken again on the longer drive, twice;
-                        // the shift used is the one of the drive played.
-                        for _ in 0..<2 {
-                            drive = holds.shape(shape, holdingPeakLongerBy: max(0, shift - estimator.fallLead))
-                            shift = estimator.shift(for: drive, amplitude: u, cache: &shiftCache, memo: &shiftMemo)
-                        }
-                    }
-                    ce.driveOnset = micros(time - shift)
+                    let held = estimator.heldShift(for: shape, amplitude: u, cache: &shiftCache, memo: &shiftMemo)
+                    drive.knots = held.knots
+                    ce.driveOnset = micros(time - held.shift)
                 }
                 events.append(ce)
                 shapes.append(requestedEnvelope && !keepEventPieces ? shape : drive)

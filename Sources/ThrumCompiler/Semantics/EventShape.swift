@@ -36,36 +36,6 @@ struct EventShape: Sendable {
         for i in (first + 1)..<knots.count { out[i].t += d }
         return out
     }
-
-    /// A few recent held-longer envelopes by (knots, extra µs), compared by value: patterns
-    /// reuse a handful of shapes, and sharing the array saves an allocation per event.
-    struct HoldCache {
-        private var keys: [([Knot], Int64)] = []
-        private var values: [[Knot]] = []
-        private var next = 0
-        static let size = 16
-
-        /// `shape` with its peak held `extra` s longer (``holdingPeak(_:longerBy:)``), the knots shared with an earlier equal call.
-        mutating func shape(_ shape: EventShape, holdingPeakLongerBy extra: Double) -> EventShape {
-            let d = micros(extra)
-            guard d > 0 else { return shape }
-            var out = shape
-            for i in keys.indices where keys[i].1 == d && keys[i].0 == shape.knots {
-                out.knots = values[i]
-                return out
-            }
-            out.knots = EventShape.holdingPeak(shape.knots, longerBy: d)
-            if keys.count < Self.size {
-                keys.append((shape.knots, d))
-                values.append(out.knots)
-            } else {
-                keys[next] = (shape.knots, d)
-                values[next] = out.knots
-                next = (next + 1) % Self.size
-            }
-            return out
-        }
-    }
 }
 
 /// Turns events into shapes using `HapticSemantics` and the pattern's controls.
