@@ -20,10 +20,14 @@ public final class ThrumDevice {
     let session: DeviceSession
 
     /// A device on `pump`'s transport, not yet connected (``open()``). `endpointName` names it in
-    /// errors (the port's path).
-    public init(pump: any LinkPump, endpointName: String) {
-        session = DeviceSession(pump: pump, endpointName: endpointName)
+    /// errors (the port's path); `configuration` tunes the connection (timeouts, lead, latency
+    /// learning, calibration waits).
+    public init(pump: any LinkPump, endpointName: String, configuration: DeviceSessionConfiguration = DeviceSessionConfiguration()) {
+        session = DeviceSession(pump: pump, endpointName: endpointName, configuration: configuration)
     }
+
+    /// The device of a session the package made (a ``ThrumHarness`` rig's).
+    package init(session: DeviceSession) { self.session = session }
 
     // MARK: Connecting
 
