@@ -53,9 +53,9 @@ final class StudioDevice: @unchecked Sendable {
             let connection = try DeviceConnection.open(target: target, profile: profile)
             var configuration = HapticEngine.Configuration()
             if connection.stillValid != nil || connection.restoreIfLost() != nil { configuration.calibrateOnStart = false }
-            let engine = HapticEngine(session: connection.session, profile: profile, configuration: configuration, runMode: .manual)
+            let engine = connection.makeEngine(configuration: configuration)
             try engine.start()
-            if let report = connection.session.calibrationResult { _ = connection.remember(report) }
+            if let report = engine.calibrationResult { _ = connection.remember(report) }
             // Answered and configured; stopped until the first play (see `play`).
             engine.stop()
             held = (connection, engine)
@@ -95,7 +95,7 @@ final class StudioDevice: @unchecked Sendable {
             let connection = try DeviceConnection.open(target: target, profile: profile)
             var configuration = HapticEngine.Configuration()
             configuration.calibrateOnStart = false
-            engine = HapticEngine(session: connection.session, profile: profile, configuration: configuration, runMode: .manual)
+            engine = connection.makeEngine(configuration: configuration)
             try engine.start()
         }
         // A port's engine is stopped between plays (and started, its clock synchronized afresh,
