@@ -39,10 +39,8 @@
 
 #define REG_TCCR1B 0x81u
 #define PACE_CHECK_CYCLES 800u        /* 50 µs of simulated time at 16 MHz */
-#define PACE_SLEEP_THRESHOLD_NS 300000 /* sleep when more than 300 µs ahead of the wall clock, */
-#define PACE_SLEEP_MARGIN_NS 200000    /* and stay this far ahead: a sleep overshoots by the kernel's
-                                        * wake-up latency (100-600 µs on a busy or virtual machine),
-                                        * which would otherwise leave the simulation that much behind */
+#define PACE_LEAD_NS 200000     /* default --lead-us: sleep down to this far ahead of the wall clock */
+#define PACE_SLEEP_SLACK_NS 100000 /* and only once more than this beyond it (no 10 µs naps) */
 #define LAG_WINDOW_CYCLES 160000u      /* 10 ms */
 #define LAG_REPORT_NS 100000
 
@@ -68,6 +66,7 @@ typedef struct {
     int sla_fix;
     int bus_timing;
     int pace;
+    int64_t lead_ns;         /* --lead-us: how far ahead of the wall clock pacing keeps the simulation */
     uint64_t stop_after_us;
     double corrupt;
     uint64_t seed;
@@ -87,6 +86,9 @@ typedef struct {
     int64_t lag_ns;          /* last measured: wall clock minus paced simulated time (> 0: behind) */
     int64_t max_lag_ns;
     int64_t window_lag_ns;   /* largest lag in the current lag window */
+    int64_t lead_ns;
+    uint64_t pace_checks;    /* pacing checks, and those that found the simulation behind (lag >= 0) */
+    uint64_t pace_checks_behind;
     uint64_t window_end_cycle;
     uint64_t writes;
     uint64_t device_clock_start_cycle;
@@ -178,6 +180,10 @@ static void pace(sim_t *s)
     int64_t ahead = (int64_t)sim_ns - (int64_t)wall_ns;
 
     s->lag_ns = -ahead;
+    s->pace_checks++;
+    if (s->lag_ns >= 0) {
+        s->pace_checks_behind++;
+    }
     if (s->lag_ns > s->max_lag_ns) {
         s->max_lag_ns = s->lag_ns;
     }
@@ -195,8 +201,8 @@ static void pace(sim_t *s)
         s->window_lag_ns = 0;
         s->window_end_cycle = s->avr->cycle + LAG_WINDOW_CYCLES;
     }
-    if (ahead > PACE_SLEEP_THRESHOLD_NS) {
-        int64_t nap = ahead - PACE_SLEEP_MARGIN_NS;
+    if (ahead > s->lead_ns + PACE_SLEEP_SLACK_NS) {
+        int64_t nap = ahead - s->lead_ns;
         struct timespec ts = {(time_t)(nap / 1000000000), (long)(nap % 1000000000)};
         nanosleep(&ts, NULL);
     }
@@ -235,6 +241,7 @@ static void usage(FILE *out)
             "                        --no-twint-fix / --no-sla-fix leave one of them\n"
             "  --no-bus-timing       simavr's own ~9 µs per I2C byte instead of the TWBR-derived time\n"
             "  --no-pace             run as fast as simavr goes (no pseudo-terminal host can keep up)\n"
+            "  --lead-us N           pacing keeps the simulation N µs ahead of the wall clock (default 200)\n"
             "  --stop-after-ms N     stop after N ms of simulated time\n"
             "  --corrupt P           flip one bit in each frame (either direction) with probability P (0-1)\n"
             "  --seed N              seed of the corruption's random draws (default 1)\n"
@@ -273,6 +280,7 @@ static int parse_options(int argc, char **argv, options_t *o)
     o->sla_fix = 1;
     o->bus_timing = 1;
     o->pace = 1;
+    o->lead_ns = PACE_LEAD_NS;
     o->seed = 1;
     o->worn_flash = -1;
     for (i = 1; i < argc; i++) {
@@ -368,6 +376,14 @@ static int parse_options(int argc, char **argv, options_t *o)
                         TRIGGERS_SCHEDULED_MAX, argv[i]);
                 return -1;
             }
+        } else if (strcmp(a, "--lead-us") == 0) {
+            char *end;
+            long us = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || end == argv[i] || us < 0 || us > 1000000) {
+                fprintf(stderr, "avrsim: --lead-us expects a whole number of µs from 0 to 1000000, got '%s'\n", argv[i]);
+                return -1;
+            }
+            o->lead_ns = (int64_t)us * 1000;
         } else if (strcmp(a, "--stop-after-ms") == 0) {
             char *end;
             unsigned long ms = strtoul(argv[++i], &end, 10);
@@ -512,6 +528,7 @@ int main(int argc, char **argv)
         return 2;
     }
     memset(&s, 0, sizeof(s));
+    s.lead_ns = o.lead_ns;
     memset(&bus, 0, sizeof(bus));
     if (o.trace_path != NULL && (s.trace = fopen(o.trace_path, "w")) == NULL) {
         fprintf(stderr, "avrsim: cannot write the trace '%s': %s\n", o.trace_path, strerror(errno));
@@ -676,10 +693,11 @@ int main(int argc, char **argv)
     }
     sim_clock_close(&clock);
     if (s.trace != NULL) {
-        fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f register_writes=%llu stack_high_water_bytes=%u "
+        fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f lead_us=%lld pacing_checks=%llu pacing_checks_behind=%llu register_writes=%llu stack_high_water_bytes=%u "
                          "min_sp=0x%04X i2c_scl_period_cycles=%u host_bytes=%llu device_bytes=%llu device_bytes_dropped=%llu rx_ring_drops=%llu rx_ring_lost=%llu tx_ring_full_checks=%llu sla_status_fixes=%u "
                          "host_frames=%llu host_frames_corrupted=%llu device_frames=%llu device_frames_corrupted=%llu\n",
-                cycles_to_us(s.avr, s.avr->cycle), (double)s.max_lag_ns / 1e3, (unsigned long long)s.writes,
+                cycles_to_us(s.avr, s.avr->cycle), (double)s.max_lag_ns / 1e3, (long long)(s.lead_ns / 1000),
+                (unsigned long long)s.pace_checks, (unsigned long long)s.pace_checks_behind, (unsigned long long)s.writes,
                 (unsigned)(ramend - s.min_sp), s.min_sp, twi_bus_period_cycles(&bus), (unsigned long long)uart.rx_bytes,
                 (unsigned long long)uart.tx_bytes, (unsigned long long)uart.tx_dropped,
                 (unsigned long long)uart.ring_full_drops, (unsigned long long)pty_uart_ring_lost(&uart),
