@@ -81,6 +81,7 @@ typedef struct {
 
 typedef struct {
     avr_t *avr;
+    pty_uart_t *uart;        /* its device bytes waiting for their time (the crystal) */
     FILE *trace;
     uint64_t t0_ns;          /* CLOCK_MONOTONIC at simulated t = 0 */
     int64_t lag_ns;          /* last measured: wall clock minus paced simulated time (> 0: behind) */
@@ -115,14 +116,14 @@ static void on_register_write(void *ctx, uint64_t cycle, uint8_t reg, uint8_t va
 
     s->writes++;
     if (s->trace != NULL) {
-        /* The lag at this very write, signed, read from the wall clock now: the write happened on
-         * the host's clock at t0 + time_us + pacing_lag_us, the instant the simulation executed it,
-         * and so did every byte the device sent then. Pacing keeps the simulation 200-300 µs
-         * *ahead* of the wall clock (negative lag), and the last pacing check's figure is up to
-         * 50 µs of simulated time stale, off by tens of µs while the simulation catches up after
-         * falling behind: both would misplace the truth the host is judged against. */
+        /* The write on the host's clock is t0 + time_us + pacing_lag_us. Paced, the device's
+         * clock is a crystal (pty_uart.h): its bytes are held to wall = t0 + simulated time -
+         * lead, so that is when the write happened for everything the host can see, whenever
+         * the simulation executed it. Unpaced, the lag at this very write, read from the wall
+         * clock now (the instant the simulation executed it, and sent the bytes of then). */
         double sim_ns = cycles_to_us(s->avr, cycle) * 1e3;
-        double lag_ns = (double)(monotonic_ns() - s->t0_ns) - sim_ns;
+        double lag_ns = s->uart != NULL && s->uart->crystal ? -(double)s->uart->crystal_offset_ns
+                                                            : (double)(monotonic_ns() - s->t0_ns) - sim_ns;
         fprintf(s->trace, "%.4f,%u,%u,%.1f\n", cycles_to_us(s->avr, cycle), reg, value, lag_ns / 1e3);
         fflush(s->trace);
     }
@@ -203,6 +204,14 @@ static void pace(sim_t *s)
     }
     if (ahead > s->lead_ns + PACE_SLEEP_SLACK_NS) {
         int64_t nap = ahead - s->lead_ns;
+        uint64_t due = s->uart != NULL ? pty_uart_next_out_ns(s->uart) : 0u;
+        if (due != 0u) {
+            /* wake for the device's next byte on the crystal's line (written at the next check) */
+            int64_t until = (int64_t)due - (int64_t)(s->t0_ns + wall_ns);
+            if (until < nap) {
+                nap = until > 0 ? until : 0;
+            }
+        }
         struct timespec ts = {(time_t)(nap / 1000000000), (long)(nap % 1000000000)};
         nanosleep(&ts, NULL);
     }
@@ -588,6 +597,9 @@ int main(int argc, char **argv)
         fprintf(device_log, "time_us,byte\n");
     }
     pty_uart_attach(&uart, s.avr);
+    uart.crystal = o.pace;
+    uart.crystal_offset_ns = (uint64_t)o.lead_ns;
+    s.uart = &uart;
     if (o.elf_path != NULL) {
         watch_rx_ring(&uart, o.elf_path, &s);
     }
@@ -615,8 +627,8 @@ int main(int argc, char **argv)
     uart.t0_ns = s.t0_ns;
     if (s.trace != NULL) {
         fprintf(s.trace, "# avrsim register trace: DRV2605L writes at 0x5A, each stamped at the end of its data byte\n");
-        fprintf(s.trace, "# f_cpu_hz=%u pacing=%s calibration=%u,%u,%u corrupt=%g seed=%llu\n", s.avr->frequency,
-                o.pace ? "wall-clock" : "none", o.cal.compensation, o.cal.back_emf, o.cal.bemf_gain, o.corrupt,
+        fprintf(s.trace, "# f_cpu_hz=%u pacing=%s lead_us=%lld calibration=%u,%u,%u corrupt=%g seed=%llu\n", s.avr->frequency,
+                o.pace ? "wall-clock" : "none", (long long)(o.lead_ns / 1000), o.cal.compensation, o.cal.back_emf, o.cal.bemf_gain, o.corrupt,
                 (unsigned long long)o.seed);
         if (o.clock_path != NULL) {
             fprintf(s.trace, "# clock_file=%s (simulated CPU cycles, published on every instruction)\n", o.clock_path);
@@ -693,11 +705,11 @@ int main(int argc, char **argv)
     }
     sim_clock_close(&clock);
     if (s.trace != NULL) {
-        fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f lead_us=%lld pacing_checks=%llu pacing_checks_behind=%llu register_writes=%llu stack_high_water_bytes=%u "
+        fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f pacing_checks=%llu pacing_checks_behind=%llu device_bytes_late=%llu register_writes=%llu stack_high_water_bytes=%u "
                          "min_sp=0x%04X i2c_scl_period_cycles=%u host_bytes=%llu device_bytes=%llu device_bytes_dropped=%llu rx_ring_drops=%llu rx_ring_lost=%llu tx_ring_full_checks=%llu sla_status_fixes=%u "
                          "host_frames=%llu host_frames_corrupted=%llu device_frames=%llu device_frames_corrupted=%llu\n",
-                cycles_to_us(s.avr, s.avr->cycle), (double)s.max_lag_ns / 1e3, (long long)(s.lead_ns / 1000),
-                (unsigned long long)s.pace_checks, (unsigned long long)s.pace_checks_behind, (unsigned long long)s.writes,
+                cycles_to_us(s.avr, s.avr->cycle), (double)s.max_lag_ns / 1e3,
+                (unsigned long long)s.pace_checks, (unsigned long long)s.pace_checks_behind, (unsigned long long)uart.out_late, (unsigned long long)s.writes,
                 (unsigned)(ramend - s.min_sp), s.min_sp, twi_bus_period_cycles(&bus), (unsigned long long)uart.rx_bytes,
                 (unsigned long long)uart.tx_bytes, (unsigned long long)uart.tx_dropped,
                 (unsigned long long)uart.ring_full_drops, (unsigned long long)pty_uart_ring_lost(&uart),
