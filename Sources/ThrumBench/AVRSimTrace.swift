@@ -14,6 +14,10 @@ public struct AVRTrace: Sendable {
         public var timeMicros: Double
         public var register: UInt8
         public var value: UInt8
+        /// The write on the host's clock is `monotonic_ns_at_t0` + `timeMicros` + this (µs,
+        /// signed). Paced, the harness's device clock is a crystal and this is its constant, minus
+        /// the trace's `lead_us` (hardware/avrsim/pty_uart.h); unpaced, the wall clock's lag read
+        /// at the write.
         public var pacingLagMicros: Double
     }
 
@@ -98,9 +102,10 @@ public struct HostLog: Sendable {
     public struct Entry: Sendable {
         public var timeMicros: Double
         public var byte: UInt8
-        /// The wall clock minus the simulated time at the byte's arrival (µs, signed; negative
-        /// while the simulation ran ahead), read then: the byte arrived on the host's clock at
-        /// `monotonic_ns_at_t0` + `timeMicros` + this. Nil in a log without the column.
+        /// The byte arrived on the host's clock at `monotonic_ns_at_t0` + `timeMicros` + this (µs,
+        /// signed): paced, the crystal's constant (minus `lead_us`); unpaced, or in logs of
+        /// harnesses before the crystal, the wall clock's lag read at the arrival. Nil in a log
+        /// without the column.
         public var pacingLagMicros: Double?
     }
 

@@ -5,7 +5,7 @@
  * See README.md in this directory for what it models, the CSV trace and the measurements.
  *
  *   avrsim --elf thrum.elf [--trace out.csv] [--host-log host.csv] [--calibration C,B,G]
- *          [--no-chip] [--no-twi-fixes] [--no-bus-timing] [--no-pace] [--stop-after-ms N]
+ *          [--no-chip] [--no-twi-fixes] [--no-bus-timing] [--no-pace] [--lead-us N] [--stop-after-ms N]
  *          [--corrupt P] [--seed N] [--storage FILE] [--trigger-at MS:N] [--clock-file PATH]
  *   avrsim --bootloader HEX --reset-vector ADDR [--flash FILE] [options]
  *   avrsim --rom-durations
@@ -250,7 +250,9 @@ static void usage(FILE *out)
             "                        --no-twint-fix / --no-sla-fix leave one of them\n"
             "  --no-bus-timing       simavr's own ~9 µs per I2C byte instead of the TWBR-derived time\n"
             "  --no-pace             run as fast as simavr goes (no pseudo-terminal host can keep up)\n"
-            "  --lead-us N           pacing keeps the simulation N µs ahead of the wall clock (default 200)\n"
+            "  --lead-us N           pacing keeps the simulation N µs ahead of the wall clock, and the device's\n"
+            "                        clock is a crystal reading that far ahead: its bytes are held to it\n"
+            "                        (default 200)\n"
             "  --stop-after-ms N     stop after N ms of simulated time\n"
             "  --corrupt P           flip one bit in each frame (either direction) with probability P (0-1)\n"
             "  --seed N              seed of the corruption's random draws (default 1)\n"
@@ -597,7 +599,9 @@ int main(int argc, char **argv)
         fprintf(device_log, "time_us,byte\n");
     }
     pty_uart_attach(&uart, s.avr);
-    uart.crystal = o.pace;
+    /* The crystal (pty_uart.h) for a host on the wall clock; a host on the simulation's clock
+     * (--clock-file) reads the simulated time itself and wants the bytes at once. */
+    uart.crystal = o.pace && o.clock_path == NULL;
     uart.crystal_offset_ns = (uint64_t)o.lead_ns;
     s.uart = &uart;
     if (o.elf_path != NULL) {
