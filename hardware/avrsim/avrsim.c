@@ -66,7 +66,8 @@ typedef struct {
     int sla_fix;
     int bus_timing;
     int pace;
-    int64_t lead_ns;         /* --lead-us: how far ahead of the wall clock pacing keeps the simulation */
+    int64_t lead_ns;         /* --lead-us: how far ahead of the wall clock the device's crystal reads */
+    int64_t margin_ns;       /* --margin-us: how far ahead of the crystal pacing keeps the simulation */
     uint64_t stop_after_us;
     double corrupt;
     uint64_t seed;
@@ -292,6 +293,7 @@ static int parse_options(int argc, char **argv, options_t *o)
     o->bus_timing = 1;
     o->pace = 1;
     o->lead_ns = PACE_LEAD_NS;
+    o->margin_ns = 0;
     o->seed = 1;
     o->worn_flash = -1;
     for (i = 1; i < argc; i++) {
@@ -395,6 +397,14 @@ static int parse_options(int argc, char **argv, options_t *o)
                 return -1;
             }
             o->lead_ns = (int64_t)us * 1000;
+        } else if (strcmp(a, "--margin-us") == 0) {
+            char *end;
+            long us = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || end == argv[i] || us < 0 || us > 1000000) {
+                fprintf(stderr, "avrsim: --margin-us expects a whole number of µs from 0 to 1000000, got '%s'\n", argv[i]);
+                return -1;
+            }
+            o->margin_ns = (int64_t)us * 1000;
         } else if (strcmp(a, "--stop-after-ms") == 0) {
             char *end;
             unsigned long ms = strtoul(argv[++i], &end, 10);
@@ -539,7 +549,7 @@ int main(int argc, char **argv)
         return 2;
     }
     memset(&s, 0, sizeof(s));
-    s.lead_ns = o.lead_ns;
+    s.lead_ns = o.lead_ns + o.margin_ns; /* the pacing target */
     memset(&bus, 0, sizeof(bus));
     if (o.trace_path != NULL && (s.trace = fopen(o.trace_path, "w")) == NULL) {
         fprintf(stderr, "avrsim: cannot write the trace '%s': %s\n", o.trace_path, strerror(errno));
