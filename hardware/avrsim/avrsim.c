@@ -5,7 +5,7 @@
  * See README.md in this directory for what it models, the CSV trace and the measurements.
  *
  *   avrsim --elf thrum.elf [--trace out.csv] [--host-log host.csv] [--calibration C,B,G]
- *          [--no-chip] [--no-twi-fixes] [--no-bus-timing] [--no-pace] [--lead-us N] [--stop-after-ms N]
+ *          [--no-chip] [--no-twi-fixes] [--no-bus-timing] [--no-pace] [--lead-us N] [--margin-us N] [--max-hold-ms N] [--stop-after-ms N]
  *          [--corrupt P] [--seed N] [--storage FILE] [--trigger-at MS:N] [--clock-file PATH]
  *   avrsim --bootloader HEX --reset-vector ADDR [--flash FILE] [options]
  *   avrsim --rom-durations
@@ -41,6 +41,7 @@
 #define PACE_CHECK_CYCLES 800u        /* 50 µs of simulated time at 16 MHz */
 #define PACE_LEAD_NS 200000     /* default --lead-us: sleep down to this far ahead of the wall clock */
 #define PACE_SLEEP_SLACK_NS 100000 /* and only once more than this beyond it (no 10 µs naps) */
+#define PACE_MAX_HOLD_NS 100000000 /* default --max-hold-ms: a stall longer than this moves the crystal */
 #define LAG_WINDOW_CYCLES 160000u      /* 10 ms */
 #define LAG_REPORT_NS 100000
 
@@ -68,6 +69,7 @@ typedef struct {
     int pace;
     int64_t lead_ns;         /* --lead-us: how far ahead of the wall clock the device's crystal reads */
     int64_t margin_ns;       /* --margin-us: how far ahead of the crystal pacing keeps the simulation */
+    int64_t max_hold_ns;     /* --max-hold-ms: the longest fall behind the crystal held as a slow link */
     uint64_t stop_after_us;
     double corrupt;
     uint64_t seed;
@@ -88,7 +90,10 @@ typedef struct {
     int64_t lag_ns;          /* last measured: wall clock minus paced simulated time (> 0: behind) */
     int64_t max_lag_ns;
     int64_t window_lag_ns;   /* largest lag in the current lag window */
-    int64_t lead_ns;
+    int64_t lead_ns;         /* the pacing target: ahead of the crystal's line by --margin-us */
+    int64_t max_hold_ns;
+    int64_t shift_ns;        /* how far the crystal has moved, in all (its jumps) */
+    uint64_t crystal_jumps;
     uint64_t pace_checks;    /* pacing checks, and those that found the simulation behind (lag >= 0) */
     uint64_t pace_checks_behind;
     uint64_t window_end_cycle;
@@ -179,7 +184,8 @@ static void pace(sim_t *s)
 {
     uint64_t sim_ns = (uint64_t)(cycles_to_us(s->avr, s->avr->cycle) * 1e3);
     uint64_t wall_ns = monotonic_ns() - s->t0_ns;
-    int64_t ahead = (int64_t)sim_ns - (int64_t)wall_ns;
+    /* Ahead of the line pacing follows: the wall clock, less the crystal's jumps (below). */
+    int64_t ahead = (int64_t)sim_ns - (int64_t)wall_ns + s->shift_ns;
 
     s->lag_ns = -ahead;
     s->pace_checks++;
@@ -203,14 +209,34 @@ static void pace(sim_t *s)
         s->window_lag_ns = 0;
         s->window_end_cycle = s->avr->cycle + LAG_WINDOW_CYCLES;
     }
+    /* Behind the crystal's line by more than the longest hold (a stall): the crystal moves, as
+     * a clock that lost time would (a timer overflow missed under a long interrupt-disabled
+     * section), instead of holding the link for as long as the simulation needs to catch up. */
+    if (s->uart != NULL && s->uart->crystal) {
+        int64_t behind = (int64_t)wall_ns - (int64_t)sim_ns + s->uart->crystal_offset_ns;
+        if (behind > s->max_hold_ns) {
+            if (s->trace != NULL) {
+                fprintf(s->trace, "# crystal_jump time_us=%.1f behind_us=%.1f lead_us=%.1f\n", (double)sim_ns / 1e3,
+                        (double)behind / 1e3, (double)(s->uart->crystal_offset_ns - behind) / 1e3);
+                fflush(s->trace);
+            }
+            s->uart->crystal_offset_ns -= behind;
+            s->shift_ns += behind;
+            s->crystal_jumps++;
+            ahead += behind;
+        }
+    }
     if (ahead > s->lead_ns + PACE_SLEEP_SLACK_NS) {
         int64_t nap = ahead - s->lead_ns;
         uint64_t due = s->uart != NULL ? pty_uart_next_out_ns(s->uart) : 0u;
         if (due != 0u) {
             /* wake for the device's next byte on the crystal's line (written at the next check) */
             int64_t until = (int64_t)due - (int64_t)(s->t0_ns + wall_ns);
+            if (until <= 0) {
+                return; /* due already: written at the next check, no sleep in between */
+            }
             if (until < nap) {
-                nap = until > 0 ? until : 0;
+                nap = until;
             }
         }
         struct timespec ts = {(time_t)(nap / 1000000000), (long)(nap % 1000000000)};
@@ -254,6 +280,9 @@ static void usage(FILE *out)
             "  --lead-us N           pacing keeps the simulation N µs ahead of the wall clock, and the device's\n"
             "                        clock is a crystal reading that far ahead: its bytes are held to it\n"
             "                        (default 200)\n"
+            "  --margin-us N         pace N µs further ahead than the crystal (default 0)\n"
+            "  --max-hold-ms N       a fall behind the crystal longer than N ms moves it (a clock jump,\n"
+            "                        `# crystal_jump` in the trace) instead of holding the bytes (default 100)\n"
             "  --stop-after-ms N     stop after N ms of simulated time\n"
             "  --corrupt P           flip one bit in each frame (either direction) with probability P (0-1)\n"
             "  --seed N              seed of the corruption's random draws (default 1)\n"
@@ -294,6 +323,7 @@ static int parse_options(int argc, char **argv, options_t *o)
     o->pace = 1;
     o->lead_ns = PACE_LEAD_NS;
     o->margin_ns = 0;
+    o->max_hold_ns = PACE_MAX_HOLD_NS;
     o->seed = 1;
     o->worn_flash = -1;
     for (i = 1; i < argc; i++) {
@@ -405,6 +435,14 @@ static int parse_options(int argc, char **argv, options_t *o)
                 return -1;
             }
             o->margin_ns = (int64_t)us * 1000;
+        } else if (strcmp(a, "--max-hold-ms") == 0) {
+            char *end;
+            long ms = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || end == argv[i] || ms < 1 || ms > 100000) {
+                fprintf(stderr, "avrsim: --max-hold-ms expects a whole number of ms from 1 to 100000, got '%s'\n", argv[i]);
+                return -1;
+            }
+            o->max_hold_ns = (int64_t)ms * 1000000;
         } else if (strcmp(a, "--stop-after-ms") == 0) {
             char *end;
             unsigned long ms = strtoul(argv[++i], &end, 10);
@@ -550,6 +588,7 @@ int main(int argc, char **argv)
     }
     memset(&s, 0, sizeof(s));
     s.lead_ns = o.lead_ns + o.margin_ns; /* the pacing target */
+    s.max_hold_ns = o.max_hold_ns;
     memset(&bus, 0, sizeof(bus));
     if (o.trace_path != NULL && (s.trace = fopen(o.trace_path, "w")) == NULL) {
         fprintf(stderr, "avrsim: cannot write the trace '%s': %s\n", o.trace_path, strerror(errno));
@@ -719,11 +758,11 @@ int main(int argc, char **argv)
     }
     sim_clock_close(&clock);
     if (s.trace != NULL) {
-        fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f pacing_checks=%llu pacing_checks_behind=%llu device_bytes_late=%llu register_writes=%llu stack_high_water_bytes=%u "
+        fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f pacing_checks=%llu pacing_checks_behind=%llu device_bytes_late=%llu crystal_jumps=%llu register_writes=%llu stack_high_water_bytes=%u "
                          "min_sp=0x%04X i2c_scl_period_cycles=%u host_bytes=%llu device_bytes=%llu device_bytes_dropped=%llu rx_ring_drops=%llu rx_ring_lost=%llu tx_ring_full_checks=%llu sla_status_fixes=%u "
                          "host_frames=%llu host_frames_corrupted=%llu device_frames=%llu device_frames_corrupted=%llu\n",
                 cycles_to_us(s.avr, s.avr->cycle), (double)s.max_lag_ns / 1e3,
-                (unsigned long long)s.pace_checks, (unsigned long long)s.pace_checks_behind, (unsigned long long)uart.out_late, (unsigned long long)s.writes,
+                (unsigned long long)s.pace_checks, (unsigned long long)s.pace_checks_behind, (unsigned long long)uart.out_late, (unsigned long long)s.crystal_jumps, (unsigned long long)s.writes,
                 (unsigned)(ramend - s.min_sp), s.min_sp, twi_bus_period_cycles(&bus), (unsigned long long)uart.rx_bytes,
                 (unsigned long long)uart.tx_bytes, (unsigned long long)uart.tx_dropped,
                 (unsigned long long)uart.ring_full_drops, (unsigned long long)pty_uart_ring_lost(&uart),

@@ -152,7 +152,7 @@ static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
         u->tx_dropped++; /* never at 115 200 baud: 4 096 bytes are 0.36 s of line time */
         return;
     }
-    u->out_due_ns[u->out_head % PTY_UART_QUEUE] = u->t0_ns + cycle_ns(u, u->avr->cycle) - u->crystal_offset_ns;
+    u->out_due_ns[u->out_head % PTY_UART_QUEUE] = (uint64_t)((int64_t)(u->t0_ns + cycle_ns(u, u->avr->cycle)) - u->crystal_offset_ns);
     u->out[u->out_head++ % PTY_UART_QUEUE] = byte;
     flush_out(u);
 }
@@ -254,6 +254,13 @@ void pty_uart_reset(pty_uart_t *u)
     u->xon = 1;
 }
 
+/* On the crystal's line a byte read at wall time `read_ns` is on the device's side no sooner
+ * than the simulated time that line gives then. */
+static int entered(const pty_uart_t *u, uint64_t read_ns)
+{
+    return (int64_t)cycle_ns(u, u->avr->cycle) > (int64_t)(read_ns - u->t0_ns) + u->crystal_offset_ns;
+}
+
 void pty_uart_pump(pty_uart_t *u)
 {
     uint8_t buf[256];
@@ -264,12 +271,9 @@ void pty_uart_pump(pty_uart_t *u)
     flush_out(u);
     while (u->head - u->tail + sizeof(buf) <= PTY_UART_QUEUE && (n = read(u->master, buf, sizeof(buf))) > 0) {
         ssize_t i;
-        /* On the crystal's line the bytes were on the device's side of the pty no sooner than now. */
-        uint64_t due = u->crystal ? (uint64_t)((double)(monotonic_ns() - u->t0_ns + u->crystal_offset_ns)
-                                               * (double)u->avr->frequency / 1e9) + 1u
-                                  : 0u;
+        uint64_t now = u->crystal ? monotonic_ns() : 0u;
         for (i = 0; i < n; i++) {
-            u->queue_due[u->head % PTY_UART_QUEUE] = due;
+            u->queue_read_ns[u->head % PTY_UART_QUEUE] = now;
             u->queue[u->head++ % PTY_UART_QUEUE] = buf[i];
         }
     }
@@ -277,7 +281,7 @@ void pty_uart_pump(pty_uart_t *u)
         return;
     }
     input = avr_io_getirq(u->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
-    while (u->xon && u->head != u->tail && u->queue_due[u->tail % PTY_UART_QUEUE] <= u->avr->cycle) {
+    while (u->xon && u->head != u->tail && (!u->crystal || entered(u, u->queue_read_ns[u->tail % PTY_UART_QUEUE]))) {
         uint8_t byte = maybe_corrupt(u, &u->host_frames, u->queue[u->tail++ % PTY_UART_QUEUE]);
 
         u->rx_bytes++;

@@ -45,10 +45,11 @@ typedef struct {
     uint8_t queue[PTY_UART_QUEUE];
     unsigned head, tail;
     int xon;
-    uint64_t queue_due[PTY_UART_QUEUE]; /* with `crystal`: the cycle each queued byte may enter */
+    uint64_t queue_read_ns[PTY_UART_QUEUE]; /* with `crystal`: when each queued byte was read */
     uint8_t in_flight[PTY_UART_QUEUE]; /* pushed into simavr's UART, not yet received */
     int crystal;                  /* hold the bytes to the crystal's line (see above) */
-    uint64_t crystal_offset_ns;   /* how far the device clock reads ahead of the wall clock */
+    int64_t crystal_offset_ns;    /* how far the device clock reads ahead of the wall clock (less
+                                   * after a stall that moved the crystal: avrsim.c, --max-hold-ms) */
     uint8_t out[PTY_UART_QUEUE];  /* with `crystal`: the device's bytes waiting for their time */
     uint64_t out_due_ns[PTY_UART_QUEUE]; /* CLOCK_MONOTONIC at which each may be written */
     unsigned out_head, out_tail;
