@@ -27,6 +27,15 @@ public struct AVRTrace: Sendable {
         public var maxLagMicros: Double
     }
 
+    /// A stall longer than the harness's `--max-hold-ms` that moved its crystal
+    /// (`# crystal_jump time_us=T behind_us=B lead_us=L`): from `timeMicros` on, the device
+    /// clock reads `leadMicros` ahead of the wall clock (the lag column is −that).
+    public struct CrystalJump: Equatable, Sendable {
+        public var timeMicros: Double
+        public var behindMicros: Double
+        public var leadMicros: Double
+    }
+
     /// A trigger input the harness pressed (`# trigger input=N time_us=T`, the library image).
     public struct TriggerPress: Equatable, Sendable {
         public var input: Int
@@ -36,6 +45,7 @@ public struct AVRTrace: Sendable {
     public var writes: [Write] = []
     public var facts: [String: String] = [:]
     public var lagWindows: [LagWindow] = []
+    public var crystalJumps: [CrystalJump] = []
     public var triggerPresses: [TriggerPress] = []
 
     /// Reads a trace the harness wrote (`--trace`); a row that does not parse throws an
@@ -46,6 +56,14 @@ public struct AVRTrace: Sendable {
             if line.hasPrefix("# lag ") {
                 let values = line.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Double($0) } }
                 if values.count == 2 { lagWindows.append(LagWindow(endMicros: values[0], maxLagMicros: values[1])) }
+                continue
+            }
+            if line.hasPrefix("# crystal_jump ") {
+                let values = line.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Double($0) } }
+                guard values.count == 3 else {
+                    throw AVRTraceError(message: "\(url.lastPathComponent):\(number + 1): expected '# crystal_jump time_us=T behind_us=B lead_us=L', got '\(line)'")
+                }
+                crystalJumps.append(CrystalJump(timeMicros: values[0], behindMicros: values[1], leadMicros: values[2]))
                 continue
             }
             if line.hasPrefix("# trigger ") {
