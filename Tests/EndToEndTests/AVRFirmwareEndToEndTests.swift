@@ -33,6 +33,9 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
     let interOnsetBound = 50.0  // µs
     let hostAlignmentBound = 1500.0  // µs
     let pacingLagBudget = 500.0  // µs
+    /// Lag (µs) beyond which the simulation was starved by the machine: an event the host then
+    /// reports not kept (never reported, a hole in the drive) is not the firmware's.
+    let starvationLag = 50_000.0
     /// The firmware reports a segment reached more than this after its start as late (trimmed).
     let lateThreshold = 50.0  // µs
 
@@ -40,16 +43,26 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
         let elf = try AVRToolchain.prepare()
         let simulator = try AVRSimulatorProcess(elf: elf)
         var plays: [(name: String, play: PlayReport)] = []
+        var results: [ThrumProcess.Result] = []
         for name in ["metronome.ahap", "heartbeat.ahap"] {
             let result = try ThrumProcess.run(["play", "--port", simulator.ptyPath, "--json", TestPaths.example(name).path])
             let play = try PlayReport(json: result.standardOutput)
-            // Exit 1 when an event was not on time (dropped, or the AVR's late onsets): judged below,
-            // against the truth.
-            let notOnTime = play.events.contains { $0.status != "on_time" }
-            XCTAssertEqual(result.status, notOnTime ? 1 : 0, "\(name): \(result.standardError)")
             plays.append((name, play))
+            results.append(result)
         }
         let trace = try simulator.stop()
+        for ((name, play), result) in zip(plays, results) {
+            // Exit 1 when an event was not on time (dropped, or the AVR's late onsets): judged below,
+            // against the truth. Or when the host reported a fault of the run (a hole in the drive)
+            // while the machine starved the simulation.
+            let notOnTime = play.events.contains { $0.status != "on_time" }
+            let startSim = Double(play.startHostNanos) / 1e3 - (try trace.number("monotonic_ns_at_t0")) / 1e3
+            if !notOnTime && result.status == 1 && starved(trace, from: startSim - 2_000_000, to: startSim + 4_000_000) {
+                print("AVR e2e \(name): exit 1 with every event on time, the simulation starved (machine load): \(result.standardError)")
+            } else {
+                XCTAssertEqual(result.status, notOnTime ? 1 : 0, "\(name): \(result.standardError)")
+            }
+        }
         let hostLog = try HostLog(contentsOf: simulator.hostLogURL)
         let t0 = try trace.number("monotonic_ns_at_t0")
         let clockStart = try trace.number("device_clock_start_us")
@@ -77,14 +90,39 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
         // Late (trimmed): the firmware reached it more than 50 µs after its start, so the write
         // must be that late too (a main-loop pass busy with a frame can hold a due segment back
         // by up to a millisecond on the AVR; the firmware must say so, never claim on time).
+        // Each segment names its event (1, 2, ... within a play, so a play begins where the
+        // number does not grow); an event the host never sent has none.
         let segments = hostLog.onsetSegments()
-        let events = plays.flatMap { play in play.play.events.map { (name: play.name, event: $0) } }
-        XCTAssertEqual(segments.count, events.count, "onset segments in the host's frames, one per event")
-        var onsets: [(play: String, commanded: Double, truth: Double, status: String)] = []
-        for (segment, (name, event)) in zip(segments, events) {
+        var matched: [(segment: HostLog.OnsetSegment, name: String, event: PlayReport.Event)] = []
+        var playIndex = 0, previous: UInt32 = 0
+        for segment in segments {
+            if segment.event <= previous { playIndex += 1 }
+            previous = segment.event
+            guard playIndex < plays.count, Int(segment.event) - 1 < plays[playIndex].play.events.count else {
+                XCTFail("an onset segment for event \(segment.event) of play \(playIndex + 1), which has no such event")
+                continue
+            }
+            matched.append((segment, plays[playIndex].name, plays[playIndex].play.events[Int(segment.event) - 1]))
+        }
+        for (name, play) in plays {
+            for (k, event) in play.events.enumerated() where ["on_time", "late_trimmed", "dropped"].contains(event.status) {
+                XCTAssertTrue(matched.contains { $0.name == name && $0.segment.event == UInt32(k + 1) },
+                              "\(name) event \(k + 1) (\(event.status)) has no onset segment in the host's frames")
+            }
+        }
+        var onsets: [(play: String, requested: Double, commanded: Double, truth: Double, status: String)] = []
+        for (segment, name, event) in matched {
             let commanded = clockStart + Double(segment.due)
+            // The host's own account of an event it could not keep (never reported, a hole in the
+            // drive) is the machine's when the simulation starved around it: simavr fell more than
+            // `starvationLag` behind the wall clock, or a stall moved the harness's crystal.
+            let starved = starved(trace, from: commanded - 2_000_000, to: commanded + 500_000)
             guard let truth = trace.firstDriveWrite(notBefore: commanded) else {
-                XCTFail("\(name) event \(segment.event): no RTP_INPUT write after \(commanded) µs")
+                if starved && !["on_time", "late_trimmed"].contains(event.status) {
+                    print("AVR e2e \(name) event \(segment.event) (\(event.status)): no drive write, the simulation starved (machine load)")
+                } else {
+                    XCTFail("\(name) event \(segment.event): no RTP_INPUT write after \(commanded) µs")
+                }
                 continue
             }
             let latency = truth.timeMicros - commanded
@@ -92,7 +130,7 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
                 + "the frame arrived \(commanded - segment.receivedMicros) µs ahead; RTP writes around it: "
                 + trace.rtpWrites.filter { abs($0.timeMicros - commanded) < 3_000 }
                     .map { String(format: "%.1f:%d", $0.timeMicros - commanded, $0.value) }.joined(separator: " ")
-            onsets.append((name, commanded, truth.timeMicros, event.status))
+            onsets.append((name, event.requested, commanded, truth.timeMicros, event.status))
             switch event.status {
             case "on_time":
                 XCTAssertTrue(firmwareLatencyBound.contains(latency), context)
@@ -102,7 +140,11 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
             case "dropped":
                 print("AVR e2e dropped: " + context)
             default:
-                XCTFail("unexpected status: " + context)
+                if starved {
+                    print("AVR e2e, the simulation starved (machine load): " + context)
+                } else {
+                    XCTFail("unexpected status: " + context)
+                }
             }
         }
         for name in plays.map(\.name) {
@@ -127,14 +169,14 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
         }
 
         // Host: the requested time on CLOCK_MONOTONIC against the simulated truth, for the
-        // on-time onsets (the onset segments arrive in event order, as `events`).
+        // on-time onsets (their segments matched by event above).
         for (name, play) in plays {
             let startSim = Double(play.startHostNanos) / 1e3 - t0 / 1e3
             let lag = trace.maxLag(from: startSim - 2_000_000, to: startSim + 2_000_000)
             let jumped = trace.crystalJumps.contains { $0.timeMicros >= startSim - 2_000_000 && $0.timeMicros <= startSim + 4_000_000 }
             for (k, event) in play.events.enumerated() where event.status == "on_time" {
                 guard let planned = event.plannedDriveOnset, let reported = event.driveOnset,
-                      let onset = zip(events, onsets).first(where: { $0.0.name == name && $0.0.event.requested == event.requested })?.1
+                      let onset = onsets.first(where: { $0.play == name && $0.requested == event.requested })
                 else {
                     XCTFail("\(name) event \(k) has no reported onset or no onset segment")
                     continue
@@ -160,6 +202,12 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
                       + "(machine load): host-side alignment not measurable, not asserted; the bound and firmware timing asserted")
             }
         }
+    }
+
+    /// The machine starved the simulation between simulated times `from` and `to` (µs): simavr
+    /// fell more than `starvationLag` behind the wall clock, or a stall moved the harness's crystal.
+    private func starved(_ trace: AVRTrace, from: Double, to: Double) -> Bool {
+        trace.maxLag(from: from, to: to) > starvationLag || trace.crystalJumps.contains { $0.timeMicros >= from && $0.timeMicros <= to }
     }
 
     func testWithoutTheElfTheCommandSaysHowToBuildIt() throws {
