@@ -82,6 +82,7 @@ public struct EnvelopePredictor: Sendable {
             dt = spacing / Double(sub)
             law = WriteLaw(predictor.response)
             loop = ClosedLoopEnvelope(response: predictor.response)
+            loop.preferStep(spacing)
             let d = exp(-dt / predictor.response.timeConstant)
             var decays = [1.0]
             for n in 1...sub { decays.append(n == 1 ? d : decays[n - 1] * d) }
