@@ -13,8 +13,13 @@ enum HeapReuse {
     /// a no-op where the allocator is not glibc's.
     static func keepFreedMemory() {
         #if canImport(Glibc)
-            _ = mallopt(M_MMAP_THRESHOLD, Int32.max)
-            _ = mallopt(M_TRIM_THRESHOLD, Int32.max)
+            // glibc's `mallopt` (malloc.h, not in the Glibc module), looked up by name.
+            typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+            let mallopt = unsafeBitCast(symbol, to: MallOpt.self)
+            let trimThreshold: Int32 = -1, mmapThreshold: Int32 = -3  // M_TRIM_THRESHOLD, M_MMAP_THRESHOLD
+            _ = mallopt(mmapThreshold, Int32.max)
+            _ = mallopt(trimThreshold, Int32.max)
         #endif
     }
 }
