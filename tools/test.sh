@@ -68,7 +68,7 @@ part_fuzz() {
 part_docs() {
     swift build --build-tests
     record "swift build"
-    swift_tests 'DocSampleTests|ArchitectureDocTests|ReadmeExampleTests'
+    swift_tests 'DocSampleTests|DocBlockTests|ArchitectureDocTests|ReadmeExampleTests'
 }
 
 part_swift() {
@@ -93,7 +93,7 @@ part_swift() {
 # the cores they pace against. Every other test runs in virtual time (or on no clock at all)
 # and runs in the parallel pass; so do these end-to-end classes, which run nothing in real time.
 # (Every other EndToEndTests class runs in real time, LabgridFarmTests' labgrid farm among them.)
-virtual_time_end_to_end='BenchCommandTests|CLIPresetsTests|CLIRenderTests|CLIValidateTests|EngineOnVirtualRigTests|'\
+virtual_time_end_to_end='BenchCommandTests|CLIPresetsTests|CLIRenderTests|CLIValidateTests|DocBlockTests|EngineOnVirtualRigTests|'\
 'FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|FirmwareListTests|FirmwarePreflightTests|LibraryEndToEndTests|'\
 'LibraryPowerLossTests|PublicErrorMessageTests|ROMTableAgreementTests|'\
 'ReadmeExampleTests|VirtualTimePlaybackTests|CompletionsAndManTests'
