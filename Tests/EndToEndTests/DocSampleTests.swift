@@ -126,7 +126,9 @@ final class DocSampleTests: XCTestCase {
         let lanes = DocLanes(files.map(\.blocks))
         DispatchQueue.concurrentPerform(iterations: 2) { _ in
             while let next = lanes.next() {
+                let began = Date()
                 do { lanes.add(try Self.runFile(next, binDir: binDir)) } catch { lanes.add(["\(next[0].file): \(error)"]) }
+                print(String(format: "doc samples: %@ (%d blocks) in %.1f s", next[0].file, next.count, Date().timeIntervalSince(began)))
             }
         }
         for failure in lanes.failures { XCTFail(failure) }
