@@ -124,13 +124,21 @@ final class DocSampleTests: XCTestCase {
         }
         files.sort { $0.blocks.reduce(0) { $0 + $1.steps.count } > $1.blocks.reduce(0) { $0 + $1.steps.count } }
         let lanes = DocLanes(files.map(\.blocks))
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            while let next = lanes.next() {
-                let began = Date()
-                do { lanes.add(try Self.runFile(next, binDir: binDir)) } catch { lanes.add(["\(next[0].file): \(error)"]) }
-                print(String(format: "doc samples: %@ (%d blocks) in %.1f s", next[0].file, next.count, Date().timeIntervalSince(began)))
+        // Threads of their own: the lanes block in Process.waitUntilExit, whose reaping needs
+        // Dispatch's worker threads (concurrentPerform's would starve it on two cores).
+        let done = DispatchGroup()
+        for _ in 0..<2 {
+            done.enter()
+            Thread.detachNewThread {
+                while let next = lanes.next() {
+                    let began = Date()
+                    do { lanes.add(try Self.runFile(next, binDir: binDir)) } catch { lanes.add(["\(next[0].file): \(error)"]) }
+                    print(String(format: "doc samples: %@ (%d blocks) in %.1f s", next[0].file, next.count, Date().timeIntervalSince(began)))
+                }
+                done.leave()
             }
         }
+        done.wait()
         for failure in lanes.failures { XCTFail(failure) }
     }
 
