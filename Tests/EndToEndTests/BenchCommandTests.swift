@@ -5,10 +5,11 @@ import XCTest
 final class BenchCommandTests: XCTestCase {
     func testSmokeJSONHasEveryKey() throws {
         // Debug builds are several times slower than release: --smoke runs every figure of
-        // --quick, under the same keys, from the fewest runs and events that give it (a quarter
-        // of --quick's CPU); the figures themselves are tested in process (ThrumBenchTests). The
-        // headline figures come from the usb-fs row of the link matrix, and `--link usb-fs` runs
-        // that row alone (BenchTimingTests runs every link of the matrix in process).
+        // --quick, under the same keys, from the fewest runs and events that give it (about 60 %
+        // of --quick's CPU: each part's connect and calibration stay); the figures themselves are
+        // tested in process (ThrumBenchTests). The headline figures come from the usb-fs row of
+        // the link matrix, and `--link usb-fs` runs that row alone (BenchTimingTests runs every
+        // link of the matrix in process).
         let result = try ThrumProcess.run(["bench", "--smoke", "--json", "--link", "usb-fs"], timeout: 600)
         XCTAssertEqual(result.status, 0, result.standardError)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
