@@ -68,7 +68,7 @@ part_fuzz() {
 part_docs() {
     swift build --build-tests
     record "swift build"
-    swift_tests 'DocSampleTests|ArchitectureDocTests|ReadmeExampleTests'
+    swift_tests 'DocSampleTests|DocBlockTests|ArchitectureDocTests|ReadmeExampleTests'
 }
 
 part_swift() {
@@ -93,10 +93,11 @@ part_swift() {
 # the cores they pace against. Every other test runs in virtual time (or on no clock at all)
 # and runs in the parallel pass; so do these end-to-end classes, which run nothing in real time.
 # (Every other EndToEndTests class runs in real time, LabgridFarmTests' labgrid farm among them.)
-virtual_time_end_to_end='BenchCommandTests|CLIPresetsTests|CLIRenderTests|CLIValidateTests|EngineOnVirtualRigTests|'\
-'FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|FirmwareListTests|FirmwarePreflightTests|LibraryEndToEndTests|'\
-'LibraryPowerLossTests|PublicErrorMessageTests|ROMTableAgreementTests|'\
-'ReadmeExampleTests|VirtualTimePlaybackTests|CompletionsAndManTests'
+virtual_time_end_to_end='BenchCommandTests|CLIHostileInputTests|CLIPresetsTests|CLIRenderTests|CLIUsageErrorTests|'\
+'CLIValidateTests|DocBlockTests|EngineOnVirtualRigTests|FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|'\
+'FirmwareListTests|FirmwarePreflightTests|LibraryEndToEndTests|LibraryPowerLossTests|PlayEngineOptionsTests|'\
+'PublicErrorMessageTests|ROMTableAgreementTests|RunFaultTests|ReadmeExampleTests|StalledLinkResetTests|'\
+'VirtualTimePlaybackTests|CompletionsAndManTests'
 real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\
 "ReaderWokenTests|WakeableWaitTests|PlatformWaitTests|WakeLatencyFloorTests|TCPTransportTests)/|"\
 "ThrumHarnessTests\\.ReaderWakeFloorTests/|ThrumAudioTests\\.ALSAAudioSinkTests/|ThrumBenchTests\\.FirstPlayBenchTests/"

@@ -120,7 +120,7 @@ extension Bench {
     static func audioFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
         var compensated = AudioHapticBench.Result(), naive = AudioHapticBench.Result(),
             delayOnly = AudioHapticBench.Result()
-        let count = options.quick ? 8 : 40
+        let count = planned(options, full: 40, quick: 8, smoke: 4)
         for seed in seeds(options, full: 3, quick: 1) {
             try AudioHapticBench.run(seed: seed &+ 900, count: count, timing: .compensated, into: &compensated)
             try AudioHapticBench.run(seed: seed &+ 900, count: count, timing: .naive, into: &naive)

@@ -6,14 +6,18 @@ import Foundation
 public struct BenchOptions: Sendable {
     /// Fewer runs and events (for tests).
     public var quick: Bool
+    /// The smallest runs that still yield every figure of the quick bench, under the same keys
+    /// (for tests of the output's shape; the figures are too noisy to mean anything). Implies `quick`.
+    public var smoke: Bool
     /// Run the link matrix on this link only (a ``LinkCatalogue`` name); nil runs every link.
     public var link: String?
     /// Run only this group of figures (one of ``Bench/figureGroups``); nil runs all of them.
     public var only: String?
 
     /// Creates options.
-    public init(quick: Bool = false, link: String? = nil, only: String? = nil) {
-        self.quick = quick
+    public init(quick: Bool = false, smoke: Bool = false, link: String? = nil, only: String? = nil) {
+        self.quick = quick || smoke
+        self.smoke = smoke
         self.link = link
         self.only = only
     }
@@ -48,7 +52,7 @@ public enum Bench {
             profiles = LinkCatalogue.all
         }
         for profile in profiles {
-            report.links.append(try LinkMatrixBench.run(link: profile, plan: LinkMatrixBench.Plan(quick: options.quick)))
+            report.links.append(try LinkMatrixBench.run(link: profile, plan: LinkMatrixBench.Plan(quick: options.quick, smoke: options.smoke)))
         }
         let main = report.links.first { $0.link == LinkCatalogue.usbFullSpeed.name } ?? report.links[0]
         onsetFigures(main, into: &report)
@@ -69,11 +73,12 @@ public enum Bench {
 
     static func twoDeviceFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
         var atOnce = TwoDeviceBench.Result(), later = TwoDeviceBench.Result(), ownModels = TwoDeviceBench.Result()
-        let count = options.quick ? 20 : 60
+        let count = planned(options, full: 60, quick: 20, smoke: 4)
+        let laterStart = twoDeviceLaterStart(options)
         for pair in seeds(options, full: 16, quick: 1) {
             try TwoDeviceBench.run(link: LinkCatalogue.usbFullSpeed, seed: 2 * pair - 1, count: count, into: &atOnce)
             try TwoDeviceBench.run(
-                link: LinkCatalogue.usbFullSpeed, seed: 2 * pair - 1, count: count, startAfter: twoDeviceLaterStart, into: &later)
+                link: LinkCatalogue.usbFullSpeed, seed: 2 * pair - 1, count: count, startAfter: laterStart, into: &later)
         }
         for pair in seeds(options, full: 8, quick: 1) {
             try TwoDeviceBench.run(link: LinkCatalogue.usbFullSpeed.withoutStartOfFrames, seed: 2 * pair - 1, count: count, into: &ownModels)
@@ -87,7 +92,7 @@ public enum Bench {
                 + "\(atOnce.compared) events, \(atOnce.missing) not reported by both"))
         report.figures.append(BenchFigure(
             key: "two_device_skew_later_p99_us",
-            label: "two devices, started \(Int(twoDeviceLaterStart)) s after connecting, onset skew p99", value: laterSkew.p99, unit: "µs",
+            label: "two devices, started \(String(format: "%g", laterStart)) s after connecting, onset skew p99", value: laterSkew.p99, unit: "µs",
             target: "≤ 100", met: laterSkew.p99.map { $0 <= 100 },
             note: "the group's links ping every \(Int((HapticEngineGroup.defaultProbeInterval.seconds * 1000).rounded())) ms without traffic; p50 \(p50(laterSkew)) µs; "
                 + "\(later.compared) events, \(later.missing) not reported by both"))
@@ -115,8 +120,11 @@ public enum Bench {
             value: Percentiles(later.waitingDeviceBytesPerSecond).p50, unit: "B/s"))
     }
 
-    /// When the second two-device run starts, s after connecting: the startup probing long over.
-    static let twoDeviceLaterStart = 6.0
+    /// When the second two-device run starts, s after connecting: the startup probing long over
+    /// (with `smoke`, just over).
+    static func twoDeviceLaterStart(_ options: BenchOptions) -> Double {
+        options.smoke ? BenchSetup.startupProbingEnd + 0.5 : 6
+    }
 
     /// A developer's first play on the default (virtual) device, on the wall clock (``FirstPlayBench``).
     static func firstPlayFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
@@ -137,7 +145,12 @@ public enum Bench {
     }
 
     static func seeds(_ options: BenchOptions, full: Int, quick: Int) -> [UInt64] {
-        (1...(options.quick ? quick : full)).map(UInt64.init)
+        (1...(options.smoke ? 1 : options.quick ? quick : full)).map(UInt64.init)
+    }
+
+    /// `full`, `quick` or `smoke` as the options ask.
+    static func planned(_ options: BenchOptions, full: Int, quick: Int, smoke: Int) -> Int {
+        options.smoke ? smoke : options.quick ? quick : full
     }
 
     /// The headline timing figures (today's top-level keys), from one link of the matrix.
@@ -211,7 +224,7 @@ public enum Bench {
         var goStarts = 0, late = 0
         let on = " on \(row.link)"
         for seed in seeds(options, full: 4, quick: 1) {
-            let r = try StartLatencyBench.run(seed: seed &+ 300, trials: options.quick ? 8 : 40)
+            let r = try StartLatencyBench.run(seed: seed &+ 300, trials: planned(options, full: 40, quick: 8, smoke: 3))
             unprepared += r.unprepared
             writes += r.preparedSegmentStart
             lapsed += r.lapsed
@@ -246,7 +259,7 @@ public enum Bench {
     static func lossFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
         var total = LossBench.Result()
         for seed in seeds(options, full: 3, quick: 1) {
-            let r = try LossBench.run(seed: seed &+ 400, count: options.quick ? 25 : 80)
+            let r = try LossBench.run(seed: seed &+ 400, count: planned(options, full: 80, quick: 25, smoke: 10))
             total.events += r.events
             total.lost += r.lost
             total.reportsMissing += r.reportsMissing
@@ -307,7 +320,7 @@ public enum Bench {
         var readLatencies: [Double] = []
         var events = 0, cut = 0
         for seed in seeds(options, full: 2, quick: 1) {
-            let r = try LibraryBench.run(seed: seed &+ 900, trials: options.quick ? 8 : 40)
+            let r = try LibraryBench.run(seed: seed &+ 900, trials: planned(options, full: 40, quick: 8, smoke: 2))
             latencies += r.playLatencies
             readLatencies += r.storageReadLatencies
             events += r.events
@@ -347,7 +360,7 @@ public enum Bench {
     static func feltFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
         var with: [Double] = [], without: [Double] = []
         for seed in seeds(options, full: 2, quick: 1) {
-            let r = try FeltOnsetBench.run(seed: seed &+ 500, count: options.quick ? 6 : 24)
+            let r = try FeltOnsetBench.run(seed: seed &+ 500, count: planned(options, full: 24, quick: 6, smoke: 3))
             with += r.compensated
             without += r.uncompensated
         }
@@ -361,7 +374,7 @@ public enum Bench {
     }
 
     static func envelopeFigures(_ options: BenchOptions, into report: inout BenchReport) throws {
-        let patterns = options.quick ? Array(EnvelopeErrorBench.syntheticPatterns().prefix(2)) : nil
+        let patterns = options.quick ? Array(EnvelopeErrorBench.syntheticPatterns().prefix(options.smoke ? 1 : 2)) : nil
         let r = try EnvelopeErrorBench.run(patterns: patterns)
         let ratio = r.ours > 0 ? r.ratio : nil
         let perPattern = r.patterns.map { String(format: "%@ %.1f/%.1f %%", $0.name, 100 * $0.ours, 100 * $0.baseline) }.joined(separator: ", ")

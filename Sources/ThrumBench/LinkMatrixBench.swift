@@ -75,12 +75,12 @@ public enum LinkMatrixBench {
         /// Seconds of idle traffic measured.
         public var idleSeconds: Double
 
-        /// The full plan, or a quick one for tests.
-        public init(quick: Bool) {
-            seeds = quick ? [1] : [1, 2, 3]
-            events = quick ? 30 : 100
-            trials = quick ? 8 : 30
-            idleSeconds = quick ? 3 : 10
+        /// The full plan, or a quick one for tests, or with `smoke` the smallest that yields every figure.
+        public init(quick: Bool, smoke: Bool = false) {
+            seeds = quick || smoke ? [1] : [1, 2, 3]
+            events = smoke ? 24 : quick ? 30 : 100
+            trials = smoke ? 2 : quick ? 8 : 30
+            idleSeconds = smoke ? 1 : quick ? 3 : 10
         }
     }
 

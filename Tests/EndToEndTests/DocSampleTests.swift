@@ -26,7 +26,7 @@ import XCTest
 /// Every shell block (```sh, ```console, or one with `$ ` lines) must run, or be marked
 /// `<!-- board-only: WHY -->` (it needs a physical board), or `<!-- not-run: WHY -->` when it only
 /// builds, installs or runs the suite itself (the suite runs from such a build): see
-/// `testEveryShellBlockRunsOrIsMarked`.
+/// `DocBlockTests.testEveryShellBlockRunsOrIsMarked`.
 final class DocSampleTests: XCTestCase {
     struct Step {
         var command: String
@@ -110,30 +110,56 @@ final class DocSampleTests: XCTestCase {
         }
     }
 
+    /// The doc files' blocks run in two lanes side by side, each file's blocks in order in one
+    /// lane (a file's blocks share its scratch directory and may go on with its simulators; no
+    /// two files share anything), the files with the most steps first. Real time: the samples'
+    /// varying figures are `[..]` in the docs, and each lane is one process at a time.
     func testEveryMarkedSampleRunsAsWritten() throws {
         let blocks = try Self.blocks()
         XCTAssertGreaterThanOrEqual(blocks.count, 3, "the marked samples were found")
         let binDir = try TestPaths.thrumBinary.deletingLastPathComponent().path
+        var files: [(file: String, blocks: [Block])] = []
+        for block in blocks {
+            if files.last?.file == block.file { files[files.count - 1].blocks.append(block) } else { files.append((block.file, [block])) }
+        }
+        files.sort { $0.blocks.reduce(0) { $0 + $1.steps.count } > $1.blocks.reduce(0) { $0 + $1.steps.count } }
+        let lanes = DocLanes(files.map(\.blocks))
+        // Threads of their own: the lanes block in Process.waitUntilExit, whose reaping needs
+        // Dispatch's worker threads (concurrentPerform's would starve it on two cores).
+        let done = DispatchGroup()
+        for _ in 0..<2 {
+            done.enter()
+            Thread.detachNewThread {
+                while let next = lanes.next() {
+                    let began = Date()
+                    do { lanes.add(try Self.runFile(next, binDir: binDir)) } catch { lanes.add(["\(next[0].file): \(error)"]) }
+                    print(String(format: "doc samples: %@ (%d blocks) in %.1f s", next[0].file, next.count, Date().timeIntervalSince(began)))
+                }
+                done.leave()
+            }
+        }
+        done.wait()
+        for failure in lanes.failures { XCTFail(failure) }
+    }
+
+    /// Runs one doc file's blocks in order; returns each mismatch as its message.
+    static func runFile(_ blocks: [Block], binDir: String) throws -> [String] {
+        var failures: [String] = []
         var session: SimulatorSession?
-        var scratch: (file: String, url: URL)?
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-doc-tmp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer {
             session?.close()
-            if let scratch { try? FileManager.default.removeItem(at: scratch.url) }
+            try? FileManager.default.removeItem(at: scratch)
         }
+        let tmp = scratch.path + "/"
+        let local = { (text: String) in text.replacingOccurrences(of: "/tmp/", with: tmp) }
+        let shown = { (text: String) in text.replacingOccurrences(of: tmp, with: "/tmp/") }
         for block in blocks {
-            if scratch?.file != block.file {
-                if let scratch { try? FileManager.default.removeItem(at: scratch.url) }
-                let url = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-doc-tmp-\(UUID().uuidString)")
-                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-                scratch = (block.file, url)
-            }
-            let tmp = scratch!.url.path + "/"
-            let local = { (text: String) in text.replacingOccurrences(of: "/tmp/", with: tmp) }
-            let shown = { (text: String) in text.replacingOccurrences(of: tmp, with: "/tmp/") }
             var lastStatus: Int32 = 0
             if let sim = block.simulator {
                 let startsItself = block.steps.contains { Self.simulatorStart($0.command) != nil }
-                let continues = sim.arguments.isEmpty && !startsItself && session?.file == block.file && session?.port == sim.port
+                let continues = sim.arguments.isEmpty && !startsItself && session?.port == sim.port
                 if !continues {
                     session?.close()
                     session = nil
@@ -155,7 +181,7 @@ final class DocSampleTests: XCTestCase {
                     // A second `thrum sim &` in a block serves beside the first, named by its own `pty:` line.
                     let port = step.expected.first.flatMap { $0.hasPrefix("pty: ") ? String($0.dropFirst(5)) : nil } ?? sim.port
                     let simulator = try SimulatorProcess(arguments: arguments.map(local))
-                    if let session, session.file == block.file, startedHere {
+                    if let session, startedHere {
                         session.simulators.append((port, simulator))
                     } else {
                         session?.close()
@@ -176,12 +202,13 @@ final class DocSampleTests: XCTestCase {
                 var actual = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
                 if actual.last == "" { actual.removeLast() }
                 if let mismatch = Self.compare(expected: step.expected, actual: actual) {
-                    XCTFail(
+                    failures.append(
                         "\(block.file):\(step.line + 1 + mismatch.expectedIndex): `\(step.command)`: expected '\(mismatch.expected)', "
                             + "got '\(mismatch.actual)'\n--- output:\n\(output)")
                 }
             }
         }
+        return failures
     }
 
     /// `thrum sim ARGS… &` (a comment after it allowed) → ARGS; nil for any other command.
@@ -258,6 +285,23 @@ final class DocSampleTests: XCTestCase {
     }
 }
 
+/// The doc files whose blocks are still to run, and the mismatches found, shared by the lanes of
+/// `testEveryMarkedSampleRunsAsWritten`.
+private final class DocLanes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var files: [[DocSampleTests.Block]]
+    private var found: [String] = []
+
+    init(_ files: [[DocSampleTests.Block]]) { self.files = files }
+
+    /// The next file's blocks, nil when none is left.
+    func next() -> [DocSampleTests.Block]? { lock.withLock { files.isEmpty ? nil : files.removeFirst() } }
+
+    func add(_ failures: [String]) { lock.withLock { found += failures } }
+
+    var failures: [String] { lock.withLock { found } }
+}
+
 /// Every shell block in the docs is run by `DocSampleTests`, or says why it cannot be.
 extension DocSampleTests {
     /// What a block that builds, installs or runs the suite may contain (`<!-- not-run: WHY -->`):
@@ -293,14 +337,18 @@ extension DocSampleTests {
         }
         return found
     }
+}
 
+/// Every shell block in the docs runs or says why not, and every Swift block type-checks: no
+/// simulator and no clock (the parallel pass; `DocSampleTests` runs the samples in real time).
+final class DocBlockTests: XCTestCase {
     func testEveryShellBlockRunsOrIsMarked() throws {
         var unrun: [String] = []
-        for block in try Self.fencedBlocks() {
+        for block in try DocSampleTests.fencedBlocks() {
             let shell = ["sh", "console", "shell", "bash"].contains(block.language) || block.body.contains { $0.hasPrefix("$ ") }
             guard shell else { continue }
             let place = "\(block.file):\(block.line)"
-            if Self.marker(block.before) != nil {
+            if DocSampleTests.marker(block.before) != nil {
                 XCTAssertTrue(block.body.contains { $0.hasPrefix("$ ") }, "\(place): a doctest block with no `$ ` command runs nothing")
             } else if block.before.hasPrefix("<!-- board-only: "), block.before.hasSuffix(" -->") {
                 unrun.append("\(place) (board-only)")
@@ -310,7 +358,7 @@ extension DocSampleTests {
                     let command = line.hasPrefix("$ ") ? String(line.dropFirst(2)) : line
                     guard !command.trimmingCharacters(in: .whitespaces).isEmpty, !command.hasPrefix("#") else { continue }
                     XCTAssertTrue(
-                        Self.toolingCommands.contains { command.hasPrefix($0) }
+                        DocSampleTests.toolingCommands.contains { command.hasPrefix($0) }
                             || (command.hasPrefix("thrum play") && block.body.contains { $0.hasPrefix("$ thrum monitor") }),
                         "\(place): `\(command)` in a not-run block: only building, installing or running the suite may be left unrun")
                 }
@@ -333,7 +381,7 @@ extension DocSampleTests {
         var imports: Set<String> = ["Foundation", "XCTest", "Thrum", "ThrumEngine", "ThrumHarness", "ThrumLibrary", "ThrumSim", "ThrumLink", "ThrumAudio"]
         var functions: [String] = []
         var checked = 0
-        for (index, block) in try Self.fencedBlocks().enumerated() where block.language == "swift" {
+        for (index, block) in try DocSampleTests.fencedBlocks().enumerated() where block.language == "swift" {
             if block.before.hasPrefix("<!-- swift-fragment") { continue }
             var body: [String] = []
             if block.before.hasPrefix("<!-- swift-context: "), block.before.hasSuffix(" -->") {

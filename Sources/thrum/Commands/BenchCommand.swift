@@ -8,7 +8,7 @@ enum BenchCommand: Subcommand {
     static let name = "bench"
     static let summary = "measure timing, link and compiler figures in virtual time"
     static let usage = """
-        Usage: thrum bench [--json] [--quick] [--link NAME | --only GROUP]
+        Usage: thrum bench [--json] [--quick | --smoke] [--link NAME | --only GROUP]
                thrum bench --device avr [--elf PATH] [--json] [--quick]
 
         Runs the whole stack in virtual time (jittered USB full-speed link, ±100 ppm device crystal,
@@ -20,6 +20,8 @@ enum BenchCommand: Subcommand {
         Options:
           --json          print one JSON object instead of the table
           --quick         fewer runs and events (for tests; figures are noisier)
+          --smoke         the smallest runs that still give every figure of --quick, under the
+                          same keys (for testing the output; the figures mean nothing)
           --link NAME     run the link matrix on one link model only: \(LinkCatalogue.all.map(\.name).joined(separator: ", "))
           --only GROUP    run only one group of figures: \(Bench.figureGroups.joined(separator: ", "))
                           (compile throughput; envelope error against the LRA model)
@@ -34,6 +36,7 @@ enum BenchCommand: Subcommand {
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let json = arguments.flag("json")
         let quick = arguments.flag("quick")
+        let smoke = arguments.flag("smoke")
         let link = try arguments.option("link")
         let only = try arguments.option("only")
         let device = try arguments.option("device")
@@ -42,6 +45,7 @@ enum BenchCommand: Subcommand {
             guard device == "avr" else { throw UsageError(message: "--device \(device): the devices are avr (and the virtual device without --device)") }
             guard link == nil else { throw UsageError(message: "--link is for the virtual device's link matrix, not --device avr") }
             guard only == nil else { throw UsageError(message: "--only is for the virtual device's figures, not --device avr") }
+            guard !smoke else { throw UsageError(message: "--smoke is for the virtual device's bench; --device avr takes --quick") }
             _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
             try arguments.finish()
             let options = AVRBench.Options(
@@ -68,7 +72,7 @@ enum BenchCommand: Subcommand {
         _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
         try arguments.finish()
 
-        let options = BenchOptions(quick: quick, link: link, only: only)
+        let options = BenchOptions(quick: quick, smoke: smoke, link: link, only: only)
         let report: BenchReport
         do {
             report = try Bench.run(options)
