@@ -231,6 +231,10 @@ public final class SharedDevice: @unchecked Sendable {
             }
             // A changed rated voltage or overdrive clamp makes the device calibrate: wait for it.
             if session.isCalibrating || session.link.pendingCount > 0 { try session.waitForDriverReady() }
+            // Started again after its link sat unrun (stopped, nothing ran it): as after an idle.
+            if let last = lastLinkRun, timeNow - last > EngineDuration(truncating: configuration.idleResynchronization) {
+                try session.resynchronizeClock()
+            }
             try session.synchronizeClock()
             if configuration.calibrateOnStart, session.calibrationResult == nil, let identity = session.identity,
                 DeviceCapabilities(identity: identity, program: session.programCapabilities).calibration
