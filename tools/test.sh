@@ -94,7 +94,7 @@ part_swift() {
 # and runs in the parallel pass; so do these end-to-end classes, which run nothing in real time.
 # (Every other EndToEndTests class runs in real time, LabgridFarmTests' labgrid farm among them.)
 virtual_time_end_to_end='BenchCommandTests|CLIPresetsTests|CLIRenderTests|CLIValidateTests|EngineOnVirtualRigTests|'\
-'FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|FirmwareListTests|FirmwarePreflightTests|LibraryEndToEndTests|'\
+'FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|IdleEngineTests|FirmwareListTests|FirmwarePreflightTests|LibraryEndToEndTests|'\
 'LibraryPowerLossTests|PublicErrorMessageTests|ROMTableAgreementTests|'\
 'ReadmeExampleTests|VirtualTimePlaybackTests|CompletionsAndManTests'
 real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\
