@@ -3,6 +3,7 @@
 
     fw-layers.py --unit core --cc gcc -- -std=c99 -O0 -Iinclude -Icore
     fw-layers.py --unit ports/avr --cc avr-gcc -- -mmcu=atmega328p ...
+    fw-layers.py --unit ports/cortex-m --cc arm-none-eabi-gcc -- -mcpu=cortex-m3 -mthumb ...
     fw-layers.py --picture core            the layer picture hardware/firmware/README.md shows
     fw-layers.py --readme README.md        fails when the README's picture is not --picture's
 
@@ -46,6 +47,10 @@ LAYERS = {
         ("Timer1 clock, TWI master", ["clock.c", "twi.c"]),
         ("24LC256 storage, triggers", ["library_io.c"]),
         ("main, UART, I2C HAL", ["board.c"]),
+    ],
+    "ports/cortex-m": [
+        ("main, SysTick clock, UART, I2C, flash storage, fault", ["board.c"]),
+        ("vector table, reset (copies .data, clears .bss)", ["startup.c"]),
     ],
 }
 

@@ -14,6 +14,10 @@ public struct AVRTrace: Sendable {
         public var timeMicros: Double
         public var register: UInt8
         public var value: UInt8
+        /// The write on the host's clock is `monotonic_ns_at_t0` + `timeMicros` + this (µs,
+        /// signed). Paced, the harness's device clock is a crystal and this is its constant, minus
+        /// the trace's `lead_us` (hardware/avrsim/pty_uart.h); unpaced, the wall clock's lag read
+        /// at the write.
         public var pacingLagMicros: Double
     }
 
@@ -21,6 +25,15 @@ public struct AVRTrace: Sendable {
     public struct LagWindow: Equatable, Sendable {
         public var endMicros: Double
         public var maxLagMicros: Double
+    }
+
+    /// A stall longer than the harness's `--max-hold-ms` that moved its crystal
+    /// (`# crystal_jump time_us=T behind_us=B lead_us=L`): from `timeMicros` on, the device
+    /// clock reads `leadMicros` ahead of the wall clock (the lag column is −that).
+    public struct CrystalJump: Equatable, Sendable {
+        public var timeMicros: Double
+        public var behindMicros: Double
+        public var leadMicros: Double
     }
 
     /// A trigger input the harness pressed (`# trigger input=N time_us=T`, the library image).
@@ -32,6 +45,7 @@ public struct AVRTrace: Sendable {
     public var writes: [Write] = []
     public var facts: [String: String] = [:]
     public var lagWindows: [LagWindow] = []
+    public var crystalJumps: [CrystalJump] = []
     public var triggerPresses: [TriggerPress] = []
 
     /// Reads a trace the harness wrote (`--trace`); a row that does not parse throws an
@@ -42,6 +56,14 @@ public struct AVRTrace: Sendable {
             if line.hasPrefix("# lag ") {
                 let values = line.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Double($0) } }
                 if values.count == 2 { lagWindows.append(LagWindow(endMicros: values[0], maxLagMicros: values[1])) }
+                continue
+            }
+            if line.hasPrefix("# crystal_jump ") {
+                let values = line.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Double($0) } }
+                guard values.count == 3 else {
+                    throw AVRTraceError(message: "\(url.lastPathComponent):\(number + 1): expected '# crystal_jump time_us=T behind_us=B lead_us=L', got '\(line)'")
+                }
+                crystalJumps.append(CrystalJump(timeMicros: values[0], behindMicros: values[1], leadMicros: values[2]))
                 continue
             }
             if line.hasPrefix("# trigger ") {
@@ -98,9 +120,10 @@ public struct HostLog: Sendable {
     public struct Entry: Sendable {
         public var timeMicros: Double
         public var byte: UInt8
-        /// The wall clock minus the simulated time at the byte's arrival (µs, signed; negative
-        /// while the simulation ran ahead), read then: the byte arrived on the host's clock at
-        /// `monotonic_ns_at_t0` + `timeMicros` + this. Nil in a log without the column.
+        /// The byte arrived on the host's clock at `monotonic_ns_at_t0` + `timeMicros` + this (µs,
+        /// signed): paced, the crystal's constant (minus `lead_us`); unpaced, or in logs of
+        /// harnesses before the crystal, the wall clock's lag read at the arrival. Nil in a log
+        /// without the column.
         public var pacingLagMicros: Double?
     }
 

@@ -21,7 +21,7 @@ public enum BenchSetup {
     }
 
     /// Session tunables of every figure: the shipped defaults, nothing the host could not know.
-    public static func session() -> DeviceSession.Configuration { DeviceSession.Configuration() }
+    public static func session() -> DeviceSessionConfiguration { DeviceSessionConfiguration() }
 
     /// A device clock start and crystal error for run `seed`: ±100 ppm alternately, arbitrary start.
     public static func crystal(seed: UInt64) -> (ppm: Double, start: UInt32) {

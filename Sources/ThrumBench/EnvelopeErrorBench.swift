@@ -232,8 +232,7 @@ public enum EnvelopeErrorBench {
                            100 * r.shapingOnly, 100 * r.driverOnly)
         if r.ratio >= 2 { return String(format: "%.2f× lower than plain RTP; ", r.ratio) + split }
         return String(format: "target missed (%.2f×). Overdrive (OD_CLAMP only %.2f× the rated peak) and braking shorten rises and falls, "
-            + "but what remains of ours sits at the edges: no drive follows a step to 1.0, and the compiler's felt-onset pre-shift moves "
-            + "each whole event earlier, release included, so ours drives before the requested envelope starts and falls before it ends "
-            + "(docs/timing.md); ", r.ratio, headroom) + split
+            + "but what remains of ours sits at the edges: no drive follows a step to 1.0, and a transient's burst is shorter than the "
+            + "rise the clamp allows (docs/timing.md); ", r.ratio, headroom) + split
     }
 }

@@ -13,7 +13,11 @@ public final class VirtualRig {
     public let device: VirtualDevice
     public let clock: ManualClock
     public let pump: SimulatedPump
-    public let session: DeviceSession
+    /// The rig's device session (the package's own: tests and the bench reach into it).
+    package let session: DeviceSession
+    /// The rig's device as a tool opens one (``ThrumEngine/ThrumDevice``): connect, calibrate,
+    /// the preset library, beside the engines made on the rig.
+    public var thrumDevice: ThrumDevice { ThrumDevice(session: session) }
     /// The engine every ``play(_:options:)`` runs on (made by the first play or ``engine(configuration:)``).
     public private(set) var playEngine: HapticEngine?
 
@@ -23,7 +27,7 @@ public final class VirtualRig {
     public init(
         profile: ActuatorProfile = .default, crystalErrorPPM: Double = 0, clockStart: UInt32 = 0,
         link: any LinkModel = FixedLatencyLink(latency: 1_000),
-        sessionConfiguration: DeviceSession.Configuration = DeviceSession.Configuration(),
+        sessionConfiguration: DeviceSessionConfiguration = DeviceSessionConfiguration(),
         deviceConfiguration: VirtualDevice.Configuration? = nil
     ) {
         self.profile = profile

@@ -21,15 +21,21 @@ import XCTest
 ///   issue's target is p99 ≤ 20 µs, which AVRSoakTests asserts over many onsets; measured ≤ 14 µs
 ///   here: the hold's clock reads and the interrupts that land in the write).
 /// - host: where the host wanted each onset on CLOCK_MONOTONIC against where the paced simulation
-///   put it (its pacing lag added back): bound 1.5 ms. The host's clock sync only sees a steady
-///   device while the simulation keeps up with the wall clock; when the harness reports more than
-///   `pacingLagBudget` of lag around a playback (a loaded machine), that playback's host figure is
-///   printed as not measurable instead of asserted. The firmware measures are asserted always.
+///   put it (the trace's lag column: the harness's crystal): bound 1.5 ms, while the simulation
+///   keeps up with the wall clock; when the harness reports more than `pacingLagBudget` of lag
+///   around a playback (a loaded machine: its bytes go out late, a slow link the 1.5 ms does not
+///   allow for), that playback's alignment is printed as not measurable instead of asserted. The
+///   reported onset is held to the truth within its own bound (or marked suspect) whatever the
+///   lag, unless a stall moved the crystal during the play (`# crystal_jump`). The firmware
+///   measures are asserted always.
 final class AVRFirmwareEndToEndTests: XCTestCase {
     let firmwareLatencyBound = 60.0...250.0  // µs
     let interOnsetBound = 50.0  // µs
     let hostAlignmentBound = 1500.0  // µs
     let pacingLagBudget = 500.0  // µs
+    /// Lag (µs) beyond which the simulation was starved by the machine: an event the host then
+    /// reports not kept (never reported, a hole in the drive) is not the firmware's.
+    let starvationLag = 50_000.0
     /// The firmware reports a segment reached more than this after its start as late (trimmed).
     let lateThreshold = 50.0  // µs
 
@@ -37,16 +43,26 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
         let elf = try AVRToolchain.prepare()
         let simulator = try AVRSimulatorProcess(elf: elf)
         var plays: [(name: String, play: PlayReport)] = []
+        var results: [ThrumProcess.Result] = []
         for name in ["metronome.ahap", "heartbeat.ahap"] {
             let result = try ThrumProcess.run(["play", "--port", simulator.ptyPath, "--json", TestPaths.example(name).path])
             let play = try PlayReport(json: result.standardOutput)
-            // Exit 1 when an event was not on time (dropped, or the AVR's late onsets): judged below,
-            // against the truth.
-            let notOnTime = play.events.contains { $0.status != "on_time" }
-            XCTAssertEqual(result.status, notOnTime ? 1 : 0, "\(name): \(result.standardError)")
             plays.append((name, play))
+            results.append(result)
         }
         let trace = try simulator.stop()
+        for ((name, play), result) in zip(plays, results) {
+            // Exit 1 when an event was not on time (dropped, or the AVR's late onsets): judged below,
+            // against the truth. Or when the host reported a fault of the run (a hole in the drive)
+            // while the machine starved the simulation.
+            let notOnTime = play.events.contains { $0.status != "on_time" }
+            let startSim = Double(play.startHostNanos) / 1e3 - (try trace.number("monotonic_ns_at_t0")) / 1e3
+            if !notOnTime && result.status == 1 && starved(trace, from: startSim - 2_000_000, to: startSim + 4_000_000) {
+                print("AVR e2e \(name): exit 1 with every event on time, the simulation starved (machine load): \(result.standardError)")
+            } else {
+                XCTAssertEqual(result.status, notOnTime ? 1 : 0, "\(name): \(result.standardError)")
+            }
+        }
         let hostLog = try HostLog(contentsOf: simulator.hostLogURL)
         let t0 = try trace.number("monotonic_ns_at_t0")
         let clockStart = try trace.number("device_clock_start_us")
@@ -74,14 +90,39 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
         // Late (trimmed): the firmware reached it more than 50 µs after its start, so the write
         // must be that late too (a main-loop pass busy with a frame can hold a due segment back
         // by up to a millisecond on the AVR; the firmware must say so, never claim on time).
+        // Each segment names its event (1, 2, ... within a play, so a play begins where the
+        // number does not grow); an event the host never sent has none.
         let segments = hostLog.onsetSegments()
-        let events = plays.flatMap { play in play.play.events.map { (name: play.name, event: $0) } }
-        XCTAssertEqual(segments.count, events.count, "onset segments in the host's frames, one per event")
-        var onsets: [(play: String, commanded: Double, truth: Double, status: String)] = []
-        for (segment, (name, event)) in zip(segments, events) {
+        var matched: [(segment: HostLog.OnsetSegment, name: String, event: PlayReport.Event)] = []
+        var playIndex = 0, previous: UInt32 = 0
+        for segment in segments {
+            if segment.event <= previous { playIndex += 1 }
+            previous = segment.event
+            guard playIndex < plays.count, Int(segment.event) - 1 < plays[playIndex].play.events.count else {
+                XCTFail("an onset segment for event \(segment.event) of play \(playIndex + 1), which has no such event")
+                continue
+            }
+            matched.append((segment, plays[playIndex].name, plays[playIndex].play.events[Int(segment.event) - 1]))
+        }
+        for (name, play) in plays {
+            for (k, event) in play.events.enumerated() where ["on_time", "late_trimmed", "dropped"].contains(event.status) {
+                XCTAssertTrue(matched.contains { $0.name == name && $0.segment.event == UInt32(k + 1) },
+                              "\(name) event \(k + 1) (\(event.status)) has no onset segment in the host's frames")
+            }
+        }
+        var onsets: [(play: String, requested: Double, commanded: Double, truth: Double, status: String)] = []
+        for (segment, name, event) in matched {
             let commanded = clockStart + Double(segment.due)
+            // The host's own account of an event it could not keep (never reported, a hole in the
+            // drive) is the machine's when the simulation starved around it: simavr fell more than
+            // `starvationLag` behind the wall clock, or a stall moved the harness's crystal.
+            let starved = starved(trace, from: commanded - 2_000_000, to: commanded + 500_000)
             guard let truth = trace.firstDriveWrite(notBefore: commanded) else {
-                XCTFail("\(name) event \(segment.event): no RTP_INPUT write after \(commanded) µs")
+                if starved && !["on_time", "late_trimmed"].contains(event.status) {
+                    print("AVR e2e \(name) event \(segment.event) (\(event.status)): no drive write, the simulation starved (machine load)")
+                } else {
+                    XCTFail("\(name) event \(segment.event): no RTP_INPUT write after \(commanded) µs")
+                }
                 continue
             }
             let latency = truth.timeMicros - commanded
@@ -89,7 +130,7 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
                 + "the frame arrived \(commanded - segment.receivedMicros) µs ahead; RTP writes around it: "
                 + trace.rtpWrites.filter { abs($0.timeMicros - commanded) < 3_000 }
                     .map { String(format: "%.1f:%d", $0.timeMicros - commanded, $0.value) }.joined(separator: " ")
-            onsets.append((name, commanded, truth.timeMicros, event.status))
+            onsets.append((name, event.requested, commanded, truth.timeMicros, event.status))
             switch event.status {
             case "on_time":
                 XCTAssertTrue(firmwareLatencyBound.contains(latency), context)
@@ -99,7 +140,11 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
             case "dropped":
                 print("AVR e2e dropped: " + context)
             default:
-                XCTFail("unexpected status: " + context)
+                if starved {
+                    print("AVR e2e, the simulation starved (machine load): " + context)
+                } else {
+                    XCTFail("unexpected status: " + context)
+                }
             }
         }
         for name in plays.map(\.name) {
@@ -124,13 +169,14 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
         }
 
         // Host: the requested time on CLOCK_MONOTONIC against the simulated truth, for the
-        // on-time onsets (the onset segments arrive in event order, as `events`).
+        // on-time onsets (their segments matched by event above).
         for (name, play) in plays {
             let startSim = Double(play.startHostNanos) / 1e3 - t0 / 1e3
             let lag = trace.maxLag(from: startSim - 2_000_000, to: startSim + 2_000_000)
+            let jumped = trace.crystalJumps.contains { $0.timeMicros >= startSim - 2_000_000 && $0.timeMicros <= startSim + 4_000_000 }
             for (k, event) in play.events.enumerated() where event.status == "on_time" {
                 guard let planned = event.plannedDriveOnset, let reported = event.driveOnset,
-                      let onset = zip(events, onsets).first(where: { $0.0.name == name && $0.0.event.requested == event.requested })?.1
+                      let onset = onsets.first(where: { $0.play == name && $0.requested == event.requested })
                 else {
                     XCTFail("\(name) event \(k) has no reported onset or no onset segment")
                     continue
@@ -141,15 +187,27 @@ final class AVRFirmwareEndToEndTests: XCTestCase {
                 let reportedHost = Double(play.startHostNanos) / 1e3 + reported * 1e6
                 print(String(format: "AVR e2e %@ event %d: host alignment %+.0f µs, reported vs truth %+.0f µs (lag %.0f µs)",
                              name, k, truthHost - intendedHost, reportedHost - truthHost, lag))
+                // The harness holds the device's clock to a crystal: a lagging simulation is a slow
+                // link, and the report must hold the truth within its bound (or say it may not)
+                // whatever the lag, unless a stall moved the crystal during the play (a clock jump).
+                if !jumped, let bound = event.onsetBound, !event.boundSuspect {
+                    XCTAssertLessThanOrEqual(abs(truthHost - reportedHost), bound * 1e6 + 5, "\(name) event \(k): reported vs truth, beyond its bound")
+                }
                 guard lag <= pacingLagBudget else { continue }
                 XCTAssertLessThanOrEqual(abs(truthHost - intendedHost), hostAlignmentBound, "\(name) event \(k): host alignment")
                 XCTAssertLessThanOrEqual(abs(truthHost - reportedHost), hostAlignmentBound, "\(name) event \(k): reported vs truth")
             }
             if lag > pacingLagBudget {
                 print("AVR e2e \(name): the simulation lagged the wall clock by up to \(lag) µs around this playback "
-                      + "(machine load): host-side alignment not measurable, not asserted; firmware timing asserted")
+                      + "(machine load): host-side alignment not measurable, not asserted; the bound and firmware timing asserted")
             }
         }
+    }
+
+    /// The machine starved the simulation between simulated times `from` and `to` (µs): simavr
+    /// fell more than `starvationLag` behind the wall clock, or a stall moved the harness's crystal.
+    private func starved(_ trace: AVRTrace, from: Double, to: Double) -> Bool {
+        trace.maxLag(from: from, to: to) > starvationLag || trace.crystalJumps.contains { $0.timeMicros >= from && $0.timeMicros <= to }
     }
 
     func testWithoutTheElfTheCommandSaysHowToBuildIt() throws {
@@ -192,6 +250,8 @@ struct PlayReport {
         var onsetBound: Double? = nil
         /// The firmware's ONSET time (its clock, µs): read right after the onset write returned.
         var deviceOnset: Double? = nil
+        /// The host marked the bound as one that may not hold (`bound_suspect`).
+        var boundSuspect = false
         /// Where the host planned the drive to start (s after the start): the reported drive
         /// onset minus the reported error.
         var plannedDriveOnset: Double? {
@@ -217,7 +277,8 @@ struct PlayReport {
                 requested: ($0["requested_s"] as? NSNumber)?.doubleValue ?? .nan,
                 onset: ($0["onset_s"] as? NSNumber)?.doubleValue, driveOnset: ($0["drive_onset_s"] as? NSNumber)?.doubleValue,
                 status: $0["status"] as? String ?? "", onsetBound: ($0["onset_bound_s"] as? NSNumber)?.doubleValue,
-                deviceOnset: ($0["device_onset_us"] as? NSNumber)?.doubleValue)
+                deviceOnset: ($0["device_onset_us"] as? NSNumber)?.doubleValue,
+                boundSuspect: ($0["bound_suspect"] as? Bool) ?? false)
         }
         startHostNanos = host
         startDeviceMicros = device

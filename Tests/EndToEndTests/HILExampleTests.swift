@@ -16,8 +16,8 @@ final class HILExampleTests: XCTestCase {
     func play(_ file: String, port: String) throws -> PlaybackReport {
         let transport = try openTransport(path: port, baud: 115_200)
         defer { transport.close() }
-        let session = DeviceSession(pump: TransportPump(transport: transport), endpointName: port)
-        let engine = HapticEngine(session: session, profile: .default)
+        let device = ThrumDevice(pump: TransportPump(transport: transport), endpointName: port)
+        let engine = HapticEngine(device: device, profile: .default)
         try engine.start()
         defer { engine.stop() }
         let pattern = try HapticPattern(contentsOf: file)

@@ -17,6 +17,13 @@ final class EnvelopeErrorBenchTests: XCTestCase {
             XCTAssertTrue(p.ours.isFinite && p.ours > 0 && p.ours < 1, "\(p.name): \(p.ours)")
             XCTAssertTrue(p.baseline.isFinite && p.baseline > 0 && p.baseline < 1, "\(p.name): \(p.baseline)")
         }
+        // Against the chip model's acceleration: the pre-shift moves only the attack, the end
+        // follows the fall's felt delay (docs/timing.md: the step 2.88×, the train 1.93×; with the
+        // whole event shifted they were 1.40× and 1.37×).
+        let ratios = Dictionary(uniqueKeysWithValues: r.patterns.map { ($0.name, $0.baseline / $0.ours) })
+        XCTAssertGreaterThan(try XCTUnwrap(ratios["continuous 300 ms @1.0"]), 2.5, "the step's end lands on the requested end")
+        XCTAssertGreaterThan(try XCTUnwrap(ratios["transient train"]), 1.8)
+        XCTAssertGreaterThan(try XCTUnwrap(ratios["curve 0.2→1→0.2"]), 1.0)
     }
 
     func testExamplesAreFound() {

@@ -32,4 +32,27 @@ final class HostLogTests: XCTestCase {
             XCTAssertTrue(message.contains(":3: expected time_us,byte,pacing_lag_us, got '1093.8,3,late'"), message)
         }
     }
+
+    func testACrystalJumpIsReadAndABadOneNamesItsLine() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-trace-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data("""
+            # f_cpu_hz=16000000 pacing=wall-clock lead_us=200
+            time_us,register,value,pacing_lag_us
+            1000.0000,2,80,-200.0
+            # crystal_jump time_us=2000.0 behind_us=150000.5 lead_us=-149800.5
+            3000.0000,2,0,149800.5
+
+            """.utf8).write(to: url)
+        let trace = try AVRTrace(contentsOf: url)
+        XCTAssertEqual(trace.crystalJumps.map(\.timeMicros), [2000])
+        XCTAssertEqual(trace.crystalJumps.map(\.behindMicros), [150000.5])
+        XCTAssertEqual(trace.crystalJumps.map(\.leadMicros), [-149800.5])
+        XCTAssertEqual(trace.writes.map(\.pacingLagMicros), [-200, 149800.5])
+        XCTAssertEqual(try trace.number("lead_us"), 200)
+        try Data("# crystal_jump time_us=2000.0\n".utf8).write(to: url)
+        XCTAssertThrowsError(try AVRTrace(contentsOf: url)) { error in
+            XCTAssertTrue(String(describing: error).contains(":1: expected '# crystal_jump time_us=T behind_us=B lead_us=L'"), String(describing: error))
+        }
+    }
 }

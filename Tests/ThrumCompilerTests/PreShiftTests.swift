@@ -56,6 +56,28 @@ final class PreShiftTests: XCTestCase {
         }
     }
 
+    /// The pre-shift moves the attack, not the end: a step's drive ends the fall's felt delay
+    /// before the requested end, not a pre-shift before it, and a transient's burst holds its
+    /// peak longer by the pre-shift less that delay (the requested envelope keeps its length).
+    func testOnlyTheAttackMovesByThePreShift() throws {
+        let compiler = PatternCompiler(profile: .default)
+        let fallLead = FeltOnsetEstimator(response: compiler.response).fallLead
+        XCTAssertGreaterThan(fallLead, 0.002)
+        XCTAssertLessThan(fallLead, 0.015)
+        let step = compiler.compile(pattern([continuous(0.1, 0.3, intensity: 1, sharpness: 1)]))
+        let shift = step.events[0].preShift
+        XCTAssertGreaterThan(shift, fallLead)
+        let end = try XCTUnwrap(step.segments.last { $0.from != 0 || $0.to != 0 })
+        XCTAssertEqual(Double(end.end) * 1e-6, 0.4 - fallLead, accuracy: 0.0002, "held by \(shift - fallLead) s")
+        let plain = plainCompiler().compile(pattern([transient(0.1)]))
+        let held = compiler.compile(pattern([transient(0.1)]))
+        func burst(_ p: DriveProgram) -> Double {
+            let on = p.segments.filter { $0.from != 0 || $0.to != 0 }
+            return Double(on.last!.end - on.first!.start) * 1e-6
+        }
+        XCTAssertEqual(burst(held) - burst(plain), held.events[0].preShift - fallLead, accuracy: 0.0005)
+    }
+
     /// A ramped attack: the felt envelope crosses 50 % where the requested ramp does (half the attack).
     func testRampedAttackLandsAtHalfTheAttack() {
         let e = continuous(0.1, 1, extra: [.init(parameterID: .attackTime, value: 0.6)])

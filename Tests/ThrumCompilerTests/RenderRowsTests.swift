@@ -87,6 +87,30 @@ final class RenderRowsTests: XCTestCase {
         }
     }
 
+    /// The row period's decay factors kept apart (`preferStep`) are the numbers the steps would
+    /// compute: rows split at half-period boundaries, braking, idle ring-down and a silence give
+    /// the same envelope bit for bit as without them.
+    func testAPreferredStepLeavesTheEnvelopeBitForBitTheSame() {
+        let response = renderer.compiler.response
+        var plain = ClosedLoopEnvelope(response: response)
+        var kept = ClosedLoopEnvelope(response: response)
+        kept.preferStep(1e-3)
+        let targets: [Double] = [0, 1, 1, 0.6, 0.6, 0.6, 0, 0, 0, 0.3, 0.9, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        var compared = 0, moved = 0
+        for round in 0..<30 {
+            for (i, u) in targets.enumerated() {
+                let step = i == 7 && round % 3 == 0 ? 0.37e-3 : (i == 15 ? 0.25 : 1e-3)
+                plain.advance(step, target: u)
+                kept.advance(step, target: u)
+                XCTAssertEqual(kept.envelope.bitPattern, plain.envelope.bitPattern, "round \(round), step \(i)")
+                compared += 1
+                if plain.envelope > 0.01 { moved += 1 }
+            }
+        }
+        XCTAssertEqual(compared, 600)
+        XCTAssertGreaterThan(moved, 200, "the loop drives, brakes and rings down")
+    }
+
     /// The closed form takes the runs in far fewer steps: a row of 40 sub-steps costs about one
     /// run per half-period boundary in it (counted, not timed).
     func testARowTakesARunPerBoundaryNotPerSubStep() {

@@ -34,10 +34,41 @@ final class TypedTimeViewTests: XCTestCase {
             XCTAssertEqual(typed.value(at: PatternOffset(microseconds: t)), raw.value(at: t))
         }
         let segment = DriveSegment(start: -300, duration: 600, from: 0, to: 255)
-        XCTAssertEqual(EnvelopeRamp(segment, shiftedBy: .milliseconds(2)), EnvelopeRamp(segment, offset: 2_000))
+        XCTAssertEqual(EnvelopeRamp(segment, origin: EngineTime(microseconds: 2_000)), EnvelopeRamp(segment, offset: 2_000))
         let mark = DriveMixer.Mark(time: PatternOffset(microseconds: 42), id: 9)
         XCTAssertEqual(mark, DriveMixer.Mark(time: 42, id: 9))
         XCTAssertEqual(mark.offset.microseconds, 42)
+    }
+
+    /// Drive on the engine's schedule (the engine mixes its players there): ramps, marks and
+    /// segments read and written in ``EngineTime``, the same numbers as the raw fields; a compiled
+    /// segment moved onto the schedule lies where its pattern offset plays.
+    func testEngineScheduleViews() {
+        let ramp = EnvelopeRamp(start: EngineTime(microseconds: 10_000), end: EngineTime(microseconds: 14_000), from: 0.2, to: 0.6)
+        XCTAssertEqual(ramp, EnvelopeRamp(start: 10_000, end: 14_000, from: 0.2, to: 0.6))
+        XCTAssertEqual(ramp.startTime, EngineTime(microseconds: 10_000))
+        XCTAssertEqual(ramp.endTime, EngineTime(microseconds: 14_000))
+        for t: Int64 in [0, 10_000, 12_345, 14_000, 20_000] {
+            XCTAssertEqual(ramp.value(at: EngineTime(microseconds: t)), ramp.value(at: t))
+        }
+        let compiled = DriveSegment(start: -300, duration: 600, from: 0, to: 255)
+        let origin = EngineTime(microseconds: 5_000_000)
+        let moved = EnvelopeRamp(compiled, origin: origin)
+        XCTAssertEqual(moved.startTime, compiled.startOffset.engineTime(origin: origin))
+        XCTAssertEqual(moved.endTime, compiled.endOffset.engineTime(origin: origin))
+        var s = DriveSegment(startTime: EngineTime(microseconds: 7), duration: 9, from: 1, to: 2, eventID: 3)
+        XCTAssertEqual(s, DriveSegment(start: 7, duration: 9, from: 1, to: 2, eventID: 3))
+        s.startTime = compiled.startOffset.engineTime(origin: origin)
+        XCTAssertEqual(s.start, 4_999_700)
+        XCTAssertEqual(s.endTime, EngineTime(microseconds: 4_999_709))
+        let mark = DriveMixer.Mark(time: EngineTime(microseconds: 42), id: 9)
+        XCTAssertEqual(mark, DriveMixer.Mark(time: 42, id: 9))
+        XCTAssertEqual(mark.engineTime, EngineTime(microseconds: 42))
+        let ramps = [EnvelopeRamp(start: 0, end: 10_000, from: 0, to: 1), EnvelopeRamp(start: 4_000, end: 12_000, from: 0.5, to: 0.2)]
+        XCTAssertEqual(
+            DriveMixer().segments(
+                mixing: ramps, marks: [mark], from: EngineTime(microseconds: 1_000), to: EngineTime(microseconds: 11_000)),
+            DriveMixer().segments(mixing: ramps, marks: [mark], from: 1_000, to: 11_000))
     }
 
     /// A window given as offsets mixes exactly as the same window in raw µs.

@@ -138,8 +138,9 @@ final class ClockModelContradictionTests: XCTestCase {
     /// quarter of that wall time: it sets the bracket's edge, and onsets written once the
     /// simulation is ahead again lie outside the bound, unmarked. By no more than the clock
     /// wandered, though: the lag at the stamps (less the time their frames' bytes took) against
-    /// the lag at the onset, which is the allowance `AVRLagSpikeTests` measures from the
-    /// harness's host log.
+    /// the lag at the onset, the allowance `AVRLagSpikeTests` measured from the harness's host
+    /// log until the harness held its bytes to a crystal at the lead (the third run here: every
+    /// bound holds, and `AVRLagSpikeTests` judges both plays by the strict rule).
     func testASimulatedClockThatWandersBelowTheRoundTrip() throws {
         let wandering = try pacedSimulation(oversleeps: true)
         XCTAssertGreaterThan(wandering.outside, 0, "the wander puts onsets outside the bound (the traced finding)")
@@ -148,11 +149,19 @@ final class ClockModelContradictionTests: XCTestCase {
         // than any frame's crossing, and every bound holds.
         let steady = try pacedSimulation(oversleeps: false)
         XCTAssertEqual(steady.outside, 0)
+        // The harness now holds the bytes to a crystal at the pacing lead (hardware/avrsim/
+        // pty_uart.h): the same oversleeping pacing, the device's bytes written no sooner than
+        // their time on the crystal's line and the host's let in no sooner: every bound holds,
+        // by the strict rule, against the crystal's truth.
+        let held = try pacedSimulation(oversleeps: true, crystal: true)
+        XCTAssertEqual(held.outside, 0)
+        XCTAssertEqual(held.held, 24)
     }
 
     /// Plays 24 onsets against the paced simulation (above) and judges each bound: held, or
-    /// outside by no more than the clock wandered (asserted); returns the counts.
-    private func pacedSimulation(oversleeps: Bool) throws -> (held: Int, outside: Int) {
+    /// outside by no more than the clock wandered (asserted; with `crystal`, never outside);
+    /// returns the counts.
+    private func pacedSimulation(oversleeps: Bool, crystal: Bool = false) throws -> (held: Int, outside: Int) {
         // The paced simulation, µs by µs of wall time: simulated µs at each wall µs.
         let span = 1_350_000
         var simulated = [Int32](repeating: 0, count: span)
@@ -174,6 +183,7 @@ final class ClockModelContradictionTests: XCTestCase {
             simulated[wall] = sim
         }
         func device(_ wall: Int) -> Int64 { Int64(simulated[wall]) + offset }
+        let lead = 200 // µs: the pacing's target, and the crystal's (hardware/avrsim --lead-us)
         /// The first wall µs at which the device clock reads at least `y`.
         func wall(_ y: Int64) -> Int {
             var low = 0, high = span - 1
@@ -196,25 +206,29 @@ final class ClockModelContradictionTests: XCTestCase {
                 // A 7-byte frame read by the harness 20 µs after it was written, crossing the
                 // simulated UART (608 µs); a 15-byte reply (1 268 µs) read 100 µs after it came.
                 let send = nextSample
-                let rx = device(send + 20) + 608
+                // With the crystal the frame enters no sooner than its time on the crystal's line
+                // (device = wall + lead), and the reply leaves no sooner than its own.
+                let entered = crystal ? max(device(send + 20), Int64(send + 20 + lead) + offset) : device(send + 20)
+                let rx = entered + 608
                 stampLags.append(lag(rx))
                 // The frame's second byte arrived 5 of its 87 µs bytes earlier: the outbound leg
                 // lasted at least the wall time since then (the allowance AVRLagSpikeTests uses).
                 stampLows.append(lag(rx - 434) - 434)
-                let receive = wall(rx + 1_268) + 100
+                let receive = (crystal ? max(wall(rx + 1_268), Int(rx + 1_268 - offset) - lead) : wall(rx + 1_268)) + 100
                 model.addSample(
                     ClockSample(
                         hostSend: HostTime(nanoseconds: Int64(send) * 1_000), hostReceive: HostTime(nanoseconds: Int64(receive) * 1_000),
                         deviceReceive: DeviceTime(microseconds: rx)))
                 nextSample += 6_000 + Int(rng.next() % 500)
             }
-            let y = device(onsetWall), truth = Int64(wall(y))
+            let y = device(onsetWall), truth = crystal ? y - offset - Int64(lead) : Int64(wall(y))
             let range = try XCTUnwrap(model.hostTimeBounds(atDevice: DeviceTime(microseconds: y)))
             let low = range.lowerBound.nanoseconds / 1_000, high = range.upperBound.nanoseconds / 1_000
             if truth >= low - 1, truth <= high + 1 {
                 held += 1
                 continue
             }
+            XCTAssertFalse(crystal, "onset \(k): outside its bound though the bytes kept the crystal's time")
             // Outside: by no more than the clock wandered between the stamps and this onset.
             let wander = truth < low ? stampLows.max()! - lag(y) : lag(y) - stampLags.min()!
             let outside = truth < low ? low - truth : truth - high
@@ -224,7 +238,7 @@ final class ClockModelContradictionTests: XCTestCase {
             widest = max(widest, outside)
         }
         XCTAssertEqual(model.contradictions, 0)
-        print("simulated clock\(oversleeps ? " wandering below the round trip" : " kept ahead"): \(held) bounds held, "
+        print("simulated clock\(crystal ? " held to a crystal" : oversleeps ? " wandering below the round trip" : " kept ahead"): \(held) bounds held, "
               + "\(outsideWithinWander) outside by at most \(widest) µs, within the wander; stamps' lag \(stampLags.min()!)…\(stampLags.max()!) µs")
         return (held, outsideWithinWander)
     }

@@ -53,9 +53,11 @@ final class CLISurfaceTests: XCTestCase {
     func testTheToolDoesNotReachIntoTheEngine() throws {
         // What the CLI once reached for: the session behind an engine, its link's clock and frame
         // count, its pump's clock, its own run loop over the session, the chip's trace.
+        // And the session itself: connecting, calibrating and the library go through the public
+        // ``ThrumDevice`` (engines on it: ``HapticEngine/init(device:profile:configuration:runMode:)``).
         let internals = [
             "engine.session", ".session.link", ".session.pump", ".link.", ".pump.", "runOnce(", "frameClock", "chip.trace",
-            "device.session",
+            "device.session", "DeviceSession", "connection.session", "(session:",
         ]
         var found: [String] = []
         for (path, lines) in try toolSources() {
@@ -64,6 +66,28 @@ final class CLISurfaceTests: XCTestCase {
             }
         }
         XCTAssertEqual(found, [], "the CLI reads the engine through its public surface")
+    }
+
+    /// The session is the package's own (`package` access: the tool, the harness and the tests see
+    /// it, a client of the library does not); a client opens a ``ThrumDevice``, and engines are made
+    /// on one, not on a session.
+    func testTheSessionIsNotPublic() throws {
+        let text = try String(
+            contentsOf: root.appendingPathComponent("Sources/ThrumEngine/Session/DeviceSession.swift"), encoding: .utf8)
+        XCTAssertTrue(text.contains("package final class DeviceSession"), "DeviceSession has package access")
+        XCTAssertFalse(text.contains("public final class DeviceSession"))
+        var publicUses: [String] = []
+        let declaration = try NSRegularExpression(pattern: #"public\s+(convenience\s+|static\s+)?(init|func\s+\w+)\s*\(\s*session:"#)
+        for dir in ["Sources/ThrumEngine", "Sources/ThrumHarness", "Sources/ThrumBench", "Sources/Thrum"] {
+            let url = root.appendingPathComponent(dir)
+            for case let file as String in FileManager.default.enumerator(atPath: url.path)! where file.hasSuffix(".swift") {
+                let source = try String(contentsOf: url.appendingPathComponent(file), encoding: .utf8)
+                if declaration.firstMatch(in: source, range: NSRange(source.startIndex..., in: source)) != nil {
+                    publicUses.append("\(dir)/\(file)")
+                }
+            }
+        }
+        XCTAssertEqual(publicUses, [], "a public initialiser or function takes a session")
     }
 
     func testTheEngineHasNoPublicSession() throws {

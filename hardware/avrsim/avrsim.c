@@ -5,7 +5,7 @@
  * See README.md in this directory for what it models, the CSV trace and the measurements.
  *
  *   avrsim --elf thrum.elf [--trace out.csv] [--host-log host.csv] [--calibration C,B,G]
- *          [--no-chip] [--no-twi-fixes] [--no-bus-timing] [--no-pace] [--stop-after-ms N]
+ *          [--no-chip] [--no-twi-fixes] [--no-bus-timing] [--no-pace] [--lead-us N] [--margin-us N] [--max-hold-ms N] [--stop-after-ms N]
  *          [--corrupt P] [--seed N] [--storage FILE] [--trigger-at MS:N] [--clock-file PATH]
  *   avrsim --bootloader HEX --reset-vector ADDR [--flash FILE] [options]
  *   avrsim --rom-durations
@@ -39,10 +39,9 @@
 
 #define REG_TCCR1B 0x81u
 #define PACE_CHECK_CYCLES 800u        /* 50 µs of simulated time at 16 MHz */
-#define PACE_SLEEP_THRESHOLD_NS 300000 /* sleep when more than 300 µs ahead of the wall clock, */
-#define PACE_SLEEP_MARGIN_NS 200000    /* and stay this far ahead: a sleep overshoots by the kernel's
-                                        * wake-up latency (100-600 µs on a busy or virtual machine),
-                                        * which would otherwise leave the simulation that much behind */
+#define PACE_LEAD_NS 200000     /* default --lead-us: sleep down to this far ahead of the wall clock */
+#define PACE_SLEEP_SLACK_NS 100000 /* and only once more than this beyond it (no 10 µs naps) */
+#define PACE_MAX_HOLD_NS 100000000 /* default --max-hold-ms: a stall longer than this moves the crystal */
 #define LAG_WINDOW_CYCLES 160000u      /* 10 ms */
 #define LAG_REPORT_NS 100000
 
@@ -68,6 +67,9 @@ typedef struct {
     int sla_fix;
     int bus_timing;
     int pace;
+    int64_t lead_ns;         /* --lead-us: how far ahead of the wall clock the device's crystal reads */
+    int64_t margin_ns;       /* --margin-us: how far ahead of the crystal pacing keeps the simulation */
+    int64_t max_hold_ns;     /* --max-hold-ms: the longest fall behind the crystal held as a slow link */
     uint64_t stop_after_us;
     double corrupt;
     uint64_t seed;
@@ -82,11 +84,18 @@ typedef struct {
 
 typedef struct {
     avr_t *avr;
+    pty_uart_t *uart;        /* its device bytes waiting for their time (the crystal) */
     FILE *trace;
     uint64_t t0_ns;          /* CLOCK_MONOTONIC at simulated t = 0 */
     int64_t lag_ns;          /* last measured: wall clock minus paced simulated time (> 0: behind) */
     int64_t max_lag_ns;
     int64_t window_lag_ns;   /* largest lag in the current lag window */
+    int64_t lead_ns;         /* the pacing target: ahead of the crystal's line by --margin-us */
+    int64_t max_hold_ns;
+    int64_t shift_ns;        /* how far the crystal has moved, in all (its jumps) */
+    uint64_t crystal_jumps;
+    uint64_t pace_checks;    /* pacing checks, and those that found the simulation behind (lag >= 0) */
+    uint64_t pace_checks_behind;
     uint64_t window_end_cycle;
     uint64_t writes;
     uint64_t device_clock_start_cycle;
@@ -113,14 +122,14 @@ static void on_register_write(void *ctx, uint64_t cycle, uint8_t reg, uint8_t va
 
     s->writes++;
     if (s->trace != NULL) {
-        /* The lag at this very write, signed, read from the wall clock now: the write happened on
-         * the host's clock at t0 + time_us + pacing_lag_us, the instant the simulation executed it,
-         * and so did every byte the device sent then. Pacing keeps the simulation 200-300 µs
-         * *ahead* of the wall clock (negative lag), and the last pacing check's figure is up to
-         * 50 µs of simulated time stale, off by tens of µs while the simulation catches up after
-         * falling behind: both would misplace the truth the host is judged against. */
+        /* The write on the host's clock is t0 + time_us + pacing_lag_us. Paced, the device's
+         * clock is a crystal (pty_uart.h): its bytes are held to wall = t0 + simulated time -
+         * lead, so that is when the write happened for everything the host can see, whenever
+         * the simulation executed it. Unpaced, the lag at this very write, read from the wall
+         * clock now (the instant the simulation executed it, and sent the bytes of then). */
         double sim_ns = cycles_to_us(s->avr, cycle) * 1e3;
-        double lag_ns = (double)(monotonic_ns() - s->t0_ns) - sim_ns;
+        double lag_ns = s->uart != NULL && s->uart->crystal ? -(double)s->uart->crystal_offset_ns
+                                                            : (double)(monotonic_ns() - s->t0_ns) - sim_ns;
         fprintf(s->trace, "%.4f,%u,%u,%.1f\n", cycles_to_us(s->avr, cycle), reg, value, lag_ns / 1e3);
         fflush(s->trace);
     }
@@ -175,9 +184,14 @@ static void pace(sim_t *s)
 {
     uint64_t sim_ns = (uint64_t)(cycles_to_us(s->avr, s->avr->cycle) * 1e3);
     uint64_t wall_ns = monotonic_ns() - s->t0_ns;
-    int64_t ahead = (int64_t)sim_ns - (int64_t)wall_ns;
+    /* Ahead of the line pacing follows: the wall clock, less the crystal's jumps (below). */
+    int64_t ahead = (int64_t)sim_ns - (int64_t)wall_ns + s->shift_ns;
 
     s->lag_ns = -ahead;
+    s->pace_checks++;
+    if (s->lag_ns >= 0) {
+        s->pace_checks_behind++;
+    }
     if (s->lag_ns > s->max_lag_ns) {
         s->max_lag_ns = s->lag_ns;
     }
@@ -195,8 +209,36 @@ static void pace(sim_t *s)
         s->window_lag_ns = 0;
         s->window_end_cycle = s->avr->cycle + LAG_WINDOW_CYCLES;
     }
-    if (ahead > PACE_SLEEP_THRESHOLD_NS) {
-        int64_t nap = ahead - PACE_SLEEP_MARGIN_NS;
+    /* Behind the crystal's line by more than the longest hold (a stall): the crystal moves, as
+     * a clock that lost time would (a timer overflow missed under a long interrupt-disabled
+     * section), instead of holding the link for as long as the simulation needs to catch up. */
+    if (s->uart != NULL && s->uart->crystal) {
+        int64_t behind = (int64_t)wall_ns - (int64_t)sim_ns + s->uart->crystal_offset_ns;
+        if (behind > s->max_hold_ns) {
+            if (s->trace != NULL) {
+                fprintf(s->trace, "# crystal_jump time_us=%.1f behind_us=%.1f lead_us=%.1f\n", (double)sim_ns / 1e3,
+                        (double)behind / 1e3, (double)(s->uart->crystal_offset_ns - behind) / 1e3);
+                fflush(s->trace);
+            }
+            s->uart->crystal_offset_ns -= behind;
+            s->shift_ns += behind;
+            s->crystal_jumps++;
+            ahead += behind;
+        }
+    }
+    if (ahead > s->lead_ns + PACE_SLEEP_SLACK_NS) {
+        int64_t nap = ahead - s->lead_ns;
+        uint64_t due = s->uart != NULL ? pty_uart_next_out_ns(s->uart) : 0u;
+        if (due != 0u) {
+            /* wake for the device's next byte on the crystal's line (written at the next check) */
+            int64_t until = (int64_t)due - (int64_t)(s->t0_ns + wall_ns);
+            if (until <= 0) {
+                return; /* due already: written at the next check, no sleep in between */
+            }
+            if (until < nap) {
+                nap = until;
+            }
+        }
         struct timespec ts = {(time_t)(nap / 1000000000), (long)(nap % 1000000000)};
         nanosleep(&ts, NULL);
     }
@@ -235,6 +277,12 @@ static void usage(FILE *out)
             "                        --no-twint-fix / --no-sla-fix leave one of them\n"
             "  --no-bus-timing       simavr's own ~9 µs per I2C byte instead of the TWBR-derived time\n"
             "  --no-pace             run as fast as simavr goes (no pseudo-terminal host can keep up)\n"
+            "  --lead-us N           pacing keeps the simulation N µs ahead of the wall clock, and the device's\n"
+            "                        clock is a crystal reading that far ahead: its bytes are held to it\n"
+            "                        (default 200)\n"
+            "  --margin-us N         pace N µs further ahead than the crystal (default 0)\n"
+            "  --max-hold-ms N       a fall behind the crystal longer than N ms moves it (a clock jump,\n"
+            "                        `# crystal_jump` in the trace) instead of holding the bytes (default 100)\n"
             "  --stop-after-ms N     stop after N ms of simulated time\n"
             "  --corrupt P           flip one bit in each frame (either direction) with probability P (0-1)\n"
             "  --seed N              seed of the corruption's random draws (default 1)\n"
@@ -273,6 +321,9 @@ static int parse_options(int argc, char **argv, options_t *o)
     o->sla_fix = 1;
     o->bus_timing = 1;
     o->pace = 1;
+    o->lead_ns = PACE_LEAD_NS;
+    o->margin_ns = 0;
+    o->max_hold_ns = PACE_MAX_HOLD_NS;
     o->seed = 1;
     o->worn_flash = -1;
     for (i = 1; i < argc; i++) {
@@ -368,6 +419,30 @@ static int parse_options(int argc, char **argv, options_t *o)
                         TRIGGERS_SCHEDULED_MAX, argv[i]);
                 return -1;
             }
+        } else if (strcmp(a, "--lead-us") == 0) {
+            char *end;
+            long us = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || end == argv[i] || us < 0 || us > 1000000) {
+                fprintf(stderr, "avrsim: --lead-us expects a whole number of µs from 0 to 1000000, got '%s'\n", argv[i]);
+                return -1;
+            }
+            o->lead_ns = (int64_t)us * 1000;
+        } else if (strcmp(a, "--margin-us") == 0) {
+            char *end;
+            long us = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || end == argv[i] || us < 0 || us > 1000000) {
+                fprintf(stderr, "avrsim: --margin-us expects a whole number of µs from 0 to 1000000, got '%s'\n", argv[i]);
+                return -1;
+            }
+            o->margin_ns = (int64_t)us * 1000;
+        } else if (strcmp(a, "--max-hold-ms") == 0) {
+            char *end;
+            long ms = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || end == argv[i] || ms < 1 || ms > 100000) {
+                fprintf(stderr, "avrsim: --max-hold-ms expects a whole number of ms from 1 to 100000, got '%s'\n", argv[i]);
+                return -1;
+            }
+            o->max_hold_ns = (int64_t)ms * 1000000;
         } else if (strcmp(a, "--stop-after-ms") == 0) {
             char *end;
             unsigned long ms = strtoul(argv[++i], &end, 10);
@@ -512,6 +587,8 @@ int main(int argc, char **argv)
         return 2;
     }
     memset(&s, 0, sizeof(s));
+    s.lead_ns = o.lead_ns + o.margin_ns; /* the pacing target */
+    s.max_hold_ns = o.max_hold_ns;
     memset(&bus, 0, sizeof(bus));
     if (o.trace_path != NULL && (s.trace = fopen(o.trace_path, "w")) == NULL) {
         fprintf(stderr, "avrsim: cannot write the trace '%s': %s\n", o.trace_path, strerror(errno));
@@ -571,6 +648,11 @@ int main(int argc, char **argv)
         fprintf(device_log, "time_us,byte\n");
     }
     pty_uart_attach(&uart, s.avr);
+    /* The crystal (pty_uart.h) for a host on the wall clock; a host on the simulation's clock
+     * (--clock-file) reads the simulated time itself and wants the bytes at once. */
+    uart.crystal = o.pace && o.clock_path == NULL;
+    uart.crystal_offset_ns = (uint64_t)o.lead_ns;
+    s.uart = &uart;
     if (o.elf_path != NULL) {
         watch_rx_ring(&uart, o.elf_path, &s);
     }
@@ -598,8 +680,8 @@ int main(int argc, char **argv)
     uart.t0_ns = s.t0_ns;
     if (s.trace != NULL) {
         fprintf(s.trace, "# avrsim register trace: DRV2605L writes at 0x5A, each stamped at the end of its data byte\n");
-        fprintf(s.trace, "# f_cpu_hz=%u pacing=%s calibration=%u,%u,%u corrupt=%g seed=%llu\n", s.avr->frequency,
-                o.pace ? "wall-clock" : "none", o.cal.compensation, o.cal.back_emf, o.cal.bemf_gain, o.corrupt,
+        fprintf(s.trace, "# f_cpu_hz=%u pacing=%s lead_us=%lld calibration=%u,%u,%u corrupt=%g seed=%llu\n", s.avr->frequency,
+                o.pace ? "wall-clock" : "none", (long long)(o.lead_ns / 1000), o.cal.compensation, o.cal.back_emf, o.cal.bemf_gain, o.corrupt,
                 (unsigned long long)o.seed);
         if (o.clock_path != NULL) {
             fprintf(s.trace, "# clock_file=%s (simulated CPU cycles, published on every instruction)\n", o.clock_path);
@@ -676,10 +758,11 @@ int main(int argc, char **argv)
     }
     sim_clock_close(&clock);
     if (s.trace != NULL) {
-        fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f register_writes=%llu stack_high_water_bytes=%u "
+        fprintf(s.trace, "# end sim_time_us=%.1f max_pacing_lag_us=%.1f pacing_checks=%llu pacing_checks_behind=%llu device_bytes_late=%llu crystal_jumps=%llu register_writes=%llu stack_high_water_bytes=%u "
                          "min_sp=0x%04X i2c_scl_period_cycles=%u host_bytes=%llu device_bytes=%llu device_bytes_dropped=%llu rx_ring_drops=%llu rx_ring_lost=%llu tx_ring_full_checks=%llu sla_status_fixes=%u "
                          "host_frames=%llu host_frames_corrupted=%llu device_frames=%llu device_frames_corrupted=%llu\n",
-                cycles_to_us(s.avr, s.avr->cycle), (double)s.max_lag_ns / 1e3, (unsigned long long)s.writes,
+                cycles_to_us(s.avr, s.avr->cycle), (double)s.max_lag_ns / 1e3,
+                (unsigned long long)s.pace_checks, (unsigned long long)s.pace_checks_behind, (unsigned long long)uart.out_late, (unsigned long long)s.crystal_jumps, (unsigned long long)s.writes,
                 (unsigned)(ramend - s.min_sp), s.min_sp, twi_bus_period_cycles(&bus), (unsigned long long)uart.rx_bytes,
                 (unsigned long long)uart.tx_bytes, (unsigned long long)uart.tx_dropped,
                 (unsigned long long)uart.ring_full_drops, (unsigned long long)pty_uart_ring_lost(&uart),

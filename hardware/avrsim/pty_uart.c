@@ -94,6 +94,47 @@ static uint8_t maybe_corrupt(pty_uart_t *u, pty_uart_frames_t *t, uint8_t byte)
     return out;
 }
 
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cycle_ns(const pty_uart_t *u, uint64_t cycle)
+{
+    return (uint64_t)((double)cycle * 1e9 / (double)u->avr->frequency);
+}
+
+static void write_byte(pty_uart_t *u, uint8_t byte)
+{
+    /* No reader or a full pty buffer: the byte is lost, as on a bridge nobody listens to. */
+    if (write(u->master, &byte, 1) == 1) {
+        u->tx_bytes++;
+    } else {
+        u->tx_dropped++;
+    }
+}
+
+/* The device's bytes whose time on the crystal's line has come. */
+static void flush_out(pty_uart_t *u)
+{
+    uint64_t now = u->out_head != u->out_tail ? monotonic_ns() : 0u;
+
+    while (u->out_head != u->out_tail && u->out_due_ns[u->out_tail % PTY_UART_QUEUE] <= now) {
+        if (now - u->out_due_ns[u->out_tail % PTY_UART_QUEUE] > 100000u) {
+            u->out_late++;
+        }
+        write_byte(u, u->out[u->out_tail++ % PTY_UART_QUEUE]);
+    }
+}
+
+uint64_t pty_uart_next_out_ns(const pty_uart_t *u)
+{
+    return u->out_head != u->out_tail ? u->out_due_ns[u->out_tail % PTY_UART_QUEUE] : 0u;
+}
+
 static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
 {
     pty_uart_t *u = param;
@@ -103,12 +144,17 @@ static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
     if (u->device_log != NULL) {
         fprintf(u->device_log, "%.4f,%u\n", (double)u->avr->cycle * 1e6 / (double)u->avr->frequency, byte);
     }
-    /* No reader or a full pty buffer: the byte is lost, as on a bridge nobody listens to. */
-    if (write(u->master, &byte, 1) == 1) {
-        u->tx_bytes++;
-    } else {
-        u->tx_dropped++;
+    if (!u->crystal) {
+        write_byte(u, byte);
+        return;
     }
+    if (u->out_head - u->out_tail >= PTY_UART_QUEUE) {
+        u->tx_dropped++; /* never at 115 200 baud: 4 096 bytes are 0.36 s of line time */
+        return;
+    }
+    u->out_due_ns[u->out_head % PTY_UART_QUEUE] = (uint64_t)((int64_t)(u->t0_ns + cycle_ns(u, u->avr->cycle)) - u->crystal_offset_ns);
+    u->out[u->out_head++ % PTY_UART_QUEUE] = byte;
+    flush_out(u);
 }
 
 static void uart_xon(struct avr_irq_t *irq, uint32_t value, void *param)
@@ -146,14 +192,15 @@ static void rx_complete(struct avr_irq_t *irq, uint32_t value, void *param)
         }
     }
     if (u->host_log != NULL) {
-        /* The lag (wall clock minus simulated time, signed) at this very arrival, as the trace
-         * has it at each register write: the device clock stamps the host's frames here, and
-         * how far this lag wanders is how far the simulated device's clock is from a crystal. */
-        struct timespec ts;
+        /* The lag (host clock minus simulated time, signed) at this very arrival, as the trace
+         * has it at each register write: the device clock stamps the host's frames here. With
+         * the crystal it is the crystal's constant (the byte arrived then on the host's clock,
+         * after it was read from the pty); without, the wall clock read now, and how far it
+         * wanders is how far the simulated device's clock is from a crystal. */
         double sim_us = (double)u->avr->cycle * 1e6 / (double)u->avr->frequency;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        double wall_us = ((double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)u->t0_ns) / 1e3;
-        fprintf(u->host_log, "%.4f,%u,%.1f\n", sim_us, byte, wall_us - sim_us);
+        double lag_us = u->crystal ? -(double)u->crystal_offset_ns / 1e3
+                                   : ((double)monotonic_ns() - (double)u->t0_ns) / 1e3 - sim_us;
+        fprintf(u->host_log, "%.4f,%u,%.1f\n", sim_us, byte, lag_us);
     }
 }
 
@@ -202,8 +249,16 @@ void pty_uart_reset(pty_uart_t *u)
 {
     tcflush(u->master, TCIOFLUSH);
     u->head = u->tail = 0;
+    u->out_head = u->out_tail = 0;
     u->flight_head = u->flight_tail = 0;
     u->xon = 1;
+}
+
+/* On the crystal's line a byte read at wall time `read_ns` is on the device's side no sooner
+ * than the simulated time that line gives then. */
+static int entered(const pty_uart_t *u, uint64_t read_ns)
+{
+    return (int64_t)cycle_ns(u, u->avr->cycle) > (int64_t)(read_ns - u->t0_ns) + u->crystal_offset_ns;
 }
 
 void pty_uart_pump(pty_uart_t *u)
@@ -213,9 +268,12 @@ void pty_uart_pump(pty_uart_t *u)
     avr_irq_t *input;
 
     ring_follow(u);
+    flush_out(u);
     while (u->head - u->tail + sizeof(buf) <= PTY_UART_QUEUE && (n = read(u->master, buf, sizeof(buf))) > 0) {
         ssize_t i;
+        uint64_t now = u->crystal ? monotonic_ns() : 0u;
         for (i = 0; i < n; i++) {
+            u->queue_read_ns[u->head % PTY_UART_QUEUE] = now;
             u->queue[u->head++ % PTY_UART_QUEUE] = buf[i];
         }
     }
@@ -223,7 +281,7 @@ void pty_uart_pump(pty_uart_t *u)
         return;
     }
     input = avr_io_getirq(u->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
-    while (u->xon && u->head != u->tail) {
+    while (u->xon && u->head != u->tail && (!u->crystal || entered(u, u->queue_read_ns[u->tail % PTY_UART_QUEUE]))) {
         uint8_t byte = maybe_corrupt(u, &u->host_frames, u->queue[u->tail++ % PTY_UART_QUEUE]);
 
         u->rx_bytes++;

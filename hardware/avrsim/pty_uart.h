@@ -6,6 +6,16 @@
  * with the simulated time the AVR's receiver completed it (its RX-complete interrupt became
  * pending), for replay into the Swift virtual device. simavr paces received bytes itself (1.6
  * counts 11 bits per 8N1 byte: 93 µs at 115 200 baud, and the next byte only after UDR0 is read).
+ *
+ * The crystal (`crystal` set, when the simulation is paced): the device's clock is held to the
+ * wall clock at a constant offset, wall = t0 + simulated time - crystal_offset, at its only
+ * edge, the bytes. A byte the device sends at simulated time T is written to the pty no sooner
+ * than t0 + T - offset; a byte read from the pty at wall time W reaches the UART no sooner than
+ * simulated time W - t0 + offset. While the simulation runs ahead of that line the device's
+ * bytes wait for their time; while it runs behind (a pacing sleep that overslept, a scheduler
+ * delay, a stall) its bytes go out late and the host's bytes wait for the simulation: that is
+ * a slower link, never a device clock that wanders, so every stamp the device sends lies
+ * between the moments its frame was written and its answer read, on the crystal's line.
  */
 #ifndef AVRSIM_PTY_UART_H
 #define AVRSIM_PTY_UART_H
@@ -35,7 +45,15 @@ typedef struct {
     uint8_t queue[PTY_UART_QUEUE];
     unsigned head, tail;
     int xon;
+    uint64_t queue_read_ns[PTY_UART_QUEUE]; /* with `crystal`: when each queued byte was read */
     uint8_t in_flight[PTY_UART_QUEUE]; /* pushed into simavr's UART, not yet received */
+    int crystal;                  /* hold the bytes to the crystal's line (see above) */
+    int64_t crystal_offset_ns;    /* how far the device clock reads ahead of the wall clock (less
+                                   * after a stall that moved the crystal: avrsim.c, --max-hold-ms) */
+    uint8_t out[PTY_UART_QUEUE];  /* with `crystal`: the device's bytes waiting for their time */
+    uint64_t out_due_ns[PTY_UART_QUEUE]; /* CLOCK_MONOTONIC at which each may be written */
+    unsigned out_head, out_tail;
+    uint64_t out_late;            /* bytes written after their time (the simulation was behind) */
     unsigned flight_head, flight_tail;
     FILE *host_log;               /* optional: "time_us,byte,pacing_lag_us" of each host byte */
     uint64_t t0_ns;               /* CLOCK_MONOTONIC at simulated t = 0 (the host log's lag column) */
@@ -68,8 +86,11 @@ int pty_uart_open(pty_uart_t *u);
 /** Connects to the AVR's UART0 (turns off simavr's stdio echo of UART output). */
 void pty_uart_attach(pty_uart_t *u, struct avr_t *avr);
 
-/** Reads what the host wrote and feeds the UART while it accepts bytes. */
+/** Reads what the host wrote and feeds the UART while it accepts bytes (with `crystal`: those
+ *  whose time has come), and writes the device's bytes whose time has come. */
 void pty_uart_pump(pty_uart_t *u);
+/** With `crystal`: CLOCK_MONOTONIC at which the oldest waiting device byte is due (0: none). */
+uint64_t pty_uart_next_out_ns(const pty_uart_t *u);
 
 /** The board reset: what the host sent and the UART has not taken, and what is still buffered
  *  on the pseudo-terminal either way, is dropped; the UART accepts bytes again. */

@@ -125,6 +125,9 @@ public struct ClosedLoopEnvelope: Sendable {
     // preview repeats the same step millions of times (the cached factor is the same number).
     private var drivenStep = Double.nan, drivenDecay = 1.0
     private var freeStep = Double.nan, freeDecay = 1.0
+    // The same two factors for one step a caller repeats between other steps (a preview's row
+    // period, `preferStep(_:)`): a row split at a half-period boundary does not evict them.
+    private var fixedStep = Double.nan, fixedDecay = 1.0, fixedFreeDecay = 1.0
 
     /// A stepper at rest.
     public init(response: ActuatorResponse) {
@@ -282,9 +285,18 @@ public struct ClosedLoopEnvelope: Sendable {
         }
     }
 
+    /// Keeps exp(−`dt`/τ) and exp(−`dt`/τ_free) for a step taken again and again between others
+    /// (the same numbers the steps would compute; no effect on the envelope).
+    mutating func preferStep(_ dt: Double) {
+        fixedStep = dt
+        fixedDecay = exp(-dt / response.timeConstant)
+        fixedFreeDecay = exp(-dt / response.freeTimeConstant)
+    }
+
     /// exp(−dt/τ_free), computed once per distinct step.
     @inline(__always)
     private mutating func ringDownFactor(_ dt: Double) -> Double {
+        if dt == fixedStep { return fixedFreeDecay }
         if dt != freeStep {
             freeStep = dt
             freeDecay = exp(-dt / response.freeTimeConstant)
@@ -294,11 +306,16 @@ public struct ClosedLoopEnvelope: Sendable {
 
     @inline(__always)
     private mutating func evolve(_ h: Double) {
-        if h != drivenStep {
+        let d: Double
+        if h == drivenStep {
+            d = drivenDecay
+        } else if h == fixedStep {
+            d = fixedDecay
+        } else {
             drivenStep = h
             drivenDecay = exp(-h / response.timeConstant)
+            d = drivenDecay
         }
-        let d = drivenDecay
         let l = level
         var e = l + (envelope - l) * d
         if l < 0 && e < 0 { e = 0 }

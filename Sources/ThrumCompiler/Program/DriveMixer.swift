@@ -3,8 +3,10 @@ import ThrumTime
 /// One linear stretch of a drive envelope on some timeline: from `start` to `end` µs (exclusive)
 /// the level goes linearly from `from` to `to` (0…1, 1 = the rated voltage).
 ///
-/// Times are raw µs from the timeline's time 0 (the mixer's inner loops work on them);
-/// ``startOffset`` and ``endOffset`` are the typed view.
+/// Times are raw µs from the timeline's time 0 (the mixer's inner loops work on them). The typed
+/// view says which timeline: ``startOffset`` and ``endOffset`` on a pattern's (its time 0), or
+/// ``startTime`` and ``endTime`` on the engine's schedule (time 0 the engine's clock origin:
+/// the drive the engine mixes its players on).
 public struct EnvelopeRamp: Equatable, Sendable {
     /// Start, µs from the timeline's time 0.
     public var start: Int64
@@ -37,6 +39,20 @@ public struct EnvelopeRamp: Equatable, Sendable {
     /// The level at offset `t` (clamped to the ramp).
     @inlinable public func value(at t: PatternOffset) -> Double { value(at: t.microseconds) }
 
+    /// Creates a ramp from engine time `start` to `end` (after `start`): on the engine's schedule.
+    @inlinable
+    public init(start: EngineTime, end: EngineTime, from: Double, to: Double) {
+        self.init(start: start.microseconds, end: end.microseconds, from: from, to: to)
+    }
+
+    /// Where a ramp on the engine's schedule starts (``start``, typed).
+    @inlinable public var startTime: EngineTime { EngineTime(microseconds: start) }
+    /// Where a ramp on the engine's schedule ends, exclusive (``end``, typed).
+    @inlinable public var endTime: EngineTime { EngineTime(microseconds: end) }
+
+    /// The level of a ramp on the engine's schedule at engine time `t` (clamped to the ramp).
+    @inlinable public func value(at t: EngineTime) -> Double { value(at: t.microseconds) }
+
     /// The level at `t` (clamped to the ramp).
     public func value(at t: Int64) -> Double {
         if from == to || t <= start { return from }
@@ -51,9 +67,11 @@ public struct EnvelopeRamp: Equatable, Sendable {
             to: Double(segment.to) / 255)
     }
 
-    /// The ramp of a drive segment moved `shift` later on its timeline (amplitude bytes scaled to 0…1).
-    @inlinable public init(_ segment: DriveSegment, shiftedBy shift: EngineDuration) {
-        self.init(segment, offset: shift.microseconds)
+    /// The ramp of a compiled segment (on its pattern's timeline) on the engine's schedule, when
+    /// the pattern's time 0 plays at engine time `origin` (``ThrumTime/PatternOffset/engineTime(origin:)``;
+    /// amplitude bytes scaled to 0…1).
+    @inlinable public init(_ segment: DriveSegment, origin: EngineTime) {
+        self.init(segment, offset: origin.microseconds)
     }
 }
 
@@ -76,6 +94,10 @@ public struct DriveMixer: Sendable {
         @inlinable public init(time: PatternOffset, id: UInt32) { self.init(time: time.microseconds, id: id) }
         /// Where the marked segment starts (``time``, typed).
         @inlinable public var offset: PatternOffset { PatternOffset(microseconds: time) }
+        /// Creates a mark at engine time `time` (drive on the engine's schedule).
+        @inlinable public init(time: EngineTime, id: UInt32) { self.init(time: time.microseconds, id: id) }
+        /// Where the marked segment starts on the engine's schedule (``time``, typed).
+        @inlinable public var engineTime: EngineTime { EngineTime(microseconds: time) }
     }
 
     /// The mixing rule and the step that approximates non-linear mixes.
@@ -87,6 +109,13 @@ public struct DriveMixer: Sendable {
     /// ``segments(mixing:marks:from:to:)-(_,_,Int64,_)`` with the window as offsets.
     @inlinable
     public func segments(mixing ramps: [EnvelopeRamp], marks: [Mark], from: PatternOffset, to: PatternOffset) -> [DriveSegment] {
+        segments(mixing: ramps, marks: marks, from: from.microseconds, to: to.microseconds)
+    }
+
+    /// ``segments(mixing:marks:from:to:)-(_,_,Int64,_)`` on the engine's schedule: ramps, marks
+    /// and the window in engine time, and so are the segments returned (``DriveSegment/startTime``).
+    @inlinable
+    public func segments(mixing ramps: [EnvelopeRamp], marks: [Mark], from: EngineTime, to: EngineTime) -> [DriveSegment] {
         segments(mixing: ramps, marks: marks, from: from.microseconds, to: to.microseconds)
     }
 

@@ -4,9 +4,11 @@ import ThrumTime
 /// One linear amplitude ramp of the drive, the host-side form of the protocol's SEGMENT.
 ///
 /// Times are kept as raw microseconds (``start``, ``duration``), the form the mixer's inner loops,
-/// the wire codec and the library packer work in; ``startOffset``, ``endOffset`` and ``length``
-/// are the typed view (``ThrumTime/PatternOffset``), which the engine uses to place a segment on
-/// its schedule (``ThrumTime/PatternOffset/engineTime(origin:)``).
+/// the wire codec and the library packer work in. The typed view says which timeline the segment
+/// is on: a compiled pattern's (``startOffset``, ``endOffset``: ``ThrumTime/PatternOffset``, which
+/// the engine moves onto its schedule with ``ThrumTime/PatternOffset/engineTime(origin:)``), or
+/// the engine's schedule (``startTime``, ``endTime``: ``ThrumTime/EngineTime``, the drive the
+/// engine mixes and streams); ``length`` on either.
 public struct DriveSegment: Equatable, Sendable {
     /// Start in µs relative to the time 0 of the timeline the segment is on (a compiled pattern's:
     /// pattern time 0); negative when an onset is pre-shifted. Typed: ``startOffset``.
@@ -45,6 +47,18 @@ public struct DriveSegment: Equatable, Sendable {
     }
     /// Where the segment ends on its timeline, exclusive (``end``, typed).
     @inlinable public var endOffset: PatternOffset { PatternOffset(microseconds: start + Int64(duration)) }
+    /// Creates a segment starting at engine time `start` (drive on the engine's schedule).
+    @inlinable
+    public init(startTime start: EngineTime, duration: UInt32, from: UInt8, to: UInt8, eventID: UInt32 = 0) {
+        self.init(start: start.microseconds, duration: duration, from: from, to: to, eventID: eventID)
+    }
+    /// Where a segment on the engine's schedule starts (``start``, typed).
+    @inlinable public var startTime: EngineTime {
+        get { EngineTime(microseconds: start) }
+        set { start = newValue.microseconds }
+    }
+    /// Where a segment on the engine's schedule ends, exclusive (``end``, typed).
+    @inlinable public var endTime: EngineTime { EngineTime(microseconds: start + Int64(duration)) }
     /// How long the segment lasts (``duration``, typed).
     @inlinable public var length: EngineDuration { EngineDuration(microseconds: Int64(duration)) }
 

@@ -98,6 +98,8 @@ public struct PatternCompiler: Sendable {
         events.reserveCapacity(order.count)
         var shapes: [EventShape?] = []
         shapes.reserveCapacity(order.count)
+        /// With `requestedEnvelope`: the drive's shapes, where `shapes` keeps the requested ones.
+        var driveShapes: [EventShape?] = []
         var patternEnd = 0.0
         /// Beyond `patternEnd`: where the last transient's burst ends (its intrinsic duration).
         var loopEnd = 0.0
@@ -121,6 +123,7 @@ public struct PatternCompiler: Sendable {
                     if Self.isPlayableEnd(end) { patternEnd = max(patternEnd, end) }
                     events.append(ce)
                     shapes.append(nil)
+                    if requestedEnvelope && !keepEventPieces { driveShapes.append(nil) }
                     continue
                 }
                 let (shape, clampedFrom) = shaper.shape(of: e, transient: transient, controls: controls, cache: &knotCache)
@@ -131,13 +134,17 @@ public struct PatternCompiler: Sendable {
                 let nominal = transient ? max(0, duration) : min(max(0, duration), options.maxContinuousDuration)
                 patternEnd = max(patternEnd, time + nominal)
                 if transient { loopEnd = max(loopEnd, time + shape.length) }
+                var drive = shape
                 if options.feltOnsetCompensation {
-                    let u = shape.intensity * controls.intensity.value(at: time)
-                    let shift = estimator.shift(for: shape, amplitude: HapticSemantics.amplitude(intensity: u), cache: &shiftCache, memo: &shiftMemo)
-                    ce.driveOnset = micros(time - shift)
+                    // The attack moves by the pre-shift, the end by the fall's felt delay (a held drive).
+                    let u = HapticSemantics.amplitude(intensity: shape.intensity * controls.intensity.value(at: time))
+                    let held = estimator.heldShift(for: shape, amplitude: u, cache: &shiftCache, memo: &shiftMemo)
+                    drive.knots = held.knots
+                    ce.driveOnset = micros(time - held.shift)
                 }
                 events.append(ce)
-                shapes.append(shape)
+                shapes.append(requestedEnvelope && !keepEventPieces ? shape : drive)
+                if requestedEnvelope && !keepEventPieces { driveShapes.append(drive) }
             }
         }
         // Everything later reads the compiled events and the shapes, not the parsed ones.
@@ -194,7 +201,7 @@ public struct PatternCompiler: Sendable {
             baseSharpness.reserveCapacity(played.count)
         }
         for j in played {  // onset order, so the mixer's sort is nearly free
-            guard let shape = shapes[j] else { continue }
+            guard let shape = driveShapes.isEmpty ? shapes[j] : driveShapes[j] else { continue }
             if keepEventPieces {
                 pieceStart.append(all.count)
                 baseSharpness.append(shape.baseSharpness)
@@ -204,6 +211,7 @@ public struct PatternCompiler: Sendable {
         if keepEventPieces { pieceStart.append(all.count) }
         let requestedCapacity = all.count
         if !(requestedEnvelope && !keepEventPieces) { shapes = [] }
+        driveShapes = []
         if !segmenting {
             // Only the envelopes are wanted: the events and marks go before the mixer's copy.
             events = []

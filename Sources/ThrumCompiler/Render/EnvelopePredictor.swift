@@ -82,6 +82,7 @@ public struct EnvelopePredictor: Sendable {
             dt = spacing / Double(sub)
             law = WriteLaw(predictor.response)
             loop = ClosedLoopEnvelope(response: predictor.response)
+            loop.preferStep(spacing)
             let d = exp(-dt / predictor.response.timeConstant)
             var decays = [1.0]
             for n in 1...sub { decays.append(n == 1 ? d : decays[n - 1] * d) }
@@ -128,7 +129,8 @@ public struct EnvelopePredictor: Sendable {
     }
 
     /// The RTP fraction over [`t0`, `t1`) s when it is the same throughout (no segment, or one
-    /// flat segment covering it), else nil. Moves `k` as `rtp` does.
+    /// flat segment covering it), else nil. Moves `k` as `rtp` does. Inlined: it runs once a row.
+    @inline(__always)
     func constantTarget(_ segments: [DriveSegment], from t0: Double, to t1: Double, hint k: inout Int) -> Double? {
         let us0 = floorMicros(t0), us1 = ceilMicros(t1)
         while k < segments.count && segments[k].end <= us0 { k += 1 }

@@ -24,6 +24,18 @@ struct EventShape: Sendable {
     var requestedAttack: Double
     /// Time the requested envelope takes beyond its onset, s.
     var length: Double { Double(knots.last?.t ?? 0) * 1e-6 }
+
+    /// The envelope `knots` with its peak held `d` µs longer: every knot after the first that
+    /// reaches the highest gain moves `d` later (the attack keeps its timing, the
+    /// hold, decay and release move). The drive of a pre-shifted event, whose onset moves earlier
+    /// by the rise's felt delay and whose end moves only by the fall's.
+    static func holdingPeak(_ knots: [Knot], longerBy d: Int64) -> [Knot] {
+        guard d > 0, let top = knots.map(\.g).max(), top > 0, let first = knots.firstIndex(where: { $0.g == top }),
+              first + 1 < knots.count else { return knots }
+        var out = knots
+        for i in (first + 1)..<knots.count { out[i].t += d }
+        return out
+    }
 }
 
 /// Turns events into shapes using `HapticSemantics` and the pattern's controls.

@@ -11,6 +11,26 @@ struct FeltOnsetEstimator {
     /// Upper bound of a pre-shift, s.
     let maxShift = 0.1
 
+    /// How long after the drive drops from its steady full level to zero the felt envelope is
+    /// at half that level, s: the driver's start latency, then the closed loop's braked fall
+    /// (`ClosedLoopEnvelope`, the model the onset's shift comes from) to 50 %.
+    let fallLead: Double
+
+    init(response: ActuatorResponse) {
+        self.response = response
+        var loop = ClosedLoopEnvelope(response: response)
+        loop.advance(10 * response.timeConstant, target: 1)
+        let half = loop.envelope / 2
+        let dt = 25e-6
+        var t = 0.0
+        while loop.envelope > half && t < 0.1 {
+            loop.advance(dt, target: 0)
+            t += dt
+        }
+        fallLead = response.startLatency + t
+    }
+
+
     /// A shape, amplitude and requested 50 % point. Hashes one precomputed fingerprint (the
     /// knots are few, but hashing each field through SipHash was a visible share of a compile);
     /// equality still compares every field.
@@ -42,9 +62,10 @@ struct FeltOnsetEstimator {
         func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
     }
 
-    /// Recent shifts by envelope, amplitude and requested attack, direct-mapped and compared bit
-    /// for bit (knot times and gains, `u`, the attack), so a hit is exactly what `compute` would
-    /// return. Keyed by content, not by the envelope's buffer: continuous events build their own
+    /// Recent shifts and held drives (``heldShift(for:amplitude:cache:memo:)``) by envelope,
+    /// amplitude and requested attack, direct-mapped and compared bit for bit (knot times and
+    /// gains, `u`, the attack), so a hit is exactly what `compute` would return, the drive's knots
+    /// shared. Keyed by content, not by the envelope's buffer: continuous events build their own
     /// knot arrays, and equal envelopes recur (patterns reuse a handful of values).
     struct Memo {
         /// Slots (a power of two): a few hundred distinct envelopes rarely share one.
@@ -53,8 +74,9 @@ struct FeltOnsetEstimator {
         private var attacks = [UInt64](repeating: 0, count: Self.slots)
         private var envelopes = [[Knot]](repeating: [], count: Self.slots)
         private var shifts = [Double](repeating: .nan, count: Self.slots)
+        private var drives = [[Knot]](repeating: [], count: Self.slots)
 
-        mutating func shift(_ shape: EventShape, _ u: Double, compute: () -> Double) -> Double {
+        mutating func shift(_ shape: EventShape, _ u: Double, compute: () -> (Double, [Knot])) -> (Double, [Knot]) {
             let a = u.bitPattern, r = shape.requestedAttack.bitPattern
             var h = (a &* 0xC2B2_AE3D_27D4_EB4F) ^ (r &* 0x1656_67B1_9E37_79F9)
             for k in shape.knots {
@@ -63,14 +85,15 @@ struct FeltOnsetEstimator {
             }
             let slot = Int(truncatingIfNeeded: (h ^ (h >> 32) ^ (h >> 48)) & UInt64(Self.slots - 1))
             if !shifts[slot].isNaN, amplitudes[slot] == a, attacks[slot] == r, Self.same(envelopes[slot], shape.knots) {
-                return shifts[slot]
+                return (shifts[slot], drives[slot])
             }
-            let s = compute()
+            let (s, drive) = compute()
             amplitudes[slot] = a
             attacks[slot] = r
             envelopes[slot] = shape.knots
             shifts[slot] = s
-            return s
+            drives[slot] = drive
+            return (s, drive)
         }
 
         /// Whether two envelopes have the same knots, bit for bit.
@@ -81,9 +104,23 @@ struct FeltOnsetEstimator {
         }
     }
 
-    /// The pre-shift in seconds for a shape played at constant amplitude `u` (0…1).
-    func shift(for shape: EventShape, amplitude u: Double, cache: inout [Key: Double], memo: inout Memo) -> Double {
-        memo.shift(shape, u) { shift(for: shape, amplitude: u, cache: &cache) }
+    /// The pre-shift in seconds for a shape played at constant amplitude `u` (0…1), and the
+    /// envelope to drive it with. The onset moves earlier by the felt delay of the rise, the end
+    /// only by the felt delay of the fall: the drive holds the shape's peak `shift − fallLead`
+    /// longer (``EventShape/holdingPeak(_:longerBy:)``; the shape itself when the shift is 0). A
+    /// longer hold can raise a short event's own peak (and so move its 50 % point), so the shift
+    /// is taken again on the held drive, twice; the shift returned is the one of the drive returned.
+    func heldShift(for shape: EventShape, amplitude u: Double, cache: inout [Key: Double], memo: inout Memo) -> (shift: Double, knots: [Knot]) {
+        memo.shift(shape, u) {
+            var shift = self.shift(for: shape, amplitude: u, cache: &cache)
+            var drive = shape
+            guard shift > 0 else { return (shift, shape.knots) }
+            for _ in 0..<2 {
+                drive.knots = EventShape.holdingPeak(shape.knots, longerBy: micros(max(0, shift - fallLead)))
+                shift = self.shift(for: drive, amplitude: u, cache: &cache)
+            }
+            return (shift, drive.knots)
+        }
     }
 
     /// The pre-shift in seconds for a shape played at constant amplitude `u` (0…1).

@@ -182,7 +182,7 @@ final class DevicePlacement {
 
     /// What goes on the device's queue.
     enum Entry {
-        /// Streamed drive: a segment of the render timeline (``RenderTimeline``), contiguous with
+        /// Streamed drive: a segment on the engine's schedule (``DriveSegment/startTime``), contiguous with
         /// the streamed drive before it where it starts at its end.
         case segment(DriveSegment)
         /// A prepared start: GO of preloaded `program` with pattern time 0 at `origin`; its drive
@@ -204,7 +204,7 @@ final class DevicePlacement {
         let link = session.link
         switch entry {
         case .segment(let s):
-            let start = RenderTimeline.time(of: s.startOffset)
+            let start = s.startTime
             // Start early by the device's learnt fixed latency (the I²C write before the drive begins).
             let mapped = timeline.map(
                 hostStart: start.hostTime, duration: s.length.hostDuration, clock: link.clock, frames: link.frameClock,

@@ -245,7 +245,7 @@ public final class HapticEngine: @unchecked Sendable {
     /// the first one's `profile` and `configuration` are the device's.
     /// `runMode` (first engine only; nil: by the session's clock) is how its device runs: by
     /// itself on real time, or in the caller's run-loop calls (``SharedDevice/RunMode/manual``).
-    public convenience init(
+    package convenience init(
         session: DeviceSession, profile: ActuatorProfile = .default, configuration: Configuration = Configuration(),
         runMode: SharedDevice.RunMode? = nil
     ) {

@@ -52,13 +52,13 @@ extension SharedDevice {
     /// its report, so no player's event is left without one.
     func leadingMarks(_ marks: [DriveMixer.Mark]) -> [DriveMixer.Mark] {
         guard marks.count > 1 else { return marks }
-        var leaders: [PatternOffset: UInt32] = [:]
+        var leaders: [EngineTime: UInt32] = [:]
         return marks.filter { m in
-            if let leader = leaders[m.offset] {
+            if let leader = leaders[m.engineTime] {
                 if leader != m.id { follow(m.id, leader) }
                 return false
             }
-            leaders[m.offset] = m.id
+            leaders[m.engineTime] = m.id
             return true
         }
     }

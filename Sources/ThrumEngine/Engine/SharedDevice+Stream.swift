@@ -35,13 +35,13 @@ extension SharedDevice {
             // One player and nothing to mix: its compiled segments go out as compiled (no
             // re-quantisation at chunk edges), and rendering continues from their end.
             if players.count == 1, let verbatim = players[0].verbatimSegments(from: t0, to: t1, horizon: horizon) {
-                let end = max(t1, verbatim.map { RenderTimeline.time(of: $0.endOffset) }.max() ?? t1)
-                let firstStart = verbatim.first.map { RenderTimeline.time(of: $0.startOffset) } ?? end
+                let end = max(t1, verbatim.map(\.endTime).max() ?? t1)
+                let firstStart = verbatim.first?.startTime ?? end
                 if lastLevel != 0 && firstStart > t0 {
                     sendSilence(from: t0, before: firstStart)
                 }
                 for s in verbatim { send(s) }
-                lastLevel = verbatim.last.map { RenderTimeline.time(of: $0.endOffset) >= end ? $0.to : 0 } ?? 0
+                lastLevel = verbatim.last.map { $0.endTime >= end ? $0.to : 0 } ?? 0
                 emittedUntil = end
                 continue
             }
@@ -53,9 +53,8 @@ extension SharedDevice {
                 // (the device needs one register write, ≈ 73 µs, per segment start).
                 let reach = t1 + Self.markGuard
                 for p in players { p.collect(from: t0, to: reach, ramps: &ramps, marks: &marksHere) }
-                let window = RenderTimeline.offset(of: t1)..<RenderTimeline.offset(of: reach)
-                if let mark = marksHere.map(\.offset).filter({ $0 > window.lowerBound && $0 < window.upperBound }).min() {
-                    t1 = RenderTimeline.time(of: mark)
+                if let mark = marksHere.map(\.engineTime).filter({ $0 > t1 && $0 < reach }).min() {
+                    t1 = mark
                 }
             }
             if ramps.isEmpty && lastLevel == 0 {
@@ -63,14 +62,13 @@ extension SharedDevice {
                 continue
             }
             marksHere = leadingMarks(marksHere)
-            let segments = mixer.segments(
-                mixing: ramps, marks: marksHere, from: RenderTimeline.offset(of: t0), to: RenderTimeline.offset(of: t1))
-            let firstStart = segments.first.map { RenderTimeline.time(of: $0.startOffset) } ?? t1
+            let segments = mixer.segments(mixing: ramps, marks: marksHere, from: t0, to: t1)
+            let firstStart = segments.first?.startTime ?? t1
             if lastLevel != 0 && firstStart > t0 {
                 sendSilence(from: t0, before: firstStart)
             }
             for s in segments { send(s) }
-            if let last = segments.last, RenderTimeline.time(of: last.endOffset) >= t1 { lastLevel = last.to } else { lastLevel = 0 }
+            if let last = segments.last, last.endTime >= t1 { lastLevel = last.to } else { lastLevel = 0 }
             emittedUntil = t1
         }
     }
@@ -78,11 +76,11 @@ extension SharedDevice {
     /// Sends the zero that ends the drive left playing before a gap from `t0` to `next` (at most 1 ms long).
     private func sendSilence(from t0: EngineTime, before next: EngineTime) {
         let length = min(next - t0, .milliseconds(1))
-        send(DriveSegment(startOffset: RenderTimeline.offset(of: t0), duration: UInt32(length.microseconds), from: 0, to: 0))
+        send(DriveSegment(startTime: t0, duration: UInt32(length.microseconds), from: 0, to: 0))
     }
 
 
-    /// Sends drive segment `s` of the render timeline (``RenderTimeline``), mapped to the device's
+    /// Sends drive segment `s` of the engine's schedule (``DriveSegment/startTime``), mapped to the device's
     /// clock (``DevicePlacement/place(_:)``).
     func send(_ s: DriveSegment) {
         placement.place(.segment(s))

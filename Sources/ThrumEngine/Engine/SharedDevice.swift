@@ -106,7 +106,7 @@ public final class SharedDevice: @unchecked Sendable {
 
     /// A device over `session`, with `runMode` (nil: manual when the session's pump reads a
     /// ``ThrumTime/ManualClock``, real time otherwise).
-    public init(
+    package init(
         session: DeviceSession, profile: ActuatorProfile = .default, configuration: HapticEngine.Configuration = .init(),
         runMode: RunMode? = nil
     ) {
@@ -121,7 +121,7 @@ public final class SharedDevice: @unchecked Sendable {
 
     /// The device of `session`: the one its engines already share, or a new one (with `profile`,
     /// `configuration` and `runMode`, which only the first engine's call decides).
-    public static func of(
+    package static func of(
         session: DeviceSession, profile: ActuatorProfile = .default, configuration: HapticEngine.Configuration = .init(),
         runMode: RunMode? = nil
     ) -> SharedDevice {

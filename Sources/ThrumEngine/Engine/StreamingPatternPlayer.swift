@@ -540,7 +540,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     }
 
     /// The drive of this player in engine time [t0, t1): ramps (with the run-time intensity
-    /// control applied) and the onsets to mark, on the render timeline (``RenderTimeline``).
+    /// control applied) and the onsets to mark, on the engine's schedule (engine time).
     func collect(from t0: EngineTime, to t1: EngineTime, ramps: inout [EnvelopeRamp], marks: inout [DriveMixer.Mark]) {
         guard state == .playing, let engine else { return }
         applyControlChanges(before: t1)
@@ -552,8 +552,6 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             let b = min(run.end, t1, stopAt ?? .distantFuture)
             guard b > a else { continue }
             let pa = run.offset(at: a), pb = run.offset(at: b)
-            let ra = RenderTimeline.offset(of: a), rb = RenderTimeline.offset(of: b)
-            let shift = RenderTimeline.shift(run.origin)
             var lo = 0, hi = segments.count
             while lo < hi {
                 let mid = (lo + hi) / 2
@@ -563,14 +561,14 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             while k < segments.count && segments[k].startOffset < pb {
                 let s = segments[k]
                 k += 1
-                var r = EnvelopeRamp(s, shiftedBy: shift)
-                let ca = max(r.startOffset, ra), cb = min(r.endOffset, rb)
+                var r = EnvelopeRamp(s, origin: run.origin)
+                let ca = max(r.startTime, a), cb = min(r.endTime, b)
                 guard cb > ca else { continue }
                 r = EnvelopeRamp(start: ca, end: cb, from: r.value(at: ca), to: r.value(at: cb))
                 let onset = run.time(of: s.startOffset)
                 if s.eventID != 0, onset >= a, run.compiled.eventsByID[s.eventID] != nil {
                     marks.append(
-                        DriveMixer.Mark(time: RenderTimeline.offset(of: onset), id: mark(event: s.eventID, of: run, engine: engine)))
+                        DriveMixer.Mark(time: onset, id: mark(event: s.eventID, of: run, engine: engine)))
                 }
                 appendControlled(r, to: &ramps)
             }
@@ -594,7 +592,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     }
 
     /// The compiled segments that start in engine time [t0, t1), exactly as compiled (moved to
-    /// the render timeline, ``RenderTimeline``; onset ids replaced by the engine's marks), when they can be sent without
+    /// the engine's schedule: ``DriveSegment/startTime``; onset ids replaced by the engine's marks), when they can be sent without
     /// mixing: one run, no run-time intensity control, nothing preloaded, no segment straddling
     /// `t0` or a run or stop boundary. Nil otherwise (the engine then mixes). Segments may end
     /// after `t1`; the engine continues from their end.
@@ -628,7 +626,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
                 s.eventID = mark(event: s.eventID, of: run, engine: engine)
             }
             lastEnd = max(lastEnd ?? .distantPast, run.time(of: s.endOffset))
-            s.startOffset = RenderTimeline.offset(of: run.time(of: s.startOffset))
+            s.startTime = run.time(of: s.startOffset)
             out.append(s)
         }
         // Another run (the next loop pass) starting before this drive ends must be mixed in.
@@ -672,12 +670,12 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
 
     /// Multiplies a ramp by the run-time intensity control (linear pieces at most 2 ms long where
     /// the control varies).
-    /// `r` is on the render timeline; the control on the engine's schedule.
+    /// `r` and the control are on the engine's schedule.
     private func appendControlled(_ r: EnvelopeRamp, to ramps: inout [EnvelopeRamp]) {
-        let start = RenderTimeline.time(of: r.startOffset), end = RenderTimeline.time(of: r.endOffset)
+        let start = r.startTime, end = r.endTime
         if intensity.isConstant(from: start, to: end) {
             let c = intensity.value(at: start)
-            ramps.append(EnvelopeRamp(start: r.startOffset, end: r.endOffset, from: r.from * c, to: r.to * c))
+            ramps.append(EnvelopeRamp(start: start, end: end, from: r.from * c, to: r.to * c))
             return
         }
         var cuts = [start] + intensity.breakpoints(from: start, to: end) + [end]
@@ -692,11 +690,10 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         for i in 1..<cuts.count {
             let a = cuts[i - 1], b = cuts[i]
             guard b > a else { continue }
-            let ra = RenderTimeline.offset(of: a), rb = RenderTimeline.offset(of: b)
             ramps.append(
                 EnvelopeRamp(
-                    start: ra, end: rb, from: r.value(at: ra) * intensity.value(at: a),
-                    to: r.value(at: rb) * intensity.value(at: b - .microseconds(1))))
+                    start: a, end: b, from: r.value(at: a) * intensity.value(at: a),
+                    to: r.value(at: b) * intensity.value(at: b - .microseconds(1))))
         }
     }
 }

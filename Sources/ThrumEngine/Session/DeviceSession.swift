@@ -4,36 +4,40 @@ import ThrumLink
 import ThrumTime
 import ThrumWire
 
+/// Tunables of a device session (``ThrumDevice``, ``HapticEngine``'s connection): timeouts, lead,
+/// latency learning, the link's own tunables, calibration waits.
+public struct DeviceSessionConfiguration: Sendable {
+    /// How long to wait for IDENTIFY_REPLY before giving up.
+    public var connectTimeout: HostDuration = .seconds(1.5)
+    /// How far ahead of its start a program is scheduled, when `leadPolicy` is nil.
+    public var leadTime: HostDuration = .milliseconds(60)
+    /// Lead time from the link's measured round trip and jitter (nil: always `leadTime`).
+    public var leadPolicy: LeadTimePolicy? = LeadTimePolicy()
+    /// Learn the device's fixed latency from onset reports and schedule earlier by it.
+    public var compensateLatency = true
+    /// The link's tunables (clock model included).
+    public var link = LinkConfiguration()
+    /// Clock samples gathered (by pings) before the first schedule.
+    public var primeSamples: Int = 8
+    /// Interval between the priming pings.
+    public var primeInterval: HostDuration = .milliseconds(5)
+    /// How long to wait for CALIBRATION_RESULT once a calibration started (the device gives up
+    /// after 3 s of GO set; the driver takes 250–450 ms with AUTO_CAL_TIME 1).
+    public var calibrationTimeout: HostDuration = .seconds(4)
+    /// How long to let the actuator ring down after a calibration before anything plays.
+    public var calibrationSettle: HostDuration = .milliseconds(300)
+    public init() {}
+}
+
 /// A connection to one Thrum device: connect and identify, configure the driver, converge the
 /// clock, calibrate, and learn the device's fixed latencies. ``HapticEngine`` plays on it; it
 /// does not play by itself (one playback path).
 ///
 /// It runs on any ``LinkPump``: real time over a serial port or pseudo-terminal, or virtual time
 /// against the simulator. It never reads a clock except through the pump.
-public final class DeviceSession {
+package final class DeviceSession {
     /// Tunables of a session.
-    public struct Configuration: Sendable {
-        /// How long to wait for IDENTIFY_REPLY before giving up.
-        public var connectTimeout: HostDuration = .seconds(1.5)
-        /// How far ahead of its start a program is scheduled, when `leadPolicy` is nil.
-        public var leadTime: HostDuration = .milliseconds(60)
-        /// Lead time from the link's measured round trip and jitter (nil: always `leadTime`).
-        public var leadPolicy: LeadTimePolicy? = LeadTimePolicy()
-        /// Learn the device's fixed latency from onset reports and schedule earlier by it.
-        public var compensateLatency = true
-        /// The link's tunables (clock model included).
-        public var link = LinkConfiguration()
-        /// Clock samples gathered (by pings) before the first schedule.
-        public var primeSamples: Int = 8
-        /// Interval between the priming pings.
-        public var primeInterval: HostDuration = .milliseconds(5)
-        /// How long to wait for CALIBRATION_RESULT once a calibration started (the device gives up
-        /// after 3 s of GO set; the driver takes 250–450 ms with AUTO_CAL_TIME 1).
-        public var calibrationTimeout: HostDuration = .seconds(4)
-        /// How long to let the actuator ring down after a calibration before anything plays.
-        public var calibrationSettle: HostDuration = .milliseconds(300)
-        public init() {}
-    }
+    package typealias Configuration = DeviceSessionConfiguration
 
     public let pump: any LinkPump
     /// The link; replaced by a fresh one by ``reconnect()`` (after a device reboot).

@@ -254,6 +254,11 @@ extension AHAPDecoder {
     }
 
     static let topLevelKeys = ["Version", "Metadata", "Pattern"]
+    /// Every key and name the decoder knows, for the scanner to hand out without making them again.
+    static let vocabulary = JSONVocabulary(
+        topLevelKeys + elementKeys + eventKeys + eventParameterKeys + parameterKeys + curveKeys + controlPointKeys
+            + HapticEvent.EventType.allKnown.map(\.rawValue) + HapticEvent.ParameterID.allKnown.map(\.rawValue)
+            + HapticDynamicParameter.ID.allKnown.map(\.rawValue))
     static let elementKeys = ["Event", "Parameter", "ParameterCurve"]
 
     mutating func warnUnknownKey(_ member: JSONMember, path: String, known: [String], context: String) {

@@ -97,6 +97,7 @@ public struct AHAPReader: Sendable {
         let root: JSONNode
         do {
             var scanner = JSONScanner(bytes: bytes, options: options.lenient ? .lenient : .strict)
+            scanner.vocabulary = AHAPDecoder.vocabulary
             root = try scanner.parseDocument(streaming: HapticPattern.Key.pattern.rawValue, into: &sink)
         } catch {
             throw syntaxError(error, sourceName: sourceName)

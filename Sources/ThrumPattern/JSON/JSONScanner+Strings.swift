@@ -54,8 +54,12 @@ extension JSONScanner {
         guard let (end, characters, ascii) = scanned else { return nil }
         let text: String?
         if ascii {
-            // ASCII is valid UTF-8: no validation, no generic code path.
-            text = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[begin..<end]), as: UTF8.self) }
+            // ASCII is valid UTF-8: no validation, no generic code path; a word of the vocabulary
+            // is not made again.
+            text = bytes.withUnsafeBufferPointer {
+                let run = UnsafeBufferPointer(rebasing: $0[begin..<end])
+                return vocabulary?.word(run) ?? String(decoding: run, as: UTF8.self)
+            }
         } else {
             text = String(validating: bytes[begin..<end], as: UTF8.self)
         }

@@ -7,6 +7,8 @@ struct JSONScanner {
     private var column = 1
     private var path = JSONPath()
     private var depth = 0
+    /// Strings the document is expected to repeat, handed out without building them again.
+    var vocabulary: JSONVocabulary?
 
     init(bytes: [UInt8], options: JSONParser.Options) {
         self.bytes = bytes

@@ -42,14 +42,14 @@ enum CalibrateCommand: Subcommand {
         let target = try options.target()
         let connection = try DeviceConnection.open(target: target, profile: profile)
         defer { target.close() }
-        let session = connection.session
+        let device = connection.device
         let identity = connection.status.identity!
         let wasCalibrated = connection.deviceSaysCalibrated
         let heldAtConnect = connection.driverCalibration
         let report: CalibrationReport
         do {
-            try session.waitForDriverReady()
-            report = try session.calibrate()
+            try device.waitForDriverReady()
+            report = try device.calibrate()
         } catch .calibrationFailed(let failed) {
             report = failed
         } catch {

@@ -271,8 +271,8 @@ enum FirmwareCommand: Subcommand {
                 let target = try PlaybackTarget.open(port: port, baud: 115_200)
                 defer { target.close() }
                 let connection = try DeviceConnection.open(target: target, profile: ActuatorProfile.default, configure: false)
-                let identity = connection.session.identity!
-                connection.session.release()
+                let identity = connection.status.identity!
+                connection.device.release()
                 if let expected = sourceVersion(),
                     expected != [identity.fwMajor, identity.fwMinor, identity.fwPatch]
                 {

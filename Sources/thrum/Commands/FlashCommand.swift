@@ -57,7 +57,7 @@ enum FlashCommand: Subcommand {
         let status: LibraryStatusReport
         var last: LibraryWriteProgress?
         do {
-            status = try connection.session.writeLibrary(bytes, expectedProfile: expected) { p in
+            status = try connection.device.writeLibrary(bytes, expectedProfile: expected) { p in
                 last = p
                 if json {
                     JSONOutput.printLine([

@@ -33,17 +33,17 @@ enum InfoCommand: Subcommand {
         let target = try options.target()
         let connection = try DeviceConnection.open(target: target, profile: profile, configure: false)
         defer { target.close() }
-        let session = connection.session
+        let device = connection.device
         do {
-            try session.synchronizeClock()
+            try device.synchronizeClock()
             // A device that reports USB start-of-frame times has sent one by now; the count of its
             // crystal against the frame grid needs reports 200 frames apart: wait for them.
-            try session.awaitFrameCount(timeout: .milliseconds(500))
+            try device.awaitFrameCount(timeout: .milliseconds(500))
         } catch {
             throw CommandFailure(engine: error)
         }
         let library = try DeviceLibrary.read(connection)
-        let info = Info(connection: connection, library: library, status: session.status, health: session.linkHealth)
+        let info = Info(connection: connection, library: library, status: device.status, health: device.linkHealth)
         if json {
             JSONOutput.print(info.json)
         } else {

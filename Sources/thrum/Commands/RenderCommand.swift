@@ -48,6 +48,7 @@ enum RenderCommand: Subcommand {
         }
 
         let profile = chosenProfile ?? ActuatorProfile.default
+        HeapReuse.keepFreedMemory()
         var source = try PatternSource.load(argument: argument, lenient: lenient, intensity: intensity)
         // No output may replace an input: the pattern, the profile file, a sound the pattern plays.
         var inputs: [(path: String, what: String)] = []

@@ -53,9 +53,9 @@ final class StudioDevice: @unchecked Sendable {
             let connection = try DeviceConnection.open(target: target, profile: profile)
             var configuration = HapticEngine.Configuration()
             if connection.stillValid != nil || connection.restoreIfLost() != nil { configuration.calibrateOnStart = false }
-            let engine = HapticEngine(session: connection.session, profile: profile, configuration: configuration, runMode: .manual)
+            let engine = connection.makeEngine(configuration: configuration)
             try engine.start()
-            if let report = connection.session.calibrationResult { _ = connection.remember(report) }
+            if let report = engine.calibrationResult { _ = connection.remember(report) }
             // Started and left so between plays: nothing runs its link while the studio is idle,
             // and the engine catches up by itself (reads what the device sent, synchronizes its
             // clock afresh) when the next play makes its player.
@@ -96,7 +96,7 @@ final class StudioDevice: @unchecked Sendable {
             let connection = try DeviceConnection.open(target: target, profile: profile)
             var configuration = HapticEngine.Configuration()
             configuration.calibrateOnStart = false
-            engine = HapticEngine(session: connection.session, profile: profile, configuration: configuration, runMode: .manual)
+            engine = connection.makeEngine(configuration: configuration)
             try engine.start()
         }
         // The virtual device's engine ends with the play; a port's stays started between plays.

@@ -39,15 +39,15 @@ struct DeviceChecks {
 
     /// Every device check; the later ones are skipped once one they depend on has failed.
     func run() -> [DoctorCheck] {
-        let session = DeviceSession(pump: target.pump, endpointName: target.name)
+        let device = ThrumDevice(pump: target.pump, endpointName: target.name)
         let identity: DeviceIdentity
         do {
-            identity = try session.open()
+            identity = try device.open()
         } catch {
             return [firmwareFailure(error)] + skippedRest(because: "no firmware answered")
         }
         let connection = DeviceConnection.attach(
-            target: target, session: session, identity: identity, profile: profile, configure: true)
+            target: target, device: device, identity: identity, profile: profile, configure: true)
         var checks = [firmware(identity)]
         guard identity.driverId != 0 else {
             checks.append(
@@ -104,15 +104,15 @@ struct DeviceChecks {
     /// Nothing is kept: `thrum calibrate` keeps a result.
     func actuator(_ connection: DeviceConnection) -> DoctorCheck {
         let title = "actuator"
-        let session = connection.session
-        guard session.identity.map({ ThrumEngine.DeviceCapabilities(identity: $0, program: session.programCapabilities).calibration }) ?? false
+        let device = connection.device, status = device.status
+        guard status.identity.map({ ThrumEngine.DeviceCapabilities(identity: $0, program: status.programCapabilities).calibration }) ?? false
         else {
             return .skipped("device.actuator", title, "the firmware cannot run the driver's auto-calibration")
         }
         let report: CalibrationReport
         do {
-            try session.waitForDriverReady()
-            report = try session.calibrate()
+            try device.waitForDriverReady()
+            report = try device.calibrate()
         } catch .calibrationFailed(let failed) {
             report = failed
         } catch {

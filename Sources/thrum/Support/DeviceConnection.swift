@@ -8,7 +8,8 @@ import ThrumWire
 /// (CAPABILITIES `calibrated`) and what this user's calibration store holds for it.
 struct DeviceConnection {
     let target: PlaybackTarget
-    let session: DeviceSession
+    /// The device (the engine's public way onto it before an engine plays).
+    let device: ThrumDevice
     let profile: ActuatorProfile
     let registers: DriverRegisters
     /// The store, nil for the in-process virtual device (a new device every run) or without a
@@ -36,27 +37,27 @@ struct DeviceConnection {
     static func open(target: PlaybackTarget, profile: ActuatorProfile, configure: Bool = true) throws
         -> DeviceConnection
     {
-        let session = DeviceSession(pump: target.pump, endpointName: target.name)
+        let device = ThrumDevice(pump: target.pump, endpointName: target.name)
         let identity: DeviceIdentity
         do {
-            identity = try session.open()
+            identity = try device.open()
         } catch {
             target.close()
             throw CommandFailure(message: error.description)
         }
-        return attach(target: target, session: session, identity: identity, profile: profile, configure: configure)
+        return attach(target: target, device: device, identity: identity, profile: profile, configure: configure)
     }
 
-    /// The connection over a session already opened (`identity` is what it answered); with
+    /// The connection over a device already opened (`identity` is what it answered); with
     /// `configure`, sends the driver configuration for `profile`.
     static func attach(
-        target: PlaybackTarget, session: DeviceSession, identity: DeviceIdentity, profile: ActuatorProfile, configure: Bool
+        target: PlaybackTarget, device: ThrumDevice, identity: DeviceIdentity, profile: ActuatorProfile, configure: Bool
     ) -> DeviceConnection {
         let registers = DriverRegisters.derive(from: profile)
-        if configure { session.configureDriver(registers) }
+        if configure { device.configureDriver(registers) }
         let store = target.isVirtual ? nil : CalibrationStore.user()
         return DeviceConnection(
-            target: target, session: session, profile: profile, registers: registers, store: store,
+            target: target, device: device, profile: profile, registers: registers, store: store,
             key: target.isVirtual
                 ? nil
                 : CalibrationStore.key(
@@ -65,11 +66,11 @@ struct DeviceConnection {
     }
 
     /// What the device said about itself and last reported (identity, calibration, power, faults).
-    var status: DeviceStatus { session.status }
+    var status: DeviceStatus { device.status }
 
     /// An engine on this connection, run by the command's own loop (``SharedDevice/RunMode/manual``).
     func makeEngine(configuration: HapticEngine.Configuration) -> HapticEngine {
-        HapticEngine(session: session, profile: profile, configuration: configuration, runMode: .manual)
+        HapticEngine(device: device, profile: profile, configuration: configuration, runMode: .manual)
     }
 
     /// The stored calibration of this device, if any.
@@ -117,7 +118,7 @@ struct DeviceConnection {
     func restoreIfLost() -> StoredCalibration? {
         guard !deviceSaysCalibrated, let record = restorable else { return nil }
         do {
-            guard try session.restoreCalibration(record.words) == .restored else {
+            guard try device.restoreCalibration(record.words) == .restored else {
                 printError("the device did not take the kept calibration back; calibrating instead")
                 return nil
             }

@@ -19,16 +19,16 @@ struct DeviceLibrary {
 
     /// Asks the device (LIBRARY_QUERY, then LIBRARY_READ of the whole image when one is active).
     static func read(_ connection: DeviceConnection) throws -> DeviceLibrary {
-        let session = connection.session
+        let device = connection.device
         guard let identity = connection.status.identity, identity.protocolVersion >= 1 else {
             return DeviceLibrary(state: .unsupported(connection.status.identity?.protocolVersion ?? 0))
         }
         do {
-            let status = try session.libraryStatus()
+            let status = try device.libraryStatus()
             switch status.status {
             case ProtocolConstants.libraryStatusNoStorage: return DeviceLibrary(state: .noStorage)
             case ProtocolConstants.libraryStatusActive:
-                let read = try session.readLibrary()
+                let read = try device.readLibrary()
                 return DeviceLibrary(state: .active(image: read.image, status: read.status))
             default: return DeviceLibrary(state: .empty(capacity: status.capacity))
             }
