@@ -95,7 +95,7 @@ part_swift() {
 # (Every other EndToEndTests class runs in real time, LabgridFarmTests' labgrid farm among them.)
 virtual_time_end_to_end='BenchCommandTests|CLIHostileInputTests|CLIPresetsTests|CLIRenderTests|CLIUsageErrorTests|'\
 'CLIValidateTests|DocBlockTests|EngineOnVirtualRigTests|FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|'\
-'FirmwareListTests|FirmwarePreflightTests|LibraryEndToEndTests|LibraryPowerLossTests|PlayEngineOptionsTests|'\
+'FirmwareListTests|FirmwarePreflightTests|IdleEngineTests|LibraryEndToEndTests|LibraryPowerLossTests|PlayEngineOptionsTests|'\
 'PublicErrorMessageTests|ROMTableAgreementTests|RunFaultTests|ReadmeExampleTests|StalledLinkResetTests|'\
 'VirtualTimePlaybackTests|CompletionsAndManTests'
 real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\

@@ -101,6 +101,13 @@ public final class LinkSession {
     /// emission of the newest frame it answered.
     var deliveredThroughOrder: UInt64 = 0
 
+    /// The frames sent so far and not yet answered give no round trip or clock sample when their
+    /// ACKs come: the host did not read the link for a while (a run loop left idle), so an ACK
+    /// that waited in the port would count the wait as a round trip.
+    public func forgetTimingOfFramesInFlight() {
+        for key in sentLog.keys { sentLog[key]?.ambiguous = true }
+    }
+
     /// When a host frame went out, and whether an ACK naming it could refer to another transmission.
     struct SentRecord {
         var time: HostTime

@@ -310,6 +310,9 @@ final class DevicePlacement {
     /// Marks whose events begin together with another mark's (layered events): they take that
     /// mark's onset report. Never sent to the device.
     var followerMarks: [UInt32: Set<UInt32>] = [:]
+    /// The record each onset had when its report was announced (``OnsetUpdate/Kind/reported``):
+    /// a later report of it is announced as a revision, or not at all.
+    var announcedReports: [UInt32: OnsetRecord] = [:]
     /// Stored presets started so far: each start gets its own event base (docs/library.md).
     var storedPresetStarts: UInt32 = 0
     /// The clock model's ``ThrumLink/ClockModel/contradictions`` already applied to the onsets.

@@ -10,7 +10,8 @@ public struct LinkHealth: Sendable, Equatable {
     public var hostTime: HostTime
     /// Whether the link is connected (identified, sequenced traffic flowing).
     public var isConnected: Bool
-    /// The smoothed round trip (RFC 6298's SRTT); zero before the first sample.
+    /// The smoothed round trip (RFC 6298's SRTT); zero before the first sample. An ACK that waited
+    /// in the port while nothing ran the link (a manual engine left idle) is no sample.
     public var roundTrip: HostDuration
     /// Its variation (RFC 6298's RTTVAR).
     public var roundTripVariation: HostDuration

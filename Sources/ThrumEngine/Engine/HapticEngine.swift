@@ -119,6 +119,11 @@ public final class HapticEngine: @unchecked Sendable {
         /// A device clock reading this far beyond what the clock samples' round trips allow means
         /// the device rebooted (a link that stalled moves a reading only within them).
         public var rebootClockJump: HostDuration = .milliseconds(200)
+        /// A started engine whose link was not run for longer than this (a manual run loop left
+        /// idle) catches up before it next places drive: what the device sent meanwhile is read
+        /// (and an ACK that waited is no round trip), and the clock is synchronized afresh
+        /// (``HapticEngine/makePlayer(with:)``, a player's start).
+        public var idleResynchronization: HostDuration = .milliseconds(500)
         /// Compiler options (mixing rule, felt-onset compensation…).
         public var compileOptions = CompileOptions()
         public init() {}
@@ -358,6 +363,7 @@ public final class HapticEngine: @unchecked Sendable {
                 .invalidEventTime, "event \(k) has relativeTime \(pattern.events[k].relativeTime) s; events start at 0 or later")
         }
         return try device.locked {
+            device.catchUpAfterIdle()
             let id = device.takePlayerID()
             playerIDs.insert(id)
             return try makeAudioAwarePlayer(pattern, id: id)
@@ -581,6 +587,7 @@ extension HapticEngine: PlayerHost {
             guard autoShutdown else { throw HapticError(.engineNotRunning, "the engine is not running") }
             try start()
         }
+        device.catchUpAfterIdle()
     }
 
     func activate(_ player: StreamingPatternPlayer) { device.activate(player) }

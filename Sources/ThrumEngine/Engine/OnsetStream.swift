@@ -6,9 +6,12 @@ import ThrumTime
 /// (``HapticEngine/onsetUpdates(bufferingPolicy:)``, ``HapticEngine/observeOnsets(_:)``).
 ///
 /// Each scheduled onset the device reports arrives once as ``Kind/reported``, in the order the
-/// reports arrive; its fields are those ``HapticEngine/onsets`` then holds. A later clock sample
+/// reports arrive; its fields are those ``HapticEngine/onsets`` then holds. It never arrives as
+/// ``Kind/reported`` again: a second report of the same onset (the device ran a copy of its
+/// drive again after a link stall or reclaim) that changes the record arrives as ``Kind/revised``,
+/// and one that changes nothing does not arrive. A later clock sample
 /// that contradicts the ones the bound was read from makes the bound suspect: that onset then
-/// arrives a second time, as ``Kind/boundSuspect``. An onset whose report never comes back
+/// arrives again, as ``Kind/boundSuspect``. An onset whose report never comes back
 /// (lost on the way) does not arrive; ``HapticEngine/onsets`` keeps it as `notReported`.
 public struct OnsetUpdate: Sendable, Equatable {
     /// Why this update was sent.
@@ -17,6 +20,9 @@ public struct OnsetUpdate: Sendable, Equatable {
         case reported
         /// An onset reported before has a bound that may not hold (``OnsetRecord/boundSuspect``).
         case boundSuspect
+        /// An onset reported before was reported again with other figures (a copy of its drive
+        /// that ran again): the record is the engine's record after that report.
+        case revised
     }
 
     /// Why this update was sent.
@@ -117,6 +123,14 @@ extension SharedDevice {
         let ids = [id] + (kind == .reported ? (placement.followerMarks[id] ?? []).sorted() : [])
         for mark in ids {
             guard let record = placement.marks[mark] else { continue }
+            var kind = kind
+            if kind == .reported {
+                // One onset, one `.reported`: a repeat that changes nothing is not told again.
+                if let told = placement.announcedReports.updateValue(record, forKey: mark) {
+                    guard told != record else { continue }
+                    kind = .revised
+                }
+            }
             let owner = placement.markOwners[mark]
             onsetObservers.deliver(OnsetUpdate(kind: kind, id: mark, record: record)) { engine in
                 if let owner { return owner == ObjectIdentifier(engine) }

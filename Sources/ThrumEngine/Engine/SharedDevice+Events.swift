@@ -37,6 +37,7 @@ extension SharedDevice {
             ledger.marks[id] = nil
             ledger.intendedDeviceStart[id] = nil
             ledger.followerMarks[id] = nil
+            ledger.announcedReports[id] = nil
         }
         ledger.markOrder.removeAll { ids.contains($0) }
     }

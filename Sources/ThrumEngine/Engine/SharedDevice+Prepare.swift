@@ -215,6 +215,7 @@ extension SharedDevice {
             ledger.marks[id] = nil
             ledger.goMarks.remove(id)
             ledger.intendedDeviceStart[id] = nil
+            ledger.announcedReports[id] = nil
         }
         ledger.markOrder.removeAll { ids.contains($0) }
         player.restartStreamed(replacing: go.serial)

@@ -74,6 +74,8 @@ public final class SharedDevice: @unchecked Sendable {
     var nextPlayerID = 1
     var preparedUntil = EngineTime.zero
     var lastClockSample: ClockSample?
+    /// When the link was last run (bytes exchanged), engine time; nil before the first start.
+    var lastLinkRun: EngineTime?
     /// Programs preloaded on the device, by slot.
     var preloads: [UInt8: Preload] = [:]
     var preloadUse = 0
@@ -229,6 +231,10 @@ public final class SharedDevice: @unchecked Sendable {
             }
             // A changed rated voltage or overdrive clamp makes the device calibrate: wait for it.
             if session.isCalibrating || session.link.pendingCount > 0 { try session.waitForDriverReady() }
+            // Started again after its link sat unrun (stopped, nothing ran it): as after an idle.
+            if let last = lastLinkRun, timeNow - last > EngineDuration(truncating: configuration.idleResynchronization) {
+                try session.resynchronizeClock()
+            }
             try session.synchronizeClock()
             if configuration.calibrateOnStart, session.calibrationResult == nil, let identity = session.identity,
                 DeviceCapabilities(identity: identity, program: session.programCapabilities).calibration
@@ -255,6 +261,7 @@ public final class SharedDevice: @unchecked Sendable {
         emittedUntil = timeNow
         placement.emptied(at: timeNow, fresh: false)
         lastClockSample = session.link.clock.samples.last
+        lastLinkRun = timeNow
         startRunner()
     }
 
@@ -413,12 +420,35 @@ public final class SharedDevice: @unchecked Sendable {
     }
 
     private func pump(until deadline: EngineTime) {
+        if players.isEmpty { catchUpAfterIdle() }
         let target = max(deadline, timeNow + .microseconds(1)).hostTime
         do {
             try session.runOnce(until: target)
         } catch {
             linkFailed(error)
         }
+        lastLinkRun = timeNow
+        service()
+    }
+
+    /// A started device whose link was not run for longer than
+    /// ``HapticEngine/Configuration/idleResynchronization`` (a manual run loop left idle) catches
+    /// up before drive is placed again, so that an idle-then-play is a fresh play: the clock is
+    /// synchronized afresh (``DeviceSession/resynchronizeClock()``: no ACK that waited out the gap
+    /// counts as a round trip), and what the device sent meanwhile (a watchdog FAULT, late onset
+    /// reports) is handled before, not in the middle of, the next play.
+    func catchUpAfterIdle() {
+        guard isRunning, !linkDead, let last = lastLinkRun, timeNow - last > EngineDuration(truncating: configuration.idleResynchronization)
+        else { return }
+        lastLinkRun = timeNow
+        do {
+            try session.resynchronizeClock()
+        } catch {
+            linkFailed(error)
+            return
+        }
+        lastLinkRun = timeNow
+        lastClockSample = session.link.clock.samples.last
         service()
     }
 
@@ -519,6 +549,7 @@ public final class SharedDevice: @unchecked Sendable {
                 linkFailed(error)
                 return nil
             }
+            lastLinkRun = timeNow
             service()
             guard isRunning, !linkDead else { return nil }
             do {

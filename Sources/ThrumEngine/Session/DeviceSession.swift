@@ -143,6 +143,24 @@ package final class DeviceSession {
         }
     }
 
+    /// Synchronizes the clock afresh after the link was left unrun (``HapticEngine/Configuration/idleResynchronization``):
+    /// the ACKs of frames sent before the gap give no timing sample (their wait is the gap, not a
+    /// round trip), what the device sent meanwhile is read, and pings go out until
+    /// ``Configuration/primeSamples`` new samples came back and the clock model has converged and
+    /// settled, for at most ``Configuration/connectTimeout``. A device that does not answer in that
+    /// time is left to the run (it fails there as it would anyway).
+    public func resynchronizeClock() throws(EngineError) {
+        link.forgetTimingOfFramesInFlight()
+        let first = link.statistics.roundTripSamples
+        let deadline = now + configuration.connectTimeout
+        while now < deadline {
+            let fresh = link.statistics.roundTripSamples - first
+            if fresh >= configuration.primeSamples, link.clock.isConverged, !link.clock.isSettling { return }
+            link.sendImmediately(.ping)
+            try pumpFor(configuration.primeInterval)
+        }
+    }
+
     /// How much earlier to schedule device times for the fixed latency the device has shown so
     /// far; zero when compensation is off.
     public var latencyCorrection: DeviceDuration { configuration.compensateLatency ? latency.correction : .zero }

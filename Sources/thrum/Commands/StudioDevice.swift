@@ -56,8 +56,9 @@ final class StudioDevice: @unchecked Sendable {
             let engine = connection.makeEngine(configuration: configuration)
             try engine.start()
             if let report = engine.calibrationResult { _ = connection.remember(report) }
-            // Answered and configured; stopped until the first play (see `play`).
-            engine.stop()
+            // Started and left so between plays: nothing runs its link while the studio is idle,
+            // and the engine catches up by itself (reads what the device sent, synchronizes its
+            // clock afresh) when the next play makes its player.
             held = (connection, engine)
             PortHold.claim(port, program: "thrum studio")
         }
@@ -98,10 +99,8 @@ final class StudioDevice: @unchecked Sendable {
             engine = connection.makeEngine(configuration: configuration)
             try engine.start()
         }
-        // A port's engine is stopped between plays (and started, its clock synchronized afresh,
-        // at the next): nothing runs its link while the studio is idle, and a link left unrun
-        // for seconds comes back with stale clock samples and dropped onsets.
-        defer { engine.stop() }
+        // The virtual device's engine ends with the play; a port's stays started between plays.
+        defer { if held == nil { engine.stop() } }
         let player = try engine.makeAdvancedPlayer(with: pattern)
         player.playbackRate = rate
         player.loopEnabled = loop
@@ -115,8 +114,8 @@ final class StudioDevice: @unchecked Sendable {
         let (pass, drive) = engine.passTiming(of: pattern, rate: rate)
         let end = loop ? start + (held == nil ? Self.longestVirtualLoop : .infinity) : start + max(pass, drive)
         let haptic = pattern.events.filter(\.type.isHaptic).count
-        // Each onset counted once: after a link stall the engine may announce a report again.
-        var reported = Set<[Int]>()
+        // The engine tells each onset once as `.reported` (a repeat that changed it as `.revised`).
+        var reported = 0
         var onTime = 0
         let wallStart = Date()
         let engineStart = engine.currentTime
@@ -128,8 +127,9 @@ final class StudioDevice: @unchecked Sendable {
         func deliver() {
             for update in arrived.drain() {
                 let record = update.record
-                if update.kind == .reported, reported.insert([record.pass, record.patternIndex]).inserted, record.status == .onTime {
-                    onTime += 1
+                if update.kind == .reported {
+                    reported += 1
+                    if record.status == .onTime { onTime += 1 }
                 }
                 var truth: Double?
                 if case .simulated(let device, _) = target { truth = VirtualRig.trueOnset(of: record, on: device) }
@@ -167,11 +167,11 @@ final class StudioDevice: @unchecked Sendable {
                 lastLink = now
                 link(linkLine(engine))
             }
-            if !loop && reported.count >= haptic && now > end { break }
+            if !loop && reported >= haptic && now > end { break }
         }
         deliver()
         link(linkLine(engine))
-        return Outcome(hapticEvents: haptic, reported: reported.count, onTime: onTime, stopped: stopped)
+        return Outcome(hapticEvents: haptic, reported: reported, onTime: onTime, stopped: stopped)
     }
 
     /// How often the play's position goes to the page (s of engine time).
