@@ -203,7 +203,9 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
                     end["reported"] = outcome.reported
                     end["on_time"] = outcome.onTime
                     end["stopped"] = outcome.stopped
-                    end["summary"] = "\(device.name): \(outcome.reported) of \(outcome.hapticEvents) onsets reported, \(outcome.onTime) on time"
+                    end["passes"] = outcome.passes
+                    end["summary"] = "\(device.name): \(outcome.reported) of \(outcome.hapticEvents) onsets reported"
+                        + (outcome.passes > 1 ? " over \(outcome.passes) passes" : "") + ", \(outcome.onTime) on time"
                         + (outcome.stopped ? " (stopped)" : "")
                 } catch {
                     end["error"] = "\(device.name): " + ((error as? CommandFailure)?.message ?? "\(error)")

@@ -28,7 +28,10 @@ final class StudioDevice: @unchecked Sendable {
 
     /// What one play did.
     struct Outcome {
+        /// The pattern's haptic events times the passes a looped play began (one pass unlooped).
         var hapticEvents: Int
+        /// Passes that reported an onset (1 for a play that is not looped).
+        var passes: Int
         var reported: Int
         var onTime: Int
         var stopped: Bool
@@ -117,6 +120,7 @@ final class StudioDevice: @unchecked Sendable {
         // The engine tells each onset once as `.reported` (a repeat that changed it as `.revised`).
         var reported = 0
         var onTime = 0
+        var passes = 1
         let wallStart = Date()
         let engineStart = engine.currentTime
         var lastLink = -1.0
@@ -129,6 +133,7 @@ final class StudioDevice: @unchecked Sendable {
                 let record = update.record
                 if update.kind == .reported {
                     reported += 1
+                    passes = max(passes, record.pass + 1)
                     if record.status == .onTime { onTime += 1 }
                 }
                 var truth: Double?
@@ -171,7 +176,7 @@ final class StudioDevice: @unchecked Sendable {
         }
         deliver()
         link(linkLine(engine))
-        return Outcome(hapticEvents: haptic, reported: reported, onTime: onTime, stopped: stopped)
+        return Outcome(hapticEvents: haptic * passes, passes: passes, reported: reported, onTime: onTime, stopped: stopped)
     }
 
     /// How often the play's position goes to the page (s of engine time).
