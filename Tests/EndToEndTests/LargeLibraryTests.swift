@@ -85,7 +85,7 @@ final class LargeLibraryTests: XCTestCase {
         let events = try XCTUnwrap(object["events"] as? [[String: Any]])
         XCTAssertEqual(events.count, 8)
         let start = try XCTUnwrap((object["start_host_monotonic_ns"] as? NSNumber)?.int64Value)
-        let drives = SimulatorTrace.rtpWrites(trace).filter { $0.value > 0 }.map(\.ns)
+        let drives = SimulatorTrace.driveStarts(trace)
         for event in events {
             XCTAssertEqual(event["status"] as? String, "on_time", "\(event)")
             let requested = try XCTUnwrap(event["requested_s"] as? Double)

@@ -72,11 +72,11 @@ final class PlayOverPseudoTerminalTests: XCTestCase {
     }
 
     /// Each event against the simulated chip, read from `thrum sim --trace` (another process, the
-    /// same monotonic clock): the chip's first non-zero RTP_INPUT write after the event's intended
+    /// same monotonic clock): the chip's first drive start (a non-zero RTP_INPUT write after a zero one) after the event's intended
     /// drive instant lands within `tolerance` of it, lies inside the reported bound, and the
     /// intervals between events are the requested ones.
     func assertAgainstTheChip(_ report: Report, trace: URL, file: StaticString = #filePath, line: UInt = #line) throws {
-        let drives = SimulatorTrace.rtpWrites(trace).filter { $0.value > 0 }.map(\.ns)
+        let drives = SimulatorTrace.driveStarts(trace)
         XCTAssertFalse(drives.isEmpty, "the trace has no drive", file: file, line: line)
         var previous: (truth: Double, intended: Double)?
         for event in report.events {

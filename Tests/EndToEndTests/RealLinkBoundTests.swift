@@ -98,7 +98,7 @@ final class RealLinkBoundTests: XCTestCase {
             XCTFail("\(profile.name): no report in \(result.standardOutput.prefix(400))")
             return Figures()
         }
-        let drives = SimulatorTrace.rtpWrites(trace).filter { $0.value > 0 }.map(\.ns)
+        let drives = SimulatorTrace.driveStarts(trace)
         var figures = Figures()
         var previous: (truth: Double, intended: Double)?
         for event in events {

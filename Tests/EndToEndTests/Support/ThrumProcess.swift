@@ -135,6 +135,19 @@ final class SimulatorProcess {
 /// on the host's monotonic clock, readable while the simulator still writes it.
 enum SimulatorTrace {
     /// The RTP_INPUT writes so far (monotonic ns, value); none when the file is not there yet.
+    /// The writes that start a drive burst: a nonzero RTP value after a zero one (or the first
+    /// write). A transient's drive ramps up, holds and ramps down to zero; a later write of the
+    /// same burst (its ramp-down tail, which can run into the next event's lead) is not a start.
+    static func driveStarts(_ url: URL) -> [Int64] {
+        var starts: [Int64] = []
+        var previous = 0
+        for write in rtpWrites(url) {
+            if write.value > 0 && previous == 0 { starts.append(write.ns) }
+            previous = write.value
+        }
+        return starts
+    }
+
     static func rtpWrites(_ url: URL) -> [(ns: Int64, value: Int)] {
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").dropFirst().compactMap { row in
