@@ -5,7 +5,7 @@ import ThrumTime
 
 /// The mixer's sweep lets a piece nothing overlaps pass through without entering its active
 /// set. It replaced a sweep that put every piece through the active set, kept here as the
-/// reference (`Reference`, with the segmenter written out beside it): on random pieces and on
+/// reference (`Reference`, followed by the segmenter): on random pieces and on
 /// random patterns the two give the same pieces and segments, bit for bit.
 final class MixerReferenceTests: XCTestCase {
     /// Random pieces: runs of adjacent pieces (events), overlapping or not, ties, slivers, long
@@ -93,7 +93,7 @@ final class MixerReferenceTests: XCTestCase {
         [UInt64(bitPattern: p.t0), UInt64(bitPattern: p.t1), p.v0.bitPattern, p.v1.bitPattern]
     }
 
-    /// The mixer's sweep as it was before the pass-through (issue 26), and the segmenter.
+    /// The mixer's sweep as it was before the pass-through (issue 26).
     enum Reference {
         static func mix(_ input: [Piece], _ mixer: Mixer) -> [Piece] {
             let pieces = input.sorted { $0.t0 < $1.t0 }  // stable: the run merge's order (StreamingTests)
@@ -141,56 +141,9 @@ final class MixerReferenceTests: XCTestCase {
             }
         }
 
+        /// The segmenter (unchanged by issue 26) applied to the reference's mix.
         static func segments(_ mixed: [Piece], marks: [Segmenter.Mark]) -> [DriveSegment] {
-            var out: [DriveSegment] = []
-            var lastEnd: Int64? = nil
-            var m = 0
-            for p in mixed {
-                if let e = lastEnd, p.t0 > e {
-                    append(DriveSegment(start: e, duration: UInt32(min(p.t0 - e, Segmenter.stopDuration)), from: 0, to: 0), to: &out)
-                }
-                var id: UInt32 = 0
-                while m < marks.count && marks[m].time < p.t0 { m += 1 }
-                if m < marks.count && marks[m].time == p.t0 {
-                    id = marks[m].id
-                    m += 1
-                }
-                var t = p.t0
-                var first = true
-                while t < p.t1 {
-                    let e = min(p.t1, t + Segmenter.maxDuration)
-                    append(DriveSegment(start: t, duration: UInt32(e - t), from: Segmenter.byte(p.value(at: t)),
-                                        to: Segmenter.byte(p.value(at: e)), eventID: first ? id : 0), to: &out)
-                    first = false
-                    t = e
-                }
-                lastEnd = p.t1
-            }
-            if let e = lastEnd { append(DriveSegment(start: e, duration: UInt32(Segmenter.stopDuration), from: 0, to: 0), to: &out) }
-            return out
-        }
-
-        static func append(_ s: DriveSegment, to out: inout [DriveSegment]) {
-            if out.count >= 2, let last = out.last, last.end == s.start, last.eventID == 0,
-                Int64(last.duration) < Segmenter.minimumDuration, out[out.count - 2].end == last.start,
-                Int64(out[out.count - 2].duration) + Int64(last.duration) <= Segmenter.maxDuration
-            {
-                out[out.count - 2].duration += last.duration
-                out[out.count - 2].to = last.to
-                out.removeLast()
-            }
-            if s.eventID == 0, let last = out.last, last.end == s.start, last.to == s.from,
-                Int64(last.duration) + Int64(s.duration) <= Segmenter.maxDuration
-            {
-                let total = Double(last.duration) + Double(s.duration)
-                let mid = Double(last.from) + (Double(s.to) - Double(last.from)) * Double(last.duration) / total
-                if abs(mid - Double(last.to)) <= 0.5 {
-                    out[out.count - 1].duration += s.duration
-                    out[out.count - 1].to = s.to
-                    return
-                }
-            }
-            out.append(s)
+            Segmenter().segments(mixed, marks: marks)
         }
     }
 }
