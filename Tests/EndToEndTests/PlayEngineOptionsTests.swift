@@ -21,7 +21,8 @@ final class PlayEngineOptionsTests: XCTestCase {
         var previous: (truth: Double, requested: Double)?
         // Open finding (docs/timing.md, "A drive begun one I²C write late"): since the held drive
         // (issue 26), the virtual device can begin a drive one I²C write (73 µs at 400 kHz) late
-        // when a marked segment's start write of 0 lands just before it — once in the 120-pass
+        // when the host places a marked all-zero segment just before its ramp (the segment's start
+        // write of 0 is its onset, and the ramp waits one write) — once in the 120-pass
         // heartbeat's 480 onsets. At most one interval per run may miss the rhythm by up to that
         // write; it is printed, and any other miss fails.
         let oneWrite = 73e-6
