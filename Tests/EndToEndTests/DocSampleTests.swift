@@ -412,17 +412,11 @@ final class DocBlockTests: XCTestCase {
         var maps = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
             .map { root.appendingPathComponent("Sources/\($0)/module.modulemap").path }
         maps += try FileManager.default.contentsOfDirectory(atPath: build.path).map { build.appendingPathComponent("\($0)/module.modulemap").path }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swiftc", "-typecheck", "-I", build.appendingPathComponent("Modules").path]
-            + maps.filter { FileManager.default.fileExists(atPath: $0) }.flatMap { ["-Xcc", "-fmodule-map-file=" + $0] } + [file.path]
-        process.currentDirectoryURL = root
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "the docs' Swift blocks do not type-check:\n\(output)")
+        let result = try ChildProcess.run(
+            "/usr/bin/env",
+            ["swiftc", "-typecheck", "-I", build.appendingPathComponent("Modules").path]
+                + maps.filter { FileManager.default.fileExists(atPath: $0) }.flatMap { ["-Xcc", "-fmodule-map-file=" + $0] } + [file.path],
+            directory: root)
+        XCTAssertEqual(result.status, 0, "the docs' Swift blocks do not type-check:\n\(result.output)")
     }
 }

@@ -165,12 +165,16 @@ enum ChildProcess {
         var output: String
     }
 
-    /// `environment`: the child's whole environment (nil: this process's).
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+    /// `environment`: the child's whole environment (nil: this process's); `directory`: its
+    /// working directory (nil: this process's).
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = directory }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
