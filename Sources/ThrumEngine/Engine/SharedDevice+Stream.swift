@@ -48,14 +48,9 @@ extension SharedDevice {
             var ramps: [EnvelopeRamp] = []
             var marksHere: [DriveMixer.Mark] = []
             do {
-                // Look a little past the chunk's end: a mark just after it ends the chunk there
-                // instead, so no sliver of a segment lies between the chunk edge and an onset
-                // (the device needs one register write, ≈ 73 µs, per segment start).
                 let reach = t1 + Self.markGuard
                 for p in players { p.collect(from: t0, to: reach, ramps: &ramps, marks: &marksHere) }
-                if let mark = marksHere.map(\.engineTime).filter({ $0 > t1 && $0 < reach }).min() {
-                    t1 = mark
-                }
+                t1 = Self.chunkEnd(from: t0, to: t1, ramps: ramps, marks: marksHere)
             }
             if ramps.isEmpty && lastLevel == 0 {
                 emittedUntil = t1
@@ -71,6 +66,32 @@ extension SharedDevice {
             if let last = segments.last, last.endTime >= t1 { lastLevel = last.to } else { lastLevel = 0 }
             emittedUntil = t1
         }
+    }
+
+    /// Where a mixed chunk from `t0` ends: `t1`, or an onset before it, so that no onset's drive
+    /// is cut near its start. `ramps` and `marks` are the players' drive from `t0` up to
+    /// ``markGuard`` past `t1`. The device needs one register write (≈ 73 µs) per segment start:
+    /// - a mark just after `t1` (within ``markGuard``) ends the chunk there, so no sliver of a
+    ///   segment lies between the chunk edge and the onset;
+    /// - a mark inside the chunk whose drive runs on past `t1` (a ramp starts at it and
+    ///   straddles `t1`) ends the chunk at the mark too: cut there, the event's first segment
+    ///   would end at the chunk edge — a ramp up from 0 cut before it crosses 1 is quantised
+    ///   0 → 0, an all-zero marked segment whose start write of 0 is its onset (PROTOCOL.md §4.1),
+    ///   and the ramp that takes over at the edge waits for that write. The next chunk starts
+    ///   at the mark and carries the event's first segment whole.
+    static func chunkEnd(from t0: EngineTime, to t1: EngineTime, ramps: [EnvelopeRamp], marks: [DriveMixer.Mark]) -> EngineTime {
+        let reach = t1 + markGuard
+        var straddling: EngineTime?, after: EngineTime?
+        for m in marks {
+            let t = m.engineTime
+            if t > t1 && t < reach {
+                after = min(after ?? t, t)
+            } else if t > t0 && t < t1 && ramps.contains(where: { $0.startTime == t && $0.endTime > t1 }) {
+                // The latest: an earlier onset's drive is cut at this one's mark in any case.
+                straddling = max(straddling ?? t, t)
+            }
+        }
+        return straddling ?? after ?? t1
     }
 
     /// Sends the zero that ends the drive left playing before a gap from `t0` to `next` (at most 1 ms long).
