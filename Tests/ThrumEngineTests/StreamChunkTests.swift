@@ -1,6 +1,7 @@
 import ThrumCompiler
 @testable import ThrumEngine
 import ThrumPattern
+import ThrumTestSupport
 import ThrumTime
 import XCTest
 
@@ -47,5 +48,36 @@ final class StreamChunkTests: XCTestCase {
         let writes = rig.rtpWrites(from: mark.seconds - 0.001, to: mark.seconds + 0.001)
         let first = try XCTUnwrap(writes.first, "no drive near the onset")
         XCTAssertNotEqual(first.1, 0, "a write of 0 at \(first.0) s before the drive: \(writes)")
+    }
+
+    /// A slow attack mixed with another player: a continuous event at intensity 0.1 with a 1 s
+    /// AttackTime compiles to one marked ramp 0 → 26 over 1 s, whose first drive (its crossing)
+    /// is 19 ms in. Before, the chunk that began at its mark ended 10 ms in: 0 → 0, a marked
+    /// all-zero segment — the device reported the onset at its write of 0, on time, while the
+    /// chip first drove 15 ms later (the bound missed the truth). Now the chunk runs to the
+    /// segment's end (short of the 1 s limit by twice the crossing, which the placement adds).
+    func testASlowAttackMixedWithAnotherPlayerDrivesAtItsCrossing() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let device = rig.engine.device
+        let far = HapticPattern(events: [transient(5)], parameters: [], parameterCurves: [])
+        try rig.engine.makePlayer(with: far).start(atTime: rig.now + 0.05)
+        rig.engine.run(for: 0.1)
+        let swell = TestPatterns.continuous(
+            at: 0, duration: 1.2, intensity: 0.1, extra: [HapticEventParameter(parameterID: .attackTime, value: 1)])
+        let player = try XCTUnwrap(
+            try rig.engine.makePlayer(with: HapticPattern(events: [swell], parameters: [], parameterCurves: [])) as? StreamingPatternPlayer)
+        let first = try XCTUnwrap(player.currentCompiled?.program.segments.first)
+        XCTAssertEqual([first.duration, UInt32(first.from), UInt32(first.to)], [1_000_000, 0, 26], "the case this test is about")
+        let start = rig.now + 0.3
+        try player.start(atTime: start)
+        rig.engine.run(until: start + 1.3)
+        let record = try XCTUnwrap(device.allOnsets.first { $0.playerID == player.playerID })
+        XCTAssertEqual(record.status, .onTime)
+        // The truth: the chip's first non-zero drive (the bound must hold it: EngineRig.trueOnset).
+        let truth = try XCTUnwrap(rig.trueOnset(record))
+        XCTAssertEqual(truth, record.requestedTime, accuracy: 0.0005)
+        let writes = rig.rtpWrites(from: start - 0.05, to: start + 0.05)
+        XCTAssertNotEqual(try XCTUnwrap(writes.first, "no drive near the onset").1, 0, "a write of 0 before the drive: \(writes)")
     }
 }
