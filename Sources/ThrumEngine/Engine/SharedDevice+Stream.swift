@@ -81,8 +81,8 @@ extension SharedDevice {
     ///   too: cut at `t1`, a ramp up from 0 cut before its crossing is quantised 0 → 0, an
     ///   all-zero marked segment whose start write of 0 is its onset, and the ramp that takes
     ///   over at the edge waits for that write (or, cut after it, drives at a crossing moved by
-    ///   the re-quantisation). The next chunk starts at the mark and runs to that segment's end
-    ///   (``emit(now:)``): the segment goes out whole, as compiled.
+    ///   the re-quantisation). The next chunk starts at the mark and, for a ramp up from 0, runs
+    ///   to that segment's end (``firstSegmentEnd(from:to:onsets:)``): it goes out whole.
     static func chunkEnd(from t0: EngineTime, to t1: EngineTime, onsets: [StreamingPatternPlayer.ChunkOnset]) -> EngineTime {
         let reach = t1 + markGuard
         var straddling: EngineTime?, after: EngineTime?
@@ -98,16 +98,18 @@ extension SharedDevice {
         return straddling ?? after ?? t1
     }
 
-    /// Where a mixed chunk from `t0` ends when an onset at `t0` has a first segment that runs past
-    /// `t1`: at that segment's end, so it goes out whole, as compiled (nil when no onset is at
-    /// `t0` or its segment ends by `t1`). The device plays a segment of at most 1 s, and the
-    /// placement starts a marked ramp up from 0 its crossing earlier (``DevicePlacement/place(_:)``):
-    /// a segment too long for that ends earlier, twice its crossing short of the limit (the
-    /// part re-quantised, its crossing moves by a fraction of an amplitude step).
+    /// Where a mixed chunk from `t0` ends when an onset at `t0` has a first segment that ramps up
+    /// from 0 and runs past `t1`: at that segment's end, so it goes out whole, as compiled, and
+    /// first drives at its own crossing (cut, it would be re-quantised: 0 → 0 before the
+    /// crossing, or a crossing moved by the rounding of its new end; nil when no such onset is at
+    /// `t0`). A first segment that starts driving at once is cut like any other. The device
+    /// plays a segment of at most 1 s, and the placement starts a marked ramp up from 0 its
+    /// crossing earlier (``DevicePlacement/place(_:)``): a segment too long for that ends
+    /// earlier, twice its crossing short of the limit.
     static func firstSegmentEnd(from t0: EngineTime, to t1: EngineTime, onsets: [StreamingPatternPlayer.ChunkOnset]) -> EngineTime? {
         let limit = EngineDuration.microseconds(Int64(ProtocolConstants.segmentMaxDurationMicroseconds))
         var end: EngineTime?
-        for onset in onsets where onset.mark.engineTime == t0 && onset.firstSegmentEnd > t1 {
+        for onset in onsets where onset.mark.engineTime == t0 && onset.firstSegmentEnd > t1 && onset.firstDrive > .zero {
             var e = onset.firstSegmentEnd
             if (e - t0) + onset.firstDrive > limit { e = t0 + limit - onset.firstDrive * 2 }
             if e > t1 { end = max(end ?? e, e) }
