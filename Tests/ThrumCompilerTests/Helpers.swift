@@ -33,11 +33,21 @@ func assertInvariants(_ p: DriveProgram, file: StaticString = #filePath, line: U
         previousStart = s.start
         previousEnd = s.end
     }
-    // Every played event is marked exactly once, at its drive onset.
+    // Every played event is marked exactly once, at its drive onset — or, when the drive is 0
+    // there (an event fading in from zero), at the first segment that drives: it starts at
+    // amplitude 1 or more, and the drive before it, back to the onset, stays under 1 (but for
+    // a sliver folded into an earlier event's fall).
     var marks: [UInt32: Int64] = [:]
     for s in p.segments where s.eventID != 0 {
         XCTAssertNil(marks[s.eventID], "event \(s.eventID) marked twice", file: file, line: line)
         marks[s.eventID] = s.start
+        guard let onset = p.event(id: s.eventID)?.driveOnset, s.start > onset else { continue }
+        XCTAssertGreaterThan(s.from, 0, "event \(s.eventID) marked after its onset on a segment that does not drive", file: file, line: line)
+        // (A zero sliver under 100 µs before the mark is folded into the drive before it.)
+        for t in [onset, (onset + s.start) / 2, s.start - 1] where s.start - t >= 100 {
+            XCTAssertLessThan(p.amplitude(atMicroseconds: t), 1, "event \(s.eventID) marked after its drive began", file: file, line: line)
+        }
+        marks[s.eventID] = onset  // where the event begins; its drive begins at the mark
     }
     for e in p.events {
         if e.played, let leader = e.sharesOnsetWith {

@@ -40,6 +40,17 @@ public struct DriveSegment: Equatable, Sendable {
     /// End time in µs (exclusive).
     public var end: Int64 { start + Int64(duration) }
 
+    /// µs from the start to the segment's first drive as the device plays it (PROTOCOL.md §4.1):
+    /// for a ramp up from 0, the instant its rounded amplitude reaches 1,
+    /// `ceil(duration / (2 × to))`, when that falls inside the segment; 0 for every other segment.
+    /// (The wire's `SegmentCommand.firstDriveOffset` is the same rule on a command.)
+    @inlinable
+    public var firstDriveOffset: Int64 {
+        guard from == 0, to > 0 else { return 0 }
+        let e1 = (Int64(duration) + 2 * Int64(to) - 1) / (2 * Int64(to))
+        return e1 < Int64(duration) ? e1 : 0
+    }
+
     /// Where the segment starts on its timeline (``start``, typed).
     @inlinable public var startOffset: PatternOffset {
         get { PatternOffset(microseconds: start) }
@@ -185,6 +196,9 @@ public struct DriveProgram: Equatable, Sendable {
 
     /// The compiled event with this id.
     public func event(id: UInt32) -> CompiledEvent? {
-        events.first { $0.id == id }
+        // The compiler numbers events 1, 2, … in order: look there first.
+        let k = Int(id) - 1
+        if events.indices.contains(k), events[k].id == id { return events[k] }
+        return events.first { $0.id == id }
     }
 }

@@ -20,11 +20,24 @@ struct Segmenter {
     }
 
     /// The segmenter as a `PieceSink`: takes mixed pieces in order, one at a time.
+    ///
+    /// An onset mark goes on the segment where its event's drive begins. A mark whose piece
+    /// quantises to 0 → 0 (an event that fades in from zero intensity) is held while the
+    /// pieces after it stay at 0 and passes to the first that drives: the device reports a
+    /// marked segment's first non-zero write as its onset (PROTOCOL.md §4.1), and an all-zero
+    /// marked segment's write of 0 would be reported instead, before any drive. A piece that
+    /// ramps up from 0 is split where the device's ramp would first drive
+    /// (``DriveSegment/firstDriveOffset``), so the marked part
+    /// starts at amplitude 1 and the drive keeps its time. The mark goes back on its own piece
+    /// when no drive follows before a silence, another mark or the end (an event that never
+    /// drives keeps its onset at its start).
     struct Stream: PieceSink {
         private let marks: [Mark]
         private var out: [DriveSegment] = []
         private var lastEnd: Int64? = nil
         private var m = 0
+        /// A mark held over pieces that quantise to 0 → 0, and those pieces.
+        private var held: (id: UInt32, pieces: [Piece])? = nil
 
         init(marks: [Mark], capacity: Int) {
             self.marks = marks
@@ -33,6 +46,7 @@ struct Segmenter {
 
         mutating func put(_ p: Piece) {
             if let e = lastEnd, p.t0 > e {
+                releaseHeldMark()
                 Segmenter.append(DriveSegment(start: e, duration: UInt32(min(p.t0 - e, Segmenter.stopDuration)), from: 0, to: 0), to: &out)
             }
             var id: UInt32 = 0
@@ -41,12 +55,47 @@ struct Segmenter {
                 id = marks[m].id
                 m += 1
             }
-            Segmenter.emit(p, id: id, into: &out)
             lastEnd = p.t1
+            if id != 0 {
+                releaseHeldMark()
+                if Segmenter.byte(p.v0) == 0 && Segmenter.byte(p.v1) == 0 {
+                    held = (id, [p])
+                    return
+                }
+            } else if let h = held {
+                if Segmenter.byte(p.v0) == 0 && Segmenter.byte(p.v1) == 0 {
+                    held?.pieces.append(p)
+                    return
+                }
+                held = nil
+                for (k, z) in h.pieces.enumerated() { Segmenter.emit(z, id: 0, separate: k == 0, into: &out) }
+                if Segmenter.byte(p.v0) == 0 {
+                    // A ramp up from 0: unmarked zero to its first drive, marked from amplitude 1.
+                    let ramp = DriveSegment(start: p.t0, duration: UInt32(clamping: p.t1 - p.t0), from: 0, to: Segmenter.byte(p.v1))
+                    let firstDrive = ramp.firstDriveOffset
+                    if firstDrive > 0 {
+                        let crossing = p.t0 + firstDrive
+                        Segmenter.emit(Piece(t0: p.t0, t1: crossing, v0: 0, v1: 0), id: 0, into: &out)
+                        let one = 1 / 255.0
+                        Segmenter.emit(Piece(t0: crossing, t1: p.t1, v0: one, v1: max(one, p.v1)), id: h.id, into: &out)
+                        return
+                    }
+                }
+                id = h.id
+            }
+            Segmenter.emit(p, id: id, into: &out)
+        }
+
+        /// Puts a held mark back on its own first piece: no drive followed it.
+        private mutating func releaseHeldMark() {
+            guard let h = held else { return }
+            held = nil
+            for (k, z) in h.pieces.enumerated() { Segmenter.emit(z, id: k == 0 ? h.id : 0, into: &out) }
         }
 
         /// The segments, closed by the final zero.
         mutating func finish() -> [DriveSegment] {
+            releaseHeldMark()
             if let e = lastEnd {
                 Segmenter.append(DriveSegment(start: e, duration: UInt32(Segmenter.stopDuration), from: 0, to: 0), to: &out)
                 lastEnd = nil
@@ -67,11 +116,15 @@ struct Segmenter {
         return UInt8(x - Double(i) >= 0.5 ? i + 1 : i)
     }
 
+    /// `separate`: the first segment is not merged into the one before it (the zero that opens
+    /// an event's onset stays zero, whatever the drive before it).
     @inline(__always)
-    static func emit(_ p: Piece, id: UInt32, into out: inout [DriveSegment]) {
+    static func emit(_ p: Piece, id: UInt32, separate: Bool = false, into out: inout [DriveSegment]) {
         if p.t1 - p.t0 <= Self.maxDuration {
             // One segment (value(at: t0) is v0 and value(at: t1) is v1).
-            append(DriveSegment(start: p.t0, duration: UInt32(p.t1 - p.t0), from: Self.byte(p.v0), to: Self.byte(p.v1), eventID: id), to: &out)
+            append(
+                DriveSegment(start: p.t0, duration: UInt32(p.t1 - p.t0), from: Self.byte(p.v0), to: Self.byte(p.v1), eventID: id),
+                mayMerge: !separate, to: &out)
             return
         }
         var t = p.t0
@@ -81,7 +134,7 @@ struct Segmenter {
             let seg = DriveSegment(
                 start: t, duration: UInt32(e - t), from: Self.byte(p.value(at: t)), to: Self.byte(p.value(at: e)),
                 eventID: first ? id : 0)
-            append(seg, to: &out)
+            append(seg, mayMerge: !(first && separate), to: &out)
             first = false
             t = e
         }
@@ -94,7 +147,7 @@ struct Segmenter {
 
     /// Appends, merging into the previous segment when that changes no amplitude by ≥ ½ LSB.
     @inline(__always)
-    static func append(_ s: DriveSegment, to out: inout [DriveSegment]) {
+    static func append(_ s: DriveSegment, mayMerge: Bool = true, to out: inout [DriveSegment]) {
         // Fold an unmarked sliver before `s` into the segment before it.
         if out.count >= 2, let last = out.last, last.end == s.start, last.eventID == 0,
             Int64(last.duration) < Self.minimumDuration, out[out.count - 2].end == last.start,
@@ -104,7 +157,7 @@ struct Segmenter {
             out[out.count - 2].to = last.to
             out.removeLast()
         }
-        if s.eventID == 0, let last = out.last, last.end == s.start, last.to == s.from,
+        if mayMerge, s.eventID == 0, let last = out.last, last.end == s.start, last.to == s.from,
             Int64(last.duration) + Int64(s.duration) <= Self.maxDuration
         {
             let total = Double(last.duration) + Double(s.duration)

@@ -177,12 +177,10 @@ public struct EnvelopePredictor: Sendable {
         let interval = law.interval
         // A ramp up from 0 is first written where it reaches code 1 (firmware, PROTOCOL.md §4.1).
         var first = s.start
-        if s.from == 0, s.to > 0 {
-            let e1 = (Int64(s.duration) + 2 * Int64(s.to) - 1) / (2 * Int64(s.to))
-            if e1 < Int64(s.duration) {
-                first = s.start + e1
-                if us < first { return 0 }
-            }
+        let e1 = s.firstDriveOffset
+        if e1 > 0 {
+            first = s.start + e1
+            if us < first { return 0 }
         }
         let n = (us - first) / interval
         let at = n == 0 ? first : first + n * interval - law.writeTime
