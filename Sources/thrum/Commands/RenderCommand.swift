@@ -35,7 +35,7 @@ enum RenderCommand: Subcommand {
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let svgPath = try arguments.option("svg")
         let csvPath = try arguments.option("csv")
-        let profileChoice = arguments.peekOption("actuator") ?? arguments.peekOption("profile")
+        let actuatorFile = InputFiles.actuator(in: arguments)
         let chosenProfile = try ActuatorChoice.take(from: &arguments)
         let rate = try arguments.number("rate", in: 100...100_000, expected: "a number of samples per second from 100 to 100000") ?? 1000
         let intensity = try arguments.number("intensity", in: 0...1, expected: "a number 0…1").map { Float($0) }
@@ -51,17 +51,7 @@ enum RenderCommand: Subcommand {
         HeapReuse.keepFreedMemory()
         var source = try PatternSource.load(argument: argument, lenient: lenient, intensity: intensity)
         // No output may replace an input: the pattern, the profile file, a sound the pattern plays.
-        var inputs: [(path: String, what: String)] = []
-        if source.pattern != nil && FileManager.default.fileExists(atPath: argument) { inputs.append((argument, "pattern")) }
-        if let profileChoice, ActuatorProfile.builtIn(id: profileChoice) == nil { inputs.append((profileChoice, "actuator profile")) }
-        if case .pattern(let p) = source.content {
-            let directories = [(argument as NSString).deletingLastPathComponent, FileManager.default.currentDirectoryPath].map {
-                $0.isEmpty ? "." : $0
-            }
-            for e in p.events {
-                if let w = e.waveform, let path = AudioResource.resolve(w.path, in: directories) { inputs.append((path, "audio file")) }
-            }
-        }
+        let inputs = InputFiles.pattern(source, argument: argument) + actuatorFile
         if let csvPath { try OutputFile.refuseOverwriting(csvPath, option: "csv", inputs: inputs) }
         if let svgPath { try OutputFile.refuseOverwriting(svgPath, option: "svg", inputs: inputs) }
         if let csvPath, let svgPath, OutputFile.sameFile(csvPath, svgPath) {

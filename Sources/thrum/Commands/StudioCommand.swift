@@ -85,7 +85,7 @@ enum StudioCommand: Subcommand {
         if !RequestGuard.names(listenHost: "127.0.0.1").contains(host) && host != "::1" {
             printError("warning: listening on \(host), reachable from other machines; the token is all that guards it")
         }
-        flushStandardOutput()
+        try ProcessStreams.requireFlushed()
         if open {
             let browser = Process()
             browser.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -106,9 +106,10 @@ func printError(_ message: String) {
     print("thrum: \(message)", to: &stream)
 }
 
-/// Standard error as a text output stream.
+/// Standard error as a text output stream. A write that fails (`2> /dev/full`) is dropped: there
+/// is nowhere left to say so, and the exit status still tells.
 struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) { FileHandle.standardError.write(Data(string.utf8)) }
+    mutating func write(_ string: String) { try? FileHandle.standardError.write(contentsOf: Data(string.utf8)) }
 }
 
 /// Flushes standard output (needed before long-running loops so that pipes see lines at once).
