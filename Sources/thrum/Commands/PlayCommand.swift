@@ -129,6 +129,9 @@ enum PlayCommand: Subcommand {
             try OutputFile.refuseOverwriting(
                 junitPath, option: "junit", inputs: InputFiles.pattern(source, argument: file) + actuatorFile)
         }
+        if loop == .passes(1), port == nil, let pattern = source.pattern {
+            try LoopChoice.checkVirtualPlay(of: pattern, rate: rate, name: source.displayName)
+        }
         if case .passes(let n) = loop, n > 1, let pattern = source.pattern {
             // A pass lasts at least its events (a transient's burst counts too: ≥ the shortest loop).
             let passLength = max(loopEnd ?? pattern.duration, LoopChoice.shortestLoop) / rate
@@ -495,6 +498,18 @@ enum LoopChoice: Equatable {
                 message: "--loop \(passes) plays \(seconds) of pattern, beyond \(String(format: "%.0e", longestPlay)) s: "
                     + "use --loop forever (Ctrl-C stops it)")
         }
+    }
+
+    /// Refuses one pass on the virtual device whose last event starts more than
+    /// ``longestVirtualPlay`` s in (over `rate`): the virtual device simulates every second up to
+    /// it (≈ 3 ms of CPU each), so a transient at 86 400 s would take minutes to reach. A usage
+    /// error naming the limit, as for loops; `render` draws such a pattern without playing it.
+    static func checkVirtualPlay(of pattern: HapticPattern, rate: Double, name: String) throws(UsageError) {
+        let lastStart = (pattern.events.map(\.relativeTime).max() ?? 0) / rate
+        guard lastStart > longestVirtualPlay else { return }
+        throw UsageError(
+            message: "\(name) plays its last event \(String(format: "%.6g s", lastStart)) in; the virtual device (virtual time) plays "
+                + "at most \(Int(longestVirtualPlay)) s: give --port to play it on a device (thrum render draws it)")
     }
 
     init?(text: String) {
