@@ -163,4 +163,20 @@ final class CLIOutsideCheckTests: XCTestCase {
         let stdin = try ThrumProcess.run(["validate", "-"])
         XCTAssertTrue(stdin.standardOutput.contains("'-' (standard input) is not read"), stdin.standardOutput)
     }
+
+    /// `render --svg` of a dense pattern draws one event marker per pixel column, not one per
+    /// event (10⁶ events made a 115 MB SVG of overlapping lines).
+    func testDenseMarkersAreDrawnOncePerPixel() throws {
+        let dir = try CLITestSupport.scratchDirectory(for: self)
+        let events = (0..<2_000).map { #"{"Event":{"Time":\#(Double($0) * 0.05),"EventType":"HapticTransient"}}"# }
+        let file = try CLITestSupport.write(#"{"Pattern":["# + events.joined(separator: ",") + "]}", named: "dense.ahap", in: dir)
+        let svg = dir.appendingPathComponent("dense.svg").path
+        let result = try ThrumProcess.run(["render", file, "--svg", svg, "--rate", "100"], timeout: 60)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        let group = try XCTUnwrap(text.range(of: "<g id=\"events\"").map { text[$0.lowerBound...] }?.components(separatedBy: "</g>").first)
+        let lines = group.components(separatedBy: "<line ").count - 1
+        XCTAssertGreaterThan(lines, 100)
+        XCTAssertLessThanOrEqual(lines, 900, "one marker per pixel column of the 824")
+    }
 }
