@@ -179,4 +179,50 @@ final class CLIOutsideCheckTests: XCTestCase {
         XCTAssertGreaterThan(lines, 100)
         XCTAssertLessThanOrEqual(lines, 900, "one marker per pixel column of the 824")
     }
+
+    /// `render --svg` of more than 2^18 rows keeps each series' extremes instead of every row
+    /// (10⁶ events kept 3.5 GB of columns): the plot still reaches the peaks the CSV of the same
+    /// render holds, on the left axis (0…1) and on the right one (0 to a rounded maximum).
+    func testALongSVGKeepsEveryPeakOfTheRows() throws {
+        let dir = try CLITestSupport.scratchDirectory(for: self)
+        let file = try CLITestSupport.write(
+            #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":3,"#
+                + #""EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.8}]}},"#
+                + #"{"Event":{"Time":1.5,"EventType":"HapticTransient"}}]}"#, named: "long.ahap", in: dir)
+        let csv = dir.appendingPathComponent("long.csv").path, svg = dir.appendingPathComponent("long.svg").path
+        let result = try ThrumProcess.run(["render", file, "--rate", "100000", "--csv", csv, "--svg", svg], timeout: 120)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        var peaks = (drive: 0.0, acceleration: 0.0, rows: 0)
+        for line in try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: ",")
+            peaks.drive = max(peaks.drive, Double(fields[3])!)
+            peaks.acceleration = max(peaks.acceleration, Double(fields[4])!)
+            peaks.rows += 1
+        }
+        XCTAssertGreaterThan(peaks.rows, 1 << 18, "the rows are bucketed only beyond 2^18")
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        XCTAssertLessThan(text.utf8.count, 400_000)
+        func group(_ id: String) throws -> String {
+            let start = try XCTUnwrap(text.range(of: "<g id=\"\(id)\""))
+            return String(text[start.lowerBound...].components(separatedBy: "</g>")[0])
+        }
+        func highest(_ id: String) throws -> Double {
+            let g = try group(id)
+            let points = try XCTUnwrap(g.range(of: "<polyline points=\"")).upperBound
+            let list = g[points...].prefix { $0 != "\"" }.split(separator: " ")
+            return list.map { Double($0.split(separator: ",")[1])! }.min()!
+        }
+        let axes = try group("axes")
+        let rect = try XCTUnwrap(axes.range(of: "<rect x=\""))
+        let y = try XCTUnwrap(axes[rect.upperBound...].range(of: " y=\""))
+        let top = try XCTUnwrap(Double(axes[y.upperBound...].prefix { $0 != "\"" }))
+        let bottom = 480.0 - 96
+        XCTAssertEqual(try highest("series-drive"), bottom - min(peaks.drive, 1.05) * (bottom - top), accuracy: 0.051)
+        // The right axis as SVGPlot scales it: 0 to the peak rounded up to a 1, 2 or 5 × 10ⁿ step.
+        let raw = peaks.acceleration / 4
+        let magnitude = pow(10, log10(raw).rounded(.down))
+        let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= raw }!
+        let rightMax = max(step, (peaks.acceleration / step).rounded(.up) * step)
+        XCTAssertEqual(try highest("series-acceleration"), bottom - peaks.acceleration / rightMax * (bottom - top), accuracy: 0.051)
+    }
 }

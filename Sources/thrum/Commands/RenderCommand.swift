@@ -74,13 +74,12 @@ enum RenderCommand: Subcommand {
         for note in audio?.notes ?? [] { printError("warning: \(note)") }
 
         // The rows are made a chunk at a time and folded into the outputs as they come: the CSV
-        // written as it grows, the summary and the terminal plots folded; only the SVG (drawn
-        // from every row) keeps them all.
+        // written as it grows, the summary and the terminal plots folded; the SVG keeps them all
+        // up to 2^18 rows, and beyond that each series' extremes (`SVGRows`).
         var csv = try csvPath.map { path throws(CommandFailure) in try OutputFile.Stream(path: path, what: "CSV") }
         try csv?.write(EnvelopeRender.columnNames.joined(separator: ",") + "\n")
         var summary = RenderSummary()
-        var kept: EnvelopeRender? = svgPath == nil ? nil : preview.emptyRender
-        var keptAudio: [Double] = []
+        var kept = svgPath == nil ? nil : SVGRows(preview.emptyRender, audio: audio != nil)
         let plotted = csvPath == nil && svgPath == nil && !json
         let start = preview.firstTime, end = preview.lastTime + 1 / preview.sampleRate
         var drivePlot = TerminalPlot.Columns(plot: TerminalPlot(title: "", unit: ""), start: start, end: end)
@@ -114,15 +113,13 @@ enum RenderCommand: Subcommand {
                 }
                 fold()
             }
-            if kept != nil {
-                kept!.append(chunk)
-                keptAudio += level ?? []
-            }
+            kept?.append(chunk, audio: level)
         }
         try csv?.close()
         if let svgPath, let kept {
+            let (rows, keptAudio) = kept.rows
             try write(
-                svg(preview, rows: kept, source: source, profile: profile, caveat: caveat, audio: audio == nil ? nil : keptAudio).render(),
+                svg(preview, rows: rows, source: source, profile: profile, caveat: caveat, audio: audio == nil ? nil : keptAudio).render(),
                 to: svgPath, what: "SVG")
         }
         if json {
