@@ -28,6 +28,9 @@ struct SVGPlot {
         var axis: Axis = .left
         /// One value per time sample.
         var values: [Double]
+        /// Points already chosen (time, value), drawn as they are instead of decimating
+        /// ``values`` (`render --svg` of millions of rows: `SVGRows`).
+        var points: [(time: Double, value: Double)]?
         /// Element id (letters, digits and `-`), so that tools and tests can find the series.
         var id: String
     }
@@ -76,7 +79,7 @@ struct SVGPlot {
     /// The SVG document.
     func render() -> String {
         guard let t0 = time.first, let t1 = time.last, t1 > t0 else { return emptyDocument() }
-        let rightPeak = series.filter { $0.axis == .right }.flatMap(\.values).max() ?? 0
+        let rightPeak = series.filter { $0.axis == .right }.flatMap { $0.points?.map(\.value) ?? $0.values }.max() ?? 0
         let rightStep = niceStep(rightPeak > 0 ? rightPeak / 4 : 0.25)
         let rightMax = max(rightStep, (rightPeak / rightStep).rounded(.up) * rightStep)
         func x(_ t: Double) -> Double { left + (t - t0) / (t1 - t0) * (right - left) }
@@ -155,7 +158,8 @@ struct SVGPlot {
 
         // Series.
         for s in series {
-            let points = decimated(s.values).map { "\(f(x(time[$0])))," + f(y(s.values[$0], s.axis)) }
+            let drawn = s.points ?? decimated(s.values).map { (time: time[$0], value: s.values[$0]) }
+            let points = drawn.map { "\(f(x($0.time)))," + f(y($0.value, s.axis)) }
             guard !points.isEmpty else { continue }
             out.append("<g id=\"\(s.id)\">")
             if s.filled {
@@ -197,6 +201,10 @@ struct SVGPlot {
         out.append("</svg>")
         return out.joined(separator: "\n") + "\n"
     }
+
+    /// The plot's width in pixel columns at the default size, 960 px (the columns
+    /// ``decimated(_:)`` splits the rows into).
+    static let plotColumns = 960 - 64 - 72
 
     /// Indices to draw: all of them when there are few; otherwise, per pixel column, the first,
     /// the minimum and the maximum sample (in time order), which keeps every peak visible.

@@ -2,149 +2,108 @@ import ThrumCompiler
 
 /// The rows `render --svg` draws from, kept in bounded memory.
 ///
-/// Up to ``exactRows`` rows are kept whole (the plot is then decimated from all of them, as it
-/// always was). Beyond, the rows fall into buckets of equal row counts, each keeping only its
-/// first and last row and the rows holding each series' minimum and maximum; when there are
-/// more than ``mostBuckets`` buckets, neighbours merge (the bucket size doubles). Every extreme
-/// of every series survives, so the plot shows the same peaks a pixel column of 824 holds; 10⁶
-/// events (50 million rows) no longer keep 3.5 GB of columns.
+/// Up to ``exactRows`` rows are kept whole, and the plot decimates them (``SVGPlot``: per pixel
+/// column, by row index, the first row and the rows of the series' minimum and maximum). Beyond,
+/// that same decimation is made as the rows come — the total is known before the first — so
+/// only the chosen points are kept, the same points: 10⁶ events (50 million rows) no longer
+/// keep 3.5 GB of columns.
 struct SVGRows {
-    /// Rows kept whole before bucketing starts (≈ 10 MB of columns).
+    /// Rows kept whole (≈ 10 MB of columns); more are decimated as they come.
     static let exactRows = 1 << 18
-    /// Buckets kept at most (≈ 10 per pixel column of the plot).
-    static let mostBuckets = 8_192
 
-    /// One row: its time and the value of each series (intensity, sharpness, drive, acceleration,
-    /// then the audio level when there is one; no allocation per row).
-    private struct Row {
-        var time: Double
-        var values: SIMD8<Double>
+    /// What the plot is drawn from.
+    enum Content {
+        /// Every row, and the audio levels (nil without sound).
+        case whole(EnvelopeRender, audio: [Double]?)
+        /// The points of each series (intensity, sharpness, drive, acceleration, then the audio
+        /// level when there is one), already decimated, and the first and last row's times.
+        case sampled(span: [Double], series: [[(time: Double, value: Double)]])
     }
 
-    private struct Bucket {
-        var rows: Int
-        var first: Row
-        var last: Row
-        var minima: [Row]
-        var maxima: [Row]
+    /// One series' decimation, column by column.
+    private struct Decimation {
+        var points: [(index: Int, time: Double, value: Double)] = []
+        var first = (index: 0, time: 0.0, value: 0.0)
+        var minimum = (index: 0, time: 0.0, value: 0.0)
+        var maximum = (index: 0, time: 0.0, value: 0.0)
 
-        init(_ row: Row, series: Int) {
-            rows = 1
-            first = row
-            last = row
-            minima = Array(repeating: row, count: series)
-            maxima = minima
+        mutating func start(index: Int, time: Double, value: Double) {
+            first = (index, time, value)
+            minimum = first
+            maximum = first
         }
 
-        mutating func add(_ row: Row) {
-            rows += 1
-            last = row
-            for k in minima.indices {
-                if row.values[k] < minima[k].values[k] { minima[k] = row }
-                if row.values[k] > maxima[k].values[k] { maxima[k] = row }
-            }
+        mutating func add(index: Int, time: Double, value: Double) {
+            if value < minimum.value { minimum = (index, time, value) }
+            if value > maximum.value { maximum = (index, time, value) }
         }
 
-        /// Takes in `next`, which follows this bucket in time.
-        mutating func merge(_ next: Bucket) {
-            rows += next.rows
-            last = next.last
-            for k in minima.indices {
-                if next.minima[k].values[k] < minima[k].values[k] { minima[k] = next.minima[k] }
-                if next.maxima[k].values[k] > maxima[k].values[k] { maxima[k] = next.maxima[k] }
-            }
-        }
-
-        /// Its kept rows in time order, each once.
-        var kept: [Row] {
-            var rows = [first] + minima + maxima + [last]
-            rows.sort { $0.time < $1.time }
-            var out: [Row] = []
-            for row in rows where out.last?.time != row.time { out.append(row) }
-            return out
+        /// The column's points in row order, each once (as `SVGPlot` picks them).
+        mutating func close() {
+            var chosen = [first]
+            for p in [minimum, maximum] where !chosen.contains(where: { $0.index == p.index }) { chosen.append(p) }
+            points += chosen.sorted { $0.index < $1.index }
         }
     }
 
-    private var whole: EnvelopeRender
+    private let total: Int
+    private let columns: Int
+    private var whole: EnvelopeRender?
     private var wholeAudio: [Double] = []
-    private var buckets: [Bucket] = []
-    private var bucketSize = 0
-    private let hasAudio: Bool
+    private var series: [Decimation]
+    private var index = 0
+    private var column = -1
+    private var nextColumnStart = 0
+    private var columnEnd = 0
+    private var firstTime = 0.0
+    private var last = (time: 0.0, values: [Double]())
 
-    /// Starts empty, with the columns' sample rate and program length from `empty`.
-    init(_ empty: EnvelopeRender, audio: Bool) {
-        whole = empty
-        hasAudio = audio
+    /// Starts empty for `total` rows (`PatternPreview.count`); `empty` carries the columns'
+    /// sample rate and program length; `columns`: the plot's pixel columns.
+    init(_ empty: EnvelopeRender, total: Int, audio: Bool, columns: Int = SVGPlot.plotColumns) {
+        self.total = total
+        self.columns = columns
+        whole = total <= Self.exactRows ? empty : nil
+        series = Array(repeating: Decimation(), count: audio ? 5 : 4)
     }
 
-    /// Takes in a chunk of rows and its audio levels (when the pattern has sound).
+    /// Takes in the next chunk of rows and its audio levels (when the pattern has sound).
     mutating func append(_ chunk: EnvelopeRender, audio: [Double]?) {
-        if buckets.isEmpty && whole.count + chunk.count <= Self.exactRows {
-            whole.append(chunk)
+        if whole != nil {
+            whole!.append(chunk)
             wholeAudio += audio ?? []
             return
         }
-        if buckets.isEmpty {
-            // Switch to buckets: the rows kept so far go in first.
-            bucketSize = max(1, Self.exactRows / Self.mostBuckets)
-            let kept = whole
-            let keptAudio = wholeAudio
-            whole.time = []
-            whole.intensity = []
-            whole.sharpness = []
-            whole.drive = []
-            whole.acceleration = []
-            wholeAudio = []
-            add(kept, audio: hasAudio ? keptAudio : nil)
-        }
-        add(chunk, audio: audio)
-    }
-
-    private mutating func add(_ chunk: EnvelopeRender, audio: [Double]?) {
+        let perColumn = Double(total) / Double(columns)
         for i in 0..<chunk.count {
-            var values = SIMD8<Double>(repeating: 0)
-            values[0] = chunk.intensity[i]
-            values[1] = chunk.sharpness[i]
-            values[2] = chunk.drive[i]
-            values[3] = chunk.acceleration[i]
-            if hasAudio { values[4] = audio?[i] ?? 0 }
-            let row = Row(time: chunk.time[i], values: values)
-            if let last = buckets.indices.last, buckets[last].rows < bucketSize {
-                buckets[last].add(row)
-            } else {
-                buckets.append(Bucket(row, series: hasAudio ? 5 : 4))
+            let t = chunk.time[i]
+            var values = [chunk.intensity[i], chunk.sharpness[i], chunk.drive[i], chunk.acceleration[i]]
+            if series.count == 5 { values.append(audio?[i] ?? 0) }
+            if index == 0 { firstTime = t }
+            if index == nextColumnStart && column + 1 < columns {
+                if column >= 0 { for k in series.indices { series[k].close() } }
+                column += 1
+                columnEnd = min(total, Int(Double(column + 1) * perColumn))
+                nextColumnStart = columnEnd
+                for k in series.indices { series[k].start(index: index, time: t, value: values[k]) }
+            } else if index < columnEnd {
+                for k in series.indices { series[k].add(index: index, time: t, value: values[k]) }
             }
-        }
-        while buckets.count > Self.mostBuckets {
-            var merged: [Bucket] = []
-            merged.reserveCapacity(buckets.count / 2 + 1)
-            var i = 0
-            while i < buckets.count {
-                var bucket = buckets[i]
-                if i + 1 < buckets.count { bucket.merge(buckets[i + 1]) }
-                merged.append(bucket)
-                i += 2
-            }
-            buckets = merged
-            bucketSize *= 2
+            last = (t, values)
+            index += 1
         }
     }
 
-    /// The rows to draw and their audio levels (empty without sound).
-    var rows: (render: EnvelopeRender, audio: [Double]) {
-        guard !buckets.isEmpty else { return (whole, wholeAudio) }
-        var render = whole
-        var audio: [Double] = []
-        for bucket in buckets {
-            for row in bucket.kept {
-                render.time.append(row.time)
-                render.intensity.append(row.values[0])
-                render.sharpness.append(row.values[1])
-                render.drive.append(row.values[2])
-                render.acceleration.append(row.values[3])
-                if hasAudio { audio.append(row.values[4]) }
-            }
+    /// The plot's content once every row is in.
+    var content: Content {
+        if let whole { return .whole(whole, audio: series.count == 5 ? wholeAudio : nil) }
+        guard index > 0 else { return .sampled(span: [], series: []) }
+        var done = series
+        if column >= 0 { for k in done.indices { done[k].close() } }
+        // The last row is always drawn.
+        for k in done.indices where done[k].points.last?.index != index - 1 {
+            done[k].points.append((index - 1, last.time, last.values[k]))
         }
-        return (render, audio)
+        return .sampled(span: [firstTime, last.time], series: done.map { $0.points.map { ($0.time, $0.value) } })
     }
 }
