@@ -73,7 +73,7 @@ enum LibraryCommand: Subcommand {
         do {
             try Data(bytes).write(to: URL(fileURLWithPath: output))
         } catch {
-            throw CommandFailure(message: "cannot write \(output): \(error.localizedDescription)")
+            throw CommandFailure(message: "cannot write \(output): \(OutputFile.reason(for: error))")
         }
         let crc = LibraryImage.storedCRC(bytes)
         if json {

@@ -141,7 +141,7 @@ enum OutputFile {
         if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))).lowercased() }
         switch ns.code {
         case NSFileWriteNoPermissionError: return "permission denied"
-        case NSFileWriteOutOfSpaceError: return "no space left on the device"
+        case NSFileWriteOutOfSpaceError: return "no space left on device"
         case NSFileWriteVolumeReadOnlyError: return "the file system is read-only"
         default: return ns.localizedDescription
         }
