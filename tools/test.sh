@@ -91,9 +91,10 @@ part_swift() {
 # The tests that run in real time beside other processes (`thrum sim`, simavr, ptys, ser2net,
 # the reader's wake-ups): they run in a second pass, one at a time, so that no other test takes
 # the cores they pace against. Every other test runs in virtual time (or on no clock at all)
-# and runs in the parallel pass; so do these end-to-end classes, which run nothing in real time.
+# and runs in the parallel pass; so do these end-to-end classes, which run nothing in real time
+# (CLIOutsideCheckTests starts `thrum sim` and `studio` only to see them stop at once).
 # (Every other EndToEndTests class runs in real time, LabgridFarmTests' labgrid farm among them.)
-virtual_time_end_to_end='BenchCommandTests|CLIHostileInputTests|CLIPresetsTests|CLIRenderTests|CLIUsageErrorTests|'\
+virtual_time_end_to_end='BenchCommandTests|CLIHostileInputTests|CLIOutsideCheckTests|CLIPresetsTests|CLIRenderTests|CLIUsageErrorTests|'\
 'CLIValidateTests|DocBlockTests|EngineOnVirtualRigTests|FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|'\
 'FirmwareListTests|FirmwarePreflightTests|IdleEngineTests|LibraryEndToEndTests|LibraryPowerLossTests|PlayEngineOptionsTests|'\
 'PublicErrorMessageTests|ROMTableAgreementTests|RunFaultTests|ReadmeExampleTests|StalledLinkResetTests|'\

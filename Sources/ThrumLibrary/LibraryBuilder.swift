@@ -33,10 +33,7 @@ public struct LibraryBuilder: Sendable {
         guard let data = FileManager.default.contents(atPath: manifestPath) else {
             throw LibraryBuildError(file: manifestPath, message: "cannot read the manifest (a library directory holds \(LibraryManifest.fileName))")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw LibraryBuildError(file: manifestPath, message: "the manifest is not UTF-8 text")
-        }
-        let manifest = try LibraryManifest.parse(text, file: manifestPath)
+        let manifest = try LibraryManifest.parse([UInt8](data), file: manifestPath)
         return try build(manifest: manifest, directory: directory, manifestPath: manifestPath, actuator: actuator)
     }
 
@@ -114,7 +111,8 @@ public struct LibraryBuilder: Sendable {
         do {
             profile = try ActuatorProfile.read(contentsOf: URL(fileURLWithPath: path), source: path).profile
         } catch {
-            throw LibraryBuildError(file: path, message: error.description)
+            throw LibraryBuildError(
+                file: path, position: error.position, message: error.message + (error.path.isEmpty ? "" : " (at \(error.path))"))
         }
         guard profile.id.utf8.count <= LibraryImage.profileIDBytes else {
             throw LibraryBuildError(file: path, message: "the profile id '\(profile.id)' must be at most \(LibraryImage.profileIDBytes) bytes")

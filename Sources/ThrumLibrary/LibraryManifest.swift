@@ -61,9 +61,14 @@ public struct LibraryManifest: Equatable, Sendable {
 
     /// Parses manifest text; `file` names it in errors (`file:line:column: …`).
     public static func parse(_ text: String, file: String) throws(LibraryBuildError) -> LibraryManifest {
+        try parse(Array(text.utf8), file: file)
+    }
+
+    /// Parses the manifest's bytes (UTF-8; a byte that is not is reported at its line:column).
+    public static func parse(_ bytes: [UInt8], file: String) throws(LibraryBuildError) -> LibraryManifest {
         let root: JSONNode
         do {
-            root = try JSONParser().parse(text)
+            root = try JSONParser().parse(bytes)
         } catch {
             throw LibraryBuildError(file: file, position: error.position, message: error.message)
         }
@@ -73,7 +78,7 @@ public struct LibraryManifest: Equatable, Sendable {
         guard let members = root.members else { throw fail(root, "expected an object at the top, found \(root.typeName)") }
         let known: Set<String> = ["name", "version", "actuator", "presets"]
         for m in members where !known.contains(m.key) {
-            throw LibraryBuildError(file: file, position: m.keyPosition, message: "unknown key '\(m.key)' (expected name, version, actuator, presets)")
+            throw LibraryBuildError(file: file, position: m.keyPosition, message: "unknown key \(TextEscaping.quotedExcerpt(m.key)) (expected name, version, actuator, presets)")
         }
         guard let nameNode = root["name"] else { throw fail(root, "missing key 'name' (the library's name)") }
         guard let name = nameNode.stringValue, !name.isEmpty, name.utf8.count <= LibraryImage.maxNameBytes else {
@@ -104,7 +109,7 @@ public struct LibraryManifest: Equatable, Sendable {
             let entryKeys: Set<String> = ["id", "name", "ahap", "preset", "trigger"]
             for m in fields where !entryKeys.contains(m.key) {
                 throw LibraryBuildError(
-                    file: file, position: m.keyPosition, message: "\(path): unknown key '\(m.key)' (expected id, name, ahap or preset, trigger)")
+                    file: file, position: m.keyPosition, message: "\(path): unknown key \(TextEscaping.quotedExcerpt(m.key)) (expected id, name, ahap or preset, trigger)")
             }
             guard let idNode = node["id"] else { throw fail(node, "\(path): missing key 'id' (1…65535)") }
             guard let v = idNode.numberValue, v == v.rounded(), v >= 1, v <= 65535 else {
@@ -140,7 +145,7 @@ public struct LibraryManifest: Equatable, Sendable {
                     if entryName.hasSuffix(".ahap") { entryName.removeLast(5) }
                 }
                 guard entryName.utf8.count <= LibraryImage.maxNameBytes else {
-                    throw fail(node, "\(path): the default name '\(entryName)' is longer than \(LibraryImage.maxNameBytes) bytes; give 'name'")
+                    throw fail(node, "\(path): the default name \(TextEscaping.quotedExcerpt(entryName)) is longer than \(LibraryImage.maxNameBytes) bytes; give 'name'")
                 }
             }
             var trigger: UInt8?

@@ -59,12 +59,12 @@ extension ActuatorProfile {
     public static func read(json text: String, source: String) throws(ProfileError) -> (
         profile: ActuatorProfile, warnings: [ProfileWarning]
     ) {
-        let root: JSONNode
-        do {
-            root = try JSONParser().parse(text)
-        } catch {
-            throw ProfileError(source: source, position: error.position, path: error.path, message: error.message)
-        }
+        try read(bytes: Array(text.utf8), source: source)
+    }
+
+    private static func read(root: JSONNode, source: String) throws(ProfileError) -> (
+        profile: ActuatorProfile, warnings: [ProfileWarning]
+    ) {
         var reader = ProfileFieldReader(source: source)
         let profile = try reader.profile(root)
         let calc = RegisterCalculation(profile: profile)
@@ -79,15 +79,38 @@ extension ActuatorProfile {
         profile: ActuatorProfile, warnings: [ProfileWarning]
     ) {
         let name = source ?? url.path
-        let text: String
-        do {
-            text = try String(contentsOf: url, encoding: .utf8)
-        } catch {
-            throw ProfileError(
-                source: name, position: .unknown, path: "",
-                message: "cannot read the profile: \((error as NSError).localizedDescription)")
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ProfileError(source: name, position: .unknown, path: "", message: "cannot read the profile: it is a directory, not a file")
         }
-        return try read(json: text, source: name)
+        let bytes: [UInt8]
+        do {
+            bytes = [UInt8](try Data(contentsOf: url))
+        } catch {
+            let ns = error as NSError
+            let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError
+            let code = underlying?.domain == NSPOSIXErrorDomain ? underlying?.code : ns.domain == NSPOSIXErrorDomain ? ns.code : nil
+            let reason =
+                code.map { String(cString: strerror(Int32($0))).lowercased() }
+                ?? (ns.code == NSFileReadNoSuchFileError
+                    ? "no such file" : ns.code == NSFileReadNoPermissionError ? "permission denied" : ns.localizedDescription)
+            throw ProfileError(source: name, position: .unknown, path: "", message: "cannot read the profile: \(reason)")
+        }
+        return try read(bytes: bytes, source: name)
+    }
+
+    /// Reads and checks a profile from its bytes (UTF-8; a byte that is not is reported at its
+    /// line:column, as any other syntax error).
+    public static func read(bytes: [UInt8], source: String) throws(ProfileError) -> (
+        profile: ActuatorProfile, warnings: [ProfileWarning]
+    ) {
+        let root: JSONNode
+        do {
+            root = try JSONParser().parse(bytes)
+        } catch {
+            throw ProfileError(source: source, position: error.position, path: error.path, message: error.message)
+        }
+        return try read(root: root, source: source)
     }
 }
 
@@ -108,11 +131,11 @@ struct ProfileFieldReader {
             throw fail(node, path, "expected an object, found a \(node.typeName)")
         }
         for member in members where !known.contains(member.key) {
-            let at = path.isEmpty ? member.key : "\(path).\(member.key)"
+            let at = path.isEmpty ? TextEscaping.excerpt(member.key) : "\(path).\(TextEscaping.excerpt(member.key))"
             warnings.append(
                 ProfileWarning(
                     source: source, position: member.keyPosition, path: at,
-                    message: "unknown key '\(member.key)'; ignored (known: \(known.sorted().joined(separator: ", ")))"))
+                    message: "unknown key \(TextEscaping.quotedExcerpt(member.key)); ignored (known: \(known.sorted().joined(separator: ", ")))"))
         }
         return node
     }

@@ -25,18 +25,26 @@ extension AHAPDecoder {
             return error(
                 .invalidPatternDictionary, root.position, "",
                 "not an AHAP file: this looks like a Lofelt/Meta Haptics Studio .haptic clip "
-                    + "(keys \(keys.map { "'\($0)'" }.joined(separator: ", "))); expected a 'Pattern' array — convert the clip to AHAP first"
+                    + "(keys \(Self.listed(keys))); expected a 'Pattern' array — convert the clip to AHAP first"
             )
         }
         if let near = keys.first(where: { closeMatch($0, among: ["Pattern"]) != nil }) {
             return error(
                 .invalidPatternDictionary, root.position, "",
-                "missing 'Pattern' (found '\(near)'; AHAP keys are case-sensitive)")
+                "missing 'Pattern' (found \(TextEscaping.quotedExcerpt(near)); AHAP keys are case-sensitive)")
         }
-        let found = keys.isEmpty ? "an empty object" : "keys " + keys.map { "'\($0)'" }.joined(separator: ", ")
+        let found = keys.isEmpty ? "an empty object" : "keys " + Self.listed(keys)
         return error(
             .invalidPatternDictionary, root.position, "",
             "missing 'Pattern': expected a top-level 'Pattern' array of Event, Parameter and ParameterCurve elements (found \(found))"
         )
+    }
+
+    /// Keys as a message lists them: the first ten, each quoted by its first characters
+    /// (`TextEscaping.quotedExcerpt`), then how many more, so a document with a 10 MB key or a
+    /// million keys gives a message of one short line.
+    static func listed(_ keys: [String]) -> String {
+        let shown = keys.prefix(10).map { TextEscaping.quotedExcerpt($0) }.joined(separator: ", ")
+        return keys.count > 10 ? shown + " and \(keys.count - 10) more" : shown
     }
 }

@@ -43,7 +43,11 @@ public struct AHAPReader: Sendable {
         guard ext == "ahap" || ext == "json" else {
             throw PatternError(
                 code: .notSupported, file: name, line: 0, column: 0, path: "",
-                message: "unsupported file type '.\(ext)': expected a file ending in .ahap or .json")
+                message: path == "-"
+                    ? "'-' (standard input) is not read: give the file's name, ending in .ahap or .json"
+                    : ext.isEmpty
+                        ? "unsupported file type (no extension): expected a file ending in .ahap or .json"
+                        : "unsupported file type \(TextEscaping.quotedExcerpt("." + ext)): expected a file ending in .ahap or .json")
         }
         let directory = (path as NSString).deletingLastPathComponent
         var searched = [directory.isEmpty ? "." : directory]

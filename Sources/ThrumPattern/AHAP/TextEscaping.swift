@@ -40,6 +40,37 @@ public enum TextEscaping {
         return "'\(head)'\(note)"
     }
 
+    /// `message` with every run of more than `limit` characters without a space or a quote cut
+    /// to its first ``excerptLength`` and marked `…(N characters)`: the last guard of a program
+    /// that prints messages naming what it was given (a 100 kB option value, a path, a preset
+    /// name), so that no message echoes megabytes back. The text is not escaped again.
+    public static func shorteningLongRuns(_ message: String, longerThan limit: Int = 200) -> String {
+        guard message.utf8.count > limit else { return message }
+        var out = ""
+        var run = ""
+        var runLength = 0
+        func flush() {
+            if runLength > limit {
+                out += String(run.prefix(excerptLength)) + "…(\(runLength) characters)"
+            } else {
+                out += run
+            }
+            run = ""
+            runLength = 0
+        }
+        for character in message {
+            if character.isWhitespace || character == "'" || character == "\"" {
+                flush()
+                out.append(character)
+            } else {
+                run.append(character)
+                runLength += 1
+            }
+        }
+        flush()
+        return out
+    }
+
     /// The escaped first ``excerptLength`` characters of `text`, and the length note ("" when whole).
     private static func cut(_ text: String) -> (String, String) {
         guard let end = text.index(text.startIndex, offsetBy: excerptLength, limitedBy: text.endIndex), end < text.endIndex else {

@@ -327,12 +327,12 @@ final class FirmwareProgressBar {
         let filled = step.percent * width / 100
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         let text = "\r\(label) [\(bar)] \(String(step.percent).leftPad(3)) % \(step.phase == "write" ? "writing" : "verifying")"
-        FileHandle.standardError.write(Data(text.utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
         shown = true
     }
 
     func finish() {
-        if shown { FileHandle.standardError.write(Data("\n".utf8)) }
+        if shown { try? FileHandle.standardError.write(contentsOf: Data("\n".utf8)) }
         shown = false
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ThrumCompiler
 import ThrumLibrary
 
 /// `thrum library build DIR -o LIB.thl` and `thrum library inspect LIB.thl [--json]`: preset
@@ -51,10 +52,17 @@ enum LibraryCommand: Subcommand {
             throw UsageError(message: directories.isEmpty ? "give the library directory (holding library.json)" : "give one directory")
         }
         guard let output else { throw UsageError(message: "give the image to write with -o LIB.thl") }
+        try OutputFile.refuseOverwriting(output, option: "output", inputs: libraryInputs(directory: directory, actuator: actuator))
         let built: LibraryBuilder.Output
         let bytes: [UInt8]
         do {
-            built = try LibraryBuilder().build(directory: directory, actuator: actuator)
+            // A profile file given here is the user's path, from the working directory (the
+            // manifest's own `actuator` is relative to the library directory).
+            let given = actuator.map { choice in
+                ActuatorProfile.builtIn(id: choice) != nil || choice.hasPrefix("/")
+                    ? choice : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(choice)
+            }
+            built = try LibraryBuilder().build(directory: directory, actuator: given)
             bytes = try built.image.encode()
         } catch let error as LibraryBuildError {
             throw CommandFailure(message: error.description)
@@ -65,7 +73,7 @@ enum LibraryCommand: Subcommand {
         do {
             try Data(bytes).write(to: URL(fileURLWithPath: output))
         } catch {
-            throw CommandFailure(message: "cannot write \(output): \(error.localizedDescription)")
+            throw CommandFailure(message: "cannot write \(output): \(OutputFile.reason(for: error))")
         }
         let crc = LibraryImage.storedCRC(bytes)
         if json {
@@ -77,6 +85,23 @@ enum LibraryCommand: Subcommand {
             print("wrote \(output): \(built.image.presets.count) presets, \(built.image.shapes.count) shapes, \(bytes.count) bytes, CRC-32 \(hexCRC(crc)), actuator \(built.image.profile.id)")
         }
         return 0
+    }
+
+    /// The files `library build` reads, which its image may not replace: the manifest, the AHAP
+    /// files and the profile file it names, and `--actuator FILE.json`.
+    private static func libraryInputs(directory: String, actuator: String?) -> [InputFiles.Input] {
+        let manifestPath = (directory as NSString).appendingPathComponent(LibraryManifest.fileName)
+        var inputs: [InputFiles.Input] = [(manifestPath, "manifest")]
+        if let actuator, ActuatorProfile.builtIn(id: actuator) == nil { inputs.append((actuator, "actuator profile")) }
+        guard let data = FileManager.default.contents(atPath: manifestPath),
+            let manifest = try? LibraryManifest.parse(String(decoding: data, as: UTF8.self), file: manifestPath)
+        else { return inputs }
+        func inDirectory(_ path: String) -> String { path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path) }
+        if let file = manifest.actuator, ActuatorProfile.builtIn(id: file) == nil { inputs.append((inDirectory(file), "actuator profile")) }
+        for entry in manifest.entries {
+            if case .ahap(let file) = entry.source { inputs.append((inDirectory(file), "pattern of preset \(entry.id)")) }
+        }
+        return inputs
     }
 
     private static func inspect(_ arguments: inout ArgumentList) throws -> Int32 {

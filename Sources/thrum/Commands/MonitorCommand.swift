@@ -66,7 +66,7 @@ enum MonitorCommand: Subcommand {
         Interrupt.install()
         let keyboard = Keyboard()
         let screen = Screen()
-        screen.begin()
+        try screen.begin()
         defer {
             screen.end()
             keyboard.restore()
@@ -99,7 +99,7 @@ enum MonitorCommand: Subcommand {
                         format: "refreshes %d, up %.1f s, cpu %@ of a core (last 2 s)", refreshes, elapsed,
                         cpuShown.map { String(format: "%.2f %%", $0) } ?? "…"), at: 1)
                 if let failure = shared.failure { lines.append("stopped: \(failure)") }
-                screen.draw(lines, height: height)
+                try screen.draw(lines, height: height)
                 // Keep the average rate through a late wake-up; start afresh after a long stall.
                 next = next + period
                 if now - next > .seconds(1) { next = now + period }
@@ -199,19 +199,25 @@ final class SharedMonitor: @unchecked Sendable {
 }
 
 /// The full-screen view: the alternate screen, cursor hidden, each frame drawn from the top.
+/// A frame that cannot be written (standard output on a full disk, `> /dev/full`) ends the
+/// monitor with that error.
 struct Screen {
-    func begin() { emit("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J") }
-    func end() { emit("\u{1B}[?25h\u{1B}[?1049l") }
+    func begin() throws(CommandFailure) { try emit("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J") }
+    func end() { try? emit("\u{1B}[?25h\u{1B}[?1049l") }
 
-    func draw(_ lines: [String], height: Int) {
+    func draw(_ lines: [String], height: Int) throws(CommandFailure) {
         var text = "\u{1B}[H"
         for line in lines.prefix(height) { text += line + "\u{1B}[K\r\n" }
         text += "\u{1B}[J"
-        emit(text)
+        try emit(text)
     }
 
-    private func emit(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+    private func emit(_ text: String) throws(CommandFailure) {
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        } catch {
+            throw ProcessStreams.standardOutputFailure(error)
+        }
     }
 
     /// Columns and rows of the terminal (100 × 30 when standard output is not one).

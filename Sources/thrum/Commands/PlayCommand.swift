@@ -88,6 +88,7 @@ enum PlayCommand: Subcommand {
             return profile
         } ?? LinkCatalogue.usbFullSpeed
         if linkName != nil && port != nil { throw UsageError(message: "--link models the virtual device's link; a real port has its own") }
+        let actuatorFile = InputFiles.actuator(in: arguments)
         let chosenProfile = try ActuatorChoice.take(from: &arguments)
         let rate = try arguments.number("rate", in: 0.01...100, expected: "a number from 0.01 to 100") ?? 1
         let intensity = try arguments.number("intensity", in: 0...1, expected: "a number from 0 to 1")
@@ -116,9 +117,6 @@ enum PlayCommand: Subcommand {
         guard files.count == 1, let file = files.first else {
             throw UsageError(message: files.isEmpty ? "give the AHAP file (or preset:NAME) to play" : "give exactly one file or preset to play")
         }
-        if let junitPath, FileManager.default.fileExists(atPath: file) {
-            try OutputFile.refuseOverwriting(junitPath, option: "junit", inputs: [(file, "pattern")])
-        }
         if loop == .forever && port == nil {
             throw UsageError(message: "--loop forever needs --port (the virtual device runs in virtual time and would never stop)")
         }
@@ -126,6 +124,14 @@ enum PlayCommand: Subcommand {
         let profile = chosenProfile ?? ActuatorProfile.default
         let source = try PatternSource.load(argument: file, lenient: lenient)
         for warning in source.warnings { printError("\(warning)") }
+        if let junitPath {
+            // No input may be replaced: the pattern, the profile file, a sound the pattern plays.
+            try OutputFile.refuseOverwriting(
+                junitPath, option: "junit", inputs: InputFiles.pattern(source, argument: file) + actuatorFile)
+        }
+        if loop == .passes(1), port == nil, let pattern = source.pattern {
+            try LoopChoice.checkVirtualPlay(of: pattern, rate: rate, name: source.displayName)
+        }
         if case .passes(let n) = loop, n > 1, let pattern = source.pattern {
             // A pass lasts at least its events (a transient's burst counts too: ≥ the shortest loop).
             let passLength = max(loopEnd ?? pattern.duration, LoopChoice.shortestLoop) / rate
@@ -492,6 +498,18 @@ enum LoopChoice: Equatable {
                 message: "--loop \(passes) plays \(seconds) of pattern, beyond \(String(format: "%.0e", longestPlay)) s: "
                     + "use --loop forever (Ctrl-C stops it)")
         }
+    }
+
+    /// Refuses one pass on the virtual device whose last event starts more than
+    /// ``longestVirtualPlay`` s in (over `rate`): the virtual device simulates every second up to
+    /// it (≈ 3 ms of CPU each), so a transient at 86 400 s would take minutes to reach. A usage
+    /// error naming the limit, as for loops; `render` draws such a pattern without playing it.
+    static func checkVirtualPlay(of pattern: HapticPattern, rate: Double, name: String) throws(UsageError) {
+        let lastStart = (pattern.events.map(\.relativeTime).max() ?? 0) / rate
+        guard lastStart > longestVirtualPlay else { return }
+        throw UsageError(
+            message: "\(name) plays its last event \(String(format: "%.6g s", lastStart)) in; the virtual device (virtual time) plays "
+                + "at most \(Int(longestVirtualPlay)) s: give --port to play it on a device (thrum render draws it)")
     }
 
     init?(text: String) {

@@ -35,7 +35,7 @@ enum RenderCommand: Subcommand {
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let svgPath = try arguments.option("svg")
         let csvPath = try arguments.option("csv")
-        let profileChoice = arguments.peekOption("actuator") ?? arguments.peekOption("profile")
+        let actuatorFile = InputFiles.actuator(in: arguments)
         let chosenProfile = try ActuatorChoice.take(from: &arguments)
         let rate = try arguments.number("rate", in: 100...100_000, expected: "a number of samples per second from 100 to 100000") ?? 1000
         let intensity = try arguments.number("intensity", in: 0...1, expected: "a number 0…1").map { Float($0) }
@@ -51,17 +51,7 @@ enum RenderCommand: Subcommand {
         HeapReuse.keepFreedMemory()
         var source = try PatternSource.load(argument: argument, lenient: lenient, intensity: intensity)
         // No output may replace an input: the pattern, the profile file, a sound the pattern plays.
-        var inputs: [(path: String, what: String)] = []
-        if source.pattern != nil && FileManager.default.fileExists(atPath: argument) { inputs.append((argument, "pattern")) }
-        if let profileChoice, ActuatorProfile.builtIn(id: profileChoice) == nil { inputs.append((profileChoice, "actuator profile")) }
-        if case .pattern(let p) = source.content {
-            let directories = [(argument as NSString).deletingLastPathComponent, FileManager.default.currentDirectoryPath].map {
-                $0.isEmpty ? "." : $0
-            }
-            for e in p.events {
-                if let w = e.waveform, let path = AudioResource.resolve(w.path, in: directories) { inputs.append((path, "audio file")) }
-            }
-        }
+        let inputs = InputFiles.pattern(source, argument: argument) + actuatorFile
         if let csvPath { try OutputFile.refuseOverwriting(csvPath, option: "csv", inputs: inputs) }
         if let svgPath { try OutputFile.refuseOverwriting(svgPath, option: "svg", inputs: inputs) }
         if let csvPath, let svgPath, OutputFile.sameFile(csvPath, svgPath) {
@@ -84,13 +74,12 @@ enum RenderCommand: Subcommand {
         for note in audio?.notes ?? [] { printError("warning: \(note)") }
 
         // The rows are made a chunk at a time and folded into the outputs as they come: the CSV
-        // written as it grows, the summary and the terminal plots folded; only the SVG (drawn
-        // from every row) keeps them all.
+        // written as it grows, the summary and the terminal plots folded; the SVG keeps them all
+        // up to 2^18 rows, and beyond that only the points its decimation draws (`SVGRows`).
         var csv = try csvPath.map { path throws(CommandFailure) in try OutputFile.Stream(path: path, what: "CSV") }
         try csv?.write(EnvelopeRender.columnNames.joined(separator: ",") + "\n")
         var summary = RenderSummary()
-        var kept: EnvelopeRender? = svgPath == nil ? nil : preview.emptyRender
-        var keptAudio: [Double] = []
+        var kept = svgPath == nil ? nil : SVGRows(preview.emptyRender, total: preview.count, audio: audio != nil)
         let plotted = csvPath == nil && svgPath == nil && !json
         let start = preview.firstTime, end = preview.lastTime + 1 / preview.sampleRate
         var drivePlot = TerminalPlot.Columns(plot: TerminalPlot(title: "", unit: ""), start: start, end: end)
@@ -124,16 +113,11 @@ enum RenderCommand: Subcommand {
                 }
                 fold()
             }
-            if kept != nil {
-                kept!.append(chunk)
-                keptAudio += level ?? []
-            }
+            kept?.append(chunk, audio: level)
         }
         try csv?.close()
         if let svgPath, let kept {
-            try write(
-                svg(preview, rows: kept, source: source, profile: profile, caveat: caveat, audio: audio == nil ? nil : keptAudio).render(),
-                to: svgPath, what: "SVG")
+            try write(svg(preview, content: kept.content, source: source, profile: profile, caveat: caveat).render(), to: svgPath, what: "SVG")
         }
         if json {
             var object = jsonSummary(summary, preview: preview, source: source, profile: profile, caveat: caveat, csv: csvPath, svg: svgPath)
@@ -161,31 +145,42 @@ enum RenderCommand: Subcommand {
         return 0
     }
 
-    /// The SVG plot of a preview.
+    /// The SVG plot of a preview, from every row or from the points already chosen (`SVGRows`).
     static func svg(
-        _ preview: PatternPreview, rows r: EnvelopeRender, source: PatternSource, profile: ActuatorProfile, caveat: String?,
-        audio: [Double]? = nil
+        _ preview: PatternPreview, content: SVGRows.Content, source: PatternSource, profile: ActuatorProfile, caveat: String?
     ) -> SVGPlot {
         var notes = [
-            "actuator \(profile.name) (\(profile.id)), \(number(r.sampleRate)) samples/s; "
+            "actuator \(profile.name) (\(profile.id)), \(number(preview.sampleRate)) samples/s; "
                 + "acceleration from the \(preview.accelerationSource.label)"
         ]
         if let caveat { notes.append(caveat) }
         let unit = preview.accelerationSource.unit
+        let time: [Double], columns: [[Double]], audio: [Double]?, points: [[(time: Double, value: Double)]]?
+        switch content {
+        case .whole(let r, let levels):
+            (time, columns, points, audio) = (r.time, [r.intensity, r.sharpness, r.drive, r.acceleration], nil, levels)
+        case .sampled(let span, let series):
+            (time, columns, points, audio) = (span, [[], [], [], []], series, series.count == 5 ? [] : nil)
+        }
+        func series(_ k: Int, _ s: SVGPlot.Series) -> SVGPlot.Series {
+            var s = s
+            s.points = points.map { $0.indices.contains(k) ? $0[k] : [] }
+            return s
+        }
         let audioSeries: [SVGPlot.Series] = audio.map {
-            [.init(name: "audio level (peak |sample|, 0…1)", color: "#9467bd", lineWidth: 1, values: $0, id: "series-audio")]
+            [series(4, .init(name: "audio level (peak |sample|, 0…1)", color: "#9467bd", lineWidth: 1, values: $0, id: "series-audio"))]
         } ?? []
         return SVGPlot(
-            title: "thrum render \(source.displayName)", notes: notes, time: r.time,
+            title: "thrum render \(source.displayName)", notes: notes, time: time,
             series: audioSeries + [
-                .init(name: "drive (0…1 of rated voltage)", color: "#2ca02c", lineWidth: 1.2, filled: true,
-                      values: r.drive, id: "series-drive"),
-                .init(name: "intensity (requested)", color: "#1f77b4", lineWidth: 1.5, values: r.intensity,
-                      id: "series-intensity"),
-                .init(name: "sharpness (requested)", color: "#ff7f0e", lineWidth: 1.5, dash: "6 3",
-                      values: r.sharpness, id: "series-sharpness"),
-                .init(name: "acceleration (\(unit), \(preview.accelerationSource == .simulator ? "simulated" : "predicted"))",
-                      color: "#d62728", lineWidth: 2, axis: .right, values: r.acceleration, id: "series-acceleration"),
+                series(2, .init(name: "drive (0…1 of rated voltage)", color: "#2ca02c", lineWidth: 1.2, filled: true,
+                      values: columns[2], id: "series-drive")),
+                series(0, .init(name: "intensity (requested)", color: "#1f77b4", lineWidth: 1.5, values: columns[0],
+                      id: "series-intensity")),
+                series(1, .init(name: "sharpness (requested)", color: "#ff7f0e", lineWidth: 1.5, dash: "6 3",
+                      values: columns[1], id: "series-sharpness")),
+                series(3, .init(name: "acceleration (\(unit), \(preview.accelerationSource == .simulator ? "simulated" : "predicted"))",
+                      color: "#d62728", lineWidth: 2, axis: .right, values: columns[3], id: "series-acceleration")),
             ],
             markers: preview.eventTimes, leftLabel: "intensity, sharpness, drive (0…1)",
             rightLabel: "acceleration (\(unit))")

@@ -87,6 +87,20 @@ enum SimCommand: Subcommand {
                              fails there, as on a board whose flash no longer holds a charge
         """
 
+    /// Refuses an output file (`--trace`, `--host-log`) that is one of the files the simulator
+    /// reads or keeps (its storage, its flash, the profile), or another output.
+    private static func refuseOverwriting(outputs: [(option: String, path: String?)], inputs: [(path: String?, what: String)]) throws(UsageError) {
+        let given = inputs.compactMap { input in input.path.map { (path: $0, what: input.what) } }
+        var earlier: [(path: String, what: String)] = []
+        for case let (option, path?) in outputs {
+            try OutputFile.refuseOverwriting(path, option: option, inputs: given)
+            if let other = earlier.first(where: { OutputFile.sameFile($0.path, path) }) {
+                throw UsageError(message: "--\(option) and \(other.what) name the same file: give two")
+            }
+            earlier.append((path, "--\(option)"))
+        }
+    }
+
     /// A byte address in the ATmega328P's 32 KiB flash: decimal, or hex with 0x.
     static func flashAddress(_ text: String) -> Int? {
         let value = text.hasPrefix("0x") ? Int(text.dropFirst(2), radix: 16) : Int(text)
@@ -114,6 +128,7 @@ enum SimCommand: Subcommand {
                 request.faults = try AVRSimLauncher.faults(faultText)
             }
             // The actuator wired to the board: its resonance is what the harness's DRV2605L measures.
+            let avrActuatorFile = InputFiles.actuator(in: arguments)
             request.resonanceHz = (try ActuatorChoice.take(from: &arguments) ?? ActuatorProfile.default).physical.resonanceHz
             for option in ["drift-ppm", "supply", "mounted"] where try arguments.option(option) != nil {
                 throw UsageError(
@@ -122,8 +137,14 @@ enum SimCommand: Subcommand {
             }
             _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
             try arguments.finish()
+            try refuseOverwriting(
+                outputs: [("trace", request.trace), ("host-log", request.hostLog)],
+                inputs: [(request.storage, "library storage"), (request.flash, "flash file"), (request.elf, "firmware image")]
+                    + avrActuatorFile.map { ($0.path, $0.what) })
             try AVRSimLauncher.run(request)
         }
+        let actuatorFile = InputFiles.actuator(in: arguments)
+        let mountedFile = arguments.peekOption("mounted").flatMap { ActuatorProfile.builtIn(id: $0) == nil ? $0 : nil }
         let chosenProfile = try ActuatorChoice.take(from: &arguments)
         let drift = try arguments.option("drift-ppm", as: { Double($0) }, expected: "a number") ?? 0
         let supply = try arguments.option(
@@ -139,6 +160,10 @@ enum SimCommand: Subcommand {
         let triggersPath = try arguments.option("triggers")
         _ = try arguments.positionals().first.map { throw UsageError(message: "unexpected argument '\($0)'") }
         try arguments.finish()
+        try refuseOverwriting(
+            outputs: [("trace", tracePath)],
+            inputs: [(storagePath, "library storage"), (triggersPath, "triggers file"), (mountedFile, "mounted actuator's profile")]
+                + actuatorFile.map { ($0.path, $0.what) })
         let driftRange = VirtualDevice.Configuration.crystalErrorPPMRange
         guard drift.isFinite, driftRange.contains(drift) else {
             throw UsageError(
@@ -204,7 +229,7 @@ enum SimCommand: Subcommand {
                 print("library storage \(storagePath): no library stored (flash one with `thrum flash LIB.thl --port \(terminal.devicePath)`)")
             }
         }
-        flushStandardOutput()
+        try ProcessStreams.requireFlushed()
         let triggers: TriggerLines?
         if let triggersPath {
             let descriptor = open(triggersPath, O_RDWR)  // a FIFO opened read-write never reads end of file
@@ -217,21 +242,26 @@ enum SimCommand: Subcommand {
         }
         if !faults.isEmpty { print("injecting faults: \(faultText ?? "")") }
         if let linkText { print("link: \(linkText)") }
-        flushStandardOutput()
+        try ProcessStreams.requireFlushed()
         let server = DeviceServer(device: device, transport: terminal.master)
         if let link { server.link = link }
         server.faults = faults
+        // A trace that cannot be written (a full disk) stops the simulator with that error.
+        var traceFailure: CommandFailure?
         if let tracePath {
-            guard FileManager.default.createFile(atPath: tracePath, contents: Data("time_us,monotonic_ns,register,value\n".utf8)),
-                let file = FileHandle(forWritingAtPath: tracePath)
-            else { throw CommandFailure(message: "cannot write the trace to \(tracePath)") }
-            file.seekToEndOfFile()
+            let file = try OutputFile.handle(tracePath, what: "trace")
+            try OutputFile.write("time_us,monotonic_ns,register,value\n", to: file, path: tracePath, what: "trace")
             server.registerWriteSink = { writes, hostTime in
+                guard traceFailure == nil else { return }
                 var text = ""
                 for w in writes {
                     text += "\(w.time),\(hostTime(w.time).nanoseconds),\(w.register),\(w.value)\n"
                 }
-                file.write(Data(text.utf8))
+                do throws(CommandFailure) {
+                    try OutputFile.write(text, to: file, path: tracePath, what: "trace")
+                } catch {
+                    traceFailure = error
+                }
             }
         }
         server.onDeviceFault = { fault in
@@ -254,7 +284,7 @@ enum SimCommand: Subcommand {
                     releases.removeFirst()
                     device.setTrigger(first.input, active: false)
                 }
-                return false
+                return traceFailure != nil
             })
         } catch .disconnected where faults.disconnect != nil {
             let c = server.injectedLinkFaults
@@ -263,6 +293,7 @@ enum SimCommand: Subcommand {
         } catch {
             throw CommandFailure(message: "the pseudo-terminal failed: \(error)")
         }
+        if let traceFailure { throw traceFailure }
         return 0
     }
 }

@@ -34,7 +34,7 @@ enum StudioCommand: Subcommand {
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let ports = try arguments.options("port")
-        let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? 115_200
+        let baud = try DeviceAddressOptions.baudRate(from: &arguments) ?? DeviceAddressOptions.defaultBaud
         let chosenProfile = try ActuatorChoice.take(from: &arguments)
         let listen = try arguments.option("listen") ?? "127.0.0.1:0"
         let open = arguments.flag("open")
@@ -85,7 +85,7 @@ enum StudioCommand: Subcommand {
         if !RequestGuard.names(listenHost: "127.0.0.1").contains(host) && host != "::1" {
             printError("warning: listening on \(host), reachable from other machines; the token is all that guards it")
         }
-        flushStandardOutput()
+        try ProcessStreams.requireFlushed()
         if open {
             let browser = Process()
             browser.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -1,4 +1,5 @@
 import Foundation
+import ThrumPattern
 
 /// A subcommand of `thrum`.
 protocol Subcommand: Sendable {
@@ -87,7 +88,7 @@ enum CommandRouter {
     }
 
     private static func printJSONError(command: String, kind: String, message: String, exitCode: Int32) {
-        JSONOutput.print(jsonError(command: command, kind: kind, message: message, exitCode: exitCode))
+        JSONOutput.print(jsonError(command: command, kind: kind, message: TextEscaping.shorteningLongRuns(message), exitCode: exitCode))
     }
 
     static var overview: String {
@@ -100,15 +101,17 @@ enum CommandRouter {
     }
 }
 
-/// Prints `thrum: message` to standard error.
+/// Prints `thrum: message` to standard error; a value of more than 200 characters in it (an
+/// option's 100 kB value, a path) is shown by its first 80 and its length.
 func printError(_ message: String) {
     var stream = StandardError()
-    print("thrum: \(message)", to: &stream)
+    print("thrum: \(TextEscaping.shorteningLongRuns(message))", to: &stream)
 }
 
-/// Standard error as a text output stream.
+/// Standard error as a text output stream. A write that fails (`2> /dev/full`) is dropped: there
+/// is nowhere left to say so, and the exit status still tells.
 struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) { FileHandle.standardError.write(Data(string.utf8)) }
+    mutating func write(_ string: String) { try? FileHandle.standardError.write(contentsOf: Data(string.utf8)) }
 }
 
 /// Flushes standard output (needed before long-running loops so that pipes see lines at once).

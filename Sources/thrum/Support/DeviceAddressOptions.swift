@@ -1,4 +1,5 @@
 import ThrumCompiler
+import ThrumLink
 
 /// Where a command finds its device: `--port PATH` and `--baud N`, parsed here and nowhere else.
 /// A command that talks to one device uses the last `--port`; `play` takes several (one per
@@ -19,8 +20,17 @@ struct DeviceAddressOptions {
     /// Removes `--port` (every one) and `--baud` from `arguments`.
     static func take(from arguments: inout ArgumentList) throws(UsageError) -> DeviceAddressOptions {
         let ports = try arguments.options("port")
-        let baud = try arguments.option("baud", as: { Int($0) }, expected: "a whole number") ?? defaultBaud
+        let baud = try baudRate(from: &arguments) ?? defaultBaud
         return DeviceAddressOptions(ports: ports, baud: baud)
+    }
+
+    /// `--baud N`, a whole number within `TransportLimits.baudRates` (50 … 4 000 000): a usage
+    /// error otherwise (exit 2), with or without a port to use it on.
+    static func baudRate(from arguments: inout ArgumentList) throws(UsageError) -> Int? {
+        let range = TransportLimits.baudRates
+        return try arguments.option(
+            "baud", as: { Int($0).flatMap { range.contains($0) ? $0 : nil } },
+            expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
     }
 
     /// Opens `port` at ``baud``.

@@ -16,6 +16,28 @@ enum OutputFile {
         }
     }
 
+    /// Opens `path` for writing, created or truncated in place (never replaced: a device, a FIFO
+    /// or the target of a symbolic link stays what it is), for a file written as things happen.
+    static func handle(_ path: String, what: String) throws(CommandFailure) -> FileHandle {
+        try checkDestination(path, what: what)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw CommandFailure(
+                message: "cannot write the \(what) to '\(TextEscaping.escaped(path))': \(String(cString: strerror(errno)).lowercased())")
+        }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
+    /// Appends `text` to `file` (opened with ``handle(_:what:)``), failing with the sentence
+    /// of a write that did not succeed.
+    static func write(_ text: String, to file: FileHandle, path: String, what: String) throws(CommandFailure) {
+        do {
+            try file.write(contentsOf: Data(text.utf8))
+        } catch {
+            throw CommandFailure(message: "cannot write the \(what) to '\(TextEscaping.escaped(path))': \(reason(for: error))")
+        }
+    }
+
     /// Fails with a sentence when `path` cannot take the file: a directory, a missing parent.
     private static func checkDestination(_ path: String, what: String) throws(CommandFailure) {
         let shown = TextEscaping.escaped(path)
@@ -111,7 +133,7 @@ enum OutputFile {
     }
 
     /// The operating system's reason inside a Foundation error, when there is one.
-    fileprivate static func reason(for error: Error) -> String {
+    static func reason(for error: Error) -> String {
         let ns = error as NSError
         if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
             return String(cString: strerror(Int32(underlying.code))).lowercased()
@@ -119,7 +141,7 @@ enum OutputFile {
         if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))).lowercased() }
         switch ns.code {
         case NSFileWriteNoPermissionError: return "permission denied"
-        case NSFileWriteOutOfSpaceError: return "no space left on the device"
+        case NSFileWriteOutOfSpaceError: return "no space left on device"
         case NSFileWriteVolumeReadOnlyError: return "the file system is read-only"
         default: return ns.localizedDescription
         }

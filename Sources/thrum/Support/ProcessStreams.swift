@@ -15,6 +15,26 @@ enum ProcessStreams {
         signal(SIGQUIT, SIG_DFL)
     }
 
+    /// The failure of a command whose standard output cannot be written (`error` from a
+    /// `FileHandle` write): `cannot write to standard output: no space left on device`.
+    static func standardOutputFailure(_ error: any Error) -> CommandFailure {
+        CommandFailure(message: "cannot write to standard output: \(OutputFile.reason(for: error))")
+    }
+
+    /// Flushes standard output and fails when it could not be written: for a command that serves
+    /// until stopped (`sim`, `studio`), whose first lines (the pseudo-terminal, the URL) are what
+    /// its user needs, so it stops at once rather than serve unseen.
+    static func requireFlushed() throws(CommandFailure) {
+        errno = 0
+        let output = thrum_standard_output()
+        let flushed = fflush(output) == 0
+        let code = errno
+        guard !flushed || ferror(output) != 0 else { return }
+        let reason = code != 0 ? String(cString: strerror(code)).lowercased() : "a write failed"
+        clearerr(output)
+        throw CommandFailure(message: "cannot write to standard output: \(reason)")
+    }
+
     /// Flushes standard output (`fflush`) and checks it for a failed write (`ferror`: a full
     /// disk, `/dev/full`, a closed file): then one line on standard error and exit status 1 (a
     /// command that failed already keeps its own status); `status` otherwise.

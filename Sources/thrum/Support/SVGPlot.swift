@@ -28,6 +28,9 @@ struct SVGPlot {
         var axis: Axis = .left
         /// One value per time sample.
         var values: [Double]
+        /// Points already chosen (time, value), drawn as they are instead of decimating
+        /// ``values`` (`render --svg` of millions of rows: `SVGRows`).
+        var points: [(time: Double, value: Double)]?
         /// Element id (letters, digits and `-`), so that tools and tests can find the series.
         var id: String
     }
@@ -76,7 +79,7 @@ struct SVGPlot {
     /// The SVG document.
     func render() -> String {
         guard let t0 = time.first, let t1 = time.last, t1 > t0 else { return emptyDocument() }
-        let rightPeak = series.filter { $0.axis == .right }.flatMap(\.values).max() ?? 0
+        let rightPeak = series.filter { $0.axis == .right }.flatMap { $0.points?.map(\.value) ?? $0.values }.max() ?? 0
         let rightStep = niceStep(rightPeak > 0 ? rightPeak / 4 : 0.25)
         let rightMax = max(rightStep, (rightPeak / rightStep).rounded(.up) * rightStep)
         func x(_ t: Double) -> Double { left + (t - t0) / (t1 - t0) * (right - left) }
@@ -135,8 +138,16 @@ struct SVGPlot {
 
         // Event markers.
         out.append("<g id=\"events\" stroke=\"#888\" stroke-width=\"1\" stroke-dasharray=\"3 3\" fill=\"#666\">")
+        // Without numbers (more than 40 markers) a marker on the pixel of the one before adds
+        // nothing: 10⁶ events drew 10⁶ lines (115 MB) on 824 pixels.
+        var lastDrawn = ""
         for (i, t) in markers.enumerated() where t >= t0 && t <= t1 {
             let mx = x(t)
+            if markers.count > 40 {
+                let column = f(mx.rounded())
+                if column == lastDrawn { continue }
+                lastDrawn = column
+            }
             out.append("<line x1=\"\(f(mx))\" y1=\"\(f(top))\" x2=\"\(f(mx))\" y2=\"\(f(bottom))\"/>")
             out.append("<path d=\"M\(f(mx - 4)) \(f(top - 8)) L\(f(mx + 4)) \(f(top - 8)) L\(f(mx)) \(f(top)) Z\" stroke=\"none\"/>")
             if markers.count <= 40 {
@@ -147,7 +158,8 @@ struct SVGPlot {
 
         // Series.
         for s in series {
-            let points = decimated(s.values).map { "\(f(x(time[$0])))," + f(y(s.values[$0], s.axis)) }
+            let drawn = s.points ?? decimated(s.values).map { (time: time[$0], value: s.values[$0]) }
+            let points = drawn.map { "\(f(x($0.time)))," + f(y($0.value, s.axis)) }
             guard !points.isEmpty else { continue }
             out.append("<g id=\"\(s.id)\">")
             if s.filled {
@@ -189,6 +201,10 @@ struct SVGPlot {
         out.append("</svg>")
         return out.joined(separator: "\n") + "\n"
     }
+
+    /// The plot's width in pixel columns at the default size, 960 px (the columns
+    /// ``decimated(_:)`` splits the rows into).
+    static let plotColumns = 960 - 64 - 72
 
     /// Indices to draw: all of them when there are few; otherwise, per pixel column, the first,
     /// the minimum and the maximum sample (in time order), which keeps every peak visible.
