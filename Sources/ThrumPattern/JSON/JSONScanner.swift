@@ -78,8 +78,41 @@ struct JSONScanner {
         column += columns
     }
 
+    /// Moves the cursor past one ASCII character that is not a line break (a structural
+    /// character the caller has just checked).
+    @inline(__always)
+    mutating func advanceASCII() {
+        index += 1
+        column += 1
+    }
+
+    /// Skips spaces, tabs and line breaks, counting lines and columns as `advance()` does (a CR
+    /// followed by LF is one line break), in one pass over the bytes.
     private mutating func skipWhitespace() {
-        while let b = current, b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { advance() }
+        let (end, line, column) = bytes.withUnsafeBufferPointer { buffer in
+            var i = index, line = self.line, column = self.column
+            while i < buffer.count {
+                let b = buffer[i]
+                if b == 0x20 || b == 0x09 {
+                    column += 1
+                } else if b == 0x0A {
+                    line += 1
+                    column = 1
+                } else if b == 0x0D {
+                    if !(i + 1 < buffer.count && buffer[i + 1] == 0x0A) {
+                        line += 1
+                        column = 1
+                    }
+                } else {
+                    break
+                }
+                i += 1
+            }
+            return (i, line, column)
+        }
+        index = end
+        self.line = line
+        self.column = column
     }
 
     func fail(_ message: String, at where_: SourcePosition? = nil) -> JSONSyntaxError {
@@ -154,11 +187,11 @@ struct JSONScanner {
     {
         let object = tape.open(.object, at: position)
         try enter()
-        advance()  // {
+        advanceASCII()  // {
         var count = 0
         skipWhitespace()
         if current == UInt8(ascii: "}") {
-            advance()
+            advanceASCII()
             depth -= 1
             tape.close(object, count: 0)
             return object
@@ -181,7 +214,7 @@ struct JSONScanner {
             guard current == UInt8(ascii: ":") else {
                 throw fail("expected ':' after object key \"\(name)\", found \(describeCurrent())")
             }
-            advance()
+            advanceASCII()
             skipWhitespace()
             path.push(.key(name))
             let value: Int
@@ -198,16 +231,16 @@ struct JSONScanner {
             count += 1
             skipWhitespace()
             if current == UInt8(ascii: "}") {
-                advance()
+                advanceASCII()
                 break
             }
             guard current == UInt8(ascii: ",") else {
                 throw fail("expected ',' or '}' after object member, found \(describeCurrent())")
             }
-            advance()
+            advanceASCII()
             skipWhitespace()
             if options.allowsTrailingCommas, current == UInt8(ascii: "}") {
-                advance()
+                advanceASCII()
                 break
             }
         }
@@ -238,11 +271,11 @@ struct JSONScanner {
         throws(JSONSyntaxError) -> Int
     {
         try enter()
-        advance()  // [
+        advanceASCII()  // [
         var count = 0
         skipWhitespace()
         if current == UInt8(ascii: "]") {
-            advance()
+            advanceASCII()
             depth -= 1
             return 0
         }
@@ -261,16 +294,16 @@ struct JSONScanner {
             count += 1
             skipWhitespace()
             if current == UInt8(ascii: "]") {
-                advance()
+                advanceASCII()
                 break
             }
             guard current == UInt8(ascii: ",") else {
                 throw fail("expected ',' or ']' after array element, found \(describeCurrent())")
             }
-            advance()
+            advanceASCII()
             skipWhitespace()
             if options.allowsTrailingCommas, current == UInt8(ascii: "]") {
-                advance()
+                advanceASCII()
                 break
             }
         }
