@@ -39,4 +39,32 @@ final class JSONVocabularyTests: XCTestCase {
         XCTAssertEqual(b["Pattern"]?.elements?.count, 3)
         XCTAssertEqual(b["Pattern"]?.elements?[0]["Event"]?["EventType"]?.stringValue, "HapticTransient")
     }
+
+    func testAWordHasTheIdOfItsFirstPlaceInTheList() {
+        let v = JSONVocabulary(["Time", "HapticIntensity", "Time", "Grüße", "EventType"])
+        XCTAssertEqual(v.id(of: "Time"), 0)
+        XCTAssertEqual(v.id(of: "HapticIntensity"), 1)
+        XCTAssertEqual(v.id(of: "EventType"), 4)
+        XCTAssertEqual(v.id(of: "Grüße"), -1)
+        XCTAssertEqual(v.id(of: "time"), -1)
+        // The decoder's keys come first: a key's id is its raw value.
+        for key in AHAPDecoder.Key.allCases {
+            XCTAssertEqual(AHAPDecoder.vocabulary.id(of: key.text), key.rawValue, key.text)
+        }
+    }
+
+    func testAKeyWrittenWithEscapesIsTheSameKey() throws {
+        // "Ti\u006De" is "Time": the scanner gives it the word's id, so it is the event's Time,
+        // and it repeats the key "Time" (the last one wins, with a warning), on both paths.
+        let text = #"""
+            {"Pattern": [{"Event": {"Time": 1, "EventType": "HapticTransient", "Ti\u006De": 2}},
+              {"Event": {"Ev\u0065ntType": "HapticTransient", "Ti\u006De": 3}}]}
+            """#
+        let streamed = try AHAPReader().read(string: text)
+        let tree = try AHAPReader().read(json: try JSONParser().parse(text), sourceName: "<string>")
+        XCTAssertEqual(streamed, tree)
+        XCTAssertEqual(streamed.pattern.events.map(\.relativeTime), [2, 3])
+        XCTAssertEqual(streamed.warnings.map(\.kind), [.duplicateKey])
+        XCTAssertEqual(streamed.warnings.first?.path, "Pattern[0].Event.Time")
+    }
 }

@@ -223,6 +223,33 @@ final class StreamingReaderTests: XCTestCase {
         XCTAssertNil(JSONScanner.fastDecimal(ArraySlice("1e3".utf8)))
     }
 
+    func testNumbersAndWhitespaceLeaveTheSamePlacesOnEveryPath() throws {
+        // Plain numbers (one pass), others (exponent, 16 digits: the general path), and every
+        // kind of line break, with the places of what follows them.
+        let text = "{\"a\": -12.5, \"b\": 0,\t\"c\": 1e2,\r\n \"d\": 1234567890123456,\r\"e\":\n3, \"f\": 0.25}"
+        let root = try JSONParser().parse(text)
+        XCTAssertEqual(root["a"]?.numberValue, -12.5)
+        XCTAssertEqual(root["c"]?.numberValue, 100)
+        XCTAssertEqual(root["d"]?.numberValue, 1234567890123456)
+        let places = ["b", "c", "d", "e", "f"].map { root.member($0)?.keyPosition }
+        XCTAssertEqual(places, [
+            SourcePosition(line: 1, column: 14), SourcePosition(line: 1, column: 22), SourcePosition(line: 2, column: 2),
+            SourcePosition(line: 3, column: 1), SourcePosition(line: 4, column: 4),
+        ])
+        XCTAssertEqual(root["e"]?.position, SourcePosition(line: 4, column: 1))
+        // Malformed numbers: the general path's errors, at the same places.
+        for (bad, column, message) in [
+            ("[01]", 2, "leading zeros are not allowed in numbers"), ("[1.]", 4, "expected a digit after '.', found ']'"),
+            ("[-]", 3, "expected a digit after '-', found ']'"), ("[1e]", 4, "expected a digit in the exponent, found ']'"),
+        ] {
+            XCTAssertThrowsError(try JSONParser().parse(bad), bad) { error in
+                let e = error as? JSONSyntaxError
+                XCTAssertEqual(e?.message, message, bad)
+                XCTAssertEqual(e?.position, SourcePosition(line: 1, column: column), bad)
+            }
+        }
+    }
+
     func testPlainAndEscapedStringsParseAlikeWithTheSamePlaces() throws {
         let root = try JSONParser().parse(#"{"ascii": "HapticTransient", "é": "ü€😀x", "esc": "a\u00e9b", "k": 1}"#)
         XCTAssertEqual(root["ascii"]?.stringValue, "HapticTransient")

@@ -251,9 +251,18 @@ public struct ClosedLoopEnvelope: Sendable {
             let limit = halfPeriod * (1 - 1e-9)
             // n steps are taken when the boundary test fails after each: sinceHalf + n·dt < limit
             // (estimated with `perStep` = 1/dt, then settled by the test itself).
+            // The estimate is almost always exact: each settling loop is entered only when its
+            // first step is needed, as a loop the optimiser turns into a 16-lane search costs
+            // that search's set-up on every call (10 % of a long render's CPU).
             var n = min(count, Int(max(0, min(Double(count), (limit - sinceHalf) * perStep))))
-            while n > 0 && !(sinceHalf + Double(n) * dt < limit) { n -= 1 }
-            while n < count && sinceHalf + Double(n + 1) * dt < limit { n += 1 }
+            if n > 0 && !(sinceHalf + Double(n) * dt < limit) {
+                n -= 1
+                while n > 0 && !(sinceHalf + Double(n) * dt < limit) { n -= 1 }
+            }
+            if n < count && sinceHalf + Double(n + 1) * dt < limit {
+                n += 1
+                while n < count && sinceHalf + Double(n + 1) * dt < limit { n += 1 }
+            }
             guard n > 0 else { return 0 }
             if dt != drivenStep {
                 drivenStep = dt

@@ -1,7 +1,7 @@
 // Errors for documents that are not AHAP at all: fragments, other formats, wrong top level.
 extension AHAPDecoder {
     /// The top level is not an object: a bare Pattern array (fragment) or something else.
-    func notAnObjectError(_ root: JSONNode) -> PatternError {
+    func notAnObjectError(_ root: JSONTapeValue) -> PatternError {
         if let items = root.elements, !items.isEmpty,
             items.allSatisfy({ item in
                 item.members?.contains(where: { ["Event", "Parameter", "ParameterCurve"].contains($0.key) }) ?? false
@@ -18,8 +18,8 @@ extension AHAPDecoder {
     }
 
     /// The top level is an object without `Pattern`: say what it looks like instead.
-    func missingPatternError(_ root: JSONNode) -> PatternError {
-        let keys = (root.members ?? []).map(\.key)
+    func missingPatternError(_ root: JSONTapeValue) -> PatternError {
+        let keys = root.members.map { $0.map(\.key) } ?? []
         let keySet = Set(keys)
         if keySet.contains("signals") || (keySet.contains("version") && keySet.contains("metadata")) {
             return error(

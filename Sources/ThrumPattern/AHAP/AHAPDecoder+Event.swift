@@ -1,28 +1,20 @@
 // `Event` elements: type, time, duration, parameters, audio waveform (reference §2).
 extension AHAPDecoder {
-    static let eventKeys = [
-        "Time", "EventTime", "EventType", "EventDuration", "EventParameters", "EventWaveformPath",
-        "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled",
-    ]
-
-    static let eventParameterKeys = ["ParameterID", "ParameterValue"]
-    static let waveformKeys = ["EventWaveformPath", "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled"]
-
-    mutating func decodeEvent(_ node: JSONNode, path: LazyPath) throws(PatternError) -> HapticEvent {
+    mutating func decodeEvent(_ node: JSONTapeValue, path: LazyPath) throws(PatternError) -> HapticEvent {
         guard node.members != nil else {
             throw error(.badEventEntry, node.position, path(), "'Event' must be an object, found \(article(node.typeName))")
         }
         let f = fields(of: node, path: path, allowed: Self.eventKeys, context: "Event")
-        let type = try decodeEventType(f["EventType"], event: node, path: path)
+        let type = try decodeEventType(f[.eventType], event: node, path: path)
         let time = try decodeEventTime(f, event: node, path: path)
-        let duration = try decodeEventDuration(f["EventDuration"], type: type, event: node, path: path)
-        let parameters = try decodeEventParameters(f["EventParameters"], path: { join(path(), "EventParameters") })
+        let duration = try decodeEventDuration(f[.eventDuration], type: type, event: node, path: path)
+        let parameters = try decodeEventParameters(f[.eventParameters], path: { join(path(), "EventParameters") })
         var event = HapticEvent(eventType: type, parameters: parameters, relativeTime: time, duration: duration)
         event.waveform = try decodeWaveform(f, type: type, event: node, path: path)
         return event
     }
 
-    private func decodeEventType(_ member: JSONMember?, event: JSONNode, path: LazyPath) throws(PatternError)
+    private func decodeEventType(_ member: JSONTapeMember?, event: JSONTapeValue, path: LazyPath) throws(PatternError)
         -> HapticEvent.EventType
     {
         var p: String { join(path(), "EventType") }
@@ -46,13 +38,13 @@ extension AHAPDecoder {
         return type
     }
 
-    private mutating func decodeEventTime(_ f: Fields, event: JSONNode, path: LazyPath)
+    private mutating func decodeEventTime(_ f: Fields, event: JSONTapeValue, path: LazyPath)
         throws(PatternError) -> Double
     {
-        if f["Time"] != nil, let alias = f["EventTime"] {
+        if f[.time] != nil, let alias = f[.eventTime] {
             warn(.ignoredValue, alias.keyPosition, join(path(), "EventTime"), "'EventTime' ignored: 'Time' is also given")
         }
-        guard let member = f["Time"] ?? f["EventTime"] else {
+        guard let member = f[.time] ?? f[.eventTime] else {
             throw error(
                 .invalidEventTime, event.position, join(path(), "Time"),
                 "missing 'Time': expected a number ≥ 0 (seconds from the pattern start)")
@@ -78,7 +70,7 @@ extension AHAPDecoder {
     }
 
     private mutating func decodeEventDuration(
-        _ member: JSONMember?, type: HapticEvent.EventType, event: JSONNode, path: LazyPath
+        _ member: JSONTapeMember?, type: HapticEvent.EventType, event: JSONTapeValue, path: LazyPath
     ) throws(PatternError) -> Double {
         var p: String { join(path(), "EventDuration") }
         var duration = 0.0
@@ -114,7 +106,7 @@ extension AHAPDecoder {
         return duration
     }
 
-    private mutating func decodeEventParameters(_ member: JSONMember?, path: LazyPath) throws(PatternError)
+    private mutating func decodeEventParameters(_ member: JSONTapeMember?, path: LazyPath) throws(PatternError)
         -> [HapticEventParameter]
     {
         guard let member else { return [] }
@@ -150,13 +142,13 @@ extension AHAPDecoder {
         for use in seen where use.count > 1 {
             let id = use.id
             warn(
-                .duplicateParameter, items[use.first].position, "\(path())[\(use.first)]",
+                .duplicateParameter, items.element(use.first).position, "\(path())[\(use.first)]",
                 "event parameter '\(id.rawValue)' is given \(use.count) times in this event; the last one wins")
         }
         return result
     }
 
-    private mutating func decodeEventParameter(_ node: JSONNode, path: LazyPath) throws(PatternError)
+    private mutating func decodeEventParameter(_ node: JSONTapeValue, path: LazyPath) throws(PatternError)
         -> HapticEventParameter
     {
         guard node.members != nil else {
@@ -166,32 +158,32 @@ extension AHAPDecoder {
         }
         let f = fields(of: node, path: path, allowed: Self.eventParameterKeys, context: "event parameter")
         var known: [String] { HapticEvent.ParameterID.allKnown.map(\.rawValue) }
-        let idName = try requiredString(f["ParameterID"], in: node, path: path, expected: "one of \(known.joined(separator: ", "))")
+        let idName = try requiredString(f[.parameterID], in: node, path: path, expected: "one of \(known.joined(separator: ", "))")
         guard let id = HapticEvent.ParameterID.allKnown.first(where: { $0.rawValue == idName }) else {
             var message = "unknown event parameter \(TextEscaping.quotedExcerpt(idName)): expected one of \(known.joined(separator: ", "))"
             if idName.hasSuffix("Control") {
                 message += " (\(TextEscaping.quotedExcerpt(idName)) is a dynamic parameter: use it in a Parameter or ParameterCurve element)"
             }
-            throw error(.invalidParameterType, f["ParameterID"]!.value.position, join(path(), "ParameterID"), message)
+            throw error(.invalidParameterType, f[.parameterID]!.value.position, join(path(), "ParameterID"), message)
         }
-        let value = try requiredNumber(f["ParameterValue"], in: node, path: path, expected: "a number in \(rangeText(id.valueRange))")
-        let v = clamp(value, to: id.valueRange, what: idName, at: f["ParameterValue"]!, path: { join(path(), "ParameterValue") })
+        let value = try requiredNumber(f[.parameterValue], in: node, path: path, expected: "a number in \(rangeText(id.valueRange))")
+        let v = clamp(value, to: id.valueRange, what: idName, at: f[.parameterValue]!, path: { join(path(), "ParameterValue") })
         return HapticEventParameter(parameterID: id, value: v)
     }
 
     private mutating func decodeWaveform(
-        _ f: Fields, type: HapticEvent.EventType, event: JSONNode, path: LazyPath
+        _ f: Fields, type: HapticEvent.EventType, event: JSONTapeValue, path: LazyPath
     ) throws(PatternError) -> HapticEvent.Waveform? {
         guard type == .audioCustom else {
             for key in Self.waveformKeys {
                 if let m = f[key] {
-                    warn(.ignoredValue, m.keyPosition, join(path(), key), "\(TextEscaping.quotedExcerpt(key)) applies only to AudioCustom events; ignored")
+                    warn(.ignoredValue, m.keyPosition, join(path(), key.text), "\(TextEscaping.quotedExcerpt(key.text)) applies only to AudioCustom events; ignored")
                 }
             }
             return nil
         }
         let p = join(path(), "EventWaveformPath")
-        guard let member = f["EventWaveformPath"] else {
+        guard let member = f[.eventWaveformPath] else {
             throw error(.badEventEntry, event.position, p, "AudioCustom event without 'EventWaveformPath': expected the path of an audio file")
         }
         guard let file = member.value.stringValue, !file.isEmpty else {
@@ -200,22 +192,19 @@ extension AHAPDecoder {
                 "'EventWaveformPath' is \(article(member.value.typeName)), expected a non-empty string (an audio file path)")
         }
         var waveform = HapticEvent.Waveform(path: file)
-        waveform.useVolumeEnvelope = flag(f["EventWaveformUseVolumeEnvelope"], default: true, path: path)
-        waveform.loopEnabled = flag(f["EventWaveformLoopEnabled"], default: false, path: path)
+        waveform.useVolumeEnvelope = flag(f[.eventWaveformUseVolumeEnvelope], default: true, path: path)
+        waveform.loopEnabled = flag(f[.eventWaveformLoopEnabled], default: false, path: path)
         checkAudioFile(file, at: member.value.position, path: p)
         return waveform
     }
 
-    private mutating func flag(_ member: JSONMember?, default value: Bool, path: LazyPath) -> Bool {
+    private mutating func flag(_ member: JSONTapeMember?, default value: Bool, path: LazyPath) -> Bool {
         guard let member else { return value }
-        switch member.value.kind {
-        case .bool(let b): return b
-        case .number(let d): return d != 0
-        default:
-            warn(
-                .ignoredValue, member.value.position, join(path(), member.key),
-                "\(TextEscaping.quotedExcerpt(member.key)) is \(article(member.value.typeName)), expected true or false; default \(value) used")
-            return value
-        }
+        if let b = member.value.boolValue { return b }
+        if let d = member.value.numberValue { return d != 0 }
+        warn(
+            .ignoredValue, member.value.position, join(path(), member.key),
+            "\(TextEscaping.quotedExcerpt(member.key)) is \(article(member.value.typeName)), expected true or false; default \(value) used")
+        return value
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 extension AHAPDecoder {
     /// A required string member, else `badParameterEntry` (−4831).
     func requiredString(
-        _ member: JSONMember?, key: String = "ParameterID", in node: JSONNode, path: LazyPath, expected: @autoclosure () -> String
+        _ member: JSONTapeMember?, key: String = "ParameterID", in node: JSONTapeValue, path: LazyPath, expected: @autoclosure () -> String
     )
         throws(PatternError) -> String
     {
@@ -21,7 +21,7 @@ extension AHAPDecoder {
 
     /// A required number member, else `badParameterEntry` (−4831).
     func requiredNumber(
-        _ member: JSONMember?, key: String = "ParameterValue", in node: JSONNode, path: LazyPath, expected: @autoclosure () -> String
+        _ member: JSONTapeMember?, key: String = "ParameterValue", in node: JSONTapeValue, path: LazyPath, expected: @autoclosure () -> String
     )
         throws(PatternError) -> Double
     {

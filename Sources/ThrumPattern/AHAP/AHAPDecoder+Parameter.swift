@@ -1,17 +1,13 @@
 // `Parameter` (step) and `ParameterCurve` (ramp) elements (reference §3).
 extension AHAPDecoder {
-    static let parameterKeys = ["ParameterID", "Time", "ParameterTime", "ParameterValue"]
-    static let curveKeys = ["ParameterID", "Time", "ParameterTime", "ParameterCurveControlPoints"]
-    static let controlPointKeys = ["Time", "ParameterValue"]
-
-    mutating func decodeParameter(_ node: JSONNode, path: LazyPath) throws(PatternError) -> HapticDynamicParameter {
+    mutating func decodeParameter(_ node: JSONTapeValue, path: LazyPath) throws(PatternError) -> HapticDynamicParameter {
         guard node.members != nil else {
             throw error(.badParameterEntry, node.position, path(), "'Parameter' must be an object, found \(article(node.typeName))")
         }
         let f = fields(of: node, path: path, allowed: Self.parameterKeys, context: "Parameter")
-        let id = try decodeDynamicID(f["ParameterID"], in: node, path: path)
+        let id = try decodeDynamicID(f[.parameterID], in: node, path: path)
         let time = try decodeElementTime(f, in: node, path: path)
-        guard let valueMember = f["ParameterValue"] else {
+        guard let valueMember = f[.parameterValue] else {
             warn(
                 .missingValue, node.position, join(path(), "ParameterValue"),
                 "Parameter without 'ParameterValue': Core Haptics reads 0"
@@ -23,16 +19,16 @@ extension AHAPDecoder {
         return HapticDynamicParameter(parameterID: id, value: value, relativeTime: time)
     }
 
-    mutating func decodeCurve(_ node: JSONNode, path: LazyPath) throws(PatternError) -> HapticParameterCurve {
+    mutating func decodeCurve(_ node: JSONTapeValue, path: LazyPath) throws(PatternError) -> HapticParameterCurve {
         guard node.members != nil else {
             throw error(
                 .badParameterEntry, node.position, path(), "'ParameterCurve' must be an object, found \(article(node.typeName))")
         }
         let f = fields(of: node, path: path, allowed: Self.curveKeys, context: "ParameterCurve")
-        let id = try decodeDynamicID(f["ParameterID"], in: node, path: path)
+        let id = try decodeDynamicID(f[.parameterID], in: node, path: path)
         let time = try decodeElementTime(f, in: node, path: path)
         let p = join(path(), "ParameterCurveControlPoints")
-        guard let pointsMember = f["ParameterCurveControlPoints"] else {
+        guard let pointsMember = f[.parameterCurveControlPoints] else {
             warn(.missingValue, node.position, p, "ParameterCurve without 'ParameterCurveControlPoints' has no effect")
             return HapticParameterCurve(parameterID: id, controlPoints: [], relativeTime: time)
         }
@@ -49,14 +45,14 @@ extension AHAPDecoder {
 
     /// The points, or none when any point lacks `Time` or `ParameterValue` (Core Haptics drops
     /// the whole list then).
-    private mutating func decodeControlPoints(_ items: [JSONNode], id: HapticDynamicParameter.ID, path: String)
+    private mutating func decodeControlPoints(_ items: JSONTapeElements, id: HapticDynamicParameter.ID, path: String)
         throws(PatternError) -> [HapticParameterCurve.ControlPoint]
     {
         var points: [HapticParameterCurve.ControlPoint] = []
         for (i, item) in items.enumerated() {
             let ip = "\(path)[\(i)]"
             let f = fields(of: item, path: { ip }, allowed: Self.controlPointKeys, context: "control point")
-            guard item.members != nil, let tm = f["Time"], let t = number(tm.value), let vm = f["ParameterValue"],
+            guard item.members != nil, let tm = f[.time], let t = number(tm.value), let vm = f[.parameterValue],
                 let v = number(vm.value)
             else {
                 let lacking = item.members == nil ? "is \(article(item.typeName))" : "lacks a numeric 'Time' or 'ParameterValue'"
@@ -83,7 +79,7 @@ extension AHAPDecoder {
     }
 
     private mutating func checkCurve(
-        _ points: [HapticParameterCurve.ControlPoint], curveTime: Double, items: [JSONNode], at member: JSONMember,
+        _ points: [HapticParameterCurve.ControlPoint], curveTime: Double, items: JSONTapeElements, at member: JSONTapeMember,
         path: String
     ) {
         if points.count > 16 {
@@ -97,14 +93,14 @@ extension AHAPDecoder {
         if curveTime > 0, let first = points.first, first.relativeTime == curveTime {
             let t = JSONNumberFormat.text(curveTime)
             warn(
-                .absoluteCurveTimes, items[0]["Time"]?.position ?? items[0].position, path + "[0].Time",
+                .absoluteCurveTimes, items.element(0)["Time"]?.position ?? items.element(0).position, path + "[0].Time",
                 "control-point times look absolute: the first point's Time equals the curve's Time (\(t) s); "
                     + "point times are relative to the curve's Time, so this curve starts at \(JSONNumberFormat.text(curveTime * 2)) s"
             )
         }
     }
 
-    private func decodeDynamicID(_ member: JSONMember?, in node: JSONNode, path: LazyPath) throws(PatternError)
+    private func decodeDynamicID(_ member: JSONTapeMember?, in node: JSONTapeValue, path: LazyPath) throws(PatternError)
         -> HapticDynamicParameter.ID
     {
         var known: [String] { HapticDynamicParameter.ID.allKnown.map(\.rawValue) }
@@ -119,13 +115,13 @@ extension AHAPDecoder {
 
     /// `Time` (or the legacy `ParameterTime`) of a Parameter or ParameterCurve: required, ≥ 0,
     /// else `badParameterEntry` (−4831).
-    private mutating func decodeElementTime(_ f: Fields, in node: JSONNode, path: LazyPath)
+    private mutating func decodeElementTime(_ f: Fields, in node: JSONTapeValue, path: LazyPath)
         throws(PatternError) -> Double
     {
-        if f["Time"] != nil, let alias = f["ParameterTime"] {
+        if f[.time] != nil, let alias = f[.parameterTime] {
             warn(.ignoredValue, alias.keyPosition, join(path(), "ParameterTime"), "'ParameterTime' ignored: 'Time' is also given")
         }
-        let member = f["Time"] ?? f["ParameterTime"]
+        let member = f[.time] ?? f[.parameterTime]
         let t = try requiredNumber(member, key: "Time", in: node, path: path, expected: "a number ≥ 0 (seconds)")
         guard t >= 0 else {
             throw error(

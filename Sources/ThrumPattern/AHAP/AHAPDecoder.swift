@@ -3,7 +3,7 @@
 /// non-escaping closure, it costs nothing to hand down.
 typealias LazyPath = () -> String
 
-/// Turns a parsed JSON tree into a `HapticPattern`, applying Core Haptics' rules (reference §6)
+/// Turns a parsed JSON document (on a `JSONTape`) into a `HapticPattern`, applying Core Haptics' rules (reference §6)
 /// and collecting warnings. One instance per document.
 struct AHAPDecoder {
     let file: String
@@ -21,7 +21,7 @@ struct AHAPDecoder {
         self.checksAudioFiles = checksAudioFiles
     }
 
-    mutating func decode(_ root: JSONNode) throws(PatternError) -> HapticPattern {
+    mutating func decode(_ root: JSONTapeValue) throws(PatternError) -> HapticPattern {
         let (patternMember, items, header) = try decodeTopLevel(root)
         var pattern = header
         for (i, item) in items.enumerated() {
@@ -31,11 +31,11 @@ struct AHAPDecoder {
         return pattern
     }
 
-    /// Decodes a document parsed with `JSONScanner.parseDocument(streaming: "Pattern", into:)`:
+    /// Decodes a document parsed with `JSONScanner.parseTape(streaming: "Pattern", into:)`:
     /// `streamed` decoded the elements of the last `Pattern` array while it was parsed. The
     /// checks, warnings and errors come in the same order as `decode(_:)` gives them for the
     /// whole tree (top level first, then the elements in order, then the empty-pattern check).
-    mutating func decode(_ root: JSONNode, streamed: AHAPElementSink) throws(PatternError) -> HapticPattern {
+    mutating func decode(_ root: JSONTapeValue, streamed: AHAPElementSink) throws(PatternError) -> HapticPattern {
         let (patternMember, _, header) = try decodeTopLevel(root)
         warnings += streamed.decoder.warnings
         if let failure = streamed.failure { throw failure }
@@ -49,16 +49,16 @@ struct AHAPDecoder {
 
     /// The top-level checks: an object with a `Pattern` array, its keys, `Version` and
     /// `Metadata`. Returns the `Pattern` member, its elements and a pattern without elements.
-    private mutating func decodeTopLevel(_ root: JSONNode) throws(PatternError)
-        -> (JSONMember, [JSONNode], HapticPattern)
+    private mutating func decodeTopLevel(_ root: JSONTapeValue) throws(PatternError)
+        -> (JSONTapeMember, JSONTapeElements, HapticPattern)
     {
         guard root.members != nil else { throw notAnObjectError(root) }
         guard let patternMember = root.member(HapticPattern.Key.pattern.rawValue) else {
             throw missingPatternError(root)
         }
         let top = fields(of: root, path: { "" }, allowed: Self.topLevelKeys, context: "top level")
-        let version = try decodeVersion(top["Version"])
-        let metadata = top["Metadata"]?.value.jsonValue
+        let version = try decodeVersion(top[.version])
+        let metadata = top[.metadata]?.value.jsonValue
 
         guard let items = patternMember.value.elements else {
             throw error(
@@ -69,7 +69,7 @@ struct AHAPDecoder {
         return (patternMember, items, pattern)
     }
 
-    private func requireElements(_ pattern: HapticPattern, _ patternMember: JSONMember) throws(PatternError) {
+    private func requireElements(_ pattern: HapticPattern, _ patternMember: JSONTapeMember) throws(PatternError) {
         if pattern.events.isEmpty && pattern.parameters.isEmpty && pattern.parameterCurves.isEmpty {
             throw error(
                 .invalidPatternDictionary, patternMember.value.position, "Pattern",
@@ -77,7 +77,7 @@ struct AHAPDecoder {
         }
     }
 
-    private mutating func decodeVersion(_ member: JSONMember?) throws(PatternError) -> Double {
+    private mutating func decodeVersion(_ member: JSONTapeMember?) throws(PatternError) -> Double {
         guard let member else { return 1.0 }
         guard let v = member.value.numberValue else {
             warn(
@@ -94,7 +94,7 @@ struct AHAPDecoder {
     }
 
     /// Decodes one element of the `Pattern` array into `pattern`.
-    mutating func decodeElement(_ item: JSONNode, path: LazyPath, into pattern: inout HapticPattern)
+    mutating func decodeElement(_ item: JSONTapeValue, path: LazyPath, into pattern: inout HapticPattern)
         throws(PatternError)
     {
         guard let members = item.members else {
@@ -107,18 +107,26 @@ struct AHAPDecoder {
         if members.isEmpty {
             warn(.ignoredValue, item.position, path(), "empty pattern element; ignored")
         }
-        for member in uniqueMembers(of: item, path: path) {
-            switch member.key {
-            case "Event":
-                let event = try decodeEvent(member.value, path: { path() + ".Event" })
-                noteEventOrder(event, member, path: path)
-                pattern.events.append(event)
-            case "Parameter": pattern.parameters.append(try decodeParameter(member.value, path: { path() + ".Parameter" }))
-            case "ParameterCurve":
-                pattern.parameterCurves.append(try decodeCurve(member.value, path: { path() + ".ParameterCurve" }))
-            default:
-                warnUnknownKey(member, path: path() + "." + member.key, known: Self.elementKeys, context: "pattern element")
-            }
+        if let unique = deduplicatedMembers(of: item, path: path) {
+            for member in unique { try decodeElementMember(member, path: path, into: &pattern) }
+        } else {
+            for member in members { try decodeElementMember(member, path: path, into: &pattern) }
+        }
+    }
+
+    private mutating func decodeElementMember(_ member: JSONTapeMember, path: LazyPath, into pattern: inout HapticPattern)
+        throws(PatternError)
+    {
+        switch Key(member) {
+        case .event:
+            let event = try decodeEvent(member.value, path: { path() + ".Event" })
+            noteEventOrder(event, member, path: path)
+            pattern.events.append(event)
+        case .parameter: pattern.parameters.append(try decodeParameter(member.value, path: { path() + ".Parameter" }))
+        case .parameterCurve:
+            pattern.parameterCurves.append(try decodeCurve(member.value, path: { path() + ".ParameterCurve" }))
+        default:
+            warnUnknownKey(member, path: path() + "." + member.key, known: Self.elementKeys.texts, context: "pattern element")
         }
     }
 }
@@ -127,7 +135,7 @@ extension AHAPDecoder {
     /// AHAP files may list events in any order (tools write them so, and Core Haptics sorts
     /// them); the API throws for the same pattern (−4822). One warning per document, at the first
     /// event earlier than one before it.
-    fileprivate mutating func noteEventOrder(_ event: HapticEvent, _ member: JSONMember, path: LazyPath) {
+    fileprivate mutating func noteEventOrder(_ event: HapticEvent, _ member: JSONTapeMember, path: LazyPath) {
         defer { latestEventTime = max(latestEventTime ?? event.relativeTime, event.relativeTime) }
         guard !reportedUnsortedEvents, let latest = latestEventTime, event.relativeTime < latest else { return }
         reportedUnsortedEvents = true
@@ -141,7 +149,7 @@ extension AHAPDecoder {
 }
 
 /// Decodes the elements of the top-level `Pattern` array as the parser delivers them, so that
-/// only one element's tree exists at a time. The first error stops the decoding (the parse goes
+/// only one element is on the tape at a time. The first error stops the decoding (the parse goes
 /// on: a syntax error later in the file is what the reader reports then, as for a whole tree).
 struct AHAPElementSink: JSONElementSink {
     private let blank: AHAPDecoder
@@ -163,7 +171,7 @@ struct AHAPElementSink: JSONElementSink {
         failure = nil
     }
 
-    mutating func element(_ node: JSONNode, index: Int) {
+    mutating func element(_ node: JSONTapeValue, index: Int) {
         guard failure == nil else { return }
         do {
             try decoder.decodeElement(node, path: { "Pattern[\(index)]" }, into: &body)
@@ -185,10 +193,10 @@ extension AHAPDecoder {
             PatternWarning(kind: kind, file: file, line: at.line, column: at.column, path: path, message: message))
     }
 
-    /// The members of an object, one per key (the last occurrence wins), warning about duplicates.
-    mutating func uniqueMembers(of node: JSONNode, path: LazyPath) -> [JSONMember] {
-        let members = node.members ?? []
-        if !Self.hasDuplicateKeys(members) { return members }
+    /// The members of an object, one per key (the last occurrence wins), warning about
+    /// duplicates; nil when no key repeats (the members are unique as they are).
+    mutating func deduplicatedMembers(of node: JSONTapeValue, path: LazyPath) -> [JSONTapeMember]? {
+        guard let members = node.members, Self.hasDuplicateKeys(members) else { return nil }
         var lastIndex: [String: Int] = [:]
         for (i, m) in members.enumerated() {
             if lastIndex[m.key] != nil {
@@ -202,82 +210,88 @@ extension AHAPDecoder {
     }
 
     /// Whether two members share a key (a pairwise scan for the small objects AHAP is made of).
-    static func hasDuplicateKeys(_ members: [JSONMember]) -> Bool {
+    static func hasDuplicateKeys(_ members: JSONTapeMembers) -> Bool {
         guard members.count > 1 else { return false }
         guard members.count <= 16 else { return Set(members.map(\.key)).count != members.count }
-        for i in 1..<members.count {
-            for j in 0..<i where sameKey(members[j].key, members[i].key) { return true }
+        var i = members.index(after: members.startIndex)
+        while i != members.endIndex {
+            let member = members[i]
+            var j = members.startIndex
+            while j != i {
+                if sameKey(members[j], member) { return true }
+                j = members.index(after: j)
+            }
+            i = members.index(after: i)
         }
         return false
     }
 
     /// An object's members by key (last wins, nulls count as absent), warning about duplicate and
-    /// unknown keys.
-    mutating func fields(of node: JSONNode, path: LazyPath, allowed: [String], context: String) -> Fields {
-        let unique = uniqueMembers(of: node, path: path)
-        var kept = 0 as UInt64
-        var overflow: [JSONMember] = []
-        for (i, m) in unique.enumerated() {
-            guard allowed.contains(where: { sameKey($0, m.key) }) else {
-                warnUnknownKey(m, path: join(path(), m.key), known: allowed, context: context)
-                continue
-            }
-            guard !m.value.isNull else { continue }
-            if unique.count <= UInt64.bitWidth {
-                kept |= 1 << UInt64(i)
-            } else {
-                overflow.append(m)
-            }
+    /// unknown keys. `allowed` holds at most `Fields.capacity` keys.
+    mutating func fields(of node: JSONTapeValue, path: LazyPath, allowed: KeySet, context: String) -> Fields {
+        var f = Fields()
+        guard let members = node.members else { return f }
+        if let unique = deduplicatedMembers(of: node, path: path) {
+            for m in unique { keep(m, in: &f, path: path, allowed: allowed, context: context) }
+        } else {
+            for m in members { keep(m, in: &f, path: path, allowed: allowed, context: context) }
         }
-        if unique.count <= UInt64.bitWidth { return Fields(members: unique, kept: kept) }
-        // Kept members have unique allowed keys: far fewer than 64.
-        return Fields(members: overflow, kept: overflow.count == 64 ? .max : (1 << UInt64(overflow.count)) - 1)
+        return f
+    }
+
+    /// Adds a unique member to `f` when its key is allowed and its value is not null; warns about
+    /// an unknown key.
+    private mutating func keep(_ m: JSONTapeMember, in f: inout Fields, path: LazyPath, allowed: KeySet, context: String) {
+        guard let key = Key(m), allowed.contains(key) else {
+            warnUnknownKey(m, path: join(path(), m.key), known: allowed.texts, context: context)
+            return
+        }
+        guard !m.value.isNull else { return }
+        f.append(m, key)
     }
 
     /// An object's known, non-null members with unique keys, looked up by key with a linear scan
     /// (AHAP objects have a handful of members; a dictionary per object costs more than it saves).
-    /// The object's own member array is shared, with a bit set marking the members kept.
+    /// Held in place, without an allocation: each allowed key is kept at most once.
     struct Fields {
-        let members: [JSONMember]
-        /// Bit `i` set: `members[i]` is kept.
-        let kept: UInt64
+        /// The most members kept: the longest list of allowed keys (an `Event`'s).
+        static let capacity = 8
+        /// The tape the members are on, their entries' indices and their keys.
+        private var tape: UnsafeBufferPointer<JSONTape.Entry>?
+        private var slots = SIMD8<Int>()
+        private var keys = SIMD8<Int16>()
+        private var count = 0
 
-        subscript(key: String) -> JSONMember? {
-            var bits = kept
-            while bits != 0 {
-                let i = bits.trailingZeroBitCount
-                if sameKey(members[i].key, key) { return members[i] }
-                bits &= bits - 1
+        fileprivate mutating func append(_ m: JSONTapeMember, _ key: Key) {
+            precondition(count < Self.capacity, "more allowed keys than Fields holds")
+            tape = m.value.entries
+            slots[count] = m.value.index
+            keys[count] = key.rawValue
+            count += 1
+        }
+
+        subscript(key: Key) -> JSONTapeMember? {
+            guard let tape else { return nil }
+            for i in 0..<count where keys[i] == key.rawValue {
+                return JSONTapeMember(value: JSONTapeValue(tape, slots[i]))
             }
             return nil
         }
     }
 
-    static let topLevelKeys = ["Version", "Metadata", "Pattern"]
-    /// Every key and name the decoder knows, for the scanner to hand out without making them again.
-    static let vocabulary = JSONVocabulary(
-        topLevelKeys + elementKeys + eventKeys + eventParameterKeys + parameterKeys + curveKeys + controlPointKeys
-            + HapticEvent.EventType.allKnown.map(\.rawValue) + HapticEvent.ParameterID.allKnown.map(\.rawValue)
-            + HapticDynamicParameter.ID.allKnown.map(\.rawValue))
-    static let elementKeys = ["Event", "Parameter", "ParameterCurve"]
-
-    mutating func warnUnknownKey(_ member: JSONMember, path: String, known: [String], context: String) {
+    mutating func warnUnknownKey(_ member: JSONTapeMember, path: String, known: [String], context: String) {
         var message = "unknown key \(TextEscaping.quotedExcerpt(member.key)) in \(context); ignored"
         if let guess = closeMatch(member.key, among: known) { message += " (did you mean '\(guess)'?)" }
         warn(.unknownKey, member.keyPosition, path, message)
     }
 
     /// A number, reading booleans as 0 and 1 (as `NSNumber` does for Core Haptics).
-    func number(_ node: JSONNode) -> Double? {
-        switch node.kind {
-        case .number(let d): return d
-        case .bool(let b): return b ? 1 : 0
-        default: return nil
-        }
+    func number(_ node: JSONTapeValue) -> Double? {
+        node.numberValue ?? node.boolValue.map { $0 ? 1 : 0 }
     }
 
     /// Clamps `value` into `range`, warning when it had to.
-    mutating func clamp(_ value: Double, to range: ClosedRange<Float>, what: String, at member: JSONMember, path: LazyPath)
+    mutating func clamp(_ value: Double, to range: ClosedRange<Float>, what: String, at member: JSONTapeMember, path: LazyPath)
         -> Float
     {
         let clamped: Float
@@ -299,6 +313,13 @@ extension AHAPDecoder {
     func article(_ typeName: String) -> String {
         typeName == "object" || typeName == "array" ? "an \(typeName)" : "a \(typeName)"
     }
+}
+
+/// Whether two members have the same key: by their ids when either is a word of the vocabulary
+/// (the same text has the same id), else by their text.
+@inline(__always)
+func sameKey(_ a: JSONTapeMember, _ b: JSONTapeMember) -> Bool {
+    a.keyWord >= 0 || b.keyWord >= 0 ? a.keyWord == b.keyWord : sameKey(a.key, b.key)
 }
 
 /// Whether two keys are equal, deciding most unequal pairs by their length alone (`==` on two

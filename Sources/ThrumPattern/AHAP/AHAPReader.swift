@@ -89,7 +89,8 @@ public struct AHAPReader: Sendable {
     }
 
     /// Parses and decodes in one pass: each `Pattern` element is decoded as soon as it is
-    /// parsed and its tree dropped, so memory follows the pattern, not the JSON tree of the file.
+    /// parsed onto the scanner's tape, in place, and then dropped from it, so memory follows the
+    /// pattern, not the JSON of the file, and no element becomes a `JSONNode` tree.
     /// Diagnostics are those of `read(json:)` on the whole tree (a syntax error anywhere first,
     /// then the top level, then the elements in order): `StreamingReaderTests` compares them.
     private func read(bytes: [UInt8], sourceName: String, audioSearchDirectories: [String]) throws(PatternError)
@@ -98,15 +99,15 @@ public struct AHAPReader: Sendable {
         var decoder = AHAPDecoder(
             file: sourceName, audioSearchDirectories: audioSearchDirectories, checksAudioFiles: options.checksAudioFiles)
         var sink = AHAPElementSink(decoder: decoder)
-        let root: JSONNode
+        let tape: JSONTape
         do {
             var scanner = JSONScanner(bytes: bytes, options: options.lenient ? .lenient : .strict)
             scanner.vocabulary = AHAPDecoder.vocabulary
-            root = try scanner.parseDocument(streaming: HapticPattern.Key.pattern.rawValue, into: &sink)
+            tape = try scanner.parseTape(streaming: HapticPattern.Key.pattern.rawValue, into: &sink)
         } catch {
             throw syntaxError(error, sourceName: sourceName)
         }
-        let pattern = try decoder.decode(root, streamed: sink)
+        let pattern = try tape.withValue(at: 0) { (root) throws(PatternError) in try decoder.decode(root, streamed: sink) }
         return AHAPDocument(pattern: pattern, warnings: decoder.warnings)
     }
 
@@ -122,7 +123,7 @@ public struct AHAPReader: Sendable {
     {
         var decoder = AHAPDecoder(
             file: sourceName, audioSearchDirectories: audioSearchDirectories, checksAudioFiles: options.checksAudioFiles)
-        let pattern = try decoder.decode(root)
+        let pattern = try JSONTape(root, vocabulary: AHAPDecoder.vocabulary).withValue(at: 0) { (root) throws(PatternError) in try decoder.decode(root) }
         return AHAPDocument(pattern: pattern, warnings: decoder.warnings)
     }
 }

@@ -1,6 +1,7 @@
 // Number literals (RFC 8259 grammar, converted without any locale).
 extension JSONScanner {
     mutating func parseNumber() throws(JSONSyntaxError) -> Double {
+        if let plain = parsePlainNumber() { return plain }
         let start = position
         let startIndex = index
         if current == UInt8(ascii: "-") { advance() }
@@ -32,6 +33,48 @@ extension JSONScanner {
         guard let value = Double(text), value.isFinite else {
             throw fail("number \(TextEscaping.excerpt(text)) is out of range", at: start)
         }
+        return value
+    }
+
+    /// The common case in one pass over the bytes: `-?(0|[1-9][0-9]*)(\.[0-9]+)?` with at most
+    /// 15 digits, not followed by an exponent, converted as `fastDecimal` does (the same number).
+    /// Nil, with the cursor not moved, for any other literal: the general path reads it then
+    /// (and reports what is wrong with it).
+    private mutating func parsePlainNumber() -> Double? {
+        let begin = index
+        let scanned: (end: Int, value: Double)? = bytes.withUnsafeBufferPointer { buffer in
+            var i = begin
+            let negative = buffer[i] == UInt8(ascii: "-")
+            if negative { i += 1 }
+            var digits: UInt64 = 0
+            var count = 0
+            var fraction = 0
+            let intStart = i
+            while i < buffer.count, isDigit(buffer[i]) {
+                digits = digits &* 10 &+ UInt64(buffer[i] &- UInt8(ascii: "0"))
+                i += 1
+            }
+            count = i - intStart
+            // One leading zero at most ("0", "0.5"), and at least one digit.
+            guard count > 0, !(count > 1 && buffer[intStart] == UInt8(ascii: "0")) else { return nil }
+            if i < buffer.count, buffer[i] == UInt8(ascii: ".") {
+                i += 1
+                let fractionStart = i
+                while i < buffer.count, isDigit(buffer[i]) {
+                    digits = digits &* 10 &+ UInt64(buffer[i] &- UInt8(ascii: "0"))
+                    i += 1
+                }
+                fraction = i - fractionStart
+                guard fraction > 0 else { return nil }
+            }
+            guard count + fraction <= 15 else { return nil }
+            if i < buffer.count, buffer[i] == UInt8(ascii: "e") || buffer[i] == UInt8(ascii: "E") { return nil }
+            let value = Double(digits) / Self.exactPowersOfTen[fraction]
+            return (i, negative ? -value : value)
+        }
+        guard let (end, value) = scanned else { return nil }
+        // ASCII digits, sign and point: one column each, no line break.
+        skip(to: end, columns: end - begin)
         return value
     }
 

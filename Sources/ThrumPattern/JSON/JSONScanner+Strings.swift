@@ -29,6 +29,7 @@ extension JSONScanner {
         guard let s = String(validating: buffer, as: UTF8.self) else {
             throw fail("string is not valid UTF-8", at: start)
         }
+        lastWord = vocabulary?.id(of: s) ?? -1
         return s
     }
 
@@ -53,12 +54,16 @@ extension JSONScanner {
         }
         guard let (end, characters, ascii) = scanned else { return nil }
         let text: String?
+        lastWord = -1
         if ascii {
             // ASCII is valid UTF-8: no validation, no generic code path; a word of the vocabulary
             // is not made again.
-            text = bytes.withUnsafeBufferPointer {
-                let run = UnsafeBufferPointer(rebasing: $0[begin..<end])
-                return vocabulary?.word(run) ?? String(decoding: run, as: UTF8.self)
+            let found = bytes.withUnsafeBufferPointer { vocabulary?.lookup(UnsafeBufferPointer(rebasing: $0[begin..<end])) }
+            if let found {
+                lastWord = found.id
+                text = found.text
+            } else {
+                text = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[begin..<end]), as: UTF8.self) }
             }
         } else {
             text = String(validating: bytes[begin..<end], as: UTF8.self)

@@ -7,8 +7,12 @@ struct JSONScanner {
     private var column = 1
     private var path = JSONPath()
     private var depth = 0
+    /// The values parsed so far.
+    private var tape = JSONTape()
     /// Strings the document is expected to repeat, handed out without building them again.
     var vocabulary: JSONVocabulary?
+    /// The vocabulary id of the last string parsed (−1: not a word of it).
+    var lastWord: Int16 = -1
 
     init(bytes: [UInt8], options: JSONParser.Options) {
         self.bytes = bytes
@@ -17,40 +21,34 @@ struct JSONScanner {
 
     // MARK: Document
 
+    /// Parses one JSON text into a tree.
     mutating func parseDocument() throws(JSONSyntaxError) -> JSONNode {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
-        skipWhitespace()
-        let value = try parseValue()
-        skipWhitespace()
-        if index < bytes.count {
-            throw fail("expected end of input after the top-level value, found \(describeCurrent())")
-        }
-        return value
+        var none = NoElementSink()
+        return try parseTape(streaming: nil, into: &none).node(at: 0)
     }
 
-    /// Parses the document like `parseDocument()`, except that when the top level is an object,
-    /// the elements of each of its arrays named `key` go to `sink` one at a time, as soon as each
-    /// is parsed, and are not kept: such a member holds an empty array (at the array's position)
-    /// in the returned tree. The tree of a large document then never exists whole. `sink`
-    /// hears `beginArray()` for every such array (the last one is the one that counts) and every
-    /// element is complete and well-formed; a syntax error anywhere still throws.
-    mutating func parseDocument<Sink: JSONElementSink>(streaming key: String, into sink: inout Sink)
-        throws(JSONSyntaxError) -> JSONNode
+    /// Parses one JSON text onto a tape (the top-level value at index 0). When the top level is
+    /// an object and `key` is given, the elements of each of its arrays named `key` go to `sink`
+    /// one at a time, as soon as each is parsed, and are not kept: such a member is an empty
+    /// array (at the array's position) on the returned tape. The tape of a large document then
+    /// never exists whole. `sink` hears `beginArray()` for every such array (the last one is the
+    /// one that counts) and every element is complete and well-formed; a syntax error anywhere
+    /// still throws.
+    mutating func parseTape<Sink: JSONElementSink>(streaming key: String?, into sink: inout Sink)
+        throws(JSONSyntaxError) -> JSONTape
     {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
         skipWhitespace()
-        let value: JSONNode
         if current == UInt8(ascii: "{") {
-            let start = position
-            value = JSONNode(.object(try parseObject(streaming: key, into: &sink)), at: start)
+            try parseObject(streaming: key, into: &sink)
         } else {
-            value = try parseValue()
+            try parseValue()
         }
         skipWhitespace()
         if index < bytes.count {
             throw fail("expected end of input after the top-level value, found \(describeCurrent())")
         }
-        return value
+        return tape
     }
 
     // MARK: Cursor
@@ -80,8 +78,41 @@ struct JSONScanner {
         column += columns
     }
 
+    /// Moves the cursor past one ASCII character that is not a line break (a structural
+    /// character the caller has just checked).
+    @inline(__always)
+    mutating func advanceASCII() {
+        index += 1
+        column += 1
+    }
+
+    /// Skips spaces, tabs and line breaks, counting lines and columns as `advance()` does (a CR
+    /// followed by LF is one line break), in one pass over the bytes.
     private mutating func skipWhitespace() {
-        while let b = current, b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { advance() }
+        let (end, line, column) = bytes.withUnsafeBufferPointer { buffer in
+            var i = index, line = self.line, column = self.column
+            while i < buffer.count {
+                let b = buffer[i]
+                if b == 0x20 || b == 0x09 {
+                    column += 1
+                } else if b == 0x0A {
+                    line += 1
+                    column = 1
+                } else if b == 0x0D {
+                    if !(i + 1 < buffer.count && buffer[i + 1] == 0x0A) {
+                        line += 1
+                        column = 1
+                    }
+                } else {
+                    break
+                }
+                i += 1
+            }
+            return (i, line, column)
+        }
+        index = end
+        self.line = line
+        self.column = column
     }
 
     func fail(_ message: String, at where_: SourcePosition? = nil) -> JSONSyntaxError {
@@ -101,26 +132,30 @@ struct JSONScanner {
 
     // MARK: Values
 
-    private mutating func parseValue() throws(JSONSyntaxError) -> JSONNode {
+    /// Parses one value onto the tape; returns its entry's index.
+    @discardableResult
+    private mutating func parseValue() throws(JSONSyntaxError) -> Int {
         let start = position
         guard let b = current else {
             throw fail("expected a value, found end of input")
         }
         switch b {
-        case UInt8(ascii: "{"): return JSONNode(.object(try parseObject()), at: start)
-        case UInt8(ascii: "["): return JSONNode(.array(try parseArray()), at: start)
-        case UInt8(ascii: "\""): return JSONNode(.string(try parseString()), at: start)
+        case UInt8(ascii: "{"):
+            var none = NoElementSink()
+            return try parseObject(streaming: nil, into: &none)
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return tape.appendScalar(.string, at: start, string: try parseString())
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return JSONNode(.number(try parseNumber()), at: start)
+            return tape.appendScalar(.number, at: start, number: try parseNumber())
         case UInt8(ascii: "t"):
             try expectLiteral("true")
-            return JSONNode(.bool(true), at: start)
+            return tape.appendScalar(.bool, at: start, number: 1)
         case UInt8(ascii: "f"):
             try expectLiteral("false")
-            return JSONNode(.bool(false), at: start)
+            return tape.appendScalar(.bool, at: start, number: 0)
         case UInt8(ascii: "n"):
             try expectLiteral("null")
-            return JSONNode(.null, at: start)
+            return tape.appendScalar(.null, at: start)
         default:
             throw fail(
                 "expected a value (object, array, string, number, true, false or null), found \(describeCurrent())")
@@ -144,28 +179,26 @@ struct JSONScanner {
         }
     }
 
-    private mutating func parseObject() throws(JSONSyntaxError) -> [JSONMember] {
-        var none = NoElementSink()
-        return try parseObject(streaming: nil, into: &none)
-    }
-
-    /// An object's members; with `key`, arrays under that key go element by element to `sink`.
+    /// An object onto the tape; with `key`, arrays under that key go element by element to
+    /// `sink`. Returns its entry's index.
+    @discardableResult
     private mutating func parseObject<Sink: JSONElementSink>(streaming key: String?, into sink: inout Sink)
-        throws(JSONSyntaxError) -> [JSONMember]
+        throws(JSONSyntaxError) -> Int
     {
+        let object = tape.open(.object, at: position)
         try enter()
-        advance()  // {
-        var members: [JSONMember] = []
-        members.reserveCapacity(4)  // AHAP objects are small: one allocation, not three
+        advanceASCII()  // {
+        var count = 0
         skipWhitespace()
         if current == UInt8(ascii: "}") {
-            advance()
+            advanceASCII()
             depth -= 1
-            return members
+            tape.close(object, count: 0)
+            return object
         }
         while true {
             guard current == UInt8(ascii: "\"") else {
-                if members.isEmpty {
+                if count == 0 {
                     throw fail("expected a string key or '}' after '{', found \(describeCurrent())")
                 }
                 if current == UInt8(ascii: "}") {
@@ -176,60 +209,75 @@ struct JSONScanner {
             }
             let keyPosition = position
             let name = try parseString()
+            let nameWord = lastWord
             skipWhitespace()
             guard current == UInt8(ascii: ":") else {
                 throw fail("expected ':' after object key \"\(name)\", found \(describeCurrent())")
             }
-            advance()
+            advanceASCII()
             skipWhitespace()
             path.push(.key(name))
-            let value: JSONNode
+            let value: Int
             if let key, name == key, current == UInt8(ascii: "[") {
-                let arrayStart = position
+                value = tape.open(.array, at: position)
                 sink.beginArray()
-                try parseArray(into: &sink)
-                value = JSONNode(.array([]), at: arrayStart)
+                try parseArray(streamingInto: &sink)
+                tape.close(value, count: 0)
             } else {
                 value = try parseValue()
             }
             path.pop()
-            members.append(JSONMember(key: name, keyPosition: keyPosition, value: value))
+            tape.setKey(value, name, at: keyPosition, word: nameWord)
+            count += 1
             skipWhitespace()
             if current == UInt8(ascii: "}") {
-                advance()
+                advanceASCII()
                 break
             }
             guard current == UInt8(ascii: ",") else {
                 throw fail("expected ',' or '}' after object member, found \(describeCurrent())")
             }
-            advance()
+            advanceASCII()
             skipWhitespace()
             if options.allowsTrailingCommas, current == UInt8(ascii: "}") {
-                advance()
+                advanceASCII()
                 break
             }
         }
         depth -= 1
-        return members
+        tape.close(object, count: count)
+        return object
     }
 
-    private mutating func parseArray() throws(JSONSyntaxError) -> [JSONNode] {
-        var keep = KeepingElementSink()
-        keep.elements.reserveCapacity(4)  // one allocation for the short arrays AHAP is made of
-        try parseArray(into: &keep)
-        return keep.elements
+    /// An array onto the tape; returns its entry's index.
+    private mutating func parseArray() throws(JSONSyntaxError) -> Int {
+        let array = tape.open(.array, at: position)
+        var none = NoElementSink()
+        let count = try parseArray(streaming: false, into: &none)
+        tape.close(array, count: count)
+        return array
     }
 
-    /// Parses an array, handing each element to `sink` as soon as it is complete.
-    private mutating func parseArray<Sink: JSONElementSink>(into sink: inout Sink) throws(JSONSyntaxError) {
+    /// An array's elements, each handed to `sink` as soon as it is complete and then dropped
+    /// from the tape.
+    private mutating func parseArray<Sink: JSONElementSink>(streamingInto sink: inout Sink) throws(JSONSyntaxError) {
+        try parseArray(streaming: true, into: &sink)
+    }
+
+    /// An array's elements onto the tape (after the array's entry), or with `streaming` to
+    /// `sink` one at a time. Returns the number of elements.
+    @discardableResult
+    private mutating func parseArray<Sink: JSONElementSink>(streaming: Bool, into sink: inout Sink)
+        throws(JSONSyntaxError) -> Int
+    {
         try enter()
-        advance()  // [
+        advanceASCII()  // [
         var count = 0
         skipWhitespace()
         if current == UInt8(ascii: "]") {
-            advance()
+            advanceASCII()
             depth -= 1
-            return
+            return 0
         }
         while true {
             if count > 0, current == UInt8(ascii: "]") {
@@ -239,24 +287,28 @@ struct JSONScanner {
             path.push(.index(count))
             let value = try parseValue()
             path.pop()
-            sink.element(value, index: count)
+            if streaming {
+                tape.withValue(at: value) { sink.element($0, index: count) }
+                tape.truncate(to: value)
+            }
             count += 1
             skipWhitespace()
             if current == UInt8(ascii: "]") {
-                advance()
+                advanceASCII()
                 break
             }
             guard current == UInt8(ascii: ",") else {
                 throw fail("expected ',' or ']' after array element, found \(describeCurrent())")
             }
-            advance()
+            advanceASCII()
             skipWhitespace()
             if options.allowsTrailingCommas, current == UInt8(ascii: "]") {
-                advance()
+                advanceASCII()
                 break
             }
         }
         depth -= 1
+        return count
     }
 }
 
@@ -264,21 +316,14 @@ struct JSONScanner {
 protocol JSONElementSink {
     /// A streamed array starts (a later one replaces what an earlier one delivered).
     mutating func beginArray()
-    /// The array's element at `index`, complete.
-    mutating func element(_ node: JSONNode, index: Int)
-}
-
-/// Keeps every element: an ordinary array.
-private struct KeepingElementSink: JSONElementSink {
-    var elements: [JSONNode] = []
-    mutating func beginArray() {}
-    mutating func element(_ node: JSONNode, index: Int) { elements.append(node) }
+    /// The array's element at `index`, complete; valid only during the call.
+    mutating func element(_ value: JSONTapeValue, index: Int)
 }
 
 /// For objects parsed without streaming: never called.
 private struct NoElementSink: JSONElementSink {
     mutating func beginArray() {}
-    mutating func element(_ node: JSONNode, index: Int) {}
+    mutating func element(_ value: JSONTapeValue, index: Int) {}
 }
 
 func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
