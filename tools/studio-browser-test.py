@@ -372,7 +372,7 @@ def browser_checks(studio, scratch, shots, bench, traces):
         # The onsets table with its skew column, scrolled into view.
         driver.execute_script("document.getElementById('onsets').scrollIntoView()")
         driver.save_screenshot(os.path.join(shots, "skews.png"))
-        driver.execute_script("window.scrollTo(0, 0)")
+        driver.execute_script("document.getElementById('views').scrollTop = 0")
         # Zoomed to the second beat: the ± band is as wide as the bound says, in this view's scale.
         driver.execute_script("window.thrumStudio.setView(0.1575, 0.1625)")
         band = driver.execute_script(

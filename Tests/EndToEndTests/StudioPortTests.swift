@@ -11,7 +11,8 @@ import XCTest
 /// register traces, the independent truth, show each beat) on one host timeline, and the skew it
 /// reports for every beat holds the true skew between the two chips' drives; the second beat saved
 /// 20 ms later is driven 20 ms later on the next play (with the virtual device too, on its own
-/// timeline); once the studio stops the port is free again. Real time (ptys and processes).
+/// timeline); a looped play loops on both until stopped; once the studio stops the port is free
+/// again. Real time (ptys and processes).
 final class StudioPortTests: XCTestCase {
     func testStudioHoldsThePortAndPlaysOnIt() throws {
         let scratch = try CLITestSupport.scratchDirectory(for: self)
@@ -68,6 +69,37 @@ final class StudioPortTests: XCTestCase {
         try checkSkews(second, ports: ports, timelines: [ports, ["virtual"]])
         XCTAssertEqual(
             second.end["timeline_note"] as? String, "\(ports[0]) and \(ports[1]) on one timeline; the virtual device on its own (it runs in virtual time)")
+
+        // Looped on both ports: a second pass plays on both chips, with its skews, until stopped;
+        // after the stop neither chip drives again.
+        let looped = Self.monotonicNanoseconds()
+        XCTAssertEqual(try Self.request(url, "/api/play", token: token, body: #"{"file": "heartbeat.ahap", "loop": true}"#).0, 200)
+        Thread.sleep(forTimeInterval: 2.0)
+        let stopAsked = Self.monotonicNanoseconds()
+        XCTAssertEqual(try Self.request(url, "/api/stop", token: token, body: "{}").0, 200)
+        var stoppedEnd: [String: Any] = [:]
+        for _ in 0..<100 {
+            let object = try JSONSerialization.jsonObject(with: try Self.request(url, "/api/status", token: token).1) as? [String: Any]
+            if object?["playing"] as? Bool == false, let end = object?["last_play"] as? [String: Any], end["play"] as? Int == 3 {
+                stoppedEnd = end
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        XCTAssertEqual(stoppedEnd["stopped"] as? Bool, true, "the loop stopped: \(stoppedEnd["summary"] ?? "")")
+        let passes = ((stoppedEnd["skew"] as? [String: Any])?["skews"] as? [[String: Any]] ?? []).compactMap { $0["pass"] as? Int }
+        XCTAssertTrue(passes.contains(1), "skews of the loop's second pass (\(passes))")
+        Thread.sleep(forTimeInterval: 0.3)
+        for trace in traces {
+            let writes = SimulatorTrace.rtpWrites(trace).filter { $0.ns > looped && $0.value != 0 }
+            let beats = SimulatorTrace.driveStarts(trace).filter { $0 > looped }.count
+            XCTAssertGreaterThanOrEqual(beats, 5, "a second pass driven on \(trace.lastPathComponent)")
+            // The stop reaches the device within the group's 10 ms turn and a STOP's way there (a
+            // loaded machine: 250 ms allowed); the last drive written on the chip, after the stop:
+            let after = writes.last.map { Double($0.ns - stopAsked) / 1e6 } ?? 0
+            print("studio loop stop: last drive on \(trace.lastPathComponent) \(String(format: "%.1f", after)) ms after the stop was asked")
+            XCTAssertLessThan(after, 250, "no drive after the stop on \(trace.lastPathComponent)")
+        }
 
         studio.terminate()
         studio.waitUntilExit()
