@@ -74,7 +74,11 @@ final class StudioPortTests: XCTestCase {
         // after the stop neither chip drives again.
         let looped = Self.monotonicNanoseconds()
         XCTAssertEqual(try Self.request(url, "/api/play", token: token, body: #"{"file": "heartbeat.ahap", "loop": true}"#).0, 200)
-        Thread.sleep(forTimeInterval: 2.0)
+        // Stopped once each chip drove the second pass's first two beats (six in all).
+        let driven = Date().addingTimeInterval(20)
+        while Date() < driven, traces.contains(where: { trace in SimulatorTrace.driveStarts(trace).filter { $0 > looped }.count < 6 }) {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
         let stopAsked = Self.monotonicNanoseconds()
         XCTAssertEqual(try Self.request(url, "/api/stop", token: token, body: "{}").0, 200)
         var stoppedEnd: [String: Any] = [:]
@@ -93,7 +97,7 @@ final class StudioPortTests: XCTestCase {
         for trace in traces {
             let writes = SimulatorTrace.rtpWrites(trace).filter { $0.ns > looped && $0.value != 0 }
             let beats = SimulatorTrace.driveStarts(trace).filter { $0 > looped }.count
-            XCTAssertGreaterThanOrEqual(beats, 5, "a second pass driven on \(trace.lastPathComponent)")
+            XCTAssertGreaterThanOrEqual(beats, 6, "a second pass driven on \(trace.lastPathComponent)")
             // The stop reaches the device within the group's 10 ms turn and a STOP's way there (a
             // loaded machine: 250 ms allowed); the last drive written on the chip, after the stop:
             let after = writes.last.map { Double($0.ns - stopAsked) / 1e6 } ?? 0
