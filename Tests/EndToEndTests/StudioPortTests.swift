@@ -160,6 +160,9 @@ final class StudioPortTests: XCTestCase {
         XCTAssertEqual(report["reference"] as? String, ports[0])
         XCTAssertTrue(
             (play.end["summary"] as? String ?? "").contains("skew against \(ports[0]): p99 "), "\(play.end["summary"] ?? "")")
+        let byDevice = try XCTUnwrap(report["by_device"] as? [[String: Any]])
+        XCTAssertEqual(byDevice.compactMap { $0["device"] as? String }, [ports[1]])
+        XCTAssertEqual(byDevice.first?["skew_p99_us"] as? Double, report["skew_p99_us"] as? Double, "two ports: the one device's p99 is the play's")
         let skews = try XCTUnwrap(report["skews"] as? [[String: Any]])
         XCTAssertEqual(skews.compactMap { $0["index"] as? Int }, [0, 1, 2, 3])
         XCTAssertEqual(play.starts[1].count, 4, "four beats driven on the second chip")

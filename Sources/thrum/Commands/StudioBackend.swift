@@ -296,12 +296,17 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
         return (shared + alone).joined(separator: "; ")
     }
 
-    /// The skews of a play on one timeline for its end message: the p99s, the lines `thrum play`
-    /// prints, and each skew (`device` named by its id).
+    /// The skews of a play on one timeline for its end message: the p99s over every device and
+    /// of each device against the first (`by_device`), the lines `thrum play` prints, and each skew
+    /// (`device` named by its id).
     static func skewReport(_ summary: SkewSummary, devices: [StudioDevice]) -> [String: Any] {
+        let byDevice: [[String: Any]] = devices.indices.dropFirst().map { k in
+            let own = SkewSummary(summary.skews.filter { $0.device == k })
+            return ["device": devices[k].id, "count": own.skews.count, "on_frame_grid": own.onFrameGrid].merging(own.p99JSON) { a, _ in a }
+        }
         var report: [String: Any] = [
             "reference": devices[0].id, "devices": devices.map(\.id), "count": summary.skews.count,
-            "on_frame_grid": summary.onFrameGrid, "lines": summary.lines(reference: devices[0].name),
+            "on_frame_grid": summary.onFrameGrid, "lines": summary.lines(reference: devices[0].name), "by_device": byDevice,
             "skews": summary.skews.map { s in SkewSummary.json(s).merging(["device": devices[s.device].id]) { _, b in b } },
         ]
         report.merge(summary.p99JSON) { a, _ in a }
