@@ -19,14 +19,6 @@ final class PlayEngineOptionsTests: XCTestCase {
         line: UInt = #line
     ) throws {
         var previous: (truth: Double, requested: Double)?
-        // Open finding (docs/timing.md, "A drive begun one I²C write late"): since the held drive
-        // (issue 26), the virtual device can begin a drive one I²C write (73 µs at 400 kHz) late
-        // when the host places a marked all-zero segment just before its ramp (the segment's start
-        // write of 0 is its onset, and the ramp waits one write) — once in the 120-pass
-        // heartbeat's 480 onsets. At most one interval per run may miss the rhythm by up to that
-        // write; it is printed, and any other miss fails.
-        let oneWrite = 73e-6
-        var lateByOneWrite: [String] = []
         for e in events {
             let requested = try XCTUnwrap(e["requested_s"] as? Double, file: file, line: line)
             let truth = try XCTUnwrap(e["true_onset_s"] as? Double, "no true onset in \(e)", file: file, line: line)
@@ -37,16 +29,10 @@ final class PlayEngineOptionsTests: XCTestCase {
             if let p = previous {
                 let interval = requested - p.requested
                 let tolerance = rhythm + 150e-6 * abs(interval)
-                let miss = abs((truth - p.truth) - interval)
-                if miss > tolerance, miss <= tolerance + oneWrite, lateByOneWrite.isEmpty {
-                    lateByOneWrite.append(String(format: "%.0f µs off the rhythm before %@", miss * 1e6, "\(e)"))
-                } else {
-                    XCTAssertEqual(truth - p.truth, interval, accuracy: tolerance, "interval before \(e)", file: file, line: line)
-                }
+                XCTAssertEqual(truth - p.truth, interval, accuracy: tolerance, "interval before \(e)", file: file, line: line)
             }
             previous = (truth, requested)
         }
-        for miss in lateByOneWrite { print("open finding, a drive begun one I²C write late: \(miss)") }
     }
 
     func testRateTwoHalvesEveryRequestedTimeAndOnsetsFollow() throws {

@@ -46,22 +46,20 @@ extension SharedDevice {
                 continue
             }
             var ramps: [EnvelopeRamp] = []
-            var marksHere: [DriveMixer.Mark] = []
-            do {
-                // Look a little past the chunk's end: a mark just after it ends the chunk there
-                // instead, so no sliver of a segment lies between the chunk edge and an onset
-                // (the device needs one register write, ≈ 73 µs, per segment start).
-                let reach = t1 + Self.markGuard
-                for p in players { p.collect(from: t0, to: reach, ramps: &ramps, marks: &marksHere) }
-                if let mark = marksHere.map(\.engineTime).filter({ $0 > t1 && $0 < reach }).min() {
-                    t1 = mark
-                }
+            var onsets: [StreamingPatternPlayer.ChunkOnset] = []
+            for p in players { p.collect(from: t0, to: t1 + Self.markGuard, ramps: &ramps, onsets: &onsets) }
+            if let whole = Self.firstSegmentEnd(from: t0, to: t1, onsets: onsets) {
+                t1 = whole
+                ramps = []
+                onsets = []
+                for p in players { p.collect(from: t0, to: t1 + Self.markGuard, ramps: &ramps, onsets: &onsets) }
             }
+            t1 = Self.chunkEnd(from: t0, to: t1, onsets: onsets)
             if ramps.isEmpty && lastLevel == 0 {
                 emittedUntil = t1
                 continue
             }
-            marksHere = leadingMarks(marksHere)
+            let marksHere = leadingMarks(onsets.map(\.mark))
             let segments = mixer.segments(mixing: ramps, marks: marksHere, from: t0, to: t1)
             let firstStart = segments.first?.startTime ?? t1
             if lastLevel != 0 && firstStart > t0 {
@@ -71,6 +69,52 @@ extension SharedDevice {
             if let last = segments.last, last.endTime >= t1 { lastLevel = last.to } else { lastLevel = 0 }
             emittedUntil = t1
         }
+    }
+
+    /// Where a mixed chunk from `t0` ends: `t1`, or an onset before it, so that no onset's first
+    /// segment is cut. `onsets` are the players' onsets from `t0` up to ``markGuard`` past `t1`.
+    /// The device needs one register write (≈ 73 µs) per segment start, and a marked ramp up
+    /// from 0 first drives at its crossing (PROTOCOL.md §4.1):
+    /// - a mark just after `t1` (within ``markGuard``) ends the chunk there, so no sliver of a
+    ///   segment lies between the chunk edge and the onset;
+    /// - a mark inside the chunk whose first segment runs on past `t1` ends the chunk at the mark
+    ///   too: cut at `t1`, a ramp up from 0 cut before its crossing is quantised 0 → 0, an
+    ///   all-zero marked segment whose start write of 0 is its onset, and the ramp that takes
+    ///   over at the edge waits for that write (or, cut after it, drives at a crossing moved by
+    ///   the re-quantisation). The next chunk starts at the mark and, for a ramp up from 0, runs
+    ///   to that segment's end (``firstSegmentEnd(from:to:onsets:)``): it goes out whole.
+    static func chunkEnd(from t0: EngineTime, to t1: EngineTime, onsets: [StreamingPatternPlayer.ChunkOnset]) -> EngineTime {
+        let reach = t1 + markGuard
+        var straddling: EngineTime?, after: EngineTime?
+        for onset in onsets {
+            let t = onset.mark.engineTime
+            if t > t1 && t < reach {
+                after = min(after ?? t, t)
+            } else if t > t0 && t < t1 && onset.firstSegmentEnd > t1 {
+                // The latest: an earlier onset's drive is cut at this one's mark in any case.
+                straddling = max(straddling ?? t, t)
+            }
+        }
+        return straddling ?? after ?? t1
+    }
+
+    /// Where a mixed chunk from `t0` ends when an onset at `t0` has a first segment that ramps up
+    /// from 0 and runs past `t1`: at that segment's end, so it goes out whole, as compiled, and
+    /// first drives at its own crossing (cut, it would be re-quantised: 0 → 0 before the
+    /// crossing, or a crossing moved by the rounding of its new end; nil when no such onset is at
+    /// `t0`). A first segment that starts driving at once is cut like any other. The device
+    /// plays a segment of at most 1 s, and the placement starts a marked ramp up from 0 its
+    /// crossing earlier (``DevicePlacement/place(_:)``): a segment too long for that ends
+    /// earlier, twice its crossing short of the limit.
+    static func firstSegmentEnd(from t0: EngineTime, to t1: EngineTime, onsets: [StreamingPatternPlayer.ChunkOnset]) -> EngineTime? {
+        let limit = EngineDuration.microseconds(Int64(ProtocolConstants.segmentMaxDurationMicroseconds))
+        var end: EngineTime?
+        for onset in onsets where onset.mark.engineTime == t0 && onset.firstSegmentEnd > t1 && onset.firstDrive > .zero {
+            var e = onset.firstSegmentEnd
+            if (e - t0) + onset.firstDrive > limit { e = t0 + limit - onset.firstDrive * 2 }
+            if e > t1 { end = max(end ?? e, e) }
+        }
+        return end
     }
 
     /// Sends the zero that ends the drive left playing before a gap from `t0` to `next` (at most 1 ms long).

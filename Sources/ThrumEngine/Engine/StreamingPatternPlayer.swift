@@ -1,6 +1,7 @@
 import ThrumCompiler
 import ThrumPattern
 import ThrumTime
+import ThrumWire
 
 /// The engine's player: a timeline of runs, each mapping engine time to the compiled (rate-scaled)
 /// pattern (``Run/time(of:)``, ``Run/offset(at:)``: the only crossings between the two), rendered
@@ -539,9 +540,21 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         }
     }
 
+    /// An onset a player marks in a chunk (``collect(from:to:ramps:onsets:)``), with where the
+    /// event's first segment ends: that segment's ramp is given whole, past the chunk, so that
+    /// the engine can keep it whole (``SharedDevice/chunkEnd(from:to:onsets:)``).
+    struct ChunkOnset {
+        var mark: DriveMixer.Mark
+        var firstSegmentEnd: EngineTime
+        /// From the mark to the segment's first drive as compiled (a ramp up from 0 drives at its
+        /// crossing, PROTOCOL.md §4.1; zero for any other segment).
+        var firstDrive: EngineDuration
+    }
+
     /// The drive of this player in engine time [t0, t1): ramps (with the run-time intensity
-    /// control applied) and the onsets to mark, on the engine's schedule (engine time).
-    func collect(from t0: EngineTime, to t1: EngineTime, ramps: inout [EnvelopeRamp], marks: inout [DriveMixer.Mark]) {
+    /// control applied) and the onsets to mark, on the engine's schedule (engine time). An
+    /// onset's first segment is given whole, to its end (or the run's end or stop), even past `t1`.
+    func collect(from t0: EngineTime, to t1: EngineTime, ramps: inout [EnvelopeRamp], onsets: inout [ChunkOnset]) {
         guard state == .playing, let engine else { return }
         applyControlChanges(before: t1)
         extendLoops(to: t1)
@@ -549,7 +562,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         for run in runs {
             let segments = run.compiled.program.segments
             let a = max(run.start, t0, run.preloadedUntil)
-            let b = min(run.end, t1, stopAt ?? .distantFuture)
+            let whole = min(run.end, stopAt ?? .distantFuture)
+            let b = min(whole, t1)
             guard b > a else { continue }
             let pa = run.offset(at: a), pb = run.offset(at: b)
             var lo = 0, hi = segments.count
@@ -562,13 +576,15 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
                 let s = segments[k]
                 k += 1
                 var r = EnvelopeRamp(s, origin: run.origin)
-                let ca = max(r.startTime, a), cb = min(r.endTime, b)
+                let onset = run.time(of: s.startOffset)
+                let marked = s.eventID != 0 && onset >= a && run.compiled.eventsByID[s.eventID] != nil
+                let ca = max(r.startTime, a), cb = min(r.endTime, marked ? whole : b)
                 guard cb > ca else { continue }
                 r = EnvelopeRamp(start: ca, end: cb, from: r.value(at: ca), to: r.value(at: cb))
-                let onset = run.time(of: s.startOffset)
-                if s.eventID != 0, onset >= a, run.compiled.eventsByID[s.eventID] != nil {
-                    marks.append(
-                        DriveMixer.Mark(time: onset, id: mark(event: s.eventID, of: run, engine: engine)))
+                if marked {
+                    let mark = DriveMixer.Mark(time: onset, id: mark(event: s.eventID, of: run, engine: engine))
+                    let firstDrive = SegmentCommand.firstDriveOffset(duration: s.duration, from: s.from, to: s.to)
+                    onsets.append(ChunkOnset(mark: mark, firstSegmentEnd: cb, firstDrive: .microseconds(Int64(firstDrive))))
                 }
                 appendControlled(r, to: &ramps)
             }
