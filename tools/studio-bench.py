@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Thrum Studio's targets, measured in a real browser: one command, several runs, medians.
 
-Runs tools/studio-browser-test.py --bench RUNS times (each a fresh `thrum studio`, `thrum sim`
+Runs tools/studio-browser-test.py --bench RUNS times (each a fresh `thrum studio`, two `thrum sim`s
 and headless chromium; every check of the browser test runs too) and prints, per target, the
 median of the runs with their spread (min–max) against its goal, and the machine's load
 average before and after (the figures mean little without it).

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Thrum Studio in a real browser (Debian's chromium + chromedriver + python3-selenium).
 
-Starts `thrum sim` (a simulated device on a pseudo-terminal) and `thrum studio --port` on it,
+Starts two `thrum sim`s (simulated devices on pseudo-terminals, crystals 100 ppm apart each way)
+and `thrum studio --port A --port B` on them,
 serving a scratch copy of examples/heartbeat.ahap, then checks, against the file on disk and
 the page's DOM (never the server's word about itself):
   - requests without the token, with a foreign Origin or Host, for ../ or through a symlink
@@ -9,10 +10,13 @@ the page's DOM (never the server's word about itself):
     sound an AHAP names outside the served directory is not read (its waveform stays silent,
     the render says why) while the same sound inside is drawn;
   - the timeline shows one mark per event, at x positions proportional to the file's times;
-  - space plays on both devices at once (the virtual device and the sim port, both ticked in
-    the device picker); every event's reported onset appears on each device's own lane with
+  - space plays on three devices at once (the virtual device and the two sim ports, all ticked
+    in the device picker); every event's reported onset appears on each device's own lane with
     its ± bound, on the virtual device with the true onset inside the bound; a link line per
-    device; the playhead moves with the play (where it is when each onset arrives);
+    device; the playhead moves with the play (where it is when each onset arrives); the page
+    says the two ports shared one timeline and the virtual device had its own, and the onsets
+    table's skew of the second port against the first holds the true skew between the two
+    chips' drives (their register traces);
   - dragging the second beat 20 ms later and saving writes that time and leaves every other
     byte of the file as it was (and `thrum validate` accepts it);
   - an edit made on disk by another program reloads the page.
@@ -213,7 +217,26 @@ def heads(driver):
         " const r = c.getBoundingClientRect(); return [Number(g.dataset.eventIndex), r.left + r.width / 2, r.top + r.height / 2]; })")
 
 
-def browser_checks(studio, scratch, shots, bench):
+def drive_starts(trace, after_ns):
+    """When each beat began on a simulated chip (ns, monotonic): the starts of the bursts of
+    non-zero RTP_INPUT writes (register 2) after `after_ns`, apart by 60 ms or more."""
+    starts, last = [], 0
+    try:
+        rows = open(trace).read().split("\n")[1:]
+    except OSError:
+        return starts
+    for row in rows:
+        f = row.split(",")
+        if len(f) != 4 or f[2] != "2" or not f[1].isdigit() or int(f[1]) <= after_ns or int(f[3]) == 0:
+            continue
+        ns = int(f[1])
+        if not starts or ns - last >= 60_000_000:
+            starts.append(ns)
+        last = ns
+    return starts
+
+
+def browser_checks(studio, scratch, shots, bench, traces):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -263,12 +286,15 @@ def browser_checks(studio, scratch, shots, bench):
         driver.execute_script("const s = document.getElementById('actuator'); s.selectedIndex = 0; s.dispatchEvent(new Event('change'))")
         wait(driver, lambda d: accel(d) == before_accel, 120, "the default profile's render again")
 
-        # Both devices ticked (the sim port is the default with --port), then play with the space bar:
+        # Every device ticked (the sim ports are the default with --port), then play with the space bar:
         # every onset appears on its device's lane with its bound, the virtual device's with the true onset.
         devices = driver.execute_script("return [...document.querySelectorAll('#devices input')].map(i => [i.dataset.device, i.checked])")
-        check(len(devices) == 2 and devices[0] == ["virtual", False] and devices[1][1], f"the device picker: the virtual device and the port, the port chosen ({devices})")
+        check(len(devices) == 3 and devices[0] == ["virtual", False] and devices[1][1] and devices[2][1],
+              f"the device picker: the virtual device and the ports, the ports chosen ({devices})")
         driver.execute_script("document.querySelector('#devices input[data-device=\"virtual\"]').click()")
-        port_id = devices[1][0] if len(devices) == 2 else ""
+        port_id = devices[1][0] if len(devices) == 3 else ""
+        other_port = devices[2][0] if len(devices) == 3 else ""
+        asked_ns = time.monotonic_ns()
         all_onsets = "return [...document.querySelectorAll('#onset-layer .onset')].map(g => ({i: Number(g.dataset.eventIndex),"\
             " device: g.dataset.device, onset: Number(g.dataset.onset), bound: Number(g.dataset.bound), truth: g.dataset.trueOnset === undefined"\
             " ? null : Number(g.dataset.trueOnset), band: !!g.querySelector('.band'), status: g.dataset.status, top: g.querySelector('.band')"\
@@ -283,8 +309,8 @@ def browser_checks(studio, scratch, shots, bench):
                 heads_moving.append(p)
             return False
         driver.find_element(By.TAG_NAME, "body").send_keys(Keys.SPACE)
-        both = wait(driver, lambda d: playhead(d) or (lambda o: len(o) == 2 * len(times) and o)(d.execute_script(all_onsets)), 120,
-                    "every event's onset on both devices")
+        both = wait(driver, lambda d: playhead(d) or (lambda o: len(o) == 3 * len(times) and o)(d.execute_script(all_onsets)), 120,
+                    "every event's onset on the three devices")
         onsets = [o for o in both or [] if o["device"] == "virtual"]
         ported = [o for o in both or [] if o["device"] == port_id]
         if both:
@@ -306,8 +332,31 @@ def browser_checks(studio, scratch, shots, bench):
             results["onset_latencies"] = driver.execute_script("return window.thrumStudio.metrics.onsetLatenciesMs")
         wait(driver, lambda d: playhead(d) or d.find_element(By.TAG_NAME, "body").get_attribute("data-played"), 60, "the play's end")
         links = driver.execute_script("return [...document.querySelectorAll('#link-strip div')].map(l => [l.dataset.device, l.textContent])")
-        check(sorted(l[0] for l in links) == sorted(["virtual", port_id]) and all("round trip" in l[1] for l in links),
+        check(sorted(l[0] for l in links) == sorted(["virtual", port_id, other_port]) and all("round trip" in l[1] for l in links),
               f"a link line per device ({[l[1][:60] for l in links]})")
+        # The two ports on one timeline, the virtual device on its own; the table's skew column:
+        # the first port the reference, the second's skew of each beat holding the chips' truth.
+        note = driver.execute_script("const n = document.getElementById('timeline-note'); return n && n.textContent") or ""
+        check(note == f"{port_id} and {other_port} on one timeline; the virtual device on its own (it runs in virtual time)",
+              f"the page says which devices shared a timeline ({note!r})")
+        cells = driver.execute_script(
+            "return [...document.querySelectorAll('#onset-summary tr[data-device]')].map(r => { const c = r.querySelector('.skew');"
+            " return {device: r.dataset.device, i: Number(r.dataset.eventIndex), reference: !!(c && c.dataset.reference),"
+            " skew: c && c.dataset.skew !== undefined ? Number(c.dataset.skew) : null, bound: c && c.dataset.bound !== undefined"
+            " ? Number(c.dataset.bound) : null, text: c ? c.textContent : null}; })")
+        check(all(c["reference"] for c in cells if c["device"] == port_id) and len(cells) == 3 * len(times)
+              and all(c["text"] == "own timeline" for c in cells if c["device"] == "virtual"),
+              f"a skew column: the first port the reference, the virtual device on its own timeline ({[c['text'] for c in cells]})")
+        skews = sorted((c for c in cells if c["device"] == other_port), key=lambda c: c["i"])
+        truth = [drive_starts(t, asked_ns) for t in traces]
+        if check(len(skews) == len(times) and all(c["skew"] is not None and c["bound"] > 0 for c in skews)
+                 and all(len(t) == len(times) for t in truth),
+                 f"the second port's skew of each beat, with its bound ({[c['text'] for c in skews]}; beats at the chips {[len(t) for t in truth]})"):
+            # Over a pty the truth's own stamps carry the simulator's scheduling (≈ 100 µs): as MultiDevicePlayTests.
+            errors = [((truth[1][c["i"]] - truth[0][c["i"]]) / 1e9, c) for c in skews]
+            check(all(abs(c["skew"] - t) <= c["bound"] + 200e-6 for t, c in errors),
+                  "the reported skew holds the true skew between the chips: " + ", ".join(
+                      f"#{c['i']} {c['skew'] * 1e6:+.0f} ± {c['bound'] * 1e6:.0f} µs, true {t * 1e6:+.0f}" for t, c in errors))
         # The playhead: moved forward through the play, and where the play was when each onset arrived.
         positions = [p[1] for p in driver.execute_script("return window.thrumStudio.metrics.playheadTrail") if p[0] == "virtual"]
         xs_seen = len(set(p[1] for p in heads_moving))
@@ -320,6 +369,10 @@ def browser_checks(studio, scratch, shots, bench):
               "when each onset arrived the playhead was at it (playhead − onset: "
               + ", ".join(f"{(a['playhead'] - a['onset']) * 1000:.0f}" for a in virtual_at) + " ms)")
         driver.save_screenshot(os.path.join(shots, "played.png"))
+        # The onsets table with its skew column, scrolled into view.
+        driver.execute_script("document.getElementById('onsets').scrollIntoView()")
+        driver.save_screenshot(os.path.join(shots, "skews.png"))
+        driver.execute_script("document.getElementById('views').scrollTop = 0")
         # Zoomed to the second beat: the ± band is as wide as the bound says, in this view's scale.
         driver.execute_script("window.thrumStudio.setView(0.1575, 0.1625)")
         band = driver.execute_script(
@@ -332,7 +385,8 @@ def browser_checks(studio, scratch, shots, bench):
         driver.execute_script("window.thrumStudio.resetView()")
 
         # The rest plays on the virtual device alone.
-        driver.execute_script("document.querySelector('#devices input[data-device=\"' + arguments[0] + '\"]').click()", port_id)
+        for port in [port_id, other_port]:
+            driver.execute_script("document.querySelector('#devices input[data-device=\"' + arguments[0] + '\"]').click()", port)
 
         # Drag the second beat 20 ms later, then save.
         marks = {m[0]: m for m in heads(driver)}
@@ -572,20 +626,26 @@ def main():
         os.makedirs(args.screenshots, exist_ok=True)
         # The simulated device on a pseudo-terminal, and the studio holding it.
         env = dict(os.environ, XDG_RUNTIME_DIR=scratch, XDG_CONFIG_HOME=os.path.join(scratch, "config"))
-        sim = subprocess.Popen([args.thrum, "sim"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-        line = sim.stdout.readline().strip()
-        if not line.startswith("pty: "):
-            sim.kill()
-            raise SystemExit(f"thrum sim printed {line!r} first")
-        threading.Thread(target=sim.stdout.read, daemon=True).start()
+        traces = [os.path.join(scratch, "trace-a.csv"), os.path.join(scratch, "trace-b.csv")]
+        sims, ports = [], []
         try:
-            studio = Studio(args.thrum, served, ["--port", line[len("pty: "):]], env)
+            for trace, drift in zip(traces, ["100", "-100"]):
+                sim = subprocess.Popen([args.thrum, "sim", "--drift-ppm", drift, "--trace", trace], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+                sims.append(sim)
+                line = sim.stdout.readline().strip()
+                if not line.startswith("pty: "):
+                    raise SystemExit(f"thrum sim printed {line!r} first")
+                threading.Thread(target=sim.stdout.read, daemon=True).start()
+                ports += ["--port", line[len("pty: "):]]
+            studio = Studio(args.thrum, served, ports, env)
         except BaseException:
-            sim.kill()
+            for sim in sims:
+                sim.kill()
             raise
         try:
             security(studio, served, outside)
-            results = browser_checks(studio, served, args.screenshots, args.bench)
+            results = browser_checks(studio, served, args.screenshots, args.bench, traces)
             if args.bench:
                 lat = results.get("onset_latencies") or []
                 print(f"bench: page load to drawn timeline: {results.get('load_ms') or float('nan'):.0f} ms")
@@ -601,11 +661,12 @@ def main():
                 print(f"bench: idle page CPU (chromium): {results.get('idle_cpu_browser', float('nan')):.2f} % of a core")
         finally:
             studio.stop()
-            sim.terminate()
-            try:
-                sim.wait(10)
-            except subprocess.TimeoutExpired:
-                sim.kill()
+            for sim in sims:
+                sim.terminate()
+                try:
+                    sim.wait(10)
+                except subprocess.TimeoutExpired:
+                    sim.kill()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(outside_dir, ignore_errors=True)

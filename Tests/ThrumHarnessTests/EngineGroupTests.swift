@@ -101,6 +101,49 @@ final class EngineGroupTests: XCTestCase {
         XCTAssertLessThan(right.session.link.statistics.roundTripSamples - idle, 12, "one ping per 150 ms without the group's probing")
     }
 
+    /// A program that holds its devices and groups them anew for each play (`thrum studio`):
+    /// `release()` gives each engine its own link settings back (no group probing, its reader's
+    /// wake-up floor), an engine then plays alone with every onset inside its bound of the chip's
+    /// truth, and a new group of the same engines plays together again, its skews holding the truth.
+    func testAReleasedGroupGivesEachEngineItsOwnLinkBackAndTheEnginesGroupAgain() throws {
+        let left = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 5)
+        let right = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 6)
+        let engines = [left.makeEngine(), right.makeEngine()]
+        func playTogether() throws {
+            let group = HapticEngineGroup(engines)
+            defer { group.release() }
+            try group.start()
+            let players = try group.makePlayers(with: [transients(count: 4, spacing: 0.12)])
+            try group.start(players, atTime: group.currentTime + group.leadTime.seconds + 0.02)
+            XCTAssertTrue(group.runUntilPlayersFinished(players, timeout: 10))
+            let skews = group.skews(of: players)
+            XCTAssertEqual(skews.count, 4, "every event reported by both devices")
+            for s in skews {
+                let truth = try XCTUnwrap(right.trueOnset(of: s.record)) - XCTUnwrap(left.trueOnset(of: s.reference))
+                XCTAssertLessThanOrEqual(abs(s.skew - truth), s.bound + 1e-6, "event \(s.patternIndex): the bound misses the true skew")
+            }
+        }
+        try playTogether()
+        for rig in [left, right] {
+            XCTAssertNil(rig.session.link.steadyPingInterval)
+            XCTAssertTrue(rig.session.link.appliesReaderWakeFloor)
+        }
+        // Alone (its link's own pings: `testAGroupKeepsItsLinksProbing…` counts them), a play
+        // inside its bounds.
+        let engine = engines[0]
+        let player = try engine.makeAdvancedPlayer(with: transients(count: 4, spacing: 0.12))
+        try player.start(atTime: engine.currentTime + engine.leadTime.seconds + 0.02)
+        XCTAssertTrue(engine.runUntilPlayersFinished(timeout: 10))
+        let onsets = engine.onsets(for: player)
+        XCTAssertEqual(onsets.count, 4)
+        for record in onsets {
+            let reported = try XCTUnwrap(record.onsetTime), bound = try XCTUnwrap(record.onsetBound)
+            let truth = try XCTUnwrap(left.trueOnset(of: record))
+            XCTAssertLessThanOrEqual(abs(reported - truth), bound + 1e-6, "event \(record.patternIndex) alone")
+        }
+        try playTogether()
+    }
+
     func testTwoDevicesStartedLongAfterConnectingLandTogether() throws {
         // Started 6 s after connecting. On the frame grid the skew stays within µs. With the frames
         // hidden, each stream starts at its model's drift (the window is long), not at the

@@ -54,6 +54,7 @@ public final class HapticEngineGroup {
     public init(_ engines: [HapticEngine], probeInterval: HostDuration? = HapticEngineGroup.defaultProbeInterval) {
         precondition(!engines.isEmpty, "a group needs an engine")
         self.engines = engines
+        before = engines.map { e in e.device.locked { (e.session.link.steadyPingInterval, e.session.link.appliesReaderWakeFloor) } }
         self.probeInterval = probeInterval
         timebase = FrameTimebase(count: engines.count)
         applyProbeInterval()
@@ -89,6 +90,23 @@ public final class HapticEngineGroup {
         for engine in engines { engine.stop() }
     }
 
+    /// Gives the engines back as engines of their own, still started: each leaves the group's
+    /// timeline (``timebase``) and its link pings and learns its reader's wake-up floor as before
+    /// the group was made. For engines that outlive one group play (a program holding its ports
+    /// that groups them anew for each play); the group is not used again.
+    public func release() {
+        for (k, engine) in engines.enumerated() {
+            engine.device.locked {
+                engine.device.placement.frameTimebase = nil
+                engine.session.link.steadyPingInterval = before[k].steadyPingInterval
+                engine.session.link.appliesReaderWakeFloor = before[k].appliesReaderWakeFloor
+            }
+        }
+    }
+
+    /// Each engine's link settings as the group found them (``release()`` puts them back).
+    private let before: [(steadyPingInterval: HostDuration?, appliesReaderWakeFloor: Bool)]
+
     /// One player per engine: `patterns[k]` plays on engine `k` (the same pattern everywhere when
     /// one is given; a routed pattern per device otherwise).
     public func makePlayers(with patterns: [HapticPattern]) throws -> [any HapticAdvancedPatternPlayer] {
@@ -122,17 +140,25 @@ public final class HapticEngineGroup {
     /// Runs until every engine's players have finished, or `timeout` s; then until each player's
     /// onsets are reported (or `grace` s more: reports come back behind the last drive, and a
     /// device served by a busy machine — a simulator paced to the wall clock — can fall a few
-    /// hundred ms behind it). Returns whether all finished.
+    /// hundred ms behind it). `continuing` is asked after every turn of ``slice`` × 20 (10 ms):
+    /// the caller's look at what arrived (onsets observed, link figures), and false ends the run
+    /// there (a stop; a looped player never finishes by itself). Returns whether all finished.
     @discardableResult
-    public func runUntilPlayersFinished(_ players: [any HapticPatternPlayer], timeout: Double, grace: Double = 1.5) -> Bool {
+    public func runUntilPlayersFinished(
+        _ players: [any HapticPatternPlayer], timeout: Double, grace: Double = 1.5, while continuing: () -> Bool = { true }
+    ) -> Bool {
         let deadline = currentTime + timeout
-        while currentTime < deadline && engines.contains(where: \.hasActivePlayers) { run(for: slice * 20) }
+        while currentTime < deadline && engines.contains(where: \.hasActivePlayers) {
+            run(for: slice * 20)
+            if !continuing() { return false }
+        }
         let finished = !engines.contains(where: \.hasActivePlayers)
         let until = currentTime + grace
         while currentTime < until
             && zip(engines, players).contains(where: { engine, player in engine.onsets(for: player).contains { $0.status == .notReported } })
         {
             run(for: slice * 20)
+            if !continuing() { break }
         }
         return finished
     }

@@ -17,6 +17,9 @@
     undo: [], redo: [], selected: null, view: [0, 1], onsets: {}, playing: false, play: null, diagnostics: [],
     // The devices (from /api/status), those the current play went to, and each one's position.
     devices: [], playDevices: [], positions: {},
+    // The play's timelines (the ports played together share one), and each device's skew against
+    // the first device of its timeline, by event (the latest pass).
+    timelines: [], timelineNote: null, skews: {},
   };
 
   // ---- API ----
@@ -122,7 +125,7 @@
     S.diagnostics = r.diagnostics || [];
     if (!keepView) {
       // Another file: nothing of the last one's render, play or selection stays.
-      S.render = null; S.viewTouched = false; S.onsets = {}; S.selected = null;
+      S.render = null; S.viewTouched = false; S.onsets = {}; S.skews = {}; S.selected = null;
       $("onset-summary").textContent = "press play (space)";
     }
     if (!keepView || !S.view) S.view = defaultView();
@@ -565,6 +568,7 @@
     if (!S.file) return;
     if (dirty() && !(await save())) return;
     S.onsets = {};
+    S.skews = {};
     S.positions = {};
     for (const id of ["onset-layer", "playhead-layer"]) { const layer = $(id); if (layer) layer.textContent = ""; }
     try {
@@ -573,6 +577,7 @@
         actuator: $("actuator").value || undefined, devices: devices.length ? devices : undefined });
       S.play = r.play;
       S.playDevices = r.devices || S.playDevices;
+      S.timelines = r.timelines || []; S.timelineNote = r.timeline_note || null;
       S.playing = true;
       animate();
       say("playing on " + (r.device || "device"));
@@ -584,15 +589,27 @@
     const order = (o) => S.playDevices.indexOf(o.device);
     const rows = Object.values(S.onsets).sort((a, b) => a.index - b.index || order(a) - order(b));
     const several = S.playDevices.length > 1;
+    // A timeline several devices shared: each onset's skew against its first device's.
+    const shared = S.timelines.find((t) => t.length > 1) || [];
     const text = (v) => String(v).replace(/[&<]/g, (c) => "&#" + c.charCodeAt(0) + ";");
-    let html = "<table><tr><th>#</th>" + (several ? "<th>device</th>" : "") + "<th>requested</th><th>onset</th><th>±</th><th>true</th><th>status</th></tr>";
+    let html = S.timelineNote ? '<div id="timeline-note">' + text(S.timelineNote) + "</div>" : "";
+    html += "<table><tr><th>#</th>" + (several ? "<th>device</th>" : "") + "<th>requested</th><th>onset</th><th>±</th><th>true</th><th>status</th>" +
+      (shared.length ? "<th>skew µs (±)</th>" : "") + "</tr>";
     for (const o of rows) {
       const ms = (v) => v === null || v === undefined ? "—" : (v * 1000).toFixed(3);
-      html += "<tr><td>" + o.index + "</td>" + (several ? "<td>" + text(o.device) + "</td>" : "") + "<td>" + ms(o.requested) + "</td><td>" +
-        ms(o.onset) + "</td><td>" + ms(o.bound) + "</td><td>" + ms(o.true_onset) + "</td><td>" + o.status + "</td></tr>";
+      let skew = "";
+      if (shared.length) {
+        const k = S.skews[o.device + ":" + o.index];
+        if (o.device === shared[0]) skew = '<td class="skew" data-reference="true">ref</td>';
+        else if (k && k.pass === (o.pass || 0)) skew = '<td class="skew" data-skew="' + k.skew + '" data-bound="' + k.bound + '">' +
+          (k.skew >= 0 ? "+" : "−") + Math.abs(k.skew * 1e6).toFixed(0) + " ± " + (k.bound * 1e6).toFixed(0) + (k.on_frame_grid ? " (frames)" : "") + "</td>";
+        else skew = '<td class="skew">' + (shared.includes(o.device) ? "…" : "own timeline") + "</td>";
+      }
+      html += '<tr data-device="' + text(o.device) + '" data-event-index="' + o.index + '"><td>' + o.index + "</td>" + (several ? "<td>" + text(o.device) + "</td>" : "") +
+        "<td>" + ms(o.requested) + "</td><td>" + ms(o.onset) + "</td><td>" + ms(o.bound) + "</td><td>" + ms(o.true_onset) + "</td><td>" + o.status + "</td>" + skew + "</tr>";
     }
     html += "</table>";
-    if (end) html += "<div>" + end + "</div>";
+    if (end) html += '<div id="play-end">' + text(end) + "</div>";
     $("onset-summary").innerHTML = html;
   }
 
@@ -609,16 +626,21 @@
         const p = S.positions[msg.device];
         if (p) metrics.playheadAtOnsets.push({ device: msg.device, onset: msg.onset, playhead: playheadAt(p, performance.now()) });
         onsetSummary();
+      } else if (msg.type === "skew") {
+        if (msg.play !== S.play && S.play !== null) return;
+        S.skews[msg.device + ":" + msg.index] = msg;
+        onsetSummary();
       } else if (msg.type === "position") {
         if (msg.play !== S.play && S.play !== null) return;
         placePlayhead(msg.device, msg.position, msg.rate || 1);
       } else if (msg.type === "play-started") {
         if (S.play !== msg.play) {
-          S.onsets = {}; S.positions = {};
+          S.onsets = {}; S.positions = {}; S.skews = {};
           for (const id of ["onset-layer", "playhead-layer"]) { const l = $(id); if (l) l.textContent = ""; }
         }
         S.play = msg.play; S.playing = true;
         if (msg.devices) S.playDevices = msg.devices;
+        if (msg.timelines) { S.timelines = msg.timelines; S.timelineNote = msg.timeline_note || null; }
         animate();
       } else if (msg.type === "play-ended") {
         S.playing = false;

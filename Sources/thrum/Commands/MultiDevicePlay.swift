@@ -35,22 +35,12 @@ enum MultiDevicePlay {
             try group.start()
             let before = engines.map(\.counters)
             let patterns = routes.map { r in ports.indices.map { r.pattern(for: $0, of: pattern) } } ?? [pattern]
-            let players = try group.makePlayers(with: patterns)
-            for player in players {
-                player.playbackRate = rate
-                if let intensity {
-                    try player.sendParameters(
-                        [HapticDynamicParameter(parameterID: .hapticIntensityControl, value: Float(intensity), relativeTime: 0)],
-                        atTime: HapticTimeImmediate)
-                }
-            }
-            let start = group.currentTime + group.leadTime.seconds + 0.02
-            try group.start(players, atTime: start)
+            let playback = try GroupPlayback.begin(group, patterns: patterns, rate: rate, intensity: intensity)
             let duration = engines[0].driveDuration(of: pattern, rate: rate)
-            group.runUntilPlayersFinished(players, timeout: duration + 5)
+            playback.run(timeout: duration + 5)
             reports = engines.indices.map { k in
-                let own = patterns[patterns.count == 1 ? 0 : k]
-                var report = engines[k].playbackReport(for: players[k], pattern: own, startTime: start, duration: duration, since: before[k])
+                var report = engines[k].playbackReport(
+                    for: playback.players[k], pattern: playback.pattern(of: k), startTime: playback.start, duration: duration, since: before[k])
                 // Routed: each device's events carry their index in the whole pattern.
                 if let routes {
                     for i in report.events.indices where report.events[i].patternIndex < routes.events[k].count {
@@ -59,7 +49,7 @@ enum MultiDevicePlay {
                 }
                 return report
             }
-            skews = group.skews(of: players, eventIndices: routes?.events)
+            skews = playback.skews(eventIndices: routes?.events)
             if let error = engines.compactMap(\.lastError).first { throw error }
             for k in engines.indices {
                 let status = engines[k].deviceStatus
@@ -73,43 +63,25 @@ enum MultiDevicePlay {
             throw CommandFailure(message: message)
         }
         let identities = engines.map { $0.deviceStatus.identity! }
-        let skewMicros = skews.map { abs($0.skew) * 1e6 }.sorted()
-        let boundMicros = skews.map { $0.bound * 1e6 }.sorted()
-        func p99(_ sorted: [Double]) -> Double? { sorted.isEmpty ? nil : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))] }
+        let summary = SkewSummary(skews)
         if json {
-            var object: [String: Any] = [
+            let object: [String: Any] = [
                 "file": file,
                 "devices": engines.indices.map { k in
                     PlayOutput.json(
                         file: file, profile: profile, identity: identities[k], report: reports[k], target: targets[k], settings: settings[k])
                         .merging(["port": ports[k]]) { a, _ in a }
                 },
-                "skews": skews.map { s in
-                    [
-                        "device": s.device, "index": s.patternIndex, "pass": s.pass, "skew_us": s.skew * 1e6, "bound_us": s.bound * 1e6,
-                        "on_frame_grid": s.measuredOnFrameGrid,
-                    ] as [String: Any]
-                },
+                "skews": skews.map(SkewSummary.json),
             ]
-            object["skew_p99_us"] = p99(skewMicros) ?? NSNull()
-            object["skew_bound_p99_us"] = p99(boundMicros) ?? NSNull()
-            JSONOutput.print(object)
+            JSONOutput.print(object.merging(summary.p99JSON) { a, _ in a })
         } else {
             for k in engines.indices {
                 print("== device \(k): \(ports[k])")
                 print(PlayOutput.text(file: file, profile: profile, identity: identities[k], report: reports[k], target: targets[k], settings: settings[k]))
                 print()
             }
-            if let skew = p99(skewMicros), let bound = p99(boundMicros) {
-                print(String(format: "skew against device 0: p99 %.0f µs over %d onsets; the true skew of each lies within its bound (p99 ±%.0f µs)", skew, skews.count, bound))
-                let onGrid = skews.filter(\.measuredOnFrameGrid).count
-                print(
-                    onGrid == skews.count
-                        ? "measured on the USB frame grid the devices share (their start-of-frame times)"
-                        : "each device on its own clock model (\(onGrid == 0 ? "no device reported" : "not every device reported") USB start-of-frame times)")
-            } else {
-                print("skew: no onset reported by every device")
-            }
+            for line in summary.lines(reference: "device 0") { print(line) }
         }
         let notOnTime = reports.contains { $0.events.contains { $0.type.isHaptic && $0.status != .onTime } }
         let faulted = settings.contains { !$0.faults.isEmpty } || reports.contains { !$0.faults.isEmpty }

@@ -6,7 +6,9 @@ import ThrumStudio
 /// What `thrum studio` tells the page about a pattern and how it plays it: the events and
 /// diagnostics from the AHAP reader `thrum validate` uses, the requested envelopes, the compiled
 /// drive and the acceleration from ``PatternPreview`` (the code path of `thrum render`), and
-/// plays on the chosen ``StudioDevice``s, each on a thread of its own, one play at a time.
+/// plays on the chosen ``StudioDevice``s, one play at a time: two or more ports on one host
+/// timeline (as `thrum play --port A --port B`), the virtual device or a single port each on a
+/// thread of its own.
 final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
     /// The most points per curve sent to the page (each the peak of its stretch of rows).
     static let curvePoints = 1_500
@@ -19,6 +21,8 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
     private let lock = NSLock()
     private var playing: (id: Int, stop: Bool, running: Int)?
     private var plays = 0
+    /// The last play's end message (`play-ended`), for `/api/status`.
+    private var lastPlay: [String: Any]?
 
     /// The studio's profile (of the drive and acceleration drawn) is the first device's.
     private var device: StudioDevice { devices[0] }
@@ -174,67 +178,150 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
         let id: Int = try lock.withLock {
             if playing != nil { throw StudioServerError("already playing (stop first)") }
             plays += 1
-            playing = (plays, false, targets.count)
+            playing = (plays, false, Self.timelines(targets).count)
             return plays
         }
         let profile = actuator.flatMap { ActuatorProfile.builtIn(id: $0) }
+        let timelines = Self.timelines(targets)
+        let note = Self.timelineNote(timelines)
         let outcomes = Outcomes()
-        for device in targets {
+        let now: @Sendable () -> Double = { Date().timeIntervalSince1970 * 1000 }
+        let stop: @Sendable () -> Bool = { [weak self] in self?.lock.withLock { self?.playing?.stop ?? true } ?? true }
+        @Sendable func onset(_ device: StudioDevice, _ o: StudioDevice.Onset) {
+            push([
+                "type": "onset", "play": id, "device": device.id, "index": o.index, "pass": o.pass, "requested": o.requested,
+                "onset": o.onset ?? NSNull(), "bound": o.bound ?? NSNull(), "true_onset": o.trueOnset ?? NSNull(), "status": o.status,
+                "suspect": o.suspect, "sent_at": now(),
+            ])
+        }
+        @Sendable func link(_ device: StudioDevice, _ line: String) { push(["type": "link", "device": device.id, "text": line]) }
+        @Sendable func position(_ device: StudioDevice, _ p: Double) {
+            push(["type": "position", "play": id, "device": device.id, "position": p, "rate": rate])
+        }
+        @Sendable func end(_ device: StudioDevice, _ outcome: StudioDevice.Outcome?, error: String?) -> [String: Any] {
+            var end: [String: Any] = ["type": "device-ended", "play": id, "file": name, "device": device.id]
+            if let outcome {
+                end["haptic_events"] = outcome.hapticEvents
+                end["reported"] = outcome.reported
+                end["on_time"] = outcome.onTime
+                end["stopped"] = outcome.stopped
+                end["passes"] = outcome.passes
+                end["summary"] = "\(device.name): \(outcome.reported) of \(outcome.hapticEvents) onsets reported"
+                    + (outcome.passes > 1 ? " over \(outcome.passes) passes" : "") + ", \(outcome.onTime) on time"
+                    + (outcome.stopped ? " (stopped)" : "")
+            }
+            if let error { end["error"] = error }
+            end["sent_at"] = now()
+            return end
+        }
+        @Sendable func failure(_ error: Error) -> String { (error as? CommandFailure)?.message ?? "\(error)" }
+        // One thread per timeline: the ports played together on one, each other device on its own.
+        for lane in timelines {
             let thread = Thread { [weak self] in
-                let now = { Date().timeIntervalSince1970 * 1000 }
-                push([
-                    "type": "play-started", "play": id, "file": name, "device": device.id, "device_name": device.name, "virtual": device.isVirtual,
-                    "devices": targets.map(\.id), "sent_at": now(),
-                ])
-                var end: [String: Any] = ["type": "device-ended", "play": id, "file": name, "device": device.id]
-                do {
-                    let outcome = try device.play(
-                        pattern, rate: rate, loop: loop, profile: profile, stop: { self?.lock.withLock { self?.playing?.stop ?? true } ?? true },
-                        onset: { o in
-                            push([
-                                "type": "onset", "play": id, "device": device.id, "index": o.index, "pass": o.pass, "requested": o.requested,
-                                "onset": o.onset ?? NSNull(), "bound": o.bound ?? NSNull(), "true_onset": o.trueOnset ?? NSNull(), "status": o.status,
-                                "suspect": o.suspect, "sent_at": now(),
-                            ])
-                        },
-                        link: { line in push(["type": "link", "device": device.id, "text": line]) },
-                        position: { p in push(["type": "position", "play": id, "device": device.id, "position": p, "rate": rate]) })
-                    end["haptic_events"] = outcome.hapticEvents
-                    end["reported"] = outcome.reported
-                    end["on_time"] = outcome.onTime
-                    end["stopped"] = outcome.stopped
-                    end["passes"] = outcome.passes
-                    end["summary"] = "\(device.name): \(outcome.reported) of \(outcome.hapticEvents) onsets reported"
-                        + (outcome.passes > 1 ? " over \(outcome.passes) passes" : "") + ", \(outcome.onTime) on time"
-                        + (outcome.stopped ? " (stopped)" : "")
-                } catch {
-                    end["error"] = "\(device.name): " + ((error as? CommandFailure)?.message ?? "\(error)")
+                for device in lane {
+                    push([
+                        "type": "play-started", "play": id, "file": name, "device": device.id, "device_name": device.name,
+                        "virtual": device.isVirtual, "devices": targets.map(\.id), "timelines": timelines.map { $0.map(\.id) },
+                        "timeline_note": note ?? NSNull(), "sent_at": now(),
+                    ])
                 }
-                end["sent_at"] = now()
-                push(end)
-                let all = outcomes.add(end)
+                var ends: [[String: Any]] = []
+                var skew: [String: Any]?
+                if lane.count == 1, let device = lane.first {
+                    do {
+                        let outcome = try device.play(
+                            pattern, rate: rate, loop: loop, profile: profile, stop: stop, onset: { onset(device, $0) },
+                            link: { link(device, $0) }, position: { position(device, $0) })
+                        ends.append(end(device, outcome, error: nil))
+                    } catch {
+                        ends.append(end(device, nil, error: "\(device.name): " + failure(error)))
+                    }
+                } else {
+                    do {
+                        let together = try StudioDevice.playTogether(
+                            lane, pattern: pattern, rate: rate, loop: loop, stop: stop, onset: onset,
+                            skew: { s in
+                                push([
+                                    "type": "skew", "play": id, "device": s.device, "reference": lane[0].id, "index": s.index, "pass": s.pass,
+                                    "skew": s.skew, "bound": s.bound, "on_frame_grid": s.onFrameGrid, "sent_at": now(),
+                                ])
+                            }, link: link, position: position)
+                        ends = zip(lane, together.outcomes).map { end($0, $1, error: nil) }
+                        skew = Self.skewReport(together.skews, devices: lane)
+                    } catch {
+                        let names = lane.map(\.name).joined(separator: " and ")
+                        ends = lane.map { end($0, nil, error: "\(names): " + failure(error)) }
+                    }
+                }
+                for end in ends { push(end) }
+                let all = outcomes.add(ends, skew: skew)
+                var ended = Self.ended(id, name, all.ends, skews: all.skews)
+                ended["timelines"] = timelines.map { $0.map(\.id) }
+                ended["timeline_note"] = note ?? NSNull()
                 let last = self?.lock.withLock { () -> Bool in
                     self?.playing?.running -= 1
                     if self?.playing?.running == 0 {
                         self?.playing = nil
+                        self?.lastPlay = ended
                         return true
                     }
                     return false
                 } ?? true
-                if last { push(Self.ended(id, name, all)) }
+                if last { push(ended) }
             }
             thread.name = "thrum-studio-play"
             thread.start()
         }
-        return ["play": id, "devices": targets.map(\.id), "device": targets.map(\.name).joined(separator: " and "), "virtual": targets.allSatisfy(\.isVirtual)]
+        return [
+            "play": id, "devices": targets.map(\.id), "device": targets.map(\.name).joined(separator: " and "),
+            "virtual": targets.allSatisfy(\.isVirtual), "timelines": timelines.map { $0.map(\.id) }, "timeline_note": note ?? NSNull(),
+        ]
+    }
+
+    /// The play's timelines: two or more ports share one (``StudioDevice/playTogether``); the
+    /// virtual device, in virtual time, and a single port each have their own.
+    static func timelines(_ devices: [StudioDevice]) -> [[StudioDevice]] {
+        let ports = devices.filter { !$0.isVirtual }
+        guard ports.count >= 2 else { return devices.map { [$0] } }
+        return [ports] + devices.filter(\.isVirtual).map { [$0] }
+    }
+
+    /// What the page says about the timelines of a play on several devices (nil for one device).
+    static func timelineNote(_ timelines: [[StudioDevice]]) -> String? {
+        guard timelines.joined().count > 1 else { return nil }
+        let shared = timelines.filter { $0.count > 1 }.map { lane in lane.map(\.name).joined(separator: " and ") + " on one timeline" }
+        let alone = timelines.filter { $0.count == 1 }.map { lane -> String in
+            lane[0].name + (lane[0].isVirtual ? " on its own (it runs in virtual time)" : " on its own")
+        }
+        return (shared + alone).joined(separator: "; ")
+    }
+
+    /// The skews of a play on one timeline for its end message: the p99s over every device and
+    /// of each device against the first (`by_device`), the lines `thrum play` prints, and each skew
+    /// (`device` named by its id).
+    static func skewReport(_ summary: SkewSummary, devices: [StudioDevice]) -> [String: Any] {
+        let byDevice: [[String: Any]] = devices.indices.dropFirst().map { k in
+            let own = SkewSummary(summary.skews.filter { $0.device == k })
+            return ["device": devices[k].id, "count": own.skews.count, "on_frame_grid": own.onFrameGrid].merging(own.p99JSON) { a, _ in a }
+        }
+        var report: [String: Any] = [
+            "reference": devices[0].id, "devices": devices.map(\.id), "count": summary.skews.count,
+            "on_frame_grid": summary.onFrameGrid, "lines": summary.lines(reference: devices[0].name), "by_device": byDevice,
+            "skews": summary.skews.map { s in SkewSummary.json(s).merging(["device": devices[s.device].id]) { _, b in b } },
+        ]
+        report.merge(summary.p99JSON) { a, _ in a }
+        return report
     }
 
     /// The play's end, over every device it went to.
-    private static func ended(_ id: Int, _ name: String, _ ends: [[String: Any]]) -> [String: Any] {
+    private static func ended(_ id: Int, _ name: String, _ ends: [[String: Any]], skews: [[String: Any]]) -> [String: Any] {
         var end: [String: Any] = ["type": "play-ended", "play": id, "file": name, "sent_at": Date().timeIntervalSince1970 * 1000]
         for key in ["haptic_events", "reported", "on_time"] { end[key] = ends.reduce(0) { $0 + ($1[key] as? Int ?? 0) } }
         end["stopped"] = ends.contains { $0["stopped"] as? Bool == true }
-        end["summary"] = ends.compactMap { $0["summary"] as? String }.joined(separator: "; ")
+        // A play's ports share at most one timeline: its skews, if it had one.
+        end["skew"] = skews.first ?? NSNull()
+        end["summary"] = (ends.compactMap { $0["summary"] as? String } + skews.flatMap { $0["lines"] as? [String] ?? [] })
+            .joined(separator: "; ")
         let errors = ends.compactMap { $0["error"] as? String }
         if !errors.isEmpty { end["error"] = errors.joined(separator: "; ") }
         return end
@@ -246,22 +333,25 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
         lock.withLock {
             [
                 "plays": plays, "playing": playing != nil, "device": device.name, "virtual": device.isVirtual, "pid": Int(getpid()),
-                "devices": deviceList,
+                "devices": deviceList, "last_play": lastPlay ?? NSNull(),
             ]
         }
     }
 }
 
-/// The ends of one play's devices, as they come.
+/// The ends of one play's timelines, as they come: each device's end, and the skews of a timeline
+/// that several devices shared.
 private final class Outcomes: @unchecked Sendable {
     private let lock = NSLock()
     private var ends: [[String: Any]] = []
+    private var skews: [[String: Any]] = []
 
-    /// Adds one device's end; all so far.
-    func add(_ end: [String: Any]) -> [[String: Any]] {
+    /// Adds one timeline's device ends and skews; all so far.
+    func add(_ more: [[String: Any]], skew: [String: Any]?) -> (ends: [[String: Any]], skews: [[String: Any]]) {
         lock.withLock {
-            ends.append(end)
-            return ends
+            ends += more
+            if let skew { skews.append(skew) }
+            return (ends, skews)
         }
     }
 }

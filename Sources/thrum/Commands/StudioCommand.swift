@@ -20,8 +20,9 @@ enum StudioCommand: Subcommand {
         Options:
           --port PATH       play on the Thrum device on this serial port or pseudo-terminal
                             (held by the studio while it runs); repeatable: the page's device
-                            picker plays on any of them, or several at once; the virtual
-                            device is always offered, and is the default without --port
+                            picker plays on any of them, or several at once (two or more ports
+                            on one timeline, with each onset's skew against the first); the
+                            virtual device is always offered, and is the default without --port
           --baud N          baud rate of a real serial port (default 115200)
           --actuator NAME   actuator profile (default: \(ActuatorProfile.default.id)); --profile NAME is the same
           --listen H:P      address to listen on (default 127.0.0.1:0, a free port on loopback);
