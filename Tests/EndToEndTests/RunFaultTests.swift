@@ -170,6 +170,39 @@ final class RunFaultTests: XCTestCase {
         XCTAssertEqual(report.events.filter(\.type.isHaptic).map(\.status), [.driveGap])
     }
 
+    /// A device clock that loses 50 ms mid-play (timer overflows missed under a long
+    /// interrupt-disabled stretch; the AVR harness's crystal moved by a starved simulation): the
+    /// drive already placed on it plays that much later, and the device, judging by its own
+    /// clock, reports it on time. Judged by the chip's trace, no event that began more than a
+    /// millisecond and a half from its time may be `on_time` (they were, 100–204 ms late, exit 0,
+    /// on the AVR binary under load), and none that began on time may be anything else.
+    func testADeviceClockThatLosesTimeLeavesNoMistimedEventOnTime() throws {
+        let rig = VirtualRig()
+        let pattern = TestPatterns.metronome(beats: 16, interval: 0.1)
+        let report = try play(pattern, on: rig) { engine, start in
+            rig.pump.deviceFaults = [.clockLoss(at: UInt64((start + 0.75) * 1e6), by: 50_000)]
+        }
+        let haptic = report.events.filter(\.type.isHaptic)
+        XCTAssertEqual(haptic.count, 16)
+        let origin = rig.trueStartTime(of: report)
+        var off = 0
+        for e in haptic {
+            let intended = origin + (e.requestedTime - e.preShift) * 1e6
+            guard let truth = rig.firstDrive(near: intended, before: 1_000, window: 70_000) else {
+                XCTAssertNotEqual(e.status, .onTime, "event \(e.patternIndex): the chip never drove it")
+                continue
+            }
+            let error = truth - intended
+            if abs(error) > 1_500 {
+                off += 1
+                XCTAssertEqual(e.status, .mistimed, "event \(e.patternIndex) began \(Int(error)) µs from its time")
+            } else if abs(error) < 200 {
+                XCTAssertEqual(e.status, .onTime, "event \(e.patternIndex) began \(Int(error)) µs from its time")
+            }
+        }
+        XCTAssertGreaterThan(off, 0, "the lost clock time made some drive late")
+    }
+
     func testAnUnstalledRunHasNoFaultAndEveryEventOnTime() throws {
         let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 3)
         let report = try play(TestPatterns.metronome(beats: 10, interval: 0.05), on: rig) { _, _ in }

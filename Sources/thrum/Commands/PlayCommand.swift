@@ -441,6 +441,9 @@ enum PlayCommand: Subcommand {
             case .cutByReset: reason = "it started, but the device reset while it played and cut it short"
             case .driveGap: reason = "the host fell behind and its drive reached the device late or not at all"
             case .notPlayed: reason = "it was never sent to the device"
+            case .mistimed:
+                let off = event.onsetTime.map { String(format: " %+.1f ms", ($0 - event.requestedTime) * 1e3) } ?? ""
+                reason = "it played\(off) from its time on this host's clock: the device's clock moved (stalled or stepped) after it was scheduled"
             case .onTime: continue
             }
             printError("event \(event.patternIndex) at \(at): \(event.status.rawValue): \(reason)")
