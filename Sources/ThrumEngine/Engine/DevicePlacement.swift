@@ -317,6 +317,19 @@ final class DevicePlacement {
     var storedPresetStarts: UInt32 = 0
     /// The clock model's ``ThrumLink/ClockModel/contradictions`` already applied to the onsets.
     var contradictionsSeen = 0
+    /// The clock model's ``ThrumLink/ClockModel/jumps`` the schedule has followed.
+    private var clockJumpsSeen = 0
+
+    /// Whether the clock model's window restarted on a moved device clock (a stall, a step)
+    /// since the schedule last looked; if so the mapping starts over from the model's new estimate
+    /// (``DeviceTimeline/forgetMapping()``), and drive already placed on the old one is misplaced.
+    func followClockJump() -> Bool {
+        let jumps = session.link.clock.jumps
+        guard jumps != clockJumpsSeen else { return false }
+        clockJumpsSeen = jumps
+        timeline.forgetMapping()
+        return true
+    }
 
     struct MarkKey: Hashable {
         var player: Int
@@ -370,8 +383,11 @@ final class DevicePlacement {
                 record.boundSuspect = clock.inconsistency > .zero
                 // On time by the device's clock, but that clock moved after the drive was placed
                 // on it (a stall or a step the window restarted on): the bracket, on the host's
-                // clock, can prove the event played far from its time.
+                // clock, can prove the event played far from its time — when the onset is surely
+                // on the window's clock (after its first sample; before it, the clock may have
+                // moved before or after the onset, and the onset is suspect instead).
                 if record.status == .onTime, !romMarks.contains(report.event),
+                    let first = clock.samples.first, device >= first.deviceReceive,
                     Self.isMistimed(intended: record.intendedDriveTime, bracket: record.driveOnsetRange!)
                 {
                     record.status = .mistimed
