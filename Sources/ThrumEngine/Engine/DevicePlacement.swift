@@ -386,7 +386,9 @@ final class DevicePlacement {
                 // clock, can prove the event played far from its time — when the onset is surely
                 // on the window's clock (after its first sample; before it, the clock may have
                 // moved before or after the onset, and the onset is suspect instead).
-                if record.status == .onTime, !romMarks.contains(report.event),
+                // A bracket in doubt (suspect) proves nothing: the onset stays as the device
+                // said, marked.
+                if record.status == .onTime, !record.boundSuspect, !romMarks.contains(report.event),
                     let first = clock.samples.first, device >= first.deviceReceive,
                     Self.isMistimed(intended: record.intendedDriveTime, bracket: record.driveOnsetRange!)
                 {

@@ -443,7 +443,7 @@ enum PlayCommand: Subcommand {
             case .notPlayed: reason = "it was never sent to the device"
             case .mistimed:
                 let off = event.onsetTime.map { String(format: " %+.1f ms", ($0 - event.requestedTime) * 1e3) } ?? ""
-                reason = "it played\(off) from its time on this host's clock: the device's clock moved (stalled or stepped) after it was scheduled"
+                reason = "it played\(off) from its time on this host's clock, beyond its bound (on time by the device's own clock: that clock moved, or the time it was given was off)"
             case .onTime: continue
             }
             printError("event \(event.patternIndex) at \(at): \(event.status.rawValue): \(reason)")
