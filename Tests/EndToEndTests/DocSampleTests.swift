@@ -97,12 +97,20 @@ final class DocSampleTests: XCTestCase {
         }
         /// `text` with each doc port replaced by its simulator's pty (longest port first).
         func toPTY(_ text: String) -> String {
-            simulators.sorted { $0.port.count > $1.port.count }.reduce(text) { $0.replacingOccurrences(of: $1.port, with: $1.process.ptyPath) }
+            Self.replacingAtOnce(text, simulators.map { ($0.port, $0.process.ptyPath) })
         }
         /// `text` with each simulator's pty replaced by the port the doc names it by.
         func toPort(_ text: String) -> String {
-            simulators.sorted { $0.process.ptyPath.count > $1.process.ptyPath.count }
-                .reduce(text) { $0.replacingOccurrences(of: $1.process.ptyPath, with: $1.port) }
+            Self.replacingAtOnce(text, simulators.map { ($0.process.ptyPath, $0.port) })
+        }
+        /// `text` with every `from` replaced by its `to` at once (longest first): the docs' ports and
+        /// the real ptys are names of one kind, and replacing one pair after another turned the doc's
+        /// /dev/pts/4 → /dev/pts/5 and then both into /dev/pts/4 when the two simulators got each
+        /// other's numbers.
+        static func replacingAtOnce(_ text: String, _ pairs: [(from: String, to: String)]) -> String {
+            let ordered = pairs.enumerated().sorted { $0.element.from.count > $1.element.from.count }
+            let marked = ordered.reduce(text) { $0.replacingOccurrences(of: $1.element.from, with: "\u{1}\($1.offset)\u{1}") }
+            return ordered.reduce(marked) { $0.replacingOccurrences(of: "\u{1}\($1.offset)\u{1}", with: $1.element.to) }
         }
         func close() {
             for simulator in simulators { simulator.process.stop() }

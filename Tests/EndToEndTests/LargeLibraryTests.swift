@@ -57,6 +57,50 @@ final class LargeLibraryTests: XCTestCase {
         XCTAssertGreaterThan(onTime, 0, "the one kept decoded (played last) began on time")
     }
 
+    /// A stored preset plays on the device's clock alone: when that clock loses 50 ms after the
+    /// metronome's first beat (timer overflows missed), its later beats play 50 ms late and the
+    /// host cannot place them again. The device reports them on time by its own clock; the host,
+    /// once its window has restarted and settled on the moved clock, finds each onset's bracket
+    /// 50 ms from its time: `mistimed`, not `on_time` (they were before), as the chip's trace
+    /// shows; those reported while it settled are marked suspect. The beat before the loss is on time.
+    func testAStoredPresetOnAClockThatLosesTimeIsMistimed() throws {
+        let image = try LibraryBuilder().build(directory: PackageRoot.file("examples/library").path).image
+        var configuration = VirtualDeviceFactory.configuration(for: .default)
+        configuration.storage = LibraryStorage()
+        let rig = VirtualRig(profile: .default, deviceConfiguration: configuration)
+        try rig.connect(calibrate: false)
+        try rig.session.writeLibrary(try image.encode())
+        let engine = try rig.engine()
+        engine.run(for: 3)
+        let stored = try engine.storedLibrary().image
+        let metronome = try XCTUnwrap(stored.preset(id: 2))
+        // Once to have it decoded (read from storage after its start, the first play begins late).
+        _ = try engine.playStoredPreset(metronome, in: stored)
+        engine.run(for: 4)
+        let started = try engine.playStoredPreset(metronome, in: stored)
+        XCTAssertEqual(started.marks.count, 8)
+        let first = try XCTUnwrap(engine.onset(ofStoredPresetMark: started.marks[0]))
+        // Between the first beat and the second (0.5 s apart).
+        rig.pump.deviceFaults = [.clockLoss(at: UInt64((first.requestedTime + 0.25) * 1e6), by: 50_000)]
+        engine.run(for: 4.5)
+        var late = 0
+        for mark in started.marks {
+            let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
+            // The chip's trace (true µs are the host's here): the first drive from its time on.
+            let truth = try XCTUnwrap(rig.firstDrive(near: record.requestedTime * 1e6, before: 1_000, window: 60_000), "the chip drove it")
+            let error = (truth - record.requestedTime * 1e6) / 1e6
+            if error > 0.0015 {
+                late += 1
+                XCTAssertTrue(record.status == .mistimed || record.boundSuspect, "\(Int(error * 1e6)) µs late: \(record)")
+                if !record.boundSuspect { XCTAssertEqual(record.status, .mistimed, "\(Int(error * 1e6)) µs late") }
+            } else {
+                XCTAssertEqual(record.status, .onTime, "\(Int(error * 1e6)) µs from its time")
+            }
+        }
+        XCTAssertEqual(late, 7, "the beats after the loss")
+        XCTAssertTrue(started.marks.contains { engine.onset(ofStoredPresetMark: $0)?.status == .mistimed })
+    }
+
     /// `thrum flash` of the large library on `thrum sim`, then at once `thrum play`: the device
     /// answers when its storage work is done, so the play's clock converges and every event is
     /// on time by the chip's own trace.

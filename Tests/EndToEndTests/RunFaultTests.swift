@@ -62,6 +62,20 @@ final class RunFaultTests: XCTestCase {
         XCTAssertEqual(haptic.first?.status, .cutByReset)
     }
 
+    /// The same reset in the event's last 200 ms: the host has sent all of its drive (the queue
+    /// runs 200 ms ahead) and its run ends at the event's end, before its next clock sample.
+    func testAResetNearTheEndOfAContinuousEventIsStillAFault() throws {
+        let rig = VirtualRig()
+        let pattern = HapticPattern(
+            events: [TestPatterns.continuous(at: 0, duration: 3, intensity: 0.8)], parameters: [], parameterCurves: [])
+        let report = try play(pattern, on: rig) { engine, start in
+            rig.pump.deviceFaults = [.reset(at: UInt64((start + 2.9) * 1e6))]
+        }
+        XCTAssertEqual(rig.device.resetCount, 1)
+        XCTAssertEqual(report.faults.map(\.name), ["device_reset"])
+        XCTAssertEqual(report.events.filter(\.type.isHaptic).map(\.status), [.cutByReset])
+    }
+
     func testAResetDuringTwelveTransientsListsEveryEventWithWhatHappened() throws {
         let rig = VirtualRig()
         let pattern = TestPatterns.metronome(beats: 12, interval: 0.1)
@@ -168,6 +182,62 @@ final class RunFaultTests: XCTestCase {
         }
         XCTAssertEqual(report.faults.map(\.name), ["drive_gap"])
         XCTAssertEqual(report.events.filter(\.type.isHaptic).map(\.status), [.driveGap])
+    }
+
+    /// A device clock that loses time mid-play (timer overflows missed under a long
+    /// interrupt-disabled stretch; the AVR harness's crystal moved by a starved simulation) while
+    /// the host does not run: the drive already placed on it plays that much later, and the
+    /// device, judging by its own clock, reports it on time. On the AVR binary under load every
+    /// later event stayed 100–204 ms late to the end of the play, `on_time`, exit 0: the schedule
+    /// slewed after the step at 20 ppm. Judged by the chip's trace: no event that began more than
+    /// 1.5 ms from its time is `on_time` unless marked suspect (the clock moved between two
+    /// samples; the host cannot tell whether before or after the onset), none that began on time is `mistimed`, and the drive placed after the host saw
+    /// the clock move plays on time. `link` sets how soon the host sees it.
+    private func checkClockLoss(link: any LinkModel, loss: UInt32, stall: UInt64, interval: Double, lossAfter: Double) throws {
+        let rig = VirtualRig(link: link)
+        let pattern = TestPatterns.metronome(beats: 30, interval: interval)
+        var lossAt = 0.0
+        let report = try play(pattern, on: rig) { engine, start in
+            lossAt = start + lossAfter
+            rig.pump.deviceFaults = [.clockLoss(at: UInt64(lossAt * 1e6), by: loss)]
+            engine.run(until: lossAt)
+            rig.pump.stallHost(for: stall)
+        }
+        let haptic = report.events.filter(\.type.isHaptic)
+        XCTAssertEqual(haptic.count, 30)
+        let origin = rig.trueStartTime(of: report)
+        var off = 0
+        for e in haptic {
+            let intended = origin + (e.requestedTime - e.preShift) * 1e6
+            guard let truth = rig.firstDrive(near: intended, before: 1_000, window: Double(loss) + 5_000) else {
+                XCTAssertNotEqual(e.status, .onTime, "event \(e.patternIndex): the chip never drove it")
+                continue
+            }
+            let error = truth - intended
+            if intended > (lossAt * 1e6) + Double(stall) + 100_000 {
+                XCTAssertLessThan(abs(error), 200, "event \(e.patternIndex), placed after the clock moved, began \(Int(error)) µs off")
+            }
+            if abs(error) > 1_500 {
+                off += 1
+                if e.status == .onTime {
+                    XCTAssertTrue(e.boundSuspect, "event \(e.patternIndex) began \(Int(error)) µs from its time, on_time, not suspect")
+                }
+            } else if abs(error) < 200 {
+                XCTAssertEqual(e.status, .onTime, "event \(e.patternIndex) began \(Int(error)) µs from its time")
+            }
+        }
+        XCTAssertGreaterThan(off, 0, "the lost clock time made some drive late")
+    }
+
+    func testADeviceClockThatLosesTimeWhileTheHostStallsIsFollowed() throws {
+        try checkClockLoss(link: FixedLatencyLink(latency: 1_000), loss: 30_000, stall: 120_000, interval: 0.1, lossAfter: 0.7)
+    }
+
+    /// On a slow link the host sees the clock move a round trip after it did, and drive it can no
+    /// longer replace (one change lead ahead) plays late on the moved clock, reported while the
+    /// restarted window settles: not `on_time` unless marked suspect.
+    func testDriveLeftOnAMovedClockOfASlowLinkIsNeverAnUnmarkedOnTime() throws {
+        try checkClockLoss(link: FixedLatencyLink(latency: 15_000), loss: 40_000, stall: 0, interval: 0.1, lossAfter: 0.19)
     }
 
     func testAnUnstalledRunHasNoFaultAndEveryEventOnTime() throws {

@@ -317,6 +317,19 @@ final class DevicePlacement {
     var storedPresetStarts: UInt32 = 0
     /// The clock model's ``ThrumLink/ClockModel/contradictions`` already applied to the onsets.
     var contradictionsSeen = 0
+    /// The clock model's ``ThrumLink/ClockModel/jumps`` the schedule has followed.
+    private var clockJumpsSeen = 0
+
+    /// Whether the clock model's window restarted on a moved device clock (a stall, a step)
+    /// since the schedule last looked; if so the mapping starts over from the model's new estimate
+    /// (``DeviceTimeline/forgetMapping()``), and drive already placed on the old one is misplaced.
+    func followClockJump() -> Bool {
+        let jumps = session.link.clock.jumps
+        guard jumps != clockJumpsSeen else { return false }
+        clockJumpsSeen = jumps
+        timeline.forgetMapping()
+        return true
+    }
 
     struct MarkKey: Hashable {
         var player: Int
@@ -326,6 +339,9 @@ final class DevicePlacement {
 
     /// How far after its due time a segment may start and still be on time (PROTOCOL.md §4.2).
     static let lateTolerance = DeviceDuration.microseconds(50)
+    /// How far outside its guaranteed bracket an event's intended drive instant may lie, on the
+    /// host's clock, and the event still count as on time (``PlaybackReport/OnsetStatus/mistimed``).
+    static let mistimedTolerance = 0.001
 
     /// Records an onset report: the record's status and time (the middle of the guaranteed
     /// bracket), the latency learnt from an on-time one, the GO lead widened by a late one; the
@@ -365,6 +381,19 @@ final class DevicePlacement {
                 record.driveOnsetRange = range.lowerBound.seconds...range.upperBound.seconds
                 record.driveOnsetTime = (range.lowerBound.seconds + range.upperBound.seconds) / 2
                 record.boundSuspect = clock.inconsistency > .zero
+                // On time by the device's clock, but that clock moved after the drive was placed
+                // on it (a stall or a step the window restarted on): the bracket, on the host's
+                // clock, can prove the event played far from its time — when the onset is surely
+                // on the window's clock (after its first sample; before it, the clock may have
+                // moved before or after the onset, and the onset is suspect instead).
+                // A bracket in doubt (suspect) proves nothing: the onset stays as the device
+                // said, marked.
+                if record.status == .onTime, !record.boundSuspect, !romMarks.contains(report.event),
+                    let first = clock.samples.first, device >= first.deviceReceive,
+                    Self.isMistimed(intended: record.intendedDriveTime, bracket: record.driveOnsetRange!)
+                {
+                    record.status = .mistimed
+                }
             } else {
                 record.driveOnsetTime = host.seconds
             }
@@ -384,6 +413,12 @@ final class DevicePlacement {
             other.boundSuspect = record.boundSuspect
             marks[follower] = other
         }
+    }
+
+    /// Whether a drive meant for host time `intended` (s) certainly began more than
+    /// ``mistimedTolerance`` from it: the whole guaranteed `bracket` of its onset lies beyond.
+    static func isMistimed(intended: Double, bracket: ClosedRange<Double>) -> Bool {
+        bracket.lowerBound - intended > mistimedTolerance || intended - bracket.upperBound > mistimedTolerance
     }
 
     /// A clock sample that contradicted the samples before it casts doubt on the bounds already

@@ -13,11 +13,36 @@ extension HapticEngine {
 
     /// Runs the engine until every onset of `player` has been reported, or `grace` s have passed
     /// (a report lost on the way back is not re-sent): what a caller does after a playback ends
-    /// and before it reads ``onsets(for:)``.
+    /// and before it reads ``onsets(for:)``. Then it hears from the device once more
+    /// (``confirmDeviceAfterDrive(timeout:)``), so that a reset in the run's last moments is a
+    /// fault of the run.
     public func waitForOnsetReports(of player: any HapticPatternPlayer, grace: Double = 0.3) {
         let until = currentTime + grace
         while currentTime < until && onsets(for: player).contains(where: { $0.status == .notReported }) {
             run(for: 0.01)
+        }
+        confirmDeviceAfterDrive()
+    }
+
+    /// Runs the engine until a frame sent now has been answered: a PING goes out and a clock
+    /// sample of a frame sent after it must come back, or a device reset be noticed, within
+    /// `timeout` s. A device that reset while its queue held the last of the drive (the host had
+    /// sent it all, 200 ms ahead, and had nothing more to say) answers no frame of this host's
+    /// session; after the link's quiet time (300 ms) it is claimed again, and its restarted
+    /// clock shows the reset (``SharedDevice/runFaults``). Without this the run ended first,
+    /// and a reset 2.8 s into a 3 s event was `on_time`, no fault, exit 0.
+    public func confirmDeviceAfterDrive(timeout: Double = 1.5) {
+        guard isRunning else { return }
+        let (link, faults) = device.locked { (session.link, device.runFaults.count) }
+        let sentAt = HostTime(seconds: currentTime)
+        device.locked { link.send(.ping) }
+        let until = currentTime + timeout
+        while currentTime < until && isRunning {
+            let heard = device.locked {
+                (link.clock.samples.last.map { $0.hostSend >= sentAt } ?? false) || device.runFaults.count > faults
+            }
+            if heard { return }
+            run(for: 0.005)
         }
     }
 

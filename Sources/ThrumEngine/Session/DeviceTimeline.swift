@@ -98,4 +98,12 @@ struct DeviceTimeline {
 
     /// Forgets the chain (after a STOP, the next segment starts afresh); the slewed mapping stays.
     mutating func reset() { lastHostEnd = nil }
+
+    /// Forgets the chain and the slewed mapping: the device clock moved (the clock model's window
+    /// restarted on it), so the next mapped instant takes the model's estimate as it is. Slewing
+    /// at 20 ppm would take hours to follow a step of tens of ms.
+    mutating func forgetMapping() {
+        lastHostEnd = nil
+        mapping = SlewedMapping()
+    }
 }

@@ -72,6 +72,11 @@ public struct PlaybackReport: Sendable {
         /// The host fell behind its queued lead (a stall) and the event's drive reached the
         /// device late or not at all: it did not play (fully) as asked.
         case driveGap = "drive_gap"
+        /// The device started it whole at its time on the device's clock, but the onset's
+        /// guaranteed bracket on the host's clock lies more than 1 ms from the time asked for: the
+        /// device's clock moved after the drive was placed on it (a stall or a step: missed timer
+        /// overflows, a starved simulation), or the time it was given was off. Its error says how far.
+        case mistimed
     }
 
     public var events: [Event]

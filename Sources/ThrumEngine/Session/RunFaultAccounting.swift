@@ -35,7 +35,7 @@ enum RunFaultAccounting {
     /// The status `event` (lasting `duration` s) takes for `faults`, nil when they did not touch it.
     static func status(of event: PlaybackReport.Event, duration: Double, faults: [RunFault]) -> PlaybackReport.OnsetStatus? {
         let start = event.requestedTime - event.preShift
-        let started = event.status == .onTime || event.status == .lateTrimmed
+        let started = event.status == .onTime || event.status == .lateTrimmed || event.status == .mistimed
         for fault in faults {
             switch fault.kind {
             case .deviceReset(let after, _):

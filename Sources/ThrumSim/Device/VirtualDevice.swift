@@ -150,6 +150,13 @@ public final class VirtualDevice {
         resetCount += 1
     }
 
+    /// The device clock loses `micros` µs at once and runs on from there, as a board's does when
+    /// its timer overflows are missed under a long interrupt-disabled stretch: what the firmware
+    /// scheduled at a device time now plays that much later in true time.
+    public func loseClockTime(_ micros: UInt32) {
+        clockOffset &-= micros
+    }
+
     deinit {
         firmware.deinitialize(count: 1)
         firmware.deallocate()

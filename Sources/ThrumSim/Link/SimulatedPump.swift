@@ -26,14 +26,17 @@ public final class SimulatedPump: LinkPump {
         var order: Int
         var bytes: [UInt8]
     }
-    /// A device event injected at a true time: the device disconnects, or its microcontroller resets.
+    /// A device event injected at a true time: the device disconnects, its microcontroller resets,
+    /// or its clock loses `by` µs (``VirtualDevice/loseClockTime(_:)``: timer overflows missed
+    /// under a long interrupt-disabled stretch, a simulator whose clock was moved back).
     public enum DeviceFault: Equatable, Sendable {
         case disconnect(at: UInt64)
         case reset(at: UInt64)
+        case clockLoss(at: UInt64, by: UInt32)
 
         var time: UInt64 {
             switch self {
-            case .disconnect(let t), .reset(let t): return t
+            case .disconnect(let t), .reset(let t), .clockLoss(let t, _): return t
             }
         }
     }
@@ -141,6 +144,8 @@ public final class SimulatedPump: LinkPump {
                 toDevice.removeAll()
                 inTransfers.removeAll()  // the new firmware counts its output from zero
                 device.reset()
+            case .clockLoss(_, let micros):
+                device.loseClockTime(micros)
             }
         }
     }

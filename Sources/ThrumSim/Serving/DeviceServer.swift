@@ -93,6 +93,8 @@ public final class DeviceServer {
             case .reset:
                 inbound.removeAll()
                 device.reset()
+            case .clockLoss(_, let micros):
+                device.loseClockTime(micros)
             }
         }
         enqueue(bytes, at: now, direction: .hostToDevice, into: &inbound)

@@ -447,6 +447,9 @@ enum PlayCommand: Subcommand {
             case .cutByReset: reason = "it started, but the device reset while it played and cut it short"
             case .driveGap: reason = "the host fell behind and its drive reached the device late or not at all"
             case .notPlayed: reason = "it was never sent to the device"
+            case .mistimed:
+                let off = event.onsetTime.map { String(format: " %+.1f ms", ($0 - event.requestedTime) * 1e3) } ?? ""
+                reason = "it played\(off) from its time on this host's clock, beyond its bound (on time by the device's own clock: that clock moved, or the time it was given was off)"
             case .onTime: continue
             }
             printError("event \(event.patternIndex) at \(at): \(event.status.rawValue): \(reason)")

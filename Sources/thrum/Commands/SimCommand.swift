@@ -268,6 +268,7 @@ enum SimCommand: Subcommand {
             switch fault {
             case .disconnect(let t): print("fault: disconnecting at \(seconds(t))")
             case .reset(let t): print("fault: device reset at \(seconds(t))")
+            case .clockLoss(let t, let micros): print("fault: the device clock lost \(micros) µs at \(seconds(t))")
             }
             flushStandardOutput()
         }
