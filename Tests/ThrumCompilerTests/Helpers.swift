@@ -47,6 +47,7 @@ func assertInvariants(_ p: DriveProgram, file: StaticString = #filePath, line: U
         for t in [onset, (onset + s.start) / 2, s.start - 1] where s.start - t >= 100 {
             XCTAssertLessThan(p.amplitude(atMicroseconds: t), 1, "event \(s.eventID) marked after its drive began", file: file, line: line)
         }
+        XCTAssertEqual(p.event(id: s.eventID)?.driveDelay, s.start - onset, "event \(s.eventID)'s drive delay", file: file, line: line)
         marks[s.eventID] = onset  // where the event begins; its drive begins at the mark
     }
     for e in p.events {

@@ -5,8 +5,9 @@ import ThrumTestSupport
 import XCTest
 
 /// An event that fades in from zero intensity (an intensity control curve from 0): its drive
-/// begins where the curve first quantises to amplitude 1, and its onset is reported there —
-/// judged on the simulated chip's register trace. Before, the event's mark sat on its first
+/// begins where the curve first quantises to amplitude 1, its onset is reported there and
+/// counted from that planned drive (`CompiledEvent.plannedLead`) — judged on the simulated chip's
+/// register trace. Before, the event's mark sat on its first
 /// segment, all zero: the device reported that segment's write of 0 as the onset, on time at
 /// the requested instant, while the chip first drove 4.9 ms (a 2.5 s fade) or 100 ms (a fade to
 /// 0.05) later, far outside the reported bound.
@@ -44,21 +45,30 @@ final class FadeInOnsetTests: XCTestCase {
         return (record, truth, rig)
     }
 
+    /// The drive is planned `delay` s after the request (as the curve asks), the chip's first
+    /// non-zero write lands there, and the onset, which counts from the planned drive, is on
+    /// time: on the request, within its bound.
+    func assertPlayedAsPlanned(_ record: OnsetRecord, truth: Double, delay: Double, file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual(record.intendedDriveTime - record.requestedTime, delay, accuracy: delay * 0.05, "planned", file: file, line: line)
+        let drive = truth - record.preShift
+        XCTAssertEqual(drive, record.intendedDriveTime, accuracy: 0.0005, "the chip's first drive", file: file, line: line)
+        let onset = try XCTUnwrap(record.onsetTime, file: file, line: line)
+        XCTAssertEqual(onset, record.requestedTime, accuracy: 0.0005, file: file, line: line)
+    }
+
     func testAFadeInIsReportedWhereItsDriveBegins() throws {
+        // The curve reaches amplitude 1 about 5 ms in: the drive begins then.
         let (record, truth, _) = try play(fadeIn(to: 1))
-        // The curve reaches amplitude 1 about 5 ms in: the drive really begins then.
-        XCTAssertEqual(truth - record.requestedTime, 0.0049, accuracy: 0.001)
-        let onset = try XCTUnwrap(record.onsetTime)
-        XCTAssertEqual(onset, truth, accuracy: try XCTUnwrap(record.onsetBound) + 1e-6)
+        try assertPlayedAsPlanned(record, truth: truth, delay: 0.0049)
     }
 
     func testAFadeThatStaysAtZeroFor100msIsReportedWhenItDrives() throws {
         let (record, truth, _) = try play(fadeIn(to: 0.05))
-        XCTAssertEqual(truth - record.requestedTime, 0.1, accuracy: 0.005)
+        try assertPlayedAsPlanned(record, truth: truth, delay: 0.1)
     }
 
     func testAFadeInMixedWithAnotherPlayerIsReportedWhereItsDriveBegins() throws {
         let (record, truth, _) = try play(fadeIn(to: 1), mixed: true)
-        XCTAssertEqual(truth - record.requestedTime, 0.0049, accuracy: 0.001)
+        try assertPlayedAsPlanned(record, truth: truth, delay: 0.0049)
     }
 }

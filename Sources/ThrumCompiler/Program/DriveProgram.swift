@@ -99,6 +99,10 @@ public struct CompiledEvent: Equatable, Sendable {
     /// drive onsets less than ``PatternCompiler/coincidence`` apart): they mix into one drive
     /// whose single marked segment carries that event's id, and this event's onset is that one's.
     public var sharesOnsetWith: UInt32? = nil
+    /// µs from ``driveOnset`` to where the event's drive begins when the pattern asks for no
+    /// drive at its onset (an event fading in from zero intensity): its mark sits on the first
+    /// segment that drives (`Segmenter.Stream`), this much later. 0 for every other event.
+    public var driveDelay: Int64 = 0
 
     /// Creates a compiled event.
     public init(id: UInt32, patternIndex: Int, type: HapticEvent.EventType, requestedTime: Double, driveOnset: Int64, played: Bool) {
@@ -118,6 +122,11 @@ public struct CompiledEvent: Equatable, Sendable {
 
     /// The pre-shift applied, s (requested time minus drive onset; 0 when unplayed).
     public var preShift: Double { played ? requestedTime - Double(driveOnset) * 1e-6 : 0 }
+
+    /// The requested time minus where the event's drive is planned to begin, s: the pre-shift,
+    /// less the ``driveDelay`` of an event that fades in from zero (negative then). An onset
+    /// reported at its first drive plus this lands on the requested time when played as planned.
+    public var plannedLead: Double { preShift - Double(driveDelay) * 1e-6 }
 }
 
 /// Something the compiler changed or ignored, for reporting.

@@ -262,12 +262,31 @@ public struct PatternCompiler: Sendable {
             pieceStart.append(requestedPieces.count)
         }
         shapes = []
+        Self.recordDriveDelays(of: segments, in: &events)
         let end = max(patternEnd, Double(segments.last?.end ?? 0) * 1e-6)
         let program = DriveProgram(
             segments: segments, events: events, duration: end, loopDuration: max(patternEnd, loopEnd), diagnostics: diagnostics)
         return Compilation(
             program: program, pieces: keepEventPieces ? all : requestedPieces, pieceStart: pieceStart, baseSharpness: baseSharpness, mixed: mixed,
             controls: controls)
+    }
+
+    /// Sets ``CompiledEvent/driveDelay`` of each event whose mark the segmenter moved to where its
+    /// drive begins (and of the events that share its onset). Events are numbered 1, 2, … in order.
+    static func recordDriveDelays(of segments: [DriveSegment], in events: inout [CompiledEvent]) {
+        var moved = false
+        for s in segments where s.eventID != 0 {
+            let k = Int(s.eventID) - 1
+            guard events.indices.contains(k), events[k].id == s.eventID, s.start != events[k].driveOnset else { continue }
+            events[k].driveDelay = s.start - events[k].driveOnset
+            moved = true
+        }
+        guard moved else { return }
+        for k in events.indices {
+            guard let leader = events[k].sharesOnsetWith else { continue }
+            let j = Int(leader) - 1
+            if events.indices.contains(j), events[j].id == leader { events[k].driveDelay = events[j].driveDelay }
+        }
     }
 
     /// Whether an event time is one the compiler plays: finite and within ±`HapticPattern.maximumTime`

@@ -87,7 +87,9 @@ public struct OnsetRecord: Equatable, Sendable {
     public var pass: Int
     /// When the event should be felt, engine time (s).
     public var requestedTime: Double
-    /// The planned pre-shift (felt-onset compensation), s.
+    /// The planned pre-shift (felt-onset compensation), s: the requested time minus where the
+    /// event's first drive is planned (``ThrumCompiler/CompiledEvent/plannedLead``; negative for
+    /// an event that fades in from zero, whose drive begins after its onset).
     public var preShift: Double
     /// The reported drive onset, engine time (s); nil until (unless) the device reports it.
     public var driveOnsetTime: Double?

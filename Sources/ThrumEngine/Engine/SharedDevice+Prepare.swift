@@ -179,7 +179,7 @@ extension SharedDevice {
             ledger.markIDs[DevicePlacement.MarkKey(player: player.playerID, run: serial, event: s.eventID)] = id
             ledger.marks[id] = OnsetRecord(
                 playerID: player.playerID, patternIndex: event.patternIndex, pass: 0,
-                requestedTime: at.seconds(plus: event.requestedTime), preShift: event.preShift,
+                requestedTime: at.seconds(plus: event.requestedTime), preShift: event.plannedLead,
                 driveOnsetTime: nil, status: .notReported)
             ledger.markOrder.append(id)
             ledger.goMarks.insert(id)

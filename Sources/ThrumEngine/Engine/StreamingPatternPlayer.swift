@@ -659,7 +659,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         func record(_ event: CompiledEvent) -> OnsetRecord {
             OnsetRecord(
                 playerID: playerID, patternIndex: event.patternIndex, pass: pass,
-                requestedTime: origin.seconds(plus: event.requestedTime), preShift: event.preShift,
+                requestedTime: origin.seconds(plus: event.requestedTime), preShift: event.plannedLead,
                 driveOnsetTime: nil, status: .notReported)
         }
         let leader = run.compiled.eventsByID[id]!
