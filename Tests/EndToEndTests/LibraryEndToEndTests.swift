@@ -158,12 +158,15 @@ final class LibraryEndToEndTests: XCTestCase {
         let preset = try XCTUnwrap(image.preset(id: 1))
         let started = try engine.playStoredPreset(preset, in: image, atTime: engine.currentTime + 0.05)
         engine.run(for: 1.3)
+        var errors: [Int] = []
         for mark in started.marks {
             let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
             let truth = try XCTUnwrap(rig.trueOnset(of: record), "the chip drove event \(mark)")
+            errors.append(Int(((truth - record.requestedTime) * 1e6).rounded()))
             XCTAssertEqual(record.status, .onTime)
             XCTAssertLessThanOrEqual(abs(truth - record.requestedTime), 0.5e-3, "event \(mark) on its time by the chip's trace")
         }
+        print("stored preset after the read-back: clock bracket \(Int(width)) µs, first drives \(errors) µs from their time (chip trace)")
     }
 
     /// Streamed drive started while a stored preset plays is queued behind the preset, never in
