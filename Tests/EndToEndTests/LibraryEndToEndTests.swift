@@ -137,6 +137,38 @@ final class LibraryEndToEndTests: XCTestCase {
         }
     }
 
+    /// A stored preset played right after the library was read back, on a 115 200 baud line
+    /// (docs/timing.md, "A clock sampled behind bulk replies"): the read's ACKs come back behind
+    /// its data replies, so its samples bracket the device clock widely; the read pings the clock
+    /// narrow again before it returns, and the preset's first drive lands on the time asked for by
+    /// the chip's own trace, not off by up to half that bracket. Virtual time.
+    func testAStoredPresetPlayedAfterTheReadBackStartsOnItsTime() throws {
+        let built = try exampleLibrary()
+        var configuration = VirtualDeviceFactory.configuration(for: built.profile, crystalErrorPPM: 60, clockStart: 123_456)
+        configuration.storage = LibraryStorage()
+        let rig = VirtualRig(profile: built.profile, link: UartLink(baud: 115_200), deviceConfiguration: configuration)
+        try rig.connect(calibrate: false)
+        try rig.session.writeLibrary(try built.image.encode())
+        let image = try rig.session.readLibrary().image
+        let clock = rig.session.link.clock
+        let bracket = clock.bounds(at: rig.clock.now())
+        let width = Double(bracket.upperBound.microseconds - bracket.lowerBound.microseconds)
+        XCTAssertLessThanOrEqual(width, DeviceSession.clockWidthForStarts.seconds * 1e6, "the clock's bracket after the read")
+        let engine = try rig.engine()
+        let preset = try XCTUnwrap(image.preset(id: 1))
+        let started = try engine.playStoredPreset(preset, in: image, atTime: engine.currentTime + 0.05)
+        engine.run(for: 1.3)
+        var errors: [Int] = []
+        for mark in started.marks {
+            let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
+            let truth = try XCTUnwrap(rig.trueOnset(of: record), "the chip drove event \(mark)")
+            errors.append(Int(((truth - record.requestedTime) * 1e6).rounded()))
+            XCTAssertEqual(record.status, .onTime)
+            XCTAssertLessThanOrEqual(abs(truth - record.requestedTime), 0.5e-3, "event \(mark) on its time by the chip's trace")
+        }
+        print("stored preset after the read-back: clock bracket \(Int(width)) µs, first drives \(errors) µs from their time (chip trace)")
+    }
+
     /// Streamed drive started while a stored preset plays is queued behind the preset, never in
     /// front of it or among its entries (the device refuses entries out of order: a streamed
     /// segment before the preset's queued entries is dropped as a bad frame, and a preset entry

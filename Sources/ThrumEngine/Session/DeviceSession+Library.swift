@@ -148,6 +148,16 @@ extension DeviceSession {
             }
             if !asked.isEmpty { inFlight = max(1, inFlight / 2) }
         }
+        // The read's ACKs came back behind its data replies (45 bytes each, ≈ 4 ms at 115 200
+        // baud): the window holds slow return legs, its bracket is wide, and a start placed on
+        // its middle landed up to ~3 ms off (docs/timing.md, "A clock sampled behind bulk
+        // replies"). Quiet pings narrow it again before anything is placed on the clock.
+        do {
+            try resynchronizeClock()
+            try narrowClock()
+        } catch {
+            throw .engine(error)
+        }
         do {
             return (try LibraryImage.decode(bytes), bytes, status)
         } catch {

@@ -161,6 +161,31 @@ package final class DeviceSession {
         }
     }
 
+    /// The widest guaranteed clock bracket a start should be placed on: the host asks for the
+    /// middle of it, so a start can land up to half of it from its time on the host's clock, and
+    /// an onset more than ``DevicePlacement/mistimedTolerance`` (1 ms) beyond its own bracket is
+    /// judged mistimed. Twice that tolerance keeps the placement's own error inside it.
+    public static let clockWidthForStarts = HostDuration.milliseconds(2)
+
+    /// Pings until the clock model's guaranteed bracket now (``ClockModel/bounds(at:)``) is at most
+    /// `width` wide, for at most `timeout`; returns either way (a wider bracket is left to the
+    /// run: its onsets' bounds say how far they may be off). After a bulk transfer whose ACKs
+    /// came back behind long replies (a library read), the window holds only slow return legs,
+    /// and a start placed on it can land milliseconds from its time (docs/timing.md).
+    public func narrowClock(toWidth width: HostDuration = clockWidthForStarts, timeout: HostDuration = .milliseconds(500))
+        throws(EngineError)
+    {
+        let deadline = now + timeout
+        while now < deadline {
+            let bracket = link.clock.bounds(at: now)
+            if link.clock.sampleCount > 0, bracket.upperBound - bracket.lowerBound <= DeviceDuration.microseconds(Int64(width.microseconds)) {
+                return
+            }
+            link.sendImmediately(.ping)
+            try pumpFor(configuration.primeInterval)
+        }
+    }
+
     /// How much earlier to schedule device times for the fixed latency the device has shown so
     /// far; zero when compensation is off.
     public var latencyCorrection: DeviceDuration { configuration.compensateLatency ? latency.correction : .zero }
