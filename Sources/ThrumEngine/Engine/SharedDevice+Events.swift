@@ -38,6 +38,7 @@ extension SharedDevice {
             ledger.intendedDeviceStart[id] = nil
             ledger.followerMarks[id] = nil
             ledger.announcedReports[id] = nil
+            ledger.stampedClocks[id] = nil
         }
         ledger.markOrder.removeAll { ids.contains($0) }
     }
@@ -69,7 +70,11 @@ extension SharedDevice {
     func handle(_ event: DeviceEvent) {
         switch event {
         case .onset(let report):
-            placement.record(report)
+            // The clock model's window may have restarted on samples read with this report,
+            // before ``checkForReboot()`` saw them: the window before is the one to read a
+            // stamp from before the new window on.
+            let clock = session.link.clock
+            placement.record(report, windowBefore: lastClock.flatMap { $0.jumps != clock.jumps ? $0 : nil })
             announceOnset(report.event)
         case .fault(let fault):
             switch fault.knownCode {
@@ -102,11 +107,21 @@ extension SharedDevice {
     /// counts.
     func checkForReboot() {
         guard let sample = session.link.clock.samples.last else { return }
-        defer { lastClockSample = session.link.clock.samples.last }
+        defer {
+            lastClockSample = session.link.clock.samples.last
+            lastClock = session.link.clock
+        }
         guard let previous = lastClockSample, sample != previous else { return }
         if Self.isClockRestart(previous: previous, next: sample, threshold: configuration.rebootClockJump) {
             let window = Self.resetWindow(previous: previous, first: sample)
             runFaults.append(RunFault(.deviceReset(after: window.lowerBound, before: window.upperBound)))
+            // Reports of the marks placed so far may still come (sent before the reset, or a
+            // device whose clock only stepped): they are read on the clock they were stamped on.
+            if let lastClock {
+                for id in placement.clockRestarted(previous: lastClock, since: previous.deviceReceive) {
+                    announceOnset(id, kind: .boundSuspect)
+                }
+            }
             resetAfterReboot()
         }
     }
@@ -166,6 +181,7 @@ extension SharedDevice {
         lastLevel = 0
         emittedUntil = timeNow
         lastClockSample = session.link.clock.samples.last
+        lastClock = session.link.clock
         for c in engines where c.isRunning { c.resetHandler?() }
     }
 }

@@ -74,6 +74,9 @@ public final class SharedDevice: @unchecked Sendable {
     var nextPlayerID = 1
     var preparedUntil = EngineTime.zero
     var lastClockSample: ClockSample?
+    /// The clock model as it was at ``lastClockSample``: the clock the marks placed so far were
+    /// stamped on, kept for their reports should the next sample restart the device's clock.
+    var lastClock: ClockModel?
     /// When the link was last run (bytes exchanged), engine time; nil before the first start.
     var lastLinkRun: EngineTime?
     /// Programs preloaded on the device, by slot.
@@ -261,6 +264,7 @@ public final class SharedDevice: @unchecked Sendable {
         emittedUntil = timeNow
         placement.emptied(at: timeNow, fresh: false)
         lastClockSample = session.link.clock.samples.last
+        lastClock = session.link.clock
         lastLinkRun = timeNow
         startRunner()
     }
@@ -449,6 +453,7 @@ public final class SharedDevice: @unchecked Sendable {
         }
         lastLinkRun = timeNow
         lastClockSample = session.link.clock.samples.last
+        lastClock = session.link.clock
         service()
     }
 
