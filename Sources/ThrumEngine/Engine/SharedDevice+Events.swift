@@ -74,7 +74,7 @@ extension SharedDevice {
             // before ``checkForReboot()`` saw them: the window before is the one to read a
             // stamp from before the new window on.
             let clock = session.link.clock
-            placement.record(report, windowBefore: lastClock.flatMap { $0.jumps != clock.jumps ? $0 : nil })
+            placement.record(report, windowBefore: clock.jumps != lastClockJumps ? clock.windowBefore : nil)
             announceOnset(report.event)
         case .fault(let fault):
             switch fault.knownCode {
@@ -109,7 +109,7 @@ extension SharedDevice {
         guard let sample = session.link.clock.samples.last else { return }
         defer {
             lastClockSample = session.link.clock.samples.last
-            lastClock = session.link.clock
+            lastClockJumps = session.link.clock.jumps
         }
         guard let previous = lastClockSample, sample != previous else { return }
         if Self.isClockRestart(previous: previous, next: sample, threshold: configuration.rebootClockJump) {
@@ -117,10 +117,12 @@ extension SharedDevice {
             runFaults.append(RunFault(.deviceReset(after: window.lowerBound, before: window.upperBound)))
             // Reports of the marks placed so far may still come (sent before the reset, or a
             // device whose clock only stepped): they are read on the clock they were stamped on.
-            if let lastClock {
-                for id in placement.clockRestarted(previous: lastClock, since: previous.deviceReceive) {
-                    announceOnset(id, kind: .boundSuspect)
-                }
+            // The clock before: the model's window before it restarted on the new sample (or
+            // the model itself, when it took the sample for a smaller contradiction).
+            let clock = session.link.clock
+            let before = clock.jumps != lastClockJumps ? clock.windowBefore ?? clock : clock
+            for id in placement.clockRestarted(previous: before, since: previous.deviceReceive) {
+                announceOnset(id, kind: .boundSuspect)
             }
             resetAfterReboot()
         }
@@ -181,7 +183,7 @@ extension SharedDevice {
         lastLevel = 0
         emittedUntil = timeNow
         lastClockSample = session.link.clock.samples.last
-        lastClock = session.link.clock
+        lastClockJumps = session.link.clock.jumps
         for c in engines where c.isRunning { c.resetHandler?() }
     }
 }
