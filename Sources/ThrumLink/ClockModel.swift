@@ -89,6 +89,10 @@ public struct ClockModel: Sendable {
     private var fit: ClockFit?
     /// Times the window restarted because a sample could not belong to the same clock.
     public private(set) var jumps = 0
+    /// The model as it was just before its window last restarted (``jumps``), nil before any
+    /// restart: the clock that stamps from before the restart are read on.
+    public var windowBefore: ClockModel? { before.first }
+    private var before: [ClockModel] = []
     /// How many samples contradicted the bracket of the samples before them (each a broken fact:
     /// see ``ClockSample/inconsistency``), or restarted the window (``jumps``), since the model was
     /// made. A bound computed near one of them may not hold: the engine marks such onsets.
@@ -111,6 +115,12 @@ public struct ClockModel: Sendable {
     public var windowSpan: HostDuration {
         guard let first = samples.first, let last = samples.last else { return .zero }
         return last.hostSend - first.hostSend
+    }
+
+    private mutating func keepWindowBefore() {
+        var old = self
+        old.before = []
+        before = [old]
     }
 
     /// Adds a sample whose device time is the 32-bit `rx_time` of an ACK, and refits.
@@ -147,6 +157,7 @@ public struct ClockModel: Sendable {
             {
                 let size = max(Double(atSend.lowerBound.microseconds) - device, device - Double(atReceive.upperBound.microseconds))
                 let since = windowStartDeviceTime
+                keepWindowBefore()
                 samples.removeAll()
                 jumps += 1
                 contradictions += 1
@@ -167,6 +178,7 @@ public struct ClockModel: Sendable {
         // the newest samples, which agree with each other, and start from them.
         let run = samples.reversed().prefix { $0.inconsistency > .zero }.count
         if sample.inconsistency > .zero, run + 1 >= Self.contradictionsBeforeRestart {
+            keepWindowBefore()
             let kept = samples.suffix(run)
             let size = max(sample.inconsistency, kept.lazy.map(\.inconsistency).max() ?? .zero)
             samples = kept.map { var s = $0; s.inconsistency = .zero; return s }

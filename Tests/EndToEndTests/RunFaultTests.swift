@@ -3,6 +3,7 @@ import ThrumHarness
 import ThrumPattern
 import ThrumSim
 import ThrumTestSupport
+import ThrumTime
 import ThrumWire
 import XCTest
 
@@ -14,9 +15,10 @@ final class RunFaultTests: XCTestCase {
     /// started (to inject a fault), then the run ends as `thrum play`'s does and the report is
     /// made, truth attached.
     private func play(
-        _ pattern: HapticPattern, on rig: VirtualRig, during: (HapticEngine, Double) -> Void
+        _ pattern: HapticPattern, on rig: VirtualRig, configuration: HapticEngine.Configuration = .init(),
+        during: (HapticEngine, Double) -> Void
     ) throws -> PlaybackReport {
-        let engine = try rig.engine()
+        let engine = try rig.engine(configuration: configuration)
         let before = engine.counters
         let player = try engine.makePlayer(with: pattern)
         let start = engine.currentTime + engine.leadTime.seconds + 0.02
@@ -102,6 +104,7 @@ final class RunFaultTests: XCTestCase {
         }
         XCTAssertEqual(haptic.filter { $0.status == .onTime }.count, 5, "events 0–4 played before the reset")
         XCTAssertEqual(haptic.filter { $0.status == .lostInReset }.count, 7, "events 5–11 lost with it")
+        XCTAssertEqual(report.faults.first?.playedAfter, 0, "a real reset: nothing due after it played")
     }
 
     func testA400msHostStallIsADriveGapFaultAndItsEventsAreNotOnTime() throws {
@@ -193,6 +196,8 @@ final class RunFaultTests: XCTestCase {
     /// 1.5 ms from its time is `on_time` unless marked suspect (the clock moved between two
     /// samples; the host cannot tell whether before or after the onset), none that began on time is `mistimed`, and the drive placed after the host saw
     /// the clock move plays on time. `link` sets how soon the host sees it.
+    /// Every reported onset must also be sane: a bound under 1 s, an onset within 1 s of its time
+    /// (the AVR run once reported −36 300 s ± 36 306 s).
     private func checkClockLoss(link: any LinkModel, loss: UInt32, stall: UInt64, interval: Double, lossAfter: Double) throws {
         let rig = VirtualRig(link: link)
         let pattern = TestPatterns.metronome(beats: 30, interval: interval)
@@ -208,6 +213,11 @@ final class RunFaultTests: XCTestCase {
         let origin = rig.trueStartTime(of: report)
         var off = 0
         for e in haptic {
+            if let onset = e.driveOnsetTime {
+                let bound = try XCTUnwrap(e.onsetBound, "event \(e.patternIndex): an onset with no bound")
+                XCTAssertLessThan(bound, 1, "event \(e.patternIndex): bound ± \(bound) s")
+                XCTAssertLessThan(abs(onset - e.requestedTime), 1, "event \(e.patternIndex): onset \(onset) s for \(e.requestedTime) s")
+            }
             let intended = origin + (e.requestedTime - e.preShift) * 1e6
             guard let truth = rig.firstDrive(near: intended, before: 1_000, window: Double(loss) + 5_000) else {
                 XCTAssertNotEqual(e.status, .onTime, "event \(e.patternIndex): the chip never drove it")
@@ -238,6 +248,56 @@ final class RunFaultTests: XCTestCase {
     /// restarted window settles: not `on_time` unless marked suspect.
     func testDriveLeftOnAMovedClockOfASlowLinkIsNeverAnUnmarkedOnTime() throws {
         try checkClockLoss(link: FixedLatencyLink(latency: 15_000), loss: 40_000, stall: 0, interval: 0.1, lossAfter: 0.19)
+    }
+
+    /// A device clock that steps 50 ms ahead, taken for a reset (as the AVR binary, starved,
+    /// took a crystal jump: 111 events `lost_in_reset`, three late reports `on_time` at −36 300 s
+    /// ± 36 306 s). Drive queued for the next 50 ms is due at once on the stepped clock; the
+    /// event it cuts into starts `late_trimmed`, and its report, stamped on that clock, comes back
+    /// before the host sees the step: read on the old clock it lies 50 ms from the truth with a
+    /// bound of a few ms. Judged by the chip's trace (the drive command the report names, on the
+    /// clock before or after the step): no reported onset outside its bound unless marked
+    /// suspect, none absurd; the fault says the device went on playing (it never reset).
+    func testAClockStepTakenForAResetLeavesNoUnmarkedOnsetOnTheWrongClock() throws {
+        let rig = VirtualRig(link: FixedLatencyLink(latency: 15_000))
+        // 10.7 ms apart: no event lies a whole number of intervals from another 50 ms away.
+        let pattern = TestPatterns.metronome(beats: 60, interval: 0.0107)
+        var configuration = HapticEngine.Configuration()
+        configuration.rebootClockJump = .milliseconds(10)
+        configuration.leadTime = .milliseconds(150)  // drive queued well past the step
+        let step: UInt32 = 50_000
+        let report = try play(pattern, on: rig, configuration: configuration) { _, start in
+            rig.pump.deviceFaults = [.clockLoss(at: UInt64((start + 0.3) * 1e6), by: 0 &- step)]  // a gain
+        }
+        XCTAssertEqual(rig.device.resetCount, 0, "the device never reset")
+        XCTAssertEqual(report.faults.map(\.name), ["device_reset"], "the step is taken for a reset")
+        let haptic = report.events.filter(\.type.isHaptic)
+        XCTAssertEqual(haptic.count, 60)
+        let origin = rig.trueStartTime(of: report)
+        var judged = 0, outside = 0
+        for e in haptic {
+            guard let onset = e.driveOnsetTime else { continue }
+            let bound = try XCTUnwrap(e.onsetBound, "event \(e.patternIndex): an onset with no bound")
+            XCTAssertLessThan(bound, 1, "event \(e.patternIndex): bound ± \(bound) s")
+            XCTAssertLessThan(abs(onset - e.requestedTime), 1, "event \(e.patternIndex): onset \(onset) s for \(e.requestedTime) s")
+            let stamp = try XCTUnwrap(e.deviceOnset)
+            let intended = origin + (e.requestedTime - e.preShift) * 1e6
+            guard
+                let drove = rig.commandWrite(deviceClock: stamp, near: intended)
+                    ?? rig.commandWrite(deviceClock: stamp + DeviceDuration.microseconds(Int64(step)), near: intended)
+            else { continue }
+            judged += 1
+            let truth = (drove - origin) / 1e6
+            if abs(onset - truth) > bound + 1e-6 {
+                outside += 1
+                XCTAssertTrue(e.boundSuspect, "event \(e.patternIndex): onset \(onset) ± \(bound) s, truth \(truth) s, not marked")
+            }
+        }
+        XCTAssertGreaterThan(judged, 20)
+        XCTAssertGreaterThan(outside, 0, "an onset on the stepped clock was reported: \(haptic.map(\.status.rawValue))")
+        let fault = try XCTUnwrap(report.faults.first)
+        XCTAssertGreaterThan(fault.playedAfter, 0, fault.message)
+        XCTAssertTrue(fault.message.contains("taken for a reset"), fault.message)
     }
 
     func testAnUnstalledRunHasNoFaultAndEveryEventOnTime() throws {

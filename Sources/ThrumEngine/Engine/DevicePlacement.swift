@@ -343,14 +343,53 @@ final class DevicePlacement {
     /// host's clock, and the event still count as on time (``PlaybackReport/OnsetStatus/mistimed``).
     static let mistimedTolerance = 0.001
 
+    /// The clock each mark placed before the device's clock restarted (a detected reset, or a
+    /// step taken for one) was stamped on, until its report comes back: such a report is read on
+    /// that clock, never on the new one, whose readings have nothing to do with it.
+    var stampedClocks: [UInt32: ClockModel] = [:]
+    /// Widest "±" (s) an onset read on a clock from before a restart may have and still be reported.
+    static let widestPreRestartBound = 1.0
+
+    /// The device's clock restarted (``SharedDevice/checkForReboot()``): the marks not yet
+    /// reported keep `previous`, the clock model as it was before, for their reports; and onsets
+    /// already reported that the device stamped after `since` (the device time of the last clock
+    /// sample before the restart) become suspect: they may lie on the restarted (or stepped) clock,
+    /// read on the old one. Returns the ids of those.
+    func clockRestarted(previous: ClockModel, since: DeviceTime) -> [UInt32] {
+        var suspect: [UInt32] = []
+        for (id, record) in marks {
+            if record.status == .notReported, stampedClocks[id] == nil { stampedClocks[id] = previous }
+            if !record.boundSuspect, let onset = record.deviceOnset, onset >= since {
+                marks[id]?.boundSuspect = true
+                suspect.append(id)
+            }
+        }
+        return suspect
+    }
+
     /// Records an onset report: the record's status and time (the middle of the guaranteed
     /// bracket), the latency learnt from an on-time one, the GO lead widened by a late one; the
     /// marks that follow it take the same report.
-    func record(_ report: OnsetReport) {
+    ///
+    /// The report of a mark placed before the device's clock restarted is read on the clock it
+    /// was placed on (``stampedClocks``) and marked suspect: whether the device really reset
+    /// (the report was in flight) or its clock only stepped (it went on playing), the host cannot
+    /// tell which clock the onset was stamped on. Its status stays as the device said; an onset
+    /// that clock cannot place within ± ``widestPreRestartBound`` is reported without a time.
+    /// `windowBefore`: the clock model as it was before its window restarted, when it restarted on
+    /// samples not yet looked at (read in the same batch as this report): a stamp that does not
+    /// lie after the new window's first sample is read on it the same way.
+    func record(_ report: OnsetReport, windowBefore: ClockModel? = nil) {
         guard var record = marks[report.event] else { return }
-        let clock = session.link.clock
+        var stamped = stampedClocks.removeValue(forKey: report.event)
+        if stamped == nil, let windowBefore, let first = session.link.clock.samples.first,
+            session.link.clock.extend(DeviceTime32(rawValue: report.time)) < first.deviceReceive
+        {
+            stamped = windowBefore
+        }
+        let clock = stamped ?? session.link.clock
         let host = clock.hostTime(atDevice: clock.extend(DeviceTime32(rawValue: report.time)))
-        if let intended = intendedDeviceStart.removeValue(forKey: report.event) {
+        if let intended = intendedDeviceStart.removeValue(forKey: report.event), stamped == nil {
             let onset = clock.extend(DeviceTime32(rawValue: report.time))
             if report.knownStatus == .onTime {
                 if romMarks.contains(report.event) {
@@ -380,7 +419,7 @@ final class DevicePlacement {
             if let range = clock.hostTimeBounds(atDevice: device) {
                 record.driveOnsetRange = range.lowerBound.seconds...range.upperBound.seconds
                 record.driveOnsetTime = (range.lowerBound.seconds + range.upperBound.seconds) / 2
-                record.boundSuspect = clock.inconsistency > .zero
+                record.boundSuspect = clock.inconsistency > .zero || stamped != nil
                 // On time by the device's clock, but that clock moved after the drive was placed
                 // on it (a stall or a step the window restarted on): the bracket, on the host's
                 // clock, can prove the event played far from its time — when the onset is surely
@@ -395,7 +434,11 @@ final class DevicePlacement {
                     record.status = .mistimed
                 }
             } else {
-                record.driveOnsetTime = host.seconds
+                record.driveOnsetTime = stamped == nil ? host.seconds : nil
+            }
+            if stamped != nil, let range = record.driveOnsetRange, (range.upperBound - range.lowerBound) / 2 > Self.widestPreRestartBound {
+                record.driveOnsetTime = nil
+                record.driveOnsetRange = nil
             }
         case .dropped, .none:
             record.status = .dropped

@@ -66,11 +66,11 @@ extension HapticEngine {
             events.append(PlaybackReport.Event(id: UInt32(k + 1), type: type, onset: o, relativeTo: startTime))
         }
         let rate = (player as? HapticAdvancedPatternPlayer)?.playbackRate ?? 1
-        let faults = device.locked { Array(device.runFaults.dropFirst(since.runFaults)) }.map { $0.relative(to: startTime) }
+        var faults = device.locked { Array(device.runFaults.dropFirst(since.runFaults)) }.map { $0.relative(to: startTime) }
         // A loop plays the pattern up to its loop end only (Core Haptics' loopEnd, pattern time).
         let advanced = player as? HapticAdvancedPatternPlayer
         let playedUntil = advanced.map { $0.loopEnabled && $0.loopEnd > 0 ? $0.loopEnd : .infinity } ?? .infinity
-        RunFaultAccounting.account(for: faults, in: &events, pattern: pattern, rate: rate, playedUntil: playedUntil)
+        RunFaultAccounting.account(for: &faults, in: &events, pattern: pattern, rate: rate, playedUntil: playedUntil)
         for (i, e) in pattern.events.enumerated() where !e.type.isHaptic {
             events.append(
                 PlaybackReport.Event(

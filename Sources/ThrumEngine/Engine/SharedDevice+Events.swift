@@ -38,6 +38,7 @@ extension SharedDevice {
             ledger.intendedDeviceStart[id] = nil
             ledger.followerMarks[id] = nil
             ledger.announcedReports[id] = nil
+            ledger.stampedClocks[id] = nil
         }
         ledger.markOrder.removeAll { ids.contains($0) }
     }
@@ -69,7 +70,11 @@ extension SharedDevice {
     func handle(_ event: DeviceEvent) {
         switch event {
         case .onset(let report):
-            placement.record(report)
+            // The clock model's window may have restarted on samples read with this report,
+            // before ``checkForReboot()`` saw them: the window before is the one to read a
+            // stamp from before the new window on.
+            let clock = session.link.clock
+            placement.record(report, windowBefore: clock.jumps != lastClockJumps ? clock.windowBefore : nil)
             announceOnset(report.event)
         case .fault(let fault):
             switch fault.knownCode {
@@ -102,11 +107,23 @@ extension SharedDevice {
     /// counts.
     func checkForReboot() {
         guard let sample = session.link.clock.samples.last else { return }
-        defer { lastClockSample = session.link.clock.samples.last }
+        defer {
+            lastClockSample = session.link.clock.samples.last
+            lastClockJumps = session.link.clock.jumps
+        }
         guard let previous = lastClockSample, sample != previous else { return }
         if Self.isClockRestart(previous: previous, next: sample, threshold: configuration.rebootClockJump) {
             let window = Self.resetWindow(previous: previous, first: sample)
             runFaults.append(RunFault(.deviceReset(after: window.lowerBound, before: window.upperBound)))
+            // Reports of the marks placed so far may still come (sent before the reset, or a
+            // device whose clock only stepped): they are read on the clock they were stamped on.
+            // The clock before: the model's window before it restarted on the new sample (or
+            // the model itself, when it took the sample for a smaller contradiction).
+            let clock = session.link.clock
+            let before = clock.jumps != lastClockJumps ? clock.windowBefore ?? clock : clock
+            for id in placement.clockRestarted(previous: before, since: previous.deviceReceive) {
+                announceOnset(id, kind: .boundSuspect)
+            }
             resetAfterReboot()
         }
     }
@@ -166,6 +183,7 @@ extension SharedDevice {
         lastLevel = 0
         emittedUntil = timeNow
         lastClockSample = session.link.clock.samples.last
+        lastClockJumps = session.link.clock.jumps
         for c in engines where c.isRunning { c.resetHandler?() }
     }
 }

@@ -216,6 +216,7 @@ extension SharedDevice {
             ledger.goMarks.remove(id)
             ledger.intendedDeviceStart[id] = nil
             ledger.announcedReports[id] = nil
+            ledger.stampedClocks[id] = nil
         }
         ledger.markOrder.removeAll { ids.contains($0) }
         player.restartStreamed(replacing: go.serial)

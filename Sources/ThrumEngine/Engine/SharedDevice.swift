@@ -74,6 +74,10 @@ public final class SharedDevice: @unchecked Sendable {
     var nextPlayerID = 1
     var preparedUntil = EngineTime.zero
     var lastClockSample: ClockSample?
+    /// The clock model's ``ThrumLink/ClockModel/jumps`` at ``lastClockSample``: when it differs,
+    /// the model's window restarted since, and its ``ThrumLink/ClockModel/windowBefore`` is the
+    /// clock the marks placed so far were stamped on.
+    var lastClockJumps = 0
     /// When the link was last run (bytes exchanged), engine time; nil before the first start.
     var lastLinkRun: EngineTime?
     /// Programs preloaded on the device, by slot.
@@ -261,6 +265,7 @@ public final class SharedDevice: @unchecked Sendable {
         emittedUntil = timeNow
         placement.emptied(at: timeNow, fresh: false)
         lastClockSample = session.link.clock.samples.last
+        lastClockJumps = session.link.clock.jumps
         lastLinkRun = timeNow
         startRunner()
     }
@@ -449,6 +454,7 @@ public final class SharedDevice: @unchecked Sendable {
         }
         lastLinkRun = timeNow
         lastClockSample = session.link.clock.samples.last
+        lastClockJumps = session.link.clock.jumps
         service()
     }
 

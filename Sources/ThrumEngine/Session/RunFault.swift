@@ -18,6 +18,10 @@ public struct RunFault: Sendable, Equatable {
 
     /// What happened, and when.
     public var kind: Kind
+    /// For a ``Kind/deviceReset``: how many events of the run the device reported playing that
+    /// were due after it. A device that reset lost its queue; one that went on playing it did
+    /// not reset — its clock stepped, and the host took the step for a reset and stopped the run.
+    public var playedAfter = 0
 
     /// Creates a fault record.
     public init(_ kind: Kind) { self.kind = kind }
@@ -32,15 +36,22 @@ public struct RunFault: Sendable, Equatable {
 
     /// The same fault with its times moved by `-origin` (engine time → pattern time).
     public func relative(to origin: Double) -> RunFault {
+        var moved = self
         switch kind {
-        case .deviceReset(let a, let b): RunFault(.deviceReset(after: a - origin, before: b - origin))
-        case .driveGap(let s, let l): RunFault(.driveGap(start: s - origin, length: l))
+        case .deviceReset(let a, let b): moved.kind = .deviceReset(after: a - origin, before: b - origin)
+        case .driveGap(let s, let l): moved.kind = .driveGap(start: s - origin, length: l)
         }
+        return moved
     }
 
     /// One line for a person: what happened and when (in the record's time base).
     public var message: String {
         switch kind {
+        case .deviceReset(let a, let b) where playedAfter > 0:
+            return String(
+                format: "the device clock stepped during the run (between %.3f s and %.3f s) and was taken for a reset: "
+                    + "the run stopped there, though the device went on to play %d event%@ queued before it", a, b, playedAfter,
+                playedAfter == 1 ? "" : "s")
         case .deviceReset(let a, let b):
             return String(
                 format: "the device reset during the run (between %.3f s and %.3f s): the drive queued on it was lost", a, b)

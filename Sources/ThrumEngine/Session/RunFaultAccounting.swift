@@ -6,10 +6,11 @@ import ThrumPattern
 enum RunFaultAccounting {
     /// Appends the haptic events of `pattern` the run has no onset for, as `not_played`, and
     /// rewrites the statuses of `events` (pattern time, as in a ``PlaybackReport``) for `faults`
-    /// (pattern time too).
+    /// (pattern time too), and counts in each reset the events the device reported playing that
+    /// were due after it (``RunFault/playedAfter``: then it was no reset).
     /// `playedUntil`: the pattern time the run plays up to (a loop's end), events from it on are not expected.
     static func account(
-        for faults: [RunFault], in events: inout [PlaybackReport.Event], pattern: HapticPattern, rate: Double,
+        for faults: inout [RunFault], in events: inout [PlaybackReport.Event], pattern: HapticPattern, rate: Double,
         playedUntil: Double = .infinity
     ) {
         // Haptic events of the pattern that no onset stands for (never rendered: after a reset,
@@ -24,6 +25,13 @@ enum RunFaultAccounting {
                     onsetTime: nil, driveOnsetTime: nil, status: .notPlayed))
         }
         guard !faults.isEmpty else { return }
+        for f in faults.indices {
+            guard case .deviceReset(_, let before) = faults[f].kind else { continue }
+            faults[f].playedAfter = events.filter { e in
+                e.type.isHaptic && e.requestedTime - e.preShift >= before
+                    && (e.status == .onTime || e.status == .lateTrimmed || e.status == .mistimed)
+            }.count
+        }
         for k in events.indices where events[k].type.isHaptic {
             let e = events[k]
             let duration = e.patternIndex < pattern.events.count && e.type == .hapticContinuous

@@ -201,6 +201,7 @@ enum PlayOutput {
         case .deviceReset(let after, let before):
             entry["after_s"] = JSONOutput.seconds(after)
             entry["before_s"] = JSONOutput.seconds(before)
+            entry["played_after"] = fault.playedAfter
         case .driveGap(let start, let length):
             entry["start_s"] = JSONOutput.seconds(start)
             entry["length_s"] = JSONOutput.seconds(length)
