@@ -44,13 +44,24 @@ extension DeviceSession {
     /// for the actuator to come to rest (``Configuration/calibrationSettle``), so that the
     /// calibration buzz never overlaps what plays next. The actuator buzzes for 250–450 ms.
     /// - Throws: `.calibrationFailed`, `.calibrationTimedOut`, or a link error.
+    ///
+    /// The device's messages are not retransmitted (PROTOCOL.md §2): on a lossy link its
+    /// CALIBRATION_RESULT can be lost. After ``Configuration/calibrationTimeout`` without one it
+    /// is asked once more (the driver calibrates again: a second buzz) and answers again.
     @discardableResult
     public func calibrate() throws(EngineError) -> CalibrationReport {
         let before = calibrationCount
-        link.send(.calibrate)
-        try pumpWhile(until: now + configuration.connectTimeout) { self.link.pendingCount > 0 }
         defer { try? pumpFor(configuration.calibrationSettle) }
-        return try awaitCalibration(after: before)
+        for attempt in 1...2 {
+            link.send(.calibrate)
+            try pumpWhile(until: now + configuration.connectTimeout) { self.link.pendingCount > 0 }
+            do {
+                return try awaitCalibration(after: before)
+            } catch .calibrationTimedOut where attempt == 1 {
+                continue
+            }
+        }
+        throw .calibrationTimedOut(seconds: configuration.calibrationTimeout.seconds)
     }
 
     /// Whether the device knows RESTORE_CALIBRATION (protocol version 2 or later; the AVR build,
