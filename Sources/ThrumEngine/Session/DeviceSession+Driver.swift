@@ -44,24 +44,13 @@ extension DeviceSession {
     /// for the actuator to come to rest (``Configuration/calibrationSettle``), so that the
     /// calibration buzz never overlaps what plays next. The actuator buzzes for 250–450 ms.
     /// - Throws: `.calibrationFailed`, `.calibrationTimedOut`, or a link error.
-    ///
-    /// The device's messages are not retransmitted (PROTOCOL.md §2): on a lossy link its
-    /// CALIBRATION_RESULT can be lost. After ``Configuration/calibrationTimeout`` without one it
-    /// is asked once more (the driver calibrates again: a second buzz) and answers again.
     @discardableResult
     public func calibrate() throws(EngineError) -> CalibrationReport {
         let before = calibrationCount
+        link.send(.calibrate)
+        try pumpWhile(until: now + configuration.connectTimeout) { self.link.pendingCount > 0 }
         defer { try? pumpFor(configuration.calibrationSettle) }
-        for attempt in 1...2 {
-            link.send(.calibrate)
-            try pumpWhile(until: now + configuration.connectTimeout) { self.link.pendingCount > 0 }
-            do {
-                return try awaitCalibration(after: before)
-            } catch .calibrationTimedOut where attempt == 1 {
-                continue
-            }
-        }
-        throw .calibrationTimedOut(seconds: configuration.calibrationTimeout.seconds)
+        return try awaitCalibration(after: before)
     }
 
     /// Whether the device knows RESTORE_CALIBRATION (protocol version 2 or later; the AVR build,
@@ -101,14 +90,24 @@ extension DeviceSession {
         return capabilitiesCount > before ? programCapabilities : nil
     }
 
+    /// Waits for the CALIBRATION_RESULT after `count`. The device's messages are not
+    /// retransmitted (PROTOCOL.md §2): on a lossy link the result can be lost, so after
+    /// ``Configuration/calibrationTimeout`` without one the device is asked once more (CALIBRATE:
+    /// the driver calibrates again, a second buzz) and answers again.
     private func awaitCalibration(after count: Int) throws(EngineError) -> CalibrationReport {
-        let deadline = now + configuration.calibrationTimeout
-        try pumpWhile(until: deadline) { self.calibrationCount == count || self.isCalibrating }
-        guard calibrationCount > count, !isCalibrating, let result = calibrationResult else {
-            throw .calibrationTimedOut(seconds: configuration.calibrationTimeout.seconds)
+        for attempt in 1...2 {
+            let deadline = now + configuration.calibrationTimeout
+            try pumpWhile(until: deadline) { self.calibrationCount == count || self.isCalibrating }
+            if calibrationCount > count, !isCalibrating, let result = calibrationResult {
+                guard result.passed else { throw .calibrationFailed(result) }
+                return result
+            }
+            if attempt == 1 {
+                link.send(.calibrate)
+                try pumpWhile(until: now + configuration.connectTimeout) { self.link.pendingCount > 0 }
+            }
         }
-        guard result.passed else { throw .calibrationFailed(result) }
-        return result
+        throw .calibrationTimedOut(seconds: configuration.calibrationTimeout.seconds)
     }
 
     // MARK: Power
