@@ -221,19 +221,21 @@ public struct PatternCompiler: Sendable {
         let mixer = self.mixer
         let mixed: [Piece]
         let segments: [DriveSegment]
+        var movedMarks: [Segmenter.Mark] = []
         if keepEventPieces && !segmenting {
             // The caller mixes `pieces` as it reads them (`Mixer.Sweep`).
             mixed = []
             segments = []
         } else if keepEventPieces {
             mixed = mixer.mix(all)
-            segments = Segmenter().segments(mixed, marks: marks)
+            (segments, movedMarks) = Segmenter().segmentsAndMovedMarks(mixed, marks: marks)
         } else {
             // Straight from the mixer into the segmenter: the mixed envelope is never stored.
             var stream = Segmenter.Stream(marks: marks, capacity: all.count * 2 + marks.count + 16)
             mixer.mix(all, into: &stream)
             mixed = []
             segments = stream.finish()
+            movedMarks = stream.movedMarks
         }
         var requestedPieces: [Piece] = []
         if requestedEnvelope && !keepEventPieces {
@@ -262,7 +264,7 @@ public struct PatternCompiler: Sendable {
             pieceStart.append(requestedPieces.count)
         }
         shapes = []
-        Self.recordDriveDelays(of: segments, in: &events)
+        Self.recordDriveDelays(movedMarks, in: &events)
         let end = max(patternEnd, Double(segments.last?.end ?? 0) * 1e-6)
         let program = DriveProgram(
             segments: segments, events: events, duration: end, loopDuration: max(patternEnd, loopEnd), diagnostics: diagnostics)
@@ -273,15 +275,13 @@ public struct PatternCompiler: Sendable {
 
     /// Sets ``CompiledEvent/driveDelay`` of each event whose mark the segmenter moved to where its
     /// drive begins (and of the events that share its onset). Events are numbered 1, 2, … in order.
-    static func recordDriveDelays(of segments: [DriveSegment], in events: inout [CompiledEvent]) {
-        var moved = false
-        for s in segments where s.eventID != 0 {
-            let k = Int(s.eventID) - 1
-            guard events.indices.contains(k), events[k].id == s.eventID, s.start != events[k].driveOnset else { continue }
-            events[k].driveDelay = s.start - events[k].driveOnset
-            moved = true
+    static func recordDriveDelays(_ moved: [Segmenter.Mark], in events: inout [CompiledEvent]) {
+        guard !moved.isEmpty else { return }
+        for m in moved {
+            let k = Int(m.id) - 1
+            guard events.indices.contains(k), events[k].id == m.id else { continue }
+            events[k].driveDelay = m.time - events[k].driveOnset
         }
-        guard moved else { return }
         for k in events.indices {
             guard let leader = events[k].sharesOnsetWith else { continue }
             let j = Int(leader) - 1

@@ -14,9 +14,14 @@ struct Segmenter {
     }
 
     func segments(_ mixed: [Piece], marks: [Mark]) -> [DriveSegment] {
+        segmentsAndMovedMarks(mixed, marks: marks).segments
+    }
+
+    /// The same, with the marks the segmenter moved to where their drive begins (``Stream/movedMarks``).
+    func segmentsAndMovedMarks(_ mixed: [Piece], marks: [Mark]) -> (segments: [DriveSegment], moved: [Mark]) {
         var stream = Stream(marks: marks, capacity: mixed.count + marks.count + 16)
         for p in mixed { stream.put(p) }
-        return stream.finish()
+        return (stream.finish(), stream.movedMarks)
     }
 
     /// The segmenter as a `PieceSink`: takes mixed pieces in order, one at a time.
@@ -38,6 +43,8 @@ struct Segmenter {
         private var m = 0
         /// A mark held over pieces that quantise to 0 → 0, and those pieces.
         private var held: (id: UInt32, pieces: [Piece])? = nil
+        /// The marks moved to where their event's drive begins, at their new times, in order.
+        private(set) var movedMarks: [Mark] = []
 
         init(marks: [Mark], capacity: Int) {
             self.marks = marks
@@ -78,10 +85,12 @@ struct Segmenter {
                         Segmenter.emit(Piece(t0: p.t0, t1: crossing, v0: 0, v1: 0), id: 0, into: &out)
                         let one = 1 / 255.0
                         Segmenter.emit(Piece(t0: crossing, t1: p.t1, v0: one, v1: max(one, p.v1)), id: h.id, into: &out)
+                        movedMarks.append(Mark(time: crossing, id: h.id))
                         return
                     }
                 }
                 id = h.id
+                movedMarks.append(Mark(time: p.t0, id: h.id))
             }
             Segmenter.emit(p, id: id, into: &out)
         }
