@@ -89,10 +89,10 @@ enum DevCommand: Subcommand {
             guard words.count == 2, let shell = ShellCompletions.Shell(rawValue: words[1]) else {
                 throw UsageError(message: "thrum dev completions takes one shell: bash, zsh or fish")
             }
-            print(ShellCompletions.script(for: shell), terminator: "")
+            try ProcessStreams.write(ShellCompletions.script(for: shell))
         case "man":
             guard words.count == 1 else { throw UsageError(message: "unexpected argument '\(words[1])'") }
-            print(ManPage.page(), terminator: "")
+            try ProcessStreams.write(ManPage.page())
         case nil:
             throw UsageError(message: "thrum dev needs a tool: table, grid, compile, completions or man")
         case let word?:

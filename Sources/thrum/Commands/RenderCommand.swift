@@ -123,7 +123,7 @@ enum RenderCommand: Subcommand {
             var object = jsonSummary(summary, preview: preview, source: source, profile: profile, caveat: caveat, csv: csvPath, svg: svgPath)
             object["audio_events"] = audio?.voiceCount ?? 0
             object["peak_audio_level"] = audio == nil ? 0 : summary.peakAudio
-            JSONOutput.print(object)
+            JSONOutput.print(object, numbers: preview.eventTimes, at: "event_times_s")
         } else {
             for warning in source.warnings { printError(warning.description) }
             print(textSummary(summary, preview: preview, source: source, profile: profile, caveat: caveat))
@@ -220,7 +220,6 @@ enum RenderCommand: Subcommand {
             "start_s": r.firstTime,
             "end_s": r.lastTime,
             "program_duration_s": preview.programDuration,
-            "event_times_s": preview.eventTimes,
             "peak_drive": r.peakDrive,
             "peak_acceleration": r.peakAcceleration,
             "peak_acceleration_time_s": r.peakAccelerationTime,

@@ -39,7 +39,9 @@ enum ValidateCommand: Subcommand {
         if asJSON {
             JSONOutput.print(outcomes.map { json($0) })
         } else {
-            for outcome in outcomes { print(text(outcome)) }
+            // A name or value of more than 200 characters (a 100 kB argument) is shown by its
+            // first 80 and its length, as in every other message.
+            for outcome in outcomes { print(TextEscaping.shorteningLongRuns(text(outcome))) }
             print(summaryLine(outcomes))
         }
         return outcomes.allSatisfy(\.valid) ? 0 : 1
@@ -91,7 +93,8 @@ enum ValidateCommand: Subcommand {
     }
 
     /// One file as JSON: `file`, `valid`, `errors` and `warnings` (each with `code`, `line`,
-    /// `column`, `path`, `message`; a warning's `code` is its kind).
+    /// `column`, `path`, `message`; a warning's `code` is its kind). A run of more than 200
+    /// characters in the file's name or a message is shown by its first 80 and its length.
     static func json(_ outcome: Outcome) -> [String: Any] {
         var errors: [[String: Any]] = []
         if let error = outcome.error {
@@ -101,11 +104,11 @@ enum ValidateCommand: Subcommand {
                 "line": error.line,
                 "column": error.column,
                 "path": error.path,
-                "message": error.message,
+                "message": TextEscaping.shorteningLongRuns(error.message),
             ])
         }
         return [
-            "file": outcome.file,
+            "file": TextEscaping.shorteningLongRuns(outcome.file),
             "valid": outcome.valid,
             "errors": errors,
             "warnings": outcome.warnings.map(json),
@@ -119,7 +122,7 @@ enum ValidateCommand: Subcommand {
             "line": warning.line,
             "column": warning.column,
             "path": warning.path,
-            "message": warning.message,
+            "message": TextEscaping.shorteningLongRuns(warning.message),
         ]
     }
 }

@@ -120,17 +120,20 @@ struct CalibrationStore {
 
     func file(for key: String) -> URL { directory.appendingPathComponent("\(key).json") }
 
-    /// The stored calibration, nil when there is none; a file that cannot be read is reported
-    /// on standard error and treated as none.
-    func load(key: String) -> StoredCalibration? {
+    /// The stored calibration, nil when there is none.
+    /// - Throws: ``StoredCalibrationError`` for a file that cannot be read or is not a kept
+    ///   calibration (its path, line:column and field, what was expected and found).
+    func load(key: String) throws(StoredCalibrationError) -> StoredCalibration? {
         let url = file(for: key)
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let bytes: [UInt8]
         do {
-            return try JSONDecoder().decode(StoredCalibration.self, from: Data(contentsOf: url))
+            bytes = [UInt8](try Data(contentsOf: url))
         } catch {
-            printError("ignoring the stored calibration \(url.path): it cannot be read (\(error.localizedDescription))")
-            return nil
+            throw StoredCalibrationError(
+                file: url.path, position: .unknown, field: "", message: "cannot be read: \(OutputFile.reason(for: error))")
         }
+        return try StoredCalibration(bytes: bytes, file: url.path)
     }
 
     func save(_ record: StoredCalibration, key: String) throws {

@@ -56,13 +56,26 @@ struct DeviceConnection {
         let registers = DriverRegisters.derive(from: profile)
         if configure { device.configureDriver(registers) }
         let store = target.isVirtual ? nil : CalibrationStore.user()
-        return DeviceConnection(
+        let connection = DeviceConnection(
             target: target, device: device, profile: profile, registers: registers, store: store,
             key: target.isVirtual
                 ? nil
                 : CalibrationStore.key(
                     deviceID: identity.deviceId, port: target.name,
                     usbSerial: identity.deviceId == 0 ? CalibrationStore.usbSerial(ofPort: target.name) : nil))
+        connection.warnAboutAnUnreadableStore()
+        return connection
+    }
+
+    /// Says once, at connect, that the kept calibration cannot be used (one line: the file,
+    /// line:column, field, what was expected and found); it is then treated as none.
+    private func warnAboutAnUnreadableStore() {
+        guard let store, let key else { return }
+        do {
+            _ = try store.load(key: key)
+        } catch {
+            printError("ignoring the kept calibration: \(error.description); treated as none (`thrum calibrate` writes it anew)")
+        }
     }
 
     /// What the device said about itself and last reported (identity, calibration, power, faults).
@@ -73,10 +86,11 @@ struct DeviceConnection {
         HapticEngine(device: device, profile: profile, configuration: configuration, runMode: .manual)
     }
 
-    /// The stored calibration of this device, if any.
+    /// The stored calibration of this device, if any (nil for a file that cannot be used: said
+    /// at connect).
     var stored: StoredCalibration? {
         guard let store, let key else { return nil }
-        return store.load(key: key)
+        return try? store.load(key: key)
     }
 
     /// Whether the device reports that its driver holds a passed calibration since reset

@@ -1,4 +1,5 @@
 import CSerialPort
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -19,6 +20,19 @@ enum ProcessStreams {
     /// `FileHandle` write): `cannot write to standard output: no space left on device`.
     static func standardOutputFailure(_ error: any Error) -> CommandFailure {
         CommandFailure(message: "cannot write to standard output: \(OutputFile.reason(for: error))")
+    }
+
+    /// Writes `text` on standard output at once (after what `print` left buffered), failing with
+    /// the reason when it cannot be written: for an output that is one large text (the man page,
+    /// a completion script), whose failed write would otherwise leave no reason behind (stdio's
+    /// error flag keeps none) and be reported as only "a write failed".
+    static func write(_ text: String) throws(CommandFailure) {
+        fflush(thrum_standard_output())
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        } catch {
+            throw standardOutputFailure(error)
+        }
     }
 
     /// Flushes standard output and fails when it could not be written: for a command that serves
