@@ -148,6 +148,44 @@ final class CLIOutsideCheckTests: XCTestCase {
         }
     }
 
+    /// `validate` of a 100 kB name shows it by its first 80 characters and its length, on standard
+    /// output and in `--json`, as every other message does (it echoed 200 kB); the man page and a
+    /// completion script on a full device name the reason (the man page said "a write failed");
+    /// a one-character output name is written (Foundation's path code trapped on it: SIGILL).
+    func testLongNamesFullDevicesAndOneCharacterOutputs() throws {
+        let name = String(repeating: "a", count: 100_000) + ".ahap"
+        for arguments in [["validate", name], ["validate", name, "--json"]] {
+            let result = try ThrumProcess.run(arguments)
+            XCTAssertEqual(result.status, 1, result.standardError)
+            let text = result.standardOutput + result.standardError
+            XCTAssertTrue(text.contains(String(repeating: "a", count: 80) + "…(1000"), "\(arguments.count): \(text.prefix(300))")
+            XCTAssertLessThan(text.utf8.count, 2_000, "\(arguments.count) arguments: the name was echoed whole")
+        }
+        let full = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+        for arguments in [["dev", "man"], ["dev", "completions", "bash"], ["dev", "completions", "zsh"]] {
+            let process = Process()
+            process.executableURL = try TestPaths.thrumBinary
+            process.arguments = arguments
+            process.standardOutput = full
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 1, "\(arguments): \(text)")
+            XCTAssertEqual(text, "thrum: cannot write to standard output: no space left on device\n", "\(arguments)")
+        }
+        let dir = try CLITestSupport.scratchDirectory(for: self)
+        for (arguments, file) in [
+            (["render", heartbeat, "--csv", "c"], "c"), (["render", heartbeat, "--svg", "s"], "s"),
+            (["play", heartbeat, "--no-plot", "--junit", "j"], "j"),
+        ] {
+            let result = try ThrumProcess.run(arguments, directory: dir)
+            XCTAssertEqual(result.status, 0, "\(arguments): \(result.standardError.prefix(300))")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent(file).path), "\(arguments)")
+        }
+    }
+
     /// Numbers: `--baud` outside 50…4 000 000 is a usage error with or without a port; one pass on
     /// the virtual device whose last event starts beyond 3 600 s is refused as a loop that long is
     /// (a transient at 86 400 s took minutes of CPU to reach).

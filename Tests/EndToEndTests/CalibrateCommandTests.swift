@@ -63,6 +63,36 @@ final class CalibrateCommandTests: XCTestCase {
         XCTAssertTrue(stderr.contains("the profile expects 175"), stderr)
     }
 
+    /// A kept calibration file that is not one (a value of the wrong type, text cut short): one
+    /// line naming the file, line:column and field, what was expected and what was found — not
+    /// Foundation's "The data couldn't be read because it isn't in the correct format." — said
+    /// once, and the connection goes on as with none kept.
+    func testACorruptKeptCalibrationIsNamedInOneLine() throws {
+        let env = try environment()
+        let directory = URL(fileURLWithPath: env["XDG_CONFIG_HOME"]!).appendingPathComponent("thrum/calibrations")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("id-0x74870001.json")
+        let simulator = try SimulatorProcess()
+        defer { simulator.stop() }
+        let fields = #""device_id": "0x74870001", "port": "p", "firmware": "0.1.0", "profile": "pmd-c10-100", "rated_voltage": 83, "od_clamp": 137, "drive_time": 19, "sample_time": 3"#
+        let cases: [(text: String, expected: String)] = [
+            ("{\n  \(fields),\n  \"a_cal_comp\": \"twelve\"\n}\n",
+             "id-0x74870001.json:3:17: expected an integer, found the string 'twelve' (at a_cal_comp)"),
+            ("{\"device_id\": \"0x7487", "id-0x74870001.json:1:15: not a kept calibration: unterminated string"),
+        ]
+        for (text, expected) in cases {
+            try Data(text.utf8).write(to: file)
+            let info = try ThrumProcess.run(["info", "--port", simulator.ptyPath, "--json"], environment: env)
+            XCTAssertEqual(info.status, 0, info.standardError)
+            let lines = info.standardError.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, info.standardError)
+            XCTAssertTrue(info.standardError.hasPrefix("thrum: ignoring the kept calibration: \(file.path)"), info.standardError)
+            XCTAssertTrue(info.standardError.contains(expected), info.standardError)
+            let json = try XCTUnwrap(try CLITestSupport.json(info) as? [String: Any])
+            XCTAssertTrue((json["calibration"] as? [String: Any])?["kept"] is NSNull, "\(json["calibration"] ?? "")")
+        }
+    }
+
     /// The kept calibration is not redone at the next connect (the chip sees no second MODE 7),
     /// `info` reports it, and a new device (a reset one) is calibrated again.
     func testKeptCalibrationIsSkippedAtTheNextConnect() throws {

@@ -91,6 +91,103 @@ final class PlaySignalTests: XCTestCase {
         XCTAssertEqual(try rtpWrites(trace).last?.value ?? 0, 0, "the actuator was left driving")
     }
 
+    /// Ctrl-C during `calibrate`, `info` and `flash` (they ended the default way, killed with the
+    /// device's session left to its watchdog and, for `flash`, nothing said about the library):
+    /// each exits 130 with one `interrupted (signal 2)` line. `calibrate`'s calibration runs to its
+    /// end and its report comes; `info` prints nothing; `flash` (on a 19 200 baud link, so that the
+    /// signal comes mid-write) says the new library is incomplete and how to flash it again, and
+    /// the device's EEPROM holds no library record. At the end the chip's last drive is 0 and the
+    /// device reports no fault: `calibrate` and `info` released it (a session left to the
+    /// watchdog is FAULT 5).
+    func testCalibrateInfoAndFlashEndCleanlyOnSigint() throws {
+        let dir = try CLITestSupport.scratchDirectory(for: self)
+        let trace = dir.appendingPathComponent("trace.csv"), storage = dir.appendingPathComponent("eeprom.bin")
+        let image = dir.appendingPathComponent("lib.thl").path
+        let built = try ThrumProcess.run(["library", "build", TestPaths.packageRoot.appendingPathComponent("examples/library").path, "-o", image])
+        XCTAssertEqual(built.status, 0, built.standardError)
+        let simulator = try SimulatorProcess(arguments: ["--trace", trace.path])
+        defer { simulator.stop() }
+        let storing = try SimulatorProcess(arguments: ["--storage", storage.path, "--link", "baud=19200"])
+        defer { storing.stop() }
+        let env = ["XDG_CONFIG_HOME": dir.appendingPathComponent("config").path]
+
+        func interrupted(_ arguments: [String], when ready: (_ output: String) -> Bool) throws -> (status: Int32, out: String, err: String) {
+            let process = Process()
+            process.executableURL = try TestPaths.thrumBinary
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(env) { _, new in new }
+            let output = Pipe(), errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            // Standard output as it comes (the flash's progress lines say when it writes).
+            let lock = NSLock()
+            nonisolated(unsafe) var out = Data()
+            let reader = Thread {
+                while case let chunk = output.fileHandleForReading.availableData, !chunk.isEmpty {
+                    lock.withLock { out.append(chunk) }
+                }
+            }
+            reader.start()
+            func text() -> String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+            let by = Date().addingTimeInterval(20)
+            while Date() < by, process.isRunning, !(ready(text()) && catchesSIGINT(process.processIdentifier)) {
+                usleep(5_000)
+            }
+            kill(process.processIdentifier, SIGINT)
+            let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            while !reader.isFinished { usleep(5_000) }
+            XCTAssertEqual(process.terminationReason, .exit, "\(arguments[0]) died of the signal: \(err)")
+            XCTAssertFalse(err.contains("crashed"), err)
+            XCTAssertEqual(err.components(separatedBy: "interrupted (signal \(SIGINT))").count, 2, "one line says so: \(err)")
+            return (process.terminationStatus, text(), err)
+        }
+
+        let calibrate = try interrupted(["calibrate", "--port", simulator.ptyPath, "--json"]) { _ in calibrating(trace) }
+        XCTAssertEqual(calibrate.status, 130, calibrate.err)
+        XCTAssertTrue(calibrate.err.contains("the calibration ran to its end"), calibrate.err)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(calibrate.out.utf8)) as? [String: Any], calibrate.out)
+        XCTAssertEqual(report["passed"] as? Bool, true)
+
+        let info = try interrupted(["info", "--port", simulator.ptyPath]) { _ in true }
+        XCTAssertEqual(info.status, 130, info.err)
+        XCTAssertEqual(info.out, "", "info printed after the signal")
+
+        let flash = try interrupted(["flash", image, "--port", storing.ptyPath, "--json"]) { out in
+            out.split(separator: "\n").contains { $0.contains("\"phase\":\"writing\"") && !$0.contains("\"bytes\":0,") }
+        }
+        XCTAssertEqual(flash.status, 130, flash.err)
+        XCTAssertTrue(flash.err.contains("the new library on the device is incomplete (never checked, not switched to"), flash.err)
+        XCTAssertTrue(flash.err.contains("`thrum flash \(image) --port \(storing.ptyPath)`"), flash.err)
+
+        usleep(1_500_000)  // past the device's 1 s watchdog: a session left to it would be a fault now
+        let after = try ThrumProcess.run(["info", "--port", simulator.ptyPath, "--json"], environment: env)
+        XCTAssertEqual(after.status, 0, after.standardError)
+        let state = try XCTUnwrap(try CLITestSupport.json(after) as? [String: Any])
+        let faults = try XCTUnwrap(state["state"] as? [String: Any])
+        XCTAssertEqual((faults["faults"] as? [Any])?.count, 0, "\(faults)")
+        XCTAssertEqual((faults["earlier_faults"] as? [Any])?.count, 0, "\(faults)")
+        // The EEPROM (written back after every page write): neither record page holds a record
+        // (`TL`), so no library is active — the bytes the device took were never committed.
+        storing.stop()
+        let eeprom = try Data(contentsOf: storage)
+        XCTAssertEqual(eeprom.count, 32_768)
+        for page in [0, 64] { XCTAssertNotEqual(Array(eeprom[page..<page + 2]), Array("TL".utf8), "a record at \(page)") }
+        simulator.stop()
+        XCTAssertEqual(try rtpWrites(trace).last?.value ?? 0, 0, "the actuator was left driving")
+    }
+
+    /// Whether `pid` has a handler for SIGINT (`SigCgt` in /proc/PID/status): a signal sent
+    /// before the command installed it would end the process the default way.
+    private func catchesSIGINT(_ pid: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+            let mask = UInt64(line.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << UInt64(SIGINT - 1)) != 0
+    }
+
     /// Whether the chip's MODE register (0x01) has been set to auto-calibration (mode 7).
     private func calibrating(_ trace: URL) -> Bool {
         guard let text = try? String(contentsOf: trace, encoding: .utf8) else { return false }

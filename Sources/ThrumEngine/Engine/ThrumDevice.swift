@@ -106,13 +106,15 @@ public final class ThrumDevice {
     /// Writes a library image (its bytes, ``ThrumLibrary/LibraryImage/encode()``) into the slot not
     /// in use and switches to it once the device has checked it; `progress` is called as bytes
     /// are acknowledged. An image built for another actuator than `expectedProfile` is refused
-    /// before anything is written.
+    /// before anything is written. `shouldStop` (asked as acknowledgements come) true before
+    /// LIBRARY_COMMIT went out ends the write: ``LibraryClientError/interrupted(bytesWritten:totalBytes:)``.
     /// - Throws: ``LibraryClientError``.
     @discardableResult
     public func writeLibrary(
-        _ image: [UInt8], expectedProfile: LibraryImage.Profile? = nil, progress: (LibraryWriteProgress) -> Void = { _ in }
+        _ image: [UInt8], expectedProfile: LibraryImage.Profile? = nil, progress: (LibraryWriteProgress) -> Void = { _ in },
+        shouldStop: () -> Bool = { false }
     ) throws(LibraryClientError) -> LibraryStatusReport {
-        try session.writeLibrary(image, expectedProfile: expectedProfile, progress: progress)
+        try session.writeLibrary(image, expectedProfile: expectedProfile, progress: progress, shouldStop: shouldStop)
     }
 }
 

@@ -45,6 +45,9 @@ public enum LibraryClientError: Error, Sendable, CustomStringConvertible {
     case deviceRefused(status: UInt8)
     /// The device did not answer a library request in time.
     case noReply(String)
+    /// The write was stopped on request (`shouldStop`, a signal) before LIBRARY_COMMIT: the
+    /// image in the inactive slot is incomplete and nothing was switched.
+    case interrupted(bytesWritten: Int, totalBytes: Int)
     /// No stored preset has this id (`available`: the ids that exist).
     case noPreset(id: UInt32, available: [UInt16])
     /// The device holds no library.
@@ -59,6 +62,9 @@ public enum LibraryClientError: Error, Sendable, CustomStringConvertible {
         case .noStorage: return "the device has no library storage (the virtual device needs `thrum sim --storage FILE`)"
         case .deviceRefused(let status): return "the device refused the library: \(Self.statusText(status))"
         case .noReply(let what): return "the device did not answer \(what)"
+        case .interrupted(let written, let total):
+            return "the write stopped after \(written) of \(total) B: the new library is incomplete on the device and was "
+                + "not switched to (the device keeps the library it had)"
         case .noPreset(let id, let available):
             let list = available.prefix(20).map(String.init).joined(separator: ", ")
             return "no stored preset with id \(id) (the library holds \(available.count): \(list)\(available.count > 20 ? ", …" : ""))"
@@ -169,10 +175,15 @@ extension DeviceSession {
     /// writes it into the slot the active library is not in (LIBRARY_BEGIN, LIBRARY_WRITEs on the
     /// sequenced lane), then LIBRARY_COMMIT: the device reads it back, checks its CRC-32 and
     /// switches with one record write. `progress` is called as bytes are acknowledged.
-    /// - Parameter expectedProfile: the device's actuator profile; an image built for another is refused.
+    /// - Parameters:
+    ///   - expectedProfile: the device's actuator profile; an image built for another is refused.
+    ///   - shouldStop: asked as acknowledgements come; true before LIBRARY_COMMIT went out stops
+    ///     the write (``LibraryClientError/interrupted(bytesWritten:totalBytes:)``). After it, the
+    ///     device's check and switch are awaited: they take well under a second.
     @discardableResult
     public func writeLibrary(
-        _ image: [UInt8], expectedProfile: LibraryImage.Profile? = nil, progress: (LibraryWriteProgress) -> Void = { _ in }
+        _ image: [UInt8], expectedProfile: LibraryImage.Profile? = nil, progress: (LibraryWriteProgress) -> Void = { _ in },
+        shouldStop: () -> Bool = { false }
     ) throws(LibraryClientError) -> LibraryStatusReport {
         try requireLibraryProtocol()
         let decoded: LibraryImage
@@ -221,9 +232,11 @@ extension DeviceSession {
                 reported = bytes
                 progress(LibraryWriteProgress(phase: .writing, bytesWritten: bytes, totalBytes: image.count, elapsed: now - started))
             }
-            return failure == nil && link.pendingCount > 0
+            return failure == nil && link.pendingCount > 0 && !shouldStop()
         }
         if let failure { throw .deviceRefused(status: failure) }
+        // Stopped while writes were still on their way: LIBRARY_COMMIT never goes out.
+        if link.pendingCount > 0 && shouldStop() { throw .interrupted(bytesWritten: max(0, reported), totalBytes: image.count) }
         guard link.pendingCount == 0 else { throw .noReply("the library writes") }
         progress(LibraryWriteProgress(phase: .verifying, bytesWritten: image.count, totalBytes: image.count, elapsed: now - started))
         var result: LibraryStatusReport?

@@ -33,15 +33,26 @@ enum CalibrateCommand: Subcommand {
           --baud N           baud rate of a real serial port (default 115200)
           --json             one JSON object: passed (boolean), cause, resonance_hz, a_cal_comp, …
 
-        Exit status: 0 passed, 1 failed (the cause on standard error) or no device.
+        Exit status: 0 passed, 1 failed (the cause on standard error) or no device. Ctrl-C (SIGINT),
+        SIGTERM or SIGQUIT: a calibration under way runs to its end (it cannot be cut short) and is
+        reported, then `thrum: interrupted (signal N): …`, the device released, exit 130, 143 or 131.
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let options = try DeviceCommandOptions.take(from: &arguments)
         let profile = options.profile, json = options.json
+        // A signal from here on ends the command as `play`'s does (after a calibration it cannot
+        // cut short), with the device released.
+        Interrupt.install()
         let target = try options.target()
         let connection = try DeviceConnection.open(target: target, profile: profile)
-        defer { target.close() }
+        defer {
+            connection.device.release()
+            target.close()
+        }
+        if let stop = Interrupt.failure("nothing was measured (it came while connecting); the device was released") {
+            throw stop
+        }
         let device = connection.device
         let identity = connection.status.identity!
         let wasCalibrated = connection.deviceSaysCalibrated
@@ -70,6 +81,13 @@ enum CalibrateCommand: Subcommand {
                     savedTo: saved, wasCalibrated: wasCalibrated, heldAtConnect: heldAtConnect))
         }
         for fault in faults { printError("the device reported fault \(fault.code): \(fault.meaning)") }
+        if let stop = Interrupt.failure(
+            "the calibration ran to its end (the driver's auto-calibration cannot be cut short): the result above is "
+                + (saved != nil ? "kept" : "not kept") + "; the device was released")
+        {
+            printError(stop.message)
+            return stop.exitCode
+        }
         guard diagnosis.passed else {
             printError("calibration failed: \(diagnosis.advice ?? "the driver did not converge")")
             return 1

@@ -25,6 +25,11 @@ enum FlashCommand: Subcommand {
                              calibrate`) is checked; with none kept, the image's own is taken
           --baud N           baud rate of a real serial port (default 115200)
           --json             JSON lines
+
+        Ctrl-C (SIGINT), SIGTERM or SIGQUIT while writing: the writes stop, the device is released,
+        and `thrum: interrupted (signal N): …` says the new library is incomplete on the device and
+        not active (the device keeps the one it had) and how to flash it again; exit 130, 143 or
+        131. Once every byte is written the device's check and switch (under a second) complete.
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
@@ -44,9 +49,16 @@ enum FlashCommand: Subcommand {
         } catch {
             throw CommandFailure(message: "\(file): refused before writing anything: \(error.description)")
         }
+        // A signal from here on stops the writes at the next acknowledgement (never the device's
+        // check and switch once LIBRARY_COMMIT went out), with the device released.
+        Interrupt.install()
         let target = try address.target(orVirtual: { .virtual(profile: profile) })
         let connection = try DeviceConnection.open(target: target, profile: profile, configure: false)
-        defer { target.close() }
+        defer {
+            connection.device.release()
+            target.close()
+        }
+        if let stop = Interrupt.failure("nothing was written; the device keeps its library and was released") { throw stop }
         let expected = deviceProfile(chosen: chosen, connection: connection).map { device in
             let registers = DriverRegisters.derive(from: device)
             return LibraryImage.Profile(
@@ -57,7 +69,7 @@ enum FlashCommand: Subcommand {
         let status: LibraryStatusReport
         var last: LibraryWriteProgress?
         do {
-            status = try connection.device.writeLibrary(bytes, expectedProfile: expected) { p in
+            status = try connection.device.writeLibrary(bytes, expectedProfile: expected, progress: { p in
                 last = p
                 if json {
                     JSONOutput.printLine([
@@ -69,7 +81,14 @@ enum FlashCommand: Subcommand {
                 } else {
                     bar.show(p)
                 }
-            }
+            }, shouldStop: { Interrupt.requested })
+        } catch .interrupted(let written, let total) {
+            bar.finish()
+            throw Interrupt.failure(
+                "\(file): the flash stopped after \(written) of \(total) B: the new library on the device is incomplete (never "
+                    + "checked, not switched to: the device keeps the library it had, if any); to have it, flash it again: "
+                    + "`thrum flash \(file) --port \(target.name)`")
+                ?? CommandFailure(message: "\(file): stopped after \(written) of \(total) B")
         } catch {
             bar.finish()
             throw CommandFailure(message: "\(file): \(error.description)")
@@ -87,6 +106,11 @@ enum FlashCommand: Subcommand {
                 "flashed \(file) to \(target.name): \(status.size) B in \(String(format: "%.2f", seconds)) s"
                     + (seconds > 0 ? String(format: " (%.0f B/s)", Double(status.size) / seconds) : "")
                     + ", verified CRC-32 \(LibraryCommand.hexCRC(status.crc)), slot \(status.slot) active (record \(status.seq))")
+        }
+        // A signal after LIBRARY_COMMIT went out: the device checked and switched; it is said.
+        if let stop = Interrupt.failure("it came after the last write: the new library was checked and is active") {
+            printError(stop.message)
+            return stop.exitCode
         }
         return 0
     }

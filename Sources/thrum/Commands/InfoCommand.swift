@@ -25,24 +25,37 @@ enum InfoCommand: Subcommand {
           --actuator NAME    the profile to judge the kept calibration against (default \(ActuatorProfile.default.id))
           --baud N           baud rate of a real serial port (default 115200)
           --json             one JSON object
+
+        Ctrl-C (SIGINT), SIGTERM or SIGQUIT: the step under way ends (the library read, at most a
+        few seconds), then `thrum: interrupted (signal N): …`, the device released, exit 130, 143
+        or 131, nothing printed on standard output.
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         let options = try DeviceCommandOptions.take(from: &arguments)
         let profile = options.profile, json = options.json
+        // A signal from here on ends the command between its steps, the device released.
+        Interrupt.install()
         let target = try options.target()
         let connection = try DeviceConnection.open(target: target, profile: profile, configure: false)
-        defer { target.close() }
+        defer {
+            connection.device.release()
+            target.close()
+        }
+        let stopped = "nothing was printed; the device was released (info changes nothing on it)"
         let device = connection.device
         do {
+            if let stop = Interrupt.failure(stopped) { throw stop }
             try device.synchronizeClock()
             // A device that reports USB start-of-frame times has sent one by now; the count of its
             // crystal against the frame grid needs reports 200 frames apart: wait for them.
             try device.awaitFrameCount(timeout: .milliseconds(500))
-        } catch {
+        } catch let error as EngineError {
             throw CommandFailure(engine: error)
         }
+        if let stop = Interrupt.failure(stopped) { throw stop }
         let library = try DeviceLibrary.read(connection)
+        if let stop = Interrupt.failure(stopped) { throw stop }
         let info = Info(connection: connection, library: library, status: device.status, health: device.linkHealth)
         if json {
             JSONOutput.print(info.json)

@@ -525,19 +525,3 @@ enum LoopChoice: Equatable {
         }
     }
 }
-
-/// SIGINT, SIGTERM or SIGQUIT while playing (or calibrating before it): stop the actuator and
-/// report instead of dying with the drive on.
-enum Interrupt {
-    nonisolated(unsafe) private static var flag: sig_atomic_t = 0
-
-    static var requested: Bool { flag != 0 }
-    /// The signal that arrived (SIGINT 2, SIGQUIT 3, SIGTERM 15), nil before any.
-    static var signalNumber: Int32? { flag == 0 ? nil : Int32(flag) }
-
-    static func install() {
-        signal(SIGINT) { Interrupt.flag = sig_atomic_t($0) }
-        signal(SIGTERM) { Interrupt.flag = sig_atomic_t($0) }
-        signal(SIGQUIT) { Interrupt.flag = sig_atomic_t($0) }
-    }
-}
