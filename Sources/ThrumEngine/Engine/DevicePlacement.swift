@@ -92,18 +92,30 @@ final class DevicePlacement {
     // MARK: Lead policy
 
     /// How far ahead of now the drive is rendered and sent (see ``HapticEngine/leadTime``).
+    ///
+    /// The session's lead adapts to the link's round trip (``LeadTimePolicy``, at most 120 ms);
+    /// streaming also needs room for two render chunks on top of what a start waits for — the
+    /// restart margin (two smoothed round trips) or the change lead, whichever is longer — so a
+    /// start asked for one lead from now is never moved later, however long the round trip: the
+    /// cap rises with the link (on an 80 ms round trip a start moved 34 ms later, docs/timing.md).
     var leadTime: HostDuration {
         if let fixed = configuration.leadTime { return fixed }
-        // The session's lead adapts to the link's round trip; streaming also needs room for a
-        // render chunk and the restart margin on top of it.
-        return max(session.currentLeadTime, configuration.chunk * 2 + configuration.restartMargin)
+        let wait = max(restartMargin, changeLead)
+        return max(session.currentLeadTime, configuration.chunk * 2 + HostDuration.microseconds(wait.microseconds))
     }
 
     /// ``leadTime`` on the engine's schedule.
     var engineLead: EngineDuration { EngineDuration(truncating: leadTime) }
 
-    /// How far ahead drive is rendered and queued: the lead, or ``HapticEngine/Configuration/queueAhead``.
-    var queueHorizon: EngineDuration { max(engineLead, EngineDuration(truncating: configuration.queueAhead)) }
+    /// How far ahead drive is rendered and queued: the lead, or
+    /// ``HapticEngine/Configuration/queueAhead`` beyond the change lead, so that a host that
+    /// stops for up to `queueAhead` leaves no hole whatever the link: drive rendered after such
+    /// a pause starts one change lead from then (``SharedDevice/emit(now:)``), and on a long
+    /// round trip that lead is ~100 ms (a 130 ms pause on an 80 ms round trip left a 32 ms hole
+    /// when the queue was `queueAhead` from now).
+    var queueHorizon: EngineDuration {
+        max(engineLead, EngineDuration(truncating: configuration.queueAhead) + min(restartMargin, changeLead))
+    }
 
     /// The earliest a change sent now (a CUT and new drive, on the sequenced lane) can take
     /// effect: the fixed part of what host → device frames recently took at most

@@ -1,0 +1,91 @@
+import ThrumCompiler
+@testable import ThrumEngine
+import ThrumHarness
+import ThrumPattern
+import ThrumSim
+import ThrumTestSupport
+import ThrumTime
+import XCTest
+
+/// Links with a long round trip (40–60 ms each way: a radio hop, a network bridge, a pty whose
+/// smoothed round trip rose under load), in virtual time, judged on the simulated chip's trace.
+/// Before, the lead was capped at 120 ms while a start waited two smoothed round trips
+/// (`DevicePlacement.restartMargin`): on an 80 ms round trip `thrum play`'s start moved 34 ms
+/// later, unreported beyond the requested times themselves, and the 200 ms queue left a host
+/// that paused for a little over 90 ms a hole in the drive of its own making (it skipped
+/// rendering up to one change lead from now, ≈ 100 ms there) with "the host fell behind its
+/// queued lead" (docs/timing.md, "Lead, queue and changes").
+final class LongRoundTripTests: XCTestCase {
+    static let heartbeat = HapticPattern(
+        events: [
+            TestPatterns.transient(at: 0, intensity: 1, sharpness: 0.35), TestPatterns.transient(at: 0.16, intensity: 0.6, sharpness: 0.2),
+            TestPatterns.transient(at: 0.8, intensity: 1, sharpness: 0.35), TestPatterns.transient(at: 0.96, intensity: 0.6, sharpness: 0.2),
+        ], parameters: [], parameterCurves: [])
+
+    /// Plays `pattern` as `thrum play` does (its start one lead and 20 ms from now); `during`
+    /// runs once the player started. The report carries the chip's truth.
+    private func play(
+        _ pattern: HapticPattern, on rig: VirtualRig, during: (HapticEngine, Double) -> Void = { _, _ in }
+    ) throws -> PlaybackReport {
+        let engine = try rig.engine()
+        let before = engine.counters
+        let player = try engine.makeAdvancedPlayer(with: pattern)
+        let start = engine.currentTime + engine.leadTime.seconds + 0.02
+        try player.start(atTime: start)
+        during(engine, start)
+        engine.runUntilPlayersFinished(timeout: pattern.duration + 5)
+        engine.waitForOnsetReports(of: player)
+        var report = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: pattern.duration, since: before)
+        rig.attachTruth(to: &report)
+        return report
+    }
+
+    /// Every event at its pattern time in the report and on the chip, inside its bound, on time,
+    /// and no fault.
+    private func assertPlayedAsAsked(_ report: PlaybackReport, _ pattern: HapticPattern, _ label: String) {
+        XCTAssertEqual(report.faults.map(\.message), [], "\(label): faults")
+        let haptic = report.events.filter(\.type.isHaptic)
+        XCTAssertEqual(Set(haptic.map(\.patternIndex)), Set(pattern.events.indices), "\(label): every event listed")
+        for e in haptic {
+            let asked = pattern.events[e.patternIndex].relativeTime
+            XCTAssertEqual(e.status, .onTime, "\(label), event \(e.patternIndex)")
+            // The report's time is the pattern's: the start was not moved.
+            XCTAssertEqual(e.requestedTime, asked, accuracy: 1e-6, "\(label), event \(e.patternIndex): requested at \(e.requestedTime) s")
+            // The chip drove it there (its first non-zero write, the planned pre-shift before it).
+            guard let truth = e.trueDriveOnsetTime else {
+                XCTFail("\(label), event \(e.patternIndex): the chip did not drive it")
+                continue
+            }
+            XCTAssertEqual(truth, asked - e.preShift, accuracy: 300e-6, "\(label), event \(e.patternIndex): drove \(((truth - asked + e.preShift) * 1e3)) ms off its time")
+            if let onset = e.onsetTime, let bound = e.onsetBound, let trueOnset = e.trueOnsetTime {
+                XCTAssertLessThanOrEqual(abs(onset - trueOnset), bound + 1e-6, "\(label), event \(e.patternIndex): the bound misses the truth")
+            } else {
+                XCTFail("\(label), event \(e.patternIndex): no reported onset")
+            }
+        }
+    }
+
+    /// An 80 ms round trip (`thrum sim --link out=40-40ms,back=40-40ms`): the heartbeat at its
+    /// time, then a metronome through a 130 ms host stall (the queue covers it: nothing lost,
+    /// nothing reported lost).
+    func testAnEightyMillisecondRoundTripStartsOnTimeAndRidesOutAStall() throws {
+        let rig = VirtualRig(link: try LinkSpec.link(parsing: "out=40ms,back=40ms"))
+        try rig.connect(calibrate: false)
+        let engine = try rig.engine()
+        XCTAssertGreaterThanOrEqual(engine.leadTime, .milliseconds(180), "the lead covers two round trips and two chunks")
+        assertPlayedAsAsked(try play(Self.heartbeat, on: rig), Self.heartbeat, "heartbeat")
+        let metronome = TestPatterns.metronome(beats: 25, interval: 0.02)
+        let report = try play(metronome, on: rig) { engine, start in
+            engine.run(until: start + 0.15)
+            rig.pump.stallHost(for: 130_000)
+        }
+        assertPlayedAsAsked(report, metronome, "metronome, 130 ms stall")
+    }
+
+    /// A 120 ms round trip: the heartbeat at its time.
+    func testAHundredAndTwentyMillisecondRoundTripStartsOnTime() throws {
+        let rig = VirtualRig(link: try LinkSpec.link(parsing: "out=60ms,back=60ms"))
+        try rig.connect(calibrate: false)
+        assertPlayedAsAsked(try play(Self.heartbeat, on: rig), Self.heartbeat, "heartbeat")
+    }
+}
