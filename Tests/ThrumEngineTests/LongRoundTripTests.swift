@@ -82,10 +82,34 @@ final class LongRoundTripTests: XCTestCase {
         assertPlayedAsAsked(report, metronome, "metronome, 130 ms stall")
     }
 
-    /// A 120 ms round trip: the heartbeat at its time.
+    /// A 120 ms round trip: the heartbeat at its time. Then a start asked for sooner than the
+    /// link allows (now): the play's origin is where it could start, and the report says so —
+    /// every requested time is on that origin, the chip drove each event there, the rhythm kept.
     func testAHundredAndTwentyMillisecondRoundTripStartsOnTime() throws {
         let rig = VirtualRig(link: try LinkSpec.link(parsing: "out=60ms,back=60ms"))
         try rig.connect(calibrate: false)
         assertPlayedAsAsked(try play(Self.heartbeat, on: rig), Self.heartbeat, "heartbeat")
+
+        let engine = try rig.engine()
+        let before = engine.counters
+        let beat = HapticPattern(events: Array(Self.heartbeat.events.prefix(2)), parameters: [], parameterCurves: [])
+        let player = try engine.makeAdvancedPlayer(with: beat)
+        let asked = engine.currentTime
+        try player.start(atTime: asked)
+        engine.runUntilPlayersFinished(timeout: 2)
+        engine.waitForOnsetReports(of: player)
+        var report = engine.playbackReport(for: player, pattern: beat, startTime: asked, duration: beat.duration, since: before)
+        rig.attachTruth(to: &report)
+        XCTAssertEqual(report.faults.map(\.message), [])
+        let events = report.events.filter(\.type.isHaptic).sorted { $0.patternIndex < $1.patternIndex }
+        XCTAssertEqual(events.count, 2)
+        let origin = try XCTUnwrap(events.first).requestedTime
+        XCTAssertGreaterThan(origin, 0.2, "the start waited two round trips (240 ms) less the pre-shift")
+        for e in events {
+            XCTAssertEqual(e.status, .onTime, "event \(e.patternIndex)")
+            XCTAssertEqual(e.requestedTime - origin, beat.events[e.patternIndex].relativeTime, accuracy: 1e-6, "the whole play moved")
+            let truth = try XCTUnwrap(e.trueDriveOnsetTime, "event \(e.patternIndex) not driven")
+            XCTAssertEqual(truth, e.requestedTime - e.preShift, accuracy: 300e-6, "event \(e.patternIndex) driven where the report says")
+        }
     }
 }
