@@ -80,6 +80,30 @@ final class LongRoundTripTests: XCTestCase {
             rig.pump.stallHost(for: 130_000)
         }
         assertPlayedAsAsked(report, metronome, "metronome, 130 ms stall")
+
+        // A rescheduled play (a rate change: a CUT and the drive placed again from there)
+        // continues where the cut takes effect: the chip's drive of a continuous event has no
+        // write of 0 between its first and its last drive.
+        let long = HapticPattern(
+            events: [TestPatterns.continuous(at: 0, duration: 0.8, intensity: 0.8)], parameters: [], parameterCurves: [])
+        let player = try engine.makeAdvancedPlayer(with: long)
+        let start = engine.currentTime + engine.leadTime.seconds + 0.02
+        try player.start(atTime: start)
+        engine.run(until: start + 0.25)
+        // The change takes effect where a start would wait: the restart margin (160 ms) from now.
+        let effect = 0.25 + max(engine.restartMargin, engine.changeLead).seconds
+        player.playbackRate = 2
+        engine.runUntilPlayersFinished(timeout: 3)
+        engine.waitForOnsetReports(of: player)
+        XCTAssertEqual(engine.onsets(for: player).map(\.status), [.onTime])
+        let writes = rig.device.chip.trace.registerWrites.filter { $0.register == 0x02 && Double($0.time) >= (start - 0.05) * 1e6 }
+        let first = try XCTUnwrap(writes.firstIndex { $0.value != 0 }, "the chip drove")
+        let last = try XCTUnwrap(writes.lastIndex { $0.value != 0 })
+        let zeros = writes[first...last].filter { $0.value == 0 }.map { Double($0.time) / 1e6 - start }
+        XCTAssertEqual(zeros, [], "a hole in the drive at these times (s from the start)")
+        // At rate 1 up to the change, the rest at rate 2.
+        let driven = Double(writes[last].time - writes[first].time) / 1e6
+        XCTAssertEqual(driven, effect + (0.8 - effect) / 2, accuracy: 0.02, "the drive lasted \(driven) s")
     }
 
     /// A 120 ms round trip: the heartbeat at its time. Then a start asked for sooner than the
