@@ -64,7 +64,8 @@ public struct SegmentCommand: Sendable, Hashable {
             self.init(lead: 0, markedDuration: duration, markedTo: to, restDuration: 0)
         }
 
-        init(lead: UInt32, markedDuration: UInt32, markedTo: UInt8, restDuration: UInt32) {
+        /// Creates a led ramp from its parts.
+        public init(lead: UInt32, markedDuration: UInt32, markedTo: UInt8, restDuration: UInt32) {
             self.lead = lead
             self.markedDuration = markedDuration
             self.markedTo = markedTo

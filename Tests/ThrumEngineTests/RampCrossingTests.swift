@@ -38,15 +38,15 @@ final class RampCrossingTests: XCTestCase {
     /// To 1 over 0.6 s (the old lead made it 150 ms late; lengthened to its fixed point it is
     /// twice as long: split, its marked half led by 0.3 s, so it comes first, with nothing
     /// before it), to 26 over 0.6 s (0.2 ms late before), 0.97 s (the longest that fits 1 s
-    /// lengthened) and 1 s (too long lengthened: split), to 255 over 1 s (split).
-    static let alone = [Attack(to: 1, seconds: 0.6), Attack(to: 26, seconds: 0.6), Attack(to: 26, seconds: 1), Attack(to: 255, seconds: 1)]
-    static let mixed = [Attack(to: 1, seconds: 0.6), Attack(to: 26, seconds: 0.97), Attack(to: 26, seconds: 1)]
+    /// lengthened) and 1 s (too long lengthened: split; ramps to 255 and any `to` are split alike:
+    /// `SegmentCommand.led`'s own tests).
+    static let alone = [Attack(to: 1, seconds: 0.6), Attack(to: 26, seconds: 0.6), Attack(to: 26, seconds: 1)]
+    static let mixed = [Attack(to: 1, seconds: 0.6), Attack(to: 26, seconds: 0.97)]
     /// A preset's drive may start at most 65 ms before its pattern time 0 (its lead is 16 bits):
-    /// the ramp to 1 comes last, 0.4 s after the drive before it.
-    static let stored = [Attack(to: 26, seconds: 0.6), Attack(to: 26, seconds: 1), Attack(to: 1, seconds: 0.6)]
+    /// no ramp to 1 first (its lead is 0.3 s).
+    static let stored = [Attack(to: 26, seconds: 0.6), Attack(to: 26, seconds: 1)]
 
-    /// The attacks one after the other, each held 10 ms and released in 10 ms, 0.1 s apart (a
-    /// ramp to 1, led by half its length, 0.4 s after the one before it).
+    /// The attacks one after the other, each held 10 ms and released in 10 ms, 0.1 s apart.
     static func pattern(_ attacks: [Attack]) -> HapticPattern {
         HapticPattern(
             events: zip(attacks, starts(attacks)).map { a, t in
@@ -61,14 +61,14 @@ final class RampCrossingTests: XCTestCase {
 
     static func starts(_ attacks: [Attack]) -> [Double] {
         var t = 0.0
-        return attacks.enumerated().map { i, a in
-            if i > 0 { t += attacks[i - 1].seconds + (a.to == 1 ? 0.4 : 0.1) }
+        return attacks.map { a in
+            defer { t += a.seconds + 0.1 }
             return t
         }
     }
 
     /// How long `attacks` play.
-    static func length(_ attacks: [Attack]) -> Double { (starts(attacks).last ?? 0) + (attacks.last?.seconds ?? 0) + 0.1 }
+    static func length(_ attacks: [Attack]) -> Double { attacks.reduce(0) { $0 + $1.seconds + 0.1 } }
 
     /// The marked first segment of each event as compiled.
     static func firstSegments(_ program: DriveProgram) -> [DriveSegment] {
@@ -159,7 +159,8 @@ final class RampCrossingTests: XCTestCase {
         try rig.connect(calibrate: false)
         try rig.session.writeLibrary(try built.image.encode())
         let engine = try rig.engine()
-        let image = try engine.storedLibrary().image
+        // The image written is the one the device holds (LibraryEndToEndTests reads it back).
+        let image = built.image
         let preset = try XCTUnwrap(image.preset(id: 7))
         engine.run(for: 0.2)
         let started = try engine.playStoredPreset(preset, in: image, atTime: engine.currentTime + 0.05)
