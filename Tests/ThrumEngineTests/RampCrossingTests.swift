@@ -139,6 +139,29 @@ final class RampCrossingTests: XCTestCase {
         assertOnTime(try streamedErrors(Self.mixed, mixed: true), Self.mixed, "mixed")
     }
 
+    /// A prepared pattern (preloaded into a device program slot) started with a GO: the program
+    /// the device holds is the same device form (`ProgramPacker.deviceForm`). Before, it held the
+    /// compiled segments, so the ramp first drove at its own crossing, 11.5 ms late on a ramp to 26
+    /// over 0.6 s.
+    func testASlowAttackPreparedAndStartedWithAGoFirstDrivesOnItsPlan() throws {
+        let rig = EngineRig()
+        let engine = rig.engine
+        let attacks = [Attack(to: 26, seconds: 0.6)]
+        let pattern = Self.pattern(attacks)
+        try engine.prepare(pattern)
+        XCTAssertTrue(engine.isPreloaded(pattern))
+        engine.run(for: 0.1)
+        let player = try engine.makePlayer(with: pattern)
+        try player.start(atTime: rig.now + 0.05)
+        engine.run(for: Self.length(attacks) + 0.1)
+        XCTAssertEqual(engine.preparedStarts, 1, "a GO")
+        let record = try XCTUnwrap(engine.onsets(for: player).first)
+        XCTAssertEqual(record.status, .onTime)
+        let drive = try XCTUnwrap(Self.firstDrive(on: rig.device, near: record.intendedDriveTime), "the chip never drove")
+        assertOnTime([((drive - record.intendedDriveTime) * 1e6).rounded()], attacks, "prepared")
+        XCTAssertNotNil(rig.trueOnset(record), "the bound holds the chip's first drive")
+    }
+
     /// The same attacks built into a library (`LibraryBuilder`, as `thrum library build`),
     /// written to the virtual device's storage and played by id: each event's first drive lands
     /// where the compiled program plans it (pattern time 0 the preset's lead after its start).
