@@ -44,6 +44,8 @@ final class DevicePlacement {
     private(set) var streamHeldUntil = EngineTime.zero
     /// Keeps contiguous streamed drive contiguous on the device clock.
     private(set) var timeline = DeviceTimeline()
+    /// SEGMENT messages sent (a led ramp too long for one segment goes out as two).
+    private(set) var segmentMessages = 0
     /// The group timeline this device schedules on, when it is in a ``HapticEngineGroup`` whose
     /// devices see one USB frame grid (``FrameTimebase``).
     var frameTimebase: FrameTimebase.Membership? {
@@ -227,10 +229,12 @@ final class DevicePlacement {
             link.send(
                 .segment(
                     SegmentCommand(start: device.wire.rawValue, duration: led.markedDuration, from: s.from, to: led.markedTo, event: s.eventID)))
+            segmentMessages += 1
             if led.restDuration > 0 {
                 let rest = device + .microseconds(Int64(led.markedDuration))
                 lastDeviceStart = rest
                 link.send(.segment(SegmentCommand(start: rest.wire.rawValue, duration: led.restDuration, from: led.markedTo, to: s.to)))
+                segmentMessages += 1
             }
             sentEnd = max(sentEnd, start + s.length)
             return device

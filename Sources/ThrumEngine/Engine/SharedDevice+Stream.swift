@@ -125,7 +125,6 @@ extension SharedDevice {
     /// clock (``DevicePlacement/place(_:)``).
     func send(_ s: DriveSegment) {
         placement.place(.segment(s))
-        segmentsSent += 1
     }
 
     /// Throws away drive already sent from now on: any-lane STOP (the device empties its queue and
