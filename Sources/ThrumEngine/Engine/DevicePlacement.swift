@@ -44,6 +44,8 @@ final class DevicePlacement {
     private(set) var streamHeldUntil = EngineTime.zero
     /// Keeps contiguous streamed drive contiguous on the device clock.
     private(set) var timeline = DeviceTimeline()
+    /// SEGMENT messages sent (a led ramp too long for one segment goes out as two).
+    private(set) var segmentMessages = 0
     /// The group timeline this device schedules on, when it is in a ``HapticEngineGroup`` whose
     /// devices see one USB frame grid (``FrameTimebase``).
     var frameTimebase: FrameTimebase.Membership? {
@@ -209,23 +211,31 @@ final class DevicePlacement {
             let mapped = timeline.map(
                 hostStart: start.hostTime, duration: s.length.hostDuration, clock: link.clock, frames: link.frameClock,
                 shift: session.latencyCorrection)
-            // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it that
-            // much earlier (keeping its end) so that its first drive lands on the intended instant.
-            var duration = UInt32(clamping: mapped.duration.microseconds)
-            var lead: UInt32 = 0
-            if s.eventID != 0 {
-                lead = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
-                duration += lead
-            }
-            let device = behindTail((mapped.start - .microseconds(Int64(lead))).clampedToOrigin)
+            // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it
+            // earlier by the lead that puts the lengthened ramp's crossing on the intended instant,
+            // keeping its end (split when that is longer than a segment may be).
+            let duration = UInt32(clamping: mapped.duration.microseconds)
+            let led =
+                s.eventID != 0
+                ? SegmentCommand.led(duration: duration, from: s.from, to: s.to)
+                : SegmentCommand.Led(whole: duration, to: s.to)
+            let device = behindTail((mapped.start - .microseconds(Int64(led.lead))).clampedToOrigin)
             lastDeviceStart = device
             // The latency learnt is onset − the first drive as scheduled (the compensator's definition).
             if s.eventID != 0 {
-                let first = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
+                let first = SegmentCommand.firstDriveOffset(duration: led.markedDuration, from: s.from, to: led.markedTo)
                 intendedDeviceStart[s.eventID] = device + .microseconds(Int64(first))
             }
             link.send(
-                .segment(SegmentCommand(start: device.wire.rawValue, duration: duration, from: s.from, to: s.to, event: s.eventID)))
+                .segment(
+                    SegmentCommand(start: device.wire.rawValue, duration: led.markedDuration, from: s.from, to: led.markedTo, event: s.eventID)))
+            segmentMessages += 1
+            if led.restDuration > 0 {
+                let rest = device + .microseconds(Int64(led.markedDuration))
+                lastDeviceStart = rest
+                link.send(.segment(SegmentCommand(start: rest.wire.rawValue, duration: led.restDuration, from: led.markedTo, to: s.to)))
+                segmentMessages += 1
+            }
             sentEnd = max(sentEnd, start + s.length)
             return device
         case .program(let program, let origin, let driveStart, let end, let eventBase, let wakeFor):

@@ -102,17 +102,14 @@ extension SharedDevice {
     /// from 0 and runs past `t1`: at that segment's end, so it goes out whole, as compiled, and
     /// first drives at its own crossing (cut, it would be re-quantised: 0 → 0 before the
     /// crossing, or a crossing moved by the rounding of its new end; nil when no such onset is at
-    /// `t0`). A first segment that starts driving at once is cut like any other. The device
-    /// plays a segment of at most 1 s, and the placement starts a marked ramp up from 0 its
-    /// crossing earlier (``DevicePlacement/place(_:)``): a segment too long for that ends
-    /// earlier, twice its crossing short of the limit.
+    /// `t0`). A first segment that starts driving at once is cut like any other. A compiled
+    /// segment is at most 1 s long; the placement starts it earlier so that its crossing lands on
+    /// the onset, and splits it where that would pass the device's 1 s limit
+    /// (``DevicePlacement/place(_:)``, `SegmentCommand.led`).
     static func firstSegmentEnd(from t0: EngineTime, to t1: EngineTime, onsets: [StreamingPatternPlayer.ChunkOnset]) -> EngineTime? {
-        let limit = EngineDuration.microseconds(Int64(ProtocolConstants.segmentMaxDurationMicroseconds))
         var end: EngineTime?
         for onset in onsets where onset.mark.engineTime == t0 && onset.firstSegmentEnd > t1 && onset.firstDrive > .zero {
-            var e = onset.firstSegmentEnd
-            if (e - t0) + onset.firstDrive > limit { e = t0 + limit - onset.firstDrive * 2 }
-            if e > t1 { end = max(end ?? e, e) }
+            end = max(end ?? onset.firstSegmentEnd, onset.firstSegmentEnd)
         }
         return end
     }
@@ -128,7 +125,6 @@ extension SharedDevice {
     /// clock (``DevicePlacement/place(_:)``).
     func send(_ s: DriveSegment) {
         placement.place(.segment(s))
-        segmentsSent += 1
     }
 
     /// Throws away drive already sent from now on: any-lane STOP (the device empties its queue and

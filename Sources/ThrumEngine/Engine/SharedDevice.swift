@@ -52,7 +52,7 @@ public final class SharedDevice: @unchecked Sendable {
     /// What the device supports, once connected.
     public internal(set) var capabilities: DeviceCapabilities?
     /// Drive segments sent since the device was opened (re-renders after a STOP included).
-    public internal(set) var segmentsSent = 0
+    public var segmentsSent: Int { placement.segmentMessages }
     /// CUTs sent (queued drive replaced from an instant on, for a change).
     public internal(set) var cutsSent = 0
     /// The error that stopped the device (link or transport failure, fault), if any.
