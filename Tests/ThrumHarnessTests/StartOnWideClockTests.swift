@@ -78,4 +78,29 @@ final class StartOnWideClockTests: XCTestCase {
         XCTAssertLessThan(startCost, 0.1, "the start waited \(startCost) s")
         print("StartOnWideClockTests: drive errors µs \(errors.map { Int(($0 * 1e6).rounded()) }), start cost \(startCost) s")
     }
+
+    /// On links whose bracket cannot narrow to 2 ms (an FTDI bridge's 16 ms latency timer, a
+    /// lasting 2–6 ms return leg) the narrowing gives up after a few samples that did not narrow
+    /// it, instead of pinging for its 0.5 s cap before every start.
+    func testAStartOnALinkThatCannotNarrowWaitsOnlyAFewRoundTrips() throws {
+        var asymmetric = DelayLink.Shape()
+        asymmetric.outbound = .uniform(300...600)
+        asymmetric.inbound = .uniform(2_000...6_000)
+        let links: [(String, any LinkModel)] = [
+            ("ftdi-115200-16ms", try XCTUnwrap(LinkCatalogue.profile(named: "ftdi-115200-16ms")).make(3)),
+            ("asymmetric 0.3-0.6 / 2-6 ms", DelayLink(shape: asymmetric, seed: 3)),
+        ]
+        for (name, link) in links {
+            let rig = VirtualRig(link: link)
+            try rig.connect()
+            let before = rig.clock.now()
+            _ = try rig.engine()
+            let cost = (rig.clock.now() - before).seconds
+            let bounds = rig.session.link.clock.bounds(at: rig.clock.now())
+            let width = Double((bounds.upperBound - bounds.lowerBound).microseconds)
+            XCTAssertGreaterThan(width, 2_000, "\(name): the bracket could not narrow to 2 ms")
+            XCTAssertLessThan(cost, 0.1, "\(name): the start waited \(cost) s")
+            print("StartOnWideClockTests: \(name): engine start \(Int((cost * 1e3).rounded())) ms, bracket \(Int(width)) µs")
+        }
+    }
 }
