@@ -72,6 +72,8 @@ extension SharedDevice {
                 }
             }
             if capabilities?.standby == true { try session.wake(idleTimeout: configuration.preparedTimeout) }
+            // A prepared start's GO is placed on the clock's middle too.
+            try session.narrowClockForStart()
         } catch {
             throw Self.hapticError(error)
         }

@@ -249,6 +249,9 @@ public final class SharedDevice: @unchecked Sendable {
                     // Kept in calibrationResult; the driver plays on its default calibration words.
                 }
             }
+            // The first drive goes to the middle of the clock bracket and the schedule then only
+            // slews: a bracket left wide by slow round trips would offset the whole play.
+            try session.narrowClockForStart()
         } catch {
             let code: HapticErrorCode
             switch error {
@@ -448,6 +451,7 @@ public final class SharedDevice: @unchecked Sendable {
         lastLinkRun = timeNow
         do {
             try session.resynchronizeClock()
+            try session.narrowClockForStart()
         } catch {
             linkFailed(error)
             return
