@@ -21,10 +21,11 @@ public final class DRV2605LModel {
     /// Outcome of the last calibration or diagnostics run (nil before the first one).
     public private(set) var lastCalibration: Result<CalibrationResult, CalibrationFailure>?
 
-    /// Integration steps taken (``LRAModel`` steps of at most ``DRV2605LConfiguration/internalStepMicros``),
-    /// and spans passed at once because the actuator was at rest to the last bit
-    /// (``LRAModel/isAtRestOpen(upTo:)``): what the simulation cost, whatever the time simulated.
+    /// Integration steps taken (``LRAModel`` steps of at most ``DRV2605LConfiguration/internalStepMicros``):
+    /// what the simulation cost, whatever the time simulated.
     public private(set) var integrationSteps = 0
+    /// Spans passed at once because the actuator was at rest to the last bit
+    /// (``LRAModel/isAtRestOpen(upTo:)``), each instead of its integration steps.
     public private(set) var restSteps = 0
 
     /// Whether a run of quiet trace windows (no drive, the actuator still to 1 nG) keeps only its

@@ -107,9 +107,9 @@ public final class VirtualDevice {
     public private(set) var triggerLevels: UInt8 = 0
     /// The library storage (from the configuration).
     public var storage: LibraryStorage? { configuration.storage }
-    /// Firmware main-loop passes run, and coarse passes passed over in idle spans
-    /// (``skipIdle(to:)``): what the simulation cost, whatever the time simulated.
+    /// Firmware main-loop passes run: what the simulation cost, whatever the time simulated.
     public private(set) var passesRun = 0
+    /// Coarse main-loop passes passed over in idle spans (``skipIdle(to:)``).
     public private(set) var passesSkipped = 0
     /// Idle skips whose closing pass was not idle after all (``skipIdle(to:)``): the firmware did
     /// work no deadline announced, which the skipped passes may have done earlier. Always 0 so far;
