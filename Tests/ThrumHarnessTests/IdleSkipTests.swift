@@ -34,13 +34,13 @@ final class IdleSkipTests: XCTestCase {
     /// replaces the actuator's (a lower Q rings down to rest sooner).
     private func play(
         _ pattern: HapticPattern, skipping: Bool, calibrate: Bool, link: LinkProfile = LinkCatalogue.usbFullSpeed, seed: UInt64 = 1,
-        coalescing: Bool = false, pingInterval: Double? = nil, mechanicalQ: Double? = nil
+        coalescing: Bool = false, pingInterval: Double? = nil, mechanicalQ: Double? = nil, clockStart: UInt32? = nil
     ) throws -> Run {
         var session = DeviceSessionConfiguration()
         if let pingInterval { session.link.pingInterval = .seconds(pingInterval) }
         var rng = SplitMix64(seed: seed ^ 0xC10C)
         var device = VirtualDeviceFactory.configuration(
-            for: .default, crystalErrorPPM: seed % 2 == 0 ? 100 : -100, clockStart: UInt32(truncatingIfNeeded: rng.next()))
+            for: .default, crystalErrorPPM: seed % 2 == 0 ? 100 : -100, clockStart: clockStart ?? UInt32(truncatingIfNeeded: rng.next()))
         if let mechanicalQ { device.actuator.mechanicalQ = mechanicalQ }
         let rig = VirtualRig(profile: .default, link: link.make(seed), sessionConfiguration: session, deviceConfiguration: device)
         rig.pump.skipsIdle = skipping
@@ -76,13 +76,16 @@ final class IdleSkipTests: XCTestCase {
 
     /// From rest (no calibration buzz at connect or start), on the USB link with its
     /// start-of-frame times and a crystal 100 ppm slow, and on a jittered FTDI bridge with a crystal
-    /// 100 ppm fast: transients after 0.6 s of wait and 30 ms apart, stepped and skipped, are the
-    /// same run.
+    /// 100 ppm fast whose 32-bit clock wraps 0.4 s in, during the wait: transients after 0.6 s of
+    /// wait and 30 ms apart, stepped and skipped, are the same run.
     func testSkippingIdleTimeChangesNothingTheChipOrTheWireSees() throws {
         let p = pattern([0.6, 0.63])
-        for (link, seed) in [(LinkCatalogue.usbFullSpeed, UInt64(1)), (LinkCatalogue.profile(named: "ftdi-115200-1ms")!, UInt64(2))] {
-            let skipped = try play(p, skipping: true, calibrate: false, link: link, seed: seed)
-            let stepped = try play(p, skipping: false, calibrate: false, link: link, seed: seed)
+        let wrapping = UInt32.max - 400_000
+        for (link, seed, start) in [
+            (LinkCatalogue.usbFullSpeed, UInt64(1), UInt32?.none), (LinkCatalogue.profile(named: "ftdi-115200-1ms")!, 2, wrapping),
+        ] {
+            let skipped = try play(p, skipping: true, calibrate: false, link: link, seed: seed, clockStart: start)
+            let stepped = try play(p, skipping: false, calibrate: false, link: link, seed: seed, clockStart: start)
             assertSameRun(skipped, stepped, link.name)
             XCTAssertEqual(skipped.report.events.map(\.status), [.onTime, .onTime], link.name)
         }
