@@ -504,9 +504,10 @@ enum LoopChoice: Equatable {
     }
 
     /// Refuses one pass on the virtual device whose last event starts more than
-    /// ``longestVirtualPlay`` s in (over `rate`): the virtual device simulates every second up to
-    /// it (≈ 3 ms of CPU each), so a transient at 86 400 s would take minutes to reach. A usage
-    /// error naming the limit, as for loops; `render` draws such a pattern without playing it.
+    /// ``longestVirtualPlay`` s in (over `rate`): the virtual device passes its idle stretches at
+    /// once, but the host still wakes every render chunk and pings every 150 ms in virtual time
+    /// (≈ 1.8 ms of CPU a second waited), so a transient at 86 400 s would take minutes to reach.
+    /// A usage error naming the limit, as for loops; `render` draws such a pattern without playing it.
     static func checkVirtualPlay(of pattern: HapticPattern, rate: Double, name: String) throws(UsageError) {
         let lastStart = (pattern.events.map(\.relativeTime).max() ?? 0) / rate
         guard lastStart > longestVirtualPlay else { return }
