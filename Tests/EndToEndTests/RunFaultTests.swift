@@ -210,6 +210,7 @@ final class RunFaultTests: XCTestCase {
         }
         let haptic = report.events.filter(\.type.isHaptic)
         XCTAssertEqual(haptic.count, 30)
+        XCTAssertFalse(haptic.contains { $0.status == .notReported }, "\(haptic.map(\.status.rawValue))")
         let origin = rig.trueStartTime(of: report)
         var off = 0
         for e in haptic {
@@ -237,6 +238,49 @@ final class RunFaultTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(off, 0, "the lost clock time made some drive late")
+    }
+
+    /// The CUT that places the drive again on a moved clock also removes drive queued on the old
+    /// clock for events whose time has passed on the host's clock but that the device, 30 ms
+    /// behind, had not reached: those never play and are not placed again. They used to be
+    /// `not_reported` ("no onset report came back"); they are `cut_by_clock_move`. Judged by the
+    /// chip's trace: no drive for them on either clock, and every event the chip did not drive
+    /// says so.
+    func testEventsTheScheduleRestartCutAreCutByClockMove() throws {
+        let rig = VirtualRig(link: FixedLatencyLink(latency: 1_000))
+        let pattern = TestPatterns.metronome(beats: 10, interval: 0.1)
+        let loss: UInt32 = 30_000
+        let report = try play(pattern, on: rig) { _, start in
+            // The host sees the move a round trip later and cuts a change lead after that: the
+            // beat at 0.4 s, due 20 ms after the loss, is then past on the host's clock.
+            rig.pump.deviceFaults = [.clockLoss(at: UInt64((start + 0.38) * 1e6), by: loss)]
+        }
+        let haptic = report.events.filter(\.type.isHaptic)
+        XCTAssertEqual(haptic.count, 10)
+        let origin = rig.trueStartTime(of: report)
+        var cut = 0
+        for e in haptic {
+            XCTAssertNotEqual(e.status, .notReported, "event \(e.patternIndex): every event's fate is known")
+            let intended = origin + (e.requestedTime - e.preShift) * 1e6
+            // On time, or on the clock 30 ms behind: 100 ms apart, no other beat is near.
+            let drove = rig.firstDrive(near: intended, before: 1_000, window: Double(loss) + 5_000) != nil
+            if e.status == .cutByClockMove {
+                cut += 1
+                XCTAssertNil(e.driveOnsetTime)
+                // Not on its time, nor on the clock 30 ms behind: only what of its drive lay after
+                // the restart (this beat's last 20 ms) played, afresh, as the report says.
+                let restart = origin + (try XCTUnwrap(e.scheduleRestart, "the restart is named")) * 1e6
+                XCTAssertGreaterThan(restart, intended, "its time had passed when the schedule restarted")
+                if let first = rig.firstDrive(near: intended, before: 1_000, window: Double(loss) + 5_000) {
+                    XCTAssertGreaterThan(first, restart - 500, "event \(e.patternIndex): the chip started it before the restart")
+                }
+                XCTAssertNil(rig.firstDrive(near: intended + Double(loss), before: 1_000, window: 1_000), "nothing on the old clock")
+            } else {
+                XCTAssertTrue(drove, "event \(e.patternIndex) \(e.status.rawValue), but the chip never drove it")
+            }
+        }
+        XCTAssertEqual(cut, 1, "the beat at 0.4 s: \(haptic.map(\.status.rawValue))")
+        XCTAssertEqual(haptic[4].status, .cutByClockMove)
     }
 
     func testADeviceClockThatLosesTimeWhileTheHostStallsIsFollowed() throws {

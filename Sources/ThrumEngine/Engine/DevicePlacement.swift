@@ -331,6 +331,26 @@ final class DevicePlacement {
         return true
     }
 
+    /// A CUT (or STOP) placed the drive again after the device's clock moved
+    /// (``SharedDevice/followMovedClock()``): the device drops what was queued to start from its
+    /// clock reading `cut` on, and the host renders again from engine time `resume`. Marks sent to
+    /// start at or after `cut` (on the clock before the move) whose time lies before `resume` are
+    /// not placed again: their start is gone (what of their drive lies after `resume` is rendered
+    /// afresh, without an onset), and they become ``PlaybackReport/OnsetStatus/cutByClockMove``
+    /// (a report of one, should the CUT have reached the device after it began, still says what it did).
+    func movedClockCut(before resume: EngineTime, fromDevice cut: DeviceTime) {
+        for (id, start) in intendedDeviceStart where start >= cut && !romMarks.contains(id) {
+            guard let record = marks[id], record.status == .notReported, EngineTime(seconds: record.intendedDriveTime) < resume else {
+                continue
+            }
+            intendedDeviceStart[id] = nil
+            for mark in [id] + (followerMarks[id] ?? []) where marks[mark]?.status == .notReported {
+                marks[mark]?.status = .cutByClockMove
+                marks[mark]?.scheduleRestart = resume.seconds
+            }
+        }
+    }
+
     struct MarkKey: Hashable {
         var player: Int
         var run: Int
@@ -358,7 +378,7 @@ final class DevicePlacement {
     func clockRestarted(previous: ClockModel, since: DeviceTime) -> [UInt32] {
         var suspect: [UInt32] = []
         for (id, record) in marks {
-            if record.status == .notReported, stampedClocks[id] == nil { stampedClocks[id] = previous }
+            if [.notReported, .cutByClockMove].contains(record.status), stampedClocks[id] == nil { stampedClocks[id] = previous }
             if !record.boundSuspect, let onset = record.deviceOnset, onset >= since {
                 marks[id]?.boundSuspect = true
                 suspect.append(id)
