@@ -70,6 +70,7 @@ final class DevicePlacement {
         streamFloor = now
         streamHeldUntil = now
         lastDeviceStart = nil
+        lastStoredPreset = nil
         if fresh {
             timeline = DeviceTimeline()
             timeline.timebase = frameTimebase
@@ -252,10 +253,34 @@ final class DevicePlacement {
             // Its last entries reach the device's queue only as it plays: streamed drive leaves
             // once the preset's drive is over, starting a change lead after that.
             let end = start + length
-            streamHeldUntil = max(streamHeldUntil, end)
-            outOfStream(until: end + max(restartMargin, changeLead) + .milliseconds(2))
+            holdStream(until: end)
+            lastStoredPreset = (eventBase, lastDeviceStart!, end)
             return device
         }
+    }
+
+    /// No streamed drive until `end`, the end of drive the device expands itself (a stored
+    /// preset's), and none before a change lead after it.
+    private func holdStream(until end: EngineTime) {
+        streamHeldUntil = max(streamHeldUntil, end)
+        outOfStream(until: end + max(restartMargin, changeLead) + .milliseconds(2))
+    }
+
+    /// The last stored preset placed: its onset ids from `eventBase`, where its drive ends on the
+    /// device's clock and on the engine's schedule, as asked (nil once a late start moved them).
+    private var lastStoredPreset: (eventBase: UInt32, deviceEnd: DeviceTime, end: EngineTime)?
+
+    /// Mark `mark` of a stored preset began `lateness` after the time asked for (read from storage
+    /// after its start, the preset starts later, whole: docs/library.md). When it is the last
+    /// preset placed, the queue's tail moves with it: the device refuses an entry that starts
+    /// before the shifted preset's last (FAULT 8, the next preset dropped whole), as it did to a
+    /// preset played right after a late one.
+    private func storedPresetStartedLate(mark: UInt32, by lateness: DeviceDuration) {
+        guard let last = lastStoredPreset, mark >= last.eventBase else { return }
+        lastStoredPreset = nil
+        let shiftedEnd = last.deviceEnd + lateness
+        if lastDeviceStart.map({ $0 < shiftedEnd }) ?? true { lastDeviceStart = shiftedEnd }
+        holdStream(until: last.end + EngineDuration.microseconds(lateness.microseconds))
     }
 
     /// `device`, or the tail's start when it would lie before it.
@@ -426,9 +451,12 @@ final class DevicePlacement {
         // A stored preset read from storage after its start begins later, whole, and the
         // device reports it on time against its own shifted schedule: judged here against the
         // time asked for, by the device's rule for streamed segments (PROTOCOL.md §4.2).
-        let storedLate = storedPresetExpectedOnsets.removeValue(forKey: report.event).map {
-            clock.extend(DeviceTime32(rawValue: report.time)) - $0 > Self.lateTolerance
-        } ?? false
+        var storedLate = false
+        if let expected = storedPresetExpectedOnsets.removeValue(forKey: report.event) {
+            let lateness = clock.extend(DeviceTime32(rawValue: report.time)) - expected
+            storedLate = lateness > Self.lateTolerance
+            if storedLate, report.knownStatus == .onTime || report.knownStatus == .lateTrimmed { storedPresetStartedLate(mark: report.event, by: lateness) }
+        }
         switch report.knownStatus {
         case .onTime, .lateTrimmed:
             record.status = report.knownStatus == .onTime && !storedLate ? .onTime : .lateTrimmed
