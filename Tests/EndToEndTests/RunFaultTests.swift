@@ -294,6 +294,73 @@ final class RunFaultTests: XCTestCase {
         try checkClockLoss(link: FixedLatencyLink(latency: 15_000), loss: 40_000, stall: 0, interval: 0.1, lossAfter: 0.19)
     }
 
+    /// 50 ms: the step of ``playThroughAClockStep(session:)``.
+    static let clockStep: UInt32 = 50_000
+
+    /// 60 transients 10.7 ms apart (no event lies a whole number of intervals from another 50 ms
+    /// away) on a 15 ms link, the device's clock stepping 50 ms ahead 0.3 s in, with drive queued
+    /// well past the step; the host takes the step for a reset (a 10 ms threshold). `session`:
+    /// the session the host claims with (nil: a new random one at each connection).
+    private func playThroughAClockStep(session: UInt32?) throws -> (VirtualRig, PlaybackReport) {
+        var sessionConfiguration = DeviceSessionConfiguration()
+        sessionConfiguration.link.session = session
+        let rig = VirtualRig(link: FixedLatencyLink(latency: 15_000), sessionConfiguration: sessionConfiguration)
+        let pattern = TestPatterns.metronome(beats: 60, interval: 0.0107)
+        var configuration = HapticEngine.Configuration()
+        configuration.rebootClockJump = .milliseconds(10)
+        configuration.leadTime = .milliseconds(150)  // drive queued well past the step
+        let report = try play(pattern, on: rig, configuration: configuration) { _, start in
+            rig.pump.deviceFaults = [.clockLoss(at: UInt64((start + 0.3) * 1e6), by: 0 &- Self.clockStep)]  // a gain
+        }
+        return (rig, report)
+    }
+
+    /// The same step, the host claiming the device again with the session it held (a configured
+    /// session, `LinkConfiguration.session`): the device, which never reset, keeps its queue and
+    /// plays on, and its reports of the drive queued before the step arrive after the host
+    /// claimed it again. Read on the clock from before the step (kept for them), they were
+    /// `on_time` at their intended times and suspect, 50 ms from the truth; that clock places them
+    /// after the step was seen, when it no longer ran, so they are read on the device's clock as
+    /// it now is: `mistimed`, 50 ms early, within their bounds. The events the device reported
+    /// dropping (due at once on the stepped clock) stay `dropped`, not `lost_in_reset`. Judged by
+    /// the chip's trace: the drive command each report names.
+    func testReportsArrivingAfterTheHostClaimedTheDeviceAgainAreReadOnItsClockAsItNowIs() throws {
+        let (rig, report) = try playThroughAClockStep(session: 0x2345_6789)
+        XCTAssertEqual(rig.device.resetCount, 0, "the device never reset")
+        XCTAssertEqual(report.faults.map(\.name), ["device_reset"], "the step is taken for a reset")
+        let haptic = report.events.filter(\.type.isHaptic)
+        XCTAssertEqual(haptic.count, 60)
+        let origin = rig.trueStartTime(of: report)
+        var early = 0, dropped = 0
+        for e in haptic {
+            let intended = origin + (e.requestedTime - e.preShift) * 1e6
+            guard let onset = e.driveOnsetTime, let stamp = e.deviceOnset else {
+                // Never started: the chip has no drive at its time, nor a step early.
+                XCTAssertFalse([.onTime, .mistimed, .lateTrimmed].contains(e.status), "event \(e.patternIndex) \(e.status.rawValue)")
+                XCTAssertNil(rig.firstDrive(near: intended, before: 1_000, window: 1_000), "event \(e.patternIndex) \(e.status.rawValue): the chip drove it")
+                if e.status == .dropped { dropped += 1 }
+                continue
+            }
+            let drove = try XCTUnwrap(
+                rig.commandWrite(deviceClock: stamp, near: intended)
+                    ?? rig.commandWrite(deviceClock: stamp + DeviceDuration.microseconds(Int64(Self.clockStep)), near: intended),
+                "event \(e.patternIndex): the drive its report names")
+            let truth = (drove - origin) / 1e6
+            let bound = try XCTUnwrap(e.onsetBound)
+            if !e.boundSuspect {
+                XCTAssertLessThanOrEqual(abs(onset - truth), bound + 1e-6, "event \(e.patternIndex): onset \(onset) ± \(bound) s, truth \(truth) s")
+            }
+            let error = drove - intended
+            if error < -1_500 {
+                XCTAssertTrue(e.status != .onTime || e.boundSuspect, "event \(e.patternIndex) began \(Int(error)) µs early: \(e.status.rawValue)")
+                if e.status == .mistimed && !e.boundSuspect { early += 1 }
+            }
+        }
+        XCTAssertGreaterThanOrEqual(early, 10, "the reports after the claim, read on the clock as it now is: \(haptic.map(\.status.rawValue))")
+        XCTAssertGreaterThan(dropped, 0, "the device dropped some: \(haptic.map(\.status.rawValue))")
+        XCTAssertGreaterThan(report.faults.first?.playedAfter ?? 0, 10, "the device went on playing")
+    }
+
     /// A device clock that steps 50 ms ahead, taken for a reset (as the AVR binary, starved,
     /// took a crystal jump: 111 events `lost_in_reset`, three late reports `on_time` at −36 300 s
     /// ± 36 306 s). Drive queued for the next 50 ms is due at once on the stepped clock; the
@@ -303,16 +370,8 @@ final class RunFaultTests: XCTestCase {
     /// clock before or after the step): no reported onset outside its bound unless marked
     /// suspect, none absurd; the fault says the device went on playing (it never reset).
     func testAClockStepTakenForAResetLeavesNoUnmarkedOnsetOnTheWrongClock() throws {
-        let rig = VirtualRig(link: FixedLatencyLink(latency: 15_000))
-        // 10.7 ms apart: no event lies a whole number of intervals from another 50 ms away.
-        let pattern = TestPatterns.metronome(beats: 60, interval: 0.0107)
-        var configuration = HapticEngine.Configuration()
-        configuration.rebootClockJump = .milliseconds(10)
-        configuration.leadTime = .milliseconds(150)  // drive queued well past the step
-        let step: UInt32 = 50_000
-        let report = try play(pattern, on: rig, configuration: configuration) { _, start in
-            rig.pump.deviceFaults = [.clockLoss(at: UInt64((start + 0.3) * 1e6), by: 0 &- step)]  // a gain
-        }
+        let (rig, report) = try playThroughAClockStep(session: nil)
+        let step = Self.clockStep
         XCTAssertEqual(rig.device.resetCount, 0, "the device never reset")
         XCTAssertEqual(report.faults.map(\.name), ["device_reset"], "the step is taken for a reset")
         let haptic = report.events.filter(\.type.isHaptic)

@@ -390,8 +390,25 @@ final class DevicePlacement {
 
     /// The clock each mark placed before the device's clock restarted (a detected reset, or a
     /// step taken for one) was stamped on, until its report comes back: such a report is read on
-    /// that clock, never on the new one, whose readings have nothing to do with it.
-    var stampedClocks: [UInt32: ClockModel] = [:]
+    /// that clock, unless that clock places it after the restart was seen (``KeptClock``).
+    var stampedClocks: [UInt32: KeptClock] = [:]
+
+    /// The clock model from before a restart of the device's clock, and the host time the restart
+    /// was seen by (the first clock sample after it came back).
+    struct KeptClock {
+        var clock: ClockModel
+        var restartSeen: HostTime
+
+        /// Whether an onset stamped `stamp` cannot lie on this clock: read on it, its whole
+        /// bracket falls after the restart was seen, when that clock no longer ran. Then the
+        /// device stamped it on its clock as it now is: it did not reset, its clock stepped, and
+        /// it went on playing the drive queued before the step (its reports came after the host
+        /// claimed it again, in the same session).
+        func excludes(_ stamp: DeviceTime32) -> Bool {
+            guard let bounds = clock.hostTimeBounds(atDevice: clock.extend(stamp)) else { return false }
+            return bounds.lowerBound > restartSeen
+        }
+    }
     /// Widest "±" (s) an onset read on a clock from before a restart may have and still be reported.
     static let widestPreRestartBound = 1.0
 
@@ -400,10 +417,12 @@ final class DevicePlacement {
     /// already reported that the device stamped after `since` (the device time of the last clock
     /// sample before the restart) become suspect: they may lie on the restarted (or stepped) clock,
     /// read on the old one. Returns the ids of those.
-    func clockRestarted(previous: ClockModel, since: DeviceTime) -> [UInt32] {
+    func clockRestarted(previous: ClockModel, since: DeviceTime, seen: HostTime) -> [UInt32] {
         var suspect: [UInt32] = []
         for (id, record) in marks {
-            if [.notReported, .cutByClockMove].contains(record.status), stampedClocks[id] == nil { stampedClocks[id] = previous }
+            if [.notReported, .cutByClockMove].contains(record.status), stampedClocks[id] == nil {
+                stampedClocks[id] = KeptClock(clock: previous, restartSeen: seen)
+            }
             if !record.boundSuspect, let onset = record.deviceOnset, onset >= since {
                 marks[id]?.boundSuspect = true
                 suspect.append(id)
@@ -421,20 +440,27 @@ final class DevicePlacement {
     /// (the report was in flight) or its clock only stepped (it went on playing), the host cannot
     /// tell which clock the onset was stamped on. Its status stays as the device said; an onset
     /// that clock cannot place within ± ``widestPreRestartBound`` is reported without a time.
+    /// Unless that clock places the onset after the restart was seen (``KeptClock/excludes(_:)``):
+    /// then it was stamped on the clock as it now is (a step taken for a reset, the device went
+    /// on playing), and is read on that, judged like any other (`mistimed` when it played far
+    /// from its time: drive queued before a step plays the step early or late). Read on the old
+    /// clock such onsets were `on_time` at their intended times, 50 ms from the truth.
     /// `windowBefore`: the clock model as it was before its window restarted, when it restarted on
     /// samples not yet looked at (read in the same batch as this report): a stamp that does not
     /// lie after the new window's first sample is read on it the same way.
     func record(_ report: OnsetReport, windowBefore: ClockModel? = nil) {
         guard var record = marks[report.event] else { return }
-        var stamped = stampedClocks.removeValue(forKey: report.event)
-        if stamped == nil, let windowBefore, let first = session.link.clock.samples.first,
+        var kept = stampedClocks.removeValue(forKey: report.event)
+        if kept == nil, let windowBefore, let first = session.link.clock.samples.first,
             session.link.clock.extend(DeviceTime32(rawValue: report.time)) < first.deviceReceive
         {
-            stamped = windowBefore
+            kept = KeptClock(clock: windowBefore, restartSeen: first.hostReceive)
         }
+        let onMovedClock = kept?.excludes(DeviceTime32(rawValue: report.time)) ?? false
+        let stamped = onMovedClock ? nil : kept?.clock
         let clock = stamped ?? session.link.clock
         let host = clock.hostTime(atDevice: clock.extend(DeviceTime32(rawValue: report.time)))
-        if let intended = intendedDeviceStart.removeValue(forKey: report.event), stamped == nil {
+        if let intended = intendedDeviceStart.removeValue(forKey: report.event), stamped == nil, !onMovedClock {
             let onset = clock.extend(DeviceTime32(rawValue: report.time))
             if report.knownStatus == .onTime {
                 if romMarks.contains(report.event) {
@@ -476,7 +502,7 @@ final class DevicePlacement {
                 // A bracket in doubt (suspect) proves nothing: the onset stays as the device
                 // said, marked.
                 if record.status == .onTime, !record.boundSuspect, !romMarks.contains(report.event),
-                    let first = clock.samples.first, device >= first.deviceReceive,
+                    let first = clock.samples.first, device >= first.deviceReceive || onMovedClock,
                     Self.isMistimed(intended: record.intendedDriveTime, bracket: record.driveOnsetRange!)
                 {
                     record.status = .mistimed
