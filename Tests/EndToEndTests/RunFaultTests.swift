@@ -299,9 +299,13 @@ final class RunFaultTests: XCTestCase {
 
     /// 60 transients 10.7 ms apart (no event lies a whole number of intervals from another 50 ms
     /// away) on a 15 ms link, the device's clock stepping 50 ms ahead 0.3 s in, with drive queued
-    /// well past the step; the host takes the step for a reset (a 10 ms threshold). `session`:
-    /// the session the host claims with (nil: a new random one at each connection).
-    private func playThroughAClockStep(session: UInt32?) throws -> (VirtualRig, PlaybackReport) {
+    /// well past the step; the host takes the step for a reset (a 10 ms threshold: one fault, and
+    /// the device never reset). `session`: the session the host claims with (nil: a new random
+    /// one at each connection). Returns the report's 60 haptic events and the true time of its
+    /// pattern time zero too.
+    private func playThroughAClockStep(
+        session: UInt32?
+    ) throws -> (rig: VirtualRig, report: PlaybackReport, haptic: [PlaybackReport.Event], origin: Double) {
         var sessionConfiguration = DeviceSessionConfiguration()
         sessionConfiguration.link.session = session
         let rig = VirtualRig(link: FixedLatencyLink(latency: 15_000), sessionConfiguration: sessionConfiguration)
@@ -312,7 +316,11 @@ final class RunFaultTests: XCTestCase {
         let report = try play(pattern, on: rig, configuration: configuration) { _, start in
             rig.pump.deviceFaults = [.clockLoss(at: UInt64((start + 0.3) * 1e6), by: 0 &- Self.clockStep)]  // a gain
         }
-        return (rig, report)
+        XCTAssertEqual(rig.device.resetCount, 0, "the device never reset")
+        XCTAssertEqual(report.faults.map(\.name), ["device_reset"], "the step is taken for a reset")
+        let haptic = report.events.filter(\.type.isHaptic)
+        XCTAssertEqual(haptic.count, 60)
+        return (rig, report, haptic, rig.trueStartTime(of: report))
     }
 
     /// The same step, the host claiming the device again with the session it held (a configured
@@ -325,12 +333,7 @@ final class RunFaultTests: XCTestCase {
     /// dropping (due at once on the stepped clock) stay `dropped`, not `lost_in_reset`. Judged by
     /// the chip's trace: the drive command each report names.
     func testReportsArrivingAfterTheHostClaimedTheDeviceAgainAreReadOnItsClockAsItNowIs() throws {
-        let (rig, report) = try playThroughAClockStep(session: 0x2345_6789)
-        XCTAssertEqual(rig.device.resetCount, 0, "the device never reset")
-        XCTAssertEqual(report.faults.map(\.name), ["device_reset"], "the step is taken for a reset")
-        let haptic = report.events.filter(\.type.isHaptic)
-        XCTAssertEqual(haptic.count, 60)
-        let origin = rig.trueStartTime(of: report)
+        let (rig, report, haptic, origin) = try playThroughAClockStep(session: 0x2345_6789)
         var early = 0, dropped = 0
         for e in haptic {
             let intended = origin + (e.requestedTime - e.preShift) * 1e6
@@ -370,13 +373,8 @@ final class RunFaultTests: XCTestCase {
     /// clock before or after the step): no reported onset outside its bound unless marked
     /// suspect, none absurd; the fault says the device went on playing (it never reset).
     func testAClockStepTakenForAResetLeavesNoUnmarkedOnsetOnTheWrongClock() throws {
-        let (rig, report) = try playThroughAClockStep(session: nil)
+        let (rig, report, haptic, origin) = try playThroughAClockStep(session: nil)
         let step = Self.clockStep
-        XCTAssertEqual(rig.device.resetCount, 0, "the device never reset")
-        XCTAssertEqual(report.faults.map(\.name), ["device_reset"], "the step is taken for a reset")
-        let haptic = report.events.filter(\.type.isHaptic)
-        XCTAssertEqual(haptic.count, 60)
-        let origin = rig.trueStartTime(of: report)
         var judged = 0, outside = 0
         for e in haptic {
             guard let onset = e.driveOnsetTime else { continue }

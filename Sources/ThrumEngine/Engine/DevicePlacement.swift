@@ -203,6 +203,8 @@ final class DevicePlacement {
     @discardableResult
     func place(_ entry: Entry) -> DeviceTime {
         let link = session.link
+        // Drive placed after a stored preset: its late start no longer moves the tail.
+        if case .storedPreset = entry {} else { lastStoredPreset = nil }
         switch entry {
         case .segment(let s):
             let start = s.startTime
@@ -272,7 +274,7 @@ final class DevicePlacement {
 
     /// Mark `mark` of a stored preset began `lateness` after the time asked for (read from storage
     /// after its start, the preset starts later, whole: docs/library.md). When it is the last
-    /// preset placed, the queue's tail moves with it: the device refuses an entry that starts
+    /// entry placed, the queue's tail moves with it: the device refuses an entry that starts
     /// before the shifted preset's last (FAULT 8, the next preset dropped whole), as it did to a
     /// preset played right after a late one.
     private func storedPresetStartedLate(mark: UInt32, by lateness: DeviceDuration) {

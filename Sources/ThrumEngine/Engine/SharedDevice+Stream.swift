@@ -164,10 +164,8 @@ extension SharedDevice {
         } else if t >= timeNow + changeLead {
             return .cut(resume: t, device: cut(at: t))
         } else {
-            // The STOP empties the queue when it arrives: a change lead from now at the latest.
-            let arrival = placement.deviceTime(at: timeNow + changeLead)
             rewind()
-            return .cut(resume: emittedUntil, device: arrival)
+            return .stopped(resume: emittedUntil)
         }
     }
 
@@ -175,9 +173,11 @@ extension SharedDevice {
     enum Invalidation {
         /// No drive from the time asked was sent yet: nothing on the device changed.
         case nothingSent
-        /// A CUT (or a STOP) removed the queued drive from device time `device` on; rendering
-        /// resumes at engine time `resume`.
+        /// A CUT removed the queued drive from device time `device` on; rendering resumes at
+        /// engine time `resume`.
         case cut(resume: EngineTime, device: DeviceTime)
+        /// An any-lane STOP emptied the device's queue (when it arrives); rendering resumes at `resume`.
+        case stopped(resume: EngineTime)
     }
 
     /// The device's clock moved under the queued drive (a stall or a step the clock model's window
@@ -187,8 +187,15 @@ extension SharedDevice {
     /// but that the moved clock had not reached: they never play and are not placed again, and
     /// say so (``PlaybackReport/OnsetStatus/cutByClockMove``), not `not_reported`.
     func followMovedClock() {
-        guard case .cut(let resume, let device) = invalidate(from: timeNow + changeLead) else { return }
-        placement.movedClockCut(before: resume, fromDevice: device)
+        let from = timeNow + changeLead
+        switch invalidate(from: from) {
+        case .nothingSent: break
+        case .cut(let resume, let device): placement.movedClockCut(before: resume, fromDevice: device)
+        case .stopped(let resume):
+            // The STOP arrives a change lead from now at the latest: drive due on the device from
+            // then on is surely gone (the clock model's own mapping: no group timebase asked).
+            placement.movedClockCut(before: resume, fromDevice: session.link.clock.deviceTime(at: from.hostTime))
+        }
     }
 
     /// Replaces the drive queued from engine time `t` on: a sequenced CUT at `t`'s device time (the
