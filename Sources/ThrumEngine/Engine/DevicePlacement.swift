@@ -483,7 +483,9 @@ final class DevicePlacement {
         if let expected = storedPresetExpectedOnsets.removeValue(forKey: report.event) {
             let lateness = clock.extend(DeviceTime32(rawValue: report.time)) - expected
             storedLate = lateness > Self.lateTolerance
-            if storedLate, report.knownStatus == .onTime || report.knownStatus == .lateTrimmed { storedPresetStartedLate(mark: report.event, by: lateness) }
+            if storedLate, [.onTime, .lateTrimmed].contains(report.knownStatus) {
+                storedPresetStartedLate(mark: report.event, by: lateness)
+            }
         }
         switch report.knownStatus {
         case .onTime, .lateTrimmed:

@@ -49,10 +49,11 @@ extension HapticEngine {
     /// after its start begins that much later, whole (docs/library.md), so its reports come later
     /// than planned: the wait runs `grace` s past the planned end plus the lateness of the events
     /// already reported (the rest keep their rhythm), and up to `storageRead` s past it while none
-    /// is reported yet (the device may still be reading the preset). A wait of `grace` alone once
-    /// left the second event of a preset that began 0.36 s late `not_reported`, though the chip
-    /// drove it.
-    public func waitForStoredPresetReports(of started: StoredPresetStart, duration: Double, grace: Double = 0.3, storageRead: Double = 1.5) {
+    /// is reported yet (the device may still be reading the preset). A wait of `grace` alone left
+    /// both events of a preset that began 0.41 s late `not_reported`, though the chip drove them.
+    public func waitForStoredPresetReports(
+        of started: StoredPresetStart, duration: Double, grace: Double = 0.3, storageRead: Double = 1.5
+    ) {
         let end = started.driveStart.seconds + duration
         while true {
             let records = started.marks.compactMap { onset(ofStoredPresetMark: $0) }
