@@ -100,5 +100,6 @@ extension PlaybackReport.Event {
         boundSuspect = o.boundSuspect
         deviceOnset = o.deviceOnset
         preShift = o.preShift
+        scheduleRestart = o.scheduleRestart.map { $0 - start }
     }
 }

@@ -500,7 +500,7 @@ public final class SharedDevice: @unchecked Sendable {
         // The device clock moved under the queued drive: it plays that much off its time (its
         // onsets are judged `mistimed`). Drive from one change lead on is placed again on the
         // clock as it now is.
-        if placement.followClockJump(), !players.isEmpty { invalidate(from: timeNow + changeLead) }
+        if placement.followClockJump(), !players.isEmpty { followMovedClock() }
         for id in placement.checkClockContradictions() { announceOnset(id, kind: .boundSuspect) }
         publishToTimebase()
         let now = timeNow

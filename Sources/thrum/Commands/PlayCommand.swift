@@ -447,6 +447,10 @@ enum PlayCommand: Subcommand {
             case .cutByReset: reason = "it started, but the device reset while it played and cut it short"
             case .driveGap: reason = "the host fell behind and its drive reached the device late or not at all"
             case .notPlayed: reason = "it was never sent to the device"
+            case .cutByClockMove:
+                let restart = event.scheduleRestart.map { String(format: " at %.3f s", $0) } ?? ""
+                reason = "the device clock moved under its queued drive and the host restarted the schedule on the clock as it now is\(restart): "
+                    + "the cut removed this event's start before it played (what of its drive lay after the restart played, without it)"
             case .mistimed:
                 let off = event.onsetTime.map { String(format: " %+.1f ms", ($0 - event.requestedTime) * 1e3) } ?? ""
                 reason = "it played\(off) from its time on this host's clock, beyond its bound (on time by the device's own clock: that clock moved, or the time it was given was off)"

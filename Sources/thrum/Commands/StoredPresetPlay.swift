@@ -71,11 +71,8 @@ enum StoredPresetPlay {
             let started = try engine.playStoredPreset(preset, in: image, atTime: engine.currentTime + storedPresetLead)
             let start = started.driveStart.seconds
             engine.run(for: start - engine.currentTime + duration + 0.05)
-            // The last reports come as the last entries start; wait a little for them.
-            let grace = engine.currentTime + 0.3
-            while engine.currentTime < grace && started.marks.contains(where: { engine.onset(ofStoredPresetMark: $0)?.status == .notReported }) {
-                engine.run(for: 0.01)
-            }
+            // The last reports come as the last entries start, later when the preset began late.
+            engine.waitForStoredPresetReports(of: started, duration: duration + 0.05)
             if engine.deviceStatus.faults.contains(where: { $0.code == ProtocolConstants.faultNoPreset }) {
                 throw CommandFailure(message: "the device reported FAULT 10: no stored preset \(id)")
             }
