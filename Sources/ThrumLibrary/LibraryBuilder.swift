@@ -52,7 +52,7 @@ public struct LibraryBuilder: Sendable {
             case .ahap(let relative):
                 let path = relative.hasPrefix("/") ? relative : (directory as NSString).appendingPathComponent(relative)
                 do {
-                    let document = try AHAPReader(options: .init(baseDirectory: (path as NSString).deletingLastPathComponent)).read(
+                    let document = try AHAPReader(options: .init(baseDirectory: FilePathText.directory(of: path))).read(
                         contentsOf: path)
                     warnings += document.warnings.map { w in
                         var located = w

@@ -164,6 +164,26 @@ final class FirmwareFlashTests: XCTestCase {
         XCTAssertEqual(Array(written[image.count..<library.count]), Array(library[image.count...]))
     }
 
+    /// A flash interrupted part way (Ctrl-C during `thrum firmware flash`) leaves an application
+    /// that runs wild. On a board the bootloader still answers the next reset; the simulated board
+    /// ended the simulation at simavr's first crash ("the simulated CPU crashed"), so the user's
+    /// next flash found no port. It now holds the CPU until the port is opened: the real avrdude
+    /// reads the chip's signature through optiboot.
+    func testAnApplicationThatCrashesTheCPUStillLeavesTheBootloaderAReset() throws {
+        try BootloaderBoard.prepare()
+        // `sts 0x0900, r1`: a write past the ATmega328P's RAM, simavr's cpu_Crashed at once.
+        var flash = [UInt8](repeating: 0xFF, count: 32768)
+        flash.replaceSubrange(0..<4, with: [0x10, 0x92, 0x00, 0x09])
+        let board = try BootloaderBoard(board: "uno", flash: flash)
+        // The crash comes at the first instruction after power-on, before the harness first looks
+        // for a client opening the port (the probe's reset).
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertTrue(board.simulator.process.isRunning, "the simulation ended at the application's crash")
+        let probe = try AVRToolchain.run(["avrdude", "-c", "arduino", "-p", "m328p", "-P", board.pty, "-b", "115200"])
+        XCTAssertEqual(probe.status, 0, probe.output)
+        XCTAssertTrue(probe.output.contains("signature = 0x1e950f"), probe.output)
+    }
+
     /// Nothing answers on the port (a pseudo-terminal nobody serves): the bootloader error with its
     /// causes, nothing claimed.
     func testNoAnswerNamesTheCauses() throws {

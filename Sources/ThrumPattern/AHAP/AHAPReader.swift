@@ -49,7 +49,7 @@ public struct AHAPReader: Sendable {
                         ? "unsupported file type (no extension): expected a file ending in .ahap or .json"
                         : "unsupported file type \(TextEscaping.quotedExcerpt("." + ext)): expected a file ending in .ahap or .json")
         }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FilePathText.directory(of: path)
         var searched = [directory.isEmpty ? "." : directory]
         if let base = options.baseDirectory, base != searched[0] { searched.append(base) }
         switch PatternFile.bytes(at: path) {

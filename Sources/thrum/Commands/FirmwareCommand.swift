@@ -252,6 +252,12 @@ enum FirmwareCommand: Subcommand {
 
     /// Refuses a port that is missing, not ours to open, or held by another process.
     static func checkPort(_ port: String) throws {
+        if port.contains("://") {
+            throw CommandFailure(
+                message: "\(port): firmware flash writes through a serial port on this machine (avrdude and stm32flash reset "
+                    + "the board into its bootloader through the port's own lines, which a network port does not carry); "
+                    + "run it on the machine the board is plugged into")
+        }
         var info = stat()
         guard stat(port, &info) == 0 else { throw CommandFailure(message: FlashFailure.noPort(port).message) }
         if access(port, R_OK | W_OK) != 0, errno == EACCES {

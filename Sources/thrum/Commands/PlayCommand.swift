@@ -280,7 +280,7 @@ enum PlayCommand: Subcommand {
             if json {
                 JSONOutput.print(CommandRouter.jsonError(command: name, kind: "failure", message: message, exitCode: 1))
             }
-            throw CommandFailure(message: message)
+            throw CommandFailure(message: message, reportedAsJSON: json)
         }
         target.close()
         return finish(
@@ -339,7 +339,9 @@ enum PlayCommand: Subcommand {
             connection = try DeviceConnection.open(target: target, profile: profile)
         } catch let failure as CommandFailure {
             if json { JSONOutput.print(CommandRouter.jsonError(command: name, kind: "failure", message: failure.message, exitCode: 1)) }
-            throw failure
+            var reported = failure
+            reported.reportedAsJSON = json
+            throw reported
         }
         if settings.recalibrate {
             return connection  // the engine calibrates in start()

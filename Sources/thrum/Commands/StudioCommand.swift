@@ -1,5 +1,6 @@
 import Foundation
 import ThrumCompiler
+import ThrumPattern
 import ThrumStudio
 
 /// `thrum studio`: a local web page to see, feel and edit a pattern (docs/studio.md).
@@ -49,7 +50,7 @@ enum StudioCommand: Subcommand {
         guard FileManager.default.fileExists(atPath: given, isDirectory: &isDirectory) else {
             throw CommandFailure(message: "\(given): no such file or directory")
         }
-        let directoryPath = isDirectory.boolValue ? given : (given as NSString).deletingLastPathComponent
+        let directoryPath = isDirectory.boolValue ? given : FilePathText.directory(of: given)
         let directory: ServedDirectory
         do {
             directory = try ServedDirectory(path: directoryPath.isEmpty ? "." : directoryPath)

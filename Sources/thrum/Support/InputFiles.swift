@@ -1,6 +1,7 @@
 import Foundation
 import ThrumAudio
 import ThrumCompiler
+import ThrumPattern
 
 /// The files a command reads, which none of the files it writes may replace (checked with
 /// ``OutputFile/refuseOverwriting(_:option:inputs:)`` before anything is written).
@@ -21,7 +22,7 @@ enum InputFiles {
     static func pattern(_ source: PatternSource, argument: String) -> [Input] {
         guard case .pattern(let pattern) = source.content, FileManager.default.fileExists(atPath: argument) else { return [] }
         var inputs: [Input] = [(argument, "pattern")]
-        let directories = [(argument as NSString).deletingLastPathComponent, FileManager.default.currentDirectoryPath].map {
+        let directories = [FilePathText.directory(of: argument), FileManager.default.currentDirectoryPath].map {
             $0.isEmpty ? "." : $0
         }
         for event in pattern.events {

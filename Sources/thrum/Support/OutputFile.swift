@@ -45,7 +45,7 @@ enum OutputFile {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw CommandFailure(message: "cannot write the \(what) to '\(shown)': it is a directory; give a file name")
         }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = FilePathText.directory(of: path)
         if !parent.isEmpty {
             var parentIsDirectory: ObjCBool = false
             if !FileManager.default.fileExists(atPath: parent, isDirectory: &parentIsDirectory) {

@@ -1,0 +1,57 @@
+import Foundation
+import XCTest
+
+/// What an outside walk of the users' journeys found (a shell user, a designer): each runs the
+/// `thrum` binary as a user does and judges by the exit status, the bytes printed and the files
+/// on disk.
+final class JourneyCheckTests: XCTestCase {
+    private var heartbeat: String { TestPaths.example("heartbeat.ahap").path }
+
+    /// A one-character file name (`--csv a`, `thrum studio x`) trapped in Foundation's
+    /// `deletingLastPathComponent` (SIGILL and a backtrace); it is a file like any other.
+    func testOneCharacterFileNamesAreFiles() throws {
+        let dir = try CLITestSupport.scratchDirectory(for: self)
+        for (option, name) in [("--csv", "c"), ("--svg", "s")] {
+            let result = try ThrumProcess.run(["render", "preset:rom.1", option, name], directory: dir)
+            XCTAssertEqual(result.status, 0, "\(option) \(name): \(result.standardError.prefix(300))")
+            let written = try Data(contentsOf: dir.appendingPathComponent(name))
+            XCTAssertFalse(written.isEmpty, "\(option) \(name) wrote nothing")
+        }
+        _ = try CLITestSupport.write("not a pattern", named: "x", in: dir)
+        let studio = try ThrumProcess.run(["studio", "x"], timeout: 30, directory: dir)
+        XCTAssertEqual(studio.status, 1, studio.standardError.prefix(300).description)
+        XCTAssertEqual(studio.standardError, "thrum: x: not an AHAP file (.ahap)\n")
+    }
+
+    /// `play --json` printed nothing on standard output when it failed before playing (a missing
+    /// file, a bad value, a stored preset on a missing port), where every other command prints
+    /// its error document: a script parsing the output got no JSON. One document now, never two.
+    func testPlayWithJSONPrintsOneErrorDocumentOnEveryFailure() throws {
+        let cases: [(arguments: [String], status: Int32, kind: String)] = [
+            (["play", "/nonexistent/x.ahap", "--json"], 1, "failure"),
+            (["play", heartbeat, "--rate", "abc", "--json"], 2, "usage"),
+            (["play", "id:1", "--port", "/dev/thrum-no-such-port", "--json"], 1, "failure"),
+            (["play", heartbeat, "--port", "/dev/thrum-no-such-port", "--json"], 1, "failure"),
+        ]
+        for (arguments, status, kind) in cases {
+            let result = try ThrumProcess.run(arguments, timeout: 30)
+            XCTAssertEqual(result.status, status, "\(arguments): \(result.standardError)")
+            let document = try CLITestSupport.json(result) as? [String: Any]
+            XCTAssertEqual(document?["command"] as? String, "play", "\(arguments)")
+            XCTAssertEqual(document?["exit_code"] as? Int, Int(status), "\(arguments)")
+            let error = document?["error"] as? [String: Any]
+            XCTAssertEqual(error?["kind"] as? String, kind, "\(arguments)")
+            XCTAssertEqual(
+                "thrum: \(error?["message"] as? String ?? "")", result.standardError.split(separator: "\n").first.map(String.init),
+                "\(arguments)")
+        }
+    }
+
+    /// `thrum help NOSUCH` printed the overview with status 0, as if the command existed.
+    func testHelpForAnUnknownCommandIsAUsageError() throws {
+        let result = try ThrumProcess.run(["help", "nosuch"])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.standardError.hasPrefix("thrum: unknown command 'nosuch'\n"), result.standardError)
+        XCTAssertEqual(result.standardOutput, "")
+    }
+}
