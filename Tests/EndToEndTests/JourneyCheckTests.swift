@@ -47,6 +47,24 @@ final class JourneyCheckTests: XCTestCase {
         }
     }
 
+    /// `thrum firmware flash --place NAME` (a labgrid place, offered by its help) became
+    /// `--port rfc2217://…`, and then "no port rfc2217://…: is the board plugged in?": avrdude
+    /// cannot reach a bootloader through a network port. Refused, with the reason, before any tool runs.
+    func testFirmwareFlashRefusesANetworkPortOrAPlaceWithTheReason() throws {
+        let help = try ThrumProcess.run(["firmware", "--help"])
+        XCTAssertFalse(help.standardOutput.contains("--place"), help.standardOutput)
+        for (arguments, status) in [
+            (["firmware", "flash", "--board", "uno", "--port", "rfc2217://127.0.0.1:9"], Int32(1)),
+            (["firmware", "flash", "--board", "uno", "--port", "tcp://127.0.0.1:9"], 1),
+            (["firmware", "flash", "--board", "uno", "--place", "rig1"], 2),
+        ] {
+            let result = try ThrumProcess.run(arguments, environment: ["LG_COORDINATOR": "127.0.0.1:9"])
+            XCTAssertEqual(result.status, status, "\(arguments): \(result.standardError)")
+            XCTAssertTrue(result.standardError.contains("firmware flash writes through"), "\(arguments): \(result.standardError)")
+            XCTAssertFalse(result.standardError.contains("no port"), "\(arguments): \(result.standardError)")
+        }
+    }
+
     /// `thrum help NOSUCH` printed the overview with status 0, as if the command existed.
     func testHelpForAnUnknownCommandIsAUsageError() throws {
         let result = try ThrumProcess.run(["help", "nosuch"])

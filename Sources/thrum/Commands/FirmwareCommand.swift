@@ -176,6 +176,11 @@ enum FirmwareCommand: Subcommand {
     static func flash(_ arguments: inout ArgumentList) throws -> Int32 {
         let board = try takeBoard(&arguments)
         let image = try takeImage(&arguments, board: board)
+        if try arguments.option("place") != nil {
+            throw UsageError(
+                message: "--place: firmware flash writes through the serial port on the board's own machine (a labgrid "
+                    + "place's port is a network one, which cannot reset the board into its bootloader); run it there with --port")
+        }
         guard let port = try arguments.option("port") else {
             throw UsageError(message: "give --port PATH: the board's serial port (`thrum devices` lists them)")
         }
