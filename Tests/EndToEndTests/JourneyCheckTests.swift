@@ -65,6 +65,20 @@ final class JourneyCheckTests: XCTestCase {
         }
     }
 
+    /// `thrum studio --listen 999.1.1.1:P` (a typo) listened on 231.1.1.1 (CivetWeb's parse wraps
+    /// each part) under a URL naming 999.1.1.1. A host that is not an address is a usage error,
+    /// before anything listens.
+    func testStudioListensOnlyOnAnAddressAsWritten() throws {
+        for host in ["999.1.1.1", "256.0.0.1", "127.1", "rig.example"] {
+            let result = try ThrumProcess.run(["studio", "--listen", "\(host):8123"], timeout: 10)
+            XCTAssertEqual(result.status, 2, "\(host): \(result.standardError)")
+            XCTAssertTrue(
+                result.standardError.hasPrefix("thrum: --listen '\(host)': not an IPv4 or IPv6 address (or localhost)\n"),
+                result.standardError)
+            XCTAssertEqual(result.standardOutput, "", "\(host): served")
+        }
+    }
+
     /// `thrum help NOSUCH` printed the overview with status 0, as if the command existed.
     func testHelpForAnUnknownCommandIsAUsageError() throws {
         let result = try ThrumProcess.run(["help", "nosuch"])

@@ -109,6 +109,12 @@ enum StudioCommand: Subcommand {
         var host = String(text[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty else { throw expected }
+        // An address as written (inet_pton's strict forms) or localhost: CivetWeb's own parse
+        // wraps `999.1.1.1` to 231.1.1.1 and listened there under a URL naming the typo.
+        var address = in6_addr()
+        guard host == "localhost" || inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1 else {
+            throw UsageError(message: "--listen \(TextEscaping.quotedExcerpt(host)): not an IPv4 or IPv6 address (or localhost)")
+        }
         return (host, port)
     }
 
