@@ -79,6 +79,17 @@ final class JourneyCheckTests: XCTestCase {
         }
     }
 
+    /// `--port "$PORT"` with PORT unset said "no such port: " (exit 1) and `--junit ''` "cannot
+    /// write the JUnit report to ''": an empty value is a usage error naming the option.
+    func testAnEmptyOptionValueIsAUsageError() throws {
+        for arguments in [["info", "--port", ""], ["play", heartbeat, "--junit="], ["render", heartbeat, "--csv", ""]] {
+            let result = try ThrumProcess.run(arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.standardError)")
+            let option = arguments.first { $0.hasPrefix("--") }!.replacingOccurrences(of: "=", with: "")
+            XCTAssertTrue(result.standardError.hasPrefix("thrum: \(option) needs a value (it was given an empty one)\n"), result.standardError)
+        }
+    }
+
     /// `thrum help NOSUCH` printed the overview with status 0, as if the command existed.
     func testHelpForAnUnknownCommandIsAUsageError() throws {
         let result = try ThrumProcess.run(["help", "nosuch"])
