@@ -82,11 +82,25 @@ final class JourneyCheckTests: XCTestCase {
     /// `--port "$PORT"` with PORT unset said "no such port: " (exit 1) and `--junit ''` "cannot
     /// write the JUnit report to ''": an empty value is a usage error naming the option.
     func testAnEmptyOptionValueIsAUsageError() throws {
+        let place = try ThrumProcess.run(["info", "--place", ""], environment: ["LG_COORDINATOR": "127.0.0.1:9"])
+        XCTAssertEqual(place.status, 2, place.standardError)
+        XCTAssertTrue(place.standardError.hasPrefix("thrum: --place needs a value (a labgrid place's name; it was given an empty one)\n"))
         for arguments in [["info", "--port", ""], ["play", heartbeat, "--junit="], ["render", heartbeat, "--csv", ""]] {
             let result = try ThrumProcess.run(arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.standardError)")
             let option = arguments.first { $0.hasPrefix("--") }!.replacingOccurrences(of: "=", with: "")
             XCTAssertTrue(result.standardError.hasPrefix("thrum: \(option) needs a value (it was given an empty one)\n"), result.standardError)
+        }
+    }
+
+    /// `sim --storage` on a directory or in a missing one said "cannot create the storage file
+    /// PATH" and no more: now why.
+    func testSimStorageThatCannotBeCreatedSaysWhy() throws {
+        let dir = try CLITestSupport.scratchDirectory(for: self)
+        for (path, reason) in [(dir.path, "it is a directory; give a file name"), ("\(dir.path)/none/s.bin", "the directory \(dir.path)/none does not exist")] {
+            let result = try ThrumProcess.run(["sim", "--storage", path], timeout: 20)
+            XCTAssertEqual(result.status, 1, result.standardError)
+            XCTAssertEqual(result.standardError, "thrum: --storage: cannot create the storage file \(path): \(reason)\n")
         }
     }
 

@@ -104,6 +104,9 @@ enum LabgridPlace {
             rest.append(item)
             index += 1
         }
+        if places.contains(where: \.isEmpty) {
+            throw UsageError(message: "--place needs a value (a labgrid place's name; it was given an empty one)")
+        }
         let hasPort = rest.contains { $0 == "--port" || $0.hasPrefix("--port=") }
         if !places.isEmpty && hasPort { throw UsageError(message: "give --port or --place, not both") }
         if places.isEmpty, !hasPort, placeFromEnvironment.contains(command), let place = environment["LG_PLACE"], !place.isEmpty,
