@@ -197,6 +197,9 @@ enum PlayCommand: Subcommand {
         engine = connection.makeEngine(configuration: engineConfiguration)
         let audio = PlayAudio.attach(
             to: engine, pattern: pattern, file: file, virtual: target.isVirtual, device: audioDevice, disabled: noAudio)
+        // What the run observed before the engine failed (the device disconnected, another host
+        // took it): printed with the error, so the events that played are not lost with it.
+        var observed: (report: PlaybackReport, identity: DeviceIdentity)?
         do {
             try engine.start()
             recordCalibration(connection, settings: &settings)
@@ -261,6 +264,7 @@ enum PlayCommand: Subcommand {
             let status = engine.deviceStatus
             settings.faults = status.faults
             settings.earlierFaults = status.earlierFaults
+            observed = (measured, identity)
             if let audio {
                 settings.audioEvents = audio.events(of: engine, playerID: player.playerID, start: start)
                 settings.audioText = audio.text(of: engine, playerID: player.playerID, start: start)
@@ -277,8 +281,22 @@ enum PlayCommand: Subcommand {
                 message = "\(file): \(h.description) (--no-audio plays the haptic events alone)"
             }
             if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: message, startedAt: startedAt) }
-            if json {
-                JSONOutput.print(CommandRouter.jsonError(command: name, kind: "failure", message: message, exitCode: 1))
+            let failure = CommandRouter.jsonError(command: name, kind: "failure", message: message, exitCode: 1)
+            if let observed {
+                if json {
+                    JSONOutput.print(
+                        PlayOutput.json(
+                            file: file, profile: profile, identity: observed.identity, report: observed.report, target: target,
+                            settings: settings
+                        ).merging(failure) { _, error in error })
+                } else {
+                    print(
+                        PlayOutput.text(
+                            file: file, profile: profile, identity: observed.identity, report: observed.report, target: target,
+                            settings: settings))
+                }
+            } else if json {
+                JSONOutput.print(failure)
             }
             throw CommandFailure(message: message, reportedAsJSON: json)
         }
