@@ -104,6 +104,37 @@ final class JourneyCheckTests: XCTestCase {
         }
     }
 
+    /// `thrum studio --open` where no browser opens: xdg-open's own lines ("www-browser: not
+    /// found" six times, then "no method available") ran under the URL; now one line says so.
+    func testStudioOpenWithoutABrowserSaysSoInOneLine() throws {
+        let dir = try CLITestSupport.scratchDirectory(for: self)
+        let fake = try CLITestSupport.write(
+            "#!/bin/sh\necho 'www-browser: not found' >&2\necho 'lynx: not found' >&2\necho \"xdg-open: no method available for opening '$1'\" >&2\nexit 3\n",
+            named: "xdg-open", in: dir)
+        XCTAssertEqual(chmod(fake, 0o755), 0)
+        let studio = Process()
+        studio.executableURL = try TestPaths.thrumBinary
+        studio.arguments = ["studio", TestPaths.example("heartbeat.ahap").path, "--open"]
+        studio.environment = ProcessInfo.processInfo.environment.merging(["PATH": "\(dir.path):/usr/bin:/bin"]) { _, new in new }
+        let errors = Pipe()
+        studio.standardOutput = FileHandle.nullDevice
+        studio.standardError = errors
+        try studio.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(15)
+        let fd = errors.fileHandleForReading.fileDescriptor
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !text.contains("open the URL above yourself\n") && Date() < deadline && studio.isRunning {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4096) }
+            if n > 0 { text += String(decoding: buffer[0..<n], as: UTF8.self) } else { usleep(20_000) }
+        }
+        studio.terminate()
+        studio.waitUntilExit()
+        XCTAssertTrue(text.hasPrefix("thrum: --open: no browser opened (xdg-open: no method available for opening 'http://127.0.0.1:"), text)
+        XCTAssertEqual(text.split(separator: "\n").count, 1, text)
+    }
+
     /// `thrum help NOSUCH` printed the overview with status 0, as if the command existed.
     func testHelpForAnUnknownCommandIsAUsageError() throws {
         let result = try ThrumProcess.run(["help", "nosuch"])
