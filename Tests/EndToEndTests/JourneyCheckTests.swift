@@ -135,6 +135,19 @@ final class JourneyCheckTests: XCTestCase {
         XCTAssertEqual(text.split(separator: "\n").count, 1, text)
     }
 
+    /// `actuator compute --f0 700` (a typo for 170): the sampling window leaves no drive, and the
+    /// calculator printed "2000000000.000 V peak on the output" and a clamp warning about it.
+    func testRegisterCalculatorSaysNoDriveInsteadOfGigavolts() throws {
+        let text = try ThrumProcess.run(["actuator", "compute", "--f0", "700", "--vrms", "2"])
+        XCTAssertEqual(text.status, 0, text.standardError)
+        XCTAssertTrue(text.standardOutput.contains("→  0 (0x00)  = no drive: the back-EMF window fills the period\n"), text.standardOutput)
+        XCTAssertTrue(text.standardOutput.contains("the driver would never drive"), text.standardOutput)
+        XCTAssertFalse(text.standardOutput.contains("2000000000"), text.standardOutput)
+        let json = try ThrumProcess.run(["actuator", "compute", "--f0", "700", "--vrms", "2", "--json"])
+        let calculation = try XCTUnwrap((try CLITestSupport.json(json) as? [String: Any])?["intermediate"] as? [String: Any], json.standardOutput)
+        XCTAssertTrue(calculation["rated_voltage_peak_volts"] is NSNull, "\(calculation)")
+    }
+
     /// `thrum help NOSUCH` printed the overview with status 0, as if the command existed.
     func testHelpForAnUnknownCommandIsAUsageError() throws {
         let result = try ThrumProcess.run(["help", "nosuch"])
