@@ -154,5 +154,8 @@ final class JourneyCheckTests: XCTestCase {
         XCTAssertEqual(result.status, 2)
         XCTAssertTrue(result.standardError.hasPrefix("thrum: unknown command 'nosuch'\n"), result.standardError)
         XCTAssertEqual(result.standardOutput, "")
+        let helpHelp = try ThrumProcess.run(["help", "help"])
+        XCTAssertEqual(helpHelp.status, 0, helpHelp.standardError)
+        XCTAssertTrue(helpHelp.standardOutput.hasPrefix("thrum 0.1.0: play Core Haptics patterns"), helpHelp.standardOutput)
     }
 }

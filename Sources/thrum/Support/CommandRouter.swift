@@ -41,7 +41,7 @@ enum CommandRouter {
         guard let word = arguments.first, word != "help", word != "--help", word != "-h" else {
             if arguments.count > 1, let command = command(named: arguments[1]) {
                 print(LabgridPlace.usage(of: command))
-            } else if arguments.count > 1 {
+            } else if arguments.count > 1, !["help", "--help", "-h"].contains(arguments[1]) {
                 printError("unknown command '\(arguments[1])'\n\n\(overview)")
                 return 2
             } else {
