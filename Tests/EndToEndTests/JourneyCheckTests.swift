@@ -11,7 +11,8 @@ final class JourneyCheckTests: XCTestCase {
     /// `deletingLastPathComponent` (SIGILL and a backtrace); it is a file like any other.
     func testOneCharacterFileNamesAreFiles() throws {
         let dir = try CLITestSupport.scratchDirectory(for: self)
-        for (option, name) in [("--csv", "c"), ("--svg", "s")] {
+        // One output (both go through OutputFile.checkDestination, where it trapped).
+        for (option, name) in [("--csv", "c")] {
             let result = try ThrumProcess.run(["render", "preset:rom.1", option, name], directory: dir)
             XCTAssertEqual(result.status, 0, "\(option) \(name): \(result.standardError.prefix(300))")
             let written = try Data(contentsOf: dir.appendingPathComponent(name))
