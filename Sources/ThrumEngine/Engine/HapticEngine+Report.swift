@@ -73,9 +73,9 @@ extension HapticEngine {
         RunFaultAccounting.account(for: &faults, in: &events, pattern: pattern, rate: rate, playedUntil: playedUntil)
         // In time order: schedule order is not (an event placed again after a gap or a restart is
         // marked after those already queued, and events never scheduled were appended last).
+        // (Events at one time keep their order.)
         events = events.enumerated().sorted {
-            ($0.element.pass, $0.element.requestedTime, $0.element.patternIndex, $0.offset)
-                < ($1.element.pass, $1.element.requestedTime, $1.element.patternIndex, $1.offset)
+            ($0.element.pass, $0.element.requestedTime, $0.offset) < ($1.element.pass, $1.element.requestedTime, $1.offset)
         }.enumerated().map { k, e in
             var event = e.element
             event.id = UInt32(k + 1)
