@@ -184,6 +184,45 @@ final class FirmwareFlashTests: XCTestCase {
         XCTAssertTrue(probe.output.contains("signature = 0x1e950f"), probe.output)
     }
 
+    /// Ctrl-C during `thrum firmware flash`: thrum ended at once, the default way, while avrdude
+    /// (in a process group of its own, which the terminal's Ctrl-C does not reach) went on
+    /// writing the board behind the prompt, holding the port. The interrupt is passed on: avrdude
+    /// stops, thrum says where the board was left, exit 130, and no avrdude is left on the port.
+    func testCtrlCStopsTheToolAndSaysWhereTheBoardWasLeft() throws {
+        try BootloaderBoard.prepare()
+        let terminal = try PseudoTerminal(keepsDeviceSideOpen: false)
+        defer { terminal.close() }
+        let port = terminal.devicePath
+        func avrdude() -> [pid_t] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }.filter { pid in
+                let line = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+                let words = line.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+                return words.first.map { $0.hasSuffix("avrdude") } == true && words.contains(port)
+            }
+        }
+        let flash = Process()
+        flash.executableURL = try TestPaths.thrumBinary
+        flash.arguments = ["firmware", "flash", "--board", "uno", "--port", port, "--attempts", "1"]
+        let errors = Pipe()
+        flash.standardOutput = FileHandle.nullDevice
+        flash.standardError = errors
+        try flash.run()
+        let started = Date().addingTimeInterval(20)
+        while avrdude().isEmpty && flash.isRunning && Date() < started { usleep(20_000) }
+        XCTAssertFalse(avrdude().isEmpty, "avrdude did not start")
+        kill(flash.processIdentifier, SIGINT)
+        flash.waitUntilExit()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(flash.terminationReason, .exit, "thrum ended by the signal: \(text)")
+        XCTAssertEqual(flash.terminationStatus, 130, text)
+        XCTAssertTrue(text.hasPrefix("thrum: interrupted (signal 2) while avrdude was at work"), text)
+        let gone = Date().addingTimeInterval(2)
+        while !avrdude().isEmpty && Date() < gone { usleep(20_000) }
+        let left = avrdude()
+        XCTAssertTrue(left.isEmpty, "avrdude still running on \(port): \(left)")
+        for pid in left { kill(pid, SIGKILL) }
+    }
+
     /// Nothing answers on the port (a pseudo-terminal nobody serves): the bootloader error with its
     /// causes, nothing claimed.
     func testNoAnswerNamesTheCauses() throws {

@@ -216,6 +216,16 @@ enum FirmwareCommand: Subcommand {
         flasher.attempts = attempts
         let bar = FirmwareProgressBar(enabled: !json && isatty(STDERR_FILENO) != 0, label: "\(board.id) \(file.programmed) B")
         let outcome: BootloaderFlasher.Outcome
+        // Ctrl-C reaches the tool too (one process group): it stops, and this says where the
+        // board was left, instead of ending silently the default way.
+        Interrupt.install()
+        func interrupted(after written: Bool) -> CommandFailure {
+            let signal = Interrupt.signalNumber ?? SIGINT
+            let message = written
+                ? "interrupted (signal \(signal)) after \(flasher.command[0]) wrote and verified the image; not checked that the firmware answers (`thrum info --port \(port)`)"
+                : "interrupted (signal \(signal)) while \(flasher.command[0]) was at work: the board may hold part of the image and run nothing; its bootloader still answers: run the same `thrum firmware flash` again"
+            return CommandFailure(message: message, exitCode: 128 + signal)
+        }
         do {
             outcome = try flasher.run { step in
                 if json {
@@ -227,9 +237,11 @@ enum FirmwareCommand: Subcommand {
             }
         } catch {
             bar.finish()
+            if Interrupt.requested { throw interrupted(after: false) }
             throw CommandFailure(message: "\(error)")
         }
         bar.finish()
+        if Interrupt.requested { throw interrupted(after: true) }
         let flashSeconds = Date().timeIntervalSince(started)
 
         // 4. The firmware answers: version and protocol.
