@@ -149,6 +149,26 @@ final class JourneyCheckTests: XCTestCase {
         XCTAssertTrue(calculation["rated_voltage_peak_volts"] is NSNull, "\(calculation)")
     }
 
+    /// A directory where a file goes (`thrum validate examples/`, the commonest slip) said
+    /// "unsupported file type (no extension)", or "cannot read examples" and no more; a file where
+    /// the library directory goes looked for FILE/library.json. Each says what it is.
+    func testADirectoryWhereAFileGoesAndTheOtherWayRoundSayWhatTheyAre() throws {
+        let examples = TestPaths.packageRoot.appendingPathComponent("examples").path
+        let cases: [(arguments: [String], message: String)] = [
+            (["validate", examples], "cannot read '\(examples)': it is a directory, not a regular file; give the files in it (\(examples)/*.ahap)"),
+            (["play", examples], "cannot read '\(examples)': it is a directory, not a regular file; give the files in it (\(examples)/*.ahap)"),
+            (["library", "inspect", examples], "cannot read \(examples): it is a directory, not a file"),
+            (["flash", examples, "--port", "/dev/null"], "cannot read \(examples): it is a directory, not a file"),
+            (["library", "build", heartbeat, "-o", "/dev/null"], "\(heartbeat): error: not a directory: give the library directory, the one holding library.json"),
+        ]
+        for (arguments, message) in cases {
+            let result = try ThrumProcess.run(arguments)
+            XCTAssertEqual(result.status, 1, "\(arguments): \(result.standardError)")
+            XCTAssertTrue((result.standardOutput + result.standardError).contains(message), "\(arguments): \(result.standardOutput)\(result.standardError)")
+            XCTAssertFalse(result.standardError.contains("no extension"), result.standardError)
+        }
+    }
+
     /// `thrum help NOSUCH` printed the overview with status 0, as if the command existed.
     func testHelpForAnUnknownCommandIsAUsageError() throws {
         let result = try ThrumProcess.run(["help", "nosuch"])

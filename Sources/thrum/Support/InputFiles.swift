@@ -18,6 +18,15 @@ enum InputFiles {
         return [(choice, "actuator profile")]
     }
 
+    /// "cannot read FILE: why" for a file that `FileManager.contents(atPath:)` did not read.
+    static func unreadable(_ file: String) -> String {
+        var isDirectory: ObjCBool = false
+        let shown = TextEscaping.escaped(file)
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else { return "cannot read \(shown): no such file" }
+        if isDirectory.boolValue { return "cannot read \(shown): it is a directory, not a file" }
+        return access(file, R_OK) != 0 ? "cannot read \(shown): permission denied" : "cannot read \(shown)"
+    }
+
     /// The pattern file `argument` (not a `preset:NAME`) and the sounds its audio events play.
     static func pattern(_ source: PatternSource, argument: String) -> [Input] {
         guard case .pattern(let pattern) = source.content, FileManager.default.fileExists(atPath: argument) else { return [] }
