@@ -169,6 +169,16 @@ final class JourneyCheckTests: XCTestCase {
         }
     }
 
+    /// `play --junit` into a missing directory played the whole pattern (on a rig: the actuator)
+    /// and only then said the report could not be written. Said first, nothing played.
+    func testAJUnitReportThatCannotBeWrittenIsSaidBeforeThePlay() throws {
+        let result = try ThrumProcess.run(["play", heartbeat, "--no-plot", "--junit", "/nonexistent-thrum-dir/j.xml"])
+        XCTAssertEqual(result.status, 1, result.standardError)
+        XCTAssertEqual(
+            result.standardError, "thrum: cannot write the JUnit report to '/nonexistent-thrum-dir/j.xml': the directory '/nonexistent-thrum-dir' does not exist\n")
+        XCTAssertEqual(result.standardOutput, "", "it played first")
+    }
+
     /// `thrum help NOSUCH` printed the overview with status 0, as if the command existed.
     func testHelpForAnUnknownCommandIsAUsageError() throws {
         let result = try ThrumProcess.run(["help", "nosuch"])

@@ -125,6 +125,8 @@ enum PlayCommand: Subcommand {
         let source = try PatternSource.load(argument: file, lenient: lenient)
         for warning in source.warnings { printError("\(warning)") }
         if let junitPath {
+            // Where it cannot be written, said before the pattern plays (it was said after).
+            try OutputFile.checkWritable(junitPath, what: "JUnit report")
             // No input may be replaced: the pattern, the profile file, a sound the pattern plays.
             try OutputFile.refuseOverwriting(
                 junitPath, option: "junit", inputs: InputFiles.pattern(source, argument: file) + actuatorFile)

@@ -38,6 +38,12 @@ enum OutputFile {
         }
     }
 
+    /// Fails, before anything runs, when `path` cannot take the file (a directory, a missing
+    /// parent): a report written at the end of a run (`play --junit`) is checked at its start.
+    static func checkWritable(_ path: String, what: String) throws(CommandFailure) {
+        try checkDestination(path, what: what)
+    }
+
     /// Fails with a sentence when `path` cannot take the file: a directory, a missing parent.
     private static func checkDestination(_ path: String, what: String) throws(CommandFailure) {
         let shown = TextEscaping.escaped(path)
