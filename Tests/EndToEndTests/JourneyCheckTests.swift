@@ -179,6 +179,44 @@ final class JourneyCheckTests: XCTestCase {
         XCTAssertEqual(result.standardOutput, "", "it played first")
     }
 
+    /// Two pages on one file (two browsers, or a page and an editor): one deletes the first
+    /// event and saves; the other, which still shows it, moves its second event and saves. The
+    /// edit named the event by its place, and moved the third one (the one now second). A save
+    /// made on other bytes than the file holds is refused (409) and changes nothing.
+    func testTwoPagesOnOneFileCannotEditTheWrongEvent() throws {
+        let dir = try CLITestSupport.scratchDirectory(for: self)
+        let events = [(0.0, 1.0), (0.1, 0.5), (0.2, 0.2)].map { time, intensity in
+            #"{"Event": {"Time": \#(time), "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": \#(intensity)}]}}"#
+        }
+        let file = try CLITestSupport.write(#"{"Version": 1, "Pattern": [\#(events.joined(separator: ",\n"))]}"#, named: "three.ahap", in: dir)
+        let studio = Process()
+        studio.executableURL = try TestPaths.thrumBinary
+        studio.arguments = ["studio", dir.path]
+        let output = Pipe()
+        studio.standardOutput = output
+        studio.standardError = FileHandle.nullDevice
+        try studio.run()
+        defer { if studio.isRunning { studio.terminate() } }
+        let line = SimulatorProcess.firstLine(of: output)
+        let url = try XCTUnwrap(URL(string: String(line.dropFirst(5))), line)
+        let token = try XCTUnwrap(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "token" }?.value)
+        func base() throws -> String {
+            let (status, body) = try StudioPortTests.request(url, "/api/pattern?file=three.ahap", token: token)
+            XCTAssertEqual(status, 200)
+            return try XCTUnwrap((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["base"] as? String)
+        }
+        let first = try base(), second = try base()
+        let (deleted, _) = try StudioPortTests.request(url, "/api/save", token: token, body: #"{"file": "three.ahap", "deletions": [0], "base": "\#(first)"}"#)
+        XCTAssertEqual(deleted, 200)
+        let after = try String(contentsOfFile: file, encoding: .utf8)
+        let (stale, reply) = try StudioPortTests.request(
+            url, "/api/save", token: token, body: #"{"file": "three.ahap", "changes": [{"event": 1, "time": 0.15}], "base": "\#(second)"}"#)
+        XCTAssertEqual(stale, 409, String(decoding: reply, as: UTF8.self))
+        XCTAssertTrue(String(decoding: reply, as: UTF8.self).contains("changed on disk since this page read it"))
+        XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), after, "the stale edit changed the file")
+        XCTAssertFalse(after.contains("0.15"))
+    }
+
     /// `thrum help NOSUCH` printed the overview with status 0, as if the command existed.
     func testHelpForAnUnknownCommandIsAUsageError() throws {
         let result = try ThrumProcess.run(["help", "nosuch"])
