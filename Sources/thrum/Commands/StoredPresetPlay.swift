@@ -19,6 +19,7 @@ enum StoredPresetPlay {
         let startedAt = Date()
         let expectations = try PlaybackExpectations.take(from: &arguments)
         let junitPath = try arguments.option("junit")
+        if let junitPath { try OutputFile.checkWritable(junitPath, what: "JUnit report") }
         let noPlot = arguments.flag("no-plot")
         let options = try DeviceCommandOptions.take(from: &arguments, positional: true)
         guard let argument = options.positional, argument.hasPrefix(prefix), let id = UInt16(argument.dropFirst(prefix.count)), id > 0 else {
