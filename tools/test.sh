@@ -92,13 +92,14 @@ part_swift() {
 # the reader's wake-ups): they run in a second pass, one at a time, so that no other test takes
 # the cores they pace against. Every other test runs in virtual time (or on no clock at all)
 # and runs in the parallel pass; so do these end-to-end classes, which run nothing in real time
-# (CLIOutsideCheckTests starts `thrum sim` and `studio` only to see them stop at once).
+# (CLIOutsideCheckTests starts `thrum sim` and `studio` only to see them stop at once;
+# JourneyCheckTests a studio only to read its first lines).
 # (Every other EndToEndTests class runs in real time, LabgridFarmTests' labgrid farm among them.)
 virtual_time_end_to_end='BenchCommandTests|CLIHostileInputTests|CLIOutsideCheckTests|CLIPresetsTests|CLIRenderTests|CLIUsageErrorTests|'\
 'CLIValidateTests|DocBlockTests|EngineOnVirtualRigTests|FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|'\
 'FirmwareListTests|FirmwarePreflightTests|IdleEngineTests|LibraryEndToEndTests|LibraryPowerLossTests|PlayEngineOptionsTests|'\
 'PublicErrorMessageTests|ROMTableAgreementTests|RunFaultTests|ReadmeExampleTests|StalledLinkResetTests|'\
-'VirtualTimePlaybackTests|CompletionsAndManTests'
+'VirtualTimePlaybackTests|CompletionsAndManTests|JourneyCheckTests'
 real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\
 "ReaderWokenTests|WakeableWaitTests|PlatformWaitTests|WakeLatencyFloorTests|TCPTransportTests)/|"\
 "ThrumHarnessTests\\.ReaderWakeFloorTests/|ThrumAudioTests\\.ALSAAudioSinkTests/|ThrumBenchTests\\.FirstPlayBenchTests/"

@@ -54,8 +54,8 @@ public enum WireBytesBench {
 
     /// One connection to a version-2 device playing programs one after another (half a second
     /// apart), as the engine's link sends them: the segments in the device's form (a marked ramp
-    /// up from 0 starts early by its first-drive offset), event ids numbered on across programs as
-    /// the engine's marks are, each frame packed full.
+    /// up from 0 starts early so that it first drives on its onset: `ProgramPacker.deviceForm`),
+    /// event ids numbered on across programs as the engine's marks are, each frame packed full.
     public struct CompactConnection {
         /// The link's encoder: its shape table lives as long as the connection.
         public private(set) var encoder = CompactStreamEncoder()

@@ -29,6 +29,11 @@ public struct LibraryBuilder: Sendable {
     /// Reads `directory/library.json` and compiles every preset. `actuator` (a built-in id or a
     /// profile file) overrides the manifest's.
     public func build(directory: String, actuator: String? = nil) throws(LibraryBuildError) -> Output {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw LibraryBuildError(
+                file: directory, message: "not a directory: give the library directory, the one holding \(LibraryManifest.fileName)")
+        }
         let manifestPath = (directory as NSString).appendingPathComponent(LibraryManifest.fileName)
         guard let data = FileManager.default.contents(atPath: manifestPath) else {
             throw LibraryBuildError(file: manifestPath, message: "cannot read the manifest (a library directory holds \(LibraryManifest.fileName))")
@@ -52,7 +57,7 @@ public struct LibraryBuilder: Sendable {
             case .ahap(let relative):
                 let path = relative.hasPrefix("/") ? relative : (directory as NSString).appendingPathComponent(relative)
                 do {
-                    let document = try AHAPReader(options: .init(baseDirectory: (path as NSString).deletingLastPathComponent)).read(
+                    let document = try AHAPReader(options: .init(baseDirectory: FilePathText.directory(of: path))).read(
                         contentsOf: path)
                     warnings += document.warnings.map { w in
                         var located = w

@@ -54,22 +54,35 @@ public struct ProgramPacker: Sendable {
     }
 
     /// The segments as the engine's stream sends them to the device (and so as a library stores
-    /// them): a marked ramp up from 0 starts earlier by its first-drive offset and keeps its end
-    /// (PROTOCOL.md §4.1: its first drive then lands on the compiled onset), and no segment starts
-    /// before the one ahead of it.
+    /// them): a marked ramp up from 0 starts earlier by the lead that puts its first drive on the
+    /// compiled onset and keeps its end (PROTOCOL.md §4.1; split in two when that makes it longer
+    /// than a segment may be: ``SegmentCommand/led(duration:from:to:)``, what the engine's
+    /// placement sends), and no segment starts before the one ahead of it.
     public static func deviceForm(_ program: DriveProgram) -> DriveProgram {
         var out = program
         var last: Int64?
-        out.segments = program.segments.map { segment in
+        out.segments = []
+        out.segments.reserveCapacity(program.segments.count)
+        func append(_ segment: DriveSegment) {
             var s = segment
-            if s.eventID != 0 {
-                let lead = SegmentCommand.firstDriveOffset(duration: s.duration, from: s.from, to: s.to)
-                s.start -= Int64(lead)
-                s.duration += lead
-            }
             if let last, s.start < last { s.start = last }
             last = s.start
-            return s
+            out.segments.append(s)
+        }
+        for segment in program.segments {
+            guard segment.eventID != 0 else {
+                append(segment)
+                continue
+            }
+            let led = SegmentCommand.led(duration: segment.duration, from: segment.from, to: segment.to)
+            var s = segment
+            s.start -= Int64(led.lead)
+            s.duration = led.markedDuration
+            s.to = led.markedTo
+            append(s)
+            if led.restDuration > 0, let marked = out.segments.last {
+                append(DriveSegment(start: marked.end, duration: led.restDuration, from: led.markedTo, to: segment.to))
+            }
         }
         return out
     }

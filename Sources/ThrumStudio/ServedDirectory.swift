@@ -1,4 +1,5 @@
 import Foundation
+import ThrumPattern
 
 /// The one directory the studio reads and writes: names given by the page are resolved inside
 /// it, symbolic links followed, and anything that lands outside it (`..`, an absolute path, a
@@ -36,7 +37,7 @@ public struct ServedDirectory: Sendable {
             guard FileManager.default.fileExists(atPath: real, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
             return real
         }
-        guard mayBeNew, let parent = Self.realPath((joined as NSString).deletingLastPathComponent), inside(parent) || parent == root
+        guard mayBeNew, let parent = Self.realPath(FilePathText.directory(of: joined)), inside(parent) || parent == root
         else { return nil }
         // A dangling link would be followed by the write: refuse it.
         if (try? FileManager.default.destinationOfSymbolicLink(atPath: joined)) != nil { return nil }

@@ -146,7 +146,19 @@ public final class StudioApp: @unchecked Sendable {
         watcher?.watch(name)
         var object = backend.describe(name: name, data: data)
         object["file"] = name
+        object["base"] = Self.base(of: data)
         return .json(object)
+    }
+
+    /// What names the bytes a page read (FNV-1a, 64 bits, hex): a save sends it back, so that
+    /// edits made on other bytes are refused rather than applied to the wrong events.
+    static func base(of data: Data) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in data {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
     }
 
     private func body(_ request: HTTPRequest) -> [String: Any]? {
@@ -175,6 +187,12 @@ public final class StudioApp: @unchecked Sendable {
         }
         do {
             let before = try directory.read(name)
+            // Edits name events by their place in the file the page read: on other bytes (another
+            // page saved, an editor wrote) they would move other events. Refused; the page reopens.
+            if let base = body["base"] as? String, base != Self.base(of: before) {
+                return .error(
+                    409, "\(name) changed on disk since this page read it: reopen it (these edits name events by their place, which may have moved)")
+            }
             let after = try AHAPTextEdit(text: before).applying(changes, deleting: deletions, adding: additions, points: points)
             var object = backend.describe(name: name, data: after)
             guard (object["valid"] as? Bool) == true else {
@@ -185,6 +203,7 @@ public final class StudioApp: @unchecked Sendable {
             watcher?.watch(name)
             object["file"] = name
             object["saved"] = true
+            object["base"] = Self.base(of: after)
             return .json(object)
         } catch let failure as AHAPTextEdit.Failure {
             return .error(422, failure.message)

@@ -605,7 +605,7 @@ extension StudioAssets {
     const changes = Object.keys(S.changes).map((k) => Object.assign({ event: Number(k) }, S.changes[k]));
     try {
       const r = await api("/api/save", { file: S.file, changes, deletions: [...S.deletions], additions: S.additions,
-        points: Object.values(S.pointChanges || {}) });
+        points: Object.values(S.pointChanges || {}), base: S.data && S.data.base });
       accept(r, true);
       loadRender();
       say("saved " + S.file);
@@ -714,7 +714,7 @@ extension StudioAssets {
         }
         line.textContent = msg.text;
       } else if (msg.type === "file-changed" && msg.file === S.file) {
-        if (dirty()) { $("banner").hidden = false; $("banner").textContent = S.file + " changed on disk; save overwrites it, or reopen it to drop your edits"; }
+        if (dirty()) { $("banner").hidden = false; $("banner").textContent = S.file + " changed on disk; reopen it (your edits cannot be saved onto the new version: they name events by their place)"; }
         else { metrics.reloads++; openFile(S.file, true).then(() => say("reloaded " + S.file + " (changed on disk)")); }
       }
     };

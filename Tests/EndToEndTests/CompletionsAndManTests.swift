@@ -44,6 +44,33 @@ final class CompletionsAndManTests: XCTestCase {
         return names
     }
 
+    /// `thrum firmware flash --board <TAB>` offered the files of the directory and the options,
+    /// not the boards; `presets --family <TAB>` likewise. Bash's completion, run as bash runs it,
+    /// offers the words; zsh and fish list them.
+    func testBoardAndFamilyValuesAreCompletedWithTheirWords() throws {
+        let dir = try CLITestSupport.scratchDirectory(for: self)
+        let script = try CLITestSupport.write(try output(["dev", "completions", "bash"]), named: "thrum.bash", in: dir)
+        let probe = """
+            source '\(script)'
+            for line in 'firmware flash --board ' 'firmware flash --board n' 'presets --family '; do
+                read -ra COMP_WORDS <<< "thrum $line"; [[ $line == *' ' ]] && COMP_WORDS+=('')
+                COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _thrum; echo "${COMPREPLY[*]}"
+            done
+            """
+        let bash = Process()
+        bash.executableURL = URL(fileURLWithPath: "/bin/bash")
+        bash.arguments = ["-c", probe]
+        bash.currentDirectoryURL = dir
+        let pipe = Pipe()
+        bash.standardOutput = pipe
+        try bash.run()
+        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        bash.waitUntilExit()
+        XCTAssertEqual(lines, ["uno nano nano-old bluepill", "nano nano-old", "uikit swiftui watchos macos rom"])
+        XCTAssertTrue(try output(["dev", "completions", "zsh"]).contains("'--board[uno, nano, nano-old, bluepill]:B:(uno nano nano-old bluepill)'"))
+        XCTAssertTrue(try output(["dev", "completions", "fish"]).contains("-l family -x -a 'uikit swiftui watchos macos rom'"))
+    }
+
     func testEveryCommandAndOptionIsInEachCompletionAndTheManPage() throws {
         let bash = try output(["dev", "completions", "bash"])
         let zsh = try output(["dev", "completions", "zsh"])

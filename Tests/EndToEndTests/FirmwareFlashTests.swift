@@ -164,6 +164,65 @@ final class FirmwareFlashTests: XCTestCase {
         XCTAssertEqual(Array(written[image.count..<library.count]), Array(library[image.count...]))
     }
 
+    /// A flash interrupted part way (Ctrl-C during `thrum firmware flash`) leaves an application
+    /// that runs wild. On a board the bootloader still answers the next reset; the simulated board
+    /// ended the simulation at simavr's first crash ("the simulated CPU crashed"), so the user's
+    /// next flash found no port. It now holds the CPU until the port is opened: the real avrdude
+    /// reads the chip's signature through optiboot.
+    func testAnApplicationThatCrashesTheCPUStillLeavesTheBootloaderAReset() throws {
+        try BootloaderBoard.prepare()
+        // `sts 0x0900, r1`: a write past the ATmega328P's RAM, simavr's cpu_Crashed at once.
+        var flash = [UInt8](repeating: 0xFF, count: 32768)
+        flash.replaceSubrange(0..<4, with: [0x10, 0x92, 0x00, 0x09])
+        let board = try BootloaderBoard(board: "uno", flash: flash)
+        // The crash comes at the first instruction after power-on, before the harness first looks
+        // for a client opening the port (the probe's reset).
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertTrue(board.simulator.process.isRunning, "the simulation ended at the application's crash")
+        let probe = try AVRToolchain.run(["avrdude", "-c", "arduino", "-p", "m328p", "-P", board.pty, "-b", "115200"])
+        XCTAssertEqual(probe.status, 0, probe.output)
+        XCTAssertTrue(probe.output.contains("signature = 0x1e950f"), probe.output)
+    }
+
+    /// Ctrl-C during `thrum firmware flash`: thrum ended at once, the default way, while avrdude
+    /// (in a process group of its own, which the terminal's Ctrl-C does not reach) went on
+    /// writing the board behind the prompt, holding the port. The interrupt is passed on: avrdude
+    /// stops, thrum says where the board was left, exit 130, and no avrdude is left on the port.
+    func testCtrlCStopsTheToolAndSaysWhereTheBoardWasLeft() throws {
+        try BootloaderBoard.prepare()
+        let terminal = try PseudoTerminal(keepsDeviceSideOpen: false)
+        defer { terminal.close() }
+        let port = terminal.devicePath
+        func avrdude() -> [pid_t] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }.filter { pid in
+                let line = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+                let words = line.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+                return words.first.map { $0.hasSuffix("avrdude") } == true && words.contains(port)
+            }
+        }
+        let flash = Process()
+        flash.executableURL = try TestPaths.thrumBinary
+        flash.arguments = ["firmware", "flash", "--board", "uno", "--port", port, "--attempts", "1"]
+        let errors = Pipe()
+        flash.standardOutput = FileHandle.nullDevice
+        flash.standardError = errors
+        try flash.run()
+        let started = Date().addingTimeInterval(20)
+        while avrdude().isEmpty && flash.isRunning && Date() < started { usleep(20_000) }
+        XCTAssertFalse(avrdude().isEmpty, "avrdude did not start")
+        kill(flash.processIdentifier, SIGINT)
+        flash.waitUntilExit()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(flash.terminationReason, .exit, "thrum ended by the signal: \(text)")
+        XCTAssertEqual(flash.terminationStatus, 130, text)
+        XCTAssertTrue(text.hasPrefix("thrum: interrupted (signal 2) while avrdude was at work"), text)
+        let gone = Date().addingTimeInterval(2)
+        while !avrdude().isEmpty && Date() < gone { usleep(20_000) }
+        let left = avrdude()
+        XCTAssertTrue(left.isEmpty, "avrdude still running on \(port): \(left)")
+        for pid in left { kill(pid, SIGKILL) }
+    }
+
     /// Nothing answers on the port (a pseudo-terminal nobody serves): the bootloader error with its
     /// causes, nothing claimed.
     func testNoAnswerNamesTheCauses() throws {

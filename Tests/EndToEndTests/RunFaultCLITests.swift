@@ -35,6 +35,33 @@ final class RunFaultCLITests: XCTestCase {
         XCTAssertFalse(second.standardError.contains("before this run"), second.standardError)
     }
 
+    /// The device gone mid-play (`thrum sim --fault disconnect@2s`: the pty hangs up, as an
+    /// unplugged board, a killed ser2net or one that let another client in): the report of what
+    /// played comes with the error (it was the error alone, the events that played lost with it),
+    /// in JSON with the error object's keys. Truth: the simulator's trace.
+    func testADisconnectMidPlayReportsWhatPlayedWithTheError() throws {
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-disconnect-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: trace) }
+        let simulator = try SimulatorProcess(arguments: ["--fault", "disconnect@2s", "--trace", trace.path])
+        defer { simulator.stop() }
+        let result = try ThrumProcess.run(["play", "--port", simulator.ptyPath, "--json", TestPaths.example("metronome.ahap").path])
+        XCTAssertEqual(result.status, 1, result.standardError)
+        XCTAssertEqual(result.standardError, "thrum: the device disconnected\n")
+        let object = try XCTUnwrap(try CLITestSupport.json(result) as? [String: Any])
+        XCTAssertEqual((object["error"] as? [String: Any])?["message"] as? String, "the device disconnected")
+        XCTAssertEqual(object["exit_code"] as? Int, 1)
+        let events = try XCTUnwrap(object["events"] as? [[String: Any]])
+        XCTAssertEqual(events.count, 8, "every event listed")
+        let onTime = events.filter { $0["status"] as? String == "on_time" }.count
+        // `sim` exits at the hang-up; its trace is whole once it has.
+        let deadline = Date().addingTimeInterval(10)
+        while simulator.process.isRunning && Date() < deadline { usleep(20_000) }
+        let driven = SimulatorTrace.driveStarts(trace).count
+        XCTAssertGreaterThan(onTime, 0, "the beats before the hang-up: \(events.map { $0["status"] ?? "?" })")
+        XCTAssertLessThan(onTime, 8, "the disconnect cut the run")
+        XCTAssertLessThanOrEqual(onTime, driven, "no beat on time that the chip did not drive")
+    }
+
     /// `thrum sim --fault reset@2.5s` resets the device during the metronome (3.5 s): exit 1, a
     /// `device_reset` fault, every event listed, on time only where the chip drove it.
     func testADeviceResetDuringPlayIsAFaultAndEveryEventIsAccountedFor() throws {

@@ -55,7 +55,10 @@ final class StreamChunkTests: XCTestCase {
     /// is 19 ms in. Before, the chunk that began at its mark ended 10 ms in: 0 → 0, a marked
     /// all-zero segment — the device reported the onset at its write of 0, on time, while the
     /// chip first drove 15 ms later (the bound missed the truth). Now the chunk runs to the
-    /// segment's end (short of the 1 s limit by twice the crossing, which the placement adds).
+    /// segment's end, and the placement starts it earlier by the lead that puts its crossing on
+    /// the onset — too long for one segment then, so split (`SegmentCommand.led`). Before that
+    /// lead, the chunk ended short of the 1 s limit and the ramp, led by its own crossing, first
+    /// drove 0.4 ms late (`RampCrossingTests`); now where it was planned.
     func testASlowAttackMixedWithAnotherPlayerDrivesAtItsCrossing() throws {
         let rig = EngineRig()
         try rig.engine.start()
@@ -78,6 +81,9 @@ final class StreamChunkTests: XCTestCase {
         let truth = try XCTUnwrap(rig.trueOnset(record))
         XCTAssertEqual(truth, record.requestedTime, accuracy: 0.0005)
         let writes = rig.rtpWrites(from: start - 0.05, to: start + 0.05)
-        XCTAssertNotEqual(try XCTUnwrap(writes.first, "no drive near the onset").1, 0, "a write of 0 before the drive: \(writes)")
+        let drive = try XCTUnwrap(writes.first, "no drive near the onset")
+        XCTAssertNotEqual(drive.1, 0, "a write of 0 before the drive: \(writes)")
+        // The chip's first drive where it was planned, within one I²C write (it was 0.4 ms late).
+        XCTAssertEqual(drive.0, record.intendedDriveTime, accuracy: RampCrossingTests.oneWrite * 1e-6)
     }
 }

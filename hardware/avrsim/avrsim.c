@@ -714,6 +714,14 @@ int main(int argc, char **argv)
             s.avr->cycle += 16u; /* nothing runs until an external reset (boot_flash.h) */
         } else {
             state = avr_run(s.avr);
+            if (state == cpu_Crashed && o.bootloader_path != NULL) {
+                /* A board's bootloader still answers a reset after its application ran wild. */
+                fprintf(stderr, "avrsim: the application crashed the simulated CPU at PC 0x%04X; held until the next "
+                                "external reset (opening the port), which enters the bootloader\n",
+                        (unsigned)s.avr->pc);
+                boot_flash_crashed(&boot);
+                state = cpu_Running;
+            }
         }
         sim_clock_publish(&clock, s.avr->cycle);
         sp = (uint16_t)(s.avr->data[R_SPL] | (s.avr->data[R_SPH] << 8));
@@ -749,8 +757,8 @@ int main(int argc, char **argv)
     storage_footer(&o, &eeprom, s.trace);
     if (o.bootloader_path != NULL) {
         boot_flash_close(&boot);
-        fprintf(stderr, "avrsim: flash %s: %u application pages written, %u external resets%s\n",
-                o.flash_path ? o.flash_path : "(not kept)", boot.pages_written, boot.resets,
+        fprintf(stderr, "avrsim: flash %s: %u application pages written, %u external resets, %u application crashes%s\n",
+                o.flash_path ? o.flash_path : "(not kept)", boot.pages_written, boot.resets, boot.crashes,
                 boot.file_error ? "; WRITING THE FILE FAILED" : "");
     }
     if (s.trace != NULL && o.clock_path != NULL) {

@@ -229,6 +229,8 @@ void boot_flash_sync(boot_flash_t *b)
 void boot_flash_external_reset(boot_flash_t *b)
 {
     avr_reset(b->avr);
+    b->avr->state = cpu_Running;
+    b->wild = 0;
     b->avr->pc = b->reset_vector;
     b->avr->data[REG_MCUSR] = MCUSR_EXTRF;
     b->resets++;
@@ -238,7 +240,14 @@ int boot_flash_halted(const boot_flash_t *b)
 {
     const uint8_t *flash = b->avr->flash;
 
-    return b->avr->pc < b->reset_vector && flash[0] == 0xFFu && flash[1] == 0xFFu;
+    return b->wild || (b->avr->pc < b->reset_vector && flash[0] == 0xFFu && flash[1] == 0xFFu);
+}
+
+void boot_flash_crashed(boot_flash_t *b)
+{
+    b->wild = 1;
+    b->crashes++;
+    b->avr->state = cpu_Running;
 }
 
 int boot_flash_client_opened(boot_flash_t *b, int pty_master)

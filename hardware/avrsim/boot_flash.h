@@ -36,6 +36,8 @@ typedef struct {
     int client_open;              /* the pty slave was open at the last check */
     uint8_t wdt_prescaler;        /* WDTCSR's prescaler bits as last written */
     uint32_t watchdog_fixes;      /* prescaler changes simavr 1.6 would have applied late */
+    int wild;                     /* the application crashed the simulated CPU: held until an external reset */
+    uint32_t crashes;             /* such crashes so far */
 } boot_flash_t;
 
 /** Loads the application flash from `path` (created erased when missing; NULL: erased, not kept)
@@ -56,6 +58,12 @@ void boot_flash_external_reset(boot_flash_t *b);
  *  either: the harness holds the CPU instead (returns 1 while the PC is in the application section,
  *  below the reset vector, and that section is erased) until the next external reset. */
 int boot_flash_halted(const boot_flash_t *b);
+
+/** The application crashed the simulated CPU (simavr's cpu_Crashed: a write outside RAM, an
+ *  invalid opcode), as a half-written image does after an interrupted upload. A chip would run
+ *  wild there, and its bootloader would still answer the next external reset: the harness holds
+ *  the CPU (``boot_flash_halted`` returns 1) until then, instead of ending the simulation. */
+void boot_flash_crashed(boot_flash_t *b);
 
 /** Watches the pty master for a client opening the slave; returns 1 when one just did (the
  *  caller then resets the MCU and drops buffered bytes). */

@@ -111,7 +111,7 @@ public struct RegisterCalculation: Equatable, Sendable {
                 String(format: "OD_CLAMP %.1f is beyond the register (255 = 5.41 V peak); clamped", overdriveClampExact)
             )
         }
-        if clampVoltsPeak < ratedVoltsPeak * 0.999 {
+        if drivenFraction > 0 && clampVoltsPeak < ratedVoltsPeak * 0.999 {
             out.append(
                 String(
                     format:

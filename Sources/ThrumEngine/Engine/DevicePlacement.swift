@@ -44,6 +44,8 @@ final class DevicePlacement {
     private(set) var streamHeldUntil = EngineTime.zero
     /// Keeps contiguous streamed drive contiguous on the device clock.
     private(set) var timeline = DeviceTimeline()
+    /// SEGMENT messages sent (a led ramp too long for one segment goes out as two).
+    private(set) var segmentMessages = 0
     /// The group timeline this device schedules on, when it is in a ``HapticEngineGroup`` whose
     /// devices see one USB frame grid (``FrameTimebase``).
     var frameTimebase: FrameTimebase.Membership? {
@@ -70,6 +72,7 @@ final class DevicePlacement {
         streamFloor = now
         streamHeldUntil = now
         lastDeviceStart = nil
+        lastStoredPreset = nil
         if fresh {
             timeline = DeviceTimeline()
             timeline.timebase = frameTimebase
@@ -214,6 +217,8 @@ final class DevicePlacement {
     @discardableResult
     func place(_ entry: Entry) -> DeviceTime {
         let link = session.link
+        // Drive placed after a stored preset: its late start no longer moves the tail.
+        if case .storedPreset = entry {} else { lastStoredPreset = nil }
         switch entry {
         case .segment(let s):
             let start = s.startTime
@@ -221,23 +226,31 @@ final class DevicePlacement {
             let mapped = timeline.map(
                 hostStart: start.hostTime, duration: s.length.hostDuration, clock: link.clock, frames: link.frameClock,
                 shift: session.latencyCorrection)
-            // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it that
-            // much earlier (keeping its end) so that its first drive lands on the intended instant.
-            var duration = UInt32(clamping: mapped.duration.microseconds)
-            var lead: UInt32 = 0
-            if s.eventID != 0 {
-                lead = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
-                duration += lead
-            }
-            let device = behindTail((mapped.start - .microseconds(Int64(lead))).clampedToOrigin)
+            // A marked ramp up from 0 first drives at its crossing (PROTOCOL.md §4.1): start it
+            // earlier by the lead that puts the lengthened ramp's crossing on the intended instant,
+            // keeping its end (split when that is longer than a segment may be).
+            let duration = UInt32(clamping: mapped.duration.microseconds)
+            let led =
+                s.eventID != 0
+                ? SegmentCommand.led(duration: duration, from: s.from, to: s.to)
+                : SegmentCommand.Led(whole: duration, to: s.to)
+            let device = behindTail((mapped.start - .microseconds(Int64(led.lead))).clampedToOrigin)
             lastDeviceStart = device
             // The latency learnt is onset − the first drive as scheduled (the compensator's definition).
             if s.eventID != 0 {
-                let first = SegmentCommand.firstDriveOffset(duration: duration, from: s.from, to: s.to)
+                let first = SegmentCommand.firstDriveOffset(duration: led.markedDuration, from: s.from, to: led.markedTo)
                 intendedDeviceStart[s.eventID] = device + .microseconds(Int64(first))
             }
             link.send(
-                .segment(SegmentCommand(start: device.wire.rawValue, duration: duration, from: s.from, to: s.to, event: s.eventID)))
+                .segment(
+                    SegmentCommand(start: device.wire.rawValue, duration: led.markedDuration, from: s.from, to: led.markedTo, event: s.eventID)))
+            segmentMessages += 1
+            if led.restDuration > 0 {
+                let rest = device + .microseconds(Int64(led.markedDuration))
+                lastDeviceStart = rest
+                link.send(.segment(SegmentCommand(start: rest.wire.rawValue, duration: led.restDuration, from: led.markedTo, to: s.to)))
+                segmentMessages += 1
+            }
             sentEnd = max(sentEnd, start + s.length)
             return device
         case .program(let program, let origin, let driveStart, let end, let eventBase, let wakeFor):
@@ -264,10 +277,34 @@ final class DevicePlacement {
             // Its last entries reach the device's queue only as it plays: streamed drive leaves
             // once the preset's drive is over, starting a change lead after that.
             let end = start + length
-            streamHeldUntil = max(streamHeldUntil, end)
-            outOfStream(until: end + max(restartMargin, changeLead) + .milliseconds(2))
+            holdStream(until: end)
+            lastStoredPreset = (eventBase, lastDeviceStart!, end)
             return device
         }
+    }
+
+    /// No streamed drive until `end`, the end of drive the device expands itself (a stored
+    /// preset's), and none before a change lead after it.
+    private func holdStream(until end: EngineTime) {
+        streamHeldUntil = max(streamHeldUntil, end)
+        outOfStream(until: end + max(restartMargin, changeLead) + .milliseconds(2))
+    }
+
+    /// The last stored preset placed: its onset ids from `eventBase`, where its drive ends on the
+    /// device's clock and on the engine's schedule, as asked (nil once a late start moved them).
+    private var lastStoredPreset: (eventBase: UInt32, deviceEnd: DeviceTime, end: EngineTime)?
+
+    /// Mark `mark` of a stored preset began `lateness` after the time asked for (read from storage
+    /// after its start, the preset starts later, whole: docs/library.md). When it is the last
+    /// entry placed, the queue's tail moves with it: the device refuses an entry that starts
+    /// before the shifted preset's last (FAULT 8, the next preset dropped whole), as it did to a
+    /// preset played right after a late one.
+    private func storedPresetStartedLate(mark: UInt32, by lateness: DeviceDuration) {
+        guard let last = lastStoredPreset, mark >= last.eventBase else { return }
+        lastStoredPreset = nil
+        let shiftedEnd = last.deviceEnd + lateness
+        if lastDeviceStart.map({ $0 < shiftedEnd }) ?? true { lastDeviceStart = shiftedEnd }
+        holdStream(until: last.end + EngineDuration.microseconds(lateness.microseconds))
     }
 
     /// `device`, or the tail's start when it would lie before it.
@@ -343,6 +380,26 @@ final class DevicePlacement {
         return true
     }
 
+    /// A CUT (or STOP) placed the drive again after the device's clock moved
+    /// (``SharedDevice/followMovedClock()``): the device drops what was queued to start from its
+    /// clock reading `cut` on, and the host renders again from engine time `resume`. Marks sent to
+    /// start at or after `cut` (on the clock before the move) whose time lies before `resume` are
+    /// not placed again: their start is gone (what of their drive lies after `resume` is rendered
+    /// afresh, without an onset), and they become ``PlaybackReport/OnsetStatus/cutByClockMove``
+    /// (a report of one, should the CUT have reached the device after it began, still says what it did).
+    func movedClockCut(before resume: EngineTime, fromDevice cut: DeviceTime) {
+        for (id, start) in intendedDeviceStart where start >= cut && !romMarks.contains(id) {
+            guard let record = marks[id], record.status == .notReported, EngineTime(seconds: record.intendedDriveTime) < resume else {
+                continue
+            }
+            intendedDeviceStart[id] = nil
+            for mark in [id] + (followerMarks[id] ?? []) where marks[mark]?.status == .notReported {
+                marks[mark]?.status = .cutByClockMove
+                marks[mark]?.scheduleRestart = resume.seconds
+            }
+        }
+    }
+
     struct MarkKey: Hashable {
         var player: Int
         var run: Int
@@ -357,8 +414,25 @@ final class DevicePlacement {
 
     /// The clock each mark placed before the device's clock restarted (a detected reset, or a
     /// step taken for one) was stamped on, until its report comes back: such a report is read on
-    /// that clock, never on the new one, whose readings have nothing to do with it.
-    var stampedClocks: [UInt32: ClockModel] = [:]
+    /// that clock, unless that clock places it after the restart was seen (``KeptClock``).
+    var stampedClocks: [UInt32: KeptClock] = [:]
+
+    /// The clock model from before a restart of the device's clock, and the host time the restart
+    /// was seen by (the first clock sample after it came back).
+    struct KeptClock {
+        var clock: ClockModel
+        var restartSeen: HostTime
+
+        /// Whether an onset stamped `stamp` cannot lie on this clock: read on it, its whole
+        /// bracket falls after the restart was seen, when that clock no longer ran. Then the
+        /// device stamped it on its clock as it now is: it did not reset, its clock stepped, and
+        /// it went on playing the drive queued before the step (its reports came after the host
+        /// claimed it again, in the same session).
+        func excludes(_ stamp: DeviceTime32) -> Bool {
+            guard let bounds = clock.hostTimeBounds(atDevice: clock.extend(stamp)) else { return false }
+            return bounds.lowerBound > restartSeen
+        }
+    }
     /// Widest "±" (s) an onset read on a clock from before a restart may have and still be reported.
     static let widestPreRestartBound = 1.0
 
@@ -367,10 +441,12 @@ final class DevicePlacement {
     /// already reported that the device stamped after `since` (the device time of the last clock
     /// sample before the restart) become suspect: they may lie on the restarted (or stepped) clock,
     /// read on the old one. Returns the ids of those.
-    func clockRestarted(previous: ClockModel, since: DeviceTime) -> [UInt32] {
+    func clockRestarted(previous: ClockModel, since: DeviceTime, seen: HostTime) -> [UInt32] {
         var suspect: [UInt32] = []
         for (id, record) in marks {
-            if record.status == .notReported, stampedClocks[id] == nil { stampedClocks[id] = previous }
+            if [.notReported, .cutByClockMove].contains(record.status), stampedClocks[id] == nil {
+                stampedClocks[id] = KeptClock(clock: previous, restartSeen: seen)
+            }
             if !record.boundSuspect, let onset = record.deviceOnset, onset >= since {
                 marks[id]?.boundSuspect = true
                 suspect.append(id)
@@ -388,20 +464,27 @@ final class DevicePlacement {
     /// (the report was in flight) or its clock only stepped (it went on playing), the host cannot
     /// tell which clock the onset was stamped on. Its status stays as the device said; an onset
     /// that clock cannot place within ± ``widestPreRestartBound`` is reported without a time.
+    /// Unless that clock places the onset after the restart was seen (``KeptClock/excludes(_:)``):
+    /// then it was stamped on the clock as it now is (a step taken for a reset, the device went
+    /// on playing), and is read on that, judged like any other (`mistimed` when it played far
+    /// from its time: drive queued before a step plays the step early or late). Read on the old
+    /// clock such onsets were `on_time` at their intended times, 50 ms from the truth.
     /// `windowBefore`: the clock model as it was before its window restarted, when it restarted on
     /// samples not yet looked at (read in the same batch as this report): a stamp that does not
     /// lie after the new window's first sample is read on it the same way.
     func record(_ report: OnsetReport, windowBefore: ClockModel? = nil) {
         guard var record = marks[report.event] else { return }
-        var stamped = stampedClocks.removeValue(forKey: report.event)
-        if stamped == nil, let windowBefore, let first = session.link.clock.samples.first,
+        var kept = stampedClocks.removeValue(forKey: report.event)
+        if kept == nil, let windowBefore, let first = session.link.clock.samples.first,
             session.link.clock.extend(DeviceTime32(rawValue: report.time)) < first.deviceReceive
         {
-            stamped = windowBefore
+            kept = KeptClock(clock: windowBefore, restartSeen: first.hostReceive)
         }
+        let onMovedClock = kept?.excludes(DeviceTime32(rawValue: report.time)) ?? false
+        let stamped = onMovedClock ? nil : kept?.clock
         let clock = stamped ?? session.link.clock
         let host = clock.hostTime(atDevice: clock.extend(DeviceTime32(rawValue: report.time)))
-        if let intended = intendedDeviceStart.removeValue(forKey: report.event), stamped == nil {
+        if let intended = intendedDeviceStart.removeValue(forKey: report.event), stamped == nil, !onMovedClock {
             let onset = clock.extend(DeviceTime32(rawValue: report.time))
             if report.knownStatus == .onTime {
                 if romMarks.contains(report.event) {
@@ -418,9 +501,14 @@ final class DevicePlacement {
         // A stored preset read from storage after its start begins later, whole, and the
         // device reports it on time against its own shifted schedule: judged here against the
         // time asked for, by the device's rule for streamed segments (PROTOCOL.md §4.2).
-        let storedLate = storedPresetExpectedOnsets.removeValue(forKey: report.event).map {
-            clock.extend(DeviceTime32(rawValue: report.time)) - $0 > Self.lateTolerance
-        } ?? false
+        var storedLate = false
+        if let expected = storedPresetExpectedOnsets.removeValue(forKey: report.event) {
+            let lateness = clock.extend(DeviceTime32(rawValue: report.time)) - expected
+            storedLate = lateness > Self.lateTolerance
+            if storedLate, [.onTime, .lateTrimmed].contains(report.knownStatus) {
+                storedPresetStartedLate(mark: report.event, by: lateness)
+            }
+        }
         switch report.knownStatus {
         case .onTime, .lateTrimmed:
             record.status = report.knownStatus == .onTime && !storedLate ? .onTime : .lateTrimmed
@@ -440,7 +528,7 @@ final class DevicePlacement {
                 // A bracket in doubt (suspect) proves nothing: the onset stays as the device
                 // said, marked.
                 if record.status == .onTime, !record.boundSuspect, !romMarks.contains(report.event),
-                    let first = clock.samples.first, device >= first.deviceReceive,
+                    let first = clock.samples.first, device >= first.deviceReceive || onMovedClock,
                     Self.isMistimed(intended: record.intendedDriveTime, bracket: record.driveOnsetRange!)
                 {
                     record.status = .mistimed

@@ -56,7 +56,7 @@ extension HapticEngine {
 
     /// What `player` (playing `pattern` from engine time `startTime`) did, as a ``PlaybackReport``
     /// in pattern time (seconds after `startTime`): one entry per scheduled onset (per pass when
-    /// looping), then the pattern's audio events as not played.
+    /// looping) in time order, then the pattern's audio events as not played.
     public func playbackReport(
         for player: any HapticPatternPlayer, pattern: HapticPattern, startTime: Double, duration: Double, since: Counters
     ) -> PlaybackReport {
@@ -71,6 +71,16 @@ extension HapticEngine {
         let advanced = player as? HapticAdvancedPatternPlayer
         let playedUntil = advanced.map { $0.loopEnabled && $0.loopEnd > 0 ? $0.loopEnd : .infinity } ?? .infinity
         RunFaultAccounting.account(for: &faults, in: &events, pattern: pattern, rate: rate, playedUntil: playedUntil)
+        // In time order: schedule order is not (an event placed again after a gap or a restart is
+        // marked after those already queued, and events never scheduled were appended last).
+        // (Events at one time keep their order.)
+        events = events.enumerated().sorted {
+            ($0.element.pass, $0.element.requestedTime, $0.offset) < ($1.element.pass, $1.element.requestedTime, $1.offset)
+        }.enumerated().map { k, e in
+            var event = e.element
+            event.id = UInt32(k + 1)
+            return event
+        }
         for (i, e) in pattern.events.enumerated() where !e.type.isHaptic {
             events.append(
                 PlaybackReport.Event(
@@ -100,5 +110,6 @@ extension PlaybackReport.Event {
         boundSuspect = o.boundSuspect
         deviceOnset = o.deviceOnset
         preShift = o.preShift
+        scheduleRestart = o.scheduleRestart.map { $0 - start }
     }
 }

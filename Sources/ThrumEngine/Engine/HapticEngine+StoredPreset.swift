@@ -43,6 +43,28 @@ extension HapticEngine {
         }
     }
 
+    /// Runs the engine until every event of `started` (a preset whose drive lasts `duration` s)
+    /// has been reported, or no more reports are to be expected: what a caller does once the
+    /// preset's planned end has passed, before it reads the onsets. A preset read from storage
+    /// after its start begins that much later, whole (docs/library.md), so its reports come later
+    /// than planned: the wait runs `grace` s past the planned end plus the lateness of the events
+    /// already reported (the rest keep their rhythm), and up to `storageRead` s past it while none
+    /// is reported yet (the device may still be reading the preset). A wait of `grace` alone left
+    /// both events of a preset that began 0.41 s late `not_reported`, though the chip drove them.
+    public func waitForStoredPresetReports(
+        of started: StoredPresetStart, duration: Double, grace: Double = 0.3, storageRead: Double = 1.5
+    ) {
+        let end = started.driveStart.seconds + duration
+        while true {
+            let records = started.marks.compactMap { onset(ofStoredPresetMark: $0) }
+            guard records.contains(where: { $0.status == .notReported }) else { return }
+            let lateness = records.compactMap { r in r.onsetTime.map { $0 - r.requestedTime } }.max()
+            let deadline = end + (lateness.map { min(max(0, $0), storageRead) + grace } ?? max(grace, storageRead))
+            guard currentTime < deadline, isRunning else { return }
+            run(for: 0.01)
+        }
+    }
+
     /// The onset record of one event of a stored preset started by ``playStoredPreset(_:in:atTime:)``.
     public func onset(ofStoredPresetMark mark: UInt32) -> OnsetRecord? { device.locked { device.placement.marks[mark] } }
 

@@ -123,6 +123,10 @@ public struct OnsetRecord: Equatable, Sendable {
     /// that began more than 50 µs after the time asked for (read from storage after its start, it
     /// started whole, later): the host made it `lateTrimmed` (docs/library.md). False otherwise.
     public var startedWholeButLate = false
+    /// For an event ``PlaybackReport/OnsetStatus/cutByClockMove``: the engine time (s) the
+    /// schedule restarted at on the moved clock. Its start was cut; what of its drive lies after
+    /// this played afresh, without an onset. Nil otherwise.
+    public var scheduleRestart: Double? = nil
     /// The DRV2605L ROM effect this onset started (``HapticEngine/playROMEffect(_:atTime:)``), nil for pattern events.
     public var romEffect: UInt8? = nil
 }

@@ -121,7 +121,7 @@ extension SharedDevice {
             // the model itself, when it took the sample for a smaller contradiction).
             let clock = session.link.clock
             let before = clock.jumps != lastClockJumps ? clock.windowBefore ?? clock : clock
-            for id in placement.clockRestarted(previous: before, since: previous.deviceReceive) {
+            for id in placement.clockRestarted(previous: before, since: previous.deviceReceive, seen: sample.hostReceive) {
                 announceOnset(id, kind: .boundSuspect)
             }
             resetAfterReboot()

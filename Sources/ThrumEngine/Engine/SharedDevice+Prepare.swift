@@ -1,5 +1,6 @@
 import Foundation
 import ThrumCompiler
+import ThrumLibrary
 import ThrumLink
 import ThrumPattern
 import ThrumTime
@@ -71,6 +72,8 @@ extension SharedDevice {
                 }
             }
             if capabilities?.standby == true { try session.wake(idleTimeout: configuration.preparedTimeout) }
+            // A prepared start's GO is placed on the clock's middle too.
+            try session.narrowClockForStart()
         } catch {
             throw Self.hapticError(error)
         }
@@ -96,7 +99,9 @@ extension SharedDevice {
             preloads[slot]?.lastUse = preloadUse
             return
         }
-        let program = compile(pattern, rate: 1)
+        // Stored as the stream sends it (a marked ramp up from 0 led so that it first drives on
+        // its onset), as a library stores it.
+        let program = ProgramPacker.deviceForm(compile(pattern, rate: 1))
         let slots = (0..<UInt8(min(Int(caps.programSlots), Int(ProtocolConstants.programSlots))))
         guard !slots.isEmpty else { return }
         let slot = slots.first(where: { preloads[$0] == nil }) ?? slots.min { preloads[$0]!.lastUse < preloads[$1]!.lastUse }!
@@ -183,8 +188,9 @@ extension SharedDevice {
                 driveOnsetTime: nil, status: .notReported)
             ledger.markOrder.append(id)
             ledger.goMarks.insert(id)
-            // The device plays a stored program's offsets on its own clock: a span of it is a device span.
-            let sinceFirst = DeviceDuration.microseconds((s.startOffset - program.firstStart).microseconds)
+            // The device plays a stored program's offsets on its own clock: a span of it is a device
+            // span. A led ramp first drives its lead after its start.
+            let sinceFirst = DeviceDuration.microseconds((s.startOffset - program.firstStart).microseconds + s.firstDriveOffset)
             ledger.intendedDeviceStart[id] = firstDevice - session.latencyCorrection + sinceFirst
         }
         goStarts += 1

@@ -40,6 +40,8 @@ extension SharedDevice {
         let origin = driveStart + .microseconds(Int64(preset.lead))
         var intended: [UInt32: EngineTime] = [:]
         var romEvents: Set<UInt32> = []
+        // The image holds the device form (`ProgramPacker.deviceForm`): a marked ramp up from 0
+        // is led so that its crossing, its first drive, is the compiled onset.
         for s in expanded.segments where s.eventID != 0 && intended[s.eventID] == nil {
             let firstDrive = EngineDuration.microseconds(
                 Int64(SegmentCommand.firstDriveOffset(duration: s.duration, from: s.from, to: s.to)))

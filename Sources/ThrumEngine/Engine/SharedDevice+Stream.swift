@@ -102,17 +102,14 @@ extension SharedDevice {
     /// from 0 and runs past `t1`: at that segment's end, so it goes out whole, as compiled, and
     /// first drives at its own crossing (cut, it would be re-quantised: 0 → 0 before the
     /// crossing, or a crossing moved by the rounding of its new end; nil when no such onset is at
-    /// `t0`). A first segment that starts driving at once is cut like any other. The device
-    /// plays a segment of at most 1 s, and the placement starts a marked ramp up from 0 its
-    /// crossing earlier (``DevicePlacement/place(_:)``): a segment too long for that ends
-    /// earlier, twice its crossing short of the limit.
+    /// `t0`). A first segment that starts driving at once is cut like any other. A compiled
+    /// segment is at most 1 s long; the placement starts it earlier so that its crossing lands on
+    /// the onset, and splits it where that would pass the device's 1 s limit
+    /// (``DevicePlacement/place(_:)``, `SegmentCommand.led`).
     static func firstSegmentEnd(from t0: EngineTime, to t1: EngineTime, onsets: [StreamingPatternPlayer.ChunkOnset]) -> EngineTime? {
-        let limit = EngineDuration.microseconds(Int64(ProtocolConstants.segmentMaxDurationMicroseconds))
         var end: EngineTime?
         for onset in onsets where onset.mark.engineTime == t0 && onset.firstSegmentEnd > t1 && onset.firstDrive > .zero {
-            var e = onset.firstSegmentEnd
-            if (e - t0) + onset.firstDrive > limit { e = t0 + limit - onset.firstDrive * 2 }
-            if e > t1 { end = max(end ?? e, e) }
+            end = max(end ?? onset.firstSegmentEnd, onset.firstSegmentEnd)
         }
         return end
     }
@@ -128,7 +125,6 @@ extension SharedDevice {
     /// clock (``DevicePlacement/place(_:)``).
     func send(_ s: DriveSegment) {
         placement.place(.segment(s))
-        segmentsSent += 1
     }
 
     /// Throws away drive already sent from now on: any-lane STOP (the device empties its queue and
@@ -149,9 +145,10 @@ extension SharedDevice {
     /// only silence was sent since, a CUT at `t` when a change sent now reaches the device in time
     /// (``changeLead``), and an any-lane STOP otherwise. Never before the end of drive the host
     /// cannot render again (``DevicePlacement/streamFloor``: a ROM effect, a stored preset).
-    func invalidate(from requested: EngineTime) {
+    @discardableResult
+    func invalidate(from requested: EngineTime) -> Invalidation {
         let t = max(requested, placement.streamFloor)
-        guard t < emittedUntil else { return }
+        guard t < emittedUntil else { return .nothingSent }
         let lastSentEnd = placement.sentEnd
         if lastSentEnd <= t {
             // The floor is the one emit keeps (a change reaches the device one change lead from now): on
@@ -159,10 +156,41 @@ extension SharedDevice {
             // restart margin could pass `t` and drop the first event of an immediate start.
             emittedUntil = max(t, lastSentEnd, timeNow + min(restartMargin, changeLead))
             lastLevel = 0
+            return .nothingSent
         } else if t >= timeNow + changeLead {
-            cut(at: t)
+            return .cut(resume: t, device: cut(at: t))
         } else {
             rewind()
+            return .stopped(resume: emittedUntil)
+        }
+    }
+
+    /// What ``invalidate(from:)`` did to the drive already on the device.
+    enum Invalidation {
+        /// No drive from the time asked was sent yet: nothing on the device changed.
+        case nothingSent
+        /// A CUT removed the queued drive from device time `device` on; rendering resumes at
+        /// engine time `resume`.
+        case cut(resume: EngineTime, device: DeviceTime)
+        /// An any-lane STOP emptied the device's queue (when it arrives); rendering resumes at `resume`.
+        case stopped(resume: EngineTime)
+    }
+
+    /// The device's clock moved under the queued drive (a stall or a step the clock model's window
+    /// restarted on: ``DevicePlacement/followClockJump()``): drive from one change lead on is
+    /// placed again on the clock as it now is (its onsets on time). The CUT that does so removes
+    /// too the drive queued on the old clock for events whose time has passed on the host's clock
+    /// but that the moved clock had not reached: they never play and are not placed again, and
+    /// say so (``PlaybackReport/OnsetStatus/cutByClockMove``), not `not_reported`.
+    func followMovedClock() {
+        let from = timeNow + changeLead
+        switch invalidate(from: from) {
+        case .nothingSent: break
+        case .cut(let resume, let device): placement.movedClockCut(before: resume, fromDevice: device)
+        case .stopped(let resume):
+            // The STOP arrives a change lead from now at the latest: drive due on the device from
+            // then on is surely gone (the clock model's own mapping: no group timebase asked).
+            placement.movedClockCut(before: resume, fromDevice: session.link.clock.deviceTime(at: from.hostTime))
         }
     }
 
@@ -170,12 +198,14 @@ extension SharedDevice {
     /// device drops what starts from there and shortens what spans it), the host's not-yet-sent
     /// segments from there dropped, rendering resumed at `t`. No silent gap: the device plays the
     /// old drive up to `t` and the new from `t`.
-    func cut(at t: EngineTime) {
-        placement.cut(at: t)
+    @discardableResult
+    func cut(at t: EngineTime) -> DeviceTime {
+        let device = placement.cut(at: t)
         cutsSent += 1
         emittedUntil = t
         lastLevel = 0
         for p in players { p.unpreload(from: t) }
+        return device
     }
 
 

@@ -52,7 +52,7 @@ public final class SharedDevice: @unchecked Sendable {
     /// What the device supports, once connected.
     public internal(set) var capabilities: DeviceCapabilities?
     /// Drive segments sent since the device was opened (re-renders after a STOP included).
-    public internal(set) var segmentsSent = 0
+    public var segmentsSent: Int { placement.segmentMessages }
     /// CUTs sent (queued drive replaced from an instant on, for a change).
     public internal(set) var cutsSent = 0
     /// The error that stopped the device (link or transport failure, fault), if any.
@@ -249,6 +249,9 @@ public final class SharedDevice: @unchecked Sendable {
                     // Kept in calibrationResult; the driver plays on its default calibration words.
                 }
             }
+            // The first drive goes to the middle of the clock bracket and the schedule then only
+            // slews: a bracket left wide by slow round trips would offset the whole play.
+            try session.narrowClockForStart()
         } catch {
             let code: HapticErrorCode
             switch error {
@@ -448,6 +451,7 @@ public final class SharedDevice: @unchecked Sendable {
         lastLinkRun = timeNow
         do {
             try session.resynchronizeClock()
+            try session.narrowClockForStart()
         } catch {
             linkFailed(error)
             return
@@ -496,7 +500,7 @@ public final class SharedDevice: @unchecked Sendable {
         // The device clock moved under the queued drive: it plays that much off its time (its
         // onsets are judged `mistimed`). Drive from one change lead on is placed again on the
         // clock as it now is.
-        if placement.followClockJump(), !players.isEmpty { invalidate(from: timeNow + changeLead) }
+        if placement.followClockJump(), !players.isEmpty { followMovedClock() }
         for id in placement.checkClockContradictions() { announceOnset(id, kind: .boundSuspect) }
         publishToTimebase()
         let now = timeNow

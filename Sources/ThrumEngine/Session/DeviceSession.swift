@@ -167,23 +167,62 @@ package final class DeviceSession {
     /// judged mistimed. Twice that tolerance keeps the placement's own error inside it.
     public static let clockWidthForStarts = HostDuration.milliseconds(2)
 
+    /// How many fresh clock samples in a row may leave the bracket no narrower (by at least a
+    /// tenth) before a start's narrowing gives up (``narrowClockForStart()``).
+    public static let narrowingPatience = 4
+
+    /// The width of the clock model's guaranteed bracket at host time `time`.
+    func clockWidth(at time: HostTime) -> DeviceDuration {
+        let bracket = link.clock.bounds(at: time)
+        return bracket.upperBound - bracket.lowerBound
+    }
+
     /// Pings until the clock model's guaranteed bracket now (``ClockModel/bounds(at:)``) is at most
     /// `width` wide, for at most `timeout`; returns either way (a wider bracket is left to the
     /// run: its onsets' bounds say how far they may be off). After a bulk transfer whose ACKs
     /// came back behind long replies (a library read), the window holds only slow return legs,
     /// and a start placed on it can land milliseconds from its time (docs/timing.md).
-    public func narrowClock(toWidth width: HostDuration = clockWidthForStarts, timeout: HostDuration = .milliseconds(500))
-        throws(EngineError)
-    {
+    /// With `patience`, it also stops once that many fresh samples in a row left the bracket no
+    /// narrower than a tenth below the narrowest seen so far: the link cannot do better now (an
+    /// FTDI bridge's 16 ms latency timer, a lasting asymmetry), and pinging on would only delay.
+    public func narrowClock(
+        toWidth width: HostDuration = clockWidthForStarts, timeout: HostDuration = .milliseconds(500), patience: Int? = nil
+    ) throws(EngineError) {
         let deadline = now + timeout
+        let target = DeviceDuration.microseconds(Int64(width.microseconds))
+        var narrowest = clockWidth(at: now)
+        var counted = link.statistics.roundTripSamples
+        var stale = 0
         while now < deadline {
-            let bracket = link.clock.bounds(at: now)
-            if link.clock.sampleCount > 0, bracket.upperBound - bracket.lowerBound <= DeviceDuration.microseconds(Int64(width.microseconds)) {
-                return
+            let current = clockWidth(at: now)
+            if link.clock.sampleCount > 0, current <= target { return }
+            if let patience {
+                let fresh = link.statistics.roundTripSamples - counted
+                counted += fresh
+                if fresh > 0 {
+                    if current.microseconds * 10 < narrowest.microseconds * 9 {
+                        narrowest = current
+                        stale = 0
+                    } else {
+                        stale += fresh
+                        if stale >= patience { return }
+                    }
+                }
             }
             link.sendImmediately(.ping)
             try pumpFor(configuration.primeInterval)
         }
+    }
+
+    /// Narrows the clock before a play's first drive is placed on it: the start goes to the
+    /// middle of the bracket, and the schedule then follows the model only by slewing (20 ppm),
+    /// so a start placed on a wide bracket — slow return legs while connecting or calibrating —
+    /// stays off by up to half its width for the whole play (docs/timing.md, "A whole play
+    /// offset"). Pings until the bracket is at most ``clockWidthForStarts`` wide, or
+    /// ``narrowingPatience`` fresh samples in a row did not narrow it, for at most 500 ms.
+    /// Costs nothing when the bracket is narrow already.
+    public func narrowClockForStart() throws(EngineError) {
+        try narrowClock(patience: Self.narrowingPatience)
     }
 
     /// How much earlier to schedule device times for the fixed latency the device has shown so

@@ -41,6 +41,9 @@ public struct PlaybackReport: Sendable {
         public var trueDriveOnsetTime: Double?
         /// The planned pre-shift (felt-onset compensation) of this event, s.
         public var preShift: Double = 0
+        /// For a ``OnsetStatus/cutByClockMove`` event: when the schedule restarted on the moved
+        /// clock, pattern time (s); what of its drive lay after it played, without its start.
+        public var scheduleRestart: Double?
 
         /// Creates an entry.
         public init(
@@ -77,6 +80,12 @@ public struct PlaybackReport: Sendable {
         /// device's clock moved after the drive was placed on it (a stall or a step: missed timer
         /// overflows, a starved simulation), or the time it was given was off. Its error says how far.
         case mistimed
+        /// The device's clock moved (a stall or a step) under drive already queued on it, and the
+        /// host restarted its schedule on the clock as it now is (``Event/scheduleRestart``): the
+        /// CUT that replaced the queued drive removed this event's start before the moved clock
+        /// reached it, its time already past on the host's clock, so it was not placed again. It
+        /// never started; what of its drive lay after the restart played afresh, without an onset.
+        case cutByClockMove = "cut_by_clock_move"
     }
 
     public var events: [Event]

@@ -42,13 +42,17 @@ enum RunFaultAccounting {
 
     /// The status `event` (lasting `duration` s) takes for `faults`, nil when they did not touch it.
     static func status(of event: PlaybackReport.Event, duration: Double, faults: [RunFault]) -> PlaybackReport.OnsetStatus? {
+        // Its drive was removed before a fault could touch it.
+        if event.status == .cutByClockMove { return nil }
         let start = event.requestedTime - event.preShift
         let started = event.status == .onTime || event.status == .lateTrimmed || event.status == .mistimed
         for fault in faults {
             switch fault.kind {
             case .deviceReset(let after, _):
                 // Its onset after the reset began: nothing of it played (the queue was wiped).
-                if !started && start >= after - 0.001 { return .lostInReset }
+                // One the device reported dropping stays dropped: the device reached it, so
+                // that was no reset but a step of its clock, which made it due at once and late.
+                if !started && event.status != .dropped && start >= after - 0.001 { return .lostInReset }
                 // Started before, still driving when the device reset.
                 if started && start < after && start + duration > after { return .cutByReset }
             case .driveGap(let gapStart, let length):

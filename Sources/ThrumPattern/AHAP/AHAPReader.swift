@@ -40,6 +40,14 @@ public struct AHAPReader: Sendable {
     public func read(contentsOf path: String) throws(PatternError) -> AHAPDocument {
         let name = (path as NSString).lastPathComponent
         let ext = (path as NSString).pathExtension.lowercased()
+        var isDirectory: ObjCBool = false
+        if ext != "ahap" && ext != "json", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            // `thrum validate examples/`: said as what it is, not "unsupported file type".
+            let shown = TextEscaping.escaped(path.hasSuffix("/") ? String(path.dropLast()) : path)
+            throw PatternError(
+                code: .fileNotFound, file: name, line: 0, column: 0, path: "",
+                message: "cannot read '\(TextEscaping.escaped(path))': it is a directory, not a regular file; give the files in it (\(shown)/*.ahap)")
+        }
         guard ext == "ahap" || ext == "json" else {
             throw PatternError(
                 code: .notSupported, file: name, line: 0, column: 0, path: "",
@@ -49,7 +57,7 @@ public struct AHAPReader: Sendable {
                         ? "unsupported file type (no extension): expected a file ending in .ahap or .json"
                         : "unsupported file type \(TextEscaping.quotedExcerpt("." + ext)): expected a file ending in .ahap or .json")
         }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FilePathText.directory(of: path)
         var searched = [directory.isEmpty ? "." : directory]
         if let base = options.baseDirectory, base != searched[0] { searched.append(base) }
         switch PatternFile.bytes(at: path) {

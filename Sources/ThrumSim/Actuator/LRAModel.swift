@@ -109,6 +109,23 @@ public struct LRAModel: Sendable {
         for _ in 0..<n { integrate(voltage: v, open: open, dt: dt) }
     }
 
+    /// Whether the state is a fixed point of ``integrate(voltage:open:dt:)`` with the coil open,
+    /// for every step up to `dt`: no current, and a velocity and position so small (subnormal,
+    /// long after the last drive) that the step's changes round away, so every step leaves them,
+    /// and the acceleration, bit for bit as they are. Only ``elapsed`` would still move.
+    func isAtRestOpen(upTo dt: Double) -> Bool {
+        guard current == 0, appliedVoltage == 0 else { return false }
+        let a = (bl * current - c * velocity - k * position) * invM
+        // Smaller steps change less: |a·dt| and |v·dt| only shrink, so they round away too.
+        return a == massAcceleration && velocity + a * dt == velocity && position + velocity * dt == position
+    }
+
+    /// Lets `duration` seconds pass at a fixed point (``isAtRestOpen(upTo:)``): only ``elapsed``
+    /// moves (by one sum, not the steps' running sum).
+    mutating func rest(for duration: Double) {
+        elapsed += duration
+    }
+
     /// One internal step of exactly `dt` seconds; the chip model calls this directly.
     @inline(__always)
     mutating func integrate(voltage: Double, open: Bool, dt: Double) {

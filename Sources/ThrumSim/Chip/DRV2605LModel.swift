@@ -21,6 +21,13 @@ public final class DRV2605LModel {
     /// Outcome of the last calibration or diagnostics run (nil before the first one).
     public private(set) var lastCalibration: Result<CalibrationResult, CalibrationFailure>?
 
+    /// Integration steps taken (``LRAModel`` steps of at most ``DRV2605LConfiguration/internalStepMicros``):
+    /// what the simulation cost, whatever the time simulated.
+    public private(set) var integrationSteps = 0
+    /// Spans passed at once because the actuator was at rest to the last bit
+    /// (``LRAModel/isAtRestOpen(upTo:)``), each instead of its integration steps.
+    public private(set) var restSteps = 0
+
     /// Whether a run of quiet trace windows (no drive, the actuator still to 1 nG) keeps only its
     /// first and last window (``SimulationTrace/samples``): the trace of a long idle stretch then
     /// takes constant memory. Off by default: every window is kept.
@@ -126,6 +133,14 @@ public final class DRV2605LModel {
 
     // MARK: Time
 
+    /// Whether nothing can change in the chip or the actuator until a register is written: no
+    /// drive, calibration, sequence or pending start, and the actuator at rest to the last bit
+    /// (``LRAModel/isAtRestOpen(upTo:)``), so that ``advance(to:)`` passes any span at once.
+    public var isAtRest: Bool {
+        !stage.isRunning && pendingStart == nil && routineEnd == nil && sequencerTick == nil
+            && actuator.isAtRestOpen(upTo: Double(max(1, configuration.internalStepMicros)) * 1e-6)
+    }
+
     /// Integrates chip and actuator up to `target` µs (no-op if `target` is not in the future).
     public func advance(to target: UInt64) {
         while time < target {
@@ -161,7 +176,24 @@ public final class DRV2605LModel {
         var drivenSinceIdle = self.drivenSinceIdle
         var now = time
         let bl = actuator.parameters.forceFactor
+        let stepSeconds = Double(stepMicros) * 1e-6
+        var steps = 0, rests = 0
         while now < end {
+            if !stage.isRunning && actuator.isAtRestOpen(upTo: stepSeconds) {
+                // At rest to the last bit: every step would leave the state as it is.
+                drivenSinceIdle = false
+                rests &+= 1
+                if recording {
+                    let rest = RestWindows(
+                        accelerationG: actuator.caseAccelerationG, envelopeG: actuator.accelerationAmplitudeG, rtp: rtp,
+                        activity: settings.standby ? .off : stage.activity, coalescing: coalesce)
+                    rest.pass(from: now, to: end, recorder: &recorder, trace: &trace)
+                }
+                actuator.rest(for: Double(end - now) * 1e-6)
+                now = end
+                break
+            }
+            steps &+= 1
             var stepEnd = now + stepMicros
             if stepEnd > end { stepEnd = end }
             if recording && stepEnd > recorder.windowEnd { stepEnd = recorder.windowEnd }
@@ -186,6 +218,8 @@ public final class DRV2605LModel {
             }
         }
         time = now
+        integrationSteps &+= steps
+        restSteps &+= rests
         self.actuator = actuator
         self.stage = stage
         self.recorder = recorder

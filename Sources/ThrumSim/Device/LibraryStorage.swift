@@ -57,7 +57,15 @@ public final class LibraryStorage: @unchecked Sendable {
         } else {
             bytes = [UInt8](repeating: 0xFF, count: size)
             guard FileManager.default.createFile(atPath: file.path, contents: Data(bytes)) else {
-                throw FileError(description: "cannot create the storage file \(file.path)")
+                // Why, in words: a directory, a missing directory, no permission.
+                var isDirectory: ObjCBool = false
+                let parent = file.deletingLastPathComponent().path
+                let reason =
+                    FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) && isDirectory.boolValue
+                    ? "it is a directory; give a file name"
+                    : !FileManager.default.fileExists(atPath: parent) ? "the directory \(parent) does not exist"
+                    : FileManager.default.fileExists(atPath: file.path) ? "it cannot be read" : "no permission to write in \(parent)"
+                throw FileError(description: "cannot create the storage file \(file.path): \(reason)")
             }
         }
     }

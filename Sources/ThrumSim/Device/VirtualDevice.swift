@@ -1,4 +1,5 @@
 import CThrumFirmware
+import Foundation
 
 /// The virtual device: the real C firmware core, compiled into the package, running against the
 /// DRV2605L register model and the LRA physics model, in simulated time.
@@ -106,6 +107,18 @@ public final class VirtualDevice {
     public private(set) var triggerLevels: UInt8 = 0
     /// The library storage (from the configuration).
     public var storage: LibraryStorage? { configuration.storage }
+    /// Firmware main-loop passes run: what the simulation cost, whatever the time simulated.
+    public private(set) var passesRun = 0
+    /// Coarse main-loop passes passed over in idle spans (``skipIdle(to:)``).
+    public private(set) var passesSkipped = 0
+    /// Idle skips whose closing pass was not idle after all (``skipIdle(to:)``): the firmware did
+    /// work no deadline announced, which the skipped passes may have done earlier. Always 0 so far;
+    /// the tests check it.
+    public private(set) var idleSkipMismatches = 0
+    /// Whether the last main-loop pass was idle: the chip at rest, no bus time, no output, and
+    /// the firmware's state as before it but for the stamps every pass writes.
+    private var lastPassIdle = false
+    private let stateBefore: UnsafeMutableRawPointer
 
     /// Creates a device and runs the firmware's power-up (driver probe and set-up).
     public init(configuration: Configuration = Configuration()) {
@@ -114,6 +127,7 @@ public final class VirtualDevice {
         firmware = .allocate(capacity: 1)
         firmware.initialize(to: thrum_fw_t())
         hal = .allocate(capacity: 1)
+        stateBefore = .allocate(byteCount: MemoryLayout<thrum_fw_t>.size, alignment: MemoryLayout<thrum_fw_t>.alignment)
         board.device_id = configuration.board.deviceID
         board.rated_voltage = configuration.board.ratedVoltage
         board.od_clamp = configuration.board.overdriveClamp
@@ -147,6 +161,7 @@ public final class VirtualDevice {
         nextPoll = now
         lastPassEnd = nil
         lastStartOfFrame = nil
+        lastPassIdle = false
         resetCount += 1
     }
 
@@ -154,6 +169,7 @@ public final class VirtualDevice {
     /// its timer overflows are missed under a long interrupt-disabled stretch: what the firmware
     /// scheduled at a device time now plays that much later in true time.
     public func loseClockTime(_ micros: UInt32) {
+        lastPassIdle = false
         clockOffset &-= micros
     }
 
@@ -162,6 +178,7 @@ public final class VirtualDevice {
         firmware.deallocate()
         hal.deinitialize(count: 1)
         hal.deallocate()
+        stateBefore.deallocate()
     }
 
     // MARK: Time
@@ -203,6 +220,42 @@ public final class VirtualDevice {
     /// main-loop pass. A pump stepping just past it collects the pass's output at once.
     public var nextFirmwarePass: UInt64 { max(now, nextPassTime()) }
 
+    /// True time (µs) of the next pass the firmware itself asked for (`thrum_fw_next_deadline`),
+    /// without the coarse main-loop pass; nil when it asked for none.
+    public var nextFirmwareDeadline: UInt64? {
+        var has: UInt8 = 0
+        let deadline = thrum_fw_next_deadline(firmware, deviceClock(atTrueTime: now), &has)
+        return has != 0 ? trueTimeReaching(deadline) : nil
+    }
+
+    /// Whether ``skipIdle(to:)`` may pass the coarse passes from now: the last one ran 1 µs ago,
+    /// was idle (nothing but its stamps changed, no bus time, no output), the next is one
+    /// ``Configuration/pollInterval`` after it, and the chip is at rest to the last bit.
+    public var canSkipIdle: Bool {
+        lastPassIdle && lastPassEnd.map { $0 + 1 == now } == true && nextPoll == now - 1 + configuration.pollInterval
+            && output.isEmpty && chip.isAtRest
+    }
+
+    /// Passes an idle span (``canSkipIdle``) to true time `t`, as ``advance(to:)`` in steps of a
+    /// poll interval would: the coarse passes between change only the stamps every pass writes
+    /// (the last poll time of the output watchdog and of STATUS), so only the last one, at
+    /// `t − 1`, runs; the chip passes the span at once. The caller makes sure that no firmware
+    /// deadline (``nextFirmwareDeadline``), host byte or device event falls before `t`, and that
+    /// `t` is on the poll grid plus 1 µs, as its own steps would reach it. Outside an idle span
+    /// (or off the grid) it steps there with ``advance(to:)``.
+    public func skipIdle(to t: UInt64) {
+        let interval = configuration.pollInterval
+        guard canSkipIdle, t > now + interval, (t - now) % interval == 0 else { return advance(to: t) }
+        passesSkipped += Int((t - now) / interval) - 1
+        chip.advance(to: t - 1)
+        now = t - 1
+        nextPoll = now
+        runMainLoopPass()
+        if !lastPassIdle || now != t - 1 { idleSkipMismatches += 1 }
+        chip.advance(to: t)
+        now = t
+    }
+
     private func nextPassTime() -> UInt64 {
         var due = nextPoll
         var has: UInt8 = 0
@@ -237,6 +290,7 @@ public final class VirtualDevice {
     public func receive(_ bytes: [UInt8], arrivedAt: UInt64? = nil) {
         guard !bytes.isEmpty else { return }
         let arrival = deviceClock(atTrueTime: min(now, arrivedAt ?? now))
+        lastPassIdle = false
         busTime = 0
         bytes.withUnsafeBufferPointer { thrum_fw_receive(firmware, $0.baseAddress, $0.count, arrival) }
         settleBusTime()
@@ -259,6 +313,7 @@ public final class VirtualDevice {
     /// chunk, in order, for every chunk on a link whose device sees its IN transfers.
     public func inTransferCompleted(bytes: Int, at time: UInt64) {
         var left = bytes
+        lastPassIdle = false
         while left > 0 {
             let part = min(left, Int(UInt16.max))
             thrum_fw_usb_in_done(firmware, UInt16(part), deviceClock(atTrueTime: time))
@@ -299,11 +354,29 @@ public final class VirtualDevice {
 
     private func runMainLoopPass() {
         let started = now
+        let probing = chip.isAtRest && output.isEmpty
+        if probing { stateBefore.copyMemory(from: firmware, byteCount: MemoryLayout<thrum_fw_t>.size) }
         busTime = 0
         thrum_fw_poll(firmware)
+        passesRun += 1
+        lastPassIdle = probing && busTime == 0 && output.isEmpty && onlyStampsChanged()
         settleBusTime()
         lastPassEnd = now
         if nextPoll <= started { nextPoll = max(nextPoll + configuration.pollInterval, now) }
+    }
+
+    /// Whether the firmware's state is what ``stateBefore`` holds but for the stamps every pass
+    /// writes (`sched.known_at`, `sched.last_status_time`).
+    private func onlyStampsChanged() -> Bool {
+        let after = UnsafeRawPointer(firmware)
+        for offset in Self.stampOffsets {
+            stateBefore.storeBytes(of: after.load(fromByteOffset: offset, as: UInt32.self), toByteOffset: offset, as: UInt32.self)
+        }
+        return memcmp(stateBefore, after, MemoryLayout<thrum_fw_t>.size) == 0
+    }
+
+    private static let stampOffsets: [Int] = [\thrum_fw_t.sched.known_at, \thrum_fw_t.sched.last_status_time].map {
+        MemoryLayout<thrum_fw_t>.offset(of: $0)!
     }
 
     /// Time the firmware spent on the bus during a call happened on the device's timeline.

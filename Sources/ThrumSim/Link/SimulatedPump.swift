@@ -47,6 +47,14 @@ public final class SimulatedPump: LinkPump {
     public var deviceFaults: [DeviceFault] = [] {
         didSet { deviceFaults.sort { $0.time < $1.time } }
     }
+    /// Whether idle stretches are passed at once (``VirtualDevice/skipIdle(to:)``): the same
+    /// run, byte for byte and chip write for chip write, at a cost that follows what happens
+    /// rather than the time it spans. On by default; off steps through every poll interval.
+    public var skipsIdle = true
+    /// Idle stretches passed at once so far.
+    public private(set) var idleSkips = 0
+    /// Calls of ``run(_:until:)`` so far: each is one wake-up of the host.
+    public private(set) var runs = 0
     /// Whether a disconnect has happened.
     public private(set) var isDisconnected = false
 
@@ -76,6 +84,7 @@ public final class SimulatedPump: LinkPump {
     public var trueTime: UInt64 { UInt64(max(0, manualClock.now().nanoseconds / 1_000)) }
 
     public func run(_ session: LinkSession, until deadline: HostTime) throws(TransportError) {
+        runs += 1
         while true {
             if isDisconnected { throw .disconnected }
             sendFromHost(session)
@@ -91,6 +100,12 @@ public final class SimulatedPump: LinkPump {
             if let t = toHost.map(\.arrival).min() { next = min(next, max(now, t)) }
             if let t = inTransfers.first?.time { next = min(next, max(now, t)) }
             if next == now { next = now + 1 }
+            if next == now + device.configuration.pollInterval, let landing = idleLanding(from: now, until: deadlineMicros, session) {
+                device.skipIdle(to: landing)
+                manualClock.advance(to: HostTime(nanoseconds: Int64(landing) * 1_000))
+                idleSkips += 1
+                continue
+            }
 
             giveStartOfFrame(atOrBefore: now)
             device.advance(to: next)
@@ -106,6 +121,28 @@ public final class SimulatedPump: LinkPump {
                 return
             }
         }
+    }
+
+    /// Where an idle stretch from `now` may be passed at once (``skipsIdle``), or nil.
+    ///
+    /// The steps this loop would take from `now` (a poll interval each, one firmware pass in
+    /// each, nothing in flight, no timer due) change nothing but the pass's stamps, the newest
+    /// USB start of frame and the time, while the device is idle and its actuator at rest to the
+    /// last bit (``VirtualDevice/canSkipIdle``): so the loop lands on the start of the last such
+    /// step before anything is due (a firmware deadline, the host's timer, a device event, the
+    /// caller's deadline) and runs from there as it would have. Spans stay below 2³⁰ µs, so that
+    /// the firmware's 32-bit clock comparisons see every pass within half its range.
+    private func idleLanding(from now: UInt64, until deadline: UInt64, _ session: LinkSession) -> UInt64? {
+        guard skipsIdle, toDevice.isEmpty, toHost.isEmpty, inTransfers.isEmpty, device.now == now, device.canSkipIdle
+        else { return nil }
+        var stop = deadline
+        if let fault = deviceFaults.first { stop = min(stop, max(now + 1, fault.time)) }
+        if let t = session.nextDeadline { stop = min(stop, max(now, wakeTime(for: t))) }
+        if let t = device.nextFirmwareDeadline { stop = min(stop, t + 1) }
+        let interval = device.configuration.pollInterval
+        guard stop > now + 1 else { return nil }
+        let steps = min((stop - now - 1) / interval, (1 << 30) / interval)
+        return steps >= 2 ? now + steps * interval : nil
     }
 
     /// A host stall: for `duration` µs the host process does not run (a busy machine, a paused

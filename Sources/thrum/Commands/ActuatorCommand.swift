@@ -123,7 +123,8 @@ enum ActuatorCommand: Subcommand {
                     "driven_fraction": round(calc.drivenFraction, 6),
                     "sampling_duty": round(calc.samplingDuty, 6),
                     "rated_voltage_exact": round(calc.ratedVoltageExact, 4),
-                    "rated_voltage_peak_volts": round(calc.ratedVoltsPeak, 4),
+                    // No peak where the sampling window leaves no drive (it was 2e9 V).
+                    "rated_voltage_peak_volts": calc.drivenFraction > 0 ? round(calc.ratedVoltsPeak, 4) : NSNull(),
                     "rated_voltage_realised_vrms": round(calc.ratedVoltsRmsRealised, 4),
                     "od_clamp_exact": round(calc.overdriveClampExact, 4),
                     "od_clamp_realised_vpeak": round(calc.clampVoltsPeakRealised, 4),
@@ -160,10 +161,14 @@ enum ActuatorCommand: Subcommand {
                 format: "  4·%.0f µs + 300 µs = %.0f µs;  1 − %.0f µs × %g Hz = %.4f;  √ = %.4f",
                 t, c.samplingWindow * 1e6, c.samplingWindow * 1e6, c.resonanceHz, c.drivenFraction, c.samplingDuty))
         lines.append(
-            String(
-                format: "  %g V × %.4f / 20.58 mV = %.2f  →  %d (0x%02X)  = %.3f V RMS, %.3f V peak on the output",
-                c.ratedVoltsRms, c.samplingDuty, c.ratedVoltageExact, Int(c.ratedVoltage), Int(c.ratedVoltage),
-                c.ratedVoltsRmsRealised, c.ratedVoltsPeak))
+            c.drivenFraction > 0
+                ? String(
+                    format: "  %g V × %.4f / 20.58 mV = %.2f  →  %d (0x%02X)  = %.3f V RMS, %.3f V peak on the output",
+                    c.ratedVoltsRms, c.samplingDuty, c.ratedVoltageExact, Int(c.ratedVoltage), Int(c.ratedVoltage),
+                    c.ratedVoltsRmsRealised, c.ratedVoltsPeak)
+                : String(
+                    format: "  %g V × %.4f / 20.58 mV = %.2f  →  %d (0x%02X)  = no drive: the back-EMF window fills the period",
+                    c.ratedVoltsRms, c.samplingDuty, c.ratedVoltageExact, Int(c.ratedVoltage), Int(c.ratedVoltage)))
         lines.append("OD_CLAMP (0x17) = V_peak / 21.22 mV")
         lines.append(
             String(

@@ -176,6 +176,11 @@ enum FirmwareCommand: Subcommand {
     static func flash(_ arguments: inout ArgumentList) throws -> Int32 {
         let board = try takeBoard(&arguments)
         let image = try takeImage(&arguments, board: board)
+        if try arguments.option("place") != nil {
+            throw UsageError(
+                message: "--place: firmware flash writes through the serial port on the board's own machine (a labgrid "
+                    + "place's port is a network one, which cannot reset the board into its bootloader); run it there with --port")
+        }
         guard let port = try arguments.option("port") else {
             throw UsageError(message: "give --port PATH: the board's serial port (`thrum devices` lists them)")
         }
@@ -211,6 +216,16 @@ enum FirmwareCommand: Subcommand {
         flasher.attempts = attempts
         let bar = FirmwareProgressBar(enabled: !json && isatty(STDERR_FILENO) != 0, label: "\(board.id) \(file.programmed) B")
         let outcome: BootloaderFlasher.Outcome
+        // Ctrl-C reaches the tool too (one process group): it stops, and this says where the
+        // board was left, instead of ending silently the default way.
+        Interrupt.install()
+        func interrupted(after written: Bool) -> CommandFailure {
+            let signal = Interrupt.signalNumber ?? SIGINT
+            let message = written
+                ? "interrupted (signal \(signal)) after \(flasher.command[0]) wrote and verified the image; not checked that the firmware answers (`thrum info --port \(port)`)"
+                : "interrupted (signal \(signal)) while \(flasher.command[0]) was at work: the board may hold part of the image and run nothing; its bootloader still answers: run the same `thrum firmware flash` again"
+            return CommandFailure(message: message, exitCode: 128 + signal)
+        }
         do {
             outcome = try flasher.run { step in
                 if json {
@@ -222,9 +237,11 @@ enum FirmwareCommand: Subcommand {
             }
         } catch {
             bar.finish()
+            if Interrupt.requested { throw interrupted(after: false) }
             throw CommandFailure(message: "\(error)")
         }
         bar.finish()
+        if Interrupt.requested { throw interrupted(after: true) }
         let flashSeconds = Date().timeIntervalSince(started)
 
         // 4. The firmware answers: version and protocol.
@@ -252,6 +269,12 @@ enum FirmwareCommand: Subcommand {
 
     /// Refuses a port that is missing, not ours to open, or held by another process.
     static func checkPort(_ port: String) throws {
+        if port.contains("://") {
+            throw CommandFailure(
+                message: "\(port): firmware flash writes through a serial port on this machine (avrdude and stm32flash reset "
+                    + "the board into its bootloader through the port's own lines, which a network port does not carry); "
+                    + "run it on the machine the board is plugged into")
+        }
         var info = stat()
         guard stat(port, &info) == 0 else { throw CommandFailure(message: FlashFailure.noPort(port).message) }
         if access(port, R_OK | W_OK) != 0, errno == EACCES {

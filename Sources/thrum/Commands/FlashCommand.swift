@@ -42,7 +42,7 @@ enum FlashCommand: Subcommand {
         guard files.count == 1, let file = files.first else {
             throw UsageError(message: files.isEmpty ? "give the library image to flash (build one with `thrum library build`)" : "give one image")
         }
-        guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure(message: "cannot read \(file)") }
+        guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure(message: InputFiles.unreadable(file)) }
         let bytes = [UInt8](data)
         do {
             _ = try LibraryImage.decode(bytes)

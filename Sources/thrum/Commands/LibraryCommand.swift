@@ -111,7 +111,7 @@ enum LibraryCommand: Subcommand {
         guard files.count == 1, let file = files.first else {
             throw UsageError(message: files.isEmpty ? "give the library image to inspect" : "give one image")
         }
-        guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure(message: "cannot read \(file)") }
+        guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure(message: InputFiles.unreadable(file)) }
         let bytes = [UInt8](data)
         let image: LibraryImage
         do {

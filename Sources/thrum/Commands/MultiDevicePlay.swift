@@ -60,7 +60,7 @@ enum MultiDevicePlay {
         } catch {
             let message = (error as? HapticError)?.message ?? "\(error)"
             if json { JSONOutput.print(CommandRouter.jsonError(command: "play", kind: "failure", message: message, exitCode: 1)) }
-            throw CommandFailure(message: message)
+            throw CommandFailure(message: message, reportedAsJSON: json)
         }
         let identities = engines.map { $0.deviceStatus.identity! }
         let summary = SkewSummary(skews)

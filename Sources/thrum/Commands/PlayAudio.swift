@@ -25,7 +25,7 @@ struct PlayAudio {
     ) -> PlayAudio? {
         guard !disabled, pattern.events.contains(where: { !$0.type.isHaptic }) else { return nil }
         let clock = engine.clock
-        let directories = [(file as NSString).deletingLastPathComponent, FileManager.default.currentDirectoryPath].map {
+        let directories = [FilePathText.directory(of: file), FileManager.default.currentDirectoryPath].map {
             $0.isEmpty ? "." : $0
         }
         let sink: AudioSink

@@ -125,6 +125,8 @@ enum PlayCommand: Subcommand {
         let source = try PatternSource.load(argument: file, lenient: lenient)
         for warning in source.warnings { printError("\(warning)") }
         if let junitPath {
+            // Where it cannot be written, said before the pattern plays (it was said after).
+            try OutputFile.checkWritable(junitPath, what: "JUnit report")
             // No input may be replaced: the pattern, the profile file, a sound the pattern plays.
             try OutputFile.refuseOverwriting(
                 junitPath, option: "junit", inputs: InputFiles.pattern(source, argument: file) + actuatorFile)
@@ -197,6 +199,9 @@ enum PlayCommand: Subcommand {
         engine = connection.makeEngine(configuration: engineConfiguration)
         let audio = PlayAudio.attach(
             to: engine, pattern: pattern, file: file, virtual: target.isVirtual, device: audioDevice, disabled: noAudio)
+        // What the run observed before the engine failed (the device disconnected, another host
+        // took it): printed with the error, so the events that played are not lost with it.
+        var observed: (report: PlaybackReport, identity: DeviceIdentity)?
         do {
             try engine.start()
             recordCalibration(connection, settings: &settings)
@@ -261,6 +266,7 @@ enum PlayCommand: Subcommand {
             let status = engine.deviceStatus
             settings.faults = status.faults
             settings.earlierFaults = status.earlierFaults
+            observed = (measured, identity)
             if let audio {
                 settings.audioEvents = audio.events(of: engine, playerID: player.playerID, start: start)
                 settings.audioText = audio.text(of: engine, playerID: player.playerID, start: start)
@@ -277,10 +283,24 @@ enum PlayCommand: Subcommand {
                 message = "\(file): \(h.description) (--no-audio plays the haptic events alone)"
             }
             if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: message, startedAt: startedAt) }
-            if json {
-                JSONOutput.print(CommandRouter.jsonError(command: name, kind: "failure", message: message, exitCode: 1))
+            let failure = CommandRouter.jsonError(command: name, kind: "failure", message: message, exitCode: 1)
+            if let observed {
+                if json {
+                    JSONOutput.print(
+                        PlayOutput.json(
+                            file: file, profile: profile, identity: observed.identity, report: observed.report, target: target,
+                            settings: settings
+                        ).merging(failure) { _, error in error })
+                } else {
+                    print(
+                        PlayOutput.text(
+                            file: file, profile: profile, identity: observed.identity, report: observed.report, target: target,
+                            settings: settings))
+                }
+            } else if json {
+                JSONOutput.print(failure)
             }
-            throw CommandFailure(message: message)
+            throw CommandFailure(message: message, reportedAsJSON: json)
         }
         target.close()
         return finish(
@@ -339,7 +359,9 @@ enum PlayCommand: Subcommand {
             connection = try DeviceConnection.open(target: target, profile: profile)
         } catch let failure as CommandFailure {
             if json { JSONOutput.print(CommandRouter.jsonError(command: name, kind: "failure", message: failure.message, exitCode: 1)) }
-            throw failure
+            var reported = failure
+            reported.reportedAsJSON = json
+            throw reported
         }
         if settings.recalibrate {
             return connection  // the engine calibrates in start()
@@ -447,6 +469,10 @@ enum PlayCommand: Subcommand {
             case .cutByReset: reason = "it started, but the device reset while it played and cut it short"
             case .driveGap: reason = "the host fell behind and its drive reached the device late or not at all"
             case .notPlayed: reason = "it was never sent to the device"
+            case .cutByClockMove:
+                let restart = event.scheduleRestart.map { String(format: " at %.3f s", $0) } ?? ""
+                reason = "the device clock moved under its queued drive and the host restarted the schedule on the clock as it now is\(restart): "
+                    + "the cut removed this event's start before it played (what of its drive lay after the restart played, without it)"
             case .mistimed:
                 let off = event.onsetTime.map { String(format: " %+.1f ms", ($0 - event.requestedTime) * 1e3) } ?? ""
                 reason = "it played\(off) from its time on this host's clock, beyond its bound (on time by the device's own clock: that clock moved, or the time it was given was off)"
@@ -504,9 +530,10 @@ enum LoopChoice: Equatable {
     }
 
     /// Refuses one pass on the virtual device whose last event starts more than
-    /// ``longestVirtualPlay`` s in (over `rate`): the virtual device simulates every second up to
-    /// it (≈ 3 ms of CPU each), so a transient at 86 400 s would take minutes to reach. A usage
-    /// error naming the limit, as for loops; `render` draws such a pattern without playing it.
+    /// ``longestVirtualPlay`` s in (over `rate`): the virtual device passes its idle stretches at
+    /// once, but the host still wakes every render chunk and pings every 150 ms in virtual time
+    /// (≈ 1.8 ms of CPU a second waited), so a transient at 86 400 s would take minutes to reach.
+    /// A usage error naming the limit, as for loops; `render` draws such a pattern without playing it.
     static func checkVirtualPlay(of pattern: HapticPattern, rate: Double, name: String) throws(UsageError) {
         let lastStart = (pattern.events.map(\.relativeTime).max() ?? 0) / rate
         guard lastStart > longestVirtualPlay else { return }

@@ -147,6 +147,7 @@ enum PlayOutput {
                 "device_onset_us": JSONOutput.orNull(event.deviceOnset.map { Double($0.microseconds) }),
                 "error_us": JSONOutput.orNull(event.onsetTime.map { (($0 - event.requestedTime) * 1e6).rounded() }),
                 "status": event.status.rawValue,
+                "schedule_restart_s": JSONOutput.orNull(event.scheduleRestart.map(JSONOutput.seconds)),
                 "pass": event.pass,
             ]
         }

@@ -19,6 +19,7 @@ enum StoredPresetPlay {
         let startedAt = Date()
         let expectations = try PlaybackExpectations.take(from: &arguments)
         let junitPath = try arguments.option("junit")
+        if let junitPath { try OutputFile.checkWritable(junitPath, what: "JUnit report") }
         let noPlot = arguments.flag("no-plot")
         let options = try DeviceCommandOptions.take(from: &arguments, positional: true)
         guard let argument = options.positional, argument.hasPrefix(prefix), let id = UInt16(argument.dropFirst(prefix.count)), id > 0 else {
@@ -71,11 +72,8 @@ enum StoredPresetPlay {
             let started = try engine.playStoredPreset(preset, in: image, atTime: engine.currentTime + storedPresetLead)
             let start = started.driveStart.seconds
             engine.run(for: start - engine.currentTime + duration + 0.05)
-            // The last reports come as the last entries start; wait a little for them.
-            let grace = engine.currentTime + 0.3
-            while engine.currentTime < grace && started.marks.contains(where: { engine.onset(ofStoredPresetMark: $0)?.status == .notReported }) {
-                engine.run(for: 0.01)
-            }
+            // The last reports come as the last entries start, later when the preset began late.
+            engine.waitForStoredPresetReports(of: started, duration: duration + 0.05)
             if engine.deviceStatus.faults.contains(where: { $0.code == ProtocolConstants.faultNoPreset }) {
                 throw CommandFailure(message: "the device reported FAULT 10: no stored preset \(id)")
             }

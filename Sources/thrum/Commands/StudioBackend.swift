@@ -114,7 +114,7 @@ final class StudioBackend: ThrumStudio.StudioBackend, @unchecked Sendable {
         // sounds inside the served directory are read (a path out of it is left silent, and said).
         var heard = pattern
         var outside: [String] = []
-        let directory = (file as NSString).deletingLastPathComponent
+        let directory = FilePathText.directory(of: file)
         heard.events = pattern.events.filter { e in
             guard let path = e.waveform?.path else { return true }
             let full = path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)

@@ -1,5 +1,6 @@
 import Foundation
 import ThrumCompiler
+import ThrumPattern
 import ThrumStudio
 
 /// `thrum studio`: a local web page to see, feel and edit a pattern (docs/studio.md).
@@ -49,7 +50,7 @@ enum StudioCommand: Subcommand {
         guard FileManager.default.fileExists(atPath: given, isDirectory: &isDirectory) else {
             throw CommandFailure(message: "\(given): no such file or directory")
         }
-        let directoryPath = isDirectory.boolValue ? given : (given as NSString).deletingLastPathComponent
+        let directoryPath = isDirectory.boolValue ? given : FilePathText.directory(of: given)
         let directory: ServedDirectory
         do {
             directory = try ServedDirectory(path: directoryPath.isEmpty ? "." : directoryPath)
@@ -87,16 +88,45 @@ enum StudioCommand: Subcommand {
             printError("warning: listening on \(host), reachable from other machines; the token is all that guards it")
         }
         try ProcessStreams.requireFlushed()
-        if open {
-            let browser = Process()
-            browser.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            browser.arguments = ["xdg-open", url]
-            try? browser.run()
-        }
+        if open { openInBrowser(url) }
         waitForSignal()
         app.stop()
         for d in devices { d.close() }
         return 0
+    }
+
+    /// Opens `url` with xdg-open. Its own lines (and a browser's) stay out of the terminal; when
+    /// no browser opens, one line says so (on a machine without a desktop xdg-open printed six
+    /// lines of "www-browser: not found" under the URL).
+    static func openInBrowser(_ url: String) {
+        let browser = Process()
+        browser.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        browser.arguments = ["xdg-open", url]
+        let output = Pipe()
+        browser.standardOutput = output
+        browser.standardError = output
+        browser.standardInput = FileHandle.nullDevice
+        do {
+            try browser.run()
+        } catch {
+            printError("--open: cannot run xdg-open (\(error.localizedDescription)); open the URL above yourself")
+            return
+        }
+        // Read to the end (a browser started by it may keep writing there), keep the last line.
+        Thread.detachNewThread {
+            var last = ""
+            while true {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                let lines = String(decoding: chunk, as: UTF8.self).split(whereSeparator: \.isNewline)
+                if let line = lines.last { last = String(line) }
+                if !browser.isRunning && browser.terminationStatus != 0 { break }
+            }
+            browser.waitUntilExit()
+            guard browser.terminationStatus != 0 else { return }
+            let said = browser.terminationStatus == 127 ? "xdg-open is not installed" : TextEscaping.escaped(last)
+            printError("--open: no browser opened (\(said.isEmpty ? "xdg-open exit status \(browser.terminationStatus)" : said)); open the URL above yourself")
+        }
     }
 
     /// `HOST:PORT` or `[V6]:PORT`.
@@ -108,6 +138,12 @@ enum StudioCommand: Subcommand {
         var host = String(text[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty else { throw expected }
+        // An address as written (inet_pton's strict forms) or localhost: CivetWeb's own parse
+        // wraps `999.1.1.1` to 231.1.1.1 and listened there under a URL naming the typo.
+        var address = in6_addr()
+        guard host == "localhost" || inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1 else {
+            throw UsageError(message: "--listen \(TextEscaping.quotedExcerpt(host)): not an IPv4 or IPv6 address (or localhost)")
+        }
         return (host, port)
     }
 

@@ -62,6 +62,8 @@ struct ArgumentList {
             }
             i += 1
         }
+        // `--port "$UNSET_VARIABLE"`: said as what it is, not "no such port: ".
+        if values.contains(where: \.isEmpty) { throw UsageError(message: "--\(name) needs a value (it was given an empty one)") }
         return values
     }
 

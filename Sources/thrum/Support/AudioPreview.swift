@@ -19,7 +19,7 @@ struct AudioPreview {
     /// `sampleRate` grid (`levels(at:)`); nil when the pattern has no audio events.
     static func make(pattern: HapticPattern, file: String, sampleRate: Double) -> AudioPreview? {
         guard pattern.events.contains(where: { !$0.type.isHaptic }) else { return nil }
-        let directories = [(file as NSString).deletingLastPathComponent, FileManager.default.currentDirectoryPath].map {
+        let directories = [FilePathText.directory(of: file), FileManager.default.currentDirectoryPath].map {
             $0.isEmpty ? "." : $0
         }
         var notes: [String] = []

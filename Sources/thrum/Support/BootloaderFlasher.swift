@@ -68,6 +68,17 @@ struct BootloaderFlasher {
         } catch {
             throw FlashFailure(kind: .toolMissing, message: "cannot run \(executable): \(error.localizedDescription)")
         }
+        // Foundation starts the tool in a process group of its own, so the terminal's Ctrl-C
+        // reaches only thrum: passed on, or the tool went on writing the board after thrum ended.
+        Thread.detachNewThread {
+            while process.isRunning {
+                if Interrupt.requested {
+                    process.interrupt()
+                    return
+                }
+                usleep(20_000)
+            }
+        }
         var parser = ProgressParser()
         var output = Data()
         while true {

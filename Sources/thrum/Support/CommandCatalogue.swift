@@ -21,6 +21,14 @@ struct CommandCatalogue {
         var takesPort: Bool { name == "--port" }
         /// Whether the value is an actuator profile (a built-in id or a file).
         var takesProfile: Bool { name == "--actuator" || name == "--profile" || name == "--mounted" }
+        /// The words the value is one of, when the command accepts only those (`--board`, `--family`).
+        var choices: [String]? {
+            switch name {
+            case "--board": return BoardCatalogue.boards.map(\.id)
+            case "--family": return PresetsCommand.familyWords.map(\.word)
+            default: return nil
+            }
+        }
     }
 
     struct Command {

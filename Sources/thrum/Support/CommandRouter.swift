@@ -17,6 +17,9 @@ protocol Subcommand: Sendable {
 struct CommandFailure: Error, CustomStringConvertible {
     var message: String
     var exitCode: Int32 = 1
+    /// Whether the command already printed this failure as its `--json` document (`play`, whose
+    /// document carries the playback so far), so the router does not print a second one.
+    var reportedAsJSON = false
     var description: String { message }
 }
 
@@ -38,6 +41,9 @@ enum CommandRouter {
         guard let word = arguments.first, word != "help", word != "--help", word != "-h" else {
             if arguments.count > 1, let command = command(named: arguments[1]) {
                 print(LabgridPlace.usage(of: command))
+            } else if arguments.count > 1, !["help", "--help", "-h"].contains(arguments[1]) {
+                printError("unknown command '\(arguments[1])'\n\n\(overview)")
+                return 2
             } else {
                 print(overview)
             }
@@ -56,8 +62,9 @@ enum CommandRouter {
             print(LabgridPlace.usage(of: command))
             return 0
         }
-        // `play --json` reports its own failures (its report carries the playback so far).
-        let jsonErrors = command.name != PlayCommand.name && arguments.dropFirst().contains("--json")
+        // With `--json` a failure is a JSON document on standard output too, unless the command
+        // printed its own (`play`: its report carries the playback so far).
+        let jsonErrors = arguments.dropFirst().contains("--json")
         do {
             // `--place NAME` (labgrid): acquired here, and released when the command ends.
             let placed = try LabgridPlace.substitute(arguments)
@@ -72,7 +79,9 @@ enum CommandRouter {
             return 2
         } catch let error as CommandFailure {
             printError(error.message)
-            if jsonErrors { printJSONError(command: command.name, kind: "failure", message: error.message, exitCode: error.exitCode) }
+            if jsonErrors && !error.reportedAsJSON {
+                printJSONError(command: command.name, kind: "failure", message: error.message, exitCode: error.exitCode)
+            }
             return error.exitCode
         } catch {
             printError("\(error)")

@@ -1,6 +1,7 @@
 import Foundation
 import ThrumAudio
 import ThrumCompiler
+import ThrumPattern
 
 /// The files a command reads, which none of the files it writes may replace (checked with
 /// ``OutputFile/refuseOverwriting(_:option:inputs:)`` before anything is written).
@@ -17,11 +18,20 @@ enum InputFiles {
         return [(choice, "actuator profile")]
     }
 
+    /// "cannot read FILE: why" for a file that `FileManager.contents(atPath:)` did not read.
+    static func unreadable(_ file: String) -> String {
+        var isDirectory: ObjCBool = false
+        let shown = TextEscaping.escaped(file)
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else { return "cannot read \(shown): no such file" }
+        if isDirectory.boolValue { return "cannot read \(shown): it is a directory, not a file" }
+        return access(file, R_OK) != 0 ? "cannot read \(shown): permission denied" : "cannot read \(shown)"
+    }
+
     /// The pattern file `argument` (not a `preset:NAME`) and the sounds its audio events play.
     static func pattern(_ source: PatternSource, argument: String) -> [Input] {
         guard case .pattern(let pattern) = source.content, FileManager.default.fileExists(atPath: argument) else { return [] }
         var inputs: [Input] = [(argument, "pattern")]
-        let directories = [(argument as NSString).deletingLastPathComponent, FileManager.default.currentDirectoryPath].map {
+        let directories = [FilePathText.directory(of: argument), FileManager.default.currentDirectoryPath].map {
             $0.isEmpty ? "." : $0
         }
         for event in pattern.events {

@@ -18,11 +18,12 @@ import Foundation
 /// this process writes to, and releases the place when that pipe closes — at ``Lease/end()``,
 /// which waits for it, or when this process dies however it dies (Ctrl-C, `kill -9`).
 enum LabgridPlace {
-    /// The commands that take `--port` and so `--place`.
-    static let commands: Set<String> = ["play", "info", "calibrate", "flash", "firmware", "monitor", "doctor", "studio", "library"]
-    /// Those that take `LG_PLACE` when given neither `--port` nor `--place` (not `library` nor
-    /// `firmware`, whose other actions take no device).
-    static let placeFromEnvironment: Set<String> = commands.subtracting(["library", "firmware"])
+    /// The commands that take `--port` and so `--place` (not `firmware flash`: a bootloader is
+    /// reached through a serial port on the board's own machine, which a place's network port is not).
+    static let commands: Set<String> = ["play", "info", "calibrate", "flash", "monitor", "doctor", "studio", "library"]
+    /// Those that take `LG_PLACE` when given neither `--port` nor `--place` (not `library`, whose
+    /// other actions take no device).
+    static let placeFromEnvironment: Set<String> = commands.subtracting(["library"])
 
     /// What `thrum COMMAND --help` adds for a command that takes `--place`.
     static let usageNote = "\n\n" + """
@@ -102,6 +103,9 @@ enum LabgridPlace {
             }
             rest.append(item)
             index += 1
+        }
+        if places.contains(where: \.isEmpty) {
+            throw UsageError(message: "--place needs a value (a labgrid place's name; it was given an empty one)")
         }
         let hasPort = rest.contains { $0 == "--port" || $0.hasPrefix("--port=") }
         if !places.isEmpty && hasPort { throw UsageError(message: "give --port or --place, not both") }

@@ -38,6 +38,12 @@ enum OutputFile {
         }
     }
 
+    /// Fails, before anything runs, when `path` cannot take the file (a directory, a missing
+    /// parent): a report written at the end of a run (`play --junit`) is checked at its start.
+    static func checkWritable(_ path: String, what: String) throws(CommandFailure) {
+        try checkDestination(path, what: what)
+    }
+
     /// Fails with a sentence when `path` cannot take the file: a directory, a missing parent.
     private static func checkDestination(_ path: String, what: String) throws(CommandFailure) {
         let shown = TextEscaping.escaped(path)
@@ -45,7 +51,7 @@ enum OutputFile {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw CommandFailure(message: "cannot write the \(what) to '\(shown)': it is a directory; give a file name")
         }
-        let parent = parentDirectory(of: path)
+        let parent = FilePathText.directory(of: path)
         if !parent.isEmpty {
             var parentIsDirectory: ObjCBool = false
             if !FileManager.default.fileExists(atPath: parent, isDirectory: &parentIsDirectory) {
@@ -55,15 +61,6 @@ enum OutputFile {
                 throw CommandFailure(message: "cannot write the \(what) to '\(shown)': '\(TextEscaping.escaped(parent))' is not a directory")
             }
         }
-    }
-
-    /// The directory part of `path`: "" for a bare name, "/" for a name at the root. (Foundation's
-    /// `NSString.deletingLastPathComponent` traps on a one-character name: `--csv c` crashed.)
-    static func parentDirectory(of path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
-        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 
     /// An output file written a piece at a time (a CSV of millions of rows), with the same

@@ -2,7 +2,8 @@ import ThrumCompiler
 
 /// Completion scripts for bash, zsh and fish, made from ``CommandCatalogue``: the commands, each
 /// command's actions and options; serial ports for `--port`, the built-in profile ids for
-/// `--actuator`, file names for a FILE or PATH value.
+/// `--actuator`, the boards for `--board` and the families for `--family`, file names for a FILE
+/// or PATH value.
 enum ShellCompletions {
     enum Shell: String, CaseIterable {
         case bash, zsh, fish
@@ -28,6 +29,11 @@ enum ShellCompletions {
             "        --port) COMPREPLY=($(compgen -f -- \"${cur:-/dev/tty}\")); return ;;",
             "        --actuator|--profile|--mounted) COMPREPLY=($(compgen -f -W \"\(profileIDs.joined(separator: " "))\" -- \"$cur\")); return ;;",
         ]
+        var choices: [String: [String]] = [:]
+        for option in catalogue.commands.flatMap(\.options) { if let words = option.choices { choices[option.name] = words } }
+        for (name, words) in choices.sorted(by: { $0.key < $1.key }) {
+            lines.append("        \(name)) COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\")); return ;;")
+        }
         let fileOptions = Set(catalogue.commands.flatMap { $0.options.filter { $0.takesFile && !$0.takesPort && !$0.takesProfile }.map(\.name) })
         if !fileOptions.isEmpty {
             lines.append("        \(fileOptions.sorted().joined(separator: "|"))) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;")
@@ -72,6 +78,8 @@ enum ShellCompletions {
                         action = "_files -g \"/dev/tty*\""
                     } else if option.takesProfile {
                         action = "(\(profileIDs.joined(separator: " ")))"
+                    } else if let words = option.choices {
+                        action = "(\(words.joined(separator: " ")))"
                     } else if option.takesFile {
                         action = "_files"
                     } else {
@@ -115,6 +123,8 @@ enum ShellCompletions {
                         line += " -r -F -a '(__fish_complete_path /dev/tty)'"
                     } else if option.takesProfile {
                         line += " -r -F -a '\(profileIDs.joined(separator: " "))'"
+                    } else if let words = option.choices {
+                        line += " -x -a '\(words.joined(separator: " "))'"
                     } else {
                         line += option.takesFile ? " -r -F" : " -r"
                     }
