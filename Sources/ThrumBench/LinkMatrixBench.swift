@@ -228,7 +228,10 @@ public enum LinkMatrixBench {
 
     /// A 100 ms host stall 0.7 s into a train of transients 50 ms apart: events the device
     /// reached late (PROTOCOL.md §4.2: more than 50 µs after their start; trimmed or dropped) or
-    /// that never came.
+    /// that never came. An event the device started whole at its time but whose bracket later
+    /// showed that time off (`mistimed`: on `ftdi-115200-16ms` every event drives ≈ 2.5 ms early,
+    /// the legs' asymmetry, and whether a bracket narrows enough to say so depends on the
+    /// traffic) is no casualty of the stall.
     public static func stall(link: LinkProfile, seed: UInt64, into row: inout Row) throws {
         let rig = VirtualRig(link: link, seed: seed)
         let engine = try rig.engine()
@@ -242,7 +245,8 @@ public enum LinkMatrixBench {
         for record in engine.onsets(for: player) {
             row.stallEvents += 1
             let intended = record.intendedDriveTime * 1e6
-            if record.status != .onTime || rig.firstDrive(near: intended) == nil { row.lateInStall += 1 }
+            let whole = record.status == .onTime || record.status == .mistimed
+            if !whole || rig.firstDrive(near: intended) == nil { row.lateInStall += 1 }
         }
     }
 
