@@ -136,4 +136,25 @@ final class LongRoundTripTests: XCTestCase {
             XCTAssertEqual(truth, e.requestedTime - e.preShift, accuracy: 300e-6, "event \(e.patternIndex) driven where the report says")
         }
     }
+    /// Two devices in one play, one behind a 120 ms round trip and one on a fast link: the group
+    /// starts both one (longest) lead from now, and neither start moves. Before, the far
+    /// device's start moved 115 ms later than the near one's (`thrum play --port A --port B`:
+    /// skew p99 115 228 µs, exit 0). Judged on the two chips' truth.
+    func testTwoDevicesOneBehindALongRoundTripPlayTogether() throws {
+        let far = VirtualRig(link: try LinkSpec.link(parsing: "out=60ms,back=60ms"))
+        let near = VirtualRig(link: FixedLatencyLink(latency: 1_000))
+        let group = HapticEngineGroup([far.makeEngine(), near.makeEngine()])
+        try group.start()
+        let beat = HapticPattern(events: Array(Self.heartbeat.events.prefix(2)), parameters: [], parameterCurves: [])
+        let players = try group.makePlayers(with: [beat])
+        try group.start(players, atTime: group.currentTime + group.leadTime.seconds + 0.02)
+        XCTAssertTrue(group.runUntilPlayersFinished(players, timeout: 5))
+        let skews = group.skews(of: players)
+        XCTAssertEqual(skews.count, 2, "both events reported by both devices")
+        for s in skews {
+            let truth = try XCTUnwrap(near.trueOnset(of: s.record)) - XCTUnwrap(far.trueOnset(of: s.reference))
+            XCTAssertLessThan(abs(truth), 1e-3, "event \(s.patternIndex): the devices played \(truth * 1e3) ms apart")
+            XCTAssertLessThanOrEqual(abs(s.skew - truth), s.bound + 1e-6, "event \(s.patternIndex): the bound misses the true skew")
+        }
+    }
 }
