@@ -518,6 +518,7 @@ public final class SharedDevice: @unchecked Sendable {
     /// Renders and sends what is due, finishes players whose time is over, runs timeouts.
     func service() {
         guard isRunning else {
+            if session.link.relaxesPings { session.link.relaxesPings = false }
             for c in engines { c.fireFinishedHandlersIfIdle() }
             return
         }
