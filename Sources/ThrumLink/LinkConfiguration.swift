@@ -10,6 +10,10 @@ public struct LinkConfiguration: Sendable {
     /// clock samples near every event keep the reported bounds narrow. Costs about 46 B/s host → device
     /// and 149 B/s back when idle on `usb-fs`, frame times and ACK departures included (`thrum bench` reports it per link), within 200 B/s each way.
     public var pingInterval: HostDuration = .milliseconds(150)
+    /// The ping interval while the link relaxes its pings (``LinkSession/relaxesPings``: a long
+    /// wait with nothing to play): the device's watchdog stops output after 1 s without a frame
+    /// (`THRUM_WATCHDOG_US`), so two pings in a row may be lost before it would.
+    public var relaxedPingInterval: HostDuration = .milliseconds(300)
     /// For this long after connecting the link probes every ``startupPingInterval`` instead (and
     /// every ``densePingInterval`` for the first ``denseProbing`` of it): the clock model's bracket
     /// closes on the best-placed samples and its drift needs a baseline, so a burst of samples at

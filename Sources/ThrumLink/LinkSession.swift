@@ -68,6 +68,13 @@ public final class LinkSession {
     /// noise of their two offset estimates, which shrinks with the samples, while one device's
     /// alignment is its link's asymmetry, which samples do not move. Nil: the configured pings.
     public var steadyPingInterval: HostDuration?
+    /// While set (and no ``steadyPingInterval`` is), the connected link pings, after its startup
+    /// probing, whenever nothing was sent for ``LinkConfiguration/relaxedPingInterval`` instead of
+    /// ``LinkConfiguration/pingInterval``: a long wait with nothing to play, where only the device's
+    /// watchdog needs the pings. The engine sets it while the next drive is further off than the
+    /// clock model's window (``HapticEngine``), so that the window holds the usual samples again
+    /// when the drive is placed.
+    public var relaxesPings = false
     var lastFastRetransmit: HostTime?
     var lastDeviceSeq: UInt8?
     var emissionCounter: UInt64 = 0
@@ -285,7 +292,8 @@ public final class LinkSession {
             let dense = until - configuration.startupProbing + configuration.denseProbing
             return last + (last < dense ? configuration.densePingInterval : configuration.startupPingInterval)
         }
-        let idle = steadyPingInterval.map { min($0, configuration.pingInterval) } ?? configuration.pingInterval
+        let usual = relaxesPings ? max(configuration.pingInterval, configuration.relaxedPingInterval) : configuration.pingInterval
+        let idle = steadyPingInterval.map { min($0, configuration.pingInterval) } ?? usual
         return last + idle
     }
 

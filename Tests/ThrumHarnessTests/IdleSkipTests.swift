@@ -103,8 +103,8 @@ final class IdleSkipTests: XCTestCase {
 
     /// The cost of a wait, counted in the simulation's own work (LRA integration steps, firmware
     /// passes), not timed: a transient at 8 s costs the integration steps of one at 0.5 s, and
-    /// firmware passes that follow the host's wake-ups (the engine's 10 ms render chunk, the
-    /// pings), not the device's 1 kHz main loop.
+    /// firmware passes that follow the host's wake-ups (the pings' round trips), not the device's
+    /// 1 kHz main loop.
     func testTheCostOfAWaitFollowsTheHostsWakeUpsNotTheTime() throws {
         var runs: [Run] = []
         for t in [0.5, 8.0] {
@@ -116,10 +116,12 @@ final class IdleSkipTests: XCTestCase {
         // The same drive, integrated step by step (within 20 ms of steps: the run's end after the
         // ring-down falls elsewhere in it); the wait itself costs no step.
         XCTAssertLessThan(abs(long.integrationSteps - short.integrationSteps), 1_000, "\(short.integrationSteps) → \(long.integrationSteps)")
-        // 7.5 s more at 1 kHz would be 7 500 passes more; the host wakes ≈ 107 times a second.
+        // 7.5 s more at 1 kHz would be 7 500 passes more; the host wakes for its pings (and,
+        // 2 render chunks before the drive, for the top-ups: HostIdleTests), each wake-up's round
+        // trip a few passes.
         let wakes = long.hostWakes - short.hostWakes
         XCTAssertLessThan(Double(wakes), 7.5 * 110, "host wake-ups")
-        XCTAssertLessThan(long.passesRun - short.passesRun, 4 * wakes, "\(short.passesRun) → \(long.passesRun), \(wakes) wake-ups")
+        XCTAssertLessThan(long.passesRun - short.passesRun, min(10 * wakes, 2_250), "\(short.passesRun) → \(long.passesRun), \(wakes) wake-ups")
         XCTAssertGreaterThan(long.passesSkipped - short.passesSkipped, 4_500)
         XCTAssertLessThan(long.trace.samples.count, short.trace.samples.count + 100)
     }

@@ -16,6 +16,7 @@ extension SharedDevice {
         // trips, the restart margin, overstate that where the return leg is the slow one: a
         // serial bridge's latency timer); a CUT placed exactly there is followed without a gap.
         let earliest = now + min(restartMargin, changeLead)
+        skipQuietChunks(now: now)
         if emittedUntil < earliest {
             // Fell behind (or idle): nothing can be placed before the device could get it. When a
             // player wanted drive in the span skipped here — whether the drive already sent ran out
@@ -69,6 +70,30 @@ extension SharedDevice {
             if let last = segments.last, last.endTime >= t1 { lastLevel = last.to } else { lastLevel = 0 }
             emittedUntil = t1
         }
+    }
+
+    /// Passes, in one step, the whole render chunks from ``emittedUntil`` up to the queue horizon in
+    /// which no player has anything (``quietUntil(from:)``): the chunks the loop below would have
+    /// walked one by one, rendering nothing, so what is sent and where chunks start stay the same.
+    /// Only with nothing playing at the edge (``lastLevel`` 0: no closing zero is owed).
+    private func skipQuietChunks(now: EngineTime) {
+        guard lastLevel == 0, !players.isEmpty else { return }
+        let horizon = now + queueHorizon, chunk = renderChunk
+        guard emittedUntil < horizon else { return }
+        let quiet = quietUntil(from: emittedUntil)
+        guard quiet > emittedUntil + chunk + Self.markGuard else { return }
+        // A chunk [t0, t0 + chunk) is passed when the loop would render it (t0 < horizon) and
+        // nothing reaches into it or its mark guard (t0 + chunk + markGuard ≤ quiet).
+        let byQuiet = (min(quiet, horizon + chunk + Self.markGuard) - Self.markGuard - emittedUntil).microseconds / chunk.microseconds
+        let byHorizon = ((horizon - emittedUntil).microseconds + chunk.microseconds - 1) / chunk.microseconds
+        let n = min(byQuiet, byHorizon)
+        if n > 0 { emittedUntil += chunk * n }
+    }
+
+    /// The earliest engine time at or after `t` at which a player could want anything rendered
+    /// (``StreamingPatternPlayer/quietUntil(from:)``); `.distantFuture` with no player playing.
+    func quietUntil(from t: EngineTime) -> EngineTime {
+        players.lazy.map { $0.quietUntil(from: t) }.min() ?? .distantFuture
     }
 
     /// Where a mixed chunk from `t0` ends: `t1`, or an onset before it, so that no onset's first

@@ -474,10 +474,21 @@ public final class SharedDevice: @unchecked Sendable {
     func nextWake() -> EngineTime {
         let now = timeNow
         let soonest = now + .microseconds(1)
-        var wake = now + .milliseconds(250)
+        // A long quiet wait (``relaxPingsWhileQuiet(now:)``) needs no wake-up between the link's pings.
+        var wake = now + (session.link.relaxesPings ? EngineDuration(truncating: session.link.configuration.relaxedPingInterval) : .milliseconds(250))
         if isRunning && !players.isEmpty {
             // Top the queue up every chunk so it always holds about `queueHorizon` of drive.
-            let topUp = max(emittedUntil - queueHorizon + renderChunk, placement.streamHeldUntil)
+            // While the players have nothing to render, not before the chunks that reach their
+            // next drive (two chunks early): the chunks between are passed at once
+            // (``skipQuietChunks(now:)``), the same ones the wake-ups would have rendered empty.
+            var due = emittedUntil
+            if lastLevel == 0 {
+                let quiet = quietUntil(from: emittedUntil)
+                let quietChunks = (min(quiet, emittedUntil + .seconds(86_400 * 366)) - Self.markGuard - emittedUntil).microseconds
+                    / renderChunk.microseconds - 2
+                if quietChunks > 0 { due = emittedUntil + renderChunk * quietChunks }
+            }
+            let topUp = max(due - queueHorizon + renderChunk, placement.streamHeldUntil)
             wake = min(wake, max(soonest, topUp))
             for p in players { if let end = p.endTime { wake = min(wake, max(soonest, end)) } }
         }
@@ -486,12 +497,28 @@ public final class SharedDevice: @unchecked Sendable {
         return wake
     }
 
+    /// Lets the link relax its pings (``ThrumLink/LinkSession/relaxesPings``) while the players have
+    /// had nothing for ``quietMargin`` and will have nothing for longer than the clock model's
+    /// window plus that margin: by the time drive is placed again, the window holds only samples
+    /// at the usual interval, as if the link had never relaxed. Not with nothing playing (the
+    /// engine is idle, not waiting) nor while a level is held.
+    private func relaxPingsWhileQuiet(now: EngineTime) {
+        let window = EngineDuration(truncating: session.link.configuration.clock.windowDuration)
+        let relax = !players.isEmpty && lastLevel == 0
+            && quietUntil(from: now - Self.quietMargin) > now + window + Self.quietMargin
+        if session.link.relaxesPings != relax { session.link.relaxesPings = relax }
+    }
+
+    /// How long before and after the players' drive the link keeps its usual pings.
+    static let quietMargin = EngineDuration.seconds(2)
+
     /// How much drive one render step covers: ``HapticEngine/Configuration/chunk``, at least 1 ms.
     var renderChunk: EngineDuration { max(.milliseconds(1), EngineDuration(truncating: configuration.chunk)) }
 
     /// Renders and sends what is due, finishes players whose time is over, runs timeouts.
     func service() {
         guard isRunning else {
+            if session.link.relaxesPings { session.link.relaxesPings = false }
             for c in engines { c.fireFinishedHandlersIfIdle() }
             return
         }
@@ -505,6 +532,7 @@ public final class SharedDevice: @unchecked Sendable {
         publishToTimebase()
         let now = timeNow
         emit(now: now)
+        relaxPingsWhileQuiet(now: now)
         for p in players where p.endTime.map({ now >= $0 }) ?? false {
             p.timeReached()
         }

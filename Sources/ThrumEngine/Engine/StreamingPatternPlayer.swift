@@ -607,6 +607,36 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         return false
     }
 
+    /// The earliest engine time at or after `t0` at which ``collect(from:to:ramps:onsets:)`` could
+    /// give anything or change the player (a segment, zero or not, that reaches past it; a
+    /// shape-control change; the next loop pass): the engine renders nothing, and need not wake,
+    /// before it (``SharedDevice/quietUntil(from:)``). `t0` itself when the player is active
+    /// there; `.distantFuture` when it is not playing (a call that changes that re-places drive).
+    /// Conservative: a stop or a mute only makes the time later than it could be.
+    func quietUntil(from t0: EngineTime) -> EngineTime {
+        guard state == .playing else { return .distantFuture }
+        var quiet = EngineTime.distantFuture
+        if let change = controlChanges.first { quiet = min(quiet, change) }
+        // The next loop pass (``extendLoops(to:)`` appends it once a chunk reaches its start).
+        if looping, loopLength > .zero, let last = runs.last, last.period.microseconds <= Int64.max - max(0, last.origin.microseconds) {
+            quiet = min(quiet, last.origin + last.period - preroll)
+        }
+        for run in runs where run.end > t0 {
+            let a = max(run.start, t0, run.preloadedUntil)
+            guard a < run.end else { continue }
+            let segments = run.compiled.program.segments
+            let pa = run.offset(at: a)
+            var lo = 0, hi = segments.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if segments[mid].endOffset <= pa { lo = mid + 1 } else { hi = mid }
+            }
+            guard lo < segments.count else { continue }
+            quiet = min(quiet, max(a, run.time(of: segments[lo].startOffset)))
+        }
+        return max(t0, quiet)
+    }
+
     /// The compiled segments that start in engine time [t0, t1), exactly as compiled (moved to
     /// the engine's schedule: ``DriveSegment/startTime``; onset ids replaced by the engine's marks), when they can be sent without
     /// mixing: one run, no run-time intensity control, nothing preloaded, no segment straddling

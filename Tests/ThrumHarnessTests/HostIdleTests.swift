@@ -1,0 +1,61 @@
+import ThrumEngine
+import ThrumHarness
+import ThrumPattern
+import ThrumSim
+import ThrumTestSupport
+import ThrumTime
+import XCTest
+
+/// The host waits without working: while the next drive is far off, the engine wakes for the
+/// link's pings, not for every 10 ms render chunk, and the link relaxes its pings to
+/// ``ThrumLink/LinkConfiguration/relaxedPingInterval`` until the clock model's window before the
+/// drive. Counted in the run's own work (host wake-ups, clock samples, firmware passes), not
+/// timed; judged on the chip's truth (the onset within its reported bound, on time).
+final class HostIdleTests: XCTestCase {
+    private struct Run {
+        var report: PlaybackReport
+        var hostWakes: Int
+        var clockSamples: Int
+        var passesRun: Int
+    }
+
+    private func play(transientAt time: Double) throws -> Run {
+        let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 3)
+        try rig.connect(calibrate: false)
+        var engine = HapticEngine.Configuration()
+        engine.calibrateOnStart = false
+        _ = try rig.engine(configuration: engine)
+        let (wakes, samples, passes) = (rig.pump.runs, rig.session.link.statistics.roundTripSamples, rig.device.passesRun)
+        let pattern = HapticPattern(events: [TestPatterns.transient(at: time)], parameters: [], parameterCurves: [])
+        let report = try rig.play(pattern)
+        return Run(
+            report: report, hostWakes: rig.pump.runs - wakes, clockSamples: rig.session.link.statistics.roundTripSamples - samples,
+            passesRun: rig.device.passesRun - passes)
+    }
+
+    /// A transient at 10 s and at 130 s: the 120 s more of waiting cost fewer than 8 host wake-ups
+    /// and 4 clock samples a second (before: ≈ 107 wake-ups, one per render chunk and per ACK, and
+    /// 6.7 samples, a ping every 150 ms), and the late onset lands as well as the early one.
+    func testAWaitCostsThePingsTheWatchdogNeedsNotARenderChunkEach() throws {
+        let short = try play(transientAt: 10), long = try play(transientAt: 130)
+        let extra = 120.0
+        let wakes = Double(long.hostWakes - short.hostWakes), samples = Double(long.clockSamples - short.clockSamples)
+        XCTAssertLessThan(wakes, 8 * extra, "host wake-ups \(short.hostWakes) → \(long.hostWakes)")
+        XCTAssertLessThan(samples, 4 * extra, "clock samples \(short.clockSamples) → \(long.clockSamples)")
+        // The watchdog still hears from the host at least every 1 s: about 3 pings a second.
+        XCTAssertGreaterThan(samples, 2.5 * (extra - 40), "clock samples \(short.clockSamples) → \(long.clockSamples)")
+        XCTAssertLessThan(Double(long.passesRun - short.passesRun), 4 * wakes + 1_000)
+        for (run, time) in [(short, 10.0), (long, 130.0)] {
+            let event = try XCTUnwrap(run.report.events.first)
+            XCTAssertEqual(event.status, .onTime, "\(time) s")
+            XCTAssertFalse(event.boundSuspect, "\(time) s")
+            XCTAssertTrue(run.report.faults.isEmpty, "\(time) s: \(run.report.faults)")
+            // The chip's truth lies within the reported bound (plus 1 µs of rounding), near its time.
+            let onset = try XCTUnwrap(event.onsetTime), truth = try XCTUnwrap(event.trueOnsetTime), bound = try XCTUnwrap(event.onsetBound)
+            XCTAssertLessThanOrEqual(abs(onset - truth), bound + 1e-6, "\(time) s")
+            XCTAssertEqual(truth, time, accuracy: 0.002, "\(time) s")
+            // The window at the drive holds the usual samples again: the bound is as narrow as after a short wait.
+            XCTAssertLessThan(bound, 0.002, "\(time) s")
+        }
+    }
+}
