@@ -87,6 +87,27 @@ public final class VirtualRig {
         return report
     }
 
+    /// Plays `pattern` on the rig's engine (``engine(configuration:)``) as `thrum play` does — from one lead and 20 ms
+    /// after now, an advanced player when `advanced` — and ends the run as it does, waiting for
+    /// every onset report; `during` runs once the player started (to inject a fault or change the
+    /// player), with the engine and the start time. The report carries the chip's truth.
+    public func playAsThrumPlayDoes(
+        _ pattern: HapticPattern, configuration: HapticEngine.Configuration = HapticEngine.Configuration(),
+        advanced: Bool = false, during: (HapticEngine, Double) -> Void = { _, _ in }
+    ) throws -> PlaybackReport {
+        let engine = try engine(configuration: configuration)
+        let before = engine.counters
+        let player: any HapticPatternPlayer = advanced ? try engine.makeAdvancedPlayer(with: pattern) : try engine.makePlayer(with: pattern)
+        let start = engine.currentTime + engine.leadTime.seconds + 0.02
+        try player.start(atTime: start)
+        during(engine, start)
+        engine.runUntilPlayersFinished(timeout: pattern.duration + 5)
+        engine.waitForOnsetReports(of: player)
+        var report = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: pattern.duration, since: before)
+        attachTruth(to: &report)
+        return report
+    }
+
     /// Plays a compiled drive program as it is (``HapticEngine/makePlayer(program:)``) once the
     /// engine's lead time from now, waits for every onset report, and fills in each event's true
     /// onset from the chip.

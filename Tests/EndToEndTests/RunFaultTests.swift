@@ -11,26 +11,6 @@ import XCTest
 /// docs/robustness.md), in virtual time against the simulated chip's trace: a device reset
 /// during a run, a hole in the drive after a host stall, and a FAULT from before the run.
 final class RunFaultTests: XCTestCase {
-    /// Plays `pattern` on `rig` from the engine's lead from now; `during` runs once the player
-    /// started (to inject a fault), then the run ends as `thrum play`'s does and the report is
-    /// made, truth attached.
-    private func play(
-        _ pattern: HapticPattern, on rig: VirtualRig, configuration: HapticEngine.Configuration = .init(),
-        during: (HapticEngine, Double) -> Void
-    ) throws -> PlaybackReport {
-        let engine = try rig.engine(configuration: configuration)
-        let before = engine.counters
-        let player = try engine.makePlayer(with: pattern)
-        let start = engine.currentTime + engine.leadTime.seconds + 0.02
-        try player.start(atTime: start)
-        during(engine, start)
-        engine.runUntilPlayersFinished(timeout: pattern.duration + 5)
-        engine.waitForOnsetReports(of: player)
-        var report = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: pattern.duration, since: before)
-        rig.attachTruth(to: &report)
-        return report
-    }
-
     /// The true time (µs) of the chip's last non-zero RTP drive write in [from, to), nil for none.
     private func lastDriveWrite(on rig: VirtualRig, from: Double, to: Double) -> Double? {
         rig.device.chip.trace.registerWrites.last {
@@ -43,7 +23,7 @@ final class RunFaultTests: XCTestCase {
         let pattern = HapticPattern(
             events: [TestPatterns.continuous(at: 0, duration: 3, intensity: 0.8)], parameters: [], parameterCurves: [])
         var resetAt = 0.0
-        let report = try play(pattern, on: rig) { engine, start in
+        let report = try rig.playAsThrumPlayDoes(pattern) { engine, start in
             resetAt = start + 1
             rig.pump.deviceFaults = [.reset(at: UInt64(resetAt * 1e6))]
         }
@@ -70,7 +50,7 @@ final class RunFaultTests: XCTestCase {
         let rig = VirtualRig()
         let pattern = HapticPattern(
             events: [TestPatterns.continuous(at: 0, duration: 3, intensity: 0.8)], parameters: [], parameterCurves: [])
-        let report = try play(pattern, on: rig) { engine, start in
+        let report = try rig.playAsThrumPlayDoes(pattern) { engine, start in
             rig.pump.deviceFaults = [.reset(at: UInt64((start + 2.9) * 1e6))]
         }
         XCTAssertEqual(rig.device.resetCount, 1)
@@ -82,7 +62,7 @@ final class RunFaultTests: XCTestCase {
         let rig = VirtualRig()
         let pattern = TestPatterns.metronome(beats: 12, interval: 0.1)
         var resetAt = 0.0
-        let report = try play(pattern, on: rig) { engine, start in
+        let report = try rig.playAsThrumPlayDoes(pattern) { engine, start in
             resetAt = start + 0.45
             rig.pump.deviceFaults = [.reset(at: UInt64(resetAt * 1e6))]
         }
@@ -111,7 +91,7 @@ final class RunFaultTests: XCTestCase {
     func testA400msHostStallIsADriveGapFaultAndItsEventsAreNotOnTime() throws {
         let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 3)
         let pattern = TestPatterns.metronome(beats: 30, interval: 0.05)
-        let report = try play(pattern, on: rig) { engine, start in
+        let report = try rig.playAsThrumPlayDoes(pattern) { engine, start in
             engine.run(until: start + 0.5)
             rig.pump.stallHost(for: 400_000)
         }
@@ -160,7 +140,7 @@ final class RunFaultTests: XCTestCase {
         for stall in Array(stride(from: UInt64(170_000), through: 200_000, by: 5_000)) + [198_000] {
             let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 3)
             let pattern = TestPatterns.metronome(beats: 80, interval: 0.004)
-            let report = try play(pattern, on: rig) { engine, start in
+            let report = try rig.playAsThrumPlayDoes(pattern) { engine, start in
                 engine.run(until: start + 0.1)
                 rig.pump.stallHost(for: stall)
             }
@@ -183,7 +163,7 @@ final class RunFaultTests: XCTestCase {
         let rig = VirtualRig()
         let pattern = HapticPattern(
             events: [TestPatterns.continuous(at: 0, duration: 1.5, intensity: 0.8)], parameters: [], parameterCurves: [])
-        let report = try play(pattern, on: rig) { engine, start in
+        let report = try rig.playAsThrumPlayDoes(pattern) { engine, start in
             engine.run(until: start + 0.4)
             rig.pump.stallHost(for: 400_000)
         }
@@ -206,7 +186,7 @@ final class RunFaultTests: XCTestCase {
         let rig = VirtualRig(link: link)
         let pattern = TestPatterns.metronome(beats: 30, interval: interval)
         var lossAt = 0.0
-        let report = try play(pattern, on: rig) { engine, start in
+        let report = try rig.playAsThrumPlayDoes(pattern) { engine, start in
             lossAt = start + lossAfter
             rig.pump.deviceFaults = [.clockLoss(at: UInt64(lossAt * 1e6), by: loss)]
             engine.run(until: lossAt)
@@ -254,7 +234,7 @@ final class RunFaultTests: XCTestCase {
         let rig = VirtualRig(link: FixedLatencyLink(latency: 1_000))
         let pattern = TestPatterns.metronome(beats: 10, interval: 0.1)
         let loss: UInt32 = 30_000
-        let report = try play(pattern, on: rig) { _, start in
+        let report = try rig.playAsThrumPlayDoes(pattern) { _, start in
             // The host sees the move a round trip later and cuts a change lead after that: the
             // beat at 0.4 s, due 15 ms after the loss, is then past on the host's clock. (Its
             // drive begins 12 ms before it: at 0.38 s the restart fell within a few ms of that
@@ -322,7 +302,7 @@ final class RunFaultTests: XCTestCase {
         var configuration = HapticEngine.Configuration()
         configuration.rebootClockJump = .milliseconds(10)
         configuration.leadTime = .milliseconds(150)  // drive queued well past the step
-        let report = try play(pattern, on: rig, configuration: configuration) { _, start in
+        let report = try rig.playAsThrumPlayDoes(pattern, configuration: configuration) { _, start in
             rig.pump.deviceFaults = [.clockLoss(at: UInt64((start + 0.3) * 1e6), by: 0 &- Self.clockStep)]  // a gain
         }
         XCTAssertEqual(rig.device.resetCount, 0, "the device never reset")
@@ -429,7 +409,7 @@ final class RunFaultTests: XCTestCase {
         shape.stallLength = .uniform(20_000...80_000)
         let rig = VirtualRig(link: HeldChunksLink(base: DelayLink(shape: shape, seed: 8)))
         try rig.connect(calibrate: false)
-        let report = try play(TestPatterns.metronome(beats: 3, interval: 0.04), on: rig) { _, _ in }
+        let report = try rig.playAsThrumPlayDoes(TestPatterns.metronome(beats: 3, interval: 0.04)) { _, _ in }
         let haptic = report.events.filter(\.type.isHaptic)
         XCTAssertEqual(haptic.map(\.status), [.dropped, .onTime, .onTime])
         XCTAssertEqual(report.faults, [], "no fault of the host's: the link held the drive")
@@ -450,7 +430,7 @@ final class RunFaultTests: XCTestCase {
 
     func testAnUnstalledRunHasNoFaultAndEveryEventOnTime() throws {
         let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 3)
-        let report = try play(TestPatterns.metronome(beats: 10, interval: 0.05), on: rig) { _, _ in }
+        let report = try rig.playAsThrumPlayDoes(TestPatterns.metronome(beats: 10, interval: 0.05)) { _, _ in }
         XCTAssertEqual(report.faults, [])
         XCTAssertEqual(report.events.filter(\.type.isHaptic).map(\.status), Array(repeating: .onTime, count: 10))
     }
@@ -465,7 +445,7 @@ final class RunFaultTests: XCTestCase {
             ])
         ).encode()
         let rig = VirtualRig(link: StaleBytesLink(base: FixedLatencyLink(latency: 1_000), stale: stale))
-        let report = try play(TestPatterns.metronome(beats: 4, interval: 0.05), on: rig) { _, _ in }
+        let report = try rig.playAsThrumPlayDoes(TestPatterns.metronome(beats: 4, interval: 0.05)) { _, _ in }
         XCTAssertEqual(rig.session.earlierFaults.map(\.code), [5])
         XCTAssertEqual(rig.session.faults, [], "not this run's")
         XCTAssertEqual(report.faults, [])

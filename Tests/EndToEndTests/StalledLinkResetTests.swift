@@ -14,21 +14,6 @@ import XCTest
 /// reset check that allowed for the new sample's round trip only, and not the old one's, took
 /// for a reboot.
 final class StalledLinkResetTests: XCTestCase {
-    /// Plays `pattern` from the engine's lead from now and ends the run as `thrum play` does.
-    private func play(_ pattern: HapticPattern, on rig: VirtualRig, during: (Double) -> Void) throws -> PlaybackReport {
-        let engine = try rig.engine()
-        let before = engine.counters
-        let player = try engine.makePlayer(with: pattern)
-        let start = engine.currentTime + engine.leadTime.seconds + 0.02
-        try player.start(atTime: start)
-        during(start)
-        engine.runUntilPlayersFinished(timeout: pattern.duration + 5)
-        engine.waitForOnsetReports(of: player)
-        var report = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: pattern.duration, since: before)
-        rig.attachTruth(to: &report)
-        return report
-    }
-
     /// A rig whose host → device leg can be stalled (``StallWindow``), on a serial line's byte time.
     private func stallableRig() -> (VirtualRig, StallWindow) {
         let window = StallWindow()
@@ -56,7 +41,7 @@ final class StalledLinkResetTests: XCTestCase {
             let contradictions = rig.session.link.clock.contradictions
             let pattern = HapticPattern(
                 events: [TestPatterns.continuous(at: 0, duration: 1.5, intensity: 0.8)], parameters: [], parameterCurves: [])
-            let report = try play(pattern, on: rig) { start in stallLinkAndHost(rig, window, stall: stall, engine: engine, start: start) }
+            let report = try rig.playAsThrumPlayDoes(pattern) { _, start in stallLinkAndHost(rig, window, stall: stall, engine: engine, start: start) }
             XCTAssertGreaterThan(rig.session.link.clock.samples.map(\.roundTrip).max() ?? .zero, .microseconds(Int64(stall)), "a held frame gave a sample")
             XCTAssertEqual(rig.device.resetCount, 0, "the device did not reset")
             XCTAssertEqual(resets(in: report), [], "stall \(stall) µs: \(report.faults)")
@@ -73,7 +58,7 @@ final class StalledLinkResetTests: XCTestCase {
         let engine = try rig.engine()
         let pattern = HapticPattern(
             events: [TestPatterns.continuous(at: 0, duration: 2, intensity: 0.8)], parameters: [], parameterCurves: [])
-        let report = try play(pattern, on: rig) { start in
+        let report = try rig.playAsThrumPlayDoes(pattern) { _, start in
             rig.pump.deviceFaults = [.reset(at: UInt64((start + 1.2) * 1e6))]
             stallLinkAndHost(rig, window, stall: 400_000, engine: engine, start: start)
         }

@@ -22,24 +22,6 @@ final class LongRoundTripTests: XCTestCase {
             TestPatterns.transient(at: 0.8, intensity: 1, sharpness: 0.35), TestPatterns.transient(at: 0.96, intensity: 0.6, sharpness: 0.2),
         ], parameters: [], parameterCurves: [])
 
-    /// Plays `pattern` as `thrum play` does (its start one lead and 20 ms from now); `during`
-    /// runs once the player started. The report carries the chip's truth.
-    private func play(
-        _ pattern: HapticPattern, on rig: VirtualRig, during: (HapticEngine, Double) -> Void = { _, _ in }
-    ) throws -> PlaybackReport {
-        let engine = try rig.engine()
-        let before = engine.counters
-        let player = try engine.makeAdvancedPlayer(with: pattern)
-        let start = engine.currentTime + engine.leadTime.seconds + 0.02
-        try player.start(atTime: start)
-        during(engine, start)
-        engine.runUntilPlayersFinished(timeout: pattern.duration + 5)
-        engine.waitForOnsetReports(of: player)
-        var report = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: pattern.duration, since: before)
-        rig.attachTruth(to: &report)
-        return report
-    }
-
     /// Every event at its pattern time in the report and on the chip, inside its bound, on time,
     /// and no fault.
     private func assertPlayedAsAsked(_ report: PlaybackReport, _ pattern: HapticPattern, _ label: String) {
@@ -73,9 +55,9 @@ final class LongRoundTripTests: XCTestCase {
         try rig.connect(calibrate: false)
         let engine = try rig.engine()
         XCTAssertGreaterThanOrEqual(engine.leadTime, .milliseconds(180), "the lead covers two round trips and two chunks")
-        assertPlayedAsAsked(try play(Self.heartbeat, on: rig), Self.heartbeat, "heartbeat")
+        assertPlayedAsAsked(try rig.playAsThrumPlayDoes(Self.heartbeat, advanced: true), Self.heartbeat, "heartbeat")
         let metronome = TestPatterns.metronome(beats: 25, interval: 0.02)
-        let report = try play(metronome, on: rig) { engine, start in
+        let report = try rig.playAsThrumPlayDoes(metronome, advanced: true) { engine, start in
             engine.run(until: start + 0.15)
             rig.pump.stallHost(for: 130_000)
         }
@@ -112,7 +94,7 @@ final class LongRoundTripTests: XCTestCase {
     func testAHundredAndTwentyMillisecondRoundTripStartsOnTime() throws {
         let rig = VirtualRig(link: try LinkSpec.link(parsing: "out=60ms,back=60ms"))
         try rig.connect(calibrate: false)
-        assertPlayedAsAsked(try play(Self.heartbeat, on: rig), Self.heartbeat, "heartbeat")
+        assertPlayedAsAsked(try rig.playAsThrumPlayDoes(Self.heartbeat, advanced: true), Self.heartbeat, "heartbeat")
 
         let engine = try rig.engine()
         let before = engine.counters
