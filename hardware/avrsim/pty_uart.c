@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 600
 #define _DEFAULT_SOURCE
 #include "pty_uart.h"
+#include "uart_line.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -193,48 +194,6 @@ static double baud_mismatch(const pty_uart_t *u, int from_host)
     return from_host ? client / board : board / client;
 }
 
-/* The 8N1 line of `n` bytes sent back to back (LSB first), at sender bit `k`: idle (1) outside. */
-static int line_level(const uint8_t *in, unsigned n, long k)
-{
-    unsigned bit;
-
-    if (k < 0 || k >= 10L * (long)n) {
-        return 1;
-    }
-    bit = (unsigned)(k % 10);
-    return bit == 0u ? 0 : bit == 9u ? 1 : (in[k / 10] >> (bit - 1u)) & 1;
-}
-
-/* What a receiver whose bit lasts `ratio` sender bits makes of `n` bytes sent back to back: at
- * each falling edge it checks the start bit at its middle, reads eight data bits a bit apart and
- * the stop bit (a 0 there is a framing error, which the bootloaders do not look at: the byte is
- * kept), then waits for the next edge. Returns how many bytes it made (at most `cap`). */
-static unsigned resample(const uint8_t *in, unsigned n, double ratio, uint8_t *out, unsigned cap)
-{
-    long total = 10L * (long)n, k = 0;
-    unsigned count = 0, i;
-
-    while (count < cap) {
-        while (k < total && !(line_level(in, n, k) == 0 && line_level(in, n, k - 1) == 1)) {
-            k++;
-        }
-        if (k >= total) {
-            break;
-        }
-        if (line_level(in, n, (long)((double)k + 0.5 * ratio)) != 0) {
-            k++; /* a glitch, not a start bit */
-            continue;
-        }
-        uint8_t byte = 0;
-        for (i = 0; i < 8u; i++) {
-            byte |= (uint8_t)(line_level(in, n, (long)((double)k + (1.5 + i) * ratio)) << i);
-        }
-        out[count++] = byte;
-        k = (long)((double)k + 9.5 * ratio) + 1; /* the first sender bit after the stop sample */
-    }
-    return count;
-}
-
 static void device_byte(pty_uart_t *u, uint8_t byte);
 
 static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
@@ -249,7 +208,7 @@ static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
         device_byte(u, sent);
         return;
     }
-    n = resample(&sent, 1u, ratio, seen, sizeof(seen));
+    n = uart_line_resample(&sent, 1u, ratio, seen, sizeof(seen));
     for (i = 0; i < n; i++) {
         device_byte(u, seen[i]);
     }
@@ -398,16 +357,17 @@ void pty_uart_pump(pty_uart_t *u)
 
     ring_follow(u);
     flush_out(u);
-    while (u->head - u->tail + 2u * sizeof(buf) <= PTY_UART_QUEUE && (n = read(u->master, buf, sizeof(buf))) > 0) {
+    while (u->head - u->tail + sizeof(buf) <= PTY_UART_QUEUE && (n = read(u->master, buf, sizeof(buf))) > 0) {
         ssize_t i;
         uint64_t now = u->crystal ? monotonic_ns() : 0u;
         double ratio = baud_mismatch(u, 1);
-        uint8_t garbled[2u * sizeof(buf)];
+        uint8_t garbled[PTY_UART_QUEUE];
         const uint8_t *bytes = buf;
         if (ratio != 0.0) {
+            /* a slower receiver makes fewer bytes, a faster one up to about two per byte sent */
             u->baud_garbled += (uint64_t)n;
             bytes = garbled;
-            n = (ssize_t)resample(buf, (unsigned)n, ratio, garbled, sizeof(garbled));
+            n = (ssize_t)uart_line_resample(buf, (unsigned)n, ratio, garbled, PTY_UART_QUEUE - (u->head - u->tail));
         }
         for (i = 0; i < n; i++) {
             u->queue_read_ns[u->head % PTY_UART_QUEUE] = now;
