@@ -52,7 +52,7 @@ final class CompletionsAndManTests: XCTestCase {
         let script = try CLITestSupport.write(try output(["dev", "completions", "bash"]), named: "thrum.bash", in: dir)
         let probe = """
             source '\(script)'
-            for line in 'firmware flash --board ' 'firmware flash --board n' 'presets --family '; do
+            for line in 'firmware flash --board ' 'firmware flash --board n' 'presets --family ' 'sim --board ' 'sim --mcu atmega328p --board n'; do
                 read -ra COMP_WORDS <<< "thrum $line"; [[ $line == *' ' ]] && COMP_WORDS+=('')
                 COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _thrum; echo "${COMPREPLY[*]}"
             done
@@ -66,9 +66,17 @@ final class CompletionsAndManTests: XCTestCase {
         try bash.run()
         let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
         bash.waitUntilExit()
-        XCTAssertEqual(lines, ["uno nano nano-old bluepill", "nano nano-old", "uikit swiftui watchos macos rom"])
-        XCTAssertTrue(try output(["dev", "completions", "zsh"]).contains("'--board[uno, nano, nano-old, bluepill]:B:(uno nano nano-old bluepill)'"))
-        XCTAssertTrue(try output(["dev", "completions", "fish"]).contains("-l family -x -a 'uikit swiftui watchos macos rom'"))
+        // `sim --board` takes the simulated (AVR) boards only: bluepill it refuses is not offered.
+        XCTAssertEqual(
+            lines, ["uno nano nano-old bluepill", "nano nano-old", "uikit swiftui watchos macos rom", "uno nano nano-old", "nano nano-old"])
+        let zsh = try output(["dev", "completions", "zsh"])
+        XCTAssertTrue(zsh.contains("'--board[uno, nano, nano-old, bluepill]:B:(uno nano nano-old bluepill)'"))
+        let zshSim = try XCTUnwrap(zsh.components(separatedBy: "\n        sim) _arguments").dropFirst().first).components(separatedBy: ";;")[0]
+        XCTAssertNotNil(zshSim.range(of: #"'--board\[[^\]]*\]:B:\(uno nano nano-old\)'"#, options: .regularExpression), zshSim)
+        let fish = try output(["dev", "completions", "fish"])
+        XCTAssertTrue(fish.contains("-l family -x -a 'uikit swiftui watchos macos rom'"))
+        XCTAssertTrue(fish.contains("-n '__fish_seen_subcommand_from firmware' -l board -x -a 'uno nano nano-old bluepill'"), fish)
+        XCTAssertTrue(fish.contains("-n '__fish_seen_subcommand_from sim' -l board -x -a 'uno nano nano-old'"), fish)
     }
 
     func testEveryCommandAndOptionIsInEachCompletionAndTheManPage() throws {

@@ -168,7 +168,7 @@ final class FirmwareFlashTests: XCTestCase {
     /// that runs wild. On a board the bootloader still answers the next reset; the simulated board
     /// ended the simulation at simavr's first crash ("the simulated CPU crashed"), so the user's
     /// next flash found no port. It now holds the CPU until the port is opened: the real avrdude
-    /// reads the chip's signature through optiboot.
+    /// reads the chip's signature through optiboot (after a flash at the wrong baud, which fails).
     func testAnApplicationThatCrashesTheCPUStillLeavesTheBootloaderAReset() throws {
         try BootloaderBoard.prepare()
         // `sts 0x0900, r1`: a write past the ATmega328P's RAM, simavr's cpu_Crashed at once.
@@ -179,6 +179,16 @@ final class FirmwareFlashTests: XCTestCase {
         // for a client opening the port (the probe's reset).
         Thread.sleep(forTimeInterval: 0.3)
         XCTAssertTrue(board.simulator.process.isRunning, "the simulation ended at the application's crash")
+        // The wrong board: `--board nano-old` is avrdude at 57 600 baud, the Uno's optiboot runs at
+        // 115 200. A pty carries no baud, and this flash succeeded; the harness now reads the
+        // speed avrdude set and garbles the bytes as a UART at the other rate would: no answer,
+        // nothing written (the flash file is the truth), as on a board.
+        let before = try Data(contentsOf: board.flashURL)
+        let wrong = try BootloaderBoard.thrum(["firmware", "flash", "--board", "nano-old", "--port", board.pty, "--attempts", "1"])
+        XCTAssertEqual(wrong.status, 1, wrong.output)
+        XCTAssertTrue(wrong.stderr.contains("nothing was written"), wrong.stderr)
+        XCTAssertEqual(try Data(contentsOf: board.flashURL), before, "the wrong-baud flash wrote nothing")
+        // At the right baud it answers (the speed avrdude left went back to the default at its close).
         let probe = try AVRToolchain.run(["avrdude", "-c", "arduino", "-p", "m328p", "-P", board.pty, "-b", "115200"])
         XCTAssertEqual(probe.status, 0, probe.output)
         XCTAssertTrue(probe.output.contains("signature = 0x1e950f"), probe.output)

@@ -108,6 +108,44 @@ final class PlayExpectationsTests: XCTestCase {
         XCTAssertTrue(xml.contains("<error message=\"no Thrum device answered"), xml)
     }
 
+    /// A pattern that cannot be read (missing, malformed JSON, a value Core Haptics refuses) wrote
+    /// no report: the CI job that publishes it found nothing. Each now writes one test case in
+    /// error carrying the one-line message (file:line:column and the Core Haptics code); a usage
+    /// error (exit 2) writes none, and the pattern itself is never the report.
+    func testAPatternThatDoesNotReadWritesAnErrorTestCase() throws {
+        let dir = try CLITestSupport.scratchDirectory(for: self)
+        let malformed = try CLITestSupport.write("{\n  \"Pattern\": [\n    {\"Event\": }\n  ]\n}\n", named: "malformed.ahap", in: dir)
+        let refused = try CLITestSupport.write(
+            "{\"Pattern\": [{\"Event\": {\"Time\": -1, \"EventType\": \"HapticTransient\"}}]}\n", named: "refused.ahap", in: dir)
+        let missing = dir.appendingPathComponent("missing.ahap").path
+        for (index, (pattern, expected)) in [
+            (missing, "missing.ahap"), (malformed, "malformed.ahap:3:"), (refused, "refused.ahap:1:"),
+        ].enumerated() {
+            let path = dir.appendingPathComponent("report\(index).xml").path
+            let result = try ThrumProcess.run(["play", pattern, "--no-plot", "--expect-onsets", "1", "--junit", path])
+            XCTAssertEqual(result.status, 1, result.standardError)
+            let line = result.standardError.trimmingCharacters(in: .newlines)
+            XCTAssertTrue(line.contains(expected), line)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: path), "no report for \(pattern): \(line)")
+            guard FileManager.default.fileExists(atPath: path) else { continue }
+            try assertValid(path)
+            let xml = try String(contentsOfFile: path, encoding: .utf8)
+            XCTAssertTrue(xml.contains("tests=\"1\" failures=\"0\" errors=\"1\""), xml)
+            let message = try XCTUnwrap(xml.components(separatedBy: "<error message=\"").dropFirst().first?.components(separatedBy: "\"").first)
+            XCTAssertTrue(message.contains(expected), message)
+            if pattern != missing { XCTAssertNotNil(message.range(of: #"error\[-48\d\d\]"#, options: .regularExpression), message) }
+        }
+        // The command line wrong: exit 2 and no report. The malformed pattern named as the report: refused, unchanged.
+        let usage = dir.appendingPathComponent("usage.xml").path
+        let wrong = try ThrumProcess.run(["play", malformed, "--rate", "1000", "--junit", usage])
+        XCTAssertEqual(wrong.status, 2, wrong.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: usage))
+        let before = try Data(contentsOf: URL(fileURLWithPath: malformed))
+        let itself = try ThrumProcess.run(["play", malformed, "--junit", malformed])
+        XCTAssertEqual(itself.status, 2, itself.standardError)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: malformed)), before)
+    }
+
     /// `xmllint --schema tools/junit.xsd` (libxml2-utils, installed by tools/ensure-deps.sh).
     func assertValid(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let process = Process()

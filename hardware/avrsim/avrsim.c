@@ -653,6 +653,9 @@ int main(int argc, char **argv)
     uart.crystal = o.pace && o.clock_path == NULL;
     uart.crystal_offset_ns = (uint64_t)o.lead_ns;
     s.uart = &uart;
+    if (o.bootloader_path != NULL) {
+        uart.baud_check_from = boot.boot_start; /* a client at the wrong baud reaches no bootloader */
+    }
     if (o.elf_path != NULL) {
         watch_rx_ring(&uart, o.elf_path, &s);
     }
@@ -731,7 +734,12 @@ int main(int argc, char **argv)
         if (s.avr->cycle >= next_check) {
             next_check = s.avr->cycle + PACE_CHECK_CYCLES;
             if (o.bootloader_path != NULL) {
-                if (boot_flash_client_opened(&boot, uart.master)) {
+                int was_open = boot.client_open;
+                int opened = boot_flash_client_opened(&boot, uart.master);
+                if (was_open && !boot.client_open) {
+                    pty_uart_client_closed(&uart); /* the next client is judged by its own speed */
+                }
+                if (opened) {
                     uint64_t cycle = s.avr->cycle;
                     boot_flash_external_reset(&boot);
                     s.avr->cycle = cycle; /* simulated time goes on through the reset */
@@ -757,9 +765,10 @@ int main(int argc, char **argv)
     storage_footer(&o, &eeprom, s.trace);
     if (o.bootloader_path != NULL) {
         boot_flash_close(&boot);
-        fprintf(stderr, "avrsim: flash %s: %u application pages written, %u external resets, %u application crashes%s\n",
+        fprintf(stderr, "avrsim: flash %s: %u application pages written, %u external resets, %u application crashes, "
+                        "%llu host bytes to the bootloader at a wrong baud%s\n",
                 o.flash_path ? o.flash_path : "(not kept)", boot.pages_written, boot.resets, boot.crashes,
-                boot.file_error ? "; WRITING THE FILE FAILED" : "");
+                (unsigned long long)uart.baud_garbled, boot.file_error ? "; WRITING THE FILE FAILED" : "");
     }
     if (s.trace != NULL && o.clock_path != NULL) {
         fprintf(s.trace, "# clock_file updates=%llu\n", (unsigned long long)clock.updates);

@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 600
 #define _DEFAULT_SOURCE
 #include "pty_uart.h"
+#include "uart_line.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +18,13 @@
 #include <avr_uart.h>
 #include <sim_interrupts.h>
 
+#define REG_UCSR0A 0xC0u
 #define REG_UCSR0B 0xC1u
+#define REG_UBRR0L 0xC4u
+#define REG_UBRR0H 0xC5u
+#define U2X0_BIT 0x02u
 #define RXEN0_BIT 0x10u
+#define TXEN0_BIT 0x08u
 #define USART_RX_VECTOR 18u /* ATmega328P */
 
 int pty_uart_open(pty_uart_t *u)
@@ -135,12 +141,83 @@ uint64_t pty_uart_next_out_ns(const pty_uart_t *u)
     return u->out_head != u->out_tail ? u->out_due_ns[u->out_tail % PTY_UART_QUEUE] : 0u;
 }
 
+/* The UART's rate as the AVR's registers set it (UBRR0, U2X0); 0 while `enable` is off. */
+static double uart_baud(const pty_uart_t *u, uint8_t enable)
+{
+    const uint8_t *d = u->avr->data;
+    unsigned ubrr = ((unsigned)(d[REG_UBRR0H] & 0x0Fu) << 8) | d[REG_UBRR0L];
+
+    if ((d[REG_UCSR0B] & enable) == 0u) {
+        return 0.0;
+    }
+    return (double)u->avr->frequency / (((d[REG_UCSR0A] & U2X0_BIT) != 0u ? 8.0 : 16.0) * (double)(ubrr + 1u));
+}
+
+/* The speed the client set on its end (the master reads the slave's settings), 0 when it is the
+ * pty's default B38400 or not a standard one. */
+static double client_baud(const pty_uart_t *u)
+{
+    static const struct {
+        speed_t code;
+        double baud;
+    } speeds[] = {{B1200, 1200}, {B2400, 2400}, {B4800, 4800}, {B9600, 9600}, {B19200, 19200}, {B57600, 57600},
+                  {B115200, 115200}, {B230400, 230400}, {B460800, 460800}, {B500000, 500000}, {B921600, 921600},
+                  {B1000000, 1000000}, {B2000000, 2000000}};
+    struct termios tio;
+    unsigned i;
+
+    if (tcgetattr(u->master, &tio) != 0) {
+        return 0.0;
+    }
+    for (i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++) {
+        if (cfgetospeed(&tio) == speeds[i].code) {
+            return speeds[i].baud;
+        }
+    }
+    return 0.0;
+}
+
+/* With the check on and the bootloader running: the ratio sender / receiver rate when the two
+ * differ by more than 5 % (a UART's tolerance is about half that per side), else 0. */
+static double baud_mismatch(const pty_uart_t *u, int from_host)
+{
+    double board, client;
+
+    if (u->baud_check_from == 0u || u->avr->pc < u->baud_check_from) {
+        return 0.0;
+    }
+    board = uart_baud(u, from_host ? RXEN0_BIT : TXEN0_BIT);
+    client = client_baud(u);
+    if (board <= 0.0 || client <= 0.0 || (client > board * 0.95 && client < board * 1.05)) {
+        return 0.0;
+    }
+    return from_host ? client / board : board / client;
+}
+
+static void device_byte(pty_uart_t *u, uint8_t byte);
+
 static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
 {
     pty_uart_t *u = param;
-    uint8_t byte = maybe_corrupt(u, &u->device_frames, (uint8_t)value);
+    uint8_t sent = (uint8_t)value, seen[4];
+    double ratio = baud_mismatch(u, 0);
+    unsigned i, n;
 
     (void)irq;
+    if (ratio == 0.0) {
+        device_byte(u, sent);
+        return;
+    }
+    n = uart_line_resample(&sent, 1u, ratio, seen, sizeof(seen));
+    for (i = 0; i < n; i++) {
+        device_byte(u, seen[i]);
+    }
+}
+
+static void device_byte(pty_uart_t *u, uint8_t value)
+{
+    uint8_t byte = maybe_corrupt(u, &u->device_frames, value);
+
     if (u->device_log != NULL) {
         fprintf(u->device_log, "%.4f,%u\n", (double)u->avr->cycle * 1e6 / (double)u->avr->frequency, byte);
     }
@@ -245,6 +322,17 @@ uint64_t pty_uart_ring_lost(const pty_uart_t *u)
     return u->ring_addr == 0u ? 0u : (uint64_t)u->flight_tail - u->ring_pushes;
 }
 
+void pty_uart_client_closed(pty_uart_t *u)
+{
+    struct termios tio;
+
+    if (tcgetattr(u->master, &tio) == 0 && cfgetospeed(&tio) != B38400) {
+        cfsetispeed(&tio, B38400);
+        cfsetospeed(&tio, B38400);
+        tcsetattr(u->master, TCSANOW, &tio);
+    }
+}
+
 void pty_uart_reset(pty_uart_t *u)
 {
     tcflush(u->master, TCIOFLUSH);
@@ -272,9 +360,18 @@ void pty_uart_pump(pty_uart_t *u)
     while (u->head - u->tail + sizeof(buf) <= PTY_UART_QUEUE && (n = read(u->master, buf, sizeof(buf))) > 0) {
         ssize_t i;
         uint64_t now = u->crystal ? monotonic_ns() : 0u;
+        double ratio = baud_mismatch(u, 1);
+        uint8_t garbled[PTY_UART_QUEUE];
+        const uint8_t *bytes = buf;
+        if (ratio != 0.0) {
+            /* a slower receiver makes fewer bytes, a faster one up to about two per byte sent */
+            u->baud_garbled += (uint64_t)n;
+            bytes = garbled;
+            n = (ssize_t)uart_line_resample(buf, (unsigned)n, ratio, garbled, PTY_UART_QUEUE - (u->head - u->tail));
+        }
         for (i = 0; i < n; i++) {
             u->queue_read_ns[u->head % PTY_UART_QUEUE] = now;
-            u->queue[u->head++ % PTY_UART_QUEUE] = buf[i];
+            u->queue[u->head++ % PTY_UART_QUEUE] = bytes[i];
         }
     }
     if (u->head == u->tail || (u->avr->data[REG_UCSR0B] & RXEN0_BIT) == 0u) {

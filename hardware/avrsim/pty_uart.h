@@ -78,6 +78,14 @@ typedef struct {
     uint32_t tx_ring_addr, tx_ring_size;
     uint64_t tx_ring_full_checks;
     void *on_ring_drop_ctx;
+    /* The baud check (bootloader mode): a pty carries no baud, but the speed the client set on
+     * its end is in the terminal settings, which the master reads (Linux). While the CPU runs
+     * the bootloader (pc >= baud_check_from) and the client set a speed (not the pty's default
+     * B38400, which a client that sets none keeps) more than 5 % off the UART's rate (UBRR0,
+     * U2X0), the bytes each way are what a UART at the other rate would make of them: the
+     * bootloader gets garbage and the client too, as on a board at the wrong baud. */
+    uint32_t baud_check_from;     /* byte address of the bootloader; 0: no check */
+    uint64_t baud_garbled;        /* host bytes that arrived at a wrong speed */
 } pty_uart_t;
 
 /** Opens the pseudo-terminal (raw, non-blocking master). Returns 0 or -1 with errno set. */
@@ -95,6 +103,10 @@ uint64_t pty_uart_next_out_ns(const pty_uart_t *u);
 /** The board reset: what the host sent and the UART has not taken, and what is still buffered
  *  on the pseudo-terminal either way, is dropped; the UART accepts bytes again. */
 void pty_uart_reset(pty_uart_t *u);
+
+/** The client closed the pty: its speed goes back to the pty's default (B38400), so that the
+ *  next client, which may set none (thrum's raw mode does not), is not judged by this one's. */
+void pty_uart_client_closed(pty_uart_t *u);
 
 /** Watches the firmware's receive ring at data address `addr` (`size` bytes of buffer). */
 void pty_uart_watch_ring(pty_uart_t *u, uint32_t addr, uint32_t size);

@@ -49,7 +49,9 @@ enum PlayCommand: Subcommand {
                             reason when missed
           --expect-onsets K CI assertion: the device reports exactly K onsets (haptic events); exit 3
           --junit FILE      write a JUnit XML report: one test case per haptic event (and one for
-                            --expect-onsets); schema in tools/junit.xsd
+                            --expect-onsets), or one in error saying why the run failed (a pattern
+                            that does not read, no device; not for a usage error, exit 2); schema
+                            in tools/junit.xsd
           --no-plot         leave out the acceleration plot
           --no-audio        leave the pattern's audio events unplayed (listed only)
           --audio-device NAME
@@ -78,6 +80,33 @@ enum PlayCommand: Subcommand {
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
         if arguments.hasPositional(prefix: StoredPresetPlay.prefix) { return try StoredPresetPlay.run(&arguments) }
+        // Every failure after the arguments parse, but a usage error (exit 2: the command line is
+        // wrong), is the run's: with --junit the report says why (a pattern that does not read, no
+        // device, a link failure), so a CI job finds one (CLIOutsideCheckTests).
+        var failureReport: FailedRunReport?
+        do {
+            return try playFile(&arguments, failureReport: &failureReport)
+        } catch let usage as UsageError {
+            throw usage
+        } catch {
+            failureReport?.write(message: (error as? CommandFailure)?.message ?? "\(error)")
+            throw error
+        }
+    }
+
+    /// Where `run` writes the JUnit report of a run that failed, once the arguments parsed and
+    /// the report's path was checked.
+    struct FailedRunReport {
+        var path: String
+        var file: String
+        var startedAt: Date
+
+        func write(message: String) {
+            try? PlayCommand.writeFailedJUnit(to: path, file: file, message: message, startedAt: startedAt)
+        }
+    }
+
+    static func playFile(_ arguments: inout ArgumentList, failureReport: inout FailedRunReport?) throws -> Int32 {
         let address = try DeviceAddressOptions.take(from: &arguments)
         let ports = address.ports, port = address.port
         let linkName = try arguments.option("link")
@@ -122,11 +151,17 @@ enum PlayCommand: Subcommand {
         }
 
         let profile = chosenProfile ?? ActuatorProfile.default
-        let source = try PatternSource.load(argument: file, lenient: lenient)
-        for warning in source.warnings { printError("\(warning)") }
         if let junitPath {
             // Where it cannot be written, said before the pattern plays (it was said after).
             try OutputFile.checkWritable(junitPath, what: "JUnit report")
+            // Not the pattern file or the profile file, also when the pattern does not read.
+            let given = FileManager.default.fileExists(atPath: file) ? [(path: file, what: "pattern")] : []
+            try OutputFile.refuseOverwriting(junitPath, option: "junit", inputs: given + actuatorFile)
+            failureReport = FailedRunReport(path: junitPath, file: file, startedAt: startedAt)
+        }
+        let source = try PatternSource.load(argument: file, lenient: lenient)
+        for warning in source.warnings { printError("\(warning)") }
+        if let junitPath {
             // No input may be replaced: the pattern, the profile file, a sound the pattern plays.
             try OutputFile.refuseOverwriting(
                 junitPath, option: "junit", inputs: InputFiles.pattern(source, argument: file) + actuatorFile)
@@ -170,15 +205,10 @@ enum PlayCommand: Subcommand {
             if rate != 1 || intensity != nil || loop != .passes(1) || loopEnd != nil {
                 throw UsageError(message: "\(source.displayName) is a DRV2605L ROM effect: the driver plays it as stored (no --rate, --intensity or --loop)")
             }
-            do {
-                target = try address.target(orVirtual: { .virtual(profile: profile, link: link) })
-                let connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
-                engine = connection.makeEngine(configuration: engineConfiguration)
-                (report, identity) = try playROMEffect(effect, engine: engine, target: target, connection: connection, settings: &settings)
-            } catch let failure as CommandFailure {
-                if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: failure.message, startedAt: startedAt) }
-                throw failure
-            }
+            target = try address.target(orVirtual: { .virtual(profile: profile, link: link) })
+            let connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
+            engine = connection.makeEngine(configuration: engineConfiguration)
+            (report, identity) = try playROMEffect(effect, engine: engine, target: target, connection: connection, settings: &settings)
             settings.romEffect = effect
             return finish(
                 file: file, profile: profile, identity: identity, report: report, target: target, settings: settings, json: json,
@@ -189,13 +219,8 @@ enum PlayCommand: Subcommand {
         let connection: DeviceConnection
         // From here a signal is reported, also one during the connection or the calibration.
         Interrupt.install()
-        do {
-            target = try address.target(orVirtual: { .virtual(profile: profile, link: link) })
-            connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
-        } catch let failure as CommandFailure {
-            if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: failure.message, startedAt: startedAt) }
-            throw failure
-        }
+        target = try address.target(orVirtual: { .virtual(profile: profile, link: link) })
+        connection = try connect(target: target, profile: profile, configuration: &engineConfiguration, settings: &settings, json: json)
         engine = connection.makeEngine(configuration: engineConfiguration)
         let audio = PlayAudio.attach(
             to: engine, pattern: pattern, file: file, virtual: target.isVirtual, device: audioDevice, disabled: noAudio)
@@ -282,7 +307,6 @@ enum PlayCommand: Subcommand {
             if let h = error as? HapticError, [.badEventEntry, .invalidAudioResource, .fileNotFound].contains(h.code) {
                 message = "\(file): \(h.description) (--no-audio plays the haptic events alone)"
             }
-            if let junitPath { try? writeFailedJUnit(to: junitPath, file: file, message: message, startedAt: startedAt) }
             let failure = CommandRouter.jsonError(command: name, kind: "failure", message: message, exitCode: 1)
             if let observed {
                 if json {

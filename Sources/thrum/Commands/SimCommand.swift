@@ -114,10 +114,9 @@ enum SimCommand: Subcommand {
                 hostLog: try arguments.option("host-log"))
             request.storage = try arguments.option("storage")
             request.board = try arguments.option("board").map { id in
-                guard let board = BoardCatalogue.board(id), board.bootloader.simulatorHex != nil,
-                    board.bootloader.tool.command == "avrdude"
-                else {
-                    throw UsageError(message: "--board \(id): the simulated boards are uno, nano, nano-old")
+                guard let board = BoardCatalogue.simulatedBoards.first(where: { $0.id == id }) else {
+                    let ids = BoardCatalogue.simulatedBoards.map(\.id).joined(separator: ", ")
+                    throw UsageError(message: "--board \(id): the simulated boards are \(ids)")
                 }
                 return board
             }

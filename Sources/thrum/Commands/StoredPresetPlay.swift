@@ -37,7 +37,12 @@ enum StoredPresetPlay {
         // As `play` settles calibration: not redone while the driver holds the kept one, written
         // back (RESTORE_CALIBRATION) when a reset cleared it, run otherwise.
         var configuration = HapticEngine.Configuration()
-        let target = try options.target()
+        let target: PlaybackTarget
+        do {
+            target = try options.target()
+        } catch let failure as CommandFailure {
+            throw fail(failure.message)
+        }
         let connection: DeviceConnection
         do {
             connection = try PlayCommand.connect(
@@ -47,7 +52,12 @@ enum StoredPresetPlay {
             throw fail(failure.message)
         }
         defer { target.close() }
-        let library = try DeviceLibrary.read(connection)
+        let library: DeviceLibrary
+        do {
+            library = try DeviceLibrary.read(connection)
+        } catch {
+            throw fail((error as? CommandFailure)?.message ?? "\(error)")
+        }
         guard case .active(let image, _) = library.state else {
             throw fail(library.text.replacingOccurrences(of: "library: ", with: "cannot play \(file): "))
         }

@@ -16,6 +16,11 @@ enum BoardCatalogue {
     /// All supported boards, in the order `thrum firmware list` prints them.
     static let boards: [Board] = [uno, nano, nanoOld, bluePill]
 
+    /// The boards `thrum sim --board` simulates: the AVR ones whose bootloader it runs.
+    static var simulatedBoards: [Board] {
+        boards.filter { $0.bootloader.simulatorHex != nil && $0.bootloader.tool.command == "avrdude" }
+    }
+
     /// The board with this id, or nil.
     static func board(_ id: String) -> Board? { boards.first { $0.id == id } }
 

@@ -11,6 +11,8 @@ struct CommandCatalogue {
         var value: String?
         /// The first line of its description in the help, when it has one.
         var summary: String
+        /// The command it belongs to (`sim --board` takes fewer boards than `firmware --board`).
+        var command: String = ""
 
         /// Whether the value names a file (for file-name completion).
         var takesFile: Bool {
@@ -24,7 +26,7 @@ struct CommandCatalogue {
         /// The words the value is one of, when the command accepts only those (`--board`, `--family`).
         var choices: [String]? {
             switch name {
-            case "--board": return BoardCatalogue.boards.map(\.id)
+            case "--board": return (command == SimCommand.name ? BoardCatalogue.simulatedBoards : BoardCatalogue.boards).map(\.id)
             case "--family": return PresetsCommand.familyWords.map(\.word)
             default: return nil
             }
@@ -99,7 +101,7 @@ struct CommandCatalogue {
                     if found[i].summary.isEmpty { found[i].summary = summary(of: optionName, in: original) }
                     continue
                 }
-                found.append(Option(name: optionName, value: value, summary: summary(of: optionName, in: original)))
+                found.append(Option(name: optionName, value: value, summary: summary(of: optionName, in: original), command: name))
             }
         }
         return found

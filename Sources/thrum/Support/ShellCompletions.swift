@@ -2,8 +2,8 @@ import ThrumCompiler
 
 /// Completion scripts for bash, zsh and fish, made from ``CommandCatalogue``: the commands, each
 /// command's actions and options; serial ports for `--port`, the built-in profile ids for
-/// `--actuator`, the boards for `--board` and the families for `--family`, file names for a FILE
-/// or PATH value.
+/// `--actuator`, the boards for `--board` (the simulated ones for `sim`) and the families for
+/// `--family`, file names for a FILE or PATH value.
 enum ShellCompletions {
     enum Shell: String, CaseIterable {
         case bash, zsh, fish
@@ -29,10 +29,22 @@ enum ShellCompletions {
             "        --port) COMPREPLY=($(compgen -f -- \"${cur:-/dev/tty}\")); return ;;",
             "        --actuator|--profile|--mounted) COMPREPLY=($(compgen -f -W \"\(profileIDs.joined(separator: " "))\" -- \"$cur\")); return ;;",
         ]
-        var choices: [String: [String]] = [:]
-        for option in catalogue.commands.flatMap(\.options) { if let words = option.choices { choices[option.name] = words } }
-        for (name, words) in choices.sorted(by: { $0.key < $1.key }) {
-            lines.append("        \(name)) COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\")); return ;;")
+        // Each option's words by command: `sim --board` takes fewer boards than `firmware --board`.
+        var choices: [String: [(command: String, words: [String])]] = [:]
+        for command in catalogue.commands {
+            for option in command.options { if let words = option.choices { choices[option.name, default: []].append((command.name, words)) } }
+        }
+        func reply(_ words: [String]) -> String { "COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\"))" }
+        for (name, uses) in choices.sorted(by: { $0.key < $1.key }) {
+            // The longest list (all the boards) is the default; commands taking fewer are named.
+            let common = uses.map(\.words).max { $0.count < $1.count }!
+            let others = uses.filter { $0.words != common }
+            if others.isEmpty {
+                lines.append("        \(name)) \(reply(common)); return ;;")
+            } else {
+                let cases = others.map { "\($0.command)) \(reply($0.words)) ;; " }.joined()
+                lines.append("        \(name)) case $cmd in \(cases)*) \(reply(common)) ;; esac; return ;;")
+            }
         }
         let fileOptions = Set(catalogue.commands.flatMap { $0.options.filter { $0.takesFile && !$0.takesPort && !$0.takesProfile }.map(\.name) })
         if !fileOptions.isEmpty {
