@@ -84,16 +84,10 @@ extension SharedDevice {
         guard quiet > emittedUntil + chunk + Self.markGuard else { return }
         // A chunk [t0, t0 + chunk) is passed when the loop would render it (t0 < horizon) and
         // nothing reaches into it or its mark guard (t0 + chunk + markGuard ≤ quiet).
-        let byQuiet = quietChunks(before: min(quiet, horizon + chunk + Self.markGuard))
+        let byQuiet = (min(quiet, horizon + chunk + Self.markGuard) - Self.markGuard - emittedUntil).microseconds / chunk.microseconds
         let byHorizon = ((horizon - emittedUntil).microseconds + chunk.microseconds - 1) / chunk.microseconds
         let n = min(byQuiet, byHorizon)
         if n > 0 { emittedUntil += chunk * n }
-    }
-
-    /// How many whole render chunks from ``emittedUntil`` end at least ``markGuard`` before `end`
-    /// (a player's next drive, ``quietUntil(from:)``): the chunks nothing reaches into.
-    func quietChunks(before end: EngineTime) -> Int64 {
-        (end - Self.markGuard - emittedUntil).microseconds / renderChunk.microseconds
     }
 
     /// The earliest engine time at or after `t` at which a player could want anything rendered

@@ -483,8 +483,10 @@ public final class SharedDevice: @unchecked Sendable {
             // (``skipQuietChunks(now:)``), the same ones the wake-ups would have rendered empty.
             var due = emittedUntil
             if lastLevel == 0 {
-                let passed = quietChunks(before: min(quietUntil(from: emittedUntil), emittedUntil + .seconds(86_400 * 366))) - 2
-                if passed > 0 { due = emittedUntil + renderChunk * passed }
+                let quiet = quietUntil(from: emittedUntil)
+                let quietChunks = (min(quiet, emittedUntil + .seconds(86_400 * 366)) - Self.markGuard - emittedUntil).microseconds
+                    / renderChunk.microseconds - 2
+                if quietChunks > 0 { due = emittedUntil + renderChunk * quietChunks }
             }
             let topUp = max(due - queueHorizon + renderChunk, placement.streamHeldUntil)
             wake = min(wake, max(soonest, topUp))
