@@ -58,10 +58,9 @@ enum MonitorCommand: Subcommand {
         if let link { try makeLink(link, to: bridge.devicePath) }
         defer { if let link { unlink(link) } }
 
-        let shared = SharedMonitor()
         let clock = MonotonicClock()
-        startForwarding(from: device, to: bridge.master, clock: clock, shared: shared, hostToDevice: false)
-        startForwarding(from: bridge.master, to: device, clock: clock, shared: shared, hostToDevice: true)
+        let shared = MonitorBridge(clock: clock)
+        shared.start(device: device, client: bridge.master)
 
         Interrupt.install()
         let keyboard = Keyboard()
@@ -84,11 +83,9 @@ enum MonitorCommand: Subcommand {
                 let elapsed = (now - started).seconds
                 let hz = elapsed > 0.5 ? Double(refreshes - 1) / elapsed : rate
                 let (width, height) = Screen.size()
-                var lines = shared.read {
-                    $0.screen(
-                        port: port, bridge: link ?? bridge.devicePath, now: now, refreshHz: hz, width: width,
-                        onsetLines: max(1, height - 14))
-                }
+                var lines = shared.snapshot.screen(
+                    port: port, bridge: link ?? bridge.devicePath, now: now, refreshHz: hz, width: width,
+                    onsetLines: max(1, height - 14))
                 if now - cpuWindow.since >= .seconds(2) {
                     let cpu = cpuSeconds()
                     cpuShown = (cpu - cpuWindow.cpu) / (now - cpuWindow.since).seconds * 100
@@ -135,66 +132,6 @@ enum MonitorCommand: Subcommand {
         guard symlink(target, path) == 0 else {
             throw CommandFailure(message: "--link \(path): cannot make the link: \(String(cString: strerror(errno)))")
         }
-    }
-
-    /// Forwards `from` → `to` on a thread of its own, telling the monitor what passed and when.
-    static func startForwarding(
-        from source: any ByteTransport, to sink: any ByteTransport, clock: MonotonicClock, shared: SharedMonitor,
-        hostToDevice: Bool
-    ) {
-        nonisolated(unsafe) let source = source
-        nonisolated(unsafe) let sink = sink
-        let thread = Thread {
-            while shared.failure == nil {
-                do {
-                    let bytes = try source.read(maxCount: 4096, timeout: .milliseconds(100))
-                    guard !bytes.isEmpty else { continue }
-                    if hostToDevice {
-                        try sink.write(bytes)
-                        let at = clock.now()
-                        shared.write { $0.hostSent(bytes, at: at) }
-                    } else {
-                        let at = clock.now()
-                        try sink.write(bytes)
-                        shared.write { $0.deviceSent(bytes, at: at) }
-                    }
-                } catch {
-                    shared.fail(hostToDevice ? "the bridge failed: \(error)" : "the device failed: \(error)")
-                }
-            }
-        }
-        thread.start()
-    }
-}
-
-/// The monitor's state, shared by the two forwarding threads and the screen.
-final class SharedMonitor: @unchecked Sendable {
-    private let lock = NSLock()
-    private var monitor = LinkMonitor()
-    private var failed: String?
-
-    func write(_ change: (inout LinkMonitor) -> Void) {
-        lock.lock()
-        change(&monitor)
-        lock.unlock()
-    }
-
-    func read<T>(_ look: (LinkMonitor) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return look(monitor)
-    }
-
-    var failure: String? {
-        lock.lock()
-        defer { lock.unlock() }
-        return failed
-    }
-
-    func fail(_ message: String) {
-        lock.lock()
-        if failed == nil { failed = message }
-        lock.unlock()
     }
 }
 

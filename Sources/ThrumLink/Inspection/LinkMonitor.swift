@@ -1,5 +1,3 @@
-import Foundation
-import ThrumLink
 import ThrumTime
 import ThrumWire
 
@@ -9,48 +7,67 @@ import ThrumWire
 /// statistics, its own clock model (a host frame's forwarding time, the device's `rx_time` for it
 /// in the ACK, the ACK's arrival), the queue depth from the credits, the driver's state,
 /// calibration, faults and the recent onsets. No I/O and no clock of its own: callers pass the
-/// time of each chunk.
-struct LinkMonitor {
-    struct Onset {
-        var event: UInt32
-        var deviceTime: DeviceTime
-        var status: String
-        var seenAt: HostTime
+/// time of each chunk, and pass a host chunk before the device can answer it (``MonitorBridge``
+/// does): the answer to a CLAIM comes in the new session's key, which only the CLAIM tells.
+public struct LinkMonitor: Sendable {
+    /// An ONSET the device reported, once (the device repeats each in a few later frames).
+    public struct Onset: Sendable, Equatable {
+        /// The event id the host gave it.
+        public var event: UInt32
+        /// When it began, on the device's clock extended past its 32-bit wrap.
+        public var deviceTime: DeviceTime
+        /// `on_time`, `late_trimmed`, `dropped` or `status N`.
+        public var status: String
+        /// When the monitor forwarded the frame that carried it.
+        public var seenAt: HostTime
     }
 
-    private(set) var hostDecoder = FrameDecoder(direction: .hostToDevice)
-    private(set) var deviceDecoder = FrameDecoder(direction: .deviceToHost)
-    private(set) var hostFrames = 0
-    private(set) var hostBytes = 0
-    private(set) var sequencedFrames = 0
-    private(set) var retransmissions = 0
-    private(set) var segments = 0
-    private(set) var deviceFrames = 0
-    private(set) var deviceBytes = 0
-    private(set) var identity: DeviceIdentity?
-    private(set) var credits: UInt32?
-    private(set) var powerState: StateReport?
-    private(set) var calibration: CalibrationReport?
-    private(set) var calibratedSinceReset: Bool?
+    /// The decoder of the host's bytes (its `badFrames`: host frames that failed the CRC).
+    public private(set) var hostDecoder = FrameDecoder(direction: .hostToDevice)
+    /// The decoder of the device's bytes (its `badFrames`: device frames that failed the CRC).
+    public private(set) var deviceDecoder = FrameDecoder(direction: .deviceToHost)
+    /// Valid host frames forwarded.
+    public private(set) var hostFrames = 0
+    /// Bytes the host sent.
+    public private(set) var hostBytes = 0
+    /// Host frames without `UNSEQ`.
+    public private(set) var sequencedFrames = 0
+    /// Sequenced host frames that repeat one of the last 32 (same SEQ and payload).
+    public private(set) var retransmissions = 0
+    /// SEGMENT messages the host sent.
+    public private(set) var segments = 0
+    /// Valid device frames forwarded.
+    public private(set) var deviceFrames = 0
+    /// Bytes the device sent.
+    public private(set) var deviceBytes = 0
+    public private(set) var identity: DeviceIdentity?
+    public private(set) var credits: UInt32?
+    public private(set) var powerState: StateReport?
+    public private(set) var calibration: CalibrationReport?
+    public private(set) var calibratedSinceReset: Bool?
     /// The driver's calibration came from RESTORE_CALIBRATION (CAPABILITIES `calibrated` 2).
-    private(set) var restoredSinceReset = false
-    private(set) var faults: [FaultReport] = []
-    private(set) var onsets: [Onset] = []
-    private(set) var lastRoundTrip: HostDuration?
-    private(set) var clock = ClockModel()
-    private(set) var lastActivity: HostTime?
+    public private(set) var restoredSinceReset = false
+    public private(set) var faults: [FaultReport] = []
+    public private(set) var onsets: [Onset] = []
+    public private(set) var lastRoundTrip: HostDuration?
+    /// The monitor's own model of the device's clock.
+    public private(set) var clock = ClockModel()
+    public private(set) var lastActivity: HostTime?
     /// When each (ctrl, seq) host frame was last forwarded.
     private var sentAt: [UInt16: HostTime] = [:]
     /// Shortest interval between two clock samples.
-    static let sampleInterval = HostDuration.milliseconds(50)
+    public static let sampleInterval = HostDuration.milliseconds(50)
     private var lastSampleAt: HostTime?
     /// The last ACK's (rx_ctrl, rx_seq, rx_time).
     private var lastReceipt: (UInt8, UInt8, UInt32)?
     /// The last sequenced host frames (seq, payload), to recognise a retransmission.
     private var recentSequenced: [(UInt8, [UInt8])] = []
 
+    /// A monitor that has seen nothing yet.
+    public init() {}
+
     /// Bytes the host sent, forwarded to the device at `time`.
-    mutating func hostSent(_ bytes: [UInt8], at time: HostTime) {
+    public mutating func hostSent(_ bytes: [UInt8], at time: HostTime) {
         hostBytes += bytes.count
         lastActivity = time
         for frame in hostDecoder.push(bytes) {
@@ -72,9 +89,12 @@ struct LinkMonitor {
                     case .claim(let session):
                         // the host's session (PROTOCOL.md §3.8): its frames, both ways, start their
                         // CRC from its key; the CLAIM itself travels plain, so the monitor learns it
+                        // the session it takes over keeps its key too, as the device's decoder
+                        // does: SESSION taken reaches the old host in that key (§3.8)
                         let key = CRC16.sessionKey(session)
-                        hostDecoder.keys = [key]
-                        deviceDecoder.keys = [key]
+                        let keys = [key] + hostDecoder.keys.filter { $0 != key }.prefix(1)
+                        hostDecoder.keys = keys
+                        deviceDecoder.keys = keys
                     default: break
                     }
                 }
@@ -83,7 +103,7 @@ struct LinkMonitor {
     }
 
     /// Bytes the device sent, forwarded to the host at `time`.
-    mutating func deviceSent(_ bytes: [UInt8], at time: HostTime) {
+    public mutating func deviceSent(_ bytes: [UInt8], at time: HostTime) {
         deviceBytes += bytes.count
         lastActivity = time
         for frame in deviceDecoder.push(bytes) {
@@ -149,79 +169,8 @@ struct LinkMonitor {
     }
 
     /// Segment queue slots in use, from the last ACK's credits and IDENTIFY_REPLY's queue size.
-    var queueDepth: Int? {
+    public var queueDepth: Int? {
         guard let identity, let credits else { return nil }
         return Int(identity.queueSlots) - Int(credits)
-    }
-
-    /// The screen: one string per line, at most `width` characters each.
-    func screen(port: String, bridge: String, now: HostTime, refreshHz: Double, width: Int, onsetLines: Int) -> [String]
-    {
-        var lines: [String] = []
-        func line(_ text: String) { lines.append(String(text.prefix(width))) }
-        line(
-            "thrum monitor — \(port)   bridge \(bridge)   refresh \(String(format: "%.1f", refreshHz)) Hz   q or Ctrl-C quits"
-        )
-        line("")
-        if let identity {
-            line(
-                "device   \(DeviceDescription.driverName(Int(identity.driverId))), firmware \(DeviceDescription.firmware(identity)), "
-                    + "protocol \(identity.protocolVersion), id \(DeviceDescription.hex(identity.deviceId)), queue \(identity.queueSlots) slots"
-            )
-        } else {
-            line("device   not identified yet (run `thrum play --port \(bridge)` or another client through the bridge)")
-        }
-        let idle = lastActivity.map { String(format: "%.1f s ago", (now - $0).seconds) } ?? "never"
-        line(
-            "link     host→device \(hostFrames) frames (\(sequencedFrames) sequenced, \(retransmissions) retransmitted), \(hostBytes) B, \(segments) segments"
-        )
-        line(
-            "         device→host \(deviceFrames) frames, \(deviceBytes) B; CRC errors \(hostDecoder.badFrames) host, \(deviceDecoder.badFrames) device; last traffic \(idle)"
-        )
-        if clock.sampleCount > 0 {
-            let device = Double(clock.deviceTime(at: now).microseconds)
-            let bounds = clock.bounds(at: now)
-            let half = Double((bounds.upperBound - bounds.lowerBound).microseconds) / 2
-            let offset = device - Double(now.nanoseconds) / 1e3
-            line(
-                String(
-                    format: "clock    offset %+.3f ms ± %.0f µs, drift %+.1f ppm, %d samples, round trip %.2f ms",
-                    offset / 1e3, half, clock.driftPPM, clock.sampleCount, (lastRoundTrip?.seconds ?? 0) * 1e3))
-        } else {
-            line("clock    no samples yet")
-        }
-        line(
-            "queue    "
-                + (queueDepth.map { "\($0) of \(identity!.queueSlots) slots in use (credits \(credits!))" } ?? "unknown")
-        )
-        var driver = "driver   "
-        if let s = powerState {
-            let state = s.knownState.map { "\($0)" } ?? "state \(s.state)"
-            let cause = s.knownCause.map { "\($0)" } ?? "cause \(s.cause)"
-            driver += "\(state) (\(cause))"
-        } else {
-            driver += "no STATE seen"
-        }
-        if let c = calibration {
-            driver +=
-                "; calibration " + (c.passed ? "passed" : "FAILED")
-                + (c.resonanceHz.map { String(format: ", %.1f Hz", $0) } ?? "")
-        } else if let calibrated = calibratedSinceReset {
-            driver +=
-                !calibrated
-                ? "; not calibrated since reset"
-                : restoredSinceReset ? "; calibration restored since reset" : "; calibrated since reset"
-        }
-        line(driver)
-        line(
-            "faults   "
-                + (faults.isEmpty
-                    ? "none" : faults.suffix(4).map { "\($0.code) (\($0.meaning))" }.joined(separator: "; ")))
-        line("")
-        line("recent onsets (device time, s)")
-        for o in onsets.suffix(onsetLines).reversed() {
-            line(String(format: "  event %6u  %14.6f  %@", o.event, o.deviceTime.seconds, o.status))
-        }
-        return lines
     }
 }
