@@ -60,8 +60,10 @@ final class MonitorBridgeTests: XCTestCase {
         let device = AnsweringDevice(bridge: bridge, client: client)
         let first: UInt32 = 0x1234_5678
         let second: UInt32 = 0x0BAD_F00D
-        func send(_ messages: [HostMessage], flags: FrameFlags = .unseq, seq: UInt8 = 0, session: UInt32? = nil) throws {
-            let frame = Frame(direction: .hostToDevice, flags: flags, seq: seq, payload: HostMessage.encodePayload(messages))
+        func send(_ messages: [HostMessage], flags: FrameFlags = .unseq, seq: UInt8 = 0, session: UInt32? = nil) throws
+        {
+            let frame = Frame(
+                direction: .hostToDevice, flags: flags, seq: seq, payload: HostMessage.encodePayload(messages))
             let bytes = session.map { frame.encode(key: CRC16.sessionKey($0)) } ?? frame.encode()
             try bridge.forwardFromClient(bytes, to: device)
         }

@@ -162,7 +162,7 @@ public struct LinkMonitor: Sendable {
                 case .departure:
                     break  // ACK departures feed the host's clock model, not this display
                 case .session:
-                    break  // a session's reports travel in its key: this display sees plain frames only
+                    break  // SESSION claimed, taken or refused: the player's business, not shown
                 }
             }
         }
