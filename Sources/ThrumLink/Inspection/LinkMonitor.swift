@@ -3,7 +3,7 @@ import ThrumWire
 
 /// What `thrum monitor` learns from the bytes it forwards between a host and a device: it decodes
 /// the frames of both directions (without taking part in the protocol; a session's frames too, by
-/// the key of the CLAIM it forwarded) and keeps link
+/// the key of the last CLAIM it forwarded and of the session that CLAIM took over) and keeps link
 /// statistics, its own clock model (a host frame's forwarding time, the device's `rx_time` for it
 /// in the ACK, the ACK's arrival), the queue depth from the credits, the driver's state,
 /// calibration, faults and the recent onsets. No I/O and no clock of its own: callers pass the
@@ -40,18 +40,27 @@ public struct LinkMonitor: Sendable {
     public private(set) var deviceFrames = 0
     /// Bytes the device sent.
     public private(set) var deviceBytes = 0
+    /// The last IDENTIFY_REPLY.
     public private(set) var identity: DeviceIdentity?
+    /// The last ACK's free segment queue slots.
     public private(set) var credits: UInt32?
+    /// The last STATE.
     public private(set) var powerState: StateReport?
+    /// The last CALIBRATION_RESULT.
     public private(set) var calibration: CalibrationReport?
+    /// Whether the driver was calibrated since the device's reset (CAPABILITIES, CALIBRATION_RESULT).
     public private(set) var calibratedSinceReset: Bool?
     /// The driver's calibration came from RESTORE_CALIBRATION (CAPABILITIES `calibrated` 2).
     public private(set) var restoredSinceReset = false
+    /// The last 16 FAULTs, oldest first.
     public private(set) var faults: [FaultReport] = []
+    /// The last 64 onsets, in the order reported.
     public private(set) var onsets: [Onset] = []
+    /// The last host frame's forwarding → the forwarding of the ACK that named it.
     public private(set) var lastRoundTrip: HostDuration?
     /// The monitor's own model of the device's clock.
     public private(set) var clock = ClockModel()
+    /// When bytes last passed either way.
     public private(set) var lastActivity: HostTime?
     /// When each (ctrl, seq) host frame was last forwarded.
     private var sentAt: [UInt16: HostTime] = [:]
@@ -88,9 +97,9 @@ public struct LinkMonitor: Sendable {
                     case .identify: clock = ClockModel()  // a new connection: a fresh fit (the device may have reset)
                     case .claim(let session):
                         // the host's session (PROTOCOL.md §3.8): its frames, both ways, start their
-                        // CRC from its key; the CLAIM itself travels plain, so the monitor learns it
-                        // the session it takes over keeps its key too, as the device's decoder
-                        // does: SESSION taken reaches the old host in that key (§3.8)
+                        // CRC from its key; the CLAIM itself travels plain, so the monitor learns it.
+                        // The session it takes over keeps its key too, as the device's decoder
+                        // does: SESSION taken reaches the old host in that key.
                         let key = CRC16.sessionKey(session)
                         let keys = [key] + hostDecoder.keys.filter { $0 != key }.prefix(1)
                         hostDecoder.keys = keys
