@@ -55,7 +55,7 @@ final class CLIActuatorTests: XCTestCase {
             XCTAssertEqual(result.status, 1, "\(command)")
             XCTAssertEqual(
                 result.standardError,
-                "thrum: \(path):3:56: expected a number from 0.1 to 5.2 V RMS, found the string \"two\" (at datasheet.ratedVoltageRms)\n"
+                "thrum: \(path):3:56: expected a number from 0.1 to 5.2 V RMS, found the string 'two' (at datasheet.ratedVoltageRms)\n"
             )
         }
     }

@@ -199,5 +199,32 @@ final class CLIRenderTests: XCTestCase {
         XCTAssertEqual(text.status, 0, text.standardError)
         XCTAssertTrue(text.standardOutput.contains("(\(table.rows.count) rows)"), text.standardOutput)
     }
-}
 
+    /// `render --json` writes its top level and `event_times_s` itself (no boxing of 10⁶ times):
+    /// the bytes must be those JSONSerialization writes for the same document (the writer the
+    /// rest of `--json` output uses), here with event times whose text is awkward (`1e-07`,
+    /// `0.30000000000000004`, a whole `2`), a warning whose key holds a control character and a
+    /// slash, and an empty `warnings` array.
+    func testJSONSummaryIsByteForByteWhatJSONSerializationWrites() throws {
+        let dir = try CLITestSupport.scratchDirectory(for: self)
+        let odd = try CLITestSupport.write(
+            #"{"Version":1,"Pattern":[{"Event":{"Time":1e-7,"EventType":"HapticTransient","Odd\u0001Key/x":1}},"#
+                + #"{"Event":{"Time":0.30000000000000004,"EventType":"HapticTransient"}},"#
+                + #"{"Event":{"Time":2.0,"EventType":"HapticTransient"}}]}"#, named: "odd.ahap", in: dir)
+        let plain = try CLITestSupport.write(Self.hum, named: "hum.ahap", in: dir)
+        for (file, times) in [(odd, [1e-7, 0.30000000000000004, 2]), (plain, [0.1])] {
+            let result = try ThrumProcess.run(["render", file, "--json"])
+            XCTAssertEqual(result.status, 0, result.standardError)
+            let object = try XCTUnwrap(try CLITestSupport.json(result) as? [String: Any])
+            // Read back through Foundation's NSNumber, 0.30000000000000004 comes out 0.3000000000000001.
+            let read = try XCTUnwrap(object["event_times_s"] as? [Double])
+            XCTAssertEqual(read.count, times.count)
+            for (a, b) in zip(read, times) { XCTAssertEqual(a, b, accuracy: 1e-15) }
+            XCTAssertEqual((object["warnings"] as? [Any])?.count, file == odd ? 1 : 0)
+            let again = try JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            XCTAssertEqual(result.standardOutput, String(decoding: again, as: UTF8.self) + "\n")
+            XCTAssertTrue(result.standardOutput.contains(file == odd ? "\n    0.30000000000000004,\n" : "\n    0.1\n"), result.standardOutput)
+        }
+    }
+}

@@ -121,6 +121,8 @@ final class RunFaultTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(missed, 2, "the stall did leave a hole")
+        XCTAssertEqual(report.faults.first?.eventsHit, haptic.filter { $0.status == .driveGap }.count)
+        XCTAssertEqual(report.faults.first?.failsRun, true, "a hole that hit events fails the run")
         // In time order, as the pattern is (an event placed again after the gap was listed after
         // the next one: `thrum play`'s table and its error lines out of order).
         XCTAssertEqual(haptic.map(\.patternIndex), Array(0..<30), "in time order")
@@ -159,6 +161,52 @@ final class RunFaultTests: XCTestCase {
         }
     }
 
+    /// A host stalled past its queued lead while a transient's drive was under way (a run thread
+    /// that waited 220–300 ms for a CPU at load 15–20 left such holes in 3 of 45 heartbeat plays on
+    /// a pty, every event `on_time`, exit 1). A hole that opens after the transient's felt onset
+    /// (the end of its drive, ≈ 19 ms of its ≈ 33) leaves every event driven on time by the chip's
+    /// trace: it is still the run's `drive_gap`, hitting no event, and does not fail the run
+    /// (`thrum play` says it as a note, exit 0). One that opens after its drive began but before
+    /// its felt onset hits it: `drive_gap`, and the run fails.
+    func testAHoleInTheEndOfATransientsDriveHitsNoEventAndDoesNotFailTheRun() throws {
+        let pattern = HapticPattern(
+            events: [TestPatterns.transient(at: 0, sharpness: 0.35), TestPatterns.transient(at: 0.8, sharpness: 0.35),
+                     TestPatterns.transient(at: 1.6, sharpness: 0.35)],
+            parameters: [], parameterCurves: [])
+        // The stall begins where the queue's end (≈ 0.2 s ahead) lies in the second transient's
+        // drive (0.786–0.819 s): before its felt onset, and after it.
+        for (stallStart, hit) in [(0.58, true), (0.6, false)] {
+            let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 3)
+            let report = try rig.playAsThrumPlayDoes(pattern) { engine, start in
+                engine.run(until: start + stallStart)
+                rig.pump.stallHost(for: 400_000)
+            }
+            let haptic = report.events.filter(\.type.isHaptic)
+            let origin = rig.trueStartTime(of: report)
+            let drivenOnTime = haptic.map {
+                rig.firstDrive(near: origin + ($0.requestedTime - $0.preShift) * 1e6, before: 1_000, window: 1_000) != nil
+            }
+            XCTAssertEqual(report.faults.count, 1, "stall at \(stallStart) s: \(report.faults)")
+            let gap = try XCTUnwrap(report.faults.first)
+            guard case .driveGap(let gapStart, _) = gap.kind else { return XCTFail("stall at \(stallStart) s: \(gap)") }
+            XCTAssertGreaterThan(gapStart, 0.786, "stall at \(stallStart) s: the hole opens in the second transient's drive")
+            XCTAssertLessThan(gapStart, 0.819, "stall at \(stallStart) s: the hole opens in the second transient's drive")
+            if hit {
+                XCTAssertLessThan(gapStart, 0.8, "before its felt onset")
+                XCTAssertEqual(drivenOnTime, [true, false, true], "stall at \(stallStart) s: the chip's drive")
+                XCTAssertEqual(haptic.map(\.status), [.onTime, .driveGap, .onTime], "stall at \(stallStart) s")
+                XCTAssertEqual(gap.eventsHit, 1)
+                XCTAssertTrue(gap.failsRun)
+            } else {
+                XCTAssertGreaterThan(gapStart, 0.8, "after its felt onset")
+                XCTAssertEqual(drivenOnTime, [true, true, true], "stall at \(stallStart) s: the chip's drive")
+                XCTAssertEqual(haptic.map(\.status), [.onTime, .onTime, .onTime], "stall at \(stallStart) s")
+                XCTAssertEqual(gap.eventsHit, 0)
+                XCTAssertFalse(gap.failsRun)
+            }
+        }
+    }
+
     func testAContinuousEventWithAHoleInItsDriveIsNotOnTime() throws {
         let rig = VirtualRig()
         let pattern = HapticPattern(
@@ -168,6 +216,7 @@ final class RunFaultTests: XCTestCase {
             rig.pump.stallHost(for: 400_000)
         }
         XCTAssertEqual(report.faults.map(\.name), ["drive_gap"])
+        XCTAssertEqual(report.faults.map(\.eventsHit), [1])
         XCTAssertEqual(report.events.filter(\.type.isHaptic).map(\.status), [.driveGap])
     }
 

@@ -29,6 +29,17 @@ final class JSONParserTests: XCTestCase {
         XCTAssertTrue(root["b"]?.isNull ?? false)
     }
 
+    /// What a reader's message says it found (a profile's and a kept calibration's "found …").
+    func testValueDescriptionNamesWhatWasFound() throws {
+        let root = try parse(#"["two", "a\nb", 12, 2.5, 1e300, true, null, [1], {"k": 1}]"#)
+        XCTAssertEqual(root.elements?.map(\.valueDescription), [
+            "the string 'two'", "the string 'a\\nb'", "the number 12", "the number 2.5", "the number 1e+300",
+            "true", "null", "an array", "an object",
+        ])
+        let long = try parse("\"" + String(repeating: "x", count: 100) + "\"")
+        XCTAssertEqual(long.valueDescription, "the string '" + String(repeating: "x", count: 80) + "'…(100 characters)")
+    }
+
     func testDuplicateKeysKeptLastWins() throws {
         let root = try parse(#"{"k": 1, "z": 0, "k": 2}"#)
         XCTAssertEqual(root.members?.map(\.key), ["k", "z", "k"])

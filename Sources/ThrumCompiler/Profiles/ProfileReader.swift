@@ -147,7 +147,7 @@ struct ProfileFieldReader {
             return nil
         }
         guard let value = node.stringValue, !value.isEmpty else {
-            throw fail(node, at, "expected a non-empty string, found \(describe(node))")
+            throw fail(node, at, "expected a non-empty string, found \(node.valueDescription)")
         }
         return value
     }
@@ -162,21 +162,12 @@ struct ProfileFieldReader {
             return nil
         }
         guard let value = node.numberValue else {
-            throw fail(node, at, "expected \(expected), found \(describe(node))")
+            throw fail(node, at, "expected \(expected), found \(node.valueDescription)")
         }
         guard range.contains(value) else {
             throw fail(node, at, "\(format(value)) is out of range: expected \(expected)")
         }
         return value
-    }
-
-    func describe(_ node: JSONNode) -> String {
-        switch node.kind {
-        case .string(let s): return "the string \"\(s.prefix(40))\""
-        case .number(let d): return "the number \(format(d))"
-        case .bool(let b): return "\(b)"
-        default: return "a \(node.typeName)"
-        }
     }
 
     func format(_ x: Double) -> String {
@@ -275,12 +266,12 @@ struct ProfileFieldReader {
         var sources: [String: String] = [:]
         if let node = root["sources"] {
             guard let members = node.members else {
-                throw fail(node, "sources", "expected an object of field path → source text, found \(describe(node))")
+                throw fail(node, "sources", "expected an object of field path → source text, found \(node.valueDescription)")
             }
             for member in members {
                 guard let text = member.value.stringValue else {
                     throw fail(
-                        member.value, "sources.\(member.key)", "expected a string, found \(describe(member.value))")
+                        member.value, "sources.\(member.key)", "expected a string, found \(member.value.valueDescription)")
                 }
                 sources[member.key] = text
             }
@@ -295,12 +286,12 @@ struct ProfileFieldReader {
         let at = path.isEmpty ? key : "\(path).\(key)"
         guard let node = parent[key], !node.isNull else { return [] }
         guard let elements = node.elements else {
-            throw fail(node, at, "expected an array of strings, found \(describe(node))")
+            throw fail(node, at, "expected an array of strings, found \(node.valueDescription)")
         }
         var out: [String] = []
         for (i, element) in elements.enumerated() {
             guard let s = element.stringValue else {
-                throw fail(element, "\(at)[\(i)]", "expected a string, found \(describe(element))")
+                throw fail(element, "\(at)[\(i)]", "expected a string, found \(element.valueDescription)")
             }
             out.append(s)
         }

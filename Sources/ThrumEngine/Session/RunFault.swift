@@ -22,6 +22,23 @@ public struct RunFault: Sendable, Equatable {
     /// were due after it. A device that reset lost its queue; one that went on playing it did
     /// not reset — its clock stepped, and the host took the step for a reset and stopped the run.
     public var playedAfter = 0
+    /// For a ``Kind/driveGap``: how many events of the run the hole hit (an onset in it, or a
+    /// continuous event's drive through it: their status is ``PlaybackReport/OnsetStatus/driveGap``).
+    /// 0 when it cut only the end of a drive already under way (a transient's, a continuous
+    /// event's ring-down after its duration: the device, its queue run out, writes 0 and the
+    /// driver brakes). Counted by the report of a streamed pattern; nil when not counted.
+    public var eventsHit: Int?
+
+    /// Whether the fault fails the run: a reset always; a hole in the drive when it hit an event
+    /// or was not counted (``eventsHit``). One that hit none is still reported: the host was held
+    /// up (on a loaded machine, its thread waited for a CPU longer than the queued lead), but
+    /// every event began on time.
+    public var failsRun: Bool {
+        switch kind {
+        case .deviceReset: true
+        case .driveGap: eventsHit != 0
+        }
+    }
 
     /// Creates a fault record.
     public init(_ kind: Kind) { self.kind = kind }

@@ -7,7 +7,8 @@ enum RunFaultAccounting {
     /// Appends the haptic events of `pattern` the run has no onset for, as `not_played`, and
     /// rewrites the statuses of `events` (pattern time, as in a ``PlaybackReport``) for `faults`
     /// (pattern time too), and counts in each reset the events the device reported playing that
-    /// were due after it (``RunFault/playedAfter``: then it was no reset).
+    /// were due after it (``RunFault/playedAfter``: then it was no reset) and in each hole in the
+    /// drive the events it hit (``RunFault/eventsHit``).
     /// `playedUntil`: the pattern time the run plays up to (a loop's end), events from it on are not expected.
     static func account(
         for faults: inout [RunFault], in events: inout [PlaybackReport.Event], pattern: HapticPattern, rate: Double,
@@ -32,11 +33,17 @@ enum RunFaultAccounting {
                     && (e.status == .onTime || e.status == .lateTrimmed || e.status == .mistimed)
             }.count
         }
+        func duration(_ e: PlaybackReport.Event) -> Double {
+            e.patternIndex < pattern.events.count && e.type == .hapticContinuous ? pattern.events[e.patternIndex].duration / rate : 0
+        }
+        for f in faults.indices {
+            guard case .driveGap = faults[f].kind else { continue }
+            faults[f].eventsHit = events.filter { e in
+                e.type.isHaptic && status(of: e, duration: duration(e), faults: [faults[f]]) == .driveGap
+            }.count
+        }
         for k in events.indices where events[k].type.isHaptic {
-            let e = events[k]
-            let duration = e.patternIndex < pattern.events.count && e.type == .hapticContinuous
-                ? pattern.events[e.patternIndex].duration / rate : 0
-            if let status = status(of: e, duration: duration, faults: faults) { events[k].status = status }
+            if let status = status(of: events[k], duration: duration(events[k]), faults: faults) { events[k].status = status }
         }
     }
 
@@ -57,9 +64,10 @@ enum RunFaultAccounting {
                 if started && start < after && start + duration > after { return .cutByReset }
             case .driveGap(let gapStart, let length):
                 let gapEnd = gapStart + length
-                // Onset in the hole (late or never), or a continuous event with a hole in its drive.
+                // Onset in the hole (late or never), or a hole in its drive before its felt onset
+                // or, for a continuous event, before its end.
                 if start >= gapStart && start < gapEnd { return .driveGap }
-                if start < gapStart && start + duration > gapStart { return .driveGap }
+                if start < gapStart && max(start + duration, event.requestedTime) > gapStart { return .driveGap }
             }
         }
         return event.status == .notPlayed ? .notPlayed : nil

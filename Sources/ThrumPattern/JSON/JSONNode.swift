@@ -74,6 +74,21 @@ public struct JSONNode: Equatable, Sendable {
         }
     }
 
+    /// The value as an error message names what it found: `the string 'abc'` (escaped and cut
+    /// as ``TextEscaping/quotedExcerpt(_:)`` does), `the number 2.5` (a whole number without a
+    /// fraction: `the number 12`), `true`, `null`, `an array`, `an object`.
+    public var valueDescription: String {
+        switch kind {
+        case .string(let s): return "the string \(TextEscaping.quotedExcerpt(s))"
+        case .number(let d):
+            return "the number \(d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : JSONNumberFormat.text(d))"
+        case .bool(let b): return "\(b)"
+        case .null: return "null"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+
     /// The value without positions.
     public var jsonValue: JSONValue {
         switch kind {

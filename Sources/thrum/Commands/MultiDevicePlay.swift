@@ -84,9 +84,11 @@ enum MultiDevicePlay {
             for line in summary.lines(reference: "device 0") { print(line) }
         }
         let notOnTime = reports.contains { $0.events.contains { $0.type.isHaptic && $0.status != .onTime } }
-        let faulted = settings.contains { !$0.faults.isEmpty } || reports.contains { !$0.faults.isEmpty }
+        let faulted = settings.contains { !$0.faults.isEmpty } || reports.contains { $0.faults.contains(where: \.failsRun) }
         for (k, report) in reports.enumerated() {
-            for fault in report.faults { printError("device \(k): \(fault.message)") }
+            for fault in report.faults {
+                printError(fault.failsRun ? "device \(k): \(fault.message)" : "note: device \(k): \(fault.message); \(PlayOutput.harmlessGapNote)")
+            }
         }
         return notOnTime || faulted ? 1 : 0
     }

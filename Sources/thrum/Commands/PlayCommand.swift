@@ -71,9 +71,10 @@ enum PlayCommand: Subcommand {
         Ctrl-C (SIGINT), SIGTERM or SIGQUIT stops the actuator at once (STOP), reports what played
         and exits 130, 143 or 131 (--loop forever ends this way with 0); one during the connection
         or the calibration reports that nothing played. A device fault (watchdog stop, driver
-        fault), a device reset or disconnect, a hole in the drive (the host stalled past its
-        queued lead), or an event not started on time is said on standard error (and in --json
-        `faults` and each event's status) and makes the exit status 1. A fault the device wrote
+        fault), a device reset or disconnect, a hole in the drive that hit an event (the host
+        stalled past its queued lead), or an event not started on time is said on standard error
+        (and in --json `faults` and each event's status) and makes the exit status 1; a hole that
+        cut only the end of a drive already under way is said as a note. A fault the device wrote
         before this run (kept by a network bridge) is said as such (`earlier_faults`) and does
         not fail it (docs/robustness.md).
         """
@@ -479,6 +480,10 @@ enum PlayCommand: Subcommand {
             problems += 1
         }
         for fault in report.faults {
+            guard fault.failsRun else {
+                printError("note: \(fault.message); \(PlayOutput.harmlessGapNote)")
+                continue
+            }
             printError(fault.message)
             problems += 1
         }

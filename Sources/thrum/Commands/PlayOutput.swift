@@ -195,6 +195,10 @@ enum PlayOutput {
         ["kind": "device_fault", "code": Int(fault.code), "detail": Int(fault.detail), "meaning": fault.meaning]
     }
 
+    /// What is said after a hole in the drive that hit no event (``RunFault/failsRun`` false).
+    static let harmlessGapNote =
+        "it hit no event (each began on time; the hole cut only the end of a drive already under way, which the device ends with 0, the driver braking), so the run does not fail"
+
     /// A fault the host noticed (device reset, drive gap) in `faults`, times in pattern seconds.
     static func runFaultJSON(_ fault: RunFault) -> [String: Any] {
         var entry: [String: Any] = ["kind": fault.name, "meaning": fault.message]
@@ -206,6 +210,7 @@ enum PlayOutput {
         case .driveGap(let start, let length):
             entry["start_s"] = JSONOutput.seconds(start)
             entry["length_s"] = JSONOutput.seconds(length)
+            entry["events_hit"] = JSONOutput.orNull(fault.eventsHit)
         }
         return entry
     }

@@ -16,40 +16,64 @@ enum JSONOutput {
     }
 
     /// `object` as ``print(_:)`` writes it, with `numbers` as the array under the top-level
-    /// `key`: written here, byte for byte as JSONSerialization writes an array of numbers (its
-    /// indentation, a whole number without `.0`), but without boxing and casting each element,
-    /// which costs about 1 s per million (`render --json`'s `event_times_s` of 10⁶ events).
+    /// `key`, without boxing and casting each element for JSONSerialization (about 1 s per
+    /// million: `render --json`'s `event_times_s` of 10⁶ events).
+    ///
+    /// The top level is laid out here as JSONSerialization lays it out (`"key" : value`, two
+    /// spaces a level, keys in order); every other member's value is JSONSerialization's own
+    /// text, indented one level; the numbers are written as it writes a `Double`.
     static func print(_ object: [String: Any], numbers: [Double], at key: String) {
-        guard !numbers.isEmpty else {
-            var whole = object
-            whole[key] = numbers
-            return print(whole)
+        var out = "{"
+        // JSONSerialization's `.sortedKeys` order.
+        let names = Set(object.keys).union([key]).sorted {
+            $0.compare($1, options: [.numeric, .caseInsensitive, .forcedOrdering], locale: Locale(identifier: "")) == .orderedAscending
         }
-        let placeholder = "thrum-numbers-\(UUID().uuidString)"
-        var outline = object
-        outline[key] = placeholder
+        for (i, name) in names.enumerated() {
+            out += i == 0 ? "\n  " : ",\n  "
+            guard let quoted = fragment(name) else { return printError("internal error: could not encode JSON output") }
+            out += quoted
+            out += " : "
+            if name == key {
+                writeNumbers(numbers, into: &out)
+            } else {
+                guard let value = object[name].flatMap(fragment) else {
+                    return printError("internal error: could not encode JSON output")
+                }
+                // A member's continuation lines sit one level deeper than on their own; an empty
+                // line (JSONSerialization's empty array or object) stays empty.
+                out += value.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+                    .map { $0.offset == 0 || $0.element.isEmpty ? String($0.element) : "  " + $0.element }
+                    .joined(separator: "\n")
+            }
+        }
+        out += "\n}"
+        Swift.print(out)
+    }
+
+    /// One value (or a key, as a string) as JSONSerialization writes it in ``print(_:)``.
+    private static func fragment(_ value: Any) -> String? {
         guard
             let data = try? JSONSerialization.data(
-                withJSONObject: outline, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]),
-            let text = String(data: data, encoding: .utf8),
-            let slot = text.range(of: "\"\(placeholder)\"")
-        else {
-            printError("internal error: could not encode JSON output")
+                withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+        else { return nil }
+        return String(data: data, encoding: .utf8)
+    }
+
+    /// `numbers` as a top-level member's array, laid out as JSONSerialization lays it out: an
+    /// empty array `[\n\n  ]`, else one element a line, four spaces in, `]` two spaces in.
+    private static func writeNumbers(_ numbers: [Double], into out: inout String) {
+        guard !numbers.isEmpty else {
+            out += "[\n\n  ]"
             return
         }
-        // A top-level member's elements sit two levels deep (4 spaces), its closing bracket one.
-        var array = "[\n"
-        array.reserveCapacity(numbers.count * 24 + 8)
+        out.reserveCapacity(out.utf8.count + numbers.count * 24 + 8)
+        out += "[\n"
         for (i, value) in numbers.enumerated() {
-            if i > 0 { array += ",\n" }
-            array += "    "
-            array += number(value)
+            if i > 0 { out += ",\n" }
+            out += "    "
+            out += number(value)
         }
-        array += "\n  ]"
-        var out = String(text[..<slot.lowerBound])
-        out += array
-        out += text[slot.upperBound...]
-        Swift.print(out)
+        out += "\n  ]"
     }
 
     /// A number as JSONSerialization writes it: Swift's shortest round-trip text, `1` for `1.0`.

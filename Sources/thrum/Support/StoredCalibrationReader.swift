@@ -38,13 +38,13 @@ extension StoredCalibration {
         guard root.members != nil else {
             throw StoredCalibrationError(
                 file: file, position: root.position, field: "",
-                message: "expected an object (a kept calibration), found \(Self.describe(root))")
+                message: "expected an object (a kept calibration), found \(root.valueDescription)")
         }
         func string(_ key: String) throws(StoredCalibrationError) -> String {
             guard let node = root[key] else { throw Self.missing(key, "a string", in: root, file: file) }
             guard let value = node.stringValue else {
                 throw StoredCalibrationError(
-                    file: file, position: node.position, field: key, message: "expected a string, found \(Self.describe(node))")
+                    file: file, position: node.position, field: key, message: "expected a string, found \(node.valueDescription)")
             }
             return value
         }
@@ -52,7 +52,7 @@ extension StoredCalibration {
             guard let node = root[key] else { throw Self.missing(key, "an integer", in: root, file: file) }
             guard let value = node.numberValue, value == value.rounded(), abs(value) < 9e15 else {
                 throw StoredCalibrationError(
-                    file: file, position: node.position, field: key, message: "expected an integer, found \(Self.describe(node))")
+                    file: file, position: node.position, field: key, message: "expected an integer, found \(node.valueDescription)")
             }
             return Int(value)
         }
@@ -73,7 +73,7 @@ extension StoredCalibration {
             guard let value = node.numberValue else {
                 throw StoredCalibrationError(
                     file: file, position: node.position, field: CodingKeys.resonanceHz.rawValue,
-                    message: "expected a number or null, found \(Self.describe(node))")
+                    message: "expected a number or null, found \(node.valueDescription)")
             }
             resonanceHz = value
         }
@@ -83,17 +83,5 @@ extension StoredCalibration {
     private static func missing(_ key: String, _ expected: String, in root: JSONNode, file: String) -> StoredCalibrationError {
         StoredCalibrationError(
             file: file, position: root.position, field: key, message: "missing field '\(key)' (expected \(expected))")
-    }
-
-    /// A value as a message names it: `the string 'abc'`, `the number 2.5`, `an array`.
-    private static func describe(_ node: JSONNode) -> String {
-        switch node.kind {
-        case .string(let s): return "the string \(TextEscaping.quotedExcerpt(s))"
-        case .number(let d): return "the number \(JSONNumberFormat.text(d))"
-        case .bool(let b): return "\(b)"
-        case .null: return "null"
-        case .array: return "an array"
-        case .object: return "an object"
-        }
     }
 }
