@@ -229,12 +229,19 @@ final class RunFaultTests: XCTestCase {
     /// behind, had not reached: those never play and are not placed again. They used to be
     /// `not_reported` ("no onset report came back"); they are `cut_by_clock_move`. Judged by the
     /// chip's trace: no drive for them on either clock, and every event the chip did not drive
-    /// says so.
+    /// says so. The onset observers hear of each event once, the cut one too (it was never
+    /// announced), with the status the report gives it.
     func testEventsTheScheduleRestartCutAreCutByClockMove() throws {
         let rig = VirtualRig(link: FixedLatencyLink(latency: 1_000))
         let pattern = TestPatterns.metronome(beats: 10, interval: 0.1)
         let loss: UInt32 = 30_000
-        let report = try rig.playAsThrumPlayDoes(pattern) { _, start in
+        var announced: [Int: [PlaybackReport.OnsetStatus]] = [:]
+        var subscription: OnsetSubscription?
+        defer { subscription?.cancel() }
+        let report = try rig.playAsThrumPlayDoes(pattern) { engine, start in
+            subscription = engine.observeOnsets { u in
+                if u.kind == .reported { announced[u.eventIndex, default: []].append(u.status) }
+            }
             // The host sees the move a round trip later and cuts a change lead after that: the
             // beat at 0.4 s, due 15 ms after the loss, is then past on the host's clock. (Its
             // drive begins 12 ms before it: at 0.38 s the restart fell within a few ms of that
@@ -267,6 +274,9 @@ final class RunFaultTests: XCTestCase {
         }
         XCTAssertEqual(cut, 1, "the beat at 0.4 s: \(haptic.map(\.status.rawValue))")
         XCTAssertEqual(haptic[4].status, .cutByClockMove)
+        for e in haptic {
+            XCTAssertEqual(announced[e.patternIndex], [e.status], "event \(e.patternIndex): announced once, as reported")
+        }
     }
 
     func testADeviceClockThatLosesTimeWhileTheHostStallsIsFollowed() throws {

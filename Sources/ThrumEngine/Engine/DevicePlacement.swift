@@ -364,6 +364,31 @@ final class DevicePlacement {
     var announcedReports: [UInt32: OnsetRecord] = [:]
     /// Stored presets started so far: each start gets its own event base (docs/library.md).
     var storedPresetStarts: UInt32 = 0
+    /// The event base of the play each stored preset event's mark belongs to.
+    var storedPresetBases: [UInt32: UInt32] = [:]
+    /// Event bases of the stored preset plays whose rest the device dropped (FAULT 11).
+    private(set) var cutStoredPresetPlays: Set<UInt32> = []
+
+    /// FAULT 11: the device dropped the entries of the stored preset play from `eventBase` that
+    /// it had not queued yet. Those queued before still play and report; which events were
+    /// dropped is known once the rest have reported (``settleRefusedStoredPresetEvents(_:)``).
+    func storedPresetCut(eventBase: UInt32) {
+        cutStoredPresetPlays.insert(eventBase)
+    }
+
+    /// The events among `ids` (stored preset marks) of a play the device cut that have not
+    /// reported: the device refused them (``PlaybackReport/OnsetStatus/refusedByDevice``), not
+    /// lost reports. Called once no more reports are to be expected. Returns their ids.
+    func settleRefusedStoredPresetEvents(_ ids: [UInt32]) -> [UInt32] {
+        var refused: [UInt32] = []
+        for id in ids where marks[id]?.status == .notReported {
+            guard let base = storedPresetBases[id], cutStoredPresetPlays.contains(base) else { continue }
+            marks[id]?.status = .refusedByDevice
+            storedPresetExpectedOnsets[id] = nil
+            refused.append(id)
+        }
+        return refused
+    }
     /// The clock model's ``ThrumLink/ClockModel/contradictions`` already applied to the onsets.
     var contradictionsSeen = 0
     /// The clock model's ``ThrumLink/ClockModel/jumps`` the schedule has followed.
@@ -387,7 +412,10 @@ final class DevicePlacement {
     /// not placed again: their start is gone (what of their drive lies after `resume` is rendered
     /// afresh, without an onset), and they become ``PlaybackReport/OnsetStatus/cutByClockMove``
     /// (a report of one, should the CUT have reached the device after it began, still says what it did).
-    func movedClockCut(before resume: EngineTime, fromDevice cut: DeviceTime) {
+    /// Returns the ids of the marks it labelled so.
+    @discardableResult
+    func movedClockCut(before resume: EngineTime, fromDevice cut: DeviceTime) -> [UInt32] {
+        var labelled: [UInt32] = []
         for (id, start) in intendedDeviceStart where start >= cut && !romMarks.contains(id) {
             guard let record = marks[id], record.status == .notReported, EngineTime(seconds: record.intendedDriveTime) < resume else {
                 continue
@@ -396,8 +424,10 @@ final class DevicePlacement {
             for mark in [id] + (followerMarks[id] ?? []) where marks[mark]?.status == .notReported {
                 marks[mark]?.status = .cutByClockMove
                 marks[mark]?.scheduleRestart = resume.seconds
+                labelled.append(mark)
             }
         }
+        return labelled.sorted()
     }
 
     struct MarkKey: Hashable {

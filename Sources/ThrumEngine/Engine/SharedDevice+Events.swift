@@ -83,6 +83,8 @@ extension SharedDevice {
                 rewind()
             case .goRejected:
                 goRefused(slot: UInt8(truncatingIfNeeded: fault.detail))
+            case .presetCut:
+                placement.storedPresetCut(eventBase: fault.detail)
             case .noDriver, .overTemperature, .overCurrent:
                 stopBySelf(.systemError, error: HapticError(.unknownError, "the device reported fault \(fault.code)"))
             default:
