@@ -597,6 +597,9 @@ static void start_player(thrum_fw_t *fw, uint32_t at, uint32_t start, uint32_t e
     p->event_base = event_base;
 }
 
+/* How far after the clock a preset whose start has passed is started (thrum_library_play). */
+#define LATE_START_MARGIN_US 1000u
+
 static int queue_entry(thrum_fw_t *fw, const thrum_segment_t *seg);
 static void cut_player(thrum_fw_t *fw);
 static int player_live(thrum_fw_t *fw);
@@ -677,10 +680,12 @@ void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t ev
     }
     /* Reading the preset from storage may have taken it past its start (or the PLAY_PRESET came
      * late): it then starts as soon as the scheduler can start it on time (its look-ahead, 0 on a
-     * fast main loop), whole: a trimmed start would lose a transient's kick, or drop it. Its
-     * ONSETs say when. */
+     * fast main loop, and a margin for the pass that reaches it: it may first end the entries
+     * before it, a driver write; started at the clock's reading itself, a preset behind another
+     * began 101 us late, trimmed), whole: a trimmed start would lose a transient's kick, or drop
+     * it. Its ONSETs say when. */
     if ((int32_t)(start - (thrum_clock(fw) + THRUM_FW_DRIVE_LEAD_US)) < 0) {
-        start = thrum_clock(fw) + THRUM_FW_DRIVE_LEAD_US;
+        start = thrum_clock(fw) + THRUM_FW_DRIVE_LEAD_US + LATE_START_MARGIN_US;
     }
     start_armed(fw, a, start, event_base);
     thrum_library_feed(fw);
