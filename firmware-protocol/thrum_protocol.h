@@ -164,6 +164,8 @@
 #define THRUM_FAULT_GO_REJECTED 8u
 #define THRUM_FAULT_BUS_RECOVERY 9u
 #define THRUM_FAULT_NO_PRESET 10u /* PLAY_PRESET: no library, or no preset with that id (detail = the id) */
+#define THRUM_FAULT_PRESET_CUT 11u /* a stored preset's rest was dropped (detail = that play's event_base) */
+#define THRUM_FAULT_PRESET_CUT 11u /* a stored preset's rest was dropped (detail = that play's event_base) */
 
 /* Device behaviour (§4). */
 #define THRUM_AMPLITUDE_UPDATE_INTERVAL_US 500u

@@ -117,6 +117,12 @@ public struct FaultReport: Sendable, Hashable {
         /// I²C bus recovery after a failed transfer; detail 0 = the bus is free again, 1 = SDA
         /// stays low.
         case busRecovery = 9
+        /// PLAY_PRESET named no stored preset, or no library is stored; detail = the id.
+        case noPreset = 10
+        /// The rest of a stored preset's play was dropped (the entries not yet queued: one would
+        /// start before the queue's last entry, or another PLAY_PRESET replaced it); detail = that
+        /// play's `event_base`.
+        case presetCut = 11
     }
 
     /// The raw fault code (see ``Code``).
@@ -145,6 +151,10 @@ public struct FaultReport: Sendable, Hashable {
         case .programFull: return "a preloaded program did not fit the device's program store"
         case .goRejected: return "the device refused to start a preloaded program (slot \(detail))"
         case .busRecovery: return "the I²C bus was stuck and had to be recovered"
+        case .noPreset: return "the device holds no stored preset \(detail) (or no library)"
+        case .presetCut:
+            return "the device dropped the rest of a stored preset's play (events from 0x\(String(detail, radix: 16, uppercase: true))): "
+                + "its entries not queued yet never played"
         case .none: return "unknown fault \(code) (detail \(detail))"
         }
     }

@@ -258,6 +258,10 @@ public enum ProtocolConstants {
     public static let faultBusRecovery: UInt32 = 9
     /// FAULT: PLAY_PRESET named no stored preset (detail = the id), or no library is stored.
     public static let faultNoPreset: UInt32 = 10
+    /// FAULT: the device dropped the rest of a stored preset's play, the entries it had not queued
+    /// yet (one would start before the queue's last entry, or another PLAY_PRESET replaced it);
+    /// detail = that play's `event_base`.
+    public static let faultPresetCut: UInt32 = 11
 
     // MARK: Device behaviour (§4)
 

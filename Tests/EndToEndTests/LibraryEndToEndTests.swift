@@ -137,6 +137,58 @@ final class LibraryEndToEndTests: XCTestCase {
         }
     }
 
+    /// A stored preset whose rest the device drops is accounted for: the metronome (eight beats
+    /// over 3.5 s) and the heartbeat started right behind it. The heartbeat's PLAY_PRESET reaches
+    /// the device while the metronome still feeds its entries, and replaces it: the device sends
+    /// FAULT 11 naming the metronome's play (its event base), its beats already queued play, and
+    /// the others are `refused_by_device` (before: `not_reported`, FAULT 8 detail 255 naming no
+    /// play) — and by the chip's trace nothing drove at their times. Every event is announced to
+    /// the onset observers once. Virtual time.
+    func testAStoredPresetTheDeviceCutIsRefusedNotUnreported() throws {
+        let built = try exampleLibrary()
+        let rig = rig(profile: built.profile)
+        try rig.connect(calibrate: false)
+        try rig.session.writeLibrary(try built.image.encode())
+        let engine = try rig.engine()
+        let image = try engine.storedLibrary().image
+        var announced: [UInt32: [PlaybackReport.OnsetStatus]] = [:]
+        let subscription = engine.observeOnsets { u in
+            if u.kind == .reported { announced[u.id, default: []].append(u.status) }
+        }
+        defer { subscription.cancel() }
+        engine.run(for: 0.5)
+        let metronome = try XCTUnwrap(image.preset(id: 2))
+        let heartbeat = try XCTUnwrap(image.preset(id: 1))
+        let first = try engine.playStoredPreset(metronome, in: image, atTime: engine.currentTime + 0.05)
+        let second = try engine.playStoredPreset(heartbeat, in: image)
+        let length = { (id: UInt16) in Double(image.summaries().first { $0.id == id }!.durationMicroseconds) / 1e6 }
+        engine.run(for: length(2) + length(1) + 0.2)
+        engine.waitForStoredPresetReports(of: first, duration: length(2))
+        engine.waitForStoredPresetReports(of: second, duration: length(2) + length(1))
+        let cut = engine.deviceStatus.faults.filter { $0.code == ProtocolConstants.faultPresetCut }
+        XCTAssertEqual(cut.map(\.detail), [first.marks[0] - 1], "one FAULT 11, naming the metronome's play")
+        var refused = 0
+        for mark in first.marks {
+            let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
+            XCTAssertTrue([.onTime, .refusedByDevice].contains(record.status), "metronome event \(mark): \(record.status)")
+            if record.status == .refusedByDevice {
+                refused += 1
+                // (The heartbeat begins 40 ms after the metronome's last beat would have.)
+                XCTAssertNil(rig.firstDrive(near: record.intendedDriveTime * 1e6, before: 1_000, window: 5_000), "the chip drove no refused event")
+            } else {
+                XCTAssertNotNil(rig.trueOnset(of: record), "the chip drove event \(mark)")
+            }
+            XCTAssertEqual(announced[mark], [record.status], "announced once, with its status")
+        }
+        XCTAssertGreaterThan(refused, 0)
+        for mark in second.marks {
+            let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
+            XCTAssertEqual(record.status, .onTime, "the heartbeat played")
+            XCTAssertNotNil(rig.trueOnset(of: record))
+        }
+        print("metronome cut by the heartbeat's PLAY_PRESET: \(first.marks.count - refused) played, \(refused) refused_by_device")
+    }
+
     /// A stored preset played right after the library was read back, on a 115 200 baud line
     /// (docs/timing.md, "A clock sampled behind bulk replies"): the read's ACKs come back behind
     /// its data replies, so its samples bracket the device clock widely; the read pings the clock

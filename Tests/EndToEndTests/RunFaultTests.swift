@@ -278,12 +278,19 @@ final class RunFaultTests: XCTestCase {
     /// behind, had not reached: those never play and are not placed again. They used to be
     /// `not_reported` ("no onset report came back"); they are `cut_by_clock_move`. Judged by the
     /// chip's trace: no drive for them on either clock, and every event the chip did not drive
-    /// says so.
+    /// says so. The onset observers hear of each event once, the cut one too (it was never
+    /// announced), with the status the report gives it.
     func testEventsTheScheduleRestartCutAreCutByClockMove() throws {
         let rig = VirtualRig(link: FixedLatencyLink(latency: 1_000))
         let pattern = TestPatterns.metronome(beats: 10, interval: 0.1)
         let loss: UInt32 = 30_000
-        let report = try rig.playAsThrumPlayDoes(pattern) { _, start in
+        var announced: [Int: [PlaybackReport.OnsetStatus]] = [:]
+        var subscription: OnsetSubscription?
+        defer { subscription?.cancel() }
+        let report = try rig.playAsThrumPlayDoes(pattern) { engine, start in
+            subscription = engine.observeOnsets { u in
+                if u.kind == .reported { announced[u.eventIndex, default: []].append(u.status) }
+            }
             // The host sees the move a round trip later and cuts a change lead after that: the
             // beat at 0.4 s, due 15 ms after the loss, is then past on the host's clock. (Its
             // drive begins 12 ms before it: at 0.38 s the restart fell within a few ms of that
@@ -316,6 +323,9 @@ final class RunFaultTests: XCTestCase {
         }
         XCTAssertEqual(cut, 1, "the beat at 0.4 s: \(haptic.map(\.status.rawValue))")
         XCTAssertEqual(haptic[4].status, .cutByClockMove)
+        for e in haptic {
+            XCTAssertEqual(announced[e.patternIndex], [e.status], "event \(e.patternIndex): announced once, as reported")
+        }
     }
 
     func testADeviceClockThatLosesTimeWhileTheHostStallsIsFollowed() throws {
@@ -407,13 +417,18 @@ final class RunFaultTests: XCTestCase {
     /// ± 36 306 s). Drive queued for the next 50 ms is due at once on the stepped clock; the
     /// event it cuts into starts `late_trimmed`, and its report, stamped on that clock, comes back
     /// before the host sees the step: read on the old clock it lies 50 ms from the truth with a
-    /// bound of a few ms. Judged by the chip's trace (the drive command the report names, on the
-    /// clock before or after the step): no reported onset outside its bound unless marked
-    /// suspect, none absurd; the fault says the device went on playing (it never reset).
+    /// bound of a few ms. Once the host has claimed the device again and sampled its clock, such
+    /// an onset is read again where only one clock can hold it (before its report arrived; on the
+    /// stepped clock, after the last sample before the step): on the stepped clock, its bound no
+    /// longer in doubt, the drive queued before the step and played 50 ms early `mistimed` (it was
+    /// `on_time` and suspect, 50 ms outside its bound). Judged by the chip's trace (the drive
+    /// command the report names, on the clock before or after the step): no reported onset
+    /// outside its bound, none absurd, those that played on the stepped clock not `on_time` and
+    /// not in doubt; the fault says the device went on playing (it never reset).
     func testAClockStepTakenForAResetLeavesNoUnmarkedOnsetOnTheWrongClock() throws {
         let (rig, report, haptic, origin) = try playThroughAClockStep(session: nil)
         let step = Self.clockStep
-        var judged = 0, outside = 0
+        var judged = 0, outside = 0, stepped = 0
         for e in haptic {
             guard let onset = e.driveOnsetTime else { continue }
             let bound = try XCTUnwrap(e.onsetBound, "event \(e.patternIndex): an onset with no bound")
@@ -431,9 +446,15 @@ final class RunFaultTests: XCTestCase {
                 outside += 1
                 XCTAssertTrue(e.boundSuspect, "event \(e.patternIndex): onset \(onset) ± \(bound) s, truth \(truth) s, not marked")
             }
+            if drove - intended < -1_500 {
+                stepped += 1
+                XCTAssertNotEqual(e.status, .onTime, "event \(e.patternIndex) began \(Int(drove - intended)) µs early")
+                XCTAssertFalse(e.boundSuspect, "event \(e.patternIndex): read on the stepped clock, not in doubt")
+            }
         }
         XCTAssertGreaterThan(judged, 20)
-        XCTAssertGreaterThan(outside, 0, "an onset on the stepped clock was reported: \(haptic.map(\.status.rawValue))")
+        XCTAssertEqual(outside, 0, "every onset within its bound: \(haptic.map(\.status.rawValue))")
+        XCTAssertGreaterThan(stepped, 0, "an onset on the stepped clock was reported: \(haptic.map(\.status.rawValue))")
         let fault = try XCTUnwrap(report.faults.first)
         XCTAssertGreaterThan(fault.playedAfter, 0, fault.message)
         XCTAssertTrue(fault.message.contains("taken for a reset"), fault.message)

@@ -101,6 +101,7 @@ final class ProtocolConstantsAgreementTests: XCTestCase {
             "THRUM_TRIGGER_EVENT_BASE": UInt64(P.triggerEventBase),
             "THRUM_TRIGGER_DEBOUNCE_US": UInt64(P.triggerDebounceMicroseconds),
             "THRUM_FAULT_NO_PRESET": UInt64(P.faultNoPreset),
+            "THRUM_FAULT_PRESET_CUT": UInt64(P.faultPresetCut),
             "THRUM_MSG_RESTORE_CALIBRATION": UInt64(P.msgRestoreCalibration),
             "THRUM_CALIBRATED_NONE": UInt64(P.calibratedNone),
             "THRUM_CALIBRATED_MEASURED": UInt64(P.calibratedMeasured),

@@ -364,6 +364,31 @@ final class DevicePlacement {
     var announcedReports: [UInt32: OnsetRecord] = [:]
     /// Stored presets started so far: each start gets its own event base (docs/library.md).
     var storedPresetStarts: UInt32 = 0
+    /// The event base of the play each stored preset event's mark belongs to.
+    var storedPresetBases: [UInt32: UInt32] = [:]
+    /// Event bases of the stored preset plays whose rest the device dropped (FAULT 11).
+    private(set) var cutStoredPresetPlays: Set<UInt32> = []
+
+    /// FAULT 11: the device dropped the entries of the stored preset play from `eventBase` that
+    /// it had not queued yet. Those queued before still play and report; which events were
+    /// dropped is known once the rest have reported (``settleRefusedStoredPresetEvents(_:)``).
+    func storedPresetCut(eventBase: UInt32) {
+        cutStoredPresetPlays.insert(eventBase)
+    }
+
+    /// The events among `ids` (stored preset marks) of a play the device cut that have not
+    /// reported: the device refused them (``PlaybackReport/OnsetStatus/refusedByDevice``), not
+    /// lost reports. Called once no more reports are to be expected. Returns their ids.
+    func settleRefusedStoredPresetEvents(_ ids: [UInt32]) -> [UInt32] {
+        var refused: [UInt32] = []
+        for id in ids where marks[id]?.status == .notReported {
+            guard let base = storedPresetBases[id], cutStoredPresetPlays.contains(base) else { continue }
+            marks[id]?.status = .refusedByDevice
+            storedPresetExpectedOnsets[id] = nil
+            refused.append(id)
+        }
+        return refused
+    }
     /// The clock model's ``ThrumLink/ClockModel/contradictions`` already applied to the onsets.
     var contradictionsSeen = 0
     /// The clock model's ``ThrumLink/ClockModel/jumps`` the schedule has followed.
@@ -387,7 +412,10 @@ final class DevicePlacement {
     /// not placed again: their start is gone (what of their drive lies after `resume` is rendered
     /// afresh, without an onset), and they become ``PlaybackReport/OnsetStatus/cutByClockMove``
     /// (a report of one, should the CUT have reached the device after it began, still says what it did).
-    func movedClockCut(before resume: EngineTime, fromDevice cut: DeviceTime) {
+    /// Returns the ids of the marks it labelled so.
+    @discardableResult
+    func movedClockCut(before resume: EngineTime, fromDevice cut: DeviceTime) -> [UInt32] {
+        var labelled: [UInt32] = []
         for (id, start) in intendedDeviceStart where start >= cut && !romMarks.contains(id) {
             guard let record = marks[id], record.status == .notReported, EngineTime(seconds: record.intendedDriveTime) < resume else {
                 continue
@@ -396,8 +424,10 @@ final class DevicePlacement {
             for mark in [id] + (followerMarks[id] ?? []) where marks[mark]?.status == .notReported {
                 marks[mark]?.status = .cutByClockMove
                 marks[mark]?.scheduleRestart = resume.seconds
+                labelled.append(mark)
             }
         }
+        return labelled.sorted()
     }
 
     struct MarkKey: Hashable {
@@ -436,12 +466,29 @@ final class DevicePlacement {
     /// Widest "±" (s) an onset read on a clock from before a restart may have and still be reported.
     static let widestPreRestartBound = 1.0
 
+    /// The host time each onset report was recorded at (its arrival), for a clock restart seen
+    /// later (``rereadAfterClockRestart()``); pruned to the last few seconds.
+    private var reportArrivals: [UInt32: HostTime] = [:]
+    /// Onsets reported before a restart of the device's clock was seen, stamped after the last
+    /// clock sample before it, so made suspect: which clock they lie on is decided once the
+    /// clock as it now is is known (``rereadAfterClockRestart()``).
+    private var pendingRereads: [UInt32: PendingReread] = [:]
+
+    struct PendingReread {
+        /// When its report arrived: the onset lies before it.
+        var arrival: HostTime
+        /// When the frame of the last clock sample before the restart left the host: an onset
+        /// on the restarted (or stepped) clock lies after it.
+        var restartAfter: HostTime
+    }
+
     /// The device's clock restarted (``SharedDevice/checkForReboot()``): the marks not yet
     /// reported keep `previous`, the clock model as it was before, for their reports; and onsets
     /// already reported that the device stamped after `since` (the device time of the last clock
     /// sample before the restart) become suspect: they may lie on the restarted (or stepped) clock,
     /// read on the old one. Returns the ids of those.
-    func clockRestarted(previous: ClockModel, since: DeviceTime, seen: HostTime) -> [UInt32] {
+    /// `after`: when the frame of that last sample left the host.
+    func clockRestarted(previous: ClockModel, since: DeviceTime, after: HostTime, seen: HostTime) -> [UInt32] {
         var suspect: [UInt32] = []
         for (id, record) in marks {
             if [.notReported, .cutByClockMove].contains(record.status), stampedClocks[id] == nil {
@@ -450,9 +497,59 @@ final class DevicePlacement {
             if !record.boundSuspect, let onset = record.deviceOnset, onset >= since {
                 marks[id]?.boundSuspect = true
                 suspect.append(id)
+                if let arrival = reportArrivals[id] { pendingRereads[id] = PendingReread(arrival: arrival, restartAfter: after) }
             }
         }
         return suspect
+    }
+
+    /// Once the clock as it now is is known after a restart (the host claimed the device again
+    /// and sampled its clock), the onsets made suspect by it (``clockRestarted(previous:since:after:seen:)``)
+    /// are read again where only one clock can hold them: an onset lies before its report arrived,
+    /// and, on the restarted clock, after the last sample before the restart. One the clock from
+    /// before cannot place before its report's arrival was stamped on the clock as it now is (a
+    /// step taken for a reset: the device played on): read on that, and judged like any other
+    /// (`mistimed` when it played far from its time); one the clock as it now is cannot place after
+    /// the last sample before the restart lies on the clock from before. Either way its bound is no
+    /// longer in doubt. One both clocks can place stays suspect. Read on the clock from before,
+    /// the onsets of a 50 ms step reported before the step was seen were `on_time` and suspect,
+    /// 50 ms from the truth. Returns the ids read again.
+    func rereadAfterClockRestart() -> [UInt32] {
+        defer { pendingRereads.removeAll() }
+        let clock = session.link.clock
+        var reread: [UInt32] = []
+        for (id, pending) in pendingRereads {
+            guard var record = marks[id], record.boundSuspect, let old = record.driveOnsetRange, let onset = record.deviceOnset else { continue }
+            let stamp = clock.extend(DeviceTime32(rawValue: onset.wire.rawValue))
+            guard let now = clock.hostTimeBounds(atDevice: stamp) else { continue }
+            let arrival = pending.arrival.seconds
+            let onOld = old.lowerBound <= arrival
+            let onNew = now.lowerBound.seconds <= arrival && now.upperBound.seconds >= pending.restartAfter.seconds
+            guard onOld != onNew else { continue }
+            if onNew {
+                record.deviceOnset = stamp
+                record.driveOnsetRange = now.lowerBound.seconds...now.upperBound.seconds
+                record.driveOnsetTime = (now.lowerBound.seconds + now.upperBound.seconds) / 2
+                if record.status == .onTime, !romMarks.contains(id),
+                    Self.isMistimed(intended: record.intendedDriveTime, bracket: record.driveOnsetRange!)
+                {
+                    record.status = .mistimed
+                }
+            }
+            record.boundSuspect = clock.inconsistency > .zero
+            marks[id] = record
+            for follower in followerMarks[id] ?? [] {
+                guard var other = marks[follower] else { continue }
+                other.status = record.status
+                other.driveOnsetTime = record.driveOnsetTime
+                other.deviceOnset = record.deviceOnset
+                other.driveOnsetRange = record.driveOnsetRange
+                other.boundSuspect = record.boundSuspect
+                marks[follower] = other
+            }
+            reread.append(id)
+        }
+        return reread.sorted()
     }
 
     /// Records an onset report: the record's status and time (the middle of the guaranteed
@@ -474,6 +571,9 @@ final class DevicePlacement {
     /// lie after the new window's first sample is read on it the same way.
     func record(_ report: OnsetReport, windowBefore: ClockModel? = nil) {
         guard var record = marks[report.event] else { return }
+        let arrival = session.pump.clock.now()
+        if reportArrivals.count >= 4_096 { reportArrivals = reportArrivals.filter { arrival - $0.value < .seconds(5) } }
+        reportArrivals[report.event] = arrival
         var kept = stampedClocks.removeValue(forKey: report.event)
         if kept == nil, let windowBefore, let first = session.link.clock.samples.first,
             session.link.clock.extend(DeviceTime32(rawValue: report.time)) < first.deviceReceive

@@ -51,10 +51,14 @@ extension HapticEngine {
     /// already reported (the rest keep their rhythm), and up to `storageRead` s past it while none
     /// is reported yet (the device may still be reading the preset). A wait of `grace` alone left
     /// both events of a preset that began 0.41 s late `not_reported`, though the chip drove them.
+    /// Events still unreported at the end, of a play whose rest the device dropped (FAULT 11),
+    /// become ``PlaybackReport/OnsetStatus/refusedByDevice``.
     public func waitForStoredPresetReports(
         of started: StoredPresetStart, duration: Double, grace: Double = 0.3, storageRead: Double = 1.5
     ) {
         let end = started.driveStart.seconds + duration
+        // Events of a play the device cut (FAULT 11) that never reported were refused.
+        defer { device.locked { device.settleRefusedStoredPresetEvents(started.marks) } }
         while true {
             let records = started.marks.compactMap { onset(ofStoredPresetMark: $0) }
             guard records.contains(where: { $0.status == .notReported }) else { return }

@@ -16,7 +16,10 @@ import ThrumTime
 public struct OnsetUpdate: Sendable, Equatable {
     /// Why this update was sent.
     public enum Kind: Sendable, Equatable {
-        /// The device reported the onset (on time, late or dropped).
+        /// The device reported the onset (on time, late or dropped), or the host knows it will not
+        /// play and no report is to come: its start was cut by a schedule restart
+        /// (``PlaybackReport/OnsetStatus/cutByClockMove``) or the device refused it
+        /// (``PlaybackReport/OnsetStatus/refusedByDevice``).
         case reported
         /// An onset reported before has a bound that may not hold (``OnsetRecord/boundSuspect``).
         case boundSuspect
@@ -137,6 +140,16 @@ extension SharedDevice {
                 return engine.playerIDs.contains(record.playerID)
             }
         }
+    }
+}
+
+extension SharedDevice {
+    /// Announces onsets the host settled without a report (``PlaybackReport/OnsetStatus/cutByClockMove``,
+    /// ``PlaybackReport/OnsetStatus/refusedByDevice``): as ``OnsetUpdate/Kind/reported``, as the
+    /// device's reports are, so that an observer hears of every onset once; a report of one that
+    /// still comes (it did play) arrives as ``OnsetUpdate/Kind/revised``.
+    func announceSettled(_ ids: [UInt32]) {
+        for id in ids { announceOnset(id) }
     }
 }
 

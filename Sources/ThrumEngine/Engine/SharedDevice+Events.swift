@@ -83,6 +83,8 @@ extension SharedDevice {
                 rewind()
             case .goRejected:
                 goRefused(slot: UInt8(truncatingIfNeeded: fault.detail))
+            case .presetCut:
+                placement.storedPresetCut(eventBase: fault.detail)
             case .noDriver, .overTemperature, .overCurrent:
                 stopBySelf(.systemError, error: HapticError(.unknownError, "the device reported fault \(fault.code)"))
             default:
@@ -121,10 +123,15 @@ extension SharedDevice {
             // the model itself, when it took the sample for a smaller contradiction).
             let clock = session.link.clock
             let before = clock.jumps != lastClockJumps ? clock.windowBefore ?? clock : clock
-            for id in placement.clockRestarted(previous: before, since: previous.deviceReceive, seen: sample.hostReceive) {
+            for id in placement.clockRestarted(
+                previous: before, since: previous.deviceReceive, after: previous.hostSend, seen: sample.hostReceive)
+            {
                 announceOnset(id, kind: .boundSuspect)
             }
             resetAfterReboot()
+            // Claimed again, its clock sampled: the onsets the restart made suspect are read on
+            // the clock that alone can hold them.
+            for id in placement.rereadAfterClockRestart() { announceOnset(id, kind: .revised) }
         }
     }
 

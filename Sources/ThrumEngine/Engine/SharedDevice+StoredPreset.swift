@@ -60,11 +60,19 @@ extension SharedDevice {
                 driveOnsetTime: nil, status: .notReported)
             ledger.markOrder.append(mark)
             ledger.markOwners[mark] = ObjectIdentifier(owner)
+            ledger.storedPresetBases[mark] = base
             let fixed = romEvents.contains(event) ? session.romLatency.correction : session.latency.correction
             ledger.storedPresetExpectedOnsets[mark] = deviceStart + DeviceDuration.microseconds((time - driveStart).microseconds) + fixed
             result.append(mark)
         }
         return result
+    }
+
+    /// The events among `marks` of a stored preset play the device cut (FAULT 11) that never
+    /// reported become ``PlaybackReport/OnsetStatus/refusedByDevice``, announced to the onset
+    /// observers: once no more reports are to be expected.
+    func settleRefusedStoredPresetEvents(_ marks: [UInt32]) {
+        announceSettled(placement.settleRefusedStoredPresetEvents(marks))
     }
 
     /// How long `preset`'s drive lasts from its start (its lead-in included): to the end of its

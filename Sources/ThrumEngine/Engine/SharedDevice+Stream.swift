@@ -206,17 +206,20 @@ extension SharedDevice {
     /// placed again on the clock as it now is (its onsets on time). The CUT that does so removes
     /// too the drive queued on the old clock for events whose time has passed on the host's clock
     /// but that the moved clock had not reached: they never play and are not placed again, and
-    /// say so (``PlaybackReport/OnsetStatus/cutByClockMove``), not `not_reported`.
+    /// say so (``PlaybackReport/OnsetStatus/cutByClockMove``), not `not_reported`, and are
+    /// announced to the onset observers as a report is (``OnsetUpdate/Kind/reported``).
     func followMovedClock() {
         let from = timeNow + changeLead
+        var cut: [UInt32] = []
         switch invalidate(from: from) {
         case .nothingSent: break
-        case .cut(let resume, let device): placement.movedClockCut(before: resume, fromDevice: device)
+        case .cut(let resume, let device): cut = placement.movedClockCut(before: resume, fromDevice: device)
         case .stopped(let resume):
             // The STOP arrives a change lead from now at the latest: drive due on the device from
             // then on is surely gone (the clock model's own mapping: no group timebase asked).
-            placement.movedClockCut(before: resume, fromDevice: session.link.clock.deviceTime(at: from.hostTime))
+            cut = placement.movedClockCut(before: resume, fromDevice: session.link.clock.deviceTime(at: from.hostTime))
         }
+        announceSettled(cut)
     }
 
     /// Replaces the drive queued from engine time `t` on: a sequenced CUT at `t`'s device time (the

@@ -86,6 +86,11 @@ public struct PlaybackReport: Sendable {
         /// reached it, its time already past on the host's clock, so it was not placed again. It
         /// never started; what of its drive lay after the restart played afresh, without an onset.
         case cutByClockMove = "cut_by_clock_move"
+        /// A stored preset's event the device refused: it dropped the rest of that preset's play
+        /// (FAULT 11 naming the play: an entry would have started before the queue's last one, or
+        /// another PLAY_PRESET replaced it) before queuing this event, and no report of it came.
+        /// It never played.
+        case refusedByDevice = "refused_by_device"
     }
 
     public var events: [Event]

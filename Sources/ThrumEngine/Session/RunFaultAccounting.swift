@@ -50,7 +50,7 @@ enum RunFaultAccounting {
     /// The status `event` (lasting `duration` s) takes for `faults`, nil when they did not touch it.
     static func status(of event: PlaybackReport.Event, duration: Double, faults: [RunFault]) -> PlaybackReport.OnsetStatus? {
         // Its drive was removed before a fault could touch it.
-        if event.status == .cutByClockMove { return nil }
+        if event.status == .cutByClockMove || event.status == .refusedByDevice { return nil }
         let start = event.requestedTime - event.preShift
         let started = event.status == .onTime || event.status == .lateTrimmed || event.status == .mistimed
         for fault in faults {

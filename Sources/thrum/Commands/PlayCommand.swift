@@ -502,6 +502,8 @@ enum PlayCommand: Subcommand {
                 let restart = event.scheduleRestart.map { String(format: " at %.3f s", $0) } ?? ""
                 reason = "the device clock moved under its queued drive and the host restarted the schedule on the clock as it now is\(restart): "
                     + "the cut removed this event's start before it played (what of its drive lay after the restart played, without it)"
+            case .refusedByDevice:
+                reason = "the device dropped the rest of its stored preset before queuing it (FAULT 11) and it never played"
             case .mistimed:
                 let off = event.onsetTime.map { String(format: " %+.1f ms", ($0 - event.requestedTime) * 1e3) } ?? ""
                 reason = "it played\(off) from its time on this host's clock, beyond its bound (on time by the device's own clock: that clock moved, or the time it was given was off)"

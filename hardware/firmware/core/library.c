@@ -597,7 +597,12 @@ static void start_player(thrum_fw_t *fw, uint32_t at, uint32_t start, uint32_t e
     p->event_base = event_base;
 }
 
+/* How far after the clock a preset whose start has passed is started (thrum_library_play). */
+#define LATE_START_MARGIN_US 1000u
+
 static int queue_entry(thrum_fw_t *fw, const thrum_segment_t *seg);
+static void cut_player(thrum_fw_t *fw);
+static int player_live(thrum_fw_t *fw);
 static int next_entry(thrum_fw_t *fw, thrum_segment_t *seg);
 
 /* Decode the preset of index entry `at` ahead into `a` (times from 0, events without a base). */
@@ -619,6 +624,7 @@ static void start_armed(thrum_fw_t *fw, const thrum_library_armed_t *a, uint32_t
     uint8_t k;
 
     *p = a->player;
+    fw->library.player_stops = fw->sched.stops;
     p->p_time += start;
     p->s_time += start;
     p->event_base = event_base;
@@ -656,8 +662,13 @@ static const thrum_library_armed_t *armed_for(const thrum_fw_t *fw, uint32_t id)
 void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t event_base)
 {
     const thrum_library_armed_t *a = fw->library.active ? armed_for(fw, id) : NULL;
+    const thrum_library_player_t *p = &fw->library.player;
     uint32_t at;
 
+    /* A preset still feeding loses the entries it has not queued yet to this one: say so. */
+    if (player_live(fw) && (p->ramps_left > 0u || p->p_pos < p->p_end)) {
+        cut_player(fw);
+    }
     if (a == NULL) {
         at = fw->library.active && id <= 0xFFFFu ? find(fw, id, 0) : 0u;
         if (at == 0u) {
@@ -669,10 +680,12 @@ void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t ev
     }
     /* Reading the preset from storage may have taken it past its start (or the PLAY_PRESET came
      * late): it then starts as soon as the scheduler can start it on time (its look-ahead, 0 on a
-     * fast main loop), whole: a trimmed start would lose a transient's kick, or drop it. Its
-     * ONSETs say when. */
+     * fast main loop, and a margin for the pass that reaches it: it may first end the entries
+     * before it, a driver write; started at the clock's reading itself, a preset behind another
+     * began 101 us late, trimmed), whole: a trimmed start would lose a transient's kick, or drop
+     * it. Its ONSETs say when. */
     if ((int32_t)(start - (thrum_clock(fw) + THRUM_FW_DRIVE_LEAD_US)) < 0) {
-        start = thrum_clock(fw) + THRUM_FW_DRIVE_LEAD_US;
+        start = thrum_clock(fw) + THRUM_FW_DRIVE_LEAD_US + LATE_START_MARGIN_US;
     }
     start_armed(fw, a, start, event_base);
     thrum_library_feed(fw);
@@ -743,11 +756,28 @@ static int next_entry(thrum_fw_t *fw, thrum_segment_t *seg)
     }
 }
 
+/* Whether the player still feeds a preset: not once the queue was emptied since it started (a
+ * STOP, the watchdog, a takeover, a driver fault: what plays stops, the preset's rest with it). */
+static int player_live(thrum_fw_t *fw)
+{
+    if (fw->library.player_stops != fw->sched.stops) {
+        fw->library.player.playing = 0;
+    }
+    return fw->library.player.playing;
+}
+
+/* The playing preset's entries from the next on are dropped: FAULT 11 names the play by its event
+ * base, so that the host can tell which of its events will never report. */
+static void cut_player(thrum_fw_t *fw)
+{
+    fw->library.player.playing = 0;
+    thrum_telemetry_fault(fw, THRUM_FAULT_PRESET_CUT, fw->library.player.event_base);
+}
+
 static int queue_entry(thrum_fw_t *fw, const thrum_segment_t *seg)
 {
     if (seg->duration < THRUM_SEGMENT_MIN_DURATION_US || !thrum_scheduler_accepts(fw, seg->start)) {
-        fw->library.player.playing = 0; /* out of order behind what the host queued: the rest is dropped */
-        thrum_telemetry_fault(fw, THRUM_FAULT_GO_REJECTED, 0xFFu);
+        cut_player(fw); /* out of order behind what the host queued: the rest is dropped */
         return 0;
     }
     thrum_scheduler_enqueue(fw, seg);
@@ -766,7 +796,7 @@ static int queue_entry(thrum_fw_t *fw, const thrum_segment_t *seg)
 
 void thrum_library_feed(thrum_fw_t *fw)
 {
-    while (fw->library.player.playing && fw->sched.count < THRUM_FW_QUEUE_SLOTS && fw->sched.count < FEED_AHEAD &&
+    while (player_live(fw) && fw->sched.count < THRUM_FW_QUEUE_SLOTS && fw->sched.count < FEED_AHEAD &&
            !thrum_scheduler_onset_within(fw, thrum_clock(fw), FEED_GUARD_US)) {
         thrum_segment_t seg;
 

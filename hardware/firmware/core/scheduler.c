@@ -182,6 +182,7 @@ void thrum_scheduler_stop(thrum_fw_t *fw)
     s->count = 0;
     s->playing = 0;
     s->onset_pending = 0;
+    s->stops++; /* a stored preset's player stops with the queue (library.c) */
     if (fw->driver.device_id != 0u && (s->amplitude != 0u || s->output_unknown)) {
         (void)write_amplitude(fw, 0, thrum_clock(fw));
     }

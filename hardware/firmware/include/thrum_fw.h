@@ -302,6 +302,7 @@ typedef struct thrum_scheduler {
     uint32_t last_rom_poll;  /**< when GO was last read while a ROM effect plays */
     uint8_t hold;            /**< this run acts ahead of time: its first write waits for hold_until */
     uint32_t hold_until;     /**< device time the drive being prepared begins */
+    uint8_t stops;           /**< counts queue emptyings (STOP, watchdog, takeover, driver faults), wrapping */
 } thrum_scheduler_t;
 
 /** Auto-calibration state machine (reference §2.4), polled without blocking. */
@@ -449,6 +450,7 @@ typedef struct thrum_library {
     uint32_t w_cursor;       /**< bytes received so far */
     uint8_t w_buf[64];       /**< the unit being assembled: a page of up to 64 B, else 64 B of one */
     thrum_library_player_t player;
+    uint8_t player_stops;    /**< the scheduler's `stops` when the player started: a stop since ends it */
     uint32_t line_at;        /**< image offset of the cached line (0xFFFFFFFF: none) */
     uint8_t line[16];        /**< the last 16 bytes read from storage: decoding reads in order */
     uint8_t trig_level;      /**< trigger input levels last read */

@@ -649,6 +649,112 @@ static void test_eeprom_records_alternate(void)
     }
 }
 
+/* ---- a stored preset's rest dropped: FAULT 11 names the play --------------------------------- */
+
+/* PLAY_PRESET `id` from `start` with events from `event_base` (any lane). */
+static void play_preset(uint32_t id, uint32_t start, uint32_t event_base)
+{
+    uint32_t fields[3];
+    uint8_t p[THRUM_MAX_PAYLOAD];
+    uint8_t n;
+
+    fields[0] = id;
+    fields[1] = start;
+    fields[2] = event_base;
+    n = msg_any(p, THRUM_MSG_PLAY_PRESET, 3, fields);
+    fake_send(&rig.fake, &fw, HOST_RESYNC, 0, p, n);
+}
+
+/* The detail of each FAULT 11 the device sent since the last collect() (at most `max`). */
+static unsigned preset_cuts(uint32_t *details, unsigned max)
+{
+    const thrum_msg_t *m;
+    unsigned n = 0;
+
+    fake_decode(&rig.fake);
+    while ((m = fake_next(&rig.fake, THRUM_MSG_FAULT)) != NULL) {
+        CHECK_EQ(m->field[0], THRUM_FAULT_PRESET_CUT);
+        if (n < max) {
+            details[n] = m->field[1];
+        }
+        n++;
+    }
+    collect();
+    return n;
+}
+
+/* The device drops the rest of a stored preset when an entry would start before the queue's last
+ * entry (here a host SEGMENT queued far beyond it), or when another PLAY_PRESET replaces it before
+ * it queued its last entry: each time FAULT 11 with the dropped play's event base, so the host can
+ * tell which of its events will never report. A preset that queued all it had is not cut. */
+static void test_preset_cut_names_the_play(void)
+{
+    image_t ex;
+    uint32_t crc;
+    uint32_t s;
+    uint32_t details[4];
+    thrum_msg_t m;
+
+    CHECK(load_examples(&ex));
+    fresh(0, CM_SIZE, CM_PAGE);
+    flash(&ex, WRITE_MAX);
+    CHECK(active(&crc, &s) && crc == image_crc(&ex));
+    collect();
+
+    /* a host segment 300 ms ahead, then the metronome (preset 2) from events 0x1000 at once: its
+     * first entries would start before the segment, and the play is refused */
+    memset(&m, 0, sizeof(m));
+    m.id = THRUM_MSG_SEGMENT;
+    m.field_count = 5;
+    m.field[0] = rig.fake.now + 300000u;
+    m.field[1] = 2000u;
+    send(&m);
+    play_preset(2u, rig.fake.now + 2000u, 0x1000u);
+    fake_run_until(&rig.fake, &fw, rig.fake.now + 20000u, 250u);
+    CHECK_EQ(preset_cuts(details, 4), 1u);
+    CHECK_EQ(details[0], 0x1000u);
+
+    /* the metronome again (events 0x2000), replaced 20 ms in by the heartbeat (events 0x3000): the
+     * metronome's play is cut first (FAULT 11 0x2000) */
+    {
+        uint8_t p[THRUM_MAX_PAYLOAD];
+
+        fake_send(&rig.fake, &fw, HOST_RESYNC, 0, p, msg_any(p, THRUM_MSG_STOP, 0, NULL));
+    }
+    fake_run_until(&rig.fake, &fw, rig.fake.now + 20000u, 250u);
+    CHECK_EQ(preset_cuts(details, 4), 0u);
+    play_preset(2u, rig.fake.now + 2000u, 0x2000u);
+    fake_run_until(&rig.fake, &fw, rig.fake.now + 20000u, 250u);
+    CHECK_EQ(preset_cuts(details, 4), 0u);
+    play_preset(1u, rig.fake.now + 2000u, 0x3000u);
+    fake_run_until(&rig.fake, &fw, rig.fake.now + 20000u, 250u);
+    CHECK(preset_cuts(details, 4) >= 1u);
+    CHECK_EQ(details[0], 0x2000u);
+
+    /* the heartbeat again, stopped 20 ms in: nothing more of it drives (the player stops with
+     * the queue; it fed the rest of the preset after a STOP before) */
+    fake_run_until(&rig.fake, &fw, rig.fake.now + 600000u, 250u);
+    play_preset(1u, rig.fake.now + 2000u, 0x4000u);
+    fake_run_until(&rig.fake, &fw, rig.fake.now + 20000u, 250u);
+    {
+        uint8_t p[THRUM_MAX_PAYLOAD];
+        fake_write_t w[64];
+        size_t from;
+        unsigned count;
+        unsigned i;
+        unsigned driven = 0;
+
+        fake_send(&rig.fake, &fw, HOST_RESYNC, 0, p, msg_any(p, THRUM_MSG_STOP, 0, NULL));
+        from = rig.fake.nwrites;
+        fake_run_until(&rig.fake, &fw, rig.fake.now + 800000u, 250u);
+        count = fake_register_writes(&rig.fake, from, DRV2605L_REG_RTP_INPUT, w, 64);
+        for (i = 0; i < count && i < 64u; i++) {
+            driven += w[i].value != 0u;
+        }
+        CHECK_EQ(driven, 0u);
+    }
+}
+
 const test_case_t library_tests[] = {
     {"library: the flash model's rules (erase, program once, half-words, cuts)", test_flash_model_rules},
     {"library: flash storage: LIBRARY_QUERY reports the 16 KiB slot", test_flash_query_reports_capacity},
@@ -659,6 +765,7 @@ const test_case_t library_tests[] = {
     {"library: flash power-loss sweep, record page full (every operation)", test_power_loss_sweep_record_page_full},
     {"library: flash power-loss sweep, first flash over left-over bytes (every operation)", test_power_loss_sweep_first_flash},
     {"library: EEPROM storage: records alternate, power cut at every page write", test_eeprom_records_alternate},
+    {"library: a stored preset's rest dropped: FAULT 11 names the play (its event base)", test_preset_cut_names_the_play},
     {NULL, NULL},
 };
 
