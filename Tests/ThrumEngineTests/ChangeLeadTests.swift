@@ -13,10 +13,10 @@ import XCTest
 /// trip) although the CUT that carries them needs only the change lead (docs/timing.md, "Lead,
 /// queue and changes").
 final class ChangeLeadTests: XCTestCase {
-    /// Two continuous events back to back: half intensity to 0.3 s, full from 0.3 to 0.45 s.
+    /// Two continuous events back to back: half intensity to 0.3 s, full from 0.3 to 0.4 s.
     static let steps = HapticPattern(
         events: [
-            TestPatterns.continuous(at: 0, duration: 0.3, intensity: 0.5), TestPatterns.continuous(at: 0.3, duration: 0.15, intensity: 1),
+            TestPatterns.continuous(at: 0, duration: 0.3, intensity: 0.5), TestPatterns.continuous(at: 0.3, duration: 0.1, intensity: 1),
         ], parameters: [], parameterCurves: [])
 
     enum Change: CaseIterable { case intensity, seek, rate }
@@ -78,20 +78,17 @@ final class ChangeLeadTests: XCTestCase {
             levelChange: Double(changed.time))
     }
 
-    /// When each change took effect on the chip, µs after the call, on a round trip of `ms`;
-    /// `step`: where the step to full level falls at rate 2 from the start (µs).
-    private func latencies(roundTrip ms: Int, step: inout Double?) throws -> [Change: (measured: Double, changeLead: Double)] {
+    /// Each change on a round trip of `ms` takes effect on the chip one change lead after the call.
+    private func assertChangesTakeEffectAtTheChangeLead(roundTrip ms: Int, file: StaticString = #filePath, line: UInt = #line) throws {
         let rig = VirtualRig(link: try LinkSpec.link(parsing: "out=\(ms / 2)ms,back=\(ms / 2)ms"))
         try rig.connect(calibrate: false)
         // One rule for the lead: what the device reports a start would get is the engine's lead.
-        XCTAssertEqual(rig.thrumDevice.linkHealth.leadTime, try rig.engine().leadTime, "\(ms) ms: the device's lead and the engine's")
-        if step == nil {
-            let doubled = try play(nil, rate: 2, on: rig)
-            step = try XCTUnwrap(doubled.fullLevel, "the chip drove at full level") - doubled.start
-        }
-        var result: [Change: (Double, Double)] = [:]
+        XCTAssertEqual(rig.thrumDevice.linkHealth.leadTime, try rig.engine().leadTime, "the device's lead and the engine's", file: file, line: line)
+        // Where the step to full level falls at rate 2 from the start.
+        let doubled = try play(nil, rate: 2, on: rig, file: file, line: line)
+        let step = try XCTUnwrap(doubled.fullLevel, "the chip drove at full level", file: file, line: line) - doubled.start
         for change in Change.allCases {
-            let m = try play(change, on: rig)
+            let m = try play(change, on: rig, file: file, line: line)
             let effect: Double
             switch change {
             case .intensity, .seek: effect = m.levelChange
@@ -100,23 +97,18 @@ final class ChangeLeadTests: XCTestCase {
                 // the start at rate 1 and P₂ = A / 2 + B at rate 2 (B: what the rate does not
                 // scale, the second event's lead-in) lands at e + (A − c) / 2 + B from it, so
                 // c = 2 · (step − P₂).
-                effect = m.start + 2 * (try XCTUnwrap(m.fullLevel, "the chip drove at full level") - m.start - step!)
+                effect = m.start + 2 * (try XCTUnwrap(m.fullLevel, "the chip drove at full level", file: file, line: line) - m.start - step)
             }
-            result[change] = (effect - m.call, m.changeLead)
+            let latency = effect - m.call
+            print("round trip \(ms) ms, \(change): \(latency / 1e3) ms after the call (change lead \(m.changeLead / 1e3) ms)")
+            // The CUT's instant, to the chip's write (the rate's is read from a step: twice its error).
+            XCTAssertEqual(latency, m.changeLead, accuracy: 1_000, "\(change): took effect \(latency / 1e3) ms after the call", file: file, line: line)
+            // Never before a frame could arrive: more than the outbound leg.
+            XCTAssertGreaterThan(latency, Double(ms / 2) * 1e3, "\(change)", file: file, line: line)
         }
-        return result
     }
 
-    func testChangesTakeEffectOneChangeLeadAfterTheCallOnLongRoundTrips() throws {
-        var step: Double?
-        for ms in [40, 80, 120] {
-            for (change, l) in try latencies(roundTrip: ms, step: &step).sorted(by: { "\($0.key)" < "\($1.key)" }) {
-                print("round trip \(ms) ms, \(change): \(l.measured / 1e3) ms after the call (change lead \(l.changeLead / 1e3) ms)")
-                // The CUT's instant, to the chip's write (the rate's is read from a step, twice its error).
-                XCTAssertEqual(l.measured, l.changeLead, accuracy: 1_000, "\(ms) ms, \(change): took effect \(l.measured / 1e3) ms after the call, change lead \(l.changeLead / 1e3) ms")
-                // Never before a frame could arrive: more than the outbound leg.
-                XCTAssertGreaterThan(l.measured, Double(ms / 2) * 1e3, "\(ms) ms, \(change)")
-            }
-        }
-    }
+    func testFortyMillisecondRoundTrip() throws { try assertChangesTakeEffectAtTheChangeLead(roundTrip: 40) }
+    func testEightyMillisecondRoundTrip() throws { try assertChangesTakeEffectAtTheChangeLead(roundTrip: 80) }
+    func testHundredAndTwentyMillisecondRoundTrip() throws { try assertChangesTakeEffectAtTheChangeLead(roundTrip: 120) }
 }
