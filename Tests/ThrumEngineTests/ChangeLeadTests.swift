@@ -89,7 +89,11 @@ final class ChangeLeadTests: XCTestCase {
         // The first event lasts past the change at the longest change lead this link may have.
         let first = Self.call + 0.2 + 1.5 * Double(out + back) / 1e3
         // One rule for the lead: what the device reports a start would get is the engine's lead.
-        XCTAssertEqual(rig.thrumDevice.linkHealth.leadTime, try rig.engine().leadTime, "the device's lead and the engine's", file: file, line: line)
+        let lead = rig.thrumDevice.linkHealth.leadTime
+        XCTAssertEqual(lead, try rig.engine().leadTime, "the device's lead and the engine's", file: file, line: line)
+        // Two chunks beyond two round trips: past the retransmission lead's 120 ms ceiling from 80 ms on.
+        XCTAssertEqual(lead.microseconds, 20_000 + 2 * rig.session.link.statistics.smoothedRoundTrip.microseconds, accuracy: 1, file: file, line: line)
+        print("out \(out) ms, back \(back) ms: lead \(lead), retransmission lead \(rig.session.leadPolicy.retransmissionLead(for: rig.session.link.statistics))")
         // Where the step to full level falls at rate 2 from the start.
         let doubled = try play(nil, rate: 2, first: first, on: rig, file: file, line: line)
         let step = try XCTUnwrap(doubled.fullLevel, "the chip drove at full level", file: file, line: line) - doubled.start
