@@ -66,7 +66,7 @@ public struct LeadTimePolicy: Sendable, Hashable {
     /// The earliest a change sent now on `link`'s sequenced lane (a CUT and the drive after it)
     /// takes effect on the device. Never more than the retransmission lead before its ceiling:
     /// the ceiling caps what a start adds for a lost frame, not how long a frame may take (capped,
-    /// a CUT on a link whose outbound leg is longer than the ceiling would arrive after its instant).
+    /// a CUT on a round trip of more than twice the ceiling would reach the device after its instant).
     public func changeLead(on link: LinkSession) -> HostDuration {
         let retransmission = measuredRetransmissionLead(for: link.statistics) ?? ceiling
         guard let outbound = link.clock.outboundDelayBound(excludingOwnBytes: true) else { return retransmission }
