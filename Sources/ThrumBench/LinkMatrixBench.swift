@@ -176,7 +176,7 @@ public enum LinkMatrixBench {
         let rig = VirtualRig(link: link, seed: seed)
         try rig.connect()
         let program = PatternCompiler(profile: rig.profile).compile(BenchSetup.transients(count: count, spacing: spacing))
-        let lead = Double(rig.session.currentLeadTime.nanoseconds) / 1e3
+        let lead = Double(rig.session.leadPolicy.retransmissionLead(for: rig.session.link.statistics).nanoseconds) / 1e3
         let earliest = min(0, program.segments.map(\.start).min() ?? 0)
         let base = Double(rig.trueNow) + lead + 20_000 - Double(earliest)
         for segment in program.segments {

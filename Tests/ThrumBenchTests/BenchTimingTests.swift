@@ -102,16 +102,16 @@ final class BenchEngineUnitTests: XCTestCase {
     func testLeadFollowsRoundTripAndJitterWithinItsBounds() {
         let policy = LeadTimePolicy(floor: .milliseconds(10), ceiling: .milliseconds(120), factor: 1.5, margin: .milliseconds(3))
         var statistics = LinkStatistics()
-        XCTAssertEqual(policy.lead(for: statistics), .milliseconds(120), "no round trip measured yet")
+        XCTAssertEqual(policy.retransmissionLead(for: statistics), .milliseconds(120), "no round trip measured yet")
         statistics.roundTripSamples = 10
         statistics.smoothedRoundTrip = .milliseconds(6)
         statistics.roundTripVariation = .milliseconds(2)
-        XCTAssertEqual(policy.lead(for: statistics), .milliseconds(24))  // 1.5 · (6 + 8) + 3
+        XCTAssertEqual(policy.retransmissionLead(for: statistics), .milliseconds(24))  // 1.5 · (6 + 8) + 3
         statistics.smoothedRoundTrip = .microseconds(500)
         statistics.roundTripVariation = .microseconds(100)
-        XCTAssertEqual(policy.lead(for: statistics), .milliseconds(10))
+        XCTAssertEqual(policy.retransmissionLead(for: statistics), .milliseconds(10))
         statistics.smoothedRoundTrip = .milliseconds(90)
-        XCTAssertEqual(policy.lead(for: statistics), .milliseconds(120))
+        XCTAssertEqual(policy.retransmissionLead(for: statistics), .milliseconds(120))
     }
 
     func testCompensatorLearnsTheMedianLatency() {

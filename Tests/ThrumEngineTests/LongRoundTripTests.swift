@@ -72,8 +72,8 @@ final class LongRoundTripTests: XCTestCase {
         let start = engine.currentTime + engine.leadTime.seconds + 0.02
         try player.start(atTime: start)
         engine.run(until: start + 0.25)
-        // The change takes effect where a start would wait: the restart margin (160 ms) from now.
-        let effect = 0.25 + max(engine.restartMargin, engine.changeLead).seconds
+        // The change takes effect one change lead (≈ 102 ms) from now, at its CUT (ChangeLeadTests).
+        let effect = 0.25 + engine.changeLead.seconds
         player.playbackRate = 2
         engine.runUntilPlayersFinished(timeout: 3)
         engine.waitForOnsetReports(of: player)

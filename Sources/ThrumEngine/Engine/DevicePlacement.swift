@@ -94,17 +94,13 @@ final class DevicePlacement {
 
     // MARK: Lead policy
 
-    /// How far ahead of now the drive is rendered and sent (see ``HapticEngine/leadTime``).
-    ///
-    /// The session's lead adapts to the link's round trip (``LeadTimePolicy``, at most 120 ms);
-    /// streaming also needs room for two render chunks on top of what a start waits for — the
-    /// restart margin (two smoothed round trips) or the change lead, whichever is longer — so a
-    /// start asked for one lead from now is never moved later, however long the round trip: the
-    /// cap rises with the link (on an 80 ms round trip a start moved 34 ms later, docs/timing.md).
+    /// How far ahead of now the drive is rendered and sent (see ``HapticEngine/leadTime``): the
+    /// session's ``LeadTimePolicy`` with this engine's render chunk and restart margin (two
+    /// chunks beyond what a start waits for, so a start asked for one lead from now is never
+    /// moved later, however long the round trip), or the configured fixed lead.
     var leadTime: HostDuration {
         if let fixed = configuration.leadTime { return fixed }
-        let wait = max(restartMargin, changeLead)
-        return max(session.currentLeadTime, configuration.chunk * 2 + HostDuration.microseconds(wait.microseconds))
+        return session.leadPolicy.lead(on: session.link, chunk: configuration.chunk, minimumRestart: configuration.restartMargin)
     }
 
     /// ``leadTime`` on the engine's schedule.
@@ -121,25 +117,13 @@ final class DevicePlacement {
     }
 
     /// The earliest a change sent now (a CUT and new drive, on the sequenced lane) can take
-    /// effect: the fixed part of what host → device frames recently took at most
-    /// (``ThrumLink/ClockModel/outboundDelayBound(quantile:last:excludingOwnBytes:)``, the return
-    /// leg does not matter) with a quarter more, plus what the host itself puts in front of the
-    /// change on a serial line (the bytes still draining, ``ThrumLink/LinkSession/transmitBacklog``,
-    /// and a whole frame's serialisation at the learnt byte time), plus 2 ms for the frame being
-    /// handled; the session's round-trip lead until the model has samples.
-    var changeLead: EngineDuration {
-        let link = session.link
-        let roundTripLead = EngineDuration(truncating: session.currentLeadTime)
-        guard let outbound = link.clock.outboundDelayBound(excludingOwnBytes: true) else { return roundTripLead }
-        let fixed = EngineDuration(truncating: outbound)
-        let ownFrame = link.clock.byteTimeMicros * Double(ProtocolConstants.maxFrame)
-        let serial = EngineDuration(truncating: link.transmitBacklog) + .microseconds(Int64(ownFrame.rounded(.up)))
-        return min(roundTripLead, fixed + fixed / 4 + serial + .milliseconds(2))
-    }
+    /// effect (``LeadTimePolicy/changeLead(on:)``: what host → device frames recently took at
+    /// most, a quarter more, the host's own bytes in front of it and 2 ms).
+    var changeLead: EngineDuration { EngineDuration(truncating: session.leadPolicy.changeLead(on: session.link)) }
 
     /// The restart margin, at least two smoothed round trips (so re-sent drive arrives in time).
     var restartMargin: EngineDuration {
-        EngineDuration(truncating: max(configuration.restartMargin, session.link.statistics.smoothedRoundTrip * 2))
+        EngineDuration(truncating: session.leadPolicy.restartMargin(on: session.link, minimum: configuration.restartMargin))
     }
 
     /// Learnt extra lead for prepared starts (GOs that arrived late widen it).

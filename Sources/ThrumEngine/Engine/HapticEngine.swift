@@ -76,7 +76,7 @@ public final class HapticEngine: @unchecked Sendable {
         /// lead time (`DeviceSession.Configuration.leadTime`, where link-aware adaptation lives).
         public var leadTime: HostDuration?
         /// How much drive is rendered per step.
-        public var chunk: HostDuration = .milliseconds(10)
+        public var chunk: HostDuration = LeadTimePolicy.defaultChunk
         /// How far ahead of now drive is kept queued on the device, at least: a host that stalls
         /// (a busy machine, a paused debugger, a garbage-collecting neighbour) for less than this
         /// loses nothing. Changes (parameters, starts, stops at a time, seeks) still take effect one
@@ -85,7 +85,7 @@ public final class HapticEngine: @unchecked Sendable {
         public var queueAhead: HostDuration = .milliseconds(200)
         /// After an immediate STOP, how far ahead the other players' drive resumes (at least two
         /// smoothed round trips).
-        public var restartMargin: HostDuration = .milliseconds(8)
+        public var restartMargin: HostDuration = LeadTimePolicy.defaultRestartMargin
         /// Idle time after which an auto-shutdown engine stops (``StoppedReason/idleTimeout``).
         public var autoShutdownTimeout: HostDuration = .seconds(120)
         /// How long ``HapticEngine/prepare()`` keeps the device ready when nothing plays: the idle

@@ -351,7 +351,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         case .paused:
             state = .paused(offset: PatternPosition(seconds: x))
         case .playing:
-            let at = engine.timeNow + max(engine.restartMargin, engine.changeLead)
+            // A CUT at the change lead, as a parameter change: the drive from there is sent now.
+            let at = engine.timeNow + engine.changeLead
             engine.invalidate(from: at)
             clip(at: at)
             stopAt = nil
@@ -369,7 +370,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             rate = newValue
             return
         }
-        let at = engine.timeNow + max(engine.restartMargin, engine.changeLead)
+        let at = engine.timeNow + engine.changeLead
         engine.invalidate(from: at)
         let x = offset(at: at)
         let wasStopping = stopAt

@@ -9,9 +9,10 @@ import ThrumWire
 public struct DeviceSessionConfiguration: Sendable {
     /// How long to wait for IDENTIFY_REPLY before giving up.
     public var connectTimeout: HostDuration = .seconds(1.5)
-    /// How far ahead of its start a program is scheduled, when `leadPolicy` is nil.
+    /// The retransmission lead (``LeadTimePolicy/retransmissionLead(for:)``) when `leadPolicy` is nil.
     public var leadTime: HostDuration = .milliseconds(60)
-    /// Lead time from the link's measured round trip and jitter (nil: always `leadTime`).
+    /// The lead rule, from the link's measured round trip and jitter (nil: the retransmission
+    /// lead is always `leadTime`, the rest of the rule holds).
     public var leadPolicy: LeadTimePolicy? = LeadTimePolicy()
     /// Learn the device's fixed latency from onset reports and schedule earlier by it.
     public var compensateLatency = true
@@ -244,10 +245,12 @@ package final class DeviceSession {
     /// The correction (earlier) for ROM effect starts; zero when compensation is off.
     public var romLatencyCorrection: DeviceDuration { configuration.compensateLatency ? romLatency.correction : .zero }
 
-    /// The lead time the next `play` uses: from the link's round trip (``LeadTimePolicy``) or fixed.
-    public var currentLeadTime: HostDuration {
-        configuration.leadPolicy?.lead(for: link.statistics) ?? configuration.leadTime
-    }
+    /// The lead rule in force: the configured policy, or one whose retransmission lead is fixed.
+    public var leadPolicy: LeadTimePolicy { configuration.leadPolicy ?? .fixed(configuration.leadTime) }
+
+    /// The lead a start on this link is given now by an engine with the default render chunk and
+    /// restart margin (``LeadTimePolicy/lead(on:chunk:minimumRestart:)``, the rule the engine uses).
+    public var currentLeadTime: HostDuration { leadPolicy.lead(on: link) }
 
     /// Stops output at once (any-lane STOP) and lets the frame go out.
     public func stop() throws(EngineError) {
