@@ -7,9 +7,9 @@ import ThrumTime
 ///
 /// The engines' clocks must read one timeline: two ports opened in one process do (the monotonic
 /// clock), and so do virtual rigs on one `ManualClock` (or created together, each clock starting
-/// at 0: the group advances them in step). A start time then means the same instant on every device: each engine
-/// maps it to its own device's clock through its own clock model, so crystals that drift apart
-/// still land together. The group runs the engines' loops in turns up to the same instant,
+/// at 0: the group advances them in step). A start time then means the same instant on every
+/// device: each engine maps it to its own device's clock through its own clock model, so crystals
+/// that drift apart still land together. The group runs the engines' loops in turns up to the same instant,
 /// ``slice`` seconds at a time, so no device waits longer than that for its host side.
 ///
 /// How far apart the devices started an event, as reported, is ``OnsetSkew/skew``; each device's

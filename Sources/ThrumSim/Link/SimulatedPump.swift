@@ -135,8 +135,8 @@ public final class SimulatedPump: LinkPump {
     /// step before anything is due (a firmware deadline, the host's timer, a device event, the
     /// caller's deadline) and runs from there as it would have. Spans stay below 2³⁰ µs, so that
     /// the firmware's 32-bit clock comparisons see every pass within half its range.
-    /// Without `hostTimer` (the host is away: ``passHostAbsence()``), bytes waiting for the host
-    /// do not stop it.
+    /// `hostTimer` is the session's next deadline; with `hostAway` (``passHostAbsence()``) the
+    /// host is not running, so bytes waiting for it do not stop the skip either.
     private func idleLanding(from now: UInt64, until deadline: UInt64, hostTimer: HostTime?, hostAway: Bool = false) -> UInt64? {
         guard skipsIdle, toDevice.isEmpty, hostAway || toHost.isEmpty, inTransfers.isEmpty, device.now == now, device.canSkipIdle
         else { return nil }
