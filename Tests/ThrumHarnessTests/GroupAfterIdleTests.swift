@@ -6,9 +6,9 @@ import ThrumTestSupport
 import ThrumTime
 import XCTest
 
-/// The studio's group plays (docs/studio.md, after its table of plays after idle gaps): two devices on ports
-/// of one host, their engines started and then held idle between plays with nothing running their
-/// links, grouped anew for each play. In virtual time on one shared clock (the rigs share their
+/// The studio's group plays (docs/studio.md, after its table of plays after idle gaps): two
+/// devices on ports of one host, their engines started and then held idle between plays with
+/// nothing running their links, grouped anew for each play. In virtual time on one shared clock (the rigs share their
 /// `ManualClock`), so the time one engine's catch-up after the idle takes passes for the other's
 /// link too, as on the studio's one host clock. Judged by both chips' traces.
 final class GroupAfterIdleTests: XCTestCase {
