@@ -48,17 +48,23 @@ final class GroupAfterIdleTests: XCTestCase {
             let before = group.currentTime
             try group.start()
             let catchUp = group.currentTime - before
-            let players = try group.makePlayers(with: [TestPatterns.metronome(beats: Self.beats, interval: Self.interval)])
+            let players = try group.makePlayers(with: [
+                TestPatterns.metronome(beats: Self.beats, interval: Self.interval)
+            ])
             let start = group.currentTime + group.leadTime.seconds + 0.02
             try group.start(players, atTime: start)
             XCTAssertTrue(group.runUntilPlayersFinished(players, timeout: 5))
             var offsets: [[Double]] = []
             for (k, rig) in [left, right].enumerated() {
                 let onsets = engines[k].onsets(for: players[k])
-                XCTAssertEqual(onsets.map(\.status), Array(repeating: .onTime, count: Self.beats), "after \(idle) s idle, device \(k)")
-                offsets.append(try onsets.map { r in
-                    try XCTUnwrap(rig.trueOnset(of: r), "device \(k) never drove beat \(r.patternIndex)") - (start + Double(r.patternIndex) * Self.interval)
-                })
+                XCTAssertEqual(
+                    onsets.map(\.status), Array(repeating: .onTime, count: Self.beats),
+                    "after \(idle) s idle, device \(k)")
+                offsets.append(
+                    try onsets.map { r in
+                        try XCTUnwrap(rig.trueOnset(of: r), "device \(k) never drove beat \(r.patternIndex)")
+                            - (start + Double(r.patternIndex) * Self.interval)
+                    })
             }
             let skews = group.skews(of: players)
             XCTAssertEqual(skews.count, Self.beats, "after \(idle) s idle: every beat reported by both devices")
@@ -66,11 +72,15 @@ final class GroupAfterIdleTests: XCTestCase {
             for s in skews {
                 let truth = try XCTUnwrap(right.trueOnset(of: s.record)) - XCTUnwrap(left.trueOnset(of: s.reference))
                 truths.append(truth)
-                XCTAssertLessThanOrEqual(abs(s.skew - truth), s.bound + 1e-6, "after \(idle) s idle, beat \(s.patternIndex): the bound misses the true skew")
+                XCTAssertLessThanOrEqual(
+                    abs(s.skew - truth), s.bound + 1e-6,
+                    "after \(idle) s idle, beat \(s.patternIndex): the bound misses the true skew")
             }
             plays.append(Play(idle: idle, catchUp: catchUp, offsets: offsets, truths: truths))
             let us = { (v: [Double]) in v.map { Int(($0 * 1e6).rounded()) } }
-            print("GroupAfterIdleTests: after \(idle) s idle: catch-up \(Int((catchUp * 1e3).rounded())) ms, true skews µs \(us(truths)), device 0 / 1 from the shared start µs \(us(offsets[0])) / \(us(offsets[1]))")
+            print(
+                "GroupAfterIdleTests: after \(idle) s idle: catch-up \(Int((catchUp * 1e3).rounded())) ms, true skews µs \(us(truths)), device 0 / 1 from the shared start µs \(us(offsets[0])) / \(us(offsets[1]))"
+            )
         }
         return plays
     }
@@ -94,7 +104,9 @@ final class GroupAfterIdleTests: XCTestCase {
             return lastArrival
         }
         mutating func hostWakeLatency(at time: UInt64) -> UInt64 { inner.hostWakeLatency(at: time) }
-        func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? { inner.startOfFrame(atOrBefore: time) }
+        func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? {
+            inner.startOfFrame(atOrBefore: time)
+        }
         var lastInTransferCompletion: UInt64? { inner.lastInTransferCompletion }
         var lineByteTime: Double? { inner.lineByteTime }
     }
@@ -109,7 +121,8 @@ final class GroupAfterIdleTests: XCTestCase {
         let link = LinkCatalogue.usbFullSpeed.withoutStartOfFrames
         let stall = StallingLink.Stall()
         let left = VirtualRig(link: link, seed: 1, clock: clock)  // −100 ppm
-        let right = VirtualRig(crystalErrorPPM: 100, link: StallingLink(inner: link.make(2), stall: stall), clock: clock)
+        let right = VirtualRig(
+            crystalErrorPPM: 100, link: StallingLink(inner: link.make(2), stall: stall), clock: clock)
         let plays = try play(left: left, right: right, after: [7]) {
             let now = right.pump.trueTime
             stall.window = now..<(now + 600_000)
@@ -118,7 +131,9 @@ final class GroupAfterIdleTests: XCTestCase {
         XCTAssertGreaterThan(play.catchUp, 0.5, "the slow engine's catch-up took longer than idleResynchronization")
         for (k, offsets) in play.offsets.enumerated() {
             for (beat, offset) in offsets.enumerated() {
-                XCTAssertLessThan(abs(offset), 1.5e-3, "device \(k) beat \(beat): \(Int((offset * 1e6).rounded())) µs from the shared start")
+                XCTAssertLessThan(
+                    abs(offset), 1.5e-3,
+                    "device \(k) beat \(beat): \(Int((offset * 1e6).rounded())) µs from the shared start")
             }
         }
         XCTAssertLessThan(play.truths.map(abs).max() ?? 1, 1.5e-3, "the largest true skew")
@@ -141,10 +156,13 @@ final class GroupAfterIdleTests: XCTestCase {
             // model); what the drift decides is how that offset moves over the play.
             for (k, offsets) in play.offsets.enumerated() {
                 let walk = offsets.max()! - offsets.min()!
-                XCTAssertLessThan(walk, 30e-6, "after \(play.idle) s idle, device \(k) walked \(Int((walk * 1e6).rounded())) µs over 0.7 s")
+                XCTAssertLessThan(
+                    walk, 30e-6,
+                    "after \(play.idle) s idle, device \(k) walked \(Int((walk * 1e6).rounded())) µs over 0.7 s")
             }
             let walk = play.truths.max()! - play.truths.min()!
-            XCTAssertLessThan(walk, 40e-6, "after \(play.idle) s idle the skew walked \(Int((walk * 1e6).rounded())) µs over 0.7 s")
+            XCTAssertLessThan(
+                walk, 40e-6, "after \(play.idle) s idle the skew walked \(Int((walk * 1e6).rounded())) µs over 0.7 s")
         }
     }
 }
