@@ -23,28 +23,32 @@ public final class VirtualRig {
 
     /// Builds the rig; `link` models the connection between host and device. `deviceConfiguration`
     /// replaces the device built for `profile` (a board with another actuator mounted, no
-    /// actuator, another supply voltage); the host side still uses `profile`.
+    /// actuator, another supply voltage); the host side still uses `profile`. Rigs given one
+    /// `clock` are devices on ports of one host: the time one rig's host side spends (a long clock
+    /// resynchronization) passes for the others too, whose links sit unrun meanwhile.
     public init(
         profile: ActuatorProfile = .default, crystalErrorPPM: Double = 0, clockStart: UInt32 = 0,
         link: any LinkModel = FixedLatencyLink(latency: 1_000),
         sessionConfiguration: DeviceSessionConfiguration = DeviceSessionConfiguration(),
-        deviceConfiguration: VirtualDevice.Configuration? = nil
+        deviceConfiguration: VirtualDevice.Configuration? = nil, clock: ManualClock = ManualClock()
     ) {
         self.profile = profile
         device = VirtualDevice(
             configuration: deviceConfiguration
                 ?? VirtualDeviceFactory.configuration(for: profile, crystalErrorPPM: crystalErrorPPM, clockStart: clockStart))
-        clock = ManualClock()
+        self.clock = clock
         pump = SimulatedPump(device: device, clock: clock, link: link)
         session = DeviceSession(pump: pump, endpointName: "the virtual device", configuration: sessionConfiguration)
     }
 
     /// A rig on one of the named link models (``LinkCatalogue``) with a crystal of ±`ppm`.
-    public convenience init(profile: ActuatorProfile = .default, link: LinkProfile, seed: UInt64, crystalErrorPPM: Double = 100) {
+    public convenience init(
+        profile: ActuatorProfile = .default, link: LinkProfile, seed: UInt64, crystalErrorPPM: Double = 100, clock: ManualClock = ManualClock()
+    ) {
         var rng = SplitMix64(seed: seed ^ 0xC10C)
         self.init(
             profile: profile, crystalErrorPPM: seed % 2 == 0 ? crystalErrorPPM : -crystalErrorPPM,
-            clockStart: UInt32(truncatingIfNeeded: rng.next()), link: link.make(seed))
+            clockStart: UInt32(truncatingIfNeeded: rng.next()), link: link.make(seed), clock: clock)
     }
 
     /// Connects, configures the driver, converges the clock and (unless `calibrate` is false)

@@ -187,8 +187,7 @@ public struct ClockModel: Sendable {
             jumps += 1
         }
         samples.append(sample)
-        let horizon = sample.hostReceive - configuration.windowDuration
-        samples.removeAll { $0.hostReceive < horizon }
+        dropAgedSamples(newest: sample)
         if samples.count > configuration.windowSamples { samples.removeFirst(samples.count - configuration.windowSamples) }
         refit()
         if bracket?.isConsistent == false {
@@ -200,6 +199,25 @@ public struct ClockModel: Sendable {
         }
         settleIfSteady()
     }
+
+    /// Drops the samples older than ``ClockModelConfiguration/windowDuration`` before `newest` —
+    /// but for an anchor across an idle: when what is left spans less than half the window (the
+    /// link sat unrun longer than the window, a held engine between plays), the newest
+    /// ``anchorSamples`` of the aged ones stay until the fresh samples span half the window
+    /// themselves. Without them the drift was fitted again on the fresh samples alone, a
+    /// fraction of a second of them, and came out hundreds of ppm off (−996 ppm for a −100 ppm
+    /// crystal after a 30 s idle): two devices' plays walked apart by 200 µs/s. A crystal's rate
+    /// moves far less than that over an idle of seconds, so the line across it holds.
+    private mutating func dropAgedSamples(newest: ClockSample) {
+        let horizon = newest.hostReceive - configuration.windowDuration
+        guard let firstKept = samples.firstIndex(where: { $0.hostReceive >= horizon }), firstKept > 0 else { return }
+        let fresh = newest.hostSend - samples[firstKept].hostSend
+        let anchor = fresh.microseconds * 2 < configuration.windowDuration.microseconds ? min(firstKept, Self.anchorSamples) : 0
+        samples.removeFirst(firstKept - anchor)
+    }
+
+    /// How many of the newest aged samples ``dropAgedSamples(newest:)`` keeps across an idle.
+    static let anchorSamples = 8
 
     /// After a restart (``jumps``), the host send time of the restarted window's first sample and
     /// the size of the contradiction that restarted it, until the window has shown the clock

@@ -23,6 +23,20 @@ extension LinkSession {
         claimOutgoing = true
     }
 
+    /// The device's watchdog stopped it (FAULT 5, in this session's key): this host fell silent
+    /// for a second (a run loop left idle), and the session lapsed with it (PROTOCOL.md §3.8), so
+    /// the device answers none of its frames now. The CLAIM goes out again at once — the same
+    /// session, so its sequence and stream state go on — rather than after
+    /// ``pollReclaim(now:)``'s quiet time: pings sent after an idle are answered, and the clock
+    /// resynchronization that follows an idle gets its samples from the first one (it got none for
+    /// 0.5 s before).
+    func claimAfterLapse(now: HostTime) {
+        guard sessionConfirmed, !releaseSent, case .connected = state else { return }
+        lastReclaim = now
+        claimOutgoing = true
+        counters.reclaims += 1
+    }
+
     /// A device that says nothing at all while this link sends has most likely reset and forgotten
     /// the session (it drops frames of a key it does not know without a word): the CLAIM goes out
     /// again, so that its answers (and the clock jump that reveals the reboot) come back. Never

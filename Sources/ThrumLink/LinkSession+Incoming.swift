@@ -54,6 +54,7 @@ extension LinkSession {
                     events.append(.onset(onset))
                 }
             case .fault(let fault):
+                if fault.knownCode == .watchdogStop { claimAfterLapse(now: now) }
                 events.append(.fault(fault))
             case .calibrationResult(let report):
                 events.append(.calibrated(report))

@@ -6,10 +6,10 @@ import ThrumTime
 /// left and right hand of a glove, two rigs compared side by side.
 ///
 /// The engines' clocks must read one timeline: two ports opened in one process do (the monotonic
-/// clock), and so do virtual rigs created together (each `ManualClock` starts at 0 and the group
-/// advances them in step). A start time then means the same instant on every device: each engine
-/// maps it to its own device's clock through its own clock model, so crystals that drift apart
-/// still land together. The group runs the engines' loops in turns up to the same instant,
+/// clock), and so do virtual rigs on one `ManualClock` (or created together, each clock starting
+/// at 0: the group advances them in step). A start time then means the same instant on every
+/// device: each engine maps it to its own device's clock through its own clock model, so crystals
+/// that drift apart still land together. The group runs the engines' loops in turns up to the same instant,
 /// ``slice`` seconds at a time, so no device waits longer than that for its host side.
 ///
 /// How far apart the devices started an event, as reported, is ``OnsetSkew/skew``; each device's
@@ -79,11 +79,35 @@ public final class HapticEngineGroup {
     /// The longest start lead among the engines: a start this far ahead reaches every device in time.
     public var leadTime: HostDuration { engines.map(\.leadTime).max() ?? .zero }
 
-    /// Starts every engine (connects each device), then brings every engine to the same instant.
+    /// Starts every engine (connects each device), catches up every engine whose link sat unrun
+    /// (``catchUp()``), then brings every engine to the same instant.
     public func start() throws {
         for engine in engines { try engine.start() }
+        catchUp()
         run(until: currentTime)
     }
+
+    /// Catches up every engine whose link sat unrun for longer than
+    /// ``HapticEngine/Configuration/idleResynchronization`` (engines held idle between plays):
+    /// each reads what its device sent and synchronizes and narrows its clock afresh, **before** a
+    /// start time is set. An engine's player does that by itself when it is made or started, but
+    /// one engine after the other: the time a later engine's catch-up takes, the earlier engine's
+    /// link sits unrun again, and when that passes the limit, its player's start catches it up
+    /// once more after the shared start time was set, and its play begins where its link then
+    /// allows — a whole play tens of ms apart (docs/studio.md). So the group goes round its
+    /// engines until none needs it (at most ``catchUpRounds`` rounds), then runs them all.
+    public func catchUp() {
+        for _ in 0..<Self.catchUpRounds {
+            let stale = engines.filter { e in e.device.locked { e.device.needsCatchUp } }
+            if stale.isEmpty { break }
+            for engine in stale { engine.device.locked { engine.device.catchUpAfterIdle() } }
+        }
+    }
+
+    /// How many times ``catchUp()`` goes round the engines at most: a second round catches up the
+    /// engines the first one's later catch-ups left unrun too long; their clocks are fresh then,
+    /// so their second catch-up is short.
+    static let catchUpRounds = 3
 
     /// Stops every engine.
     public func stop() {
@@ -111,11 +135,15 @@ public final class HapticEngineGroup {
     /// one is given; a routed pattern per device otherwise).
     public func makePlayers(with patterns: [HapticPattern]) throws -> [any HapticAdvancedPatternPlayer] {
         precondition(patterns.count == 1 || patterns.count == engines.count, "one pattern, or one per engine")
+        catchUp()
         return try engines.enumerated().map { k, engine in try engine.makeAdvancedPlayer(with: patterns[patterns.count == 1 ? 0 : k]) }
     }
 
     /// Starts `players` (one per engine, from ``makePlayers(with:)``) at host time `time` (s).
+    /// Engines left unrun too long since their players were made are caught up together first
+    /// (``catchUp()``), not one by one inside the starts.
     public func start(_ players: [any HapticPatternPlayer], atTime time: Double) throws {
+        catchUp()
         for player in players { try player.start(atTime: time) }
     }
 

@@ -446,8 +446,7 @@ public final class SharedDevice: @unchecked Sendable {
     /// counts as a round trip), and what the device sent meanwhile (a watchdog FAULT, late onset
     /// reports) is handled before, not in the middle of, the next play.
     func catchUpAfterIdle() {
-        guard isRunning, !linkDead, let last = lastLinkRun, timeNow - last > EngineDuration(truncating: configuration.idleResynchronization)
-        else { return }
+        guard needsCatchUp else { return }
         lastLinkRun = timeNow
         do {
             try session.resynchronizeClock()
@@ -460,6 +459,13 @@ public final class SharedDevice: @unchecked Sendable {
         lastClockSample = session.link.clock.samples.last
         lastClockJumps = session.link.clock.jumps
         service()
+    }
+
+    /// Whether the link sat unrun for longer than ``HapticEngine/Configuration/idleResynchronization``
+    /// while started, so that ``catchUpAfterIdle()`` has work to do.
+    var needsCatchUp: Bool {
+        guard isRunning, !linkDead, let last = lastLinkRun else { return false }
+        return timeNow - last > EngineDuration(truncating: configuration.idleResynchronization)
     }
 
     /// The transport or link failed: the device stops by itself and its engines are told.

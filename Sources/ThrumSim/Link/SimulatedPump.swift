@@ -6,7 +6,9 @@ import ThrumTime
 /// Host time and the simulation's true time are the same timeline: host nanoseconds / 1000 =
 /// true µs. Each call moves a ``ManualClock`` and the device forward together, delivering bytes
 /// through a ``LinkModel``. Nothing waits on the wall clock, so a run is deterministic and takes
-/// only as long as the arithmetic.
+/// only as long as the arithmetic. Several pumps may share one clock (several devices on one
+/// host timeline): a pump whose clock another moved on brings its device and link up to it
+/// before its host side runs again, as a host that was busy with the other links.
 public final class SimulatedPump: LinkPump {
     /// The virtual device on the other end.
     public let device: VirtualDevice
@@ -85,6 +87,7 @@ public final class SimulatedPump: LinkPump {
 
     public func run(_ session: LinkSession, until deadline: HostTime) throws(TransportError) {
         runs += 1
+        try passHostAbsence()
         while true {
             if isDisconnected { throw .disconnected }
             sendFromHost(session)
@@ -100,7 +103,7 @@ public final class SimulatedPump: LinkPump {
             if let t = toHost.map(\.arrival).min() { next = min(next, max(now, t)) }
             if let t = inTransfers.first?.time { next = min(next, max(now, t)) }
             if next == now { next = now + 1 }
-            if next == now + device.configuration.pollInterval, let landing = idleLanding(from: now, until: deadlineMicros, session) {
+            if next == now + device.configuration.pollInterval, let landing = idleLanding(from: now, until: deadlineMicros, hostTimer: session.nextDeadline) {
                 device.skipIdle(to: landing)
                 manualClock.advance(to: HostTime(nanoseconds: Int64(landing) * 1_000))
                 idleSkips += 1
@@ -132,12 +135,14 @@ public final class SimulatedPump: LinkPump {
     /// step before anything is due (a firmware deadline, the host's timer, a device event, the
     /// caller's deadline) and runs from there as it would have. Spans stay below 2³⁰ µs, so that
     /// the firmware's 32-bit clock comparisons see every pass within half its range.
-    private func idleLanding(from now: UInt64, until deadline: UInt64, _ session: LinkSession) -> UInt64? {
-        guard skipsIdle, toDevice.isEmpty, toHost.isEmpty, inTransfers.isEmpty, device.now == now, device.canSkipIdle
+    /// `hostTimer` is the session's next deadline; with `hostAway` (``passHostAbsence()``) the
+    /// host is not running, so bytes waiting for it do not stop the skip either.
+    private func idleLanding(from now: UInt64, until deadline: UInt64, hostTimer: HostTime?, hostAway: Bool = false) -> UInt64? {
+        guard skipsIdle, toDevice.isEmpty, hostAway || toHost.isEmpty, inTransfers.isEmpty, device.now == now, device.canSkipIdle
         else { return nil }
         var stop = deadline
         if let fault = deviceFaults.first { stop = min(stop, max(now + 1, fault.time)) }
-        if let t = session.nextDeadline { stop = min(stop, max(now, wakeTime(for: t))) }
+        if let t = hostTimer { stop = min(stop, max(now, wakeTime(for: t))) }
         if let t = device.nextFirmwareDeadline { stop = min(stop, t + 1) }
         let interval = device.configuration.pollInterval
         guard stop > now + 1 else { return nil }
@@ -162,6 +167,37 @@ public final class SimulatedPump: LinkPump {
             completeInTransfers(upTo: next)
             deliverToDevice(upTo: next)
             collectDeviceOutput(at: next)
+        }
+    }
+
+    /// Brings the device and the bytes on the link up to the clock when the clock moved on without
+    /// this pump: another pump on the same ``ManualClock`` (two rigs on one host timeline, where
+    /// one link's long catch-up leaves the other unrun), or a test that let time pass with
+    /// nothing run (an idle host). The host side was away meanwhile, as in ``stallHost(for:)``:
+    /// nothing it would send went out and nothing was read, while the device ran its passes, took
+    /// the bytes already on their way when they arrived and wrote its output when it did; the
+    /// next run reads what is waiting. Idle stretches are passed at once (``skipsIdle``).
+    private func passHostAbsence() throws(TransportError) {
+        let end = trueTime
+        var now = device.now
+        while now < end {
+            try applyDeviceFaults(at: now)
+            var next = min(end, now + device.configuration.pollInterval, max(now, device.nextFirmwarePass) + 1)
+            if let fault = deviceFaults.first { next = min(next, max(now + 1, fault.time)) }
+            if let t = toDevice.map(\.arrival).min() { next = min(next, max(now + 1, t)) }
+            if let t = inTransfers.first?.time { next = min(next, max(now + 1, t)) }
+            if next == now + device.configuration.pollInterval, let landing = idleLanding(from: now, until: end, hostTimer: nil, hostAway: true) {
+                device.skipIdle(to: landing)
+                idleSkips += 1
+                now = landing
+                continue
+            }
+            giveStartOfFrame(atOrBefore: now)
+            device.advance(to: next)
+            completeInTransfers(upTo: next)
+            deliverToDevice(upTo: next)
+            collectDeviceOutput(at: next)
+            now = next
         }
     }
 
