@@ -58,4 +58,58 @@ final class HostIdleTests: XCTestCase {
             XCTAssertLessThan(bound, 0.002, "\(time) s")
         }
     }
+
+    /// A transient `time` s in, played as `thrum play` plays on the virtual device: one run until
+    /// the player is done, asked between wake-ups whether to stop (a signal), then 40 ms more.
+    private func playAsTheCommandDoes(transientAt time: Double) throws -> Run {
+        let rig = VirtualRig(link: LinkCatalogue.usbFullSpeed, seed: 5)
+        try rig.connect(calibrate: false)
+        var configuration = HapticEngine.Configuration()
+        configuration.calibrateOnStart = false
+        let engine = try rig.engine(configuration: configuration)
+        let (wakes, samples, passes) = (rig.pump.runs, rig.session.link.statistics.roundTripSamples, rig.device.passesRun)
+        let pattern = HapticPattern(events: [TestPatterns.transient(at: time)], parameters: [], parameterCurves: [])
+        let player = try engine.makeAdvancedPlayer(with: pattern)
+        let before = engine.counters
+        let start = engine.currentTime + engine.leadTime.seconds + 0.02
+        try player.start(atTime: start)
+        var asked = 0
+        let finished = engine.runUntilPlayersFinished(timeout: time + 5, ringDown: 0) {
+            asked += 1
+            return !engine.isRunning
+        }
+        XCTAssertTrue(finished, "\(time) s")
+        // Asked once a wake-up: no wake-ups of its own.
+        XCTAssertLessThanOrEqual(asked, rig.pump.runs - wakes + 1, "\(time) s")
+        engine.run(for: 0.04)
+        engine.waitForOnsetReports(of: player)
+        var report = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: time, since: before)
+        rig.attachTruth(to: &report)
+        return Run(
+            report: report, hostWakes: rig.pump.runs - wakes, clockSamples: rig.session.link.statistics.roundTripSamples - samples,
+            passesRun: rig.device.passesRun - passes)
+    }
+
+    /// `thrum play` on the virtual device waited in 5 ms slices (to notice Ctrl-C), each slice's
+    /// end a host wake-up: 200 a second of any wait, whatever the engine needed. It now runs once,
+    /// asked between wake-ups: a transient at 310 s costs, beyond one at 10 s, fewer than 4 host
+    /// wake-ups, 4 clock samples (the relaxed pings) and 40 firmware passes a second, and lands
+    /// within its bound, on time at the chip.
+    func testThePlayCommandsWaitCostsThePingsNotASliceEvery5ms() throws {
+        let near = try playAsTheCommandDoes(transientAt: 10), far = try playAsTheCommandDoes(transientAt: 310)
+        let extra = 300.0
+        let wakes = Double(far.hostWakes - near.hostWakes), samples = Double(far.clockSamples - near.clockSamples)
+        XCTAssertLessThan(wakes, 4 * extra, "host wake-ups \(near.hostWakes) → \(far.hostWakes)")
+        XCTAssertLessThan(samples, 4 * extra, "clock samples \(near.clockSamples) → \(far.clockSamples)")
+        XCTAssertGreaterThan(samples, 2 * (extra - 40), "the watchdog's pings: \(near.clockSamples) → \(far.clockSamples)")
+        XCTAssertLessThan(Double(far.passesRun - near.passesRun), 40 * extra, "firmware passes \(near.passesRun) → \(far.passesRun)")
+        for (run, time) in [(near, 10.0), (far, 310.0)] {
+            let event = try XCTUnwrap(run.report.events.first)
+            XCTAssertEqual(event.status, .onTime, "\(time) s")
+            XCTAssertTrue(run.report.faults.isEmpty, "\(time) s: \(run.report.faults)")
+            let onset = try XCTUnwrap(event.onsetTime), truth = try XCTUnwrap(event.trueOnsetTime), bound = try XCTUnwrap(event.onsetBound)
+            XCTAssertLessThanOrEqual(abs(onset - truth), bound + 1e-6, "\(time) s")
+            XCTAssertEqual(truth, time, accuracy: 0.002, "\(time) s")
+        }
+    }
 }
