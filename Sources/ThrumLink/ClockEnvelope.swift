@@ -176,6 +176,9 @@ enum ClockEnvelope {
         minimumSamples: Int = 4, limit: Double = 1_000
     ) -> Double? {
         guard let low = points.map(\.x).min(), let high = points.map(\.x).max() else { return nil }
+        // No two counts far enough apart anywhere (idle pings, all one length): none in a span.
+        let written = counts.lazy.filter { $0 > 0 }
+        guard let fewest = written.min(), let most = written.max(), most - fewest >= minimumSpread else { return nil }
         let width = max(1, (high - low) / Double(max(1, bins)))
         var spans = [[Int: [Double]]](repeating: [:], count: max(1, bins))
         for (p, c) in zip(points, counts) where c > 0 {
@@ -201,7 +204,8 @@ enum ClockEnvelope {
 
     /// The upper envelope: the lower envelope of the mirrored points, mirrored back.
     static func upper(_ points: [(x: Double, z: Double)], slope fixed: Double?, slopeLimit: Double, bins: Int = 0) -> ClockLine {
-        let mirrored = points.map { ($0.x, -$0.z) }
+        var mirrored = points
+        for i in mirrored.indices { mirrored[i].z = -mirrored[i].z }
         let line = fixed == nil && bins >= 2
             ? lowerLongBaseline(mirrored, bins: bins, slopeLimit: slopeLimit)
             : lower(mirrored, slope: fixed.map { -$0 }, slopeLimit: slopeLimit)

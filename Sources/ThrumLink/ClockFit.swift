@@ -92,8 +92,9 @@ struct ClockFit: Sendable {
 
         // Each leg's distances above its envelope, smallest first (the return leg mirrored).
         let upperResiduals = ClockEnvelope.sortedResiduals(outbound, above: upper)
-        let lowerResiduals = ClockEnvelope.sortedResiduals(
-            inbound.map { ($0.x, -$0.z) }, above: ClockLine(intercept: -lower.intercept, slope: -lower.slope))
+        var mirrored = inbound
+        for i in mirrored.indices { mirrored[i].z = -mirrored[i].z }
+        let lowerResiduals = ClockEnvelope.sortedResiduals(mirrored, above: ClockLine(intercept: -lower.intercept, slope: -lower.slope))
         // The smallest residual beyond the points that define the line: how well the best samples agree.
         let support = 1
         func spread(_ residuals: [Double]) -> Double? { residuals.count > support ? residuals[support] : nil }
