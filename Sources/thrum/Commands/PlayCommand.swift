@@ -540,7 +540,7 @@ enum LoopChoice: Equatable {
     /// The latest start of one pass's last event on the virtual device (s of pattern time, over
     /// `--rate`): a day, the latest `Time` an AHAP event may have at rate 1. A wait costs the
     /// host's relaxed pings and the virtual device's passes for them (≈ 0.15 ms of CPU a second
-    /// waited, release build: a transient at 86 400 s takes ≈ 15 s, in constant memory;
+    /// waited, release build: a transient at 86 400 s takes ≈ 12 s, in constant memory;
     /// docs/robustness.md), so only a slower rate that puts it later is refused.
     static let latestVirtualStart = 86_400.0
     /// The longest looped play on a device (s): ≈ 3 years, far inside the engine's 64-bit µs
