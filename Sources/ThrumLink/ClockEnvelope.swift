@@ -64,28 +64,48 @@ enum ClockEnvelope {
     /// points and it falls back to ``lower(_:slope:slopeLimit:)``.
     static func lowerLongBaseline(_ points: [(x: Double, z: Double)], bins: Int, slopeLimit: Double) -> ClockLine {
         let hull = lower(points, slope: nil, slopeLimit: slopeLimit)
-        guard bins >= 2, points.count >= bins * 2, let low = points.map(\.x).min(), let high = points.map(\.x).max(), high > low
-        else { return hull }
+        guard bins >= 2, points.count >= bins * 2 else { return hull }
+        // The fit runs at every sample: loops, not key paths and intermediate arrays (the same
+        // arithmetic in the same order, so the same line to the last bit).
+        var low = points[0].x, high = points[0].x
+        for p in points {
+            low = min(low, p.x)
+            high = max(high, p.x)
+        }
+        guard high > low else { return hull }
         let width = (high - low) / Double(bins)
         var spans = [[(x: Double, z: Double)]](repeating: [], count: bins)
         for p in points { spans[min(bins - 1, Int((p.x - low) / width))].append(p) }
-        // Newest first, so the sparse idle end of a window borrows from the older spans.
-        var merged: [[(x: Double, z: Double)]] = []
-        var carry: [(x: Double, z: Double)] = []
-        for span in spans.reversed() {
-            carry = span + carry
-            if carry.count >= minimumPointsPerSpan {
-                merged.insert(carry, at: 0)
-                carry = []
+        // Newest first, so the sparse idle end of a window borrows from the older spans: each
+        // merged span is a run of neighbouring spans (oldest first), the oldest run also taking
+        // any remainder too small to stand alone.
+        var runs: [ClosedRange<Int>] = []  // newest first
+        var carried = 0, runEnd = bins - 1
+        for b in stride(from: bins - 1, through: 0, by: -1) {
+            carried += spans[b].count
+            if carried >= minimumPointsPerSpan {
+                runs.append(b...runEnd)
+                carried = 0
+                runEnd = b - 1
             }
         }
-        if !carry.isEmpty {
-            if merged.isEmpty { merged = [carry] } else { merged[0] = carry + merged[0] }
+        if carried > 0 {
+            if runs.isEmpty { runs = [0...runEnd] } else { runs[runs.count - 1] = 0...runs[runs.count - 1].upperBound }
         }
-        guard merged.count >= 2, let sparsest = merged.map(\.count).min() else { return hull }
+        guard runs.count >= 2 else { return hull }
+        let merged: [[(x: Double, z: Double)]] = runs.reversed().map { run in
+            if run.lowerBound == run.upperBound { return spans[run.lowerBound] }
+            var joined: [(x: Double, z: Double)] = []
+            for b in run { joined.append(contentsOf: spans[b]) }
+            return joined
+        }
+        var sparsest = merged[0].count
+        for span in merged { sparsest = min(sparsest, span.count) }
         var slope = hull.slope
+        var kept: [(x: Double, z: Double, weight: Double)] = []
+        kept.reserveCapacity(merged.count)
         for _ in 0..<3 {
-            var kept: [(x: Double, z: Double, weight: Double)] = []
+            kept.removeAll(keepingCapacity: true)
             for span in merged {
                 let k = max(1, Int((Double(span.count + 1) / Double(sparsest + 1)).rounded()))
                 let p = lowest(span, rank: k, slope: slope)
@@ -101,8 +121,10 @@ enum ClockEnvelope {
         }
         // Drop onto the lowest point of the newer half: the estimate is used at the newest end,
         // so a point far back would carry the slope's residual error over a long lever arm.
-        let recent = points.filter { $0.x >= (low + high) / 2 }
-        return through(recent.isEmpty ? points : recent, slope: slope)
+        let middle = (low + high) / 2
+        var intercept = Double.infinity
+        for p in points where p.x >= middle { intercept = min(intercept, p.z - slope * p.x) }
+        return intercept == .infinity ? through(points, slope: slope) : ClockLine(intercept: intercept, slope: slope)
     }
 
     /// The point of `span` at 1-based `rank` (at most its count) in the order of z − slope · x,
@@ -111,6 +133,15 @@ enum ClockEnvelope {
     static func lowest(_ span: [(x: Double, z: Double)], rank: Int, slope: Double) -> (x: Double, z: Double) {
         let k = min(rank, span.count)
         precondition(k >= 1)
+        if k == 1 {
+            // The first of the lowest (equal values oldest first), without the list below.
+            var index = 0, lowest = span[0].z - slope * span[0].x
+            for i in span.indices.dropFirst() {
+                let value = span[i].z - slope * span[i].x
+                if value < lowest { (index, lowest) = (i, value) }
+            }
+            return span[index]
+        }
         var best: [(value: Double, index: Int)] = []  // ascending; equal values oldest first
         best.reserveCapacity(k)
         for i in span.indices {
@@ -145,6 +176,9 @@ enum ClockEnvelope {
         minimumSamples: Int = 4, limit: Double = 1_000
     ) -> Double? {
         guard let low = points.map(\.x).min(), let high = points.map(\.x).max() else { return nil }
+        // No two counts far enough apart anywhere (idle pings, all one length): none in a span.
+        let written = counts.lazy.filter { $0 > 0 }
+        guard let fewest = written.min(), let most = written.max(), most - fewest >= minimumSpread else { return nil }
         let width = max(1, (high - low) / Double(max(1, bins)))
         var spans = [[Int: [Double]]](repeating: [:], count: max(1, bins))
         for (p, c) in zip(points, counts) where c > 0 {
@@ -170,7 +204,8 @@ enum ClockEnvelope {
 
     /// The upper envelope: the lower envelope of the mirrored points, mirrored back.
     static func upper(_ points: [(x: Double, z: Double)], slope fixed: Double?, slopeLimit: Double, bins: Int = 0) -> ClockLine {
-        let mirrored = points.map { ($0.x, -$0.z) }
+        var mirrored = points
+        for i in mirrored.indices { mirrored[i].z = -mirrored[i].z }
         let line = fixed == nil && bins >= 2
             ? lowerLongBaseline(mirrored, bins: bins, slopeLimit: slopeLimit)
             : lower(mirrored, slope: fixed.map { -$0 }, slopeLimit: slopeLimit)

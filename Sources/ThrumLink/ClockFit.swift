@@ -54,8 +54,9 @@ struct ClockFit: Sendable {
         let bins = configuration.slopeBins
         let shortest = samples.lazy.map(\.outboundBytes).filter { $0 > 0 }.min() ?? 0
         func outboundEnvelope(byteTime: Double) -> (line: ClockLine, points: [(x: Double, z: Double)]) {
-            let points = byteTime == 0 ? outbound : zip(outbound, samples).map {
-                ($0.x, $0.z - byteTime * Double(max(0, $1.outboundBytes - shortest)))
+            var points = outbound
+            if byteTime != 0 {
+                for i in points.indices { points[i].z -= byteTime * Double(max(0, samples[i].outboundBytes - shortest)) }
             }
             let line = fixed == nil && bins >= 2
                 ? ClockEnvelope.lowerLongBaseline(points, bins: bins, slopeLimit: limit)
@@ -91,8 +92,9 @@ struct ClockFit: Sendable {
 
         // Each leg's distances above its envelope, smallest first (the return leg mirrored).
         let upperResiduals = ClockEnvelope.sortedResiduals(outbound, above: upper)
-        let lowerResiduals = ClockEnvelope.sortedResiduals(
-            inbound.map { ($0.x, -$0.z) }, above: ClockLine(intercept: -lower.intercept, slope: -lower.slope))
+        var mirrored = inbound
+        for i in mirrored.indices { mirrored[i].z = -mirrored[i].z }
+        let lowerResiduals = ClockEnvelope.sortedResiduals(mirrored, above: ClockLine(intercept: -lower.intercept, slope: -lower.slope))
         // The smallest residual beyond the points that define the line: how well the best samples agree.
         let support = 1
         func spread(_ residuals: [Double]) -> Double? { residuals.count > support ? residuals[support] : nil }

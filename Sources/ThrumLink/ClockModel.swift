@@ -303,10 +303,7 @@ public struct ClockModel: Sendable {
             readerWakeFloor: readerWakeFloor.microseconds)
         bracket = ClockBracket(
             samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6, lineByteTime: configuration.guaranteedLineByteTime)
-        outboundBound = computeOutboundDelayBound(
-            quantile: Self.defaultOutboundQuantile, last: Self.defaultOutboundSamples, excludingOwnBytes: false)
-        outboundBoundNetOfBytes = computeOutboundDelayBound(
-            quantile: Self.defaultOutboundQuantile, last: Self.defaultOutboundSamples, excludingOwnBytes: true)
+        (outboundBound, outboundBoundNetOfBytes) = computeOutboundDelayBounds(quantile: Self.defaultOutboundQuantile, last: Self.defaultOutboundSamples)
     }
 
     /// Half the gap between the bounds: the one-way delay if both legs were alike.
@@ -373,17 +370,29 @@ public struct ClockModel: Sendable {
     private var outboundBoundNetOfBytes: HostDuration?
 
     private func computeOutboundDelayBound(quantile: Double, last: Int, excludingOwnBytes: Bool) -> HostDuration? {
-        guard fit != nil, !samples.isEmpty else { return nil }
-        let byteTime = excludingOwnBytes ? byteTimeMicros : 0
-        var delays: [Double] = []
+        let both = computeOutboundDelayBounds(quantile: quantile, last: last)
+        return excludingOwnBytes ? both.netOfBytes : both.whole
+    }
+
+    /// ``outboundDelayBound(quantile:last:excludingOwnBytes:)`` both ways, from one pass over the
+    /// samples (each sample's bracket read once): with the own bytes, and net of them.
+    private func computeOutboundDelayBounds(quantile: Double, last: Int) -> (whole: HostDuration?, netOfBytes: HostDuration?) {
+        guard fit != nil, !samples.isEmpty else { return (nil, nil) }
+        let byteTime = byteTimeMicros
+        var whole: [Double] = [], net: [Double] = []
+        whole.reserveCapacity(min(last, samples.count))
+        net.reserveCapacity(min(last, samples.count))
         for sample in samples.suffix(last) {
-            let low = bounds(at: sample.hostSend).lowerBound
-            let own = byteTime * Double(sample.outboundBytes)
-            delays.append(max(0, Double((sample.deviceReceive - low).microseconds) - own))
+            let delay = Double((sample.deviceReceive - bounds(at: sample.hostSend).lowerBound).microseconds)
+            whole.append(max(0, delay))
+            net.append(max(0, delay - byteTime * Double(sample.outboundBytes)))
         }
-        delays.sort()
-        let rank = min(delays.count - 1, max(0, Int((quantile * Double(delays.count)).rounded(.up)) - 1))
-        return .seconds(delays[rank] / 1e6)
+        func quantileOf(_ delays: inout [Double]) -> HostDuration {
+            delays.sort()
+            let rank = min(delays.count - 1, max(0, Int((quantile * Double(delays.count)).rounded(.up)) - 1))
+            return .seconds(delays[rank] / 1e6)
+        }
+        return (quantileOf(&whole), quantileOf(&net))
     }
 
     /// The drift range (ppm) every pair of samples in the window allows: the bound on

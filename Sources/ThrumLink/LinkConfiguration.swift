@@ -12,8 +12,10 @@ public struct LinkConfiguration: Sendable {
     public var pingInterval: HostDuration = .milliseconds(150)
     /// The ping interval while the link relaxes its pings (``LinkSession/relaxesPings``: a long
     /// wait with nothing to play): the device's watchdog stops output after 1 s without a frame
-    /// (`THRUM_WATCHDOG_US`), so two pings in a row may be lost before it would.
-    public var relaxedPingInterval: HostDuration = .milliseconds(300)
+    /// (`THRUM_WATCHDOG_US`), so one ping may be lost, and the next leave 200 ms late, before it
+    /// would. Every ping is a round trip and a clock refit: at 400 ms rather than 300 a day's wait
+    /// on the virtual device costs a quarter less (docs/robustness.md).
+    public var relaxedPingInterval: HostDuration = .milliseconds(400)
     /// For this long after connecting the link probes every ``startupPingInterval`` instead (and
     /// every ``densePingInterval`` for the first ``denseProbing`` of it): the clock model's bracket
     /// closes on the best-placed samples and its drift needs a baseline, so a burst of samples at

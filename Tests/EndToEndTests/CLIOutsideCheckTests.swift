@@ -187,8 +187,8 @@ final class CLIOutsideCheckTests: XCTestCase {
     }
 
     /// Numbers: `--baud` outside 50…4 000 000 is a usage error with or without a port; one pass on
-    /// the virtual device whose last event starts beyond 3 600 s is refused as a loop that long is
-    /// (a transient at 86 400 s took minutes of CPU to reach).
+    /// the virtual device whose last event starts beyond 86 400 s (a day, the latest AHAP time at
+    /// rate 1: only a slowed rate goes beyond) is refused, at once.
     func testBaudRatesAndVeryLatePatternsAreUsageErrors() throws {
         let dir = try CLITestSupport.scratchDirectory(for: self)
         for baud in ["-5", "0", "49", "4000001", "nan"] {
@@ -201,14 +201,15 @@ final class CLIOutsideCheckTests: XCTestCase {
         let late = try CLITestSupport.write(
             #"{"Pattern":[{"Event":{"Time":86400,"EventType":"HapticTransient"}}]}"#, named: "late.ahap", in: dir)
         let start = Date()
-        let refused = try ThrumProcess.run(["play", late, "--no-plot"], timeout: 30)
+        let refused = try ThrumProcess.run(["play", late, "--no-plot", "--rate", "0.5"], timeout: 30)
         XCTAssertEqual(refused.status, 2, refused.standardError)
-        XCTAssertTrue(refused.standardError.contains("plays at most 3600 s: give --port"), refused.standardError)
+        XCTAssertTrue(refused.standardError.contains("plays its last event 172800 s in"), refused.standardError)
+        XCTAssertTrue(refused.standardError.contains("plays at most 86400 s: give --port"), refused.standardError)
         XCTAssertLessThan(Date().timeIntervalSince(start), 20)
-        let forty = try CLITestSupport.write(
-            #"{"Pattern":[{"Event":{"Time":40,"EventType":"HapticTransient"}}]}"#, named: "forty.ahap", in: dir)
-        let slowed = try ThrumProcess.run(["play", forty, "--no-plot", "--rate", "0.01"])
-        XCTAssertEqual(slowed.status, 2, "40 s at rate 0.01 is 4000 s: \(slowed.standardError)")
+        let thousand = try CLITestSupport.write(
+            #"{"Pattern":[{"Event":{"Time":1000,"EventType":"HapticTransient"}}]}"#, named: "thousand.ahap", in: dir)
+        let slowed = try ThrumProcess.run(["play", thousand, "--no-plot", "--rate", "0.01"])
+        XCTAssertEqual(slowed.status, 2, "1000 s at rate 0.01 is 100 000 s: \(slowed.standardError)")
         let stdin = try ThrumProcess.run(["validate", "-"])
         XCTAssertTrue(stdin.standardOutput.contains("'-' (standard input) is not read"), stdin.standardOutput)
     }

@@ -467,10 +467,13 @@ public final class HapticEngine: @unchecked Sendable {
     public func run(until time: Double) { device.run(until: time) }
 
     /// Runs until every player of this engine has finished (and the actuator's ring-down passed),
-    /// or `timeout` s. Returns whether all finished.
+    /// or `timeout` s, or `stop` returns true (asked between the run loop's wake-ups, so a caller
+    /// watching for a signal needs no short timeouts, each of which would wake the host: in
+    /// virtual time a long wait then costs only the wake-ups the link and the drive need).
+    /// Returns whether all finished.
     @discardableResult
-    public func runUntilPlayersFinished(timeout: Double, ringDown: Double = 0.04) -> Bool {
-        device.runUntilPlayersFinished(of: self, timeout: timeout, ringDown: ringDown)
+    public func runUntilPlayersFinished(timeout: Double, ringDown: Double = 0.04, stoppingWhen stop: () -> Bool = { false }) -> Bool {
+        device.runUntilPlayersFinished(of: self, timeout: timeout, ringDown: ringDown, stoppingWhen: stop)
     }
 
     /// One step of the run loop: exchange bytes until the next thing is due (or bytes arrive), then

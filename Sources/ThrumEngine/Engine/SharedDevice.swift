@@ -388,10 +388,14 @@ public final class SharedDevice: @unchecked Sendable {
     /// Runs the device for `seconds`.
     public func run(for seconds: Double) { run(until: currentTime + seconds) }
 
-    /// Runs until `engine` (nil: every engine) has no player left, or `timeout` s; then
+    /// Runs until `engine` (nil: every engine) has no player left, or `timeout` s, or `stop`
+    /// says so (asked between wake-ups: a caller that must notice a signal needs no short
+    /// timeouts of its own, whose ends would each wake the host); then, when all finished,
     /// `ringDown` s more. Returns whether all finished.
     @discardableResult
-    public func runUntilPlayersFinished(of engine: HapticEngine? = nil, timeout: Double, ringDown: Double = 0.04) -> Bool {
+    public func runUntilPlayersFinished(
+        of engine: HapticEngine? = nil, timeout: Double, ringDown: Double = 0.04, stoppingWhen stop: () -> Bool = { false }
+    ) -> Bool {
         // Whole µs, as the clock counts: a deadline in floating seconds could stay one ulp ahead.
         let deadline = locked { timeNow } + .seconds(timeout)
         func busy() -> Bool { locked { players.contains { engine == nil || $0.host === engine } } }
@@ -399,7 +403,7 @@ public final class SharedDevice: @unchecked Sendable {
             // The caller's loop: step to the next thing due, as a single-threaded loop does (the
             // same wake-ups, so virtual-time runs replay exactly).
             locked { service() }
-            while busy() && !linkDead {
+            while busy() && !linkDead && !stop() {
                 let more: Bool = locked {
                     guard timeNow < deadline, !linkDead else { return false }
                     pump(until: min(deadline, nextWake()))
@@ -408,7 +412,7 @@ public final class SharedDevice: @unchecked Sendable {
                 if !more { break }
             }
         } else {
-            while busy() && locked({ timeNow }) < deadline && !linkDead {
+            while busy() && locked({ timeNow }) < deadline && !linkDead && !stop() {
                 run(untilTime: min(deadline, locked { timeNow } + .milliseconds(5)))
             }
         }

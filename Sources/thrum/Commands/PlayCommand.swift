@@ -269,13 +269,17 @@ enum PlayCommand: Subcommand {
                 try? player.stop(atTime: HapticTimeImmediate)
                 engine.run(for: 0.05)
             } else {
-                let deadline = engine.currentTime + pass * Double(passes) + 5
-                while !Interrupt.requested && engine.isRunning && engine.currentTime < deadline {
-                    if engine.runUntilPlayersFinished(timeout: 0.005, ringDown: 0) {
-                        engine.run(for: 0.04)
-                        break
-                    }
+                // One run, asked between its wake-ups whether to stop: no 5 ms slices of its own,
+                // which on the virtual device were 200 host wake-ups a second of any wait.
+                let timeout = pass * Double(passes) + 5
+                let progress = VirtualWaitProgress(
+                    enabled: target.isVirtual && isatty(STDERR_FILENO) != 0, start: start, length: pass * Double(passes))
+                let finished = engine.runUntilPlayersFinished(timeout: timeout, ringDown: 0) {
+                    progress.update { engine.currentTime }
+                    return Interrupt.requested || !engine.isRunning
                 }
+                progress.finish()
+                if finished { engine.run(for: 0.04) }
                 if Interrupt.requested {
                     // Silence first (any-lane STOP), then give its acknowledgement a moment.
                     engine.stop()
@@ -537,8 +541,15 @@ enum LoopChoice: Equatable {
     static let mostPasses = 1_000_000_000
     /// The longest looped play on the virtual device (s of pattern time): it runs in virtual
     /// time, as fast as it can, so a play must end; longer loops need a real device (`--port`),
-    /// as `--loop forever` does.
+    /// as `--loop forever` does. A loop's cost follows its passes' drive, which the simulated
+    /// chip integrates step by step.
     static let longestVirtualPlay = 3_600.0
+    /// The latest start of one pass's last event on the virtual device (s of pattern time, over
+    /// `--rate`): a day, the latest `Time` an AHAP event may have at rate 1. A wait costs the
+    /// host's relaxed pings and the virtual device's passes for them (≈ 0.15 ms of CPU a second
+    /// waited, release build: a transient at 86 400 s takes ≈ 12 s, in constant memory;
+    /// docs/robustness.md), so only a slower rate that puts it later is refused.
+    static let latestVirtualStart = 86_400.0
     /// The longest looped play on a device (s): ≈ 3 years, far inside the engine's 64-bit µs
     /// schedule (longer is `--loop forever`, stopped with Ctrl-C).
     static let longestPlay = 1e8
@@ -561,16 +572,17 @@ enum LoopChoice: Equatable {
     }
 
     /// Refuses one pass on the virtual device whose last event starts more than
-    /// ``longestVirtualPlay`` s in (over `rate`): the virtual device passes its idle stretches at
-    /// once, but the host still wakes every render chunk and pings every 150 ms in virtual time
-    /// (≈ 1.8 ms of CPU a second waited), so a transient at 86 400 s would take minutes to reach.
-    /// A usage error naming the limit, as for loops; `render` draws such a pattern without playing it.
+    /// ``latestVirtualStart`` s in (over `rate`): the virtual device passes its idle stretches at
+    /// once and the host wakes for its relaxed pings only, yet each ping is a round trip in
+    /// virtual time (≈ 0.15 ms of CPU a second waited), so a wait longer than a day, which only a
+    /// slowed rate can give, is not started. A usage error naming the limit, as for loops;
+    /// `render` draws such a pattern without playing it.
     static func checkVirtualPlay(of pattern: HapticPattern, rate: Double, name: String) throws(UsageError) {
         let lastStart = (pattern.events.map(\.relativeTime).max() ?? 0) / rate
-        guard lastStart > longestVirtualPlay else { return }
+        guard lastStart > latestVirtualStart else { return }
         throw UsageError(
             message: "\(name) plays its last event \(String(format: "%.6g s", lastStart)) in; the virtual device (virtual time) plays "
-                + "at most \(Int(longestVirtualPlay)) s: give --port to play it on a device (thrum render draws it)")
+                + "at most \(Int(latestVirtualStart)) s: give --port to play it on a device (thrum render draws it)")
     }
 
     init?(text: String) {
