@@ -137,13 +137,56 @@ final class LibraryEndToEndTests: XCTestCase {
         }
     }
 
-    /// A stored preset whose rest the device drops is accounted for: the metronome (eight beats
-    /// over 3.5 s) and the heartbeat started right behind it. The heartbeat's PLAY_PRESET reaches
-    /// the device while the metronome still feeds its entries, and replaces it: the device sends
-    /// FAULT 11 naming the metronome's play (its event base), its beats already queued play, and
-    /// the others are `refused_by_device` (before: `not_reported`, FAULT 8 detail 255 naming no
-    /// play) — and by the chip's trace nothing drove at their times. Every event is announced to
-    /// the onset observers once. Virtual time.
+    /// Two stored presets started back to back both play whole and on time: the metronome (eight
+    /// beats over 3.5 s) and the heartbeat right behind it. The heartbeat's PLAY_PRESET reaches the
+    /// device while the metronome still feeds its entries; it waits until the metronome has queued
+    /// its last entry, then starts (it replaced the metronome's play before: 1 of 8 beats played, 7
+    /// `refused_by_device`). Truth from the chip: every one of the 8 + 4 events drove it on its
+    /// time, and the device cut nothing (no FAULT 11). Virtual time.
+    func testTwoStoredPresetsBackToBackBothPlayOnTime() throws {
+        let built = try exampleLibrary()
+        let rig = rig(profile: built.profile)
+        try rig.connect(calibrate: false)
+        try rig.session.writeLibrary(try built.image.encode())
+        let engine = try rig.engine()
+        let image = try engine.storedLibrary().image
+        engine.run(for: 0.5)
+        let faultsBefore = rig.session.faults.count
+        let metronome = try XCTUnwrap(image.preset(id: 2))
+        let heartbeat = try XCTUnwrap(image.preset(id: 1))
+        let first = try engine.playStoredPreset(metronome, in: image, atTime: engine.currentTime + 0.05)
+        let second = try engine.playStoredPreset(heartbeat, in: image)
+        let length = { (id: UInt16) in Double(image.summaries().first { $0.id == id }!.durationMicroseconds) / 1e6 }
+        engine.run(for: length(2) + length(1) + 0.2)
+        engine.waitForStoredPresetReports(of: first, duration: length(2))
+        engine.waitForStoredPresetReports(of: second, duration: length(2) + length(1))
+        XCTAssertEqual(first.marks.count, 8, "the metronome's eight beats")
+        XCTAssertEqual(second.marks.count, 4, "the heartbeat's four beats")
+        var errors: [Int] = []
+        for mark in first.marks + second.marks {
+            let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
+            XCTAssertEqual(record.status, .onTime, "event \(mark)")
+            let truth = try XCTUnwrap(rig.trueOnset(of: record), "the chip drove event \(mark)")
+            errors.append(Int(((truth - record.requestedTime) * 1e6).rounded()))
+            XCTAssertLessThanOrEqual(abs(truth - record.requestedTime), 100e-6, "event \(mark) on its time by the chip's trace")
+            let reported = try XCTUnwrap(record.onsetTime)
+            XCTAssertLessThanOrEqual(abs(reported - truth), record.onsetBound ?? 0, "event \(mark): the bound holds the truth")
+        }
+        let firstEnd = try XCTUnwrap(first.marks.compactMap { engine.onset(ofStoredPresetMark: $0).flatMap { rig.trueOnset(of: $0) } }.max())
+        let secondStart = try XCTUnwrap(second.marks.compactMap { engine.onset(ofStoredPresetMark: $0).flatMap { rig.trueOnset(of: $0) } }.min())
+        XCTAssertGreaterThan(secondStart, firstEnd, "the heartbeat after the metronome's last beat")
+        let cut = rig.session.faults[faultsBefore...].filter { $0.code == ProtocolConstants.faultPresetCut || $0.code == ProtocolConstants.faultGoRejected }
+        XCTAssertTrue(cut.isEmpty, "the device cut nothing: \(cut)")
+        print("metronome then heartbeat back to back: \(errors.count) events on_time, first drives \(errors.min()!)…\(errors.max()!) µs from their time (chip trace)")
+    }
+
+    /// A stored preset the device refuses is accounted for: the metronome, the heartbeat right
+    /// behind it (waiting on the device for the metronome's last entry), and impact.light behind
+    /// that. Its PLAY_PRESET reaches the device while the heartbeat still waits: one play waits,
+    /// so the device refuses it whole with FAULT 11 naming its play (its event base), and its events
+    /// are `refused_by_device` (before: `not_reported`, FAULT 8 detail 255 naming no play) — and by
+    /// the chip's trace nothing drove at their times — while the metronome and the heartbeat play
+    /// whole. Every event is announced to the onset observers once. Virtual time.
     func testAStoredPresetTheDeviceCutIsRefusedNotUnreported() throws {
         let built = try exampleLibrary()
         let rig = rig(profile: built.profile)
@@ -159,34 +202,32 @@ final class LibraryEndToEndTests: XCTestCase {
         engine.run(for: 0.5)
         let metronome = try XCTUnwrap(image.preset(id: 2))
         let heartbeat = try XCTUnwrap(image.preset(id: 1))
+        let impact = try XCTUnwrap(image.preset(id: 10))
         let first = try engine.playStoredPreset(metronome, in: image, atTime: engine.currentTime + 0.05)
         let second = try engine.playStoredPreset(heartbeat, in: image)
+        let third = try engine.playStoredPreset(impact, in: image)
         let length = { (id: UInt16) in Double(image.summaries().first { $0.id == id }!.durationMicroseconds) / 1e6 }
-        engine.run(for: length(2) + length(1) + 0.2)
+        let total = length(2) + length(1) + length(10)
+        engine.run(for: total + 0.2)
         engine.waitForStoredPresetReports(of: first, duration: length(2))
         engine.waitForStoredPresetReports(of: second, duration: length(2) + length(1))
+        engine.waitForStoredPresetReports(of: third, duration: total)
         let cut = engine.deviceStatus.faults.filter { $0.code == ProtocolConstants.faultPresetCut }
-        XCTAssertEqual(cut.map(\.detail), [first.marks[0] - 1], "one FAULT 11, naming the metronome's play")
-        var refused = 0
-        for mark in first.marks {
+        XCTAssertEqual(cut.map(\.detail), [third.marks[0] - 1], "one FAULT 11, naming impact.light's play")
+        XCTAssertFalse(third.marks.isEmpty)
+        for mark in third.marks {
             let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
-            XCTAssertTrue([.onTime, .refusedByDevice].contains(record.status), "metronome event \(mark): \(record.status)")
-            if record.status == .refusedByDevice {
-                refused += 1
-                // (The heartbeat begins 40 ms after the metronome's last beat would have.)
-                XCTAssertNil(rig.firstDrive(near: record.intendedDriveTime * 1e6, before: 1_000, window: 5_000), "the chip drove no refused event")
-            } else {
-                XCTAssertNotNil(rig.trueOnset(of: record), "the chip drove event \(mark)")
-            }
+            XCTAssertEqual(record.status, .refusedByDevice, "impact.light event \(mark)")
+            XCTAssertNil(rig.firstDrive(near: record.intendedDriveTime * 1e6, before: 1_000, window: 5_000), "the chip drove no refused event")
             XCTAssertEqual(announced[mark], [record.status], "announced once, with its status")
         }
-        XCTAssertGreaterThan(refused, 0)
-        for mark in second.marks {
+        for mark in first.marks + second.marks {
             let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
-            XCTAssertEqual(record.status, .onTime, "the heartbeat played")
-            XCTAssertNotNil(rig.trueOnset(of: record))
+            XCTAssertEqual(record.status, .onTime, "metronome and heartbeat event \(mark) played")
+            XCTAssertNotNil(rig.trueOnset(of: record), "the chip drove event \(mark)")
+            XCTAssertEqual(announced[mark], [record.status], "announced once, with its status")
         }
-        print("metronome cut by the heartbeat's PLAY_PRESET: \(first.marks.count - refused) played, \(refused) refused_by_device")
+        print("impact.light behind the waiting heartbeat: \(third.marks.count) refused_by_device; metronome and heartbeat \(first.marks.count + second.marks.count) on_time")
     }
 
     /// A stored preset played right after the library was read back, on a 115 200 baud line
