@@ -144,8 +144,21 @@ final class LibraryEndToEndTests: XCTestCase {
     /// `refused_by_device`). Truth from the chip: every one of the 8 + 4 events drove it on its
     /// time, and the device cut nothing (no FAULT 11). Virtual time.
     func testTwoStoredPresetsBackToBackBothPlayOnTime() throws {
+        try checkBackToBack(link: nil, name: "usb-fs")
+    }
+
+    /// The same over an 80 ms round trip (40 ms each way): the device, not the host, decides when
+    /// the heartbeat starts, so the link does not matter. Virtual time.
+    func testTwoStoredPresetsBackToBackBothPlayOnTimeOverALongRoundTrip() throws {
+        try checkBackToBack(link: FixedLatencyLink(latency: 40_000), name: "80 ms round trip")
+    }
+
+    private func checkBackToBack(link: (any LinkModel)?, name: String) throws {
         let built = try exampleLibrary()
-        let rig = rig(profile: built.profile)
+        var configuration = VirtualDeviceFactory.configuration(for: built.profile)
+        configuration.storage = LibraryStorage()
+        let rig = link.map { VirtualRig(profile: built.profile, link: $0, deviceConfiguration: configuration) }
+            ?? VirtualRig(profile: built.profile, deviceConfiguration: configuration)
         try rig.connect(calibrate: false)
         try rig.session.writeLibrary(try built.image.encode())
         let engine = try rig.engine()
@@ -177,7 +190,7 @@ final class LibraryEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(secondStart, firstEnd, "the heartbeat after the metronome's last beat")
         let cut = rig.session.faults[faultsBefore...].filter { $0.code == ProtocolConstants.faultPresetCut || $0.code == ProtocolConstants.faultGoRejected }
         XCTAssertTrue(cut.isEmpty, "the device cut nothing: \(cut)")
-        print("metronome then heartbeat back to back: \(errors.count) events on_time, first drives \(errors.min()!)…\(errors.max()!) µs from their time (chip trace)")
+        print("metronome then heartbeat back to back (\(name)): \(errors.count) events on_time, first drives \(errors.min()!)…\(errors.max()!) µs from their time (chip trace)")
     }
 
     /// A stored preset the device refuses is accounted for: the metronome, the heartbeat right
