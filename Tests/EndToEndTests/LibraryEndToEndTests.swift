@@ -144,7 +144,7 @@ final class LibraryEndToEndTests: XCTestCase {
     /// `refused_by_device`). Truth from the chip: every one of the 8 + 4 events drove it on its
     /// time, and the device cut nothing (no FAULT 11). Virtual time.
     func testTwoStoredPresetsBackToBackBothPlayOnTime() throws {
-        try checkBackToBack(link: nil, name: "usb-fs")
+        try checkBackToBack(link: nil, name: "1 ms each way")
     }
 
     /// The same over an 80 ms round trip (40 ms each way): the device, not the host, decides when
