@@ -19,7 +19,10 @@ import ThrumWire
 /// preset's device queues its entries a few at a time as it plays (the firmware's feed), and
 /// refuses one that starts before streamed drive already queued (FAULT 8, the rest of the preset
 /// dropped): so no streamed drive is sent at all until the preset's drive has ended
-/// (``streamHeldUntil``), and streamed drive resumes one change lead later (``streamFloor``).
+/// (``streamHeldUntil``), and streamed drive resumes one change lead later (``streamFloor``). The
+/// device keeps one PLAY_PRESET waiting behind a play that still feeds and refuses one more, so a
+/// stored preset's PLAY_PRESET is held until the play placed before it has begun
+/// (``lastStoredPresetBegins``).
 ///
 /// Not thread-safe: used under its ``SharedDevice``'s lock.
 final class DevicePlacement {
