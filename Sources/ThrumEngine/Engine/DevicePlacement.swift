@@ -19,7 +19,10 @@ import ThrumWire
 /// preset's device queues its entries a few at a time as it plays (the firmware's feed), and
 /// refuses one that starts before streamed drive already queued (FAULT 8, the rest of the preset
 /// dropped): so no streamed drive is sent at all until the preset's drive has ended
-/// (``streamHeldUntil``), and streamed drive resumes one change lead later (``streamFloor``).
+/// (``streamHeldUntil``), and streamed drive resumes one change lead later (``streamFloor``). The
+/// device keeps one PLAY_PRESET waiting behind a play that still feeds and refuses one more, so a
+/// stored preset's PLAY_PRESET is held until the play placed before it has begun
+/// (``lastStoredPresetBegins``).
 ///
 /// Not thread-safe: used under its ``SharedDevice``'s lock.
 final class DevicePlacement {
@@ -73,6 +76,8 @@ final class DevicePlacement {
         streamHeldUntil = now
         lastDeviceStart = nil
         lastStoredPreset = nil
+        heldPresetSends.removeAll()
+        lastStoredPresetBegins = .zero
         if fresh {
             timeline = DeviceTimeline()
             timeline.timebase = frameTimebase
@@ -191,7 +196,8 @@ final class DevicePlacement {
         case romEffect(UInt8, start: EngineTime, length: EngineDuration, mark: UInt32)
         /// Stored preset `id`: its drive begins at `start` and lasts `length` (zero when the host
         /// does not know the preset: then only its start is ordered); onset ids from `eventBase`.
-        case storedPreset(id: UInt32, start: EngineTime, length: EngineDuration, eventBase: UInt32)
+        /// Its PLAY_PRESET leaves at once, or is held until `sendAt` (``heldPresetSends``).
+        case storedPreset(id: UInt32, start: EngineTime, length: EngineDuration, eventBase: UInt32, sendAt: EngineTime?)
     }
 
     /// Puts `entry` on the device's queue: maps its start to device time (corrected for the
@@ -253,9 +259,14 @@ final class DevicePlacement {
             lastDeviceStart = device.clampedToOrigin
             outOfStream(until: start + length)
             return device
-        case .storedPreset(let id, let start, let length, let eventBase):
+        case .storedPreset(let id, let start, let length, let eventBase, let sendAt):
             let device = behindTail(deviceTime(at: start) - session.latencyCorrection)
-            session.sendPlayPreset(id: id, deviceStart: device, eventBase: eventBase)
+            if let sendAt {
+                heldPresetSends.append((sendAt, id, device, eventBase))
+            } else {
+                session.sendPlayPreset(id: id, deviceStart: device, eventBase: eventBase)
+            }
+            lastStoredPresetBegins = start
             // Its entries follow on the device's own clock: the last starts before its end.
             lastDeviceStart = (device + .microseconds(length.microseconds)).clampedToOrigin
             // Its last entries reach the device's queue only as it plays: streamed drive leaves
@@ -264,6 +275,26 @@ final class DevicePlacement {
             holdStream(until: end)
             lastStoredPreset = (eventBase, lastDeviceStart!, end)
             return device
+        }
+    }
+
+    /// Where the last stored preset placed begins its drive. The device keeps one PLAY_PRESET
+    /// waiting behind a play that still feeds its entries and refuses one more (FAULT 11), so the
+    /// next stored preset's PLAY_PRESET is held until then: the play before it has begun, the one
+    /// before that has queued its last entry, and nothing waits on the device.
+    private(set) var lastStoredPresetBegins = EngineTime.zero
+
+    /// PLAY_PRESETs held until the play before theirs has begun, in order.
+    private var heldPresetSends: [(sendAt: EngineTime, id: UInt32, device: DeviceTime, eventBase: UInt32)] = []
+
+    /// When the next held PLAY_PRESET is due to leave.
+    var nextHeldPresetSend: EngineTime? { heldPresetSends.first?.sendAt }
+
+    /// Sends the held PLAY_PRESETs whose time has come.
+    func sendHeldPresets(now: EngineTime) {
+        while let held = heldPresetSends.first, held.sendAt <= now {
+            heldPresetSends.removeFirst()
+            session.sendPlayPreset(id: held.id, deviceStart: held.device, eventBase: held.eventBase)
         }
     }
 

@@ -503,6 +503,7 @@ public final class SharedDevice: @unchecked Sendable {
             for p in players { if let end = p.endTime { wake = min(wake, max(soonest, end)) } }
         }
         if isPrepared { wake = min(wake, max(soonest, prepareLapseTime)) }
+        if let held = placement.nextHeldPresetSend { wake = min(wake, max(soonest, held)) }
         for c in engines { if let w = c.nextWake(now: now) { wake = min(wake, max(soonest, w)) } }
         return wake
     }
@@ -541,6 +542,7 @@ public final class SharedDevice: @unchecked Sendable {
         for id in placement.checkClockContradictions() { announceOnset(id, kind: .boundSuspect) }
         publishToTimebase()
         let now = timeNow
+        placement.sendHeldPresets(now: now)
         emit(now: now)
         relaxPingsWhileQuiet(now: now)
         for p in players where p.endTime.map({ now >= $0 }) ?? false {

@@ -88,7 +88,8 @@ public struct PlaybackReport: Sendable {
         case cutByClockMove = "cut_by_clock_move"
         /// A stored preset's event the device refused: it dropped the rest of that preset's play
         /// (FAULT 11 naming the play: an entry would have started before the queue's last one, or
-        /// another PLAY_PRESET replaced it) before queuing this event, and no report of it came.
+        /// the play was refused while it waited for the one before) before queuing this event, and
+        /// no report of it came.
         /// It never played.
         case refusedByDevice = "refused_by_device"
     }

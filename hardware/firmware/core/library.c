@@ -604,6 +604,8 @@ static int queue_entry(thrum_fw_t *fw, const thrum_segment_t *seg);
 static void cut_player(thrum_fw_t *fw);
 static int player_live(thrum_fw_t *fw);
 static int next_entry(thrum_fw_t *fw, thrum_segment_t *seg);
+static void start_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t event_base);
+static void feed(thrum_fw_t *fw);
 
 /* Decode the preset of index entry `at` ahead into `a` (times from 0, events without a base). */
 static void arm(thrum_fw_t *fw, thrum_library_armed_t *a, uint32_t at)
@@ -661,14 +663,33 @@ static const thrum_library_armed_t *armed_for(const thrum_fw_t *fw, uint32_t id)
 
 void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t event_base)
 {
+    thrum_library_t *l = &fw->library;
+    const thrum_library_player_t *p = &l->player;
+
+    /* A preset still feeding keeps playing: this one waits until it has queued its last entry
+     * (thrum_library_feed starts it then). One waits; a PLAY_PRESET beyond that is refused whole. */
+    if (l->next_set || (player_live(fw) && (p->ramps_left > 0u || p->p_pos < p->p_end))) {
+        if (l->next_set) {
+            thrum_telemetry_fault(fw, THRUM_FAULT_PRESET_CUT, event_base);
+            return;
+        }
+        l->next_set = 1;
+        l->next_stops = fw->sched.stops;
+        l->next_id = id;
+        l->next_start = start;
+        l->next_base = event_base;
+        return;
+    }
+    start_play(fw, id, start, event_base);
+    feed(fw);
+}
+
+/* Start preset `id` (no other play feeding): its first entries queued, the rest fed as it plays. */
+static void start_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t event_base)
+{
     const thrum_library_armed_t *a = fw->library.active ? armed_for(fw, id) : NULL;
-    const thrum_library_player_t *p = &fw->library.player;
     uint32_t at;
 
-    /* A preset still feeding loses the entries it has not queued yet to this one: say so. */
-    if (player_live(fw) && (p->ramps_left > 0u || p->p_pos < p->p_end)) {
-        cut_player(fw);
-    }
     if (a == NULL) {
         at = fw->library.active && id <= 0xFFFFu ? find(fw, id, 0) : 0u;
         if (at == 0u) {
@@ -688,7 +709,6 @@ void thrum_library_play(thrum_fw_t *fw, uint32_t id, uint32_t start, uint32_t ev
         start = thrum_clock(fw) + THRUM_FW_DRIVE_LEAD_US + LATE_START_MARGIN_US;
     }
     start_armed(fw, a, start, event_base);
-    thrum_library_feed(fw);
 }
 
 /* Decode the player's next queue entry into `seg`; 0 (and the player stopped) at the end. */
@@ -794,7 +814,13 @@ static int queue_entry(thrum_fw_t *fw, const thrum_segment_t *seg)
  * followed), so that a read never makes an onset late. */
 #define FEED_GUARD_US 2000u
 
-void thrum_library_feed(thrum_fw_t *fw)
+/* A waiting PLAY_PRESET whose preset is not decoded ahead reads storage first (its index entry,
+ * program, shapes: ~3 ms on an I2C EEPROM): it starts only when no onset is due sooner than this,
+ * or when only the playing entry is left. */
+#define NEXT_READ_GUARD_US 10000u
+
+/* Top the queue up with the player's next entries. */
+static void feed(thrum_fw_t *fw)
 {
     while (player_live(fw) && fw->sched.count < THRUM_FW_QUEUE_SLOTS && fw->sched.count < FEED_AHEAD &&
            !thrum_scheduler_onset_within(fw, thrum_clock(fw), FEED_GUARD_US)) {
@@ -804,6 +830,26 @@ void thrum_library_feed(thrum_fw_t *fw)
             break;
         }
     }
+}
+
+void thrum_library_feed(thrum_fw_t *fw)
+{
+    thrum_library_t *l = &fw->library;
+
+    /* The play before has queued its last entry: the waiting one starts (its start before that
+     * entry's: refused, FAULT 11). A stop since it came drops it, as it ends the play it waited for. */
+    if (l->next_set && !player_live(fw)) {
+        uint32_t guard = l->active && armed_for(fw, l->next_id) != NULL ? FEED_GUARD_US : NEXT_READ_GUARD_US;
+
+        if (l->next_stops != fw->sched.stops) {
+            l->next_set = 0;
+            thrum_telemetry_fault(fw, THRUM_FAULT_PRESET_CUT, l->next_base);
+        } else if (!thrum_scheduler_onset_within(fw, thrum_clock(fw), guard)) {
+            l->next_set = 0;
+            start_play(fw, l->next_id, l->next_start, l->next_base);
+        }
+    }
+    feed(fw);
 }
 
 /* Decode the first entries of every trigger input's preset (times from 0), so that an edge queues
@@ -832,6 +878,7 @@ static void arm_triggers(thrum_fw_t *fw)
         }
     }
     l->player.playing = 0;
+    l->next_set = 0; /* a waiting play named a preset of the old image */
 }
 
 void thrum_library_triggers(thrum_fw_t *fw, uint32_t now)

@@ -451,6 +451,11 @@ typedef struct thrum_library {
     uint8_t w_buf[64];       /**< the unit being assembled: a page of up to 64 B, else 64 B of one */
     thrum_library_player_t player;
     uint8_t player_stops;    /**< the scheduler's `stops` when the player started: a stop since ends it */
+    uint8_t next_set;        /**< a PLAY_PRESET waits for the player to queue its last entry (§4.9) */
+    uint8_t next_stops;      /**< the scheduler's `stops` when it came: a stop since drops it */
+    uint32_t next_id;        /**< the waiting PLAY_PRESET's id, start and event base */
+    uint32_t next_start;
+    uint32_t next_base;
     uint32_t line_at;        /**< image offset of the cached line (0xFFFFFFFF: none) */
     uint8_t line[16];        /**< the last 16 bytes read from storage: decoding reads in order */
     uint8_t trig_level;      /**< trigger input levels last read */

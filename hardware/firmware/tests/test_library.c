@@ -683,13 +683,43 @@ static unsigned preset_cuts(uint32_t *details, unsigned max)
     return n;
 }
 
+/* Run until `until`, with a PING every 200 ms so that the host watchdog (1 s) stays quiet. */
+static void run_alive(uint32_t until)
+{
+    uint8_t p[THRUM_MAX_PAYLOAD];
+
+    while ((int32_t)(until - rig.fake.now) > 0) {
+        uint32_t step = (int32_t)(until - rig.fake.now) > 200000 ? 200000u : until - rig.fake.now;
+
+        fake_send(&rig.fake, &fw, HOST_RESYNC, 0, p, msg_any(p, THRUM_MSG_PING, 0, NULL));
+        fake_run_until(&rig.fake, &fw, rig.fake.now + step, 250u);
+    }
+}
+
+/* ONSETs the device sent since the last collect() with events from `first` to `last`. */
+static unsigned onsets_between(uint32_t first, uint32_t last)
+{
+    size_t i;
+    unsigned n = 0;
+
+    fake_decode(&rig.fake);
+    for (i = 0; i < rig.fake.nmsgs; i++) {
+        const thrum_msg_t *m = &rig.fake.msgs[i].msg;
+
+        n += m->id == THRUM_MSG_ONSET && m->field[0] >= first && m->field[0] <= last;
+    }
+    return n;
+}
+
 /* The device drops the rest of a stored preset when an entry would start before the queue's last
- * entry (here a host SEGMENT queued far beyond it), or when another PLAY_PRESET replaces it before
- * it queued its last entry: each time FAULT 11 with the dropped play's event base, so the host can
- * tell which of its events will never report. A preset that queued all it had is not cut. */
+ * entry (here a host SEGMENT queued far beyond it, or the play before it when it waited for
+ * that one: §4.9), and a PLAY_PRESET that comes while another waits is refused whole: each time
+ * FAULT 11 with the dropped play's event base, so the host can tell which of its events will
+ * never report. A preset that queued all it had is not cut. */
 static void test_preset_cut_names_the_play(void)
 {
     image_t ex;
+    uint32_t t0;
     uint32_t crc;
     uint32_t s;
     uint32_t details[4];
@@ -714,8 +744,10 @@ static void test_preset_cut_names_the_play(void)
     CHECK_EQ(preset_cuts(details, 4), 1u);
     CHECK_EQ(details[0], 0x1000u);
 
-    /* the metronome again (events 0x2000), replaced 20 ms in by the heartbeat (events 0x3000): the
-     * metronome's play is cut first (FAULT 11 0x2000) */
+    /* the metronome again (events 0x2000), and 20 ms in the heartbeat (events 0x3000) to start
+     * 3.6 s on, after the metronome's last tick: it waits until the metronome has queued its last
+     * entry (it replaced the metronome's play before, cutting 7 of its 8 ticks); a third
+     * PLAY_PRESET while it waits is refused whole (FAULT 11 0x5000). Both play whole. */
     {
         uint8_t p[THRUM_MAX_PAYLOAD];
 
@@ -723,13 +755,34 @@ static void test_preset_cut_names_the_play(void)
     }
     fake_run_until(&rig.fake, &fw, rig.fake.now + 20000u, 250u);
     CHECK_EQ(preset_cuts(details, 4), 0u);
-    play_preset(2u, rig.fake.now + 2000u, 0x2000u);
+    t0 = rig.fake.now + 2000u;
+    play_preset(2u, t0, 0x2000u);
     fake_run_until(&rig.fake, &fw, rig.fake.now + 20000u, 250u);
     CHECK_EQ(preset_cuts(details, 4), 0u);
-    play_preset(1u, rig.fake.now + 2000u, 0x3000u);
+    play_preset(1u, t0 + 3600000u, 0x3000u);
+    play_preset(10u, t0 + 5000000u, 0x5000u);
     fake_run_until(&rig.fake, &fw, rig.fake.now + 20000u, 250u);
-    CHECK(preset_cuts(details, 4) >= 1u);
-    CHECK_EQ(details[0], 0x2000u);
+    CHECK_EQ(preset_cuts(details, 4), 1u);
+    CHECK_EQ(details[0], 0x5000u);
+    collect();
+    run_alive(t0 + 4800000u);
+    CHECK_EQ(onsets_between(0x2001u, 0x2008u), 8u);
+    CHECK_EQ(onsets_between(0x3001u, 0x3004u), 4u);
+    CHECK_EQ(preset_cuts(details, 4), 0u);
+
+    /* the metronome, and the heartbeat asked to start 20 ms in, during it: it waits, and once the
+     * metronome queued its last entry its start lies before that entry's: refused whole (FAULT
+     * 11 0x6000); the metronome plays on, whole */
+    collect();
+    t0 = rig.fake.now + 2000u;
+    play_preset(2u, t0, 0x2000u);
+    fake_run_until(&rig.fake, &fw, rig.fake.now + 20000u, 250u);
+    play_preset(1u, t0 + 20000u, 0x6000u);
+    run_alive(t0 + 4000000u);
+    CHECK_EQ(onsets_between(0x2001u, 0x2008u), 8u);
+    CHECK_EQ(onsets_between(0x6001u, 0x6004u), 0u);
+    CHECK_EQ(preset_cuts(details, 4), 1u);
+    CHECK_EQ(details[0], 0x6000u);
 
     /* the heartbeat again, stopped 20 ms in: nothing more of it drives (the player stops with
      * the queue; it fed the rest of the preset after a STOP before) */
