@@ -18,8 +18,11 @@ extension LinkSession {
                 message.encode(into: &payload)
                 count += 1
             }
+            let pinged = immediate.prefix(count).contains(.ping)
             immediate.removeFirst(count)
-            emit(Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: payload), now, &bytes, plain: true)
+            let frame = Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: payload)
+            emit(frame, now, &bytes, plain: true)
+            if pinged { notePingSent(key: Self.logKey(ctrl: frame.ctrl, seq: frame.seq), order: emissionCounter, now: now) }
             nextTag &+= 1
         }
         while !immediate.isEmpty {
@@ -29,8 +32,11 @@ extension LinkSession {
                 message.encode(into: &payload)
                 count += 1
             }
+            let pinged = immediate.prefix(count).contains(.ping)
             immediate.removeFirst(count)
-            emit(Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: payload), now, &bytes)
+            let frame = Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: payload)
+            emit(frame, now, &bytes)
+            if pinged { notePingSent(key: Self.logKey(ctrl: frame.ctrl, seq: frame.seq), order: emissionCounter, now: now) }
             nextTag &+= 1
         }
         guard case .connected = state else { return finish(bytes, now) }

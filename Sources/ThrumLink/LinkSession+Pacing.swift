@@ -1,0 +1,63 @@
+import ThrumTime
+import ThrumWire
+
+/// Pings paced to the link's return leg. Every ping costs the device an ACK frame (15 bytes) on
+/// the way back, and a serial line carries that no faster than its rate: at 19 200 baud one ACK
+/// takes 7.8 ms, so pings every 2 or 5 ms leave ACKs queued behind each other, a backlog that
+/// lengthens every round trip and that a host connecting after this one reads before its own
+/// answers (docs/timing.md, "Slow lines"). So a ping goes out only when the link can carry its
+/// answer: on a line of known rate no sooner than an ACK's wire time after the previous ping, and
+/// on any link while fewer than ``LinkConfiguration/maxPingsInFlight`` pings are unanswered (a
+/// ping unanswered for a retransmission timeout counts as lost).
+extension LinkSession {
+    /// Bytes of the ACK frame a ping is answered with.
+    static let pingAnswerBytes = 15
+
+    /// The time the ACK of a ping takes on the line, when its rate is known
+    /// (``ClockModelConfiguration/lineByteTime``: a serial port the host set); nil otherwise.
+    public var pingAnswerWireTime: HostDuration? {
+        guard let byteTime = configuration.clock.lineByteTime, byteTime > 0 else { return nil }
+        return .seconds(byteTime * Double(Self.pingAnswerBytes) / 1e6)
+    }
+
+    /// The earliest time the pacing lets the next ping go out (`now` or earlier when it may go now).
+    func pingPacedFrom(now: HostTime) -> HostTime {
+        var earliest = now
+        if let last = lastPingSent, let gap = pingAnswerWireTime { earliest = max(earliest, last + gap) }
+        let live = pingsInFlight.filter { now - $0.sent < timer.timeout }
+        if live.count >= configuration.maxPingsInFlight, let oldest = live.first {
+            earliest = max(earliest, oldest.sent + timer.timeout)
+        }
+        return earliest
+    }
+
+    /// Queues a PING (in an UNSEQ frame at the next ``takeOutgoing()``) if the link can carry its
+    /// answer now (see above); returns whether it did. Bursts of pings (clock priming, narrowing)
+    /// go through here, so that a slow line never builds a backlog of ACKs.
+    @discardableResult
+    public func sendPingIfCarried() -> Bool {
+        let now = hostClock.now()
+        guard !immediate.contains(.ping), pingPacedFrom(now: now) <= now else { return false }
+        sendImmediately(.ping)
+        return true
+    }
+
+    /// Pings sent and not yet answered.
+    public var unansweredPings: Int {
+        let now = hostClock.now()
+        return pingsInFlight.filter { now - $0.sent < timer.timeout }.count
+    }
+
+    /// A frame carrying a PING went out at `now` as emission `order`.
+    func notePingSent(key: UInt16, order: UInt64, now: HostTime) {
+        lastPingSent = now
+        pingsInFlight.removeAll { now - $0.sent >= timer.timeout }
+        pingsInFlight.append((key, order, now))
+    }
+
+    /// The device answered the host frame of emission `order`: the link keeps order, so every ping
+    /// sent up to it has been answered or was lost.
+    func noteAnswer(throughOrder order: UInt64) {
+        pingsInFlight.removeAll { $0.order <= order }
+    }
+}
