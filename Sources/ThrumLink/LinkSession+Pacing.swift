@@ -20,15 +20,17 @@ extension LinkSession {
         return .seconds(byteTime * Double(Self.pingAnswerBytes) / 1e6)
     }
 
-    /// The earliest time the pacing lets the next ping go out (`now` or earlier when it may go now).
-    func pingPacedFrom(now: HostTime) -> HostTime {
-        var earliest = now
-        if let last = lastPingSent, let gap = pingAnswerWireTime { earliest = max(earliest, last + gap) }
+    /// Until when the pacing holds the next ping back, or nil when it may go now. Never `now`
+    /// itself: a timer deadline must stay put while it is overdue (a pump that wakes late for a
+    /// deadline draws its lateness once per deadline).
+    func pingHeldUntil(now: HostTime) -> HostTime? {
+        var until: HostTime?
+        if let last = lastPingSent, let gap = pingAnswerWireTime, last + gap > now { until = last + gap }
         let live = pingsInFlight.filter { now - $0.sent < timer.timeout }
         if live.count >= configuration.maxPingsInFlight, let oldest = live.first {
-            earliest = max(earliest, oldest.sent + timer.timeout)
+            until = max(until ?? oldest.sent, oldest.sent + timer.timeout)
         }
-        return earliest
+        return until
     }
 
     /// Queues a PING (in an UNSEQ frame at the next ``takeOutgoing()``) if the link can carry its
@@ -37,7 +39,7 @@ extension LinkSession {
     @discardableResult
     public func sendPingIfCarried() -> Bool {
         let now = hostClock.now()
-        guard !immediate.contains(.ping), pingPacedFrom(now: now) <= now else { return false }
+        guard !immediate.contains(.ping), pingHeldUntil(now: now) == nil else { return false }
         sendImmediately(.ping)
         return true
     }

@@ -302,14 +302,17 @@ public final class LinkSession {
         // after RELEASE the link stays quiet until it is used again (it then claims again)
         guard case .connected = state, let last = lastTransmit, !releaseSent else { return nil }
         if lane.isWaitingForCredits { return last + configuration.creditProbeInterval }
-        let paced = pingPacedFrom(now: hostClock.now())
+        let held = pingHeldUntil(now: hostClock.now())
+        let due: HostTime
         if let until = probingUntil, last < until {
             let dense = until - configuration.startupProbing + configuration.denseProbing
-            return max(paced, last + (last < dense ? configuration.densePingInterval : configuration.startupPingInterval))
+            due = last + (last < dense ? configuration.densePingInterval : configuration.startupPingInterval)
+        } else {
+            let usual = relaxesPings ? max(configuration.pingInterval, configuration.relaxedPingInterval) : configuration.pingInterval
+            let idle = steadyPingInterval.map { min($0, configuration.pingInterval) } ?? usual
+            due = last + idle
         }
-        let usual = relaxesPings ? max(configuration.pingInterval, configuration.relaxedPingInterval) : configuration.pingInterval
-        let idle = steadyPingInterval.map { min($0, configuration.pingInterval) } ?? usual
-        return max(paced, last + idle)
+        return held.map { max($0, due) } ?? due
     }
 
     /// Asks the device for FRAME_TIME reports (``LinkConfiguration/frameTimeInterval``), again a
