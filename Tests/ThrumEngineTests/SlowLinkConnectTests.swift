@@ -110,4 +110,28 @@ final class SlowLinkConnectTests: XCTestCase {
             XCTAssertTrue(message.contains("5 identify requests"), message)
         }
     }
+
+    /// On the catalogue's fast links the pacing costs nothing: connecting and priming take the
+    /// same true time, and the first second's probing takes (nearly) as many round trips, as with
+    /// pings on their timers whatever came back. (A held ping's deadline that moved with the
+    /// clock was never reached by a host that wakes late: no ping went out at all.)
+    func testOnFastLinksThePacingCostsNeitherConnectTimeNorSamples() throws {
+        for name in ["usb-fs", "ftdi-115200-1ms", "ftdi-115200-16ms", "ch340"] {
+            let profile = try XCTUnwrap(LinkCatalogue.profile(named: name))
+            var figures: [(connect: UInt64, samples: Int)] = []
+            for paced in [false, true] {
+                let pump = SimulatedPump(device: VirtualDevice(), clock: ManualClock(), link: profile.make(7))
+                var configuration = DeviceSessionConfiguration()
+                if !paced { configuration.link.maxPingsInFlight = .max }
+                let host = DeviceSession(pump: pump, endpointName: name, configuration: configuration)
+                try host.open()
+                try host.synchronizeClock()
+                let connect = pump.trueTime
+                try host.pumpFor(.seconds(1))
+                figures.append((connect, host.link.statistics.roundTripSamples))
+            }
+            XCTAssertLessThanOrEqual(figures[1].connect, figures[0].connect + 2_000, name)
+            XCTAssertGreaterThan(Double(figures[1].samples), 0.9 * Double(figures[0].samples), name)
+        }
+    }
 }
