@@ -20,9 +20,8 @@ extension LinkSession {
             }
             let pinged = immediate.prefix(count).contains(.ping)
             immediate.removeFirst(count)
-            let frame = Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: payload)
-            emit(frame, now, &bytes, plain: true)
-            if pinged { notePingSent(key: Self.logKey(ctrl: frame.ctrl, seq: frame.seq), order: emissionCounter, now: now) }
+            emit(Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: payload), now, &bytes, plain: true)
+            if pinged { notePingSent(order: emissionCounter, now: now) }
             nextTag &+= 1
         }
         while !immediate.isEmpty {
@@ -34,9 +33,8 @@ extension LinkSession {
             }
             let pinged = immediate.prefix(count).contains(.ping)
             immediate.removeFirst(count)
-            let frame = Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: payload)
-            emit(frame, now, &bytes)
-            if pinged { notePingSent(key: Self.logKey(ctrl: frame.ctrl, seq: frame.seq), order: emissionCounter, now: now) }
+            emit(Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: payload), now, &bytes)
+            if pinged { notePingSent(order: emissionCounter, now: now) }
             nextTag &+= 1
         }
         guard case .connected = state else { return finish(bytes, now) }

@@ -44,17 +44,11 @@ extension LinkSession {
         return true
     }
 
-    /// Pings sent and not yet answered.
-    public var unansweredPings: Int {
-        let now = hostClock.now()
-        return pingsInFlight.filter { now - $0.sent < timer.timeout }.count
-    }
-
     /// A frame carrying a PING went out at `now` as emission `order`.
-    func notePingSent(key: UInt16, order: UInt64, now: HostTime) {
+    func notePingSent(order: UInt64, now: HostTime) {
         lastPingSent = now
         pingsInFlight.removeAll { now - $0.sent >= timer.timeout }
-        pingsInFlight.append((key, order, now))
+        pingsInFlight.append((order, now))
     }
 
     /// The device answered the host frame of emission `order`: the link keeps order, so every ping

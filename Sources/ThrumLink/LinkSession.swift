@@ -107,7 +107,7 @@ public final class LinkSession {
     /// Whether the IDENTIFY after a busy wait went out (``pollIdentify(now:)``).
     var identifyAskedAfterWait = false
     /// Frames carrying a PING not yet answered, oldest first (``sendPingIfCarried()``).
-    var pingsInFlight: [(key: UInt16, order: UInt64, sent: HostTime)] = []
+    var pingsInFlight: [(order: UInt64, sent: HostTime)] = []
     /// When the last frame carrying a PING went out.
     var lastPingSent: HostTime?
     /// When the CLAIM was last sent again to a device gone silent (``pollReclaim(now:)``).
