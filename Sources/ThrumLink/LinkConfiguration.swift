@@ -6,6 +6,16 @@ public struct LinkConfiguration: Sendable {
     public var identifyRetryInterval: HostDuration = .milliseconds(100)
     /// How many IDENTIFY frames to send before reporting that the device does not answer.
     public var identifyAttempts: Int = 5
+    /// How long connecting waits on, after its IDENTIFY (or CLAIM) attempts, while the device keeps
+    /// sending other frames: on a slow line the answers to an earlier host's frames can still be
+    /// queued ahead of this host's (docs/timing.md, "Slow lines"). A device silent for a retry
+    /// interval fails as before.
+    public var identifyPatience: HostDuration = .seconds(3)
+    /// The most pings unanswered at once (``LinkSession/sendPingIfCarried()``): on a link whose rate
+    /// the host does not know (a pseudo-terminal, a network bridge), the answers a slow line has
+    /// not yet carried stay within this many ACKs (47 ms at 19 200 baud). Six let an FTDI bridge
+    /// at its factory 16 ms latency timer fill its 62-byte buffer, which sends at once.
+    public var maxPingsInFlight: Int = 6
     /// Once connected, an UNSEQ PING goes out whenever nothing was sent for this long: fresh
     /// clock samples near every event keep the reported bounds narrow. Costs about 46 B/s host → device
     /// and 149 B/s back when idle on `usb-fs`, frame times and ACK departures included (`thrum bench` reports it per link), within 200 B/s each way.

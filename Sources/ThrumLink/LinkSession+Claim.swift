@@ -61,9 +61,16 @@ extension LinkSession {
 
     /// CLAIM retries while no SESSION claimed came; gives up after as many as IDENTIFY gets.
     func pollClaim(now: HostTime) {
-        guard let claim = claiming, now >= claim.due else { return }
+        guard var claim = claiming, now >= claim.due else { return }
         if claim.attempts >= configuration.identifyAttempts {
-            fail(.claimUnanswered(attempts: claim.attempts))
+            // a device still sending answers queued ahead of this host's (a slow line) is waited
+            // for as at IDENTIFY (``LinkConfiguration/identifyPatience``)
+            if deviceBusy(now: now), patienceLeft(now: now) {
+                claim.due = now + configuration.identifyRetryInterval
+                claiming = claim
+            } else {
+                fail(.claimUnanswered(attempts: claim.attempts))
+            }
         } else {
             sendClaim(now: now)
         }

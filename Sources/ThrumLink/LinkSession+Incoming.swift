@@ -11,7 +11,9 @@ extension LinkSession {
         if !bytes.isEmpty { lastBytesTime = now }
         receivingWoken = readerWoken
         defer { receivingWoken = false }
+        let foreign = decoder.foreignFrames
         let frames = decoder.push(bytes)
+        if !frames.isEmpty || decoder.foreignFrames > foreign { lastFrameTime = now }
         let keys = decoder.lastKeys
         for (index, frame) in frames.enumerated() {
             handle(frame, key: keys[index], now: now)
@@ -84,6 +86,7 @@ extension LinkSession {
         if let record {
             lastAnswerTime = now
             deliveredThroughOrder = max(deliveredThroughOrder, record.earliestOrder)
+            noteAnswer(throughOrder: record.order)
         }
         if let record, ack.rxCtrl != 0, !record.ambiguous {
             timer.addSample(now - record.time)

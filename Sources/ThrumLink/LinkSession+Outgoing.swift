@@ -18,8 +18,10 @@ extension LinkSession {
                 message.encode(into: &payload)
                 count += 1
             }
+            let pinged = immediate.prefix(count).contains(.ping)
             immediate.removeFirst(count)
             emit(Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: payload), now, &bytes, plain: true)
+            if pinged { notePingSent(order: emissionCounter, now: now) }
             nextTag &+= 1
         }
         while !immediate.isEmpty {
@@ -29,8 +31,10 @@ extension LinkSession {
                 message.encode(into: &payload)
                 count += 1
             }
+            let pinged = immediate.prefix(count).contains(.ping)
             immediate.removeFirst(count)
             emit(Frame(direction: .hostToDevice, flags: .unseq, seq: nextTag, payload: payload), now, &bytes)
+            if pinged { notePingSent(order: emissionCounter, now: now) }
             nextTag &+= 1
         }
         guard case .connected = state else { return finish(bytes, now) }

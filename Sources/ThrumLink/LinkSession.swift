@@ -98,6 +98,18 @@ public final class LinkSession {
     var releaseSent = false
     /// When bytes last came from the device (any, a frame of another session's too).
     var lastBytesTime: HostTime?
+    /// When a well-formed device frame last came (this link's, or one in another session's key:
+    /// ``FrameDecoder/foreignFrames``); garbage (a wrong baud rate) does not count.
+    var lastFrameTime: HostTime?
+    /// When ``connect()`` last started: waiting for the device's answers while it keeps sending
+    /// other frames is bounded from here (``LinkConfiguration/identifyPatience``).
+    var connectStarted: HostTime?
+    /// Whether the IDENTIFY after a busy wait went out (``pollIdentify(now:)``).
+    var identifyAskedAfterWait = false
+    /// Frames carrying a PING not yet answered, oldest first (``sendPingIfCarried()``).
+    var pingsInFlight: [(order: UInt64, sent: HostTime)] = []
+    /// When the last frame carrying a PING went out.
+    var lastPingSent: HostTime?
     /// When the CLAIM was last sent again to a device gone silent (``pollReclaim(now:)``).
     var lastReclaim: HostTime?
     /// The latest ONSETs received, to recognise the device's repeats of them (PROTOCOL.md §3.2).
@@ -173,12 +185,18 @@ public final class LinkSession {
         claimOutgoing = false
         releaseSent = false
         lastBytesTime = nil
+        lastFrameTime = nil
         lastReclaim = nil
+        pingsInFlight = []
+        lastPingSent = nil
         decoder.keys = []
         decoder.acceptsPlain = true
         state = .connecting
         identifyAttemptsMade = 0
-        sendIdentify(now: hostClock.now())
+        identifyAskedAfterWait = false
+        let now = hostClock.now()
+        connectStarted = now
+        sendIdentify(now: now)
     }
 
     /// Queues a message on the sequenced lane. It goes out, packed with its neighbours, when the
@@ -235,11 +253,7 @@ public final class LinkSession {
             if claiming != nil {
                 pollClaim(now: now)
             } else if let deadline = identifyDeadline, now >= deadline {
-                if identifyAttemptsMade >= configuration.identifyAttempts {
-                    fail(.deviceNotResponding(attempts: identifyAttemptsMade))
-                } else {
-                    sendIdentify(now: now)
-                }
+                pollIdentify(now: now)
             }
         case .connected:
             if lane.outstanding.isEmpty { retransmitDeadline = nil }
@@ -288,13 +302,17 @@ public final class LinkSession {
         // after RELEASE the link stays quiet until it is used again (it then claims again)
         guard case .connected = state, let last = lastTransmit, !releaseSent else { return nil }
         if lane.isWaitingForCredits { return last + configuration.creditProbeInterval }
+        let held = pingHeldUntil(now: hostClock.now())
+        let due: HostTime
         if let until = probingUntil, last < until {
             let dense = until - configuration.startupProbing + configuration.denseProbing
-            return last + (last < dense ? configuration.densePingInterval : configuration.startupPingInterval)
+            due = last + (last < dense ? configuration.densePingInterval : configuration.startupPingInterval)
+        } else {
+            let usual = relaxesPings ? max(configuration.pingInterval, configuration.relaxedPingInterval) : configuration.pingInterval
+            let idle = steadyPingInterval.map { min($0, configuration.pingInterval) } ?? usual
+            due = last + idle
         }
-        let usual = relaxesPings ? max(configuration.pingInterval, configuration.relaxedPingInterval) : configuration.pingInterval
-        let idle = steadyPingInterval.map { min($0, configuration.pingInterval) } ?? usual
-        return last + idle
+        return held.map { max($0, due) } ?? due
     }
 
     /// Asks the device for FRAME_TIME reports (``LinkConfiguration/frameTimeInterval``), again a
@@ -313,6 +331,40 @@ public final class LinkSession {
     /// A FRAME_TIMES interval in whole ms (1…60 000).
     static func milliseconds(_ interval: HostDuration) -> UInt32 {
         UInt32(min(max(1, interval.microseconds / 1_000), Double(ProtocolConstants.frameTimesMaxIntervalMilliseconds)))
+    }
+
+    /// IDENTIFY's retry timer ran out: ask again while attempts are left. After the last, a device
+    /// that keeps sending is busy with an earlier exchange — on a slow line the answers to another
+    /// host's frames still queued ahead of this host's (docs/timing.md, "Slow lines") — so the link
+    /// waits on while bytes keep coming, asks once more when they stop, and fails only when the
+    /// device is silent for a whole retry interval or ``LinkConfiguration/identifyPatience`` passed.
+    private func pollIdentify(now: HostTime) {
+        if identifyAttemptsMade < configuration.identifyAttempts {
+            sendIdentify(now: now)
+        } else if deviceBusy(now: now) {
+            if patienceLeft(now: now) {
+                identifyDeadline = now + configuration.identifyRetryInterval
+            } else {
+                fail(.unansweredWhileBusy(request: "identify", attempts: identifyAttemptsMade, waited: now - (connectStarted ?? now)))
+            }
+        } else if lastFrameTime != nil, !identifyAskedAfterWait, patienceLeft(now: now) {
+            identifyAskedAfterWait = true
+            sendIdentify(now: now)
+        } else {
+            fail(.deviceNotResponding(attempts: identifyAttemptsMade))
+        }
+    }
+
+    /// Whether well-formed device frames came within the last retry interval.
+    func deviceBusy(now: HostTime) -> Bool {
+        guard let heard = lastFrameTime else { return false }
+        return now - heard < configuration.identifyRetryInterval
+    }
+
+    /// Whether connecting may still wait for a device busy with an earlier exchange.
+    func patienceLeft(now: HostTime) -> Bool {
+        guard let started = connectStarted else { return false }
+        return now - started < configuration.identifyPatience
     }
 
     private func sendIdentify(now: HostTime) {

@@ -1,3 +1,4 @@
+import ThrumTime
 import ThrumWire
 
 /// Where a ``LinkSession`` stands.
@@ -25,6 +26,9 @@ public enum LinkFailure: Error, Sendable, Equatable {
     case takenOver(session: UInt32, deviceTime: UInt32)
     /// The device never confirmed this host's CLAIM (no SESSION claimed after this many tries).
     case claimUnanswered(attempts: Int)
+    /// The device kept sending other frames (an earlier exchange's, still queued on a slow line)
+    /// but never answered this host's `request` (IDENTIFY) in `waited`.
+    case unansweredWhileBusy(request: String, attempts: Int, waited: HostDuration)
 }
 
 extension LinkFailure: CustomStringConvertible {
@@ -41,6 +45,8 @@ extension LinkFailure: CustomStringConvertible {
             "device taken by another host at device time \(Self.seconds(deviceTime)) s: its CLAIM stopped this host's playback there"
         case .claimUnanswered(let attempts):
             "the device did not confirm this host's session (\(attempts) CLAIM requests, no SESSION reply)"
+        case .unansweredWhileBusy(let request, let attempts, let waited):
+            "the device kept sending other frames for \(Int((waited.microseconds / 1_000).rounded())) ms (answers to an earlier exchange still queued on a slow line, or another host's traffic) but never answered this host's \(attempts) \(request) requests"
         }
     }
 

@@ -24,6 +24,20 @@ public enum CRC16 {
         return crc
     }
 
+    /// The start a CRC must have had to end as `crc` over `bytes`: the key of the session a frame
+    /// was sent in, whichever it was (the CRC is linear: the start's share of the end is the
+    /// register advanced over as many zero bytes, a step that runs backwards exactly). Frames of
+    /// one session all give its key; a corrupted frame gives an arbitrary value.
+    public static func impliedStart(of crc: UInt16, over bytes: some Collection<UInt8>) -> UInt16 {
+        var register = crc ^ checksum(bytes, start: 0)
+        for _ in 0..<(8 * bytes.count) {
+            // forward, a zero bit: (r >> 1) ^ poly when bit 0 was set (sets bit 15), else r >> 1
+            register = register & 0x8000 != 0
+                ? ((register ^ ProtocolConstants.crcPolynomialReflected) << 1) | 1 : register << 1
+        }
+        return register
+    }
+
     /// The key of session `session` (PROTOCOL.md §3.8): the CRC state after its four bytes,
     /// little-endian, from ``ProtocolConstants/crcInitial``. A session's frames start their CRC
     /// from it; two different starts never give the same CRC over the same bytes.

@@ -12,6 +12,12 @@ public struct FrameDecoder: Sendable {
     public private(set) var badFrames = 0
     /// Valid frames delivered so far.
     public private(set) var validFrames = 0
+    /// Candidate frames whose CRC started from a key not taken here (``keys``, plain) yet shared
+    /// with an earlier such candidate: well-formed frames of another session (another host's
+    /// answers), told apart from corrupted bytes, whose implied keys do not repeat.
+    public private(set) var foreignFrames = 0
+    /// The CRC starts the latest failing candidates implied (``CRC16/impliedStart(of:over:)``).
+    private var impliedStarts: [UInt16] = []
     /// The session keys a frame's CRC may start from (PROTOCOL.md §3.8, ``CRC16/sessionKey(_:)``).
     public var keys: [UInt16] = []
     /// Whether frames whose CRC starts from ``ProtocolConstants/crcInitial`` (plain frames) are
@@ -55,6 +61,15 @@ public struct FrameDecoder: Sendable {
         if acceptsPlain, CRC16.checksum(body) == received { return .some(nil) }
         for key in keys where CRC16.checksum(body, start: key) == received { return .some(key) }
         return nil
+    }
+
+    /// Counts a failing candidate as a frame of another session when its implied key was seen in
+    /// one of the last few failing candidates.
+    private mutating func noteForeign(crc: UInt16, body: ArraySlice<UInt8>) {
+        let start = CRC16.impliedStart(of: crc, over: body)
+        if impliedStarts.contains(start) { foreignFrames += 1 }
+        impliedStarts.append(start)
+        if impliedStarts.count > 8 { impliedStarts.removeFirst() }
     }
 
     private mutating func discardFirst() {
@@ -102,6 +117,7 @@ public struct FrameDecoder: Sendable {
                 window.removeFirst(total)
             } else {
                 badFrames += 1
+                noteForeign(crc: received, body: window[1..<(4 + length)])
                 discardFirst()
             }
         }

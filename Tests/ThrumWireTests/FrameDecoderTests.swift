@@ -77,6 +77,27 @@ final class FrameDecoderTests: XCTestCase {
         }
         XCTAssertGreaterThan(decoder.badFrames, 100)
         XCTAssertLessThan(found, 20)
+        // garbage implies arbitrary CRC starts, which almost never repeat
+        XCTAssertLessThanOrEqual(decoder.foreignFrames, 2)
+    }
+
+    /// Frames of a session whose key the decoder does not hold (an earlier host's answers) fail
+    /// its CRC check, yet each implies the same start: all but the first count as foreign.
+    func testFramesOfAnotherSessionCountAsForeignNotAsGarbage() {
+        let key = CRC16.sessionKey(0xA11CE)
+        var decoder = FrameDecoder(direction: .deviceToHost)
+        let acks = (0..<5).map { seq in
+            Frame(direction: .deviceToHost, seq: UInt8(seq), payload: [UInt8](repeating: UInt8(seq), count: 9))
+        }
+        for frame in acks {
+            let bytes = frame.encode(key: key)
+            XCTAssertEqual(CRC16.impliedStart(of: UInt16(bytes[bytes.count - 2]) | UInt16(bytes[bytes.count - 1]) << 8, over: bytes[1..<(bytes.count - 2)]), key)
+            XCTAssertEqual(decoder.push(bytes), [])
+        }
+        XCTAssertEqual(decoder.foreignFrames, 4)
+        // a plain frame is still taken, and counts as nothing foreign
+        XCTAssertEqual(decoder.push(acks[0].encode()).count, 1)
+        XCTAssertEqual(decoder.foreignFrames, 4)
     }
 
     func testEveryTruncationOfAFrameThenAGoodFrame() {

@@ -111,7 +111,10 @@ package final class DeviceSession {
     public func open() throws(EngineError) -> DeviceIdentity {
         identifiedOnLink = false
         link.connect()
-        let deadline = now + configuration.connectTimeout
+        // the link waits on past its attempts while the device is busy with an earlier exchange
+        // (a slow line's queued answers): the link bounds that wait and fails with its reason
+        let patience = link.configuration.identifyPatience + link.configuration.identifyRetryInterval * 2
+        let deadline = now + max(configuration.connectTimeout, patience)
         try pumpWhile(until: deadline) { self.connectedIdentity == nil && !self.linkFailed }
         guard let identity = connectedIdentity else {
             if case .failed(.unsupportedProtocol(let version)) = link.state {
@@ -139,7 +142,7 @@ package final class DeviceSession {
         let deadline = now + configuration.connectTimeout
         while link.clock.sampleCount < configuration.primeSamples {
             if now >= deadline { throw .clockDidNotConverge(samples: link.clock.sampleCount) }
-            link.sendImmediately(.ping)
+            link.sendPingIfCarried()
             try pumpFor(configuration.primeInterval)
         }
     }
@@ -157,7 +160,7 @@ package final class DeviceSession {
         while now < deadline {
             let fresh = link.statistics.roundTripSamples - first
             if fresh >= configuration.primeSamples, link.clock.isConverged, !link.clock.isSettling { return }
-            link.sendImmediately(.ping)
+            link.sendPingIfCarried()
             try pumpFor(configuration.primeInterval)
         }
     }
@@ -210,7 +213,7 @@ package final class DeviceSession {
                     }
                 }
             }
-            link.sendImmediately(.ping)
+            link.sendPingIfCarried()
             try pumpFor(configuration.primeInterval)
         }
     }
