@@ -205,6 +205,52 @@ final class LibraryEndToEndTests: XCTestCase {
         print("presets \(plays.map(\.id)) back to back (\(name)): \(errors.count) events on_time, first drives \(errors.min()!)…\(errors.max()!) µs from their time (chip trace)")
     }
 
+    /// A preset read from storage after its start (late), then another asked for at once behind
+    /// it: the engine holds the second's PLAY_PRESET until the first's onset report says how late
+    /// it began and moves the second's start by as much, so both play whole (before, it left at
+    /// the first's planned start and asked to start at its planned end, before the shifted
+    /// last entry: refused whole, FAULT 11). Truth from the chip. Virtual time.
+    func testAPresetBehindALateOneWaitsForItsActualStart() throws {
+        let built = try exampleLibrary()
+        let rig = rig(profile: built.profile)
+        try rig.connect(calibrate: false)
+        try rig.session.writeLibrary(try built.image.encode())
+        let engine = try rig.engine()
+        let image = try engine.storedLibrary().image
+        engine.run(for: 0.5)
+        let faultsBefore = rig.session.faults.count
+        let length = { (id: UInt16) in Double(image.summaries().first { $0.id == id }!.durationMicroseconds) / 1e6 }
+        let ids: [UInt16] = [30, 12]
+        let plays = try ids.map { try engine.playStoredPreset(try XCTUnwrap(image.preset(id: $0)), in: image) }
+        var planned = 0.0
+        var lastEnd = -Double.infinity
+        var shifts: [[Int]] = []
+        for (id, play) in zip(ids, plays) {
+            planned += length(id)
+            engine.waitForStoredPresetReports(of: play, duration: planned + 0.2)
+            XCTAssertFalse(play.marks.isEmpty)
+            var truths: [Double] = []
+            for mark in play.marks {
+                let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
+                XCTAssertTrue([.onTime, .lateTrimmed].contains(record.status), "preset \(id) event \(mark): \(record.status)")
+                let truth = try XCTUnwrap(rig.trueOnset(of: record), "the chip drove preset \(id) event \(mark)")
+                truths.append(truth)
+                let reported = try XCTUnwrap(record.onsetTime)
+                XCTAssertLessThanOrEqual(abs(reported - truth), record.onsetBound ?? 0, "event \(mark): the bound holds the truth")
+            }
+            shifts.append(zip(play.marks, truths).map { mark, truth in
+                Int(((truth - engine.onset(ofStoredPresetMark: mark)!.requestedTime) * 1e6).rounded())
+            })
+            XCTAssertGreaterThan(truths.min() ?? 0, lastEnd, "preset \(id) after the one before")
+            lastEnd = truths.max() ?? lastEnd
+        }
+        // The scenario holds: the first began late (read from storage after its start).
+        XCTAssertGreaterThan(shifts[0].min() ?? 0, 50, "the first preset started late: \(shifts) µs")
+        let cut = rig.session.faults[faultsBefore...].filter { $0.code == ProtocolConstants.faultPresetCut || $0.code == ProtocolConstants.faultGoRejected }
+        XCTAssertTrue(cut.isEmpty, "the device cut nothing: \(cut)")
+        print("late preset then another: first drives \(shifts) µs from their times (chip trace)")
+    }
+
     /// A stored preset the device refuses is accounted for: the metronome played by id (the host
     /// does not know its length, so it orders only its start) and impact.light asked for 0.3 s on,
     /// during it. impact.light's PLAY_PRESET waits on the device until the metronome has queued its

@@ -1,6 +1,7 @@
 import Foundation
 import ThrumEngine
 import ThrumPattern
+import ThrumTestSupport
 import XCTest
 
 /// Loop, rate, seek, pause and resume, against the device's onset reports.
@@ -95,6 +96,57 @@ final class AdvancedPlayerTests: XCTestCase {
         for (k, s) in starts.enumerated() { XCTAssertEqual(s, 0.2 * Double(k), accuracy: 1e-6) }
         // No gap at the loop points: one pass's release overlaps the next one's pre-shifted attack.
         XCTAssertEqual(rig.rtpWrites(from: t0 + 0.01, to: t0 + 0.6).filter { $0.1 < 200 }.count, 0)
+    }
+
+    /// `thrum play --loop 3`: a loop of `loopPasses` passes schedules and reports exactly those,
+    /// although the stop set after the last pass's whole drive (its release rings past the
+    /// period) lies after the next pass's start (before, that pass's transient played and was
+    /// reported as pass 3, at the chip). The last pass keeps its release.
+    func testALoopOfThreePassesSchedulesThreeThoughTheStopIsLater() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let tail = TestPatterns.continuous(
+            at: 0.1, duration: 0.1, extra: [HapticEventParameter(parameterID: .releaseTime, value: 0.1)])
+        let pattern = HapticPattern(events: [transient(0), tail], parameters: [], parameterCurves: [])
+        let (period, drive) = rig.engine.passTiming(of: pattern)
+        XCTAssertGreaterThan(drive - period, 0.05, "the release rings past the period")
+        let player = try rig.engine.makeAdvancedPlayer(with: pattern)
+        player.loopEnabled = true
+        player.loopPasses = 3
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        try player.stop(atTime: t0 + 2 * period + drive)
+        rig.engine.run(for: 3 * period + 0.5)
+        let onsets = rig.engine.onsets(for: player)
+        XCTAssertEqual(onsets.map(\.pass), [0, 0, 1, 1, 2, 2], "\(onsets)")
+        for o in onsets { XCTAssertEqual(o.status, .onTime) }
+        assertOnTime(rig, onsets)
+        // The chip: the last pass's release drives on after its period, nothing starts after the drive's end.
+        XCTAssertFalse(rig.rtpWrites(from: t0 + 3 * period + 0.01, to: t0 + 2 * period + drive - 0.01).filter { $0.1 > 0 }.isEmpty)
+        XCTAssertTrue(rig.rtpWrites(from: t0 + 2 * period + drive + 0.005, to: t0 + 3 * period + 0.4).filter { $0.1 > 0 }.isEmpty)
+    }
+
+    /// `--loop 3 --loop-end S` with a period off the µs grid, no stop: the player ends itself after
+    /// the third pass (no fourth one a µs before a stop computed in seconds), and says so.
+    func testLoopPassesEndsTheLoopByItself() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let player = try rig.engine.makeAdvancedPlayer(with: metronome(beats: 2, interval: 0.01))
+        player.loopEnabled = true
+        player.loopEnd = 0.0333333
+        player.loopPasses = 3
+        var finished = false
+        player.completionHandler = { _ in finished = true }
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        rig.engine.run(for: 0.5)
+        XCTAssertTrue(finished, "the loop ended after its passes")
+        let onsets = rig.engine.onsets(for: player)
+        XCTAssertEqual(onsets.map(\.pass), [0, 0, 1, 1, 2, 2], "\(onsets)")
+        for (k, o) in onsets.enumerated() {
+            XCTAssertEqual(o.requestedTime, t0 + 0.0333333 * Double(k / 2) + 0.01 * Double(k % 2), accuracy: 2e-6)
+        }
+        assertOnTime(rig, onsets)
     }
 
     func testALoopsPeriodIsThePatternsDurationNotItsDrivesEnd() throws {

@@ -78,6 +78,8 @@ final class DevicePlacement {
         lastStoredPreset = nil
         heldPresetSends.removeAll()
         lastStoredPresetBegins = .zero
+        lastStoredPresetBase = nil
+        begunStoredPresets.removeAll()
         if fresh {
             timeline = DeviceTimeline()
             timeline.timebase = frameTimebase
@@ -262,11 +264,16 @@ final class DevicePlacement {
         case .storedPreset(let id, let start, let length, let eventBase, let sendAt):
             let device = behindTail(deviceTime(at: start) - session.latencyCorrection)
             if let sendAt {
-                heldPresetSends.append((sendAt, id, device, eventBase))
+                heldPresetSends.append((sendAt, id, device, eventBase, lastStoredPresetBase))
             } else {
                 session.sendPlayPreset(id: id, deviceStart: device, eventBase: eventBase)
             }
+            if let previous = lastStoredPresetBase, !heldPresetSends.contains(where: { $0.after == previous }) {
+                begunStoredPresets.remove(previous)
+            }
             lastStoredPresetBegins = start
+            // A preset the host does not know (length zero) has no onsets to wait for.
+            lastStoredPresetBase = length > .zero ? eventBase : nil
             // Its entries follow on the device's own clock: the last starts before its end.
             lastDeviceStart = (device + .microseconds(length.microseconds)).clampedToOrigin
             // Its last entries reach the device's queue only as it plays: streamed drive leaves
@@ -284,18 +291,63 @@ final class DevicePlacement {
     /// before that has queued its last entry, and nothing waits on the device.
     private(set) var lastStoredPresetBegins = EngineTime.zero
 
-    /// PLAY_PRESETs held until the play before theirs has begun, in order.
-    private var heldPresetSends: [(sendAt: EngineTime, id: UInt32, device: DeviceTime, eventBase: UInt32)] = []
+    /// The onset ids' base of the last stored preset placed (what the next one's hold waits for).
+    private var lastStoredPresetBase: UInt32?
 
-    /// When the next held PLAY_PRESET is due to leave.
-    var nextHeldPresetSend: EngineTime? { heldPresetSends.first?.sendAt }
+    /// PLAY_PRESETs held until the play before theirs has begun, in order: `sendAt` is its
+    /// planned start, `after` its onset ids' base. A preset read from storage after its start
+    /// begins later than planned (docs/library.md, "Late starts"), and a PLAY_PRESET sent at the
+    /// planned start would then wait on the device behind one still waiting, and be refused
+    /// (FAULT 11): so the hold lasts until that play's first onset report says it began
+    /// (``begunStoredPresets``), or ``beginReportWait`` past its planned start when none comes.
+    private var heldPresetSends: [(sendAt: EngineTime, id: UInt32, device: DeviceTime, eventBase: UInt32, after: UInt32?)] = []
 
-    /// Sends the held PLAY_PRESETs whose time has come.
+    /// Onset ids' bases of stored presets that held PLAY_PRESETs wait for and that reported their
+    /// first onset.
+    private var begunStoredPresets: Set<UInt32> = []
+
+    /// How long past its planned start a held PLAY_PRESET waits for the play before it to report
+    /// its first onset (a lost report, a play the device refused): past the latest storage read
+    /// seen (0.41 s, the first play after writing 700 presets) with room to spare, as
+    /// ``HapticEngine/waitForStoredPresetReports(of:duration:)`` waits for reports.
+    static let beginReportWait = EngineDuration.milliseconds(1_500)
+
+    /// When the next held PLAY_PRESET is due to leave: its planned time once the play before it
+    /// began, else when the wait for that play's report is over (a report wakes the engine).
+    var nextHeldPresetSend: EngineTime? {
+        guard let held = heldPresetSends.first else { return nil }
+        return hasBegun(held.after) ? held.sendAt : held.sendAt + Self.beginReportWait
+    }
+
+    private func hasBegun(_ base: UInt32?) -> Bool { base.map { begunStoredPresets.contains($0) } ?? true }
+
+    /// Sends the held PLAY_PRESETs whose time has come: the play before each has begun (its first
+    /// onset report came), or the wait for that report is over.
     func sendHeldPresets(now: EngineTime) {
-        while let held = heldPresetSends.first, held.sendAt <= now {
+        while let held = heldPresetSends.first, held.sendAt <= now,
+            hasBegun(held.after) || now >= held.sendAt + Self.beginReportWait
+        {
             heldPresetSends.removeFirst()
+            if let after = held.after { begunStoredPresets.remove(after) }
             session.sendPlayPreset(id: held.id, deviceStart: held.device, eventBase: held.eventBase)
         }
+    }
+
+    /// The stored preset with onset ids from `base` reported an onset: a PLAY_PRESET held behind
+    /// it may leave (``sendHeldPresets(now:)``).
+    private func storedPresetBegan(base: UInt32) {
+        guard base == lastStoredPresetBase || heldPresetSends.contains(where: { $0.after == base }) else { return }
+        begunStoredPresets.insert(base)
+    }
+
+    /// When the PLAY_PRESET of a stored preset placed now may leave: nil for at once (nothing
+    /// placed before it, or that play has begun), else the planned start of the play before it,
+    /// held further until that play reports its first onset (``sendHeldPresets(now:)``): a play
+    /// read from storage after its planned start has not begun although its time has passed.
+    func storedPresetSendTime(now: EngineTime) -> EngineTime? {
+        guard let base = lastStoredPresetBase, !begunStoredPresets.contains(base) else { return nil }
+        if lastStoredPresetBegins > now { return lastStoredPresetBegins }
+        return now < lastStoredPresetBegins + Self.beginReportWait ? lastStoredPresetBegins : nil
     }
 
     /// No streamed drive until `end`, the end of drive the device expands itself (a stored
@@ -315,11 +367,27 @@ final class DevicePlacement {
     /// before the shifted preset's last (FAULT 8, the next preset dropped whole), as it did to a
     /// preset played right after a late one.
     private func storedPresetStartedLate(mark: UInt32, by lateness: DeviceDuration) {
+        delayHeldPresets(behind: storedPresetBases[mark], by: lateness)
         guard let last = lastStoredPreset, mark >= last.eventBase else { return }
         lastStoredPreset = nil
         let shiftedEnd = last.deviceEnd + lateness
         if lastDeviceStart.map({ $0 < shiftedEnd }) ?? true { lastDeviceStart = shiftedEnd }
         holdStream(until: last.end + EngineDuration.microseconds(lateness.microseconds))
+    }
+
+    /// The stored preset with onset ids from `base` began `lateness` late: a PLAY_PRESET held
+    /// behind it (placed at its planned end) starts that much later, after its shifted last
+    /// entry, which the device requires of a waiting play (FAULT 11 otherwise), and the tail
+    /// moves with it when it is the last entry placed.
+    private func delayHeldPresets(behind base: UInt32?, by lateness: DeviceDuration) {
+        guard let base else { return }
+        for i in heldPresetSends.indices where heldPresetSends[i].after == base {
+            heldPresetSends[i].device = heldPresetSends[i].device + lateness
+            guard let last = lastStoredPreset, last.eventBase == heldPresetSends[i].eventBase else { continue }
+            let shiftedEnd = last.deviceEnd + lateness
+            if lastDeviceStart.map({ $0 < shiftedEnd }) ?? true { lastDeviceStart = shiftedEnd }
+            holdStream(until: last.end + EngineDuration.microseconds(lateness.microseconds))
+        }
     }
 
     /// `device`, or the tail's start when it would lie before it.
@@ -617,6 +685,7 @@ final class DevicePlacement {
         // device reports it on time against its own shifted schedule: judged here against the
         // time asked for, by the device's rule for streamed segments (PROTOCOL.md §4.2).
         var storedLate = false
+        if let base = storedPresetBases[report.event] { storedPresetBegan(base: base) }
         if let expected = storedPresetExpectedOnsets.removeValue(forKey: report.event) {
             let lateness = clock.extend(DeviceTime32(rawValue: report.time)) - expected
             storedLate = lateness > Self.lateTolerance

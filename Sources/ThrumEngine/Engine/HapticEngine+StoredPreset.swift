@@ -102,7 +102,7 @@ extension HapticEngine {
         if time != HapticTimeImmediate { driveStart = max(driveStart, try engineTime(time)) }
         driveStart = max(driveStart, placement.sentEnd)
         // Held while the play before it has not begun (the device keeps one PLAY_PRESET waiting).
-        let sendAt = placement.lastStoredPresetBegins > now ? placement.lastStoredPresetBegins : nil
+        let sendAt = placement.storedPresetSendTime(now: now)
         let deviceStart = placement.place(
             .storedPreset(id: UInt32(id), start: driveStart, length: length, eventBase: eventBase, sendAt: sendAt))
         device.emittedUntil = max(device.emittedUntil, placement.streamFloor)

@@ -32,6 +32,11 @@ public protocol HapticAdvancedPatternPlayer: HapticPatternPlayer {
     var loopEnabled: Bool { get set }
     /// Loop end in pattern seconds; 0 means the end of the last event.
     var loopEnd: Double { get set }
+    /// How many passes a loop plays from ``HapticPatternPlayer/start(atTime:)`` (Thrum's own:
+    /// Core Haptics loops until stopped); 0, the default, loops until stopped. Set before the
+    /// start: no pass beyond it is scheduled or reported, and the last one plays its whole drive
+    /// (to ``loopEnd`` when one is set) and ends the play. A seek or a rate change continues the count.
+    var loopPasses: Int { get set }
     /// Speed factor (> 0; other values are ignored). Scales event times and continuous durations,
     /// not transient bursts or sharpness.
     var playbackRate: Double { get set }

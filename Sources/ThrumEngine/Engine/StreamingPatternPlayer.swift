@@ -22,6 +22,12 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     private var muted = false
     private var looping = false
     private var loopEndValue: Double = 0
+    /// ``loopPasses``: the passes a loop plays from the start (0: until stopped).
+    private var passLimit = 0
+    /// Loop passes appended since the start (``extendLoops(to:)``).
+    private var passesAppended = 0
+    /// Whether the loop has appended its last pass (``loopPasses``): no next pass comes.
+    private var loopDone: Bool { passLimit > 0 && passesAppended + 1 >= passLimit }
     private var completion: ((Error?) -> Void)?
     var isMuted: Bool {
         get { host.withLock { muted } }
@@ -32,6 +38,10 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     var loopEnabled: Bool {
         get { host.withLock { looping } }
         set { host.withLock { looping = newValue } }
+    }
+    var loopPasses: Int {
+        get { host.withLock { passLimit } }
+        set { host.withLock { passLimit = max(0, newValue) } }
     }
     var loopEnd: Double {
         get { host.withLock { loopEndValue } }
@@ -188,7 +198,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
     var endTime: EngineTime? {
         guard state == .playing else { return nil }
         if let stopAt { return stopAt }
-        if looping && loopLength > .zero { return nil }
+        if looping && loopLength > .zero && !loopDone { return nil }
         return runs.last.map(\.end)
     }
 
@@ -203,6 +213,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         compileIfNeeded(at: max(t, engine.timeNow))
         if state == .playing { clip(at: max(t, engine.timeNow)) }
         pass = 0
+        passesAppended = 0
         let offset = startOffset
         startOffset = .start
         begin(offset: offset, at: time == HapticTimeImmediate ? nil : t, engine: engine)
@@ -525,6 +536,8 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
             guardCount += 1
             let origin = last.origin + last.period
             if let s = stopAt, origin >= s { break }  // a pass due at or after the stop never starts
+            if loopDone { break }  // the passes asked for are there: none beyond them
+            passesAppended += 1
             pass += 1
             nextSerial += 1
             guard let compiled else { break }
@@ -619,7 +632,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         var quiet = EngineTime.distantFuture
         if let change = controlChanges.first { quiet = min(quiet, change) }
         // The next loop pass (``extendLoops(to:)`` appends it once a chunk reaches its start).
-        if looping, loopLength > .zero, let last = runs.last, last.period.microseconds <= Int64.max - max(0, last.origin.microseconds) {
+        if looping, loopLength > .zero, !loopDone, let last = runs.last, last.period.microseconds <= Int64.max - max(0, last.origin.microseconds) {
             quiet = min(quiet, last.origin + last.period - preroll)
         }
         for run in runs where run.end > t0 {

@@ -248,6 +248,9 @@ enum PlayCommand: Subcommand {
             case .forever: passes = 0
             }
             player.loopEnabled = passes != 1
+            // Exactly the passes asked for are scheduled: the stop below may lie past the next
+            // pass's start (a last pass's release, a period rounded to the µs schedule).
+            player.loopPasses = passes
             let before = engine.counters
             // With sound, far enough ahead for the sound device's latency too.
             let start = engine.currentTime + max(engine.leadTime.seconds + 0.02, (engine.audio?.startLead ?? 0) + 0.005)
