@@ -206,6 +206,22 @@ final class CLIOutsideCheckTests: XCTestCase {
         XCTAssertTrue(refused.standardError.contains("plays its last event 172800 s in"), refused.standardError)
         XCTAssertTrue(refused.standardError.contains("plays at most 86400 s: give --port"), refused.standardError)
         XCTAssertLessThan(Date().timeIntervalSince(start), 20)
+        // A continuous event is judged by its end and its drive, not its start: one ending past a
+        // day, one driving over an hour (the simulated chip integrates drive step by step).
+        for (json, expected) in [
+            (#"{"Pattern":[{"Event":{"Time":86000,"EventType":"HapticContinuous","EventDuration":500}}]}"#,
+             "events[0].duration: a HapticContinuous ending 86500 s in; the virtual device (virtual time) plays at most 86400 s"),
+            (#"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":1,"EventType":"HapticContinuous","EventDuration":3601}}]}"#,
+             "events[1].duration: a HapticContinuous driving 3601 s; the virtual device (virtual time) drives at most 3600 s"),
+        ] {
+            let long = try CLITestSupport.write(json, named: "long.ahap", in: dir)
+            let start = Date()
+            let result = try ThrumProcess.run(["play", long, "--no-plot"], timeout: 30)
+            XCTAssertEqual(result.status, 2, result.standardError)
+            XCTAssertTrue(result.standardError.contains(expected), result.standardError)
+            XCTAssertTrue(result.standardError.contains("give --port"), result.standardError)
+            XCTAssertLessThan(Date().timeIntervalSince(start), 20)
+        }
         let thousand = try CLITestSupport.write(
             #"{"Pattern":[{"Event":{"Time":1000,"EventType":"HapticTransient"}}]}"#, named: "thousand.ahap", in: dir)
         let slowed = try ThrumProcess.run(["play", thousand, "--no-plot", "--rate", "0.01"])

@@ -80,6 +80,7 @@ final class DevicePlacement {
         lastStoredPresetBegins = .zero
         lastStoredPresetBase = nil
         begunStoredPresets.removeAll()
+        storedPresetLastEntries.removeAll()
         if fresh {
             timeline = DeviceTimeline()
             timeline.timebase = frameTimebase
@@ -271,6 +272,9 @@ final class DevicePlacement {
             if let previous = lastStoredPresetBase, !heldPresetSends.contains(where: { $0.after == previous }) {
                 begunStoredPresets.remove(previous)
             }
+            // Only the plays a held PLAY_PRESET may still wait for keep their last entry.
+            let waitedFor = Set(heldPresetSends.compactMap(\.after) + [lastStoredPresetBase].compactMap { $0 })
+            storedPresetLastEntries = storedPresetLastEntries.filter { waitedFor.contains($0.key) }
             lastStoredPresetBegins = start
             // A preset the host does not know (length zero) has no onsets to wait for.
             lastStoredPresetBase = length > .zero ? eventBase : nil
@@ -328,7 +332,10 @@ final class DevicePlacement {
             hasBegun(held.after) || now >= held.sendAt + Self.beginReportWait
         {
             heldPresetSends.removeFirst()
-            if let after = held.after { begunStoredPresets.remove(after) }
+            if let after = held.after {
+                begunStoredPresets.remove(after)
+                storedPresetLastEntries[after] = nil
+            }
             session.sendPlayPreset(id: held.id, deviceStart: held.device, eventBase: held.eventBase)
         }
     }
@@ -376,19 +383,25 @@ final class DevicePlacement {
     }
 
     /// The stored preset with onset ids from `base` began `lateness` late: a PLAY_PRESET held
-    /// behind it (placed at its planned end) starts that much later, after its shifted last
-    /// entry, which the device requires of a waiting play (FAULT 11 otherwise), and the tail
-    /// moves with it when it is the last entry placed.
+    /// behind it (placed at its planned end) may not start before its shifted last entry, which
+    /// the device requires of a waiting play (FAULT 11 otherwise): it starts that much later when
+    /// it would, and the tail moves with it when it is the last entry placed.
     private func delayHeldPresets(behind base: UInt32?, by lateness: DeviceDuration) {
-        guard let base else { return }
-        for i in heldPresetSends.indices where heldPresetSends[i].after == base {
-            heldPresetSends[i].device = heldPresetSends[i].device + lateness
+        guard let base, let lastEntry = storedPresetLastEntries[base] else { return }
+        let shiftedLast = lastEntry + lateness
+        for i in heldPresetSends.indices where heldPresetSends[i].after == base && heldPresetSends[i].device < shiftedLast {
+            let delay = shiftedLast - heldPresetSends[i].device
+            heldPresetSends[i].device = shiftedLast
             guard let last = lastStoredPreset, last.eventBase == heldPresetSends[i].eventBase else { continue }
-            let shiftedEnd = last.deviceEnd + lateness
+            let shiftedEnd = last.deviceEnd + delay
             if lastDeviceStart.map({ $0 < shiftedEnd }) ?? true { lastDeviceStart = shiftedEnd }
-            holdStream(until: last.end + EngineDuration.microseconds(lateness.microseconds))
+            holdStream(until: last.end + EngineDuration.microseconds(delay.microseconds))
         }
     }
+
+    /// Where each stored preset play's last entry starts on the device's clock, as asked, by its
+    /// onset ids' base (kept for the plays a held PLAY_PRESET may wait for).
+    var storedPresetLastEntries: [UInt32: DeviceTime] = [:]
 
     /// `device`, or the tail's start when it would lie before it.
     private func behindTail(_ device: DeviceTime) -> DeviceTime {

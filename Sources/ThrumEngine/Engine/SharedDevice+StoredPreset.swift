@@ -53,6 +53,10 @@ extension SharedDevice {
         }
         var result: [UInt32] = []
         let ledger = placement
+        // Where its last entry starts on the device's clock, as asked: a preset held behind it
+        // must not start before it (``DevicePlacement/delayHeldPresets(behind:by:)``).
+        let lastEntry = max(expanded.segments.map(\.start).max() ?? 0, expanded.rom.map(\.start).max() ?? 0)
+        ledger.storedPresetLastEntries[base] = deviceStart + DeviceDuration.microseconds(Int64(preset.lead) + max(0, lastEntry))
         for (event, time) in intended.sorted(by: { $0.key < $1.key }) {
             let mark = base &+ event
             ledger.marks[mark] = OnsetRecord(

@@ -574,18 +574,36 @@ enum LoopChoice: Equatable {
         }
     }
 
-    /// Refuses one pass on the virtual device whose last event starts more than
-    /// ``latestVirtualStart`` s in (over `rate`): the virtual device passes its idle stretches at
-    /// once and the host wakes for its relaxed pings only, yet each ping is a round trip in
-    /// virtual time (≈ 0.15 ms of CPU a second waited), so a wait longer than a day, which only a
-    /// slowed rate can give, is not started. A usage error naming the limit, as for loops;
-    /// `render` draws such a pattern without playing it.
+    /// Refuses one pass on the virtual device whose last event starts, or whose continuous
+    /// haptic event ends, more than ``latestVirtualStart`` s in (over `rate`): the virtual device
+    /// passes its idle stretches at once and the host wakes for its relaxed pings only, yet each
+    /// ping is a round trip in virtual time (≈ 0.15 ms of CPU a second waited), so a wait longer
+    /// than a day, which only a slowed rate can give, is not started. A `HapticContinuous`
+    /// driving longer than ``longestVirtualPlay`` s is refused too: its drive, unlike a wait, is
+    /// integrated by the simulated chip step by step (30 s of it took 64 s of CPU, debug build),
+    /// the cost the same limit bounds for loops. A usage error naming the event's field path and
+    /// the limit; `render` draws such a pattern without playing it.
     static func checkVirtualPlay(of pattern: HapticPattern, rate: Double, name: String) throws(UsageError) {
         let lastStart = (pattern.events.map(\.relativeTime).max() ?? 0) / rate
-        guard lastStart > latestVirtualStart else { return }
-        throw UsageError(
-            message: "\(name) plays its last event \(String(format: "%.6g s", lastStart)) in; the virtual device (virtual time) plays "
-                + "at most \(Int(latestVirtualStart)) s: give --port to play it on a device (thrum render draws it)")
+        if lastStart > latestVirtualStart {
+            throw UsageError(
+                message: "\(name) plays its last event \(String(format: "%.6g s", lastStart)) in; the virtual device (virtual time) plays "
+                    + "at most \(Int(latestVirtualStart)) s: give --port to play it on a device (thrum render draws it)")
+        }
+        for (k, event) in pattern.events.enumerated() where event.type == .hapticContinuous {
+            let drive = event.duration / rate, end = (event.relativeTime + event.duration) / rate
+            if end > latestVirtualStart {
+                throw UsageError(
+                    message: "\(name): events[\(k)].duration: a HapticContinuous ending \(String(format: "%.6g s", end)) in; the virtual "
+                        + "device (virtual time) plays at most \(Int(latestVirtualStart)) s: give --port to play it on a device (thrum render draws it)")
+            }
+            if drive > longestVirtualPlay {
+                throw UsageError(
+                    message: "\(name): events[\(k)].duration: a HapticContinuous driving \(String(format: "%.6g s", drive)); the virtual "
+                        + "device (virtual time) drives at most \(Int(longestVirtualPlay)) s, which its simulated chip integrates step by "
+                        + "step: give --port to play it on a device (thrum render draws it)")
+            }
+        }
     }
 
     init?(text: String) {
