@@ -253,7 +253,7 @@ package final class DeviceSession {
 
     /// The lead a start on this link is given now by an engine with the default render chunk and
     /// restart margin (``LeadTimePolicy/lead(on:chunk:minimumRestart:)``, the rule the engine uses).
-    public var currentLeadTime: HostDuration { leadPolicy.lead(on: link) }
+    public var currentLeadTime: HostDuration { leadPolicy.lead(on: link, queueSlots: identity.map { Int($0.queueSlots) }) }
 
     /// Stops output at once (any-lane STOP) and lets the frame go out.
     public func stop() throws(EngineError) {
