@@ -94,6 +94,7 @@ final class LongRoundTripTests: XCTestCase {
     func testAHundredAndTwentyMillisecondRoundTripStartsOnTime() throws {
         let rig = VirtualRig(link: try LinkSpec.link(parsing: "out=60ms,back=60ms"))
         try rig.connect(calibrate: false)
+        XCTAssertNil(rig.thrumDevice.roundTripLimit, "32 slots cover a 120 ms round trip in 10 ms chunks")
         assertPlayedAsAsked(try rig.playAsThrumPlayDoes(Self.heartbeat, advanced: true), Self.heartbeat, "heartbeat")
 
         let engine = try rig.engine()
@@ -155,6 +156,9 @@ final class LongRoundTripTests: XCTestCase {
             let rig = VirtualRig(link: try LinkSpec.link(parsing: "out=\(leg)ms,back=\(leg)ms"))
             try rig.connect(calibrate: false)
             let label = "\(2 * leg) ms round trip"
+            // The limit said at connect names the round trip and the device's queue.
+            let limit = try XCTUnwrap(rig.thrumDevice.roundTripLimit, label)
+            XCTAssertTrue(limit.hasPrefix("a \(2 * leg) ms round trip to the virtual device: the device's 32 queue slots carry at most "), limit)
             let report = try rig.playAsThrumPlayDoes(held, advanced: true)
             XCTAssertEqual(report.faults.map(\.message), [], label)
             XCTAssertEqual(report.events.map(\.status), [.onTime], label)
@@ -166,7 +170,7 @@ final class LongRoundTripTests: XCTestCase {
             let driven = Double(writes[last].time - writes[first].time) / 1e6
             XCTAssertEqual(driven, held.duration, accuracy: 0.03, "\(label): the drive lasted \(driven) s")
             assertPlayedAsAsked(try rig.playAsThrumPlayDoes(Self.heartbeat, advanced: true), Self.heartbeat, "\(label), heartbeat")
-            print("\(label): lead \(try rig.engine().leadTime), render chunk \(rig.session.leadPolicy.renderChunk(on: rig.session.link, queueSlots: rig.session.identity.map { Int($0.queueSlots) })), drive \(driven) s")
+            print("\(limit); lead \(try rig.engine().leadTime), render chunk \(rig.session.leadPolicy.renderChunk(on: rig.session.link, queueSlots: rig.session.identity.map { Int($0.queueSlots) })), drive \(driven) s")
         }
     }
 }
