@@ -94,6 +94,7 @@ final class LongRoundTripTests: XCTestCase {
     func testAHundredAndTwentyMillisecondRoundTripStartsOnTime() throws {
         let rig = VirtualRig(link: try LinkSpec.link(parsing: "out=60ms,back=60ms"))
         try rig.connect(calibrate: false)
+        XCTAssertNil(rig.thrumDevice.roundTripLimit, "32 slots cover a 120 ms round trip in 10 ms chunks")
         assertPlayedAsAsked(try rig.playAsThrumPlayDoes(Self.heartbeat, advanced: true), Self.heartbeat, "heartbeat")
 
         let engine = try rig.engine()
@@ -137,6 +138,39 @@ final class LongRoundTripTests: XCTestCase {
             let truth = try XCTUnwrap(near.trueOnset(of: s.record)) - XCTUnwrap(far.trueOnset(of: s.reference))
             XCTAssertLessThan(abs(truth), 1e-3, "event \(s.patternIndex): the devices played \(truth * 1e3) ms apart")
             XCTAssertLessThanOrEqual(abs(s.skew - truth), s.bound + 1e-6, "event \(s.patternIndex): the bound misses the true skew")
+        }
+    }
+
+    /// A plain play on round trips of 200, 260, 400 and 500 ms (`out=A,back=A`): a held
+    /// continuous event drives without a hole (the chip's register writes), and the heartbeat's
+    /// events drive at their times. Before, every streamed 10 ms chunk of the held level took a
+    /// device queue slot, and 32 slots did not cover what the host must keep sent and
+    /// unacknowledged: on 260 ms the stream waited for credits and the chip's drive had holes
+    /// (at 306, 576 and 836 ms of a 1 s event), on 400 ms it stopped after 296 ms — with no fault
+    /// and every onset `on_time`. Now the render chunk grows with the round trip
+    /// (``LeadTimePolicy/renderChunk(on:chunk:queueSlots:)``).
+    func testVeryLongRoundTripsDriveWithoutHoles() throws {
+        let held = HapticPattern(
+            events: [TestPatterns.continuous(at: 0, duration: 1.0, intensity: 0.8)], parameters: [], parameterCurves: [])
+        for leg in [100, 130, 200, 250] {
+            let rig = VirtualRig(link: try LinkSpec.link(parsing: "out=\(leg)ms,back=\(leg)ms"))
+            try rig.connect(calibrate: false)
+            let label = "\(2 * leg) ms round trip"
+            // The limit said at connect names the round trip and the device's queue.
+            let limit = try XCTUnwrap(rig.thrumDevice.roundTripLimit, label)
+            XCTAssertTrue(limit.hasPrefix("a \(2 * leg) ms round trip to the virtual device: the device's 32 queue slots carry at most "), limit)
+            let report = try rig.playAsThrumPlayDoes(held, advanced: true)
+            XCTAssertEqual(report.faults.map(\.message), [], label)
+            XCTAssertEqual(report.events.map(\.status), [.onTime], label)
+            let writes = rig.device.chip.trace.registerWrites.filter { $0.register == DRV2605LRegister.rtpInput.rawValue }
+            let first = try XCTUnwrap(writes.firstIndex { $0.value != 0 }, "\(label): the chip drove")
+            let last = try XCTUnwrap(writes.lastIndex { $0.value != 0 })
+            let zeros = writes[first...last].filter { $0.value == 0 }.map { Double($0.time - writes[first].time) / 1e3 }
+            XCTAssertEqual(zeros, [], "\(label): holes in the drive at these times (ms from its first write)")
+            let driven = Double(writes[last].time - writes[first].time) / 1e6
+            XCTAssertEqual(driven, held.duration, accuracy: 0.03, "\(label): the drive lasted \(driven) s")
+            assertPlayedAsAsked(try rig.playAsThrumPlayDoes(Self.heartbeat, advanced: true), Self.heartbeat, "\(label), heartbeat")
+            print("\(limit); lead \(try rig.engine().leadTime), render chunk \(rig.session.leadPolicy.renderChunk(on: rig.session.link, queueSlots: rig.session.identity.map { Int($0.queueSlots) })), drive \(driven) s")
         }
     }
 }

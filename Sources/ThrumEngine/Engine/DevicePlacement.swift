@@ -108,7 +108,17 @@ final class DevicePlacement {
     /// moved later, however long the round trip), or the configured fixed lead.
     var leadTime: HostDuration {
         if let fixed = configuration.leadTime { return fixed }
-        return session.leadPolicy.lead(on: session.link, chunk: configuration.chunk, minimumRestart: configuration.restartMargin)
+        return session.leadPolicy.lead(
+            on: session.link, chunk: configuration.chunk, minimumRestart: configuration.restartMargin, queueSlots: queueSlots)
+    }
+
+    /// The device's queue slots (IDENTIFY_REPLY); nil before it identified.
+    private var queueSlots: Int? { session.identity.map { Int($0.queueSlots) } }
+
+    /// How much drive one render step covers: the configured chunk, longer on a round trip the
+    /// device's queue slots would not cover in chunks of it (``LeadTimePolicy/renderChunk(on:chunk:queueSlots:)``).
+    var renderChunk: HostDuration {
+        session.leadPolicy.renderChunk(on: session.link, chunk: configuration.chunk, queueSlots: queueSlots)
     }
 
     /// ``leadTime`` on the engine's schedule.

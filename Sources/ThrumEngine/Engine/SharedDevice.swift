@@ -523,8 +523,9 @@ public final class SharedDevice: @unchecked Sendable {
     /// How long before and after the players' drive the link keeps its usual pings.
     static let quietMargin = EngineDuration.seconds(2)
 
-    /// How much drive one render step covers: ``HapticEngine/Configuration/chunk``, at least 1 ms.
-    var renderChunk: EngineDuration { max(.milliseconds(1), EngineDuration(truncating: configuration.chunk)) }
+    /// How much drive one render step covers: ``HapticEngine/Configuration/chunk`` (longer on a
+    /// long round trip, ``DevicePlacement/renderChunk``), at least 1 ms.
+    var renderChunk: EngineDuration { max(.milliseconds(1), EngineDuration(truncating: placement.renderChunk)) }
 
     /// Renders and sends what is due, finishes players whose time is over, runs timeouts.
     func service() {

@@ -65,6 +65,10 @@ public final class ThrumDevice {
     /// a session would schedule with.
     public var linkHealth: LinkHealth { session.linkHealth }
 
+    /// What this link's round trip costs streamed drive on this device, in one line; nil when
+    /// the device's queue covers the round trip (``DeviceSession/roundTripLimit``).
+    public var roundTripLimit: String? { session.roundTripLimit }
+
     // MARK: Calibration
 
     /// Waits until a calibration the device started by itself (a changed configuration) has

@@ -253,7 +253,24 @@ package final class DeviceSession {
 
     /// The lead a start on this link is given now by an engine with the default render chunk and
     /// restart margin (``LeadTimePolicy/lead(on:chunk:minimumRestart:)``, the rule the engine uses).
-    public var currentLeadTime: HostDuration { leadPolicy.lead(on: link) }
+    public var currentLeadTime: HostDuration { leadPolicy.lead(on: link, queueSlots: identity.map { Int($0.queueSlots) }) }
+
+    /// What this link's round trip costs streamed drive on this device, in one line, or nil when
+    /// the device's queue covers it in the default render chunk: its queue slots must cover two
+    /// round trips of streamed segments (``LeadTimePolicy/renderChunk(on:chunk:queueSlots:)``),
+    /// so a held level is streamed in longer chunks and denser drive (many short segments, such
+    /// as transients every few tens of milliseconds) can arrive after its time (docs/timing.md,
+    /// "A very long round trip").
+    public var roundTripLimit: String? {
+        guard let identity, identity.queueSlots > 0, link.statistics.roundTripSamples > 0 else { return nil }
+        let chunk = leadPolicy.renderChunk(on: link, queueSlots: Int(identity.queueSlots))
+        guard chunk > LeadTimePolicy.defaultChunk else { return nil }
+        let roundTrip = Int((link.statistics.smoothedRoundTrip.seconds * 1e3).rounded())
+        let rate = Int((Double(identity.queueSlots) / (2 * link.statistics.smoothedRoundTrip.seconds)).rounded(.down))
+        return "a \(roundTrip) ms round trip to \(endpointName): the device's \(identity.queueSlots) queue slots carry at most "
+            + "\(rate) drive segments a second; a held level is streamed in \(Int((chunk.seconds * 1e3).rounded())) ms chunks, and denser drive "
+            + "(transients closer than about \(max(1, 6_000 / max(rate, 1))) ms) can arrive after its time"
+    }
 
     /// Stops output at once (any-lane STOP) and lets the frame go out.
     public func stop() throws(EngineError) {

@@ -84,12 +84,31 @@ public struct LeadTimePolicy: Sendable, Hashable {
 
     private static func wholeMicroseconds(_ d: HostDuration) -> Int64 { d.nanoseconds / 1_000 }
 
-    /// The lead a start is given on `link` by an engine rendering `chunk` at a time with restart
-    /// margin at least `minimumRestart`.
-    public func lead(on link: LinkSession, chunk: HostDuration = defaultChunk, minimumRestart: HostDuration = defaultRestartMargin)
-        -> HostDuration
-    {
+    /// The lead a start is given on `link` by an engine rendering `chunk` at a time (grown with
+    /// the round trip for a device of `queueSlots`, ``renderChunk(on:chunk:queueSlots:)``) with
+    /// restart margin at least `minimumRestart`.
+    public func lead(
+        on link: LinkSession, chunk: HostDuration = defaultChunk, minimumRestart: HostDuration = defaultRestartMargin, queueSlots: Int? = nil
+    ) -> HostDuration {
         let wait = max(restartMargin(on: link, minimum: minimumRestart), changeLead(on: link))
-        return max(retransmissionLead(for: link.statistics), chunk * 2 + wait)
+        return max(retransmissionLead(for: link.statistics), renderChunk(on: link, chunk: chunk, queueSlots: queueSlots) * 2 + wait)
+    }
+
+    /// How much drive one render step covers on `link`: `chunk`, or longer on a long round trip,
+    /// so that the device's queue holds what the host must keep sent and unacknowledged. Every
+    /// streamed chunk of a held level takes one queue slot, and a slot is the host's again only
+    /// a round trip after it was sent at the earliest (the segment must reach the device before
+    /// its time, and the ACK that frees it comes back): `queueSlots` slots of `chunk` each must
+    /// cover two smoothed round trips, or the stream waits for credits and the drive has holes
+    /// (10 ms chunks in 32 slots: holes from a 260 ms round trip on, docs/timing.md). In whole
+    /// milliseconds; `chunk` up to a 160 ms round trip on a 32-slot device. `queueSlots` is the
+    /// device's (IDENTIFY_REPLY); nil (not known yet): `chunk`.
+    public func renderChunk(on link: LinkSession, chunk: HostDuration = defaultChunk, queueSlots: Int?) -> HostDuration {
+        guard let slots = queueSlots, slots > 0 else { return chunk }
+        let twoRoundTrips: Int64 = 2 * Self.wholeMicroseconds(link.statistics.smoothedRoundTrip)
+        let count = Int64(slots)
+        let needed: Int64 = (twoRoundTrips + count - 1) / count
+        let whole: Int64 = (needed + 999) / 1_000 * 1_000
+        return max(chunk, .microseconds(whole))
     }
 }

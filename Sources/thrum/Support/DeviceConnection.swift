@@ -64,6 +64,8 @@ struct DeviceConnection {
                     deviceID: identity.deviceId, port: target.name,
                     usbSerial: identity.deviceId == 0 ? CalibrationStore.usbSerial(ofPort: target.name) : nil))
         connection.warnAboutAnUnreadableStore()
+        // A round trip the device's queue does not cover in the default render chunk: said once.
+        if let limit = device.roundTripLimit { printError("warning: \(limit)") }
         return connection
     }
 
