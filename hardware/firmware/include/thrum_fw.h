@@ -293,6 +293,8 @@ typedef struct thrum_scheduler {
     uint8_t playing;         /**< 1 while queue[head] is being driven */
     uint8_t onset_pending;   /**< queue[head] ramps up from 0 and has not reached its first
                                   non-zero code yet: its first write (and ONSET) is still due */
+    uint8_t carried;         /**< queue[head] carries the mark of a late entry dropped before it
+                                  (§4.2): its onset is reported late whenever it begins */
     uint8_t amplitude;       /**< last amplitude the driver accepted */
     uint8_t output_unknown;  /**< a write failed: the driver may hold any amplitude */
     uint8_t bus_fault_sent;  /**< FAULT 2 already reported for the current run of failures */
