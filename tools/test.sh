@@ -97,7 +97,7 @@ part_swift() {
 # (Every other EndToEndTests class runs in real time, LabgridFarmTests' labgrid farm among them.)
 virtual_time_end_to_end='BenchCommandTests|CLIHostileInputTests|CLIOutsideCheckTests|CLIPresetsTests|CLIRenderTests|CLIUsageErrorTests|'\
 'CLIValidateTests|DocBlockTests|EngineOnVirtualRigTests|FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|'\
-'FirmwareListTests|FirmwarePreflightTests|IdleEngineTests|LibraryEndToEndTests|LibraryPowerLossTests|PlayEngineOptionsTests|'\
+'FirmwareListTests|FirmwarePreflightTests|IdleEngineTests|ImmediateStartTests|LibraryEndToEndTests|LibraryPowerLossTests|PlayEngineOptionsTests|'\
 'PublicErrorMessageTests|ROMTableAgreementTests|RunFaultTests|ReadmeExampleTests|StalledLinkResetTests|'\
 'VirtualTimePlaybackTests|CompletionsAndManTests|JourneyCheckTests'
 real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\

@@ -277,7 +277,8 @@ public final class HapticEngine: @unchecked Sendable {
     public var currentTime: Double { device.currentTime }
 
     /// How far ahead of now the drive is rendered and sent. Parameter changes take effect within
-    /// this time (plus one render chunk); an immediate start is felt this long after the call.
+    /// this time (plus one render chunk); an immediate start's drive begins this long after the
+    /// call, so it is felt this long plus its first event's pre-shift after it.
     public var leadTime: HostDuration { device.locked { device.leadTime } }
 
     // MARK: Lifecycle
@@ -578,6 +579,7 @@ extension HapticEngine: PlayerHost {
     var timeNow: EngineTime { device.timeNow }
     var changeLead: EngineDuration { device.changeLead }
     var restartMargin: EngineDuration { device.restartMargin }
+    var startLead: EngineDuration { device.engineLead }
     var streamFloor: EngineTime { device.placement.streamFloor }
     var generation: Int { device.generation }
     func engineTime(_ time: Double) throws -> EngineTime { try device.engineTime(time) }

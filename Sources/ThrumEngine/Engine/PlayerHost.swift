@@ -11,6 +11,8 @@ protocol PlayerHost: AnyObject {
     var timeNow: EngineTime { get }
     /// The earliest a change sent now can take effect on the device, from now.
     var changeLead: EngineDuration { get }
+    /// How far from now an immediate start's drive begins (``HapticEngine/leadTime``).
+    var startLead: EngineDuration { get }
     /// The restart margin after an any-lane STOP.
     var restartMargin: EngineDuration { get }
     /// Where drive the host cannot render again (a ROM effect, a stored preset) ends: streamed

@@ -413,7 +413,10 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         if let requested, requested - lead >= earliest {
             at = requested
         } else {
-            at = earliest + lead
+            // Immediate, or too close to honour: the drive begins one start lead from now (as
+            // `thrum play`'s does), not at the earliest a frame could arrive — that left a loaded
+            // host or device no room, and the first drive reached the device late (docs/timing.md).
+            at = max(engine.timeNow + engine.startLead, earliest) + lead
         }
         engine.invalidate(from: at - lead)
         stopAt = nil

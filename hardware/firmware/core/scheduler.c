@@ -91,6 +91,9 @@ static void pop(thrum_scheduler_t *s)
     s->count--;
     s->playing = 0;
     s->onset_pending = 0;
+#if THRUM_FW_CARRY_MARKS
+    s->carried = 0;
+#endif
 }
 
 /* A run acting ahead of time (thrum_scheduler_run's lead) makes its first driver write here, at
@@ -182,6 +185,9 @@ void thrum_scheduler_stop(thrum_fw_t *fw)
     s->count = 0;
     s->playing = 0;
     s->onset_pending = 0;
+#if THRUM_FW_CARRY_MARKS
+    s->carried = 0;
+#endif
     s->stops++; /* a stored preset's player stops with the queue (library.c) */
     if (fw->driver.device_id != 0u && (s->amplitude != 0u || s->output_unknown)) {
         (void)write_amplitude(fw, 0, thrum_clock(fw));
@@ -281,7 +287,11 @@ static void begin_drive(thrum_fw_t *fw, uint32_t now, int late)
 {
     thrum_scheduler_t *s = &fw->sched;
     const thrum_segment_t *seg = &s->queue[s->head];
+#if THRUM_FW_CARRY_MARKS
+    uint8_t status = late || s->carried ? THRUM_ONSET_LATE_TRIMMED : THRUM_ONSET_ON_TIME;
+#else
     uint8_t status = late ? THRUM_ONSET_LATE_TRIMMED : THRUM_ONSET_ON_TIME;
+#endif
 
     if (seg->effect != 0u) {
         s->last_rom_poll = now;
@@ -303,6 +313,19 @@ static void begin_drive(thrum_fw_t *fw, uint32_t now, int late)
     report(fw, seg, thrum_clock(fw), status);
 }
 
+#if THRUM_FW_CARRY_MARKS
+/* 1 when the head entry `seg`, a marked ramp dropped for lateness, is followed at once by an
+ * unmarked entry that drives (the same event's drive going on, PROTOCOL.md §4.2): the mark moves
+ * to that entry, so the event is reported as the chip drove it (late) and not as dropped. */
+static int carries_mark(const thrum_scheduler_t *s, const thrum_segment_t *seg)
+{
+    const thrum_segment_t *next = &s->queue[THRUM_QUEUE_INDEX(s->head, 1u)];
+
+    return s->count > 1u && seg->event != 0u && seg->effect == 0u && next->event == 0u && next->effect == 0u &&
+           next->start == seg->start + seg->duration && (next->from != 0u || next->to != 0u);
+}
+#endif
+
 /* Start the head segment, which has been reached at `now`. */
 static void start_segment(thrum_fw_t *fw, uint32_t now)
 {
@@ -315,9 +338,24 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
         (seg->effect != 0u && !DRV2605L_HAS_ROM(fw->driver.device_id))) {
         /* reached after its window, taken over already, nothing to drive, or a ROM effect on a
          * DRV2604/2604L (RAM, no ROM library): never play it outside its time */
+#if THRUM_FW_CARRY_MARKS
+        int carry = fw->driver.ready && carries_mark(s, seg);
+
+        THRUM_COUNT(fw->stats.segments_dropped);
+        if (carry) {
+            /* the event's drive goes on in the next entry, which is reached now too: its first
+             * write is the event's onset, late (§4.2) */
+            s->queue[THRUM_QUEUE_INDEX(s->head, 1u)].event = seg->event;
+        } else {
+            report(fw, seg, now, THRUM_ONSET_DROPPED);
+        }
+        pop(s);
+        s->carried = (uint8_t)carry;
+#else
         THRUM_COUNT(fw->stats.segments_dropped);
         report(fw, seg, now, THRUM_ONSET_DROPPED);
         pop(s);
+#endif
         return;
     }
     s->playing = 1;

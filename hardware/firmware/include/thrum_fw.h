@@ -282,6 +282,14 @@ typedef struct thrum_link {
 #endif
 } thrum_link_t;
 
+/* 1: a marked entry dropped for lateness whose event's drive goes on in the next entry passes
+ * its mark on, so the event is reported late where the chip began driving it, not dropped
+ * (PROTOCOL.md §4.2). 0 (about 270 B of flash less on the AVR, whose streaming image has no room
+ * for it): such an event is reported dropped. */
+#ifndef THRUM_FW_CARRY_MARKS
+#define THRUM_FW_CARRY_MARKS 1
+#endif
+
 /** Segment scheduler state (§4.1, §4.2). */
 typedef struct thrum_scheduler {
     thrum_segment_t queue[THRUM_FW_QUEUE_SLOTS];
@@ -293,6 +301,10 @@ typedef struct thrum_scheduler {
     uint8_t playing;         /**< 1 while queue[head] is being driven */
     uint8_t onset_pending;   /**< queue[head] ramps up from 0 and has not reached its first
                                   non-zero code yet: its first write (and ONSET) is still due */
+#if THRUM_FW_CARRY_MARKS
+    uint8_t carried;         /**< queue[head] carries the mark of a late entry dropped before it
+                                  (§4.2): its onset is reported late whenever it begins */
+#endif
     uint8_t amplitude;       /**< last amplitude the driver accepted */
     uint8_t output_unknown;  /**< a write failed: the driver may hold any amplitude */
     uint8_t bus_fault_sent;  /**< FAULT 2 already reported for the current run of failures */

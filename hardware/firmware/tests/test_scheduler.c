@@ -161,6 +161,62 @@ static void test_late_trim_and_tolerance(void)
     CHECK(onset != NULL && onset->field[2] == THRUM_ONSET_LATE_TRIMMED);
 }
 
+/* An event's first entry reached after its end, its drive going on in the next entry (a host
+ * or device that ran late just after a start): the chip drives the rest, so the event is
+ * reported where that drive began, late — not dropped. A dropped entry followed by silence, or
+ * by another event's entry, stays dropped. */
+static void test_drop_carries_mark_to_continuation(void)
+{
+    fake_write_t w[8];
+    const thrum_msg_t *onset;
+
+    boot_at(0);
+    segment(1000, 100, 200, 200, 9);
+    segment(1100, 2000, 200, 200, 0);
+    f.now = 1300;
+    thrum_fw_poll(&fw);
+    CHECK_EQ(rtp_writes(w, 8), 1);
+    CHECK_EQ(w[0].value, 200);
+    onset = fake_next(&f, THRUM_MSG_ONSET);
+    CHECK(onset != NULL && onset->field[0] == 9 && onset->field[1] == 1300u + I2C_COST &&
+          onset->field[2] == THRUM_ONSET_LATE_TRIMMED);
+    CHECK(fake_next(&f, THRUM_MSG_ONSET) == NULL);
+    CHECK_EQ(thrum_fw_stats(&fw)->segments_dropped, 1);
+
+    /* reached within the tolerance of the continuation's start: still late (the event's first
+     * part never drove) */
+    boot_at(0);
+    segment(1000, 100, 200, 200, 9);
+    segment(1100, 2000, 200, 200, 0);
+    f.now = 1110;
+    thrum_fw_poll(&fw);
+    onset = fake_next(&f, THRUM_MSG_ONSET);
+    CHECK(onset != NULL && onset->field[0] == 9 && onset->field[2] == THRUM_ONSET_LATE_TRIMMED);
+
+    /* followed by silence: nothing of the event drove */
+    boot_at(0);
+    segment(1000, 100, 200, 200, 9);
+    segment(1100, 2000, 0, 0, 0);
+    f.now = 1300;
+    thrum_fw_poll(&fw);
+    onset = fake_next(&f, THRUM_MSG_ONSET);
+    CHECK(onset != NULL && onset->field[0] == 9 && onset->field[2] == THRUM_ONSET_DROPPED);
+    CHECK(fake_next(&f, THRUM_MSG_ONSET) == NULL);
+
+    /* the next on-time event after a carried one is on time */
+    boot_at(0);
+    segment(1000, 100, 200, 200, 9);
+    segment(1100, 100, 200, 200, 0);
+    segment(3000, 100, 50, 50, 10);
+    f.now = 1150;
+    thrum_fw_poll(&fw);
+    onset = fake_next(&f, THRUM_MSG_ONSET);
+    CHECK(onset != NULL && onset->field[0] == 9 && onset->field[2] == THRUM_ONSET_LATE_TRIMMED);
+    fake_run_until(&f, &fw, 3000, 10);
+    onset = fake_next(&f, THRUM_MSG_ONSET);
+    CHECK(onset != NULL && onset->field[0] == 10 && onset->field[2] == THRUM_ONSET_ON_TIME);
+}
+
 static void test_drop(void)
 {
     fake_write_t w[8];
@@ -360,6 +416,7 @@ const test_case_t scheduler_tests[] = {
     {"scheduler: interpolation, 500 us limit, only on change", test_interpolation_and_rate_limit},
     {"scheduler: late segments trimmed, 50 us tolerance", test_late_trim_and_tolerance},
     {"scheduler: segments past their end dropped", test_drop},
+    {"scheduler: a dropped first entry's mark goes on with the event's drive", test_drop_carries_mark_to_continuation},
     {"scheduler: gap writes 0; later segment takes over", test_gap_goes_to_zero_and_takeover},
     {"scheduler: STOP silences at once, no onsets", test_stop},
     {"scheduler: watchdog stops after 1 s of silence, once", test_watchdog},
