@@ -469,15 +469,17 @@ final class RunFaultTests: XCTestCase {
     /// frames behind it, with the first event's drive, all arrive together 8 ms before it, and the
     /// device, handling them one after the other, reaches that drive after its time and drops it.
     /// The lead (28 ms, from the round trips: SRTT + 4·RTTVAR) does not cover a 1 % stall of up to
-    /// 80 ms. The report is honest: `dropped`, the chip never drove it, the others on time
-    /// (here seed 8 with 3 transients).
+    /// 80 ms. The report is honest: `dropped`, the chip never drove it, the others on time.
+    /// Since an immediate start leads by the engine's whole start lead and pings are paced to the
+    /// return leg, 3 transients on seeds 0–119 drop event 0 in 2 (39, 68; 107 `late_trimmed`):
+    /// here seed 39.
     func testAStallOnABurstyLinkBeforeTheFirstEventDropsItAndTheReportSaysSo() throws {
         var shape = DelayLink.Shape()
         shape.outbound = .uniform(200...1_000)
         shape.inbound = .uniform(200...1_000)
         shape.stallProbability = 0.01
         shape.stallLength = .uniform(20_000...80_000)
-        let rig = VirtualRig(link: HeldChunksLink(base: DelayLink(shape: shape, seed: 8)))
+        let rig = VirtualRig(link: HeldChunksLink(base: DelayLink(shape: shape, seed: 39)))
         try rig.connect(calibrate: false)
         let report = try rig.playAsThrumPlayDoes(TestPatterns.metronome(beats: 3, interval: 0.04)) { _, _ in }
         let haptic = report.events.filter(\.type.isHaptic)
