@@ -147,7 +147,7 @@ final class ProfileReaderTests: XCTestCase {
         XCTAssertEqual(e.position, SourcePosition(line: 2, column: 32))
         XCTAssertEqual(e.path, "datasheet.resonanceHz")
         XCTAssertTrue(e.message.contains("expected a number from 125 to 300 Hz"), e.message)
-        XCTAssertTrue(e.message.contains("the string \"175\""), e.message)
+        XCTAssertTrue(e.message.contains("the string '175'"), e.message)
         XCTAssertTrue(e.description.hasPrefix("mine.json:2:32: "), e.description)
     }
 
