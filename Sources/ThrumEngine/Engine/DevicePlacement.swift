@@ -643,16 +643,7 @@ final class DevicePlacement {
                 }
             }
             record.boundSuspect = clock.inconsistency > .zero
-            marks[id] = record
-            for follower in followerMarks[id] ?? [] {
-                guard var other = marks[follower] else { continue }
-                other.status = record.status
-                other.driveOnsetTime = record.driveOnsetTime
-                other.deviceOnset = record.deviceOnset
-                other.driveOnsetRange = record.driveOnsetRange
-                other.boundSuspect = record.boundSuspect
-                marks[follower] = other
-            }
+            settle(id, as: record)
             reread.append(id)
         }
         return reread.sorted()
@@ -753,8 +744,14 @@ final class DevicePlacement {
             record.deviceOnset = nil
             record.driveOnsetRange = nil
         }
-        marks[report.event] = record
-        for follower in followerMarks[report.event] ?? [] {
+        settle(report.event, as: record)
+    }
+
+    /// Records `record` as mark `id`'s outcome and gives its followers (events that share its
+    /// onset, ``followerMarks``) the same onset: status, times, bracket and doubt.
+    private func settle(_ id: UInt32, as record: OnsetRecord) {
+        marks[id] = record
+        for follower in followerMarks[id] ?? [] {
             guard var other = marks[follower] else { continue }
             other.status = record.status
             other.driveOnsetTime = record.driveOnsetTime
