@@ -6,7 +6,7 @@ import Foundation
     import Darwin
 #endif
 
-/// SIGINT, SIGTERM or SIGQUIT while a command talks to a device (`play`, `calibrate`, `info`,
+/// SIGINT, SIGTERM or SIGQUIT while a command talks to a device (`play`, `calibrate`, `info`, `studio`,
 /// `flash`, `monitor`): noted, so that the command stops the actuator (or lets a step it cannot
 /// cut short end), releases the device and reports, instead of dying with the drive on and the
 /// device's session left to its watchdog.
