@@ -18,7 +18,8 @@
 #
 # The Swift tests run on TEST_WORKERS processes at once (default: the number of cores), each test
 # in its own process (`swift test --parallel`; they share no state), except those that run in real
-# time (pty, simavr, ser2net): these run after them, one at a time.
+# time (pty, simavr, ser2net): these run after them, one at a time. Each pass is stopped as hung
+# after TEST_PART_LIMIT (default 40m, a `timeout` duration).
 # At the end come each part's time (wall clock, and the CPU time its processes used, which the
 # machine's load does not inflate), the 10 slowest Swift tests, and last the XCTest summary line
 # ("Executed N tests, with F failures ...").
@@ -27,6 +28,8 @@ cd "$(dirname "$0")/.."
 
 parts_in_order=(c budgets avr fuzz swift)
 jobs=$(nproc 2>/dev/null || echo 2)
+# The longest one pass of Swift tests may run (`timeout` duration) before it is stopped as hung.
+part_limit=${TEST_PART_LIMIT:-40m}
 
 named_only_parts=(docs)
 usage() { echo "usage: tools/test.sh [PART...], PART one of: ${parts_in_order[*]} ${named_only_parts[*]}" >&2; exit 2; }
@@ -111,14 +114,26 @@ swift_tests() {
     local regex=${1:-.} results=.build/test-results.xml serial_log=.build/test-serial.log status=0
     rm -f "$results" "$serial_log"
     # --disable-swift-testing: all tests are XCTest; an empty Swift Testing pass would print its
-    # own "0 tests" line.
-    swift test --skip-build --disable-swift-testing --parallel --num-workers "${TEST_WORKERS:-$jobs}" \
+    # own "0 tests" line. Each pass is stopped at TEST_PART_LIMIT (`timeout` signals its whole
+    # process group: the test processes and what they started): a hung test fails the run there,
+    # with the pass named, instead of holding CI to its own limit (both passes take 4–10 min on
+    # 2 cores, loaded or not).
+    timeout --kill-after=30s "$part_limit" \
+        swift test --skip-build --disable-swift-testing --parallel --num-workers "${TEST_WORKERS:-$jobs}" \
         --xunit-output "$results" --filter "$regex" --skip "$real_time_tests" || status=$?
+    if [ "$status" = 124 ]; then echo "== the parallel tests ran past $part_limit and were stopped: a test hung"; fi
     record "swift tests (parallel)"
     echo "== Swift tests in real time, one at a time"
-    # A serial run writes no xUnit file: its log is read instead.
-    swift test --skip-build --disable-swift-testing --filter "^(?=.*(?:$regex))(?=.*(?:$real_time_tests))" 2>&1 \
-        | tee "$serial_log" || status=$?
+    # A serial run writes no xUnit file: its log is read instead (its last "started" line names a
+    # test that hung).
+    local serial=0
+    timeout --kill-after=30s "$part_limit" \
+        swift test --skip-build --disable-swift-testing --filter "^(?=.*(?:$regex))(?=.*(?:$real_time_tests))" 2>&1 \
+        | tee "$serial_log" || serial=$?
+    if [ "$serial" = 124 ]; then
+        echo "== the real-time tests ran past $part_limit and were stopped: $(grep "' started" "$serial_log" | tail -1)"
+    fi
+    if [ "$serial" != 0 ]; then status=$serial; fi
     record "swift tests (serial)"
     print_times
     python3 tools/test-report.py --slowest 10 "$results" "$serial_log" || status=$?
