@@ -107,6 +107,12 @@ real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\
 "ReaderWokenTests|WakeableWaitTests|PlatformWaitTests|WakeLatencyFloorTests|TCPTransportTests)/|"\
 "ThrumHarnessTests\\.ReaderWakeFloorTests/|ThrumAudioTests\\.ALSAAudioSinkTests/|ThrumBenchTests\\.FirstPlayBenchTests/"
 
+# After a pass was stopped as hung: what it ran from this checkout's build and left behind (swift
+# test runs its test processes in their own process group, which `timeout` does not reach).
+stop_strays() {
+    pkill -KILL -f "$PWD/.build/" || true
+}
+
 # Runs the Swift tests, or those matching REGEX (`swift test --filter`: a named subset is a part
 # that calls this with its own): those in virtual time in parallel, then those in real time one at
 # a time; then prints each part's time, the 10 slowest tests and the summary line.
@@ -121,7 +127,10 @@ swift_tests() {
     timeout --kill-after=30s "$part_limit" \
         swift test --skip-build --disable-swift-testing --parallel --num-workers "${TEST_WORKERS:-$jobs}" \
         --xunit-output "$results" --filter "$regex" --skip "$real_time_tests" || status=$?
-    if [ "$status" = 124 ]; then echo "== the parallel tests ran past $part_limit and were stopped: a test hung"; fi
+    if [ "$status" = 124 ]; then
+        echo "== the parallel tests ran past $part_limit and were stopped: a test hung"
+        stop_strays
+    fi
     record "swift tests (parallel)"
     echo "== Swift tests in real time, one at a time"
     # A serial run writes no xUnit file: its log is read instead (its last "started" line names a
@@ -132,6 +141,7 @@ swift_tests() {
         | tee "$serial_log" || serial=$?
     if [ "$serial" = 124 ]; then
         echo "== the real-time tests ran past $part_limit and were stopped: $(grep "' started" "$serial_log" | tail -1)"
+        stop_strays
     fi
     if [ "$serial" != 0 ]; then status=$serial; fi
     record "swift tests (serial)"
