@@ -8,8 +8,8 @@
 #   c        the C firmware tests (the same golden vectors through the C codec) and the core's layer
 #            check (its files call down only: tools/fw-layers.py)
 #   budgets  the firmware images against their budgets (AVR streaming and library, Cortex-M)
-#   avr      the AVR firmware binary, its simavr harness and the harness's C tests (the AVR
-#            end-to-end tests of `swift` run against them)
+#   avr      the AVR firmware binary, its simavr harness, the simulated boards' bootloader and the
+#            harness's C tests (the AVR end-to-end tests of `swift` run against them)
 #   fuzz     each libFuzzer target for a few seconds (FUZZ_SECONDS, default 5; 0 skips them)
 #   swift    the Swift tests: unit, golden vectors, in-process and pty end to end, simavr
 #   docs     only when named (`tools/test.sh docs`; `swift` runs them too): the tests that run the
@@ -43,7 +43,9 @@ part_budgets() {
 }
 
 part_avr() {
-    make -s -j"$jobs" -O -C hardware/avrsim all test
+    # bootloaders: the simulated boards' optiboot (FirmwareFlashTests), made here rather than in
+    # the serial real-time pass (or in the parallel one, beside another test's make).
+    make -s -j"$jobs" -O -C hardware/avrsim all test bootloaders
     tools/gen-arduino-library.sh --check
 }
 
@@ -103,7 +105,11 @@ virtual_time_end_to_end='BenchCommandTests|CLIHostileInputTests|CLIOutsideCheckT
 'FirmwareListTests|FirmwarePreflightTests|IdleEngineTests|ImmediateStartTests|LibraryEndToEndTests|LibraryPowerLossTests|PlayEngineOptionsTests|'\
 'PublicErrorMessageTests|ROMTableAgreementTests|RunFaultTests|ReadmeExampleTests|StalledLinkResetTests|'\
 'VirtualTimePlaybackTests|CompletionsAndManTests|JourneyCheckTests'
-real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\
+# Single tests of real-time classes that pace nothing: each waits out a port nobody answers on (a
+# pty the test holds itself), which a loaded machine can only make slower, never make answer.
+no_answer_end_to_end='FirmwareFlashTests/testNoAnswerNamesTheCauses|PlayOverPseudoTerminalTests/testPortWithNoDeviceBehindItSaysSo|'\
+'PlayExpectationsTests/testNoDeviceWritesAnErrorTestCase|DoctorCommandTests/testSilentPortGetsTheFlashLine'
+real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/|($no_answer_end_to_end)\$)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\
 "ReaderWokenTests|WakeableWaitTests|PlatformWaitTests|WakeLatencyFloorTests|TCPTransportTests)/|"\
 "ThrumHarnessTests\\.ReaderWakeFloorTests/|ThrumAudioTests\\.ALSAAudioSinkTests/|ThrumBenchTests\\.FirstPlayBenchTests/"
 

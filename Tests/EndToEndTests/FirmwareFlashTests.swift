@@ -6,7 +6,8 @@ import XCTest
 /// bootloader (optiboot, ATmegaBOOT) running in simavr (`thrum sim --board`), which writes the
 /// simulated flash; the truth is the flash file the harness keeps (compared byte for byte with the
 /// image as avr-objcopy lays it out) and what the firmware booted from it says (`thrum info`).
-/// Real time: listed in tools/test.sh's real_time_tests.
+/// Real time: listed in tools/test.sh's real_time_tests (all but `testNoAnswerNamesTheCauses`, which
+/// paces nothing: tools/test.sh's no_answer_end_to_end).
 final class FirmwareFlashTests: XCTestCase {
     /// The streaming image through optiboot into an erased Uno, then broken and oversized images
     /// refused with the firmware still answering and the flash unchanged.
