@@ -23,9 +23,9 @@ import XCTest
 ///
 /// The suite runs a short form: one play of each file of the rotation (three plays of the examples,
 /// 42 onsets, some 60 of 1 100 frames corrupted each way; 18 s at load 19, where the 20 s form it
-/// replaced played 5 in 32 s); `THRUM_AVR_SOAK_MINUTES=10` runs the
-/// issue's ten minutes (tools/avr-soak.sh), and `THRUM_SOAK_CORPUS=DIR` adds the AHAP files under
-/// a directory to the rotation.
+/// replaced played 5 in 32 s). `THRUM_AVR_SOAK_MINUTES=10` runs the ten minutes
+/// (tools/avr-soak.sh), and `THRUM_SOAK_CORPUS=DIR` adds the AHAP files under a directory to the
+/// rotation.
 final class AVRSoakTests: XCTestCase {
     /// The soak's length when `THRUM_AVR_SOAK_MINUTES` sets it; nil: the short form, one rotation.
     private static let minutes = Double(ProcessInfo.processInfo.environment["THRUM_AVR_SOAK_MINUTES"] ?? "")
