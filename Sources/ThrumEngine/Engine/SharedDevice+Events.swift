@@ -85,6 +85,8 @@ extension SharedDevice {
                 goRefused(slot: UInt8(truncatingIfNeeded: fault.detail))
             case .presetCut:
                 placement.storedPresetCut(eventBase: fault.detail)
+            case .driveDropped:
+                deviceDroppedDrive(startingAt: fault.detail)
             case .noDriver, .overTemperature, .overCurrent:
                 stopBySelf(.systemError, error: HapticError(.unknownError, "the device reported fault \(fault.code)"))
             default:

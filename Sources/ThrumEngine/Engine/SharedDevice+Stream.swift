@@ -23,7 +23,7 @@ extension SharedDevice {
             // before now or ends between now and the earliest the device could get more — the
             // device has a hole in its drive: a fault of the run (docs/robustness.md).
             if players.contains(where: { $0.wantsDrive(from: emittedUntil, to: earliest) }) {
-                runFaults.append(RunFault(.driveGap(start: emittedUntil.seconds, length: (earliest - emittedUntil).seconds)))
+                noteDriveGap(from: emittedUntil, length: earliest - emittedUntil, byDevice: false)
             }
             emittedUntil = earliest
             lastLevel = 0
@@ -137,6 +137,26 @@ extension SharedDevice {
             end = max(end ?? onset.firstSegmentEnd, onset.firstSegmentEnd)
         }
         return end
+    }
+
+    /// A hole in the drive from `start` lasting `length`: a fault of the run (docs/robustness.md),
+    /// accounted one way whoever opened it. The device reports each segment it dropped (FAULT 12):
+    /// one that continues the last hole it opened makes that hole longer.
+    func noteDriveGap(from start: EngineTime, length: EngineDuration, byDevice: Bool) {
+        if byDevice, let last = runFaults.indices.last, runFaults[last].byDevice,
+            case .driveGap(let s, let l) = runFaults[last].kind, start.seconds >= s, start.seconds <= s + l + 1e-3
+        {
+            runFaults[last].kind = .driveGap(start: s, length: max(l, start.seconds + length.seconds - s))
+            return
+        }
+        runFaults.append(RunFault(.driveGap(start: start.seconds, length: length.seconds), byDevice: byDevice))
+    }
+
+    /// The device dropped the unmarked segment it was sent to start at device time `deviceStart`
+    /// (FAULT 12): the hole is that segment's span, as sent.
+    func deviceDroppedDrive(startingAt deviceStart: UInt32) {
+        let dropped = placement.droppedDrive(deviceStart: deviceStart)
+        noteDriveGap(from: dropped.start, length: dropped.length, byDevice: true)
     }
 
     /// Sends the zero that ends the drive left playing before a gap from `t0` to `next` (at most 1 ms long).
