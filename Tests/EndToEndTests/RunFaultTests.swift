@@ -365,7 +365,10 @@ final class RunFaultTests: XCTestCase {
             rig.pump.deviceFaults = [.clockLoss(at: UInt64((start + 0.3) * 1e6), by: 0 &- Self.clockStep)]  // a gain
         }
         XCTAssertEqual(rig.device.resetCount, 0, "the device never reset")
-        XCTAssertEqual(report.faults.map(\.name), ["device_reset"], "the step is taken for a reset")
+        // The step also skips drive queued on the device: unmarked drive it dropped there (FAULT 12)
+        // is a hole of the device's that hit no event (the events are the reset's to account).
+        XCTAssertEqual(report.faults.filter { !$0.byDevice }.map(\.name), ["device_reset"], "the step is taken for a reset")
+        XCTAssertEqual(report.faults.filter { $0.byDevice && $0.failsRun }.map(\.message), [])
         let haptic = report.events.filter(\.type.isHaptic)
         XCTAssertEqual(haptic.count, 60)
         return (rig, report, haptic, rig.trueStartTime(of: report))
@@ -409,7 +412,7 @@ final class RunFaultTests: XCTestCase {
         }
         XCTAssertGreaterThanOrEqual(early, 10, "the reports after the claim, read on the clock as it now is: \(haptic.map(\.status.rawValue))")
         XCTAssertGreaterThan(dropped, 0, "the device dropped some: \(haptic.map(\.status.rawValue))")
-        XCTAssertGreaterThan(report.faults.first?.playedAfter ?? 0, 10, "the device went on playing")
+        XCTAssertGreaterThan(report.faults.first { $0.name == "device_reset" }?.playedAfter ?? 0, 10, "the device went on playing")
     }
 
     /// A device clock that steps 50 ms ahead, taken for a reset (as the AVR binary, starved,
@@ -455,7 +458,7 @@ final class RunFaultTests: XCTestCase {
         XCTAssertGreaterThan(judged, 20)
         XCTAssertEqual(outside, 0, "every onset within its bound: \(haptic.map(\.status.rawValue))")
         XCTAssertGreaterThan(stepped, 0, "an onset on the stepped clock was reported: \(haptic.map(\.status.rawValue))")
-        let fault = try XCTUnwrap(report.faults.first)
+        let fault = try XCTUnwrap(report.faults.first { $0.name == "device_reset" })
         XCTAssertGreaterThan(fault.playedAfter, 0, fault.message)
         XCTAssertTrue(fault.message.contains("taken for a reset"), fault.message)
     }

@@ -118,6 +118,11 @@ extension SharedDevice {
         guard let previous = lastClockSample, sample != previous else { return }
         if Self.isClockRestart(previous: previous, next: sample, threshold: configuration.rebootClockJump) {
             let window = Self.resetWindow(previous: previous, first: sample)
+            // Unmarked drive the device dropped from then on (FAULT 12) was skipped by the step or
+            // lost with the queue: the reset accounts for its events.
+            runFaults.removeAll { f in
+                if f.byDevice, case .driveGap(let s, _) = f.kind { s >= window.lowerBound - 1e-3 } else { false }
+            }
             runFaults.append(RunFault(.deviceReset(after: window.lowerBound, before: window.upperBound)))
             // Reports of the marks placed so far may still come (sent before the reset, or a
             // device whose clock only stepped): they are read on the clock they were stamped on.

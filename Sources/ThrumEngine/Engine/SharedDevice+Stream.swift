@@ -140,16 +140,33 @@ extension SharedDevice {
     }
 
     /// A hole in the drive from `start` lasting `length`: a fault of the run (docs/robustness.md),
-    /// accounted one way whoever opened it. The device reports each segment it dropped (FAULT 12):
-    /// one that continues the last hole it opened makes that hole longer.
+    /// accounted one way whoever opened it. One that meets or overlaps a hole already noted (within
+    /// 1 ms) makes that one longer: the device reports each segment it dropped (FAULT 12), and a
+    /// host that fell behind leaves drive that reaches the device late on either side of its own
+    /// hole. The hole is the device's only when nothing of it is the host's.
     func noteDriveGap(from start: EngineTime, length: EngineDuration, byDevice: Bool) {
-        if byDevice, let last = runFaults.indices.last, runFaults[last].byDevice,
-            case .driveGap(let s, let l) = runFaults[last].kind, start.seconds >= s, start.seconds <= s + l + 1e-3
-        {
-            runFaults[last].kind = .driveGap(start: s, length: max(l, start.seconds + length.seconds - s))
-            return
+        if byDevice, runFaults.contains(where: { if case .deviceReset(let after, _) = $0.kind { after - 1e-3 <= start.seconds } else { false } }) {
+            return  // drive queued before a reset or a clock step, skipped by it: the reset's to account
         }
         runFaults.append(RunFault(.driveGap(start: start.seconds, length: length.seconds), byDevice: byDevice))
+        // Holes that meet or overlap (within 1 ms) are one: merged into the earliest noted.
+        var k = 0
+        while k < runFaults.count {
+            guard case .driveGap(let s, let l) = runFaults[k].kind,
+                let m = runFaults.indices.first(where: { m in
+                    guard m > k, case .driveGap(let s2, let l2) = runFaults[m].kind else { return false }
+                    return s2 <= s + l + 1e-3 && s2 + l2 >= s - 1e-3
+                }),
+                case .driveGap(let s2, let l2) = runFaults[m].kind
+            else {
+                k += 1
+                continue
+            }
+            let lower = min(s, s2)
+            runFaults[k].kind = .driveGap(start: lower, length: max(s + l, s2 + l2) - lower)
+            runFaults[k].byDevice = runFaults[k].byDevice && runFaults[m].byDevice
+            runFaults.remove(at: m)
+        }
     }
 
     /// The device dropped the unmarked segment it was sent to start at device time `deviceStart`
