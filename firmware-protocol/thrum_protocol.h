@@ -166,6 +166,7 @@
 #define THRUM_FAULT_NO_PRESET 10u /* PLAY_PRESET: no library, or no preset with that id (detail = the id) */
 #define THRUM_FAULT_PRESET_CUT 11u /* a stored preset's rest was dropped (detail = that play's event_base) */
 #define THRUM_FAULT_PRESET_CUT 11u /* a stored preset's rest was dropped (detail = that play's event_base) */
+#define THRUM_FAULT_DRIVE_DROPPED 12u /* an unmarked entry that would have driven was dropped (detail = its start) */
 
 /* Device behaviour (§4). */
 #define THRUM_AMPLITUDE_UPDATE_INTERVAL_US 500u

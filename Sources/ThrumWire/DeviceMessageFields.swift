@@ -123,6 +123,10 @@ public struct FaultReport: Sendable, Hashable {
         /// start before the queue's last entry, or another PLAY_PRESET replaced it); detail = that
         /// play's `event_base`.
         case presetCut = 11
+        /// The device dropped an unmarked entry that would have driven (reached after its window,
+        /// or after the next entry's start): a hole in a drive no ONSET tells of; detail = the
+        /// entry's start (device time, µs, as sent).
+        case driveDropped = 12
     }
 
     /// The raw fault code (see ``Code``).
@@ -155,6 +159,8 @@ public struct FaultReport: Sendable, Hashable {
         case .presetCut:
             return "the device dropped the rest of a stored preset's play (events from 0x\(String(detail, radix: 16, uppercase: true))): "
                 + "its entries not queued yet never played"
+        case .driveDropped:
+            return "the device dropped drive it reached after its time (the entry starting at device time \(detail) µs): a hole in the drive"
         case .none: return "unknown fault \(code) (detail \(detail))"
         }
     }

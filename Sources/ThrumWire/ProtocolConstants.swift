@@ -262,6 +262,8 @@ public enum ProtocolConstants {
     /// yet (one would start before the queue's last entry, or another PLAY_PRESET replaced it);
     /// detail = that play's `event_base`.
     public static let faultPresetCut: UInt32 = 11
+    /// FAULT 12: the device dropped an unmarked segment that would have driven (detail = its start).
+    public static let faultDriveDropped: UInt32 = 12
 
     // MARK: Device behaviour (§4)
 

@@ -365,7 +365,10 @@ final class RunFaultTests: XCTestCase {
             rig.pump.deviceFaults = [.clockLoss(at: UInt64((start + 0.3) * 1e6), by: 0 &- Self.clockStep)]  // a gain
         }
         XCTAssertEqual(rig.device.resetCount, 0, "the device never reset")
-        XCTAssertEqual(report.faults.map(\.name), ["device_reset"], "the step is taken for a reset")
+        // The step also skips drive queued on the device: unmarked drive it dropped there (FAULT 12)
+        // is a hole of the device's that hit no event (the events are the reset's to account).
+        XCTAssertEqual(report.faults.filter { !$0.byDevice }.map(\.name), ["device_reset"], "the step is taken for a reset")
+        XCTAssertEqual(report.faults.filter { $0.byDevice && $0.failsRun }.map(\.message), [])
         let haptic = report.events.filter(\.type.isHaptic)
         XCTAssertEqual(haptic.count, 60)
         return (rig, report, haptic, rig.trueStartTime(of: report))
@@ -409,7 +412,7 @@ final class RunFaultTests: XCTestCase {
         }
         XCTAssertGreaterThanOrEqual(early, 10, "the reports after the claim, read on the clock as it now is: \(haptic.map(\.status.rawValue))")
         XCTAssertGreaterThan(dropped, 0, "the device dropped some: \(haptic.map(\.status.rawValue))")
-        XCTAssertGreaterThan(report.faults.first?.playedAfter ?? 0, 10, "the device went on playing")
+        XCTAssertGreaterThan(report.faults.first { $0.name == "device_reset" }?.playedAfter ?? 0, 10, "the device went on playing")
     }
 
     /// A device clock that steps 50 ms ahead, taken for a reset (as the AVR binary, starved,
@@ -455,7 +458,7 @@ final class RunFaultTests: XCTestCase {
         XCTAssertGreaterThan(judged, 20)
         XCTAssertEqual(outside, 0, "every onset within its bound: \(haptic.map(\.status.rawValue))")
         XCTAssertGreaterThan(stepped, 0, "an onset on the stepped clock was reported: \(haptic.map(\.status.rawValue))")
-        let fault = try XCTUnwrap(report.faults.first)
+        let fault = try XCTUnwrap(report.faults.first { $0.name == "device_reset" })
         XCTAssertGreaterThan(fault.playedAfter, 0, fault.message)
         XCTAssertTrue(fault.message.contains("taken for a reset"), fault.message)
     }
@@ -498,6 +501,51 @@ final class RunFaultTests: XCTestCase {
         let held = link.outbound.filter { Double($0.written) > first - 60_000 && Double($0.written) < first && $0.arrival - $0.written >= 20_000 }
         XCTAssertFalse(held.isEmpty, "a chunk held ≥ 20 ms before the first event")
         XCTAssertTrue(held.allSatisfy { Double($0.arrival) > first - 10_000 }, "they arrive in a burst just before it")
+    }
+
+    /// A hole the device makes: 0.3 s into a 1 s continuous event the host → device leg holds
+    /// what is written for 400 ms while the host runs on (it falls behind nothing). The drive
+    /// queued before the hold plays out; the held segments arrive after their time and the device
+    /// drops them — unmarked, so no ONSET tells of it: FAULT 12 does (PROTOCOL.md §4.2). Judged by
+    /// the chip's trace: the drive really stops mid-event; the run has a `drive_gap` the device
+    /// opened, over that hole, which hit the event, and the event is not `on_time`. Before FAULT
+    /// 12 the run said `on_time`, no fault.
+    func testAHoleTheDeviceMakesByDroppingLateDriveIsADriveGap() throws {
+        let window = StallWindow()
+        let rig = VirtualRig(link: LegStallLink(base: FixedLatencyLink(latency: 1_000, byteTime: 87), direction: .hostToDevice, window: window))
+        let pattern = HapticPattern(
+            events: [TestPatterns.continuous(at: 0, duration: 1.0, intensity: 0.8)], parameters: [], parameterCurves: [])
+        let report = try rig.playAsThrumPlayDoes(pattern) { engine, start in
+            engine.run(until: start + 0.3)
+            window.from = rig.pump.trueTime
+            window.length = 400_000
+        }
+        // The chip's truth: the longest stretch with the output at 0 inside the event's drive.
+        let origin = rig.trueStartTime(of: report)
+        let writes = rig.device.chip.trace.registerWrites.filter {
+            $0.register == 0x02 && Double($0.time) > origin + 50_000 && Double($0.time) < origin + 950_000
+        }
+        var hole: (from: Double, to: Double)?
+        for (a, b) in zip(writes, writes.dropFirst()) where a.value == 0 && b.value != 0 {
+            let span = (from: (Double(a.time) - origin) / 1e6, to: (Double(b.time) - origin) / 1e6)
+            if span.to - span.from > (hole.map { $0.to - $0.from } ?? 0) { hole = span }
+        }
+        let trueHole = try XCTUnwrap(hole, "the chip's drive has a hole")
+        XCTAssertGreaterThan(trueHole.to - trueHole.from, 0.1, "the chip's drive stopped for \(trueHole)")
+        let byDevice = report.faults.filter(\.byDevice)
+        XCTAssertEqual(byDevice.map(\.name), ["drive_gap"], "one hole, \(report.faults.map(\.message))")
+        let gap = try XCTUnwrap(byDevice.first)
+        guard case .driveGap(let gapStart, let length) = gap.kind else { return }
+        // The reported hole is the drive the device dropped: where the chip's drive stopped, up to
+        // the segment it reached in time again (trimmed: the chip drove from its arrival, ≤ 10 ms later).
+        XCTAssertEqual(gapStart, trueHole.from, accuracy: 0.002, "\(gap.message), chip \(trueHole)")
+        XCTAssertEqual(gapStart + length, trueHole.to, accuracy: 0.012, "\(gap.message), chip \(trueHole)")
+        XCTAssertEqual(gap.eventsHit, 1)
+        XCTAssertTrue(gap.failsRun)
+        // The host itself fell behind nothing that hit an event (a note at most, after the event's end).
+        XCTAssertEqual(report.faults.filter { !$0.byDevice && $0.failsRun }.map(\.message), [])
+        XCTAssertEqual(report.events.filter(\.type.isHaptic).map(\.status), [.driveGap])
+        XCTAssertEqual(rig.session.faults.map(\.knownCode), Array(repeating: .driveDropped, count: rig.session.faults.count))
     }
 
     func testAnUnstalledRunHasNoFaultAndEveryEventOnTime() throws {

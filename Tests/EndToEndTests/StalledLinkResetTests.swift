@@ -48,7 +48,7 @@ final class StalledLinkResetTests: XCTestCase {
             // What it is instead: the host fell silent longer than the queued drive, so the device ran
             // dry (a drive gap, which the chip's trace shows); the held frames' samples fit the
             // clock (no contradiction, so no bound is suspect).
-            XCTAssertEqual(report.faults.map(\.name), ["drive_gap"], "stall \(stall) µs")
+            XCTAssertEqual(report.faults.map(\.name), ["drive_gap"], "stall \(stall) µs: \(report.faults.map(\.message))")
             XCTAssertEqual(rig.session.link.clock.contradictions, contradictions, "stall \(stall) µs")
         }
     }

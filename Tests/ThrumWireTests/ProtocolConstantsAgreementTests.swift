@@ -102,6 +102,7 @@ final class ProtocolConstantsAgreementTests: XCTestCase {
             "THRUM_TRIGGER_DEBOUNCE_US": UInt64(P.triggerDebounceMicroseconds),
             "THRUM_FAULT_NO_PRESET": UInt64(P.faultNoPreset),
             "THRUM_FAULT_PRESET_CUT": UInt64(P.faultPresetCut),
+            "THRUM_FAULT_DRIVE_DROPPED": UInt64(P.faultDriveDropped),
             "THRUM_MSG_RESTORE_CALIBRATION": UInt64(P.msgRestoreCalibration),
             "THRUM_CALIBRATED_NONE": UInt64(P.calibratedNone),
             "THRUM_CALIBRATED_MEASURED": UInt64(P.calibratedMeasured),

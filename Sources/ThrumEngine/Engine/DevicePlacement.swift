@@ -89,6 +89,36 @@ final class DevicePlacement {
         }
     }
 
+    // MARK: Drive the device dropped
+
+    /// An unmarked segment that drives, as sent: its device start (on the wire) and its span in
+    /// engine time.
+    struct SentDrive {
+        var device: UInt32
+        var start: EngineTime
+        var length: EngineDuration
+    }
+
+    /// The newest unmarked driving segments sent (at most ``unmarkedDriveKept``, more than any
+    /// device queue holds): what a FAULT 12 names by its start.
+    private var unmarkedDrive: [SentDrive] = []
+    static let unmarkedDriveKept = 256
+
+    private func keepSent(_ drive: SentDrive) {
+        if unmarkedDrive.count >= 2 * Self.unmarkedDriveKept { unmarkedDrive.removeFirst(Self.unmarkedDriveKept) }
+        unmarkedDrive.append(drive)
+    }
+
+    /// The span, in engine time, of the unmarked segment starting at device time `deviceStart`
+    /// that the device dropped (FAULT 12, PROTOCOL.md §4.2): the segment as sent when it is one
+    /// of the newest sent; else its start on the clock model and no length.
+    func droppedDrive(deviceStart: UInt32) -> (start: EngineTime, length: EngineDuration) {
+        if let sent = unmarkedDrive.last(where: { $0.device == deviceStart }) { return (sent.start, sent.length) }
+        let clock = session.link.clock
+        let host = clock.hostTime(atDevice: clock.extend(DeviceTime32(rawValue: deviceStart)) + session.latencyCorrection)
+        return (EngineTime(host), .zero)
+    }
+
     // MARK: Mapping
 
     /// The device time the clock model maps engine time `t` to: for starts outside the contiguous
@@ -248,11 +278,16 @@ final class DevicePlacement {
                 .segment(
                     SegmentCommand(start: device.wire.rawValue, duration: led.markedDuration, from: s.from, to: led.markedTo, event: s.eventID)))
             segmentMessages += 1
+            if s.eventID == 0 && (s.from != 0 || s.to != 0) {
+                keepSent(SentDrive(device: device.wire.rawValue, start: start, length: s.length))
+            }
             if led.restDuration > 0 {
                 let rest = device + .microseconds(Int64(led.markedDuration))
                 lastDeviceStart = rest
                 link.send(.segment(SegmentCommand(start: rest.wire.rawValue, duration: led.restDuration, from: led.markedTo, to: s.to)))
                 segmentMessages += 1
+                let restStart = start + .microseconds(Int64(led.markedDuration) - Int64(led.lead))
+                keepSent(SentDrive(device: rest.wire.rawValue, start: restStart, length: .microseconds(Int64(led.restDuration))))
             }
             sentEnd = max(sentEnd, start + s.length)
             return device

@@ -85,6 +85,8 @@ extension SharedDevice {
                 goRefused(slot: UInt8(truncatingIfNeeded: fault.detail))
             case .presetCut:
                 placement.storedPresetCut(eventBase: fault.detail)
+            case .driveDropped:
+                deviceDroppedDrive(startingAt: fault.detail)
             case .noDriver, .overTemperature, .overCurrent:
                 stopBySelf(.systemError, error: HapticError(.unknownError, "the device reported fault \(fault.code)"))
             default:
@@ -116,6 +118,11 @@ extension SharedDevice {
         guard let previous = lastClockSample, sample != previous else { return }
         if Self.isClockRestart(previous: previous, next: sample, threshold: configuration.rebootClockJump) {
             let window = Self.resetWindow(previous: previous, first: sample)
+            // Unmarked drive the device dropped from then on (FAULT 12) was skipped by the step or
+            // lost with the queue: the reset accounts for its events.
+            runFaults.removeAll { f in
+                if f.byDevice, case .driveGap(let s, _) = f.kind { s >= window.lowerBound - 1e-3 } else { false }
+            }
             runFaults.append(RunFault(.deviceReset(after: window.lowerBound, before: window.upperBound)))
             // Reports of the marks placed so far may still come (sent before the reset, or a
             // device whose clock only stepped): they are read on the clock they were stamped on.

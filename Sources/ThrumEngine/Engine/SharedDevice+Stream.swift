@@ -23,7 +23,7 @@ extension SharedDevice {
             // before now or ends between now and the earliest the device could get more — the
             // device has a hole in its drive: a fault of the run (docs/robustness.md).
             if players.contains(where: { $0.wantsDrive(from: emittedUntil, to: earliest) }) {
-                runFaults.append(RunFault(.driveGap(start: emittedUntil.seconds, length: (earliest - emittedUntil).seconds)))
+                noteDriveGap(from: emittedUntil, length: earliest - emittedUntil, byDevice: false)
             }
             emittedUntil = earliest
             lastLevel = 0
@@ -137,6 +137,43 @@ extension SharedDevice {
             end = max(end ?? onset.firstSegmentEnd, onset.firstSegmentEnd)
         }
         return end
+    }
+
+    /// A hole in the drive from `start` lasting `length`: a fault of the run (docs/robustness.md),
+    /// accounted one way whoever opened it. One that meets or overlaps a hole already noted (within
+    /// 1 ms) makes that one longer: the device reports each segment it dropped (FAULT 12), and a
+    /// host that fell behind leaves drive that reaches the device late on either side of its own
+    /// hole. The hole is the device's only when nothing of it is the host's.
+    func noteDriveGap(from start: EngineTime, length: EngineDuration, byDevice: Bool) {
+        if byDevice, runFaults.contains(where: { if case .deviceReset(let after, _) = $0.kind { after - 1e-3 <= start.seconds } else { false } }) {
+            return  // drive queued before a reset or a clock step, skipped by it: the reset's to account
+        }
+        runFaults.append(RunFault(.driveGap(start: start.seconds, length: length.seconds), byDevice: byDevice))
+        // Holes that meet or overlap (within 1 ms) are one: merged into the earliest noted.
+        var k = 0
+        while k < runFaults.count {
+            guard case .driveGap(let s, let l) = runFaults[k].kind,
+                let m = runFaults.indices.first(where: { m in
+                    guard m > k, case .driveGap(let s2, let l2) = runFaults[m].kind else { return false }
+                    return s2 <= s + l + 1e-3 && s2 + l2 >= s - 1e-3
+                }),
+                case .driveGap(let s2, let l2) = runFaults[m].kind
+            else {
+                k += 1
+                continue
+            }
+            let lower = min(s, s2)
+            runFaults[k].kind = .driveGap(start: lower, length: max(s + l, s2 + l2) - lower)
+            runFaults[k].byDevice = runFaults[k].byDevice && runFaults[m].byDevice
+            runFaults.remove(at: m)
+        }
+    }
+
+    /// The device dropped the unmarked segment it was sent to start at device time `deviceStart`
+    /// (FAULT 12): the hole is that segment's span, as sent.
+    func deviceDroppedDrive(startingAt deviceStart: UInt32) {
+        let dropped = placement.droppedDrive(deviceStart: deviceStart)
+        noteDriveGap(from: dropped.start, length: dropped.length, byDevice: true)
     }
 
     /// Sends the zero that ends the drive left playing before a gap from `t0` to `next` (at most 1 ms long).

@@ -3,7 +3,8 @@ import ThrumWire
 
 /// Something that went wrong on the device or the link during a run, that the host noticed
 /// itself (a device FAULT report is a ``ThrumWire/FaultReport`` in ``DeviceSession/faults``):
-/// a device reset, or a hole in the drive left by a host that fell behind. Times are in engine
+/// a device reset, or a hole in the drive left by a host that fell behind or by drive the device
+/// dropped (FAULT 12, placed on the drive the host sent). Times are in engine
 /// seconds as recorded, in pattern seconds once in a ``PlaybackReport``.
 public struct RunFault: Sendable, Equatable {
     /// What happened.
@@ -40,8 +41,16 @@ public struct RunFault: Sendable, Equatable {
         }
     }
 
+    /// For a ``Kind/driveGap``: whether the device opened the hole — it dropped unmarked drive it
+    /// reached too late (FAULT 12, PROTOCOL.md §4.2) — rather than the host, which fell behind.
+    /// Accounted the same way; said differently.
+    public var byDevice = false
+
     /// Creates a fault record.
-    public init(_ kind: Kind) { self.kind = kind }
+    public init(_ kind: Kind, byDevice: Bool = false) {
+        self.kind = kind
+        self.byDevice = byDevice
+    }
 
     /// The short machine name (`device_reset`, `drive_gap`) used in JSON.
     public var name: String {
@@ -72,6 +81,10 @@ public struct RunFault: Sendable, Equatable {
         case .deviceReset(let a, let b):
             return String(
                 format: "the device reset during the run (between %.3f s and %.3f s): the drive queued on it was lost", a, b)
+        case .driveGap(let s, let l) where byDevice:
+            return String(
+                format: "the device dropped drive it reached after its time (FAULT 12): a hole in the drive from %.3f s for %.0f ms", s,
+                l * 1e3)
         case .driveGap(let s, let l):
             return String(
                 format: "the host fell behind its queued lead: no drive reached the device from %.3f s for %.0f ms", s, l * 1e3)

@@ -182,7 +182,8 @@ enum PlayOutput {
             "rate": settings.rate,
             "intensity": JSONOutput.orNull(settings.intensity),
             "passes": settings.loop == .forever ? "forever" as Any : passesCount(settings.loop),
-            "faults": settings.faults.map(faultJSON) + report.faults.map(runFaultJSON),
+            // A FAULT 12 is in `faults` as the `drive_gap` it opened (``RunFault/byDevice``).
+            "faults": settings.faults.filter { $0.knownCode != .driveDropped }.map(faultJSON) + report.faults.map(runFaultJSON),
             "earlier_faults": settings.earlierFaults.map(faultJSON),
             "interrupted_by_signal": JSONOutput.orNull(settings.interruptedBy.map { Int($0) }),
             "expectations": expectationsJSON(settings.expectations, report: report),
@@ -211,6 +212,7 @@ enum PlayOutput {
             entry["start_s"] = JSONOutput.seconds(start)
             entry["length_s"] = JSONOutput.seconds(length)
             entry["events_hit"] = JSONOutput.orNull(fault.eventsHit)
+            entry["opened_by"] = fault.byDevice ? "device" : "host"
         }
         return entry
     }

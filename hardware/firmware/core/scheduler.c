@@ -264,6 +264,22 @@ static void report(thrum_fw_t *fw, const thrum_segment_t *seg, uint32_t time, ui
     }
 }
 
+#if THRUM_FW_DRIVE_DROP_FAULT
+/* The head entry `seg`, reached at `now`, is dropped: a marked one is reported by its ONSET
+ * (dropped); an unmarked one that would have driven (a level above 0, or a ROM effect) leaves a
+ * hole in a drive no ONSET tells of, so it is reported as FAULT 12 with its start (§4.2). */
+static void report_drop(thrum_fw_t *fw, const thrum_segment_t *seg, uint32_t now)
+{
+    if (seg->event != 0u) {
+        thrum_telemetry_onset(fw, seg->event, now, THRUM_ONSET_DROPPED);
+    } else if (fw->driver.ready && (seg->from | seg->to | seg->effect) != 0u) {
+        thrum_telemetry_fault(fw, THRUM_FAULT_DRIVE_DROPPED, seg->start);
+    }
+}
+#else
+#define report_drop(fw, seg, now) report((fw), (seg), (now), THRUM_ONSET_DROPPED)
+#endif
+
 /* When the drive of `seg` begins (§4.1): its start, or for a ramp up from 0 whose rounded
  * amplitude becomes non-zero inside its duration, that crossing, start + ceil(d / (2 to)) (the
  * first elapsed time at which interpolate() is non-zero; SegmentCommand.firstDriveOffset on the
@@ -347,13 +363,13 @@ static void start_segment(thrum_fw_t *fw, uint32_t now)
              * write is the event's onset, late (§4.2) */
             s->queue[THRUM_QUEUE_INDEX(s->head, 1u)].event = seg->event;
         } else {
-            report(fw, seg, now, THRUM_ONSET_DROPPED);
+            report_drop(fw, seg, now);
         }
         pop(s);
         s->carried = (uint8_t)carry;
 #else
         THRUM_COUNT(fw->stats.segments_dropped);
-        report(fw, seg, now, THRUM_ONSET_DROPPED);
+        report_drop(fw, seg, now);
         pop(s);
 #endif
         return;

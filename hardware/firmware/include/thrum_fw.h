@@ -290,6 +290,14 @@ typedef struct thrum_link {
 #define THRUM_FW_CARRY_MARKS 1
 #endif
 
+/** 1: an unmarked queue entry that would have driven (a level above 0, a ROM effect), dropped for
+ * lateness (reached after its window, or after the next entry's start), is reported as FAULT 12
+ * with its start, so the host learns of the hole it leaves in a drive (PROTOCOL.md §4.2). 0: it is
+ * only counted (segments_dropped). */
+#ifndef THRUM_FW_DRIVE_DROP_FAULT
+#define THRUM_FW_DRIVE_DROP_FAULT 1
+#endif
+
 /** Segment scheduler state (§4.1, §4.2). */
 typedef struct thrum_scheduler {
     thrum_segment_t queue[THRUM_FW_QUEUE_SLOTS];

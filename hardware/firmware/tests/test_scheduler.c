@@ -240,6 +240,45 @@ static void test_drop(void)
     CHECK(onset != NULL && onset->field[0] == 11 && onset->field[2] == THRUM_ONSET_ON_TIME);
 }
 
+/* An unmarked entry of an event's drive, reached after its window (a device held up mid-drive) or
+ * arriving after it: no ONSET tells of the hole, so FAULT 12 names the entry's start. An unmarked
+ * silent entry dropped leaves no hole: nothing is reported. */
+static void test_unmarked_drop_is_a_fault(void)
+{
+    fake_write_t w[8];
+    const thrum_msg_t *fault;
+
+    boot_at(0);
+    segment(1000, 1000, 200, 200, 5);
+    segment(2000, 1000, 200, 200, 0);
+    segment(3000, 1000, 150, 150, 0);
+    segment(4000, 1000, 0, 0, 0);
+    segment(5000, 1000, 0, 0, 0);
+    fake_run_until(&f, &fw, 1100, 10);
+    CHECK(fake_next(&f, THRUM_MSG_ONSET) != NULL);
+    f.now = 3050; /* held up: the entry at 2000 was never reached in its window */
+    thrum_fw_poll(&fw);
+    CHECK_EQ(rtp_writes(w, 8), 2);
+    CHECK(w[1].time >= 3050u && w[1].value == 150);
+    fault = fake_next(&f, THRUM_MSG_FAULT);
+    CHECK(fault != NULL && fault->field[0] == THRUM_FAULT_DRIVE_DROPPED && fault->field[1] == 2000u);
+    CHECK(fake_next(&f, THRUM_MSG_FAULT) == NULL);
+    CHECK(fake_next(&f, THRUM_MSG_ONSET) == NULL);
+    CHECK_EQ(thrum_fw_stats(&fw)->segments_dropped, 1);
+    f.now = 5500; /* the silent entry at 4000 is dropped too: no hole, no fault */
+    thrum_fw_poll(&fw);
+    CHECK_EQ(thrum_fw_stats(&fw)->segments_dropped, 2);
+    CHECK(fake_next(&f, THRUM_MSG_FAULT) == NULL);
+
+    /* arriving after its end: dropped when reached, reported with its start */
+    boot_at(20000);
+    segment(10000, 1000, 90, 90, 0);
+    thrum_fw_poll(&fw);
+    CHECK_EQ(rtp_writes(w, 8), 0);
+    fault = fake_next(&f, THRUM_MSG_FAULT);
+    CHECK(fault != NULL && fault->field[0] == THRUM_FAULT_DRIVE_DROPPED && fault->field[1] == 10000u);
+}
+
 static void test_gap_goes_to_zero_and_takeover(void)
 {
     fake_write_t w[16];
@@ -417,6 +456,7 @@ const test_case_t scheduler_tests[] = {
     {"scheduler: late segments trimmed, 50 us tolerance", test_late_trim_and_tolerance},
     {"scheduler: segments past their end dropped", test_drop},
     {"scheduler: a dropped first entry's mark goes on with the event's drive", test_drop_carries_mark_to_continuation},
+    {"scheduler: an unmarked entry dropped mid-drive is FAULT 12 with its start", test_unmarked_drop_is_a_fault},
     {"scheduler: gap writes 0; later segment takes over", test_gap_goes_to_zero_and_takeover},
     {"scheduler: STOP silences at once, no onsets", test_stop},
     {"scheduler: watchdog stops after 1 s of silence, once", test_watchdog},
