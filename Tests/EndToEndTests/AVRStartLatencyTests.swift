@@ -112,8 +112,9 @@ final class AVRStartLatencyTests: XCTestCase {
     }
 }
 
-/// A transport whose writes wait until `holdUntil` (the host stalled before its bytes left).
-final class HeldTransport: ByteTransport {
+/// A transport whose writes wait until `holdUntil` (the host stalled before its bytes left);
+/// otherwise the transport it wraps, its wait for input included.
+final class HeldTransport: WakeableTransport {
     private let base: any ByteTransport
     private let clock: SimulationClock
     var holdUntil: HostTime?
@@ -141,4 +142,11 @@ final class HeldTransport: ByteTransport {
     }
 
     func close() { base.close() }
+
+    var canWaitApart: Bool { (base as? WakeableTransport)?.canWaitApart ?? false }
+
+    func waitUntilReadable(timeout: HostDuration, orWoken wake: WakeSignal) throws(TransportError) -> Bool {
+        guard let wakeable = base as? WakeableTransport else { return false }
+        return try wakeable.waitUntilReadable(timeout: timeout, orWoken: wake)
+    }
 }
