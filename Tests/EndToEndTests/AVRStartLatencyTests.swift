@@ -80,7 +80,7 @@ final class AVRStartLatencyTests: XCTestCase {
     /// end; returns its onset record and that end (simulated µs).
     private func playWithItsFirstSegmentHeldPastItsEnd(_ engine: HapticEngine, transport: HeldTransport,
                                                        clock: SimulationClock) throws -> (onset: OnsetRecord?, firstEnd: Double) {
-        let pattern = HapticPattern(events: [TestPatterns.continuous(at: 0, duration: 0.3, intensity: 0.8)], parameters: [], parameterCurves: [])
+        let pattern = HapticPattern(events: [TestPatterns.continuous(at: 0, duration: 0.15, intensity: 0.8)], parameters: [], parameterCurves: [])
         let program = PatternCompiler(profile: .default).compile(pattern)
         let first = program.segments[0]
         XCTAssertTrue(program.segments.count > 1 && program.segments[1].start == first.end && program.segments[1].end - first.end > 20_000,
@@ -92,7 +92,6 @@ final class AVRStartLatencyTests: XCTestCase {
         transport.holdUntil = HostTime(nanoseconds: call.nanoseconds + Int64((lead * 1e6 + Double(first.duration) + 3_000) * 1e3))
         try player.start(atTime: HapticTimeImmediate)
         _ = engine.runUntilPlayersFinished(timeout: pattern.duration + 2)
-        engine.run(for: 0.1)
         engine.waitForOnsetReports(of: player)
         return (engine.onsets(for: player).first { $0.patternIndex == 0 }, firstEnd)
     }
