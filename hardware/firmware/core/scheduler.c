@@ -32,9 +32,16 @@ void thrum_scheduler_init(thrum_fw_t *fw)
     memset(&fw->sched, 0, sizeof(fw->sched));
 }
 
+/* Queue entry `i` after the head (one out-of-line index computation: a multiply and an address
+ * on 8-bit MCUs, needed in a dozen places). */
+static THRUM_NOINLINE const thrum_segment_t *entry(const thrum_scheduler_t *s, uint8_t i)
+{
+    return &s->queue[THRUM_QUEUE_INDEX(s->head, i)];
+}
+
 static const thrum_segment_t *tail(const thrum_scheduler_t *s)
 {
-    return s->count == 0u ? NULL : &s->queue[THRUM_QUEUE_INDEX(s->head, s->count - 1u)];
+    return s->count == 0u ? NULL : entry(s, (uint8_t)(s->count - 1u));
 }
 
 int thrum_scheduler_accepts(const thrum_fw_t *fw, uint32_t start)
@@ -53,7 +60,7 @@ int thrum_scheduler_onset_within(const thrum_fw_t *fw, uint32_t now, uint32_t wi
     if (s->playing && s->onset_pending) {
         return 1;
     }
-    return s->count > waiting && (int32_t)(s->queue[THRUM_QUEUE_INDEX(s->head, waiting)].start - now) < (int32_t)within;
+    return s->count > waiting && (int32_t)(entry(s, waiting)->start - now) < (int32_t)within;
 }
 #endif
 
@@ -73,7 +80,7 @@ void thrum_scheduler_enqueue(thrum_fw_t *fw, const thrum_segment_t *segment)
  * or played (a segment: its duration), whichever CUT left shorter. */
 static uint32_t head_window(const thrum_scheduler_t *s)
 {
-    uint32_t d = s->queue[s->head].duration;
+    uint32_t d = entry(s, 0u)->duration;
     uint32_t limit = s->limit[s->head];
 
     return limit < d ? limit : d;
@@ -82,7 +89,7 @@ static uint32_t head_window(const thrum_scheduler_t *s)
 /* Whether the head entry's window (head_window) is over at `now`. */
 static THRUM_NOINLINE int head_expired(const thrum_scheduler_t *s, uint32_t now)
 {
-    return now - s->queue[s->head].start >= head_window(s);
+    return now - entry(s, 0u)->start >= head_window(s);
 }
 
 static void pop(thrum_scheduler_t *s)
@@ -148,7 +155,7 @@ static THRUM_NOINLINE int update_due(const thrum_scheduler_t *s, uint32_t now)
 
 static int playing_rom(const thrum_scheduler_t *s)
 {
-    return s->count > 0u && s->playing && s->queue[s->head].effect != 0u;
+    return s->count > 0u && s->playing && entry(s, 0u)->effect != 0u;
 }
 
 /* Leave the sequencer: GO = 0 cancels a running effect, then RTP mode at amplitude 0. */
@@ -198,7 +205,7 @@ void thrum_scheduler_stop(thrum_fw_t *fw)
  * what follows it, 0 when nothing does. Its ONSET was sent when it started. */
 static void end_head(thrum_fw_t *fw, uint32_t now)
 {
-    if (fw->sched.queue[fw->sched.head].effect != 0u) {
+    if (entry(&fw->sched, 0u)->effect != 0u) {
         end_rom(fw, now);
     }
     pop(&fw->sched);
@@ -302,7 +309,7 @@ static THRUM_NOINLINE uint32_t drive_at(const thrum_segment_t *seg)
 static void begin_drive(thrum_fw_t *fw, uint32_t now, int late)
 {
     thrum_scheduler_t *s = &fw->sched;
-    const thrum_segment_t *seg = &s->queue[s->head];
+    const thrum_segment_t *seg = entry(s, 0u);
 #if THRUM_FW_CARRY_MARKS
     uint8_t status = late || s->carried ? THRUM_ONSET_LATE_TRIMMED : THRUM_ONSET_ON_TIME;
 #else
@@ -335,7 +342,7 @@ static void begin_drive(thrum_fw_t *fw, uint32_t now, int late)
  * to that entry, so the event is reported as the chip drove it (late) and not as dropped. */
 static int carries_mark(const thrum_scheduler_t *s, const thrum_segment_t *seg)
 {
-    const thrum_segment_t *next = &s->queue[THRUM_QUEUE_INDEX(s->head, 1u)];
+    const thrum_segment_t *next = entry(s, 1u);
 
     return s->count > 1u && seg->event != 0u && seg->effect == 0u && next->event == 0u && next->effect == 0u &&
            next->start == seg->start + seg->duration && (next->from != 0u || next->to != 0u);
@@ -346,9 +353,9 @@ static int carries_mark(const thrum_scheduler_t *s, const thrum_segment_t *seg)
 static void start_segment(thrum_fw_t *fw, uint32_t now)
 {
     thrum_scheduler_t *s = &fw->sched;
-    const thrum_segment_t *seg = &s->queue[s->head];
+    const thrum_segment_t *seg = entry(s, 0u);
     uint32_t due;
-    int superseded = s->count > 1u && !thrum_time_before(now, s->queue[THRUM_QUEUE_INDEX(s->head, 1u)].start);
+    int superseded = s->count > 1u && !thrum_time_before(now, entry(s, 1u)->start);
 
     if (head_expired(s, now) || !fw->driver.ready || superseded ||
         (seg->effect != 0u && !DRV2605L_HAS_ROM(fw->driver.device_id))) {
@@ -417,7 +424,7 @@ static void run(thrum_fw_t *fw, uint32_t now)
         if (s->count == 0u) {
             break;
         }
-        seg = &s->queue[s->head];
+        seg = entry(s, 0u);
         if (!s->playing) {
             if (thrum_time_before(now, seg->start)) {
                 break; /* a gap before the next segment: fall through to silence */
@@ -432,7 +439,7 @@ static void run(thrum_fw_t *fw, uint32_t now)
             continue;
         }
         /* A later segment takes over at its start; the current one ends at its own end. */
-        next_in = (int32_t)(s->queue[THRUM_QUEUE_INDEX(s->head, 1u)].start - now);
+        next_in = (int32_t)(entry(s, 1u)->start - now);
         if (s->count > 1u && next_in <= 0) {
             if (seg->effect != 0u) {
                 end_rom(fw, now);
@@ -492,11 +499,11 @@ static int next_drive(const thrum_scheduler_t *s, uint32_t *due)
     int has = 0;
 
     if (s->count > 0u && (!s->playing || s->onset_pending)) {
-        *due = drive_at(&s->queue[s->head]);
+        *due = drive_at(entry(s, 0u));
         has = 1;
     }
     if (s->count > 1u) {
-        uint32_t t = drive_at(&s->queue[THRUM_QUEUE_INDEX(s->head, 1u)]);
+        uint32_t t = drive_at(entry(s, 1u));
         if (!has || thrum_time_before(t, *due)) {
             *due = t;
             has = 1;
@@ -574,7 +581,7 @@ void thrum_scheduler_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *dead
         }
         return;
     }
-    seg = &s->queue[s->head];
+    seg = entry(s, 0u);
     if (!s->playing) {
         t = seg->start;
         if (fw->driver.ready && fw->power.waking && thrum_time_before(t, fw->power.ready_at)) {
@@ -589,7 +596,7 @@ void thrum_scheduler_deadline(const thrum_fw_t *fw, uint32_t now, uint32_t *dead
         return;
     }
     if (s->count > 1u) {
-        thrum_deadline_offer(now, s->queue[THRUM_QUEUE_INDEX(s->head, 1u)].start, deadline, has);
+        thrum_deadline_offer(now, entry(s, 1u)->start, deadline, has);
     }
     if (seg->effect != 0u) {
         thrum_deadline_offer(now, s->last_rom_poll + THRUM_FW_ROM_POLL_US, deadline, has);
