@@ -17,10 +17,23 @@ final class LibraryEndToEndTests: XCTestCase {
 
     private func exampleLibrary() throws -> LibraryBuilder.Output { try LibraryBuilder().build(directory: Self.exampleDirectory) }
 
-    private func rig(profile: ActuatorProfile, storage: LibraryStorage? = LibraryStorage()) -> VirtualRig {
+    /// A rig for `profile` with `storage` (none if nil), on `link` (the rig's default if nil).
+    private func rig(profile: ActuatorProfile, storage: LibraryStorage? = LibraryStorage(), link: (any LinkModel)? = nil) -> VirtualRig {
         var configuration = VirtualDeviceFactory.configuration(for: profile)
         configuration.storage = storage
-        return VirtualRig(profile: profile, deviceConfiguration: configuration)
+        return link.map { VirtualRig(profile: profile, link: $0, deviceConfiguration: configuration) }
+            ?? VirtualRig(profile: profile, deviceConfiguration: configuration)
+    }
+
+    /// The example library written to a connected rig's storage (on `link`, the rig's default if
+    /// nil), the rig's engine started, and the image as the engine reads it back from the device.
+    private func engineWithExampleLibrary(link: (any LinkModel)? = nil) throws -> (rig: VirtualRig, engine: HapticEngine, image: LibraryImage) {
+        let built = try exampleLibrary()
+        let rig = rig(profile: built.profile, link: link)
+        try rig.connect(calibrate: false)
+        try rig.session.writeLibrary(try built.image.encode())
+        let engine = try rig.engine()
+        return (rig, engine, try engine.storedLibrary().image)
     }
 
     /// The drive the chip got: RTP_INPUT changes (a write of the value already there changes
@@ -103,12 +116,7 @@ final class LibraryEndToEndTests: XCTestCase {
     /// from storage after its start begins when read (shifted, not trimmed), and reading the next
     /// entries from storage never delays an onset (PROTOCOL.md §4.9). Truth from the chip.
     func testStoredPresetsReportEveryOnsetAndStartWhole() throws {
-        let built = try exampleLibrary()
-        let rig = rig(profile: built.profile)
-        try rig.connect(calibrate: false)
-        try rig.session.writeLibrary(try built.image.encode())
-        let engine = try rig.engine()
-        let image = try engine.storedLibrary().image
+        let (rig, engine, image) = try engineWithExampleLibrary()
         engine.run(for: 0.5)
         // The heartbeat twice (the second from the copy the device keeps decoded), presets far
         // down the index (read from storage after the start), and one again.
@@ -159,15 +167,7 @@ final class LibraryEndToEndTests: XCTestCase {
 
     /// The metronome, then `then` (preset id, its event count) each started at once behind it.
     private func checkBackToBack(link: (any LinkModel)?, name: String, then: [(id: UInt16, events: Int)]) throws {
-        let built = try exampleLibrary()
-        var configuration = VirtualDeviceFactory.configuration(for: built.profile)
-        configuration.storage = LibraryStorage()
-        let rig = link.map { VirtualRig(profile: built.profile, link: $0, deviceConfiguration: configuration) }
-            ?? VirtualRig(profile: built.profile, deviceConfiguration: configuration)
-        try rig.connect(calibrate: false)
-        try rig.session.writeLibrary(try built.image.encode())
-        let engine = try rig.engine()
-        let image = try engine.storedLibrary().image
+        let (rig, engine, image) = try engineWithExampleLibrary(link: link)
         engine.run(for: 0.5)
         let faultsBefore = rig.session.faults.count
         let length = { (id: UInt16) in Double(image.summaries().first { $0.id == id }!.durationMicroseconds) / 1e6 }
@@ -212,12 +212,7 @@ final class LibraryEndToEndTests: XCTestCase {
     /// before it, FAULT 11). Here it does not: both play whole, the second on its time, nothing
     /// cut, by the chip's trace. Virtual time.
     func testAPresetBehindALateOneWaitsForItsActualStart() throws {
-        let built = try exampleLibrary()
-        let rig = rig(profile: built.profile)
-        try rig.connect(calibrate: false)
-        try rig.session.writeLibrary(try built.image.encode())
-        let engine = try rig.engine()
-        let image = try engine.storedLibrary().image
+        let (rig, engine, image) = try engineWithExampleLibrary()
         engine.run(for: 0.5)
         let faultsBefore = rig.session.faults.count
         let length = { (id: UInt16) in Double(image.summaries().first { $0.id == id }!.durationMicroseconds) / 1e6 }
@@ -261,12 +256,7 @@ final class LibraryEndToEndTests: XCTestCase {
     /// metronome played to its last beat. Every event is announced to the onset observers once.
     /// Virtual time.
     func testAStoredPresetTheDeviceCutIsRefusedNotUnreported() throws {
-        let built = try exampleLibrary()
-        let rig = rig(profile: built.profile)
-        try rig.connect(calibrate: false)
-        try rig.session.writeLibrary(try built.image.encode())
-        let engine = try rig.engine()
-        let image = try engine.storedLibrary().image
+        let (rig, engine, image) = try engineWithExampleLibrary()
         var announced: [UInt32: [PlaybackReport.OnsetStatus]] = [:]
         let subscription = engine.observeOnsets { u in
             if u.kind == .reported { announced[u.id, default: []].append(u.status) }
@@ -332,12 +322,7 @@ final class LibraryEndToEndTests: XCTestCase {
     /// behind streamed drive ends the preset with FAULT 8). Truth from the chip: every event of
     /// both drove it, in order, and the device refused nothing.
     func testStreamedDriveStartedDuringAStoredPresetIsQueuedBehindIt() throws {
-        let built = try exampleLibrary()
-        let rig = rig(profile: built.profile)
-        try rig.connect(calibrate: false)
-        try rig.session.writeLibrary(try built.image.encode())
-        let engine = try rig.engine()
-        let image = try engine.storedLibrary().image
+        let (rig, engine, image) = try engineWithExampleLibrary()
         engine.run(for: 0.5)
         let faultsBefore = rig.session.faults.count
         let preset = try XCTUnwrap(image.preset(id: 1), "the heartbeat")
