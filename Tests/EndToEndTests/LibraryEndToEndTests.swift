@@ -17,19 +17,26 @@ final class LibraryEndToEndTests: XCTestCase {
 
     private func exampleLibrary() throws -> LibraryBuilder.Output { try LibraryBuilder().build(directory: Self.exampleDirectory) }
 
-    /// A rig for `profile` with `storage` (none if nil), on `link` (the rig's default if nil).
-    private func rig(profile: ActuatorProfile, storage: LibraryStorage? = LibraryStorage(), link: (any LinkModel)? = nil) -> VirtualRig {
+    /// A rig for `profile` with `storage` (none if nil), on `link` (the rig's default if nil), its
+    /// I²C bus clocked at `i2cClockHz` (the virtual device's 400 kHz if nil).
+    private func rig(
+        profile: ActuatorProfile, storage: LibraryStorage? = LibraryStorage(), link: (any LinkModel)? = nil, i2cClockHz: Double? = nil
+    ) -> VirtualRig {
         var configuration = VirtualDeviceFactory.configuration(for: profile)
         configuration.storage = storage
+        if let i2cClockHz { configuration.i2cClockHz = i2cClockHz }
         return link.map { VirtualRig(profile: profile, link: $0, deviceConfiguration: configuration) }
             ?? VirtualRig(profile: profile, deviceConfiguration: configuration)
     }
 
     /// The example library written to a connected rig's storage (on `link`, the rig's default if
-    /// nil), the rig's engine started, and the image as the engine reads it back from the device.
-    private func engineWithExampleLibrary(link: (any LinkModel)? = nil) throws -> (rig: VirtualRig, engine: HapticEngine, image: LibraryImage) {
+    /// nil; its bus at `i2cClockHz`), the rig's engine started, and the image as the engine reads
+    /// it back from the device.
+    private func engineWithExampleLibrary(
+        link: (any LinkModel)? = nil, i2cClockHz: Double? = nil
+    ) throws -> (rig: VirtualRig, engine: HapticEngine, image: LibraryImage) {
         let built = try exampleLibrary()
-        let rig = rig(profile: built.profile, link: link)
+        let rig = rig(profile: built.profile, link: link, i2cClockHz: i2cClockHz)
         try rig.connect(calibrate: false)
         try rig.session.writeLibrary(try built.image.encode())
         let engine = try rig.engine()
@@ -244,6 +251,55 @@ final class LibraryEndToEndTests: XCTestCase {
         let cut = rig.session.faults[faultsBefore...].filter { $0.code == ProtocolConstants.faultPresetCut || $0.code == ProtocolConstants.faultGoRejected }
         XCTAssertTrue(cut.isEmpty, "the device cut nothing: \(cut)")
         print("late preset then another: first drives \(shifts) µs from their times (chip trace)")
+    }
+
+    /// A preset behind a late one where the hold decides: on a 50 kHz I²C bus (slow storage reads)
+    /// sensory.selection, read from storage, begins later than the gap the engine leaves after its
+    /// planned end (≈ 23 ms against 20 ms), and impact.heavy is asked for at once behind it. The
+    /// engine holds impact.heavy's PLAY_PRESET until sensory.selection's first onset report and
+    /// moves its start past the shifted last entry: both play whole, in order, nothing cut, by the
+    /// chip's trace (two bursts). Sent at the first's planned start instead (the hold removed), or
+    /// held but not moved, the device refused it (FAULT 11) and the chip drove one burst: both
+    /// tried. (``testAPresetBehindALateOneWaitsForItsActualStart`` passed either way: there the
+    /// first is later by less than the gap.) Virtual time.
+    func testAPresetBehindOneStartedLaterThanTheGapIsHeldAndMoved() throws {
+        let (rig, engine, image) = try engineWithExampleLibrary(i2cClockHz: 50_000)
+        engine.run(for: 0.5)
+        let faultsBefore = rig.session.faults.count
+        let writesBefore = rig.device.chip.trace.registerWrites.count
+        let length = { (id: UInt16) in Double(image.summaries().first { $0.id == id }!.durationMicroseconds) / 1e6 }
+        let first = try engine.playStoredPreset(try XCTUnwrap(image.preset(id: 24)), in: image)
+        let second = try engine.playStoredPreset(try XCTUnwrap(image.preset(id: 12)), in: image)
+        let gap = second.driveStart.seconds - first.driveStart.seconds - length(24)
+        engine.waitForStoredPresetReports(of: first, duration: length(24))
+        engine.waitForStoredPresetReports(of: second, duration: length(24) + gap + length(12))
+        var truths: [[Double]] = []
+        var lateness: [Double] = []
+        for (id, play) in [(UInt16(24), first), (12, second)] {
+            XCTAssertFalse(play.marks.isEmpty)
+            var drives: [Double] = []
+            for mark in play.marks {
+                let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
+                XCTAssertTrue([.onTime, .lateTrimmed].contains(record.status), "preset \(id) event \(mark): \(record.status)")
+                let truth = try XCTUnwrap(rig.trueOnset(of: record), "the chip drove preset \(id) event \(mark)")
+                drives.append(truth)
+                lateness.append(truth - record.requestedTime)
+            }
+            truths.append(drives)
+        }
+        // The scenario holds: the first began later than the gap left after its planned end.
+        XCTAssertGreaterThan(lateness[0], gap + 1e-3, "the first started \(Int(lateness[0] * 1e6)) µs late, the gap is \(Int(gap * 1e6)) µs")
+        XCTAssertGreaterThan(truths[1].min() ?? 0, truths[0].max() ?? .infinity, "the second after the first")
+        // Each event is one burst: the chip's drive left 0 once for each, no more, no fewer.
+        var bursts = 0, level: UInt8 = 0
+        for w in rig.device.chip.trace.registerWrites[writesBefore...] where w.register == 0x02 {
+            if level == 0 && w.value != 0 { bursts += 1 }
+            level = w.value
+        }
+        XCTAssertEqual(bursts, first.marks.count + second.marks.count, "bursts on the chip")
+        let cut = rig.session.faults[faultsBefore...].filter { $0.code == ProtocolConstants.faultPresetCut || $0.code == ProtocolConstants.faultGoRejected }
+        XCTAssertTrue(cut.isEmpty, "the device cut nothing: \(cut)")
+        print("a preset behind one \(Int(lateness[0] * 1e6)) µs late (gap \(Int(gap * 1e6)) µs): \(bursts) bursts, drives \(lateness.map { Int($0 * 1e6) }) µs from their times (chip trace)")
     }
 
     /// A stored preset the device refuses is accounted for: the metronome played by id (the host
