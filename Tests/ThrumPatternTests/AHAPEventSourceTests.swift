@@ -25,12 +25,16 @@ final class AHAPEventSourceTests: XCTestCase {
             let pattern = try reader.read(contentsOf: path).pattern
             XCTAssertFalse(pattern.events.isEmpty)
             for (k, event) in pattern.events.enumerated() {
-                let source = try XCTUnwrap(reader.source(ofEvent: k, member: [.time, .eventTime], inFileAt: path), "\(name) events[\(k)]")
+                let source = try XCTUnwrap(
+                    reader.source(ofEvent: k, member: [.time, .eventTime], inFileAt: path), "\(name) events[\(k)]")
                 XCTAssertTrue(source.path.hasPrefix("Pattern["), source.path)
                 XCTAssertTrue(source.path.hasSuffix("].Event.Time"), source.path)
-                XCTAssertEqual(number(in: text, line: source.line, column: source.column), event.relativeTime, "\(name) events[\(k)] at \(source)")
+                XCTAssertEqual(
+                    number(in: text, line: source.line, column: source.column), event.relativeTime,
+                    "\(name) events[\(k)] at \(source)")
             }
-            XCTAssertNil(reader.source(ofEvent: pattern.events.count, member: [.time], inFileAt: path), "no event past the last")
+            XCTAssertNil(
+                reader.source(ofEvent: pattern.events.count, member: [.time], inFileAt: path), "no event past the last")
         }
     }
 
@@ -55,16 +59,23 @@ final class AHAPEventSourceTests: XCTestCase {
         let pattern = try reader.read(data: bytes).pattern
         XCTAssertEqual(pattern.events.map(\.relativeTime), [1, 2, 3])
         let times = (0..<3).map { reader.source(ofEvent: $0, member: [.time, .eventTime], in: bytes) }
-        XCTAssertEqual(times.map { $0?.path }, ["Pattern[2].Event.Time", "Pattern[3].Event.EventTime", "Pattern[4].Event.Time"])
+        XCTAssertEqual(
+            times.map { $0?.path }, ["Pattern[2].Event.Time", "Pattern[3].Event.EventTime", "Pattern[4].Event.Time"])
         for (k, source) in times.enumerated() {
-            XCTAssertEqual(number(in: text, line: source?.line ?? 0, column: source?.column ?? 0), pattern.events[k].relativeTime, "events[\(k)]")
+            XCTAssertEqual(
+                number(in: text, line: source?.line ?? 0, column: source?.column ?? 0), pattern.events[k].relativeTime,
+                "events[\(k)]")
         }
         let duration = try XCTUnwrap(reader.source(ofEvent: 2, member: [.eventDuration], in: bytes))
         XCTAssertEqual(duration.path, "Pattern[4].Event.EventDuration")
         XCTAssertEqual(number(in: text, line: duration.line, column: duration.column), 4)
-        XCTAssertEqual(reader.source(ofEvent: 0, member: [.eventDuration], in: bytes), AHAPEventSource(path: "Pattern[2].Event", line: 5, column: 13))
+        XCTAssertEqual(
+            reader.source(ofEvent: 0, member: [.eventDuration], in: bytes),
+            AHAPEventSource(path: "Pattern[2].Event", line: 5, column: 13))
         XCTAssertNil(reader.source(ofEvent: 3, member: [.time], in: bytes), "three events")
-        XCTAssertNil(AHAPReader().source(ofEvent: 0, member: [.time], in: bytes), "the strict reader does not read a trailing comma")
+        XCTAssertNil(
+            AHAPReader().source(ofEvent: 0, member: [.time], in: bytes),
+            "the strict reader does not read a trailing comma")
         XCTAssertNil(reader.source(ofEvent: 0, member: [.time], inFileAt: "/nonexistent/x.ahap"))
     }
 }

@@ -32,7 +32,8 @@ extension AHAPReader {
     /// reads), else the event itself. Nil when the file no longer reads or holds fewer events.
     /// Reads the file again, one `Pattern` element at a time (memory follows an element, not
     /// the file).
-    public func source(ofEvent index: Int, member keys: [HapticPattern.Key], inFileAt path: String) -> AHAPEventSource? {
+    public func source(ofEvent index: Int, member keys: [HapticPattern.Key], inFileAt path: String) -> AHAPEventSource?
+    {
         guard case .success(let bytes) = PatternFile.bytes(at: path) else { return nil }
         return source(ofEvent: index, member: keys, in: bytes)
     }
@@ -72,15 +73,21 @@ private struct EventSourceSink: JSONElementSink {
     }
 
     mutating func element(_ value: JSONTapeValue, index: Int) {
-        guard let event = value.members?.reversed().first(where: { AHAPDecoder.Key($0) == .event })?.value else { return }
+        guard let event = value.members?.reversed().first(where: { AHAPDecoder.Key($0) == .event })?.value else {
+            return
+        }
         defer { events += 1 }
         guard events == wanted else { return }
         let element = "Pattern[\(index)].Event"
         // Keys told apart as the decoder tells them (by their vocabulary id: an escaped spelling
         // is not the key), the last of a repeated one as the one read.
         let members = event.members?.reversed() ?? []
-        if let member = keys.lazy.compactMap({ key in members.first { AHAPDecoder.Key($0)?.text == key.rawValue } }).first {
-            found = AHAPEventSource(path: element + "." + member.key, line: member.value.position.line, column: member.value.position.column)
+        if let member = keys.lazy.compactMap({ key in members.first { AHAPDecoder.Key($0)?.text == key.rawValue } })
+            .first
+        {
+            found = AHAPEventSource(
+                path: element + "." + member.key, line: member.value.position.line, column: member.value.position.column
+            )
         } else {
             found = AHAPEventSource(path: element, line: event.position.line, column: event.position.column)
         }
