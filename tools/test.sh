@@ -119,6 +119,21 @@ stop_strays() {
     pkill -KILL -f "$PWD/.build/" || true
 }
 
+# What the serial pass's log LOG says was running when the pass was stopped: the last test it shows
+# started, unless a line says that test finished. Read as bytes (-a, LC_ALL=C): a test's output may
+# hold a NUL (a pty's raw bytes), and grep then takes the whole log for binary and prints "binary
+# file matches" on stderr instead of the line (the stop message once came out without the name);
+# -o: output without a final newline puts the next "Test Case" line on its line.
+running_test() {
+    local last
+    last=$(LC_ALL=C grep -a -o "Test Case '[^']*' \(started\|passed\|failed\|skipped\)" "$1" | tail -1 || true)
+    case $last in
+        *"' started") echo "${last% started} was running" ;;
+        "") echo "no test had started" ;;
+        *) echo "no test was running (the last, ${last#Test Case }, had finished)" ;;
+    esac
+}
+
 # Runs the Swift tests, or those matching REGEX (`swift test --filter`: a named subset is a part
 # that calls this with its own): those in virtual time in parallel, then those in real time one at
 # a time; then prints each part's time, the 10 slowest tests and the summary line.
@@ -140,13 +155,20 @@ swift_tests() {
     record "swift tests (parallel)"
     echo "== Swift tests in real time, one at a time"
     # A serial run writes no xUnit file: its log is read instead (its last "started" line names a
-    # test that hung).
-    local serial=0
-    timeout --kill-after=30s "$part_limit" \
-        swift test --skip-build --disable-swift-testing --filter "^(?=.*(?:$regex))(?=.*(?:$real_time_tests))" 2>&1 \
-        | tee "$serial_log" || serial=$?
+    # test that hung). The test bundle runs them itself, as `swift test` would (one process, the
+    # tests its --filter selects from `--list-tests`, NO_COLOR): `swift test` relays the bundle's
+    # output through its own stdout, block-buffered into a pipe, so a pass stopped as hung lost
+    # its last lines, the running test's "started" among them; the bundle flushes each of XCTest's
+    # lines. Run by `timeout` itself, it is stopped with the pass.
+    local serial=0 selected
+    selected=$(swift test --skip-build --list-tests 2>/dev/null | grep -P "^(?=.*(?:$regex))(?=.*(?:$real_time_tests))" | paste -sd, - || true)
+    if [ -n "$selected" ]; then
+        NO_COLOR=1 timeout --kill-after=30s "$part_limit" \
+            "$(swift build --show-bin-path)/ThrumPackageTests.xctest" "$selected" 2>&1 \
+            | tee "$serial_log" || serial=$?
+    fi
     if [ "$serial" = 124 ]; then
-        echo "== the real-time tests ran past $part_limit and were stopped: $(grep "' started" "$serial_log" | tail -1)"
+        echo "== the real-time tests ran past $part_limit and were stopped: $(running_test "$serial_log")"
         stop_strays
     fi
     if [ "$serial" != 0 ]; then status=$serial; fi

@@ -203,16 +203,24 @@ final class CLIOutsideCheckTests: XCTestCase {
         let start = Date()
         let refused = try ThrumProcess.run(["play", late, "--no-plot", "--rate", "0.5"], timeout: 30)
         XCTAssertEqual(refused.status, 2, refused.standardError)
-        XCTAssertTrue(refused.standardError.contains("plays its last event 172800 s in"), refused.standardError)
+        XCTAssertTrue(refused.standardError.contains("late.ahap:1:30: Pattern[0].Event.Time: the pattern plays its last event 172800 s in"), refused.standardError)
         XCTAssertTrue(refused.standardError.contains("plays at most 86400 s: give --port"), refused.standardError)
         XCTAssertLessThan(Date().timeIntervalSince(start), 20)
         // A continuous event is judged by its end and its drive, not its start: one ending past a
-        // day, one driving over an hour (the simulated chip integrates drive step by step).
+        // day, one driving over an hour (the simulated chip integrates drive step by step). Named
+        // where the file has it (its element, line and column), not by the model's event index
+        // (the second is events[1], written after a Parameter as Pattern[2], on line 5).
         for (json, expected) in [
             (#"{"Pattern":[{"Event":{"Time":86000,"EventType":"HapticContinuous","EventDuration":500}}]}"#,
-             "events[0].duration: a HapticContinuous ending 86500 s in; the virtual device (virtual time) plays at most 86400 s"),
-            (#"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":1,"EventType":"HapticContinuous","EventDuration":3601}}]}"#,
-             "events[1].duration: a HapticContinuous driving 3601 s; the virtual device (virtual time) drives at most 3600 s"),
+             "long.ahap:1:83: Pattern[0].Event.EventDuration: a HapticContinuous ending 86500 s in; the virtual device (virtual time) plays at most 86400 s"),
+            ("""
+            {"Pattern":[
+              {"Parameter":{"ParameterID":"HapticIntensityControl","Time":0,"ParameterValue":0.5}},
+              {"Event":{"Time":0,"EventType":"HapticTransient"}},
+              {"Event":{"Time":1,"EventType":"HapticContinuous",
+                        "EventDuration":3601}}]}
+            """,
+             "long.ahap:5:29: Pattern[2].Event.EventDuration: a HapticContinuous driving 3601 s; the virtual device (virtual time) drives at most 3600 s"),
         ] {
             let long = try CLITestSupport.write(json, named: "long.ahap", in: dir)
             let start = Date()

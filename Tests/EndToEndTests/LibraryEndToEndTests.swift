@@ -17,10 +17,30 @@ final class LibraryEndToEndTests: XCTestCase {
 
     private func exampleLibrary() throws -> LibraryBuilder.Output { try LibraryBuilder().build(directory: Self.exampleDirectory) }
 
-    private func rig(profile: ActuatorProfile, storage: LibraryStorage? = LibraryStorage()) -> VirtualRig {
+    /// A rig for `profile` with `storage` (none if nil), on `link` (the rig's default if nil), its
+    /// I²C bus clocked at `i2cClockHz` (the virtual device's 400 kHz if nil).
+    private func rig(
+        profile: ActuatorProfile, storage: LibraryStorage? = LibraryStorage(), link: (any LinkModel)? = nil, i2cClockHz: Double? = nil
+    ) -> VirtualRig {
         var configuration = VirtualDeviceFactory.configuration(for: profile)
         configuration.storage = storage
-        return VirtualRig(profile: profile, deviceConfiguration: configuration)
+        if let i2cClockHz { configuration.i2cClockHz = i2cClockHz }
+        return link.map { VirtualRig(profile: profile, link: $0, deviceConfiguration: configuration) }
+            ?? VirtualRig(profile: profile, deviceConfiguration: configuration)
+    }
+
+    /// The example library written to a connected rig's storage (on `link`, the rig's default if
+    /// nil; its bus at `i2cClockHz`), the rig's engine started, and the image as the engine reads
+    /// it back from the device.
+    private func engineWithExampleLibrary(
+        link: (any LinkModel)? = nil, i2cClockHz: Double? = nil
+    ) throws -> (rig: VirtualRig, engine: HapticEngine, image: LibraryImage) {
+        let built = try exampleLibrary()
+        let rig = rig(profile: built.profile, link: link, i2cClockHz: i2cClockHz)
+        try rig.connect(calibrate: false)
+        try rig.session.writeLibrary(try built.image.encode())
+        let engine = try rig.engine()
+        return (rig, engine, try engine.storedLibrary().image)
     }
 
     /// The drive the chip got: RTP_INPUT changes (a write of the value already there changes
@@ -103,12 +123,7 @@ final class LibraryEndToEndTests: XCTestCase {
     /// from storage after its start begins when read (shifted, not trimmed), and reading the next
     /// entries from storage never delays an onset (PROTOCOL.md §4.9). Truth from the chip.
     func testStoredPresetsReportEveryOnsetAndStartWhole() throws {
-        let built = try exampleLibrary()
-        let rig = rig(profile: built.profile)
-        try rig.connect(calibrate: false)
-        try rig.session.writeLibrary(try built.image.encode())
-        let engine = try rig.engine()
-        let image = try engine.storedLibrary().image
+        let (rig, engine, image) = try engineWithExampleLibrary()
         engine.run(for: 0.5)
         // The heartbeat twice (the second from the copy the device keeps decoded), presets far
         // down the index (read from storage after the start), and one again.
@@ -159,15 +174,7 @@ final class LibraryEndToEndTests: XCTestCase {
 
     /// The metronome, then `then` (preset id, its event count) each started at once behind it.
     private func checkBackToBack(link: (any LinkModel)?, name: String, then: [(id: UInt16, events: Int)]) throws {
-        let built = try exampleLibrary()
-        var configuration = VirtualDeviceFactory.configuration(for: built.profile)
-        configuration.storage = LibraryStorage()
-        let rig = link.map { VirtualRig(profile: built.profile, link: $0, deviceConfiguration: configuration) }
-            ?? VirtualRig(profile: built.profile, deviceConfiguration: configuration)
-        try rig.connect(calibrate: false)
-        try rig.session.writeLibrary(try built.image.encode())
-        let engine = try rig.engine()
-        let image = try engine.storedLibrary().image
+        let (rig, engine, image) = try engineWithExampleLibrary(link: link)
         engine.run(for: 0.5)
         let faultsBefore = rig.session.faults.count
         let length = { (id: UInt16) in Double(image.summaries().first { $0.id == id }!.durationMicroseconds) / 1e6 }
@@ -212,12 +219,7 @@ final class LibraryEndToEndTests: XCTestCase {
     /// before it, FAULT 11). Here it does not: both play whole, the second on its time, nothing
     /// cut, by the chip's trace. Virtual time.
     func testAPresetBehindALateOneWaitsForItsActualStart() throws {
-        let built = try exampleLibrary()
-        let rig = rig(profile: built.profile)
-        try rig.connect(calibrate: false)
-        try rig.session.writeLibrary(try built.image.encode())
-        let engine = try rig.engine()
-        let image = try engine.storedLibrary().image
+        let (rig, engine, image) = try engineWithExampleLibrary()
         engine.run(for: 0.5)
         let faultsBefore = rig.session.faults.count
         let length = { (id: UInt16) in Double(image.summaries().first { $0.id == id }!.durationMicroseconds) / 1e6 }
@@ -251,6 +253,55 @@ final class LibraryEndToEndTests: XCTestCase {
         print("late preset then another: first drives \(shifts) µs from their times (chip trace)")
     }
 
+    /// A preset behind a late one where the hold decides: on a 50 kHz I²C bus (slow storage reads)
+    /// sensory.selection, read from storage, begins later than the gap the engine leaves after its
+    /// planned end (≈ 23 ms against 20 ms), and impact.heavy is asked for at once behind it. The
+    /// engine holds impact.heavy's PLAY_PRESET until sensory.selection's first onset report and
+    /// moves its start past the shifted last entry: both play whole, in order, nothing cut, by the
+    /// chip's trace (two bursts). Sent at the first's planned start instead (the hold removed), or
+    /// held but not moved, the device refused it (FAULT 11) and the chip drove one burst: both
+    /// tried. (``testAPresetBehindALateOneWaitsForItsActualStart`` passed either way: there the
+    /// first is later by less than the gap.) Virtual time.
+    func testAPresetBehindOneStartedLaterThanTheGapIsHeldAndMoved() throws {
+        let (rig, engine, image) = try engineWithExampleLibrary(i2cClockHz: 50_000)
+        engine.run(for: 0.5)
+        let faultsBefore = rig.session.faults.count
+        let writesBefore = rig.device.chip.trace.registerWrites.count
+        let length = { (id: UInt16) in Double(image.summaries().first { $0.id == id }!.durationMicroseconds) / 1e6 }
+        let first = try engine.playStoredPreset(try XCTUnwrap(image.preset(id: 24)), in: image)
+        let second = try engine.playStoredPreset(try XCTUnwrap(image.preset(id: 12)), in: image)
+        let gap = second.driveStart.seconds - first.driveStart.seconds - length(24)
+        engine.waitForStoredPresetReports(of: first, duration: length(24))
+        engine.waitForStoredPresetReports(of: second, duration: length(24) + gap + length(12))
+        var truths: [[Double]] = []
+        var lateness: [Double] = []
+        for (id, play) in [(UInt16(24), first), (12, second)] {
+            XCTAssertFalse(play.marks.isEmpty)
+            var drives: [Double] = []
+            for mark in play.marks {
+                let record = try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))
+                XCTAssertTrue([.onTime, .lateTrimmed].contains(record.status), "preset \(id) event \(mark): \(record.status)")
+                let truth = try XCTUnwrap(rig.trueOnset(of: record), "the chip drove preset \(id) event \(mark)")
+                drives.append(truth)
+                lateness.append(truth - record.requestedTime)
+            }
+            truths.append(drives)
+        }
+        // The scenario holds: the first began later than the gap left after its planned end.
+        XCTAssertGreaterThan(lateness[0], gap + 1e-3, "the first started \(Int(lateness[0] * 1e6)) µs late, the gap is \(Int(gap * 1e6)) µs")
+        XCTAssertGreaterThan(truths[1].min() ?? 0, truths[0].max() ?? .infinity, "the second after the first")
+        // Each event is one burst: the chip's drive left 0 once for each, no more, no fewer.
+        var bursts = 0, level: UInt8 = 0
+        for w in rig.device.chip.trace.registerWrites[writesBefore...] where w.register == 0x02 {
+            if level == 0 && w.value != 0 { bursts += 1 }
+            level = w.value
+        }
+        XCTAssertEqual(bursts, first.marks.count + second.marks.count, "bursts on the chip")
+        let cut = rig.session.faults[faultsBefore...].filter { $0.code == ProtocolConstants.faultPresetCut || $0.code == ProtocolConstants.faultGoRejected }
+        XCTAssertTrue(cut.isEmpty, "the device cut nothing: \(cut)")
+        print("a preset behind one \(Int(lateness[0] * 1e6)) µs late (gap \(Int(gap * 1e6)) µs): \(bursts) bursts, drives \(lateness.map { Int($0 * 1e6) }) µs from their times (chip trace)")
+    }
+
     /// A stored preset the device refuses is accounted for: the metronome played by id (the host
     /// does not know its length, so it orders only its start) and impact.light asked for 0.3 s on,
     /// during it. impact.light's PLAY_PRESET waits on the device until the metronome has queued its
@@ -261,12 +312,7 @@ final class LibraryEndToEndTests: XCTestCase {
     /// metronome played to its last beat. Every event is announced to the onset observers once.
     /// Virtual time.
     func testAStoredPresetTheDeviceCutIsRefusedNotUnreported() throws {
-        let built = try exampleLibrary()
-        let rig = rig(profile: built.profile)
-        try rig.connect(calibrate: false)
-        try rig.session.writeLibrary(try built.image.encode())
-        let engine = try rig.engine()
-        let image = try engine.storedLibrary().image
+        let (rig, engine, image) = try engineWithExampleLibrary()
         var announced: [UInt32: [PlaybackReport.OnsetStatus]] = [:]
         let subscription = engine.observeOnsets { u in
             if u.kind == .reported { announced[u.id, default: []].append(u.status) }
@@ -332,12 +378,7 @@ final class LibraryEndToEndTests: XCTestCase {
     /// behind streamed drive ends the preset with FAULT 8). Truth from the chip: every event of
     /// both drove it, in order, and the device refused nothing.
     func testStreamedDriveStartedDuringAStoredPresetIsQueuedBehindIt() throws {
-        let built = try exampleLibrary()
-        let rig = rig(profile: built.profile)
-        try rig.connect(calibrate: false)
-        try rig.session.writeLibrary(try built.image.encode())
-        let engine = try rig.engine()
-        let image = try engine.storedLibrary().image
+        let (rig, engine, image) = try engineWithExampleLibrary()
         engine.run(for: 0.5)
         let faultsBefore = rig.session.faults.count
         let preset = try XCTUnwrap(image.preset(id: 1), "the heartbeat")

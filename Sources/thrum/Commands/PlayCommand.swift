@@ -168,7 +168,7 @@ enum PlayCommand: Subcommand {
                 junitPath, option: "junit", inputs: InputFiles.pattern(source, argument: file) + actuatorFile)
         }
         if loop == .passes(1), port == nil, let pattern = source.pattern {
-            try LoopChoice.checkVirtualPlay(of: pattern, rate: rate, name: source.displayName)
+            try LoopChoice.checkVirtualPlay(of: pattern, rate: rate, source: source)
         }
         if case .passes(let n) = loop, n > 1, let pattern = source.pattern {
             // A pass lasts at least its events (a transient's burst counts too: ≥ the shortest loop).
@@ -584,24 +584,30 @@ enum LoopChoice: Equatable {
     /// driving longer than ``longestVirtualPlay`` s is refused too: its drive, unlike a wait, is
     /// integrated by the simulated chip step by step (30 s of it took 64 s of CPU, debug build),
     /// the cost the same limit bounds for loops. A usage error naming the event's field path and
-    /// the limit; `render` draws such a pattern without playing it.
-    static func checkVirtualPlay(of pattern: HapticPattern, rate: Double, name: String) throws(UsageError) {
-        let lastStart = (pattern.events.map(\.relativeTime).max() ?? 0) / rate
-        if lastStart > latestVirtualStart {
+    /// the limit, where the file has it (`file:line:column: Pattern[i].Event.EventDuration`);
+    /// `render` draws such a pattern without playing it.
+    static func checkVirtualPlay(of pattern: HapticPattern, rate: Double, source: PatternSource) throws(UsageError) {
+        let time = "relativeTime", timeKeys: [HapticPattern.Key] = [.time, .eventTime]
+        if let last = pattern.events.indices.max(by: { pattern.events[$0].relativeTime < pattern.events[$1].relativeTime }),
+            case let lastStart = pattern.events[last].relativeTime / rate, lastStart > latestVirtualStart
+        {
             throw UsageError(
-                message: "\(name) plays its last event \(String(format: "%.6g s", lastStart)) in; the virtual device (virtual time) plays "
+                message: "\(source.place(ofEvent: last, field: time, keys: timeKeys)): the pattern plays its last event "
+                    + "\(String(format: "%.6g s", lastStart)) in; the virtual device (virtual time) plays "
                     + "at most \(Int(latestVirtualStart)) s: give --port to play it on a device (thrum render draws it)")
         }
         for (k, event) in pattern.events.enumerated() where event.type == .hapticContinuous {
             let drive = event.duration / rate, end = (event.relativeTime + event.duration) / rate
+            // Named by the duration the file gives, or by its time when it gives none.
+            let place = { source.place(ofEvent: k, field: "duration", keys: [.eventDuration] + timeKeys) }
             if end > latestVirtualStart {
                 throw UsageError(
-                    message: "\(name): events[\(k)].duration: a HapticContinuous ending \(String(format: "%.6g s", end)) in; the virtual "
+                    message: "\(place()): a HapticContinuous ending \(String(format: "%.6g s", end)) in; the virtual "
                         + "device (virtual time) plays at most \(Int(latestVirtualStart)) s: give --port to play it on a device (thrum render draws it)")
             }
             if drive > longestVirtualPlay {
                 throw UsageError(
-                    message: "\(name): events[\(k)].duration: a HapticContinuous driving \(String(format: "%.6g s", drive)); the virtual "
+                    message: "\(place()): a HapticContinuous driving \(String(format: "%.6g s", drive)); the virtual "
                         + "device (virtual time) drives at most \(Int(longestVirtualPlay)) s, which its simulated chip integrates step by "
                         + "step: give --port to play it on a device (thrum render draws it)")
             }

@@ -26,6 +26,19 @@ struct PatternSource {
     var preset: SystemPreset?
     /// Warnings from reading an AHAP file (empty for presets).
     var warnings: [PatternWarning]
+    /// How the AHAP file was read (nil for presets): to find an event in it again.
+    var readOptions: AHAPReader.Options? = nil
+
+    /// Where `events[index]` of the pattern was written, to start a one-line message about the
+    /// `field` asked for: `file:line:column: Pattern[i].Event.EventDuration` for a file (the
+    /// event's first key of `keys` it has, else the event), the model's field path
+    /// (`preset:NAME: events[3].duration`) for a preset or a file that no longer reads.
+    func place(ofEvent index: Int, field: String, keys: [HapticPattern.Key]) -> String {
+        if let readOptions, let source = AHAPReader(options: readOptions).source(ofEvent: index, member: keys, inFileAt: displayName) {
+            return "\(displayName):\(source)"
+        }
+        return "\(displayName): events[\(index)].\(field)"
+    }
 
     /// Takes the pattern out of the source (nil for ROM effects), leaving an empty one in its
     /// place, so that the caller holds the only reference to a large pattern and can free it.
@@ -62,14 +75,16 @@ struct PatternSource {
             throw CommandFailure(message: "--intensity applies only to the impact presets (preset:impact.*), not to a file")
         }
         do {
-            let document = try AHAPReader(options: AHAPReader.Options(lenient: lenient)).read(contentsOf: argument)
+            let options = AHAPReader.Options(lenient: lenient)
+            let document = try AHAPReader(options: options).read(contentsOf: argument)
             let name = lastPathComponent(argument)
             let warnings = document.warnings.map { warning in
                 var located = warning
                 if located.file == name { located.file = argument }
                 return located
             }
-            return PatternSource(content: .pattern(document.pattern), displayName: argument, preset: nil, warnings: warnings)
+            return PatternSource(
+                content: .pattern(document.pattern), displayName: argument, preset: nil, warnings: warnings, readOptions: options)
         } catch {
             var located = error
             if located.file == lastPathComponent(argument) { located.file = argument }

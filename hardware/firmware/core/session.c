@@ -14,7 +14,8 @@
 #if THRUM_FW_SESSIONS
 
 /* The decoder's keys: the holder's, then the key of the session taken last. Where there is none
- * it holds THRUM_CRC_INIT: a plain frame matches the plain start first, so that key never does. */
+ * it holds THRUM_CRC_INIT: a plain frame matches the plain start first, so that key never does.
+ * When the holder's session ends, its key stays the first (thrum_session_end). */
 static void set_keys(thrum_fw_t *fw)
 {
     thrum_link_t *link = &fw->link;
@@ -90,6 +91,13 @@ int thrum_session_screen(thrum_fw_t *fw, const thrum_frame_t *frame, uint32_t rx
     uint32_t claim;
 
     link->claimed = 0;
+    if (frame->keyed == 1u && link->session == THRUM_SESSION_NONE) {
+        /* a frame of the session that ended (released, or lapsed with the watchdog), still in
+         * flight or from a host that does not know yet: intact, so not counted as corrupt; it
+         * runs nothing and draws no answer (its host claims again) */
+        THRUM_COUNT(fw->stats.stale_frames);
+        return 1;
+    }
     if (frame->keyed == 2u) {
         /* a frame of the session taken last: nothing of it runs; its host learns why, again */
         thrum_telemetry_answer(fw, fw->decoder.key[1], frame, rx_time, 0,
@@ -144,7 +152,9 @@ void thrum_session_end(thrum_fw_t *fw)
     thrum_telemetry_flush_now(fw); /* the session's reports leave in its key, */
     forget_onsets(fw);             /* and none of them is repeated in a plain frame */
     fw->link.session = THRUM_SESSION_NONE;
-    set_keys(fw);
+    /* plain frames from now on; the decoder keeps the ended session's key (key[0]), so that its
+     * frames still coming are told apart as stale, not counted as CRC failures */
+    fw->link.key = THRUM_CRC_INIT;
 }
 
 #endif

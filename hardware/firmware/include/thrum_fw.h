@@ -240,6 +240,7 @@ typedef struct thrum_fw_stats {
     thrum_fw_count_t bad_frames;       /**< CRC failures and frames that did not parse or broke a §3 rule */
     thrum_fw_count_t discarded_bytes;  /**< bytes dropped by the frame decoder while resynchronising */
     thrum_fw_count_t duplicates;       /**< valid sequenced frames with SEQ != next_seq */
+    thrum_fw_count_t stale_frames;     /**< valid frames of a session that ended (released or lapsed): not bad, not run */
     thrum_fw_count_t flow_violations;
     thrum_fw_count_t segments_played;  /**< segments started on time */
     thrum_fw_count_t segments_trimmed; /**< segments started late, played from the moment reached */

@@ -318,7 +318,58 @@ static void test_a_silent_holders_session_lapses(void)
     CHECK(!f.bad_output);
 }
 
+/* A frame of a session that ended — released, or lapsed with the watchdog — is intact: it is
+ * counted as stale, not as a CRC failure (nor are its bytes discarded), runs nothing and draws no
+ * answer. A frame of a session never claimed is still a CRC failure. */
+static void test_a_frame_of_an_ended_session_is_stale_not_corrupt(void)
+{
+    const thrum_fw_stats_t *stats;
+    uint8_t p[16];
+
+    boot();
+    stats = thrum_fw_stats(&fw);
+    claim(SESSION_A);
+    segment_in(SESSION_A, HOST_RESYNC, 0, 20000, 1);
+    fake_run_until(&f, &fw, 100000, 1000);
+    plain_in(thrum_session_key(SESSION_A), HOST_UNSEQ, THRUM_MSG_RELEASE);
+    CHECK_EQ(fw.link.session, THRUM_SESSION_NONE);
+    fake_drop_output(&f);
+    /* A's ping and a retransmitted segment, after its RELEASE */
+    plain_in(thrum_session_key(SESSION_A), HOST_UNSEQ, THRUM_MSG_PING);
+    segment_in(SESSION_A, HOST_SEQ, 1, 300000, 2);
+    CHECK_EQ(stats->stale_frames, 2);
+    CHECK_EQ(stats->bad_frames, 0);
+    CHECK_EQ(stats->discarded_bytes, 0);
+    CHECK_EQ(thrum_fw_queued(&fw), 0);
+    CHECK_EQ(fake_count(&f, 0), 0);
+    /* a session nobody claimed: corrupt, as before */
+    plain_in(thrum_session_key(SESSION_B), HOST_UNSEQ, THRUM_MSG_PING);
+    CHECK_EQ(stats->bad_frames, 1);
+    CHECK_EQ(stats->stale_frames, 2);
+
+    /* A claims again and falls silent: its session lapses; its frame after that is stale too */
+    claim(SESSION_A);
+    CHECK_EQ(fw.link.session, SESSION_A);
+    segment_in(SESSION_A, HOST_SEQ, 1, 400000, 2);
+    CHECK_EQ(thrum_fw_queued(&fw), 1);
+    fake_run_until(&f, &fw, 1600000, 1000);
+    CHECK_EQ(fw.link.session, THRUM_SESSION_NONE);
+    fake_drop_output(&f);
+    segment_in(SESSION_A, HOST_SEQ, 2, 1700000, 3);
+    CHECK_EQ(stats->stale_frames, 3);
+    CHECK_EQ(stats->bad_frames, 1);
+    CHECK_EQ(thrum_fw_queued(&fw), 0);
+    CHECK_EQ(fake_count(&f, 0), 0);
+    /* the device is free: a plain host plays, and A's plain CLAIM takes it back */
+    send_keyed(THRUM_CRC_INIT, HOST_RESYNC, 5, p, msg_segment(p, 1800000, 10000, 150, 150, 0));
+    CHECK_EQ(thrum_fw_queued(&fw), 1);
+    claim(SESSION_A);
+    CHECK_EQ(fw.link.session, SESSION_A);
+    CHECK(!f.bad_output);
+}
+
 const test_case_t session_tests[] = {
+    {"sessions: a frame of an ended session is stale, not a CRC failure", test_a_frame_of_an_ended_session_is_stale_not_corrupt},
     {"sessions: a silent holder's session lapses with the watchdog", test_a_silent_holders_session_lapses},
     {"sessions: no ONSET is repeated across a claim or a release", test_no_onset_repeated_across_sessions},
     {"sessions: CLAIM answered in the session's key; plain frames run nothing", test_claim_answers_in_the_key},
