@@ -62,6 +62,33 @@ final class AdvancedPlayerTests: XCTestCase {
         XCTAssertEqual(rig.rtpWrites(from: t0 + 0.021, to: t0 + 0.5).filter { $0.1 != 0 }.count, 0)
     }
 
+    /// An event at or after the loop end is not in the loop (Core Haptics' `loopEnd`), though its
+    /// pre-shifted drive would begin before it: `thrum play --loop 2 --loop-end 0.011` of events at 0
+    /// and 0.012 s played both in every pass (and `--rate 100 --loop-end 0.01` the whole heartbeat).
+    func testAnEventAtOrAfterTheLoopEndIsNotPlayed() throws {
+        let rig = EngineRig()
+        try rig.engine.start()
+        let pattern = HapticPattern(events: [transient(0), transient(0.06)], parameters: [], parameterCurves: [])
+        let player = try rig.engine.makeAdvancedPlayer(with: pattern)
+        player.loopEnabled = true
+        player.loopEnd = 0.05
+        player.loopPasses = 3
+        let t0 = rig.now + 0.1
+        try player.start(atTime: t0)
+        rig.engine.run(for: 0.6)
+        let onsets = rig.engine.onsets(for: player)
+        XCTAssertEqual(onsets.map(\.patternIndex), [0, 0, 0], "\(onsets)")
+        XCTAssertEqual(onsets.map(\.status), [.onTime, .onTime, .onTime])
+        assertOnTime(rig, onsets)
+        // The chip: one drive from rest per pass, none for the event past the loop end.
+        var starts = 0, previous: UInt8 = 0
+        for (_, value) in rig.rtpWrites(from: t0 - 0.05, to: t0 + 0.5) {
+            if value != 0 && previous == 0 { starts += 1 }
+            previous = value
+        }
+        XCTAssertEqual(starts, 3)
+    }
+
     /// A loop end far beyond the engine's 64-bit µs schedule (1e13 s) is one long pass, never a trap.
     func testAHugeLoopEndIsOneLongPass() throws {
         let rig = EngineRig()

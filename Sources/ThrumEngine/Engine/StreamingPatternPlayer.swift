@@ -70,6 +70,9 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         var attack = 0.0
         var decay = 0.0
         var release = 0.0
+        /// A loop's end (unscaled pattern seconds): events at or after it are not in the loop
+        /// (Core Haptics' `loopEnd`) and are left out of the compile; nil when not looping to one.
+        var loopCut: Double? = nil
     }
 
     /// A compiled (rate-scaled) pattern.
@@ -149,7 +152,26 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         func v(_ id: HapticDynamicParameter.ID) -> Double { otherControls[id]?.value(at: t) ?? 0 }
         return CompileKey(
             rate: rate, sharpness: v(.hapticSharpnessControl), attack: v(.hapticAttackTimeControl),
-            decay: v(.hapticDecayTimeControl), release: v(.hapticReleaseTimeControl))
+            decay: v(.hapticDecayTimeControl), release: v(.hapticReleaseTimeControl),
+            loopCut: looping && loopEndValue > 0 ? loopEndValue : nil)
+    }
+
+    /// The pattern compiled for `key`: without the haptic events at or after a loop's end, whose
+    /// pre-shifted drive would otherwise begin inside the pass (a transient's lead-in is ≈ 14 ms)
+    /// and play them in every pass; the compiled events keep their indices in `pattern`.
+    private func compileLoop(key: CompileKey, engine: any PlayerHost) -> DriveProgram {
+        let adjusted = pattern.adjusted(by: key)
+        guard let cut = key.loopCut, adjusted.events.contains(where: { $0.type.isHaptic && $0.relativeTime >= cut }) else {
+            return engine.compile(adjusted, rate: key.rate)
+        }
+        let kept = adjusted.events.indices.filter { !(adjusted.events[$0].type.isHaptic && adjusted.events[$0].relativeTime >= cut) }
+        var source = adjusted
+        source.events = kept.map { adjusted.events[$0] }
+        var program = engine.compile(source, rate: key.rate)
+        for k in program.events.indices where kept.indices.contains(program.events[k].patternIndex) {
+            program.events[k].patternIndex = kept[program.events[k].patternIndex]
+        }
+        return program
     }
 
     /// Makes `compiled` match the rate and the controls at engine time `t`.
@@ -157,7 +179,7 @@ final class StreamingPatternPlayer: HapticAdvancedPatternPlayer {
         let key = key(at: t)
         guard compiled?.key != key, let engine else { return }
         if fixedProgram != nil, compiled != nil { return }
-        let program = fixedProgram ?? engine.compile(pattern.adjusted(by: key), rate: key.rate)
+        let program = fixedProgram ?? compileLoop(key: key, engine: engine)
         compiled = Compiled(
             key: key, program: program,
             eventsByID: Dictionary(uniqueKeysWithValues: program.events.map { ($0.id, $0) }),
