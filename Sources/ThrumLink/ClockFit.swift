@@ -25,9 +25,12 @@ struct ClockFit: Sendable {
     /// ``ClockEnvelope/perByte(_:counts:slope:)``).
     var byteTime: Double
 
+    /// `carriedDrift`: a drift known from before (``ClockModel``'s drift carried across an idle
+    /// longer than its window): both envelopes and the estimate take it as their slope, and the
+    /// slope counts as fitted.
     init?(
         samples: [ClockSample], configuration: ClockModelConfiguration, previousDrift: Double?, previousByteTime: Double? = nil,
-        readerWakeFloor: Double = 0
+        readerWakeFloor: Double = 0, carriedDrift: Double? = nil
     ) {
         guard let newest = samples.last else { return nil }
         hostReference = newest.hostSend
@@ -48,8 +51,8 @@ struct ClockFit: Sendable {
         }
         let xs = outbound.map(\.x)
         let span = xs.max()! - xs.min()!
-        slopeFitted = samples.count >= 3 && span >= configuration.minimumFitSpan.microseconds
-        let fixed: Double? = slopeFitted ? nil : (previousDrift ?? 0)
+        slopeFitted = carriedDrift != nil || (samples.count >= 3 && span >= configuration.minimumFitSpan.microseconds)
+        let fixed: Double? = carriedDrift ?? (slopeFitted ? nil : (previousDrift ?? 0))
         let limit = configuration.maximumDriftPPM * 1e-6
         let bins = configuration.slopeBins
         let shortest = samples.lazy.map(\.outboundBytes).filter { $0 > 0 }.min() ?? 0

@@ -186,6 +186,11 @@ public struct ClockModel: Sendable {
             sample.inconsistency = .zero
             jumps += 1
         }
+        if let last = samples.last, sample.hostReceive - last.hostReceive > configuration.windowDuration, carried == nil,
+            let fit, fit.slopeFitted, slopeBasis >= Self.carriedDriftBasis
+        {
+            carried = (fit.estimate.slope, slopeBasis)
+        }
         samples.append(sample)
         dropAgedSamples(newest: sample)
         if samples.count > configuration.windowSamples { samples.removeFirst(samples.count - configuration.windowSamples) }
@@ -218,6 +223,28 @@ public struct ClockModel: Sendable {
 
     /// How many of the newest aged samples ``dropAgedSamples(newest:)`` keeps across an idle.
     static let anchorSamples = 8
+
+    /// The drift carried across an idle longer than the window, and the span of samples it was
+    /// fitted on; nil otherwise. Taken from the fit just before the idle when its slope was
+    /// fitted on at least ``carriedDriftBasis`` of samples, and kept while the window holds its
+    /// anchor (aged samples): the fit takes it as its slope and fits the offset on the fresh
+    /// samples alone. Fitted across the idle instead, each leg's floor compares the anchor's few
+    /// samples with the fresh ones, and where the host read its port late before the idle (a
+    /// loaded machine during a play: return legs of milliseconds) and promptly after it, the
+    /// return leg's floor tilted by that much over the idle — +300 ppm for a −100 ppm crystal
+    /// whose outbound leg said −100.0 (docs/studio.md) — and the estimate, the middle of the
+    /// two, walked 200 µs/s. A crystal's rate moves far less over an idle of seconds. The
+    /// guaranteed bracket across the idle (the anchor included) bounds it: a carried drift outside
+    /// its drift range is moved to the nearer edge, and stays there.
+    private var carried: (drift: Double, basis: HostDuration)?
+
+    /// The span of samples the current fit's slope rests on: the window's, or the carried
+    /// drift's own.
+    private var slopeBasis: HostDuration = .zero
+
+    /// The least span of samples a drift must have been fitted on to be carried across an idle
+    /// (``carried``); below it the window's anchor and the fresh samples fit the drift together.
+    static let carriedDriftBasis = HostDuration.milliseconds(500)
 
     /// After a restart (``jumps``), the host send time of the restarted window's first sample and
     /// the size of the contradiction that restarted it, until the window has shown the clock
@@ -298,11 +325,26 @@ public struct ClockModel: Sendable {
 
     /// Rebuilds the fit, the bracket and the outbound bounds from the window.
     private mutating func refit() {
-        fit = ClockFit(
-            samples: samples, configuration: configuration, previousDrift: fit?.estimate.slope, previousByteTime: fit?.byteTime,
-            readerWakeFloor: readerWakeFloor.microseconds)
         bracket = ClockBracket(
             samples: samples, slopeLimit: configuration.maximumDriftPPM * 1e-6, lineByteTime: configuration.guaranteedLineByteTime)
+        // While a drift is carried across an idle, the aged samples (the anchor) stay for the
+        // bracket but not for the fit, which takes the carried drift and the fresh samples' offset.
+        // The bracket across the idle holds the true drift whatever the legs did: a carried drift
+        // outside it (fitted before the idle on legs that changed under it) is moved to its edge.
+        var aged = 0
+        if var carried, let newest = samples.last {
+            let horizon = newest.hostReceive - configuration.windowDuration
+            aged = samples.prefix { $0.hostReceive < horizon }.count
+            if let bracket, bracket.isConsistent {
+                carried.drift = min(max(carried.drift, bracket.slopeRange.lowerBound), bracket.slopeRange.upperBound)
+            }
+            self.carried = aged == 0 ? nil : carried
+            if aged > 0 { slopeBasis = carried.basis }
+        }
+        if carried == nil { slopeBasis = windowSpan }
+        fit = ClockFit(
+            samples: aged > 0 ? Array(samples[aged...]) : samples, configuration: configuration, previousDrift: fit?.estimate.slope,
+            previousByteTime: fit?.byteTime, readerWakeFloor: readerWakeFloor.microseconds, carriedDrift: carried?.drift)
         (outboundBound, outboundBoundNetOfBytes) = computeOutboundDelayBounds(quantile: Self.defaultOutboundQuantile, last: Self.defaultOutboundSamples)
     }
 
