@@ -102,7 +102,7 @@ virtual_time_end_to_end='BenchCommandTests|CLIHostileInputTests|CLIOutsideCheckT
 'CLIValidateTests|DocBlockTests|EngineOnVirtualRigTests|FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|'\
 'FirmwareListTests|FirmwarePreflightTests|IdleEngineTests|ImmediateStartTests|LibraryEndToEndTests|LibraryPowerLossTests|PlayEngineOptionsTests|'\
 'PublicErrorMessageTests|ROMTableAgreementTests|RunFaultTests|ReadmeExampleTests|StalledLinkResetTests|'\
-'VirtualTimePlaybackTests|CompletionsAndManTests|JourneyCheckTests'
+'VirtualTimePlaybackTests|CompletionsAndManTests|JourneyCheckTests|LongRoundTripCLITests'
 real_time_tests="EndToEndTests\\.(?!($virtual_time_end_to_end)/)|ThrumLinkTests\\.(PseudoTerminalTransportTests|"\
 "ReaderWokenTests|WakeableWaitTests|PlatformWaitTests|WakeLatencyFloorTests|TCPTransportTests)/|"\
 "ThrumHarnessTests\\.ReaderWakeFloorTests/|ThrumAudioTests\\.ALSAAudioSinkTests/|ThrumBenchTests\\.FirstPlayBenchTests/"
