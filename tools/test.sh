@@ -104,7 +104,7 @@ virtual_time_end_to_end='BenchCommandTests|CLIHostileInputTests|CLIOutsideCheckT
 'CLIValidateTests|DocBlockTests|EngineOnVirtualRigTests|FaultOutcomeTests|FaultSoakTests|FeltOnsetGridTests|'\
 'FirmwareListTests|FirmwarePreflightTests|IdleEngineTests|ImmediateStartTests|LibraryEndToEndTests|LibraryPowerLossTests|PlayEngineOptionsTests|'\
 'PublicErrorMessageTests|ROMTableAgreementTests|RunFaultTests|ReadmeExampleTests|StalledLinkResetTests|'\
-'VirtualTimePlaybackTests|CompletionsAndManTests|JourneyCheckTests'
+'VirtualTimePlaybackTests|CompletionsAndManTests|JourneyCheckTests|LongRoundTripCLITests'
 # Single tests of real-time classes that pace nothing: each waits out a port nobody answers on (a
 # pty the test holds itself), which a loaded machine can only make slower, never make answer.
 no_answer_end_to_end='FirmwareFlashTests/testNoAnswerNamesTheCauses|PlayOverPseudoTerminalTests/testPortWithNoDeviceBehindItSaysSo|'\

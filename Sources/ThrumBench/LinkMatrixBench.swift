@@ -104,9 +104,12 @@ public enum LinkMatrixBench {
     public static let settleTime = 2.5
 
     /// The engine path: `thrum play`'s start (now + lead + 20 ms right after `start()`), then the
-    /// transients; each onset against the chip, each bound checked.
-    public static func rhythm(link: LinkProfile, seed: UInt64, count: Int, into row: inout Row) throws {
-        let rig = VirtualRig(link: link, seed: seed)
+    /// transients; each onset against the chip, each bound checked. `session` other than the
+    /// shipped defaults measures a tunable beside them (the figures keep the defaults).
+    public static func rhythm(
+        link: LinkProfile, seed: UInt64, count: Int, session: DeviceSessionConfiguration = DeviceSessionConfiguration(), into row: inout Row
+    ) throws {
+        let rig = VirtualRig(link: link, seed: seed, sessionConfiguration: session)
         let connected = Double(rig.trueNow)
         let engine = try rig.engine()
         let player = try engine.makePlayer(with: BenchSetup.transients(count: count, spacing: spacing))

@@ -43,12 +43,14 @@ public final class VirtualRig {
 
     /// A rig on one of the named link models (``LinkCatalogue``) with a crystal of ±`ppm`.
     public convenience init(
-        profile: ActuatorProfile = .default, link: LinkProfile, seed: UInt64, crystalErrorPPM: Double = 100, clock: ManualClock = ManualClock()
+        profile: ActuatorProfile = .default, link: LinkProfile, seed: UInt64, crystalErrorPPM: Double = 100, clock: ManualClock = ManualClock(),
+        sessionConfiguration: DeviceSessionConfiguration = DeviceSessionConfiguration()
     ) {
         var rng = SplitMix64(seed: seed ^ 0xC10C)
         self.init(
             profile: profile, crystalErrorPPM: seed % 2 == 0 ? crystalErrorPPM : -crystalErrorPPM,
-            clockStart: UInt32(truncatingIfNeeded: rng.next()), link: link.make(seed), clock: clock)
+            clockStart: UInt32(truncatingIfNeeded: rng.next()), link: link.make(seed), sessionConfiguration: sessionConfiguration,
+            clock: clock)
     }
 
     /// Connects, configures the driver, converges the clock and (unless `calibrate` is false)

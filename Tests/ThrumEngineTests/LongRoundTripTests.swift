@@ -173,4 +173,27 @@ final class LongRoundTripTests: XCTestCase {
             print("\(limit); lead \(try rig.engine().leadTime), render chunk \(rig.session.leadPolicy.renderChunk(on: rig.session.link, queueSlots: rig.session.identity.map { Int($0.queueSlots) })), drive \(driven) s")
         }
     }
+
+    /// When a long round trip is said again (``RoundTripWatch``): the first one always; a longer
+    /// one only at half as long again as the last said and a second or more after it; none when
+    /// the round trip dips under the limit (no candidate) and crosses it back lower.
+    func testALongRoundTripIsSaidAgainOnlyWhenItGrewHalfAgainASecondLater() {
+        func candidate(_ ms: Int64, at seconds: Double) -> RoundTripWarning {
+            RoundTripWarning(
+                hostTime: HostTime(seconds: seconds), roundTrip: .milliseconds(ms), queueSlots: 32, segmentsPerSecond: 0,
+                chunk: .milliseconds(11), densestSpacing: .milliseconds(60), atConnect: false, previousRoundTrip: nil,
+                endpointName: "the virtual device")
+        }
+        var watch = RoundTripWatch()
+        XCTAssertNil(watch.consider(nil), "no candidate: the slots cover the round trip")
+        XCTAssertEqual(watch.consider(candidate(170, at: 1))?.roundTrip, .milliseconds(170), "the first crossing")
+        XCTAssertNil(watch.consider(candidate(240, at: 3)), "grown by less than half")
+        XCTAssertNil(watch.consider(candidate(300, at: 1.5)), "half again, but within a second")
+        XCTAssertNil(watch.consider(nil), "under the limit again")
+        XCTAssertNil(watch.consider(candidate(200, at: 4)), "crossed back, not grown by half")
+        let again = watch.consider(candidate(260, at: 4))
+        XCTAssertEqual(again?.previousRoundTrip, .milliseconds(170))
+        XCTAssertEqual(again?.message.hasPrefix("the round trip to the virtual device grew further to 260 ms (170 ms when last said): "), true)
+        XCTAssertEqual(watch.warnings.map(\.roundTrip), [.milliseconds(170), .milliseconds(260)])
+    }
 }

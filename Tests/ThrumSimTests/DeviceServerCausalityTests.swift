@@ -85,4 +85,18 @@ final class DeviceServerCausalityTests: XCTestCase {
         XCTAssertThrowsError(try LinkSpec.link(parsing: "jitter=1ms"))
         XCTAssertNotNil(try LinkSpec.link(parsing: "ftdi-115200-16ms"))
     }
+
+    /// `step=A@T` (repeatable): from T on each chunk either way is delayed a further A, the
+    /// steps adding up, each leg's order kept across a step.
+    func testDelayLinkStepsAddDelayFromTheirTime() throws {
+        var link = try XCTUnwrap(try LinkSpec.link(parsing: "out=40ms,back=40ms,step=60ms@1s,step=20ms@2s") as? DelayLink)
+        var bytes: [UInt8] = [1]
+        for (written, delay) in [(UInt64(999_999), UInt64(40_000)), (1_000_000, 100_000), (2_500_000, 120_000)] {
+            XCTAssertEqual(link.deliver(&bytes, writtenAt: written, direction: .hostToDevice), written + delay, "out at \(written) µs")
+            XCTAssertEqual(link.deliver(&bytes, writtenAt: written, direction: .deviceToHost), written + delay, "back at \(written) µs")
+        }
+        XCTAssertThrowsError(try LinkSpec.link(parsing: "step=60ms")) { error in
+            XCTAssertTrue("\(error)".contains("step=A@T"), "\(error)")
+        }
+    }
 }

@@ -56,6 +56,8 @@ public struct LinkHealth: Sendable, Equatable {
     public var faults: [FaultReport]
     /// Faults it reported from before this connection (not this run's).
     public var earlierFaults: [FaultReport]
+    /// The long round trips said so far (``RoundTripWarning``), oldest first.
+    public var roundTripWarnings: [RoundTripWarning]
 
     /// Device clock minus host clock at ``hostTime`` (their origins differ: the offset of the
     /// mapping, not a latency).
@@ -90,6 +92,7 @@ public struct LinkHealth: Sendable, Equatable {
         self.leadTime = leadTime
         faults = session.faults
         earlierFaults = session.earlierFaults
+        roundTripWarnings = session.roundTripWarnings
     }
 }
 

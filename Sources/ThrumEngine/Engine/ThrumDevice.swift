@@ -69,6 +69,18 @@ public final class ThrumDevice {
     /// the device's queue covers the round trip (``DeviceSession/roundTripLimit``).
     public var roundTripLimit: String? { session.roundTripLimit }
 
+    /// The long round trips said on this device's session so far, oldest first: at connect, and
+    /// when the smoothed round trip first crossed the limit later, or grew half as long again
+    /// (``RoundTripWarning``). An engine on the device reads them in ``HapticEngine/linkHealth``.
+    public var roundTripWarnings: [RoundTripWarning] { session.roundTripWarnings }
+
+    /// Called with each long round trip as it is found (``roundTripWarnings``), from the thread
+    /// that runs the link: the caller's in a manual engine, the engine's own in a real-time one.
+    public var onRoundTripWarning: ((RoundTripWarning) -> Void)? {
+        get { session.roundTripWarningHandler }
+        set { session.roundTripWarningHandler = newValue }
+    }
+
     // MARK: Calibration
 
     /// Waits until a calibration the device started by itself (a changed configuration) has

@@ -123,6 +123,7 @@ package final class DeviceSession {
             throw .deviceDidNotAnswer(endpoint: endpointName, attempts: link.configuration.identifyAttempts)
         }
         self.identity = identity
+        watchRoundTrip()
         return identity
     }
 
@@ -256,20 +257,46 @@ package final class DeviceSession {
     public var currentLeadTime: HostDuration { leadPolicy.lead(on: link, queueSlots: identity.map { Int($0.queueSlots) }) }
 
     /// What this link's round trip costs streamed drive on this device, in one line, or nil when
-    /// the device's queue covers it in the default render chunk: its queue slots must cover two
+    /// the device's queue covers it in the default render chunk (``roundTripWarningNow(atConnect:)``).
+    public var roundTripLimit: String? { roundTripWarningNow(atConnect: true)?.message }
+
+    /// What this link's round trip costs streamed drive on this device now, or nil when the
+    /// device's queue covers it in the default render chunk: its queue slots must cover two
     /// round trips of streamed segments (``LeadTimePolicy/renderChunk(on:chunk:queueSlots:)``),
     /// so a held level is streamed in longer chunks and denser drive (many short segments, such
     /// as transients every few tens of milliseconds) can arrive after its time (docs/timing.md,
     /// "A very long round trip").
-    public var roundTripLimit: String? {
+    func roundTripWarningNow(atConnect: Bool) -> RoundTripWarning? {
         guard let identity, identity.queueSlots > 0, link.statistics.roundTripSamples > 0 else { return nil }
         let chunk = leadPolicy.renderChunk(on: link, queueSlots: Int(identity.queueSlots))
         guard chunk > LeadTimePolicy.defaultChunk else { return nil }
-        let roundTrip = Int((link.statistics.smoothedRoundTrip.seconds * 1e3).rounded())
-        let rate = Int((Double(identity.queueSlots) / (2 * link.statistics.smoothedRoundTrip.seconds)).rounded(.down))
-        return "a \(roundTrip) ms round trip to \(endpointName): the device's \(identity.queueSlots) queue slots carry at most "
-            + "\(rate) drive segments a second; a held level is streamed in \(Int((chunk.seconds * 1e3).rounded())) ms chunks, and denser drive "
-            + "(transients closer than about \(max(1, 6_000 / max(rate, 1))) ms) can arrive after its time"
+        let roundTrip = link.statistics.smoothedRoundTrip
+        let rate = Int((Double(identity.queueSlots) / (2 * roundTrip.seconds)).rounded(.down))
+        return RoundTripWarning(
+            hostTime: now, roundTrip: roundTrip, queueSlots: Int(identity.queueSlots), segmentsPerSecond: rate, chunk: chunk,
+            densestSpacing: .milliseconds(Int64(max(1, 6_000 / max(rate, 1)))), atConnect: atConnect, previousRoundTrip: nil,
+            endpointName: endpointName)
+    }
+
+    /// The long round trips said on this session so far (``RoundTripWatch``), oldest first: at
+    /// connect, and when the smoothed round trip first crossed the limit later or grew half as
+    /// long again a second or more after the last.
+    public var roundTripWarnings: [RoundTripWarning] { roundTripWatch.warnings }
+
+    /// Called with each ``RoundTripWarning`` as it is found (from the thread that runs the link).
+    public var roundTripWarningHandler: ((RoundTripWarning) -> Void)?
+    private var roundTripWatch = RoundTripWatch()
+    /// The link's round-trip samples when the watch last looked (it looks again only at a new one).
+    private var roundTripSamplesWatched = 0
+
+    /// Looks at the smoothed round trip when a new sample came: a warning when it is to be said.
+    /// The first look with a measured round trip and a known queue is the connect's.
+    private func watchRoundTrip() {
+        let samples = link.statistics.roundTripSamples
+        guard identity != nil, samples != roundTripSamplesWatched else { return }
+        let atConnect = roundTripSamplesWatched == 0 && roundTripWatch.warnings.isEmpty
+        roundTripSamplesWatched = samples
+        if let warning = roundTripWatch.consider(roundTripWarningNow(atConnect: atConnect)) { roundTripWarningHandler?(warning) }
     }
 
     /// Stops output at once (any-lane STOP) and lets the frame go out.
@@ -361,6 +388,7 @@ package final class DeviceSession {
         calibrationResult = nil
         slotSizes = [:]
         loads = [:]
+        roundTripSamplesWatched = 0
         return try open()
     }
 
@@ -405,5 +433,6 @@ package final class DeviceSession {
             }
             deviceEventHandler?(event)
         }
+        watchRoundTrip()
     }
 }

@@ -23,9 +23,25 @@ public struct DelayLink: LinkModel {
         public var returnTick: UInt64 = 0
         /// Time one byte takes on the line, µs, both ways (0: none).
         public var byteTime = 0.0
+        /// Delay steps: from true time `at` (µs since the link began) on, every chunk either way
+        /// is delayed a further `extra` µs — a link that degrades (a route change, a radio falling
+        /// back to a slower rate, a bridge under load). Steps add up.
+        public var steps: [DelayStep] = []
 
         /// No delay at all.
         public init() {}
+    }
+
+    /// From true time `at` (µs) on, `extra` µs more delay on each leg (``Shape/steps``).
+    public struct DelayStep: Sendable, Hashable {
+        public var at: UInt64
+        public var extra: UInt64
+
+        /// A step of `extra` µs at `at` µs.
+        public init(at: UInt64, extra: UInt64) {
+            self.at = at
+            self.extra = extra
+        }
     }
 
     /// The link's shape.
@@ -49,6 +65,7 @@ public struct DelayLink: LinkModel {
         lineFree[direction] = sent
         var arrival = UInt64(sent.rounded(.up))
         arrival += (direction == .hostToDevice ? shape.outbound : shape.inbound).sample(&rng)
+        for step in shape.steps where time >= step.at { arrival += step.extra }
         if rng.chance(shape.stallProbability) {
             stalledChunks += 1
             arrival += shape.stallLength.sample(&rng)
@@ -72,17 +89,35 @@ public struct DelayLink: LinkModel {
 ///     stall=A[-B]@P    with probability P (0…1 or a percentage) a chunk is held a further A to B;
 ///                      everything behind it on its leg waits too (bursts)
 ///     tick=T           device → host bytes are released only at multiples of T
+///     step=A@T         from T (since the link began) on, each chunk either way is delayed a further A
+///                      (a link that degrades; give it again for more steps, which add up)
 ///     baud=N           each byte takes 10 bits at N baud, both ways
 ///     seed=N           the random seed (default 1)
 ///
 /// For example `out=0.3-0.6ms,back=2-6ms` (asymmetric), `out=0.2-1ms,back=0.2-1ms,stall=20-80ms@2%`
-/// (bursty), `tick=8ms` (return bytes on an 8 ms tick). Loss and bit flips come from `--fault`.
+/// (bursty), `tick=8ms` (return bytes on an 8 ms tick), `out=40ms,back=40ms,step=60ms@2s` (an 80 ms
+/// round trip that becomes 200 ms two seconds in). Loss and bit flips come from `--fault`.
 public enum LinkSpec {
     /// Builds the link `text` describes, or throws with the offending item and what was expected.
     public static func link(parsing text: String) throws(FaultPlan.ParseError) -> any LinkModel {
         if let profile = LinkCatalogue.profile(named: text) {
             return LiveLink(base: profile.make(1))
         }
+        let (shape, seed) = try shape(parsing: text)
+        return DelayLink(shape: shape, seed: seed)
+    }
+
+    /// The link `text` describes as a profile for the virtual device (`thrum play --link`): a
+    /// catalogue model as it is (its host wake-ups included), or a ``DelayLink`` named `text`,
+    /// whose own `seed=` item (default 1) draws its delays whatever the run's seed.
+    public static func profile(parsing text: String) throws(FaultPlan.ParseError) -> LinkProfile {
+        if let profile = LinkCatalogue.profile(named: text) { return profile }
+        let (shape, seed) = try shape(parsing: text)
+        return LinkProfile(name: text, summary: "a link described item by item") { _ in DelayLink(shape: shape, seed: seed) }
+    }
+
+    /// The shape and seed of a link described item by item.
+    static func shape(parsing text: String) throws(FaultPlan.ParseError) -> (DelayLink.Shape, UInt64) {
         var shape = DelayLink.Shape()
         var seed: UInt64 = 1
         var seen: Set<String> = []
@@ -90,7 +125,7 @@ public enum LinkSpec {
         for item in items {
             guard let eq = item.firstIndex(of: "=") else { throw FaultPlan.ParseError(item: item, expected: known) }
             let key = String(item[..<eq]), value = String(item[item.index(after: eq)...])
-            guard seen.insert(key).inserted else { throw FaultPlan.ParseError(item: item, expected: "'\(key)' is given twice") }
+            guard key == "step" || seen.insert(key).inserted else { throw FaultPlan.ParseError(item: item, expected: "'\(key)' is given twice") }
             switch key {
             case "out": shape.outbound = try range(value, item: item)
             case "back": shape.inbound = try range(value, item: item)
@@ -99,6 +134,12 @@ public enum LinkSpec {
                 guard parts.count == 2 else { throw FaultPlan.ParseError(item: item, expected: "stall=A-B@P, e.g. stall=20-80ms@2%") }
                 shape.stallLength = try range(parts[0], item: item)
                 shape.stallProbability = try FaultPlan.probability(parts[1], item: item)
+            case "step":
+                let parts = value.split(separator: "@", omittingEmptySubsequences: false).map(String.init)
+                guard parts.count == 2 else { throw FaultPlan.ParseError(item: item, expected: "step=A@T, e.g. step=60ms@2s") }
+                shape.steps.append(
+                    DelayLink.DelayStep(
+                        at: try FaultPlan.duration(parts[1], item: item), extra: try FaultPlan.duration(parts[0], item: item)))
             case "tick":
                 let tick = try FaultPlan.duration(value, item: item)
                 guard tick > 0 else { throw FaultPlan.ParseError(item: item, expected: "a tick longer than 0") }
@@ -115,12 +156,12 @@ public enum LinkSpec {
                 throw FaultPlan.ParseError(item: item, expected: known)
             }
         }
-        return DelayLink(shape: shape, seed: seed)
+        return (shape, seed)
     }
 
     static var known: String {
         "expected a link name (" + LinkCatalogue.all.map(\.name).joined(separator: ", ")
-            + ") or items out=A-B, back=A-B, stall=A-B@P, tick=T, baud=N, seed=N"
+            + ") or items out=A-B, back=A-B, stall=A-B@P, tick=T, step=A@T, baud=N, seed=N"
     }
 
     /// `2ms` or `0.3-0.6ms` (one unit for both ends) → a uniform distribution, µs.

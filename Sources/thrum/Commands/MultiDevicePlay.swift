@@ -51,11 +51,7 @@ enum MultiDevicePlay {
             }
             skews = playback.skews(eventIndices: routes?.events)
             if let error = engines.compactMap(\.lastError).first { throw error }
-            for k in engines.indices {
-                let status = engines[k].deviceStatus
-                settings[k].faults = status.faults
-                settings[k].earlierFaults = status.earlierFaults
-            }
+            for k in engines.indices { settings[k].takeStatus(of: engines[k]) }
             group.stop()
         } catch {
             let message = (error as? HapticError)?.message ?? "\(error)"

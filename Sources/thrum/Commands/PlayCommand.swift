@@ -26,8 +26,10 @@ enum PlayCommand: Subcommand {
                             reported with its bound; docs/cli.md)
           --route FILE.json with several --port: which events each device plays
                             ({"devices": [{"events": [0, 2]}, {"events": [1, 3]}]}, one entry per --port)
-          --link NAME       without --port: the link model between host and virtual device
-                            (default usb-fs; see thrum bench --help for the list)
+          --link SPEC       without --port: the link between host and virtual device: a model by
+                            name (default usb-fs; see thrum bench --help for the list), or items
+                            as thrum sim --link takes them (out=40ms,back=40ms,step=60ms@2s: a
+                            round trip of 80 ms that grows to 200 ms 2 s after the device began)
           --baud N          baud rate of a real serial port (default 115200)
           --actuator NAME   actuator profile: a built-in id (default: \(ActuatorProfile.default.id); thrum actuator list)
                             or a profile FILE.json; --profile NAME is the same
@@ -111,12 +113,14 @@ enum PlayCommand: Subcommand {
         let address = try DeviceAddressOptions.take(from: &arguments)
         let ports = address.ports, port = address.port
         let linkName = try arguments.option("link")
-        let link = try linkName.map { name in
-            guard let profile = LinkCatalogue.profile(named: name) else {
-                throw UsageError(message: "no link model named '\(name)' (known: \(LinkCatalogue.all.map(\.name).joined(separator: ", ")))")
+        var link = LinkCatalogue.usbFullSpeed
+        if let linkName {
+            do {
+                link = try LinkSpec.profile(parsing: linkName)
+            } catch {
+                throw UsageError(message: "--link: \(error.description)")
             }
-            return profile
-        } ?? LinkCatalogue.usbFullSpeed
+        }
         if linkName != nil && port != nil { throw UsageError(message: "--link models the virtual device's link; a real port has its own") }
         let actuatorFile = InputFiles.actuator(in: arguments)
         let chosenProfile = try ActuatorChoice.take(from: &arguments)
@@ -198,6 +202,7 @@ enum PlayCommand: Subcommand {
         let report: PlaybackReport
         let identity: DeviceIdentity
         var settings = PlayOutput.Settings(rate: rate, intensity: intensity, loop: loop)
+        settings.patternWarnings = source.warnings
         settings.expectations = expectations
         settings.junitPath = junitPath
         settings.startedAt = startedAt
@@ -296,9 +301,7 @@ enum PlayCommand: Subcommand {
             var measured = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: played, since: before)
             target.attachTruth(to: &measured)
             report = measured
-            let status = engine.deviceStatus
-            settings.faults = status.faults
-            settings.earlierFaults = status.earlierFaults
+            settings.takeStatus(of: engine)
             observed = (measured, identity)
             if let audio {
                 settings.audioEvents = audio.events(of: engine, playerID: player.playerID, start: start)
@@ -367,6 +370,7 @@ enum PlayCommand: Subcommand {
                 duration: effect.envelope.duration)
             report.startHostTime = HostTime(seconds: start)
             target.attachTruth(to: &report)
+            settings.roundTripWarnings = engine.linkHealth.roundTripWarnings
             if let error = engine.lastError { throw error }
             engine.stop()
             target.close()

@@ -2,6 +2,7 @@ import Foundation
 import ThrumCompiler
 import ThrumEngine
 import ThrumPattern
+import ThrumTime
 import ThrumWire
 
 /// The text and JSON reports of `thrum play`.
@@ -36,6 +37,20 @@ enum PlayOutput {
         var audioText: [String] = []
         /// The stored preset played instead of a pattern (`thrum play id:N`).
         var storedPreset: StoredPresetInfo? = nil
+        /// The AHAP reader's warnings about the file (said on standard error as it was read).
+        var patternWarnings: [PatternWarning] = []
+        /// The long round trips said during the run, at connect and as the link grew slower
+        /// (``RoundTripWarning``; said on standard error as they were found).
+        var roundTripWarnings: [RoundTripWarning] = []
+
+        /// What the device reported and the link found during the run: faults, earlier faults,
+        /// long round trips.
+        mutating func takeStatus(of engine: HapticEngine) {
+            let status = engine.deviceStatus
+            faults = status.faults
+            earlierFaults = status.earlierFaults
+            roundTripWarnings = engine.linkHealth.roundTripWarnings
+        }
 
         /// The type a report shows for `event`.
         func typeName(_ event: PlaybackReport.Event) -> String {
@@ -185,6 +200,8 @@ enum PlayOutput {
             // A FAULT 12 is in `faults` as the `drive_gap` it opened (``RunFault/byDevice``).
             "faults": settings.faults.filter { $0.knownCode != .driveDropped }.map(faultJSON) + report.faults.map(runFaultJSON),
             "earlier_faults": settings.earlierFaults.map(faultJSON),
+            "warnings": settings.patternWarnings.map(ValidateCommand.json)
+                + settings.roundTripWarnings.map { roundTripJSON($0, start: report.startHostTime) },
             "interrupted_by_signal": JSONOutput.orNull(settings.interruptedBy.map { Int($0) }),
             "expectations": expectationsJSON(settings.expectations, report: report),
             "calibration": JSONOutput.orNull(settings.calibration?.json),
@@ -194,6 +211,22 @@ enum PlayOutput {
     /// A device's FAULT report in `faults` / `earlier_faults`.
     static func faultJSON(_ fault: FaultReport) -> [String: Any] {
         ["kind": "device_fault", "code": Int(fault.code), "detail": Int(fault.detail), "meaning": fault.meaning]
+    }
+
+    /// A long round trip in `warnings` (`code` `longRoundTrip`), `at_s` in pattern seconds from
+    /// the play's start (negative: before it, as at connect).
+    static func roundTripJSON(_ warning: RoundTripWarning, start: HostTime) -> [String: Any] {
+        [
+            "code": "longRoundTrip",
+            "message": warning.message,
+            "at_s": JSONOutput.seconds((warning.hostTime - start).seconds),
+            "at_connect": warning.atConnect,
+            "round_trip_ms": RoundTripWarning.milliseconds(warning.roundTrip),
+            "queue_slots": warning.queueSlots,
+            "segments_per_s": warning.segmentsPerSecond,
+            "chunk_ms": RoundTripWarning.milliseconds(warning.chunk),
+            "transients_closer_than_ms": RoundTripWarning.milliseconds(warning.densestSpacing),
+        ]
     }
 
     /// What is said after a hole in the drive that hit no event (``RunFault/failsRun`` false).

@@ -53,9 +53,11 @@ enum SimCommand: Subcommand {
                              by name (usb-fs, ftdi-115200-16ms, ch340, … as in `thrum bench`), or
                              out=A-B,back=A-B (per-direction delays, uniform), stall=A-B@P (a
                              chunk held A to B with probability P, and what follows it waits),
-                             tick=T (device → host bytes released only on a T tick), baud=N,
-                             seed=N; e.g. out=0.3-0.6ms,back=2-6ms. Bytes keep their order on each
-                             leg. Combine with --fault for loss and bit flips
+                             tick=T (device → host bytes released only on a T tick), step=A@T
+                             (from T on, each chunk either way delayed a further A: a link that
+                             degrades; repeatable, steps add up), baud=N, seed=N; e.g.
+                             out=0.3-0.6ms,back=2-6ms. Bytes keep their order on each leg.
+                             Combine with --fault for loss and bit flips
 
         With --mcu, the firmware binary itself runs instead, in the simavr AVR simulator: the
         separate `avrsim` program (hardware/avrsim; simavr is GPL-3.0 and stays out of Thrum) with a

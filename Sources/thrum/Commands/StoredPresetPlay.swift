@@ -104,9 +104,7 @@ enum StoredPresetPlay {
             measured.faults = engine.device.runFaults.dropFirst(before.runFaults).map { $0.relative(to: start) }
             target.attachTruth(to: &measured)
             report = measured
-            let status = engine.deviceStatus
-            settings.faults = status.faults
-            settings.earlierFaults = status.earlierFaults
+            settings.takeStatus(of: engine)
             if let error = engine.lastError { throw error }
             engine.stop()
         } catch let error as CommandFailure {

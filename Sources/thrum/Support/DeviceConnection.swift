@@ -64,8 +64,10 @@ struct DeviceConnection {
                     deviceID: identity.deviceId, port: target.name,
                     usbSerial: identity.deviceId == 0 ? CalibrationStore.usbSerial(ofPort: target.name) : nil))
         connection.warnAboutAnUnreadableStore()
-        // A round trip the device's queue does not cover in the default render chunk: said once.
-        if let limit = device.roundTripLimit { printError("warning: \(limit)") }
+        // A round trip the device's queue does not cover in the default render chunk: said at
+        // connect, and as the link finds it later (first crossing, then growth; RoundTripWatch).
+        for warning in device.roundTripWarnings { printError("warning: \(warning.message)") }
+        device.onRoundTripWarning = { printError("warning: \($0.message)") }
         return connection
     }
 
