@@ -18,6 +18,8 @@ final class StartOnWideClockTests: XCTestCase {
         var slow = true
         /// How many more frames back (device → host) are slow while `slow` is false.
         var slowReplies = 0
+        /// Frames written before this true time (µs) are slow too, whatever `slow` says.
+        var slowUntil: UInt64 = 0
     }
 
     /// A link whose return leg is slow (5–10 ms) while `phase.slow` (and for the next
@@ -37,7 +39,7 @@ final class StartOnWideClockTests: XCTestCase {
         }
 
         mutating func deliver(_ bytes: inout [UInt8], writtenAt time: UInt64, direction: LinkDirection) -> UInt64? {
-            var slowNow = phase.slow
+            var slowNow = phase.slow || time < phase.slowUntil
             if direction == .deviceToHost && phase.slowReplies > 0 {
                 phase.slowReplies -= 1
                 slowNow = true
@@ -103,6 +105,45 @@ final class StartOnWideClockTests: XCTestCase {
         XCTAssertTrue(engine.isRunning)
         let errors = try checkEveryBeatOnItsTime(report, beats: 12)
         print("StartOnWideClockTests: after an idle with slow replies, drive errors µs \(errors)")
+    }
+
+    /// A host starved for the first few hundred ms of the play as well (the outside re-check under
+    /// load ≈ 24: one play's 52 events all `mistimed` at −3.6 ms by the trace): the return legs stay
+    /// slow through the start's narrowing, which gives up on a bracket that does not narrow, so the
+    /// first drive goes to the middle of a wide bracket. Once the legs are fast the bracket narrows
+    /// and the estimate moves to the truth; the drive placed after that (beyond the queue's lead)
+    /// lands on its time by the chip, instead of inheriting the start's offset for the whole play.
+    func testAPlayStartedWhileTheHostIsStillStarvedMovesToTheNarrowedClock() throws {
+        let phase = Phase()
+        let rig = VirtualRig(crystalErrorPPM: 40, link: SwitchedLink(phase: phase))
+        try rig.connect(calibrate: false)
+        phase.slow = false
+        let starvedFor = 0.3
+        let fastFrom = rig.clock.now() + .seconds(starvedFor)
+        phase.slowUntil = UInt64(rig.clock.now().nanoseconds / 1_000) + UInt64(starvedFor * 1e6)
+        var configuration = HapticEngine.Configuration()
+        configuration.calibrateOnStart = false
+        _ = try rig.engine(configuration: configuration)
+        let bounds = rig.session.link.clock.bounds(at: rig.clock.now())
+        let width = Double((bounds.upperBound - bounds.lowerBound).microseconds)
+        XCTAssertGreaterThan(width, 2_000, "the start was placed on a wide bracket")
+        let report = try rig.play(TestPatterns.metronome(beats: 14, interval: 0.1))
+        let haptic = report.events.filter(\.type.isHaptic)
+        XCTAssertEqual(haptic.count, 14)
+        // Drive rendered once the fast legs have narrowed the bracket: the queue's lead (200 ms)
+        // and a render chunk after the switch, plus 100 ms for the samples to come in.
+        let settled = (fastFrom - report.startHostTime).seconds + 0.4
+        var early: [Int] = [], late: [Int] = []
+        for e in haptic {
+            let truth = try XCTUnwrap(e.trueDriveOnsetTime, "event \(e.patternIndex): the chip never drove it")
+            let error = Int(((truth - (e.requestedTime - e.preShift)) * 1e6).rounded())
+            guard e.requestedTime >= settled else { early.append(error); continue }
+            late.append(error)
+            XCTAssertLessThan(abs(error), 300, "event \(e.patternIndex) at \(e.requestedTime) s drove \(error) µs from its time")
+            XCTAssertEqual(e.status, .onTime, "event \(e.patternIndex): \(e.status.rawValue)")
+        }
+        XCTAssertGreaterThanOrEqual(late.count, 6)
+        print("StartOnWideClockTests: starved start, bracket \(Int(width)) µs; drive errors µs before the clock narrowed \(early), after \(late)")
     }
 
     /// Every haptic event of `report` (`beats` of them) drove within 0.3 ms of its time by the

@@ -54,6 +54,15 @@ struct DeviceTimeline {
         return (model, bounded || long)
     }
 
+    /// How far (µs) outside the clock model's guaranteed bracket the slewed mapping may lie at the
+    /// start of a segment after a gap before it steps to the model's estimate
+    /// (``replaceIfRuledOut(at:clock:)``): half the `mistimed` tolerance
+    /// (``DevicePlacement/mistimedTolerance``, 1 ms). Nearer than that is left to slewing, so the
+    /// ordinary narrowing of a young window does not step the rhythm.
+    static let ruledOutMargin = 500.0
+    /// How many times the mapping stepped to the estimate because the samples ruled it out.
+    private(set) var replacements = 0
+
     /// The device time (before any latency shift) the schedule uses for host time `t`.
     mutating func deviceTime(atHost t: HostTime, clock: ClockModel, frames: FrameClock? = nil) -> DeviceTime {
         if let timebase, let frames, let device = timebase.deviceTime(atHost: t, frames: frames) { return device }
@@ -64,6 +73,30 @@ struct DeviceTimeline {
         }
         let bounds = clock.driftBoundsPPM.map { ($0.lowerBound * 1e-6)...($0.upperBound * 1e-6) }
         return Self.deviceTime(mapping.value(at: t, target: target, drift: drift.ppm * 1e-6, driftBounds: bounds))
+    }
+
+    /// Steps the slewed mapping to the model's estimate at host time `t` when the samples rule
+    /// it out: it lies more than ``ruledOutMargin`` outside the guaranteed bracket there. A start
+    /// placed on a wide bracket (a starved host's slow return legs during the connect and the
+    /// start's narrowing) is off by up to half its width, and slewing at 20 ppm would keep every
+    /// later event that far off once the bracket narrows (docs/timing.md, "A whole play offset").
+    /// Only at a segment that does not continue the previous one, so a continuous event never
+    /// steps; drive already sent keeps its placement. The drift assumed so far is kept.
+    private mutating func replaceIfRuledOut(at t: HostTime, clock: ClockModel) {
+        guard timebase == nil, let anchor = mapping.anchor, let last = lastMappedHostEnd, t - last < Self.restartAfter else { return }
+        let target = Double(clock.deviceTime(at: t).microseconds)
+        var probe = mapping
+        let reading = probe.value(at: t, target: target, drift: anchor.drift)
+        // The guaranteed bracket (``ThrumLink/ClockModel/hostTimeBounds(atDevice:)``), as `mistimed`
+        // judges an onset: the host times at which the device clock could read the mapping's value.
+        let margin = HostDuration.microseconds(Int64(Self.ruledOutMargin))
+        guard let allowed = clock.hostTimeBounds(atDevice: DeviceTime(microseconds: Int64(reading.rounded()))),
+            t < allowed.lowerBound - margin || t > allowed.upperBound + margin,
+            // Only to an estimate the samples allow (a window whose legs changed can tilt it).
+            let better = clock.hostTimeBounds(atDevice: DeviceTime(microseconds: Int64(target.rounded()))), better.contains(t)
+        else { return }
+        _ = mapping.restart(at: t, target: target, drift: anchor.drift)
+        replacements += 1
     }
 
     private static func deviceTime(_ micros: Double) -> DeviceTime { DeviceTime(microseconds: Int64(micros.rounded())) }
@@ -79,6 +112,7 @@ struct DeviceTimeline {
         if let previous = lastHostEnd, previous == start {
             deviceStart = lastDeviceEnd
         } else {
+            replaceIfRuledOut(at: start, clock: clock)
             deviceStart = deviceTime(atHost: start, clock: clock, frames: frames) - shift
         }
         let deviceEnd = max(deviceStart + .microseconds(1), deviceTime(atHost: end, clock: clock, frames: frames) - shift)
