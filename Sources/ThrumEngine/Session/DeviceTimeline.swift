@@ -14,7 +14,9 @@ import ThrumWire
 ///
 /// While drive streams, the mapping follows the clock model by slewing (``SlewedMapping``):
 /// intervals stay device-timed and the absolute alignment converges to the model's. After a
-/// silence of ``restartAfter`` the mapping takes the model's estimate as it is.
+/// silence of ``restartAfter`` the mapping takes the model's estimate as it is, and so it does at
+/// the start of drive after a gap when the guaranteed bracket rules the mapping out
+/// (``ruledOutMargin``).
 ///
 /// The drift a stream starts at: where the device counts its crystal against the USB
 /// start-of-frame grid (``ThrumLink/FrameClock``), that count, taking the grid to run at the
@@ -54,14 +56,12 @@ struct DeviceTimeline {
         return (model, bounded || long)
     }
 
-    /// How far (µs) outside the clock model's guaranteed bracket the slewed mapping may lie at the
+    /// How far outside the clock model's guaranteed bracket the slewed mapping may lie at the
     /// start of a segment after a gap before it steps to the model's estimate
     /// (``replaceIfRuledOut(at:clock:)``): half the `mistimed` tolerance
     /// (``DevicePlacement/mistimedTolerance``, 1 ms). Nearer than that is left to slewing, so the
     /// ordinary narrowing of a young window does not step the rhythm.
-    static let ruledOutMargin = 500.0
-    /// How many times the mapping stepped to the estimate because the samples ruled it out.
-    private(set) var replacements = 0
+    static let ruledOutMargin = HostDuration.microseconds(500)
 
     /// The device time (before any latency shift) the schedule uses for host time `t`.
     mutating func deviceTime(atHost t: HostTime, clock: ClockModel, frames: FrameClock? = nil) -> DeviceTime {
@@ -89,14 +89,13 @@ struct DeviceTimeline {
         let reading = probe.value(at: t, target: target, drift: anchor.drift)
         // The guaranteed bracket (``ThrumLink/ClockModel/hostTimeBounds(atDevice:)``), as `mistimed`
         // judges an onset: the host times at which the device clock could read the mapping's value.
-        let margin = HostDuration.microseconds(Int64(Self.ruledOutMargin))
+        let margin = Self.ruledOutMargin
         guard let allowed = clock.hostTimeBounds(atDevice: DeviceTime(microseconds: Int64(reading.rounded()))),
             t < allowed.lowerBound - margin || t > allowed.upperBound + margin,
             // Only to an estimate the samples allow (a window whose legs changed can tilt it).
             let better = clock.hostTimeBounds(atDevice: DeviceTime(microseconds: Int64(target.rounded()))), better.contains(t)
         else { return }
         _ = mapping.restart(at: t, target: target, drift: anchor.drift)
-        replacements += 1
     }
 
     private static func deviceTime(_ micros: Double) -> DeviceTime { DeviceTime(microseconds: Int64(micros.rounded())) }
