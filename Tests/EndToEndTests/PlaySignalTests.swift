@@ -15,10 +15,11 @@ final class PlaySignalTests: XCTestCase {
             defer { try? FileManager.default.removeItem(at: trace) }
             let pattern = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-long-\(UUID().uuidString).ahap")
             defer { try? FileManager.default.removeItem(at: pattern) }
-            // One 20 s continuous event at full intensity: still driving when the signal comes.
+            // One 20 s continuous event at full intensity: still driving when the signal comes; a
+            // transient at 15 s, which the signal stops before it plays.
             try Data(
-                #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":20,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}}]}"#
-                    .utf8
+                (#"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":20,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}},"#
+                    + #"{"Event":{"Time":15,"EventType":"HapticTransient","EventParameters":[]}}]}"#).utf8
             ).write(to: pattern)
             let simulator = try SimulatorProcess(arguments: ["--trace", trace.path])
             defer { simulator.stop() }
@@ -48,6 +49,13 @@ final class PlaySignalTests: XCTestCase {
             XCTAssertFalse(err.contains("crashed"), "no crash report: \(err)")
             let report = try XCTUnwrap(JSONSerialization.jsonObject(with: out) as? [String: Any], "no JSON report")
             XCTAssertEqual(report["interrupted_by_signal"] as? Int, Int(signal))
+            // The event under way keeps its status; the one due after the signal is `stopped`
+            // (it was `not_reported`: "lost on the link, or the device never started it").
+            let events = try XCTUnwrap(report["events"] as? [[String: Any]])
+            XCTAssertEqual(events.map { $0["status"] as? String }, ["on_time", "stopped"], err)
+            let name = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGQUIT: "SIGQUIT"][signal]!
+            XCTAssertTrue(err.contains("1 event from 15.000 s on: stopped: the run was stopped (\(name)) before it"), err)
+            XCTAssertFalse(err.contains("not_reported"), err)
             usleep(100_000)
             simulator.stop()
             // The chip's last RTP_INPUT write is 0, within 20 ms of the signal.
@@ -100,6 +108,9 @@ final class PlaySignalTests: XCTestCase {
         XCTAssertTrue(err.contains("interrupted (signal \(SIGINT))"), err)
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: out) as? [String: Any], "no JSON report: \(err)")
         XCTAssertEqual(report["interrupted_by_signal"] as? Int, Int(SIGINT))
+        // Nothing played: every event was stopped (they were `not_played`, "never sent to the device").
+        let statuses = try XCTUnwrap(report["events"] as? [[String: Any]]).map { $0["status"] as? String }
+        XCTAssertEqual(statuses, Array(repeating: "stopped", count: 4), err)
         usleep(100_000)
         simulator.stop()
         XCTAssertEqual(try rtpWrites(trace).last?.value ?? 0, 0, "the actuator was left driving")
