@@ -91,7 +91,11 @@ final class PlaySignalTests: XCTestCase {
         defer { simulator.stop() }
         let play = Process()
         play.executableURL = try TestPaths.thrumBinary
-        play.arguments = ["play", "--port", simulator.ptyPath, "--recalibrate", "--json", TestPaths.example("heartbeat.ahap").path]
+        let junit = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-recal-\(UUID().uuidString).xml")
+        defer { try? FileManager.default.removeItem(at: junit) }
+        play.arguments = [
+            "play", "--port", simulator.ptyPath, "--recalibrate", "--json", "--junit", junit.path, TestPaths.example("heartbeat.ahap").path,
+        ]
         let output = Pipe(), errors = Pipe()
         play.standardOutput = output
         play.standardError = errors
@@ -111,6 +115,10 @@ final class PlaySignalTests: XCTestCase {
         // Nothing played: every event was stopped (they were `not_played`, "never sent to the device").
         let statuses = try XCTUnwrap(report["events"] as? [[String: Any]]).map { $0["status"] as? String }
         XCTAssertEqual(statuses, Array(repeating: "stopped", count: 4), err)
+        // In the JUnit report they are skipped, not failed.
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        XCTAssertTrue(xml.contains(#"failures="0" errors="0" skipped="4""#), xml)
+        XCTAssertEqual(xml.components(separatedBy: "<skipped message=").count - 1, 4, xml)
         usleep(100_000)
         simulator.stop()
         XCTAssertEqual(try rtpWrites(trace).last?.value ?? 0, 0, "the actuator was left driving")
