@@ -267,7 +267,8 @@ final class ClockModelContradictionTests: XCTestCase {
                 lastReceive = receive
                 model.addSample(
                     ClockSample(
-                        hostSend: HostTime(nanoseconds: send * 1_000), hostReceive: HostTime(nanoseconds: receive * 1_000),
+                        hostSend: HostTime(nanoseconds: send * 1_000),
+                        hostReceive: HostTime(nanoseconds: receive * 1_000),
                         deviceReceive: DeviceTime(microseconds: device(arrival))))
             }
             var t: Int64 = 0
