@@ -145,29 +145,25 @@ public struct ClockModel: Sendable {
     /// falsehood, and the contradiction is counted (``contradictions``).
     public mutating func addSample(_ sample: ClockSample) {
         var sample = sample
-        // A sample outside the bracket by more than the jump threshold is physically impossible
-        // for the same clock: the device restarted or its clock was set. Start the window afresh.
-        if fit != nil, !samples.isEmpty {
-            // rx_time lies between the device clock at send and at receive.
-            let atSend = bounds(at: sample.hostSend), atReceive = bounds(at: sample.hostReceive)
-            let threshold = configuration.jumpThreshold.microseconds
-            let device = Double(sample.deviceReceive.microseconds)
-            if device < Double(atSend.lowerBound.microseconds) - threshold
-                || device > Double(atReceive.upperBound.microseconds) + threshold
-            {
-                let size = max(Double(atSend.lowerBound.microseconds) - device, device - Double(atReceive.upperBound.microseconds))
+        // Checked against the guaranteed bracket (every sample's send/receive facts and the drift
+        // limit), never the fit's lines: a line tilted by legs that slowed down inside the window
+        // (a loaded host reading its port late) and carried across an idle put a good sample
+        // milliseconds outside it, and the window restarted as if the device had rebooted.
+        if let bracket, !samples.isEmpty {
+            let excess = bracket.contradiction(of: sample, lineByteTime: configuration.guaranteedLineByteTime)
+            // Beyond the bracket widened by its own slack (the window's contradictions) by more
+            // than the jump threshold, the sample is impossible for the same clock: the device
+            // restarted or its clock was set. Start the window afresh.
+            if excess - bracket.slack > configuration.jumpThreshold.microseconds {
+                let size = HostDuration.microseconds(Int64(excess.rounded(.up)))
                 let since = windowStartDeviceTime
                 keepWindowBefore()
                 samples.removeAll()
                 jumps += 1
                 contradictions += 1
-                lastContradiction = (sample.hostReceive, .microseconds(Int64(size.rounded(.up))), since)
-                unsettled = (sample.hostSend, .microseconds(Int64(size.rounded(.up))))
-            }
-        }
-        if let bracket, !samples.isEmpty {
-            let excess = bracket.contradiction(of: sample, lineByteTime: configuration.guaranteedLineByteTime)
-            if excess > 0 {
+                lastContradiction = (sample.hostReceive, size, since)
+                unsettled = (sample.hostSend, size)
+            } else if excess > 0 {
                 sample.inconsistency = .microseconds(Int64(excess.rounded(.up)))
                 contradictions += 1
                 lastContradiction = (sample.hostReceive, sample.inconsistency, windowStartDeviceTime)

@@ -109,8 +109,9 @@ public struct ClockModelConfiguration: Sendable {
     /// Spans of host time within which the time per byte of a serial line is learnt (see
     /// ``ClockModel/byteTimeMicros``): short and long writes are compared only inside one span.
     public var byteTimeSpans: Int = 4
-    /// A sample this far outside the bracket means the device clock jumped (restart): the window
-    /// starts afresh from it.
+    /// A sample this far outside the guaranteed bracket (``ClockModel``'s, widened by its slack;
+    /// never the fit's lines) means the device clock jumped (restart): the window starts afresh
+    /// from it.
     public var jumpThreshold: HostDuration = .milliseconds(5)
     /// Drift beyond this (ppm) is treated as a bad fit and clamped.
     public var maximumDriftPPM: Double = 1_000

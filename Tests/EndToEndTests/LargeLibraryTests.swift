@@ -68,7 +68,10 @@ final class LargeLibraryTests: XCTestCase {
         XCTAssertEqual(whole, late, "whole, later (not trimmed by the device): reported on time by the device, late by the host")
         // The one played right after a late one (700 twice) starts after it, as the device's
         // queue requires: it was refused with FAULT 8 (the host kept the end it had asked for).
-        XCTAssertEqual(engine.deviceStatus.faults.map(\.code), [], "no preset refused")
+        // (The first, read from storage 409 ms late, also reaches one unmarked segment of its second
+        // event's drive after its time — 23 ms after that onset, which is `late_trimmed` already —
+        // and says so with FAULT 12: a hole the device made, told, not a refusal.)
+        XCTAssertEqual(engine.deviceStatus.faults.map(\.code).filter { $0 != ProtocolConstants.faultDriveDropped }, [], "no preset refused")
         XCTAssertGreaterThan(waitedPast[0], 0.35, "the first began late: its reports were waited for past 0.35 s")
         XCTAssertLessThan(waitedPast.max() ?? 0, 1, "the wait ends with the last report: \(waitedPast)")
         XCTAssertGreaterThan(onTime, 0, "the one kept decoded (played last) began on time")

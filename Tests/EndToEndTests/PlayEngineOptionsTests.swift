@@ -104,7 +104,12 @@ final class PlayEngineOptionsTests: XCTestCase {
     func testLoopNumbersOutsideTheLimitsAreUsageErrors() throws {
         let file = TestPaths.example("heartbeat.ahap").path
         let cases: [([String], String)] = [
-            (["--loop", "2", "--loop-end", "0.001"], "from 0.01 s"),
+            (["--loop", "2", "--loop-end", "0.001"], "each pass 1 ms of real time (loop end / rate); a pass lasts at least 10 ms"),
+            // The 10 ms are of real time: at --rate 100 a loop end of 0.5 pattern seconds is a 5 ms pass.
+            (["--loop", "2", "--rate", "100", "--loop-end", "0.5"], "--loop-end 0.5 at --rate 100 makes each pass 5 ms of real time"),
+            (["--loop", "2", "--rate", "100", "--loop-end", "0.01"], "give --loop-end 1 or more at --rate 100"),
+            (["--loop", "2", "--loop-end", "0"], "give --loop-end 0.01 or more"),
+            (["--loop", "2", "--loop-end", "-1"], "got '-1'"),
             (["--loop", "2", "--loop-end", "1e13"], "to 86400 s"),
             (["--loop", "2", "--loop-end", "nan"], "got 'nan'"),
             (["--loop", "2", "--loop-end", "inf"], "got 'inf'"),
@@ -122,18 +127,21 @@ final class PlayEngineOptionsTests: XCTestCase {
     }
 
     /// The shortest loop end plays exactly the passes asked for (the JSON's events are the passes
-    /// scheduled), each on time at the chip.
+    /// scheduled), each on time at the chip. The shortest is 10 ms of real time: at `--rate 3`,
+    /// 0.03 s of pattern (0.00999… s over the rate in floating point) plays the same passes.
     func testTheShortestLoopEndPlaysThePassesAsked() throws {
         let file = TestPaths.example("heartbeat.ahap").path
-        let object = try report(["--loop", "3", "--loop-end", "0.01", file])
-        XCTAssertEqual(object["passes"] as? Int, 3)
-        let events = try XCTUnwrap(object["events"] as? [[String: Any]])
-        XCTAssertEqual(events.compactMap { $0["pass"] as? Int }, [0, 1, 2])
-        for (k, e) in events.enumerated() {
-            XCTAssertEqual(e["status"] as? String, "on_time")
-            XCTAssertEqual(try XCTUnwrap(e["requested_s"] as? Double), 0.01 * Double(k), accuracy: 1e-6)
+        for loopEnd in [["--loop-end", "0.01"], ["--rate", "3", "--loop-end", "0.03"]] {
+            let object = try report(["--loop", "3"] + loopEnd + [file])
+            XCTAssertEqual(object["passes"] as? Int, 3)
+            let events = try XCTUnwrap(object["events"] as? [[String: Any]])
+            XCTAssertEqual(events.compactMap { $0["pass"] as? Int }, [0, 1, 2], "\(loopEnd)")
+            for (k, e) in events.enumerated() {
+                XCTAssertEqual(e["status"] as? String, "on_time")
+                XCTAssertEqual(try XCTUnwrap(e["requested_s"] as? Double), 0.01 * Double(k), accuracy: 1e-6, "\(loopEnd)")
+            }
+            try assertTruth(events)
         }
-        try assertTruth(events)
     }
 
     /// 120 passes of the heartbeat (≈ 2 min of virtual time): every pass on time at the chip.

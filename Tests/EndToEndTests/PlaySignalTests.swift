@@ -15,10 +15,11 @@ final class PlaySignalTests: XCTestCase {
             defer { try? FileManager.default.removeItem(at: trace) }
             let pattern = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-long-\(UUID().uuidString).ahap")
             defer { try? FileManager.default.removeItem(at: pattern) }
-            // One 20 s continuous event at full intensity: still driving when the signal comes.
+            // One 20 s continuous event at full intensity: still driving when the signal comes; a
+            // transient at 15 s, which the signal stops before it plays.
             try Data(
-                #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":20,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}}]}"#
-                    .utf8
+                (#"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":20,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}},"#
+                    + #"{"Event":{"Time":15,"EventType":"HapticTransient","EventParameters":[]}}]}"#).utf8
             ).write(to: pattern)
             let simulator = try SimulatorProcess(arguments: ["--trace", trace.path])
             defer { simulator.stop() }
@@ -48,6 +49,13 @@ final class PlaySignalTests: XCTestCase {
             XCTAssertFalse(err.contains("crashed"), "no crash report: \(err)")
             let report = try XCTUnwrap(JSONSerialization.jsonObject(with: out) as? [String: Any], "no JSON report")
             XCTAssertEqual(report["interrupted_by_signal"] as? Int, Int(signal))
+            // The event under way keeps its status; the one due after the signal is `stopped`
+            // (it was `not_reported`: "lost on the link, or the device never started it").
+            let events = try XCTUnwrap(report["events"] as? [[String: Any]])
+            XCTAssertEqual(events.map { $0["status"] as? String }, ["on_time", "stopped"], err)
+            let name = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGQUIT: "SIGQUIT"][signal]!
+            XCTAssertTrue(err.contains("1 event from 15.000 s on: stopped: the run was stopped (\(name)) before it"), err)
+            XCTAssertFalse(err.contains("not_reported"), err)
             usleep(100_000)
             simulator.stop()
             // The chip's last RTP_INPUT write is 0, within 20 ms of the signal.
@@ -83,7 +91,11 @@ final class PlaySignalTests: XCTestCase {
         defer { simulator.stop() }
         let play = Process()
         play.executableURL = try TestPaths.thrumBinary
-        play.arguments = ["play", "--port", simulator.ptyPath, "--recalibrate", "--json", TestPaths.example("heartbeat.ahap").path]
+        let junit = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-recal-\(UUID().uuidString).xml")
+        defer { try? FileManager.default.removeItem(at: junit) }
+        play.arguments = [
+            "play", "--port", simulator.ptyPath, "--recalibrate", "--json", "--junit", junit.path, TestPaths.example("heartbeat.ahap").path,
+        ]
         let output = Pipe(), errors = Pipe()
         play.standardOutput = output
         play.standardError = errors
@@ -100,6 +112,13 @@ final class PlaySignalTests: XCTestCase {
         XCTAssertTrue(err.contains("interrupted (signal \(SIGINT))"), err)
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: out) as? [String: Any], "no JSON report: \(err)")
         XCTAssertEqual(report["interrupted_by_signal"] as? Int, Int(SIGINT))
+        // Nothing played: every event was stopped (they were `not_played`, "never sent to the device").
+        let statuses = try XCTUnwrap(report["events"] as? [[String: Any]]).map { $0["status"] as? String }
+        XCTAssertEqual(statuses, Array(repeating: "stopped", count: 4), err)
+        // In the JUnit report they are skipped, not failed.
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        XCTAssertTrue(xml.contains(#"failures="0" errors="0" skipped="4""#), xml)
+        XCTAssertEqual(xml.components(separatedBy: "<skipped message=").count - 1, 4, xml)
         usleep(100_000)
         simulator.stop()
         XCTAssertEqual(try rtpWrites(trace).last?.value ?? 0, 0, "the actuator was left driving")

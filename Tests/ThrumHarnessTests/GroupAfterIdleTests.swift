@@ -88,7 +88,7 @@ final class GroupAfterIdleTests: XCTestCase {
 
     /// A link that holds every byte the host writes during ``Stall/window`` until its end (a
     /// device process a loaded machine did not run, a bridge that stalled), and is `inner` otherwise.
-    struct StallingLink: LinkModel {
+    struct StallingLink: WrappingLink {
         final class Stall: @unchecked Sendable {
             /// True µs.
             var window: Range<UInt64>?
@@ -104,12 +104,6 @@ final class GroupAfterIdleTests: XCTestCase {
             lastArrival = max(lastArrival, arrival)
             return lastArrival
         }
-        mutating func hostWakeLatency(at time: UInt64) -> UInt64 { inner.hostWakeLatency(at: time) }
-        func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? {
-            inner.startOfFrame(atOrBefore: time)
-        }
-        var lastInTransferCompletion: UInt64? { inner.lastInTransferCompletion }
-        var lineByteTime: Double? { inner.lineByteTime }
     }
 
     /// One engine's catch-up after the idle is slow (its device answers nothing for 0.6 s: a
@@ -172,7 +166,7 @@ final class GroupAfterIdleTests: XCTestCase {
     /// the studio's group play on a machine at load 8–20, where the host runs two engines in turns
     /// and each reads its port only in its own turn (return legs of 3–44 ms were measured through
     /// the studio during its plays, against 50–100 µs out, and 50–100 µs back after an idle).
-    struct LoadedReturns: LinkModel {
+    struct LoadedReturns: WrappingLink {
         final class Load: @unchecked Sendable {
             var window: Range<UInt64>?
         }
@@ -194,12 +188,6 @@ final class GroupAfterIdleTests: XCTestCase {
             lastArrival = max(lastArrival, arrival)
             return lastArrival
         }
-        mutating func hostWakeLatency(at time: UInt64) -> UInt64 { inner.hostWakeLatency(at: time) }
-        func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? {
-            inner.startOfFrame(atOrBefore: time)
-        }
-        var lastInTransferCompletion: UInt64? { inner.lastInTransferCompletion }
-        var lineByteTime: Double? { inner.lineByteTime }
     }
 
     /// The studio's plays after idles longer than the clock window, as measured through it (load
@@ -233,4 +221,17 @@ final class GroupAfterIdleTests: XCTestCase {
         let walk = play.truths.max()! - play.truths.min()!
         XCTAssertLessThan(walk, 30e-6, "the skew walked \(Int((walk * 1e6).rounded())) µs over 1.75 s")
     }
+}
+
+/// A link model that changes only what ``LinkModel/deliver(_:writtenAt:direction:)`` does and is
+/// `inner` in everything else.
+protocol WrappingLink: LinkModel {
+    var inner: any LinkModel { get set }
+}
+
+extension WrappingLink {
+    mutating func hostWakeLatency(at time: UInt64) -> UInt64 { inner.hostWakeLatency(at: time) }
+    func startOfFrame(atOrBefore time: UInt64) -> (number: UInt16, time: UInt64)? { inner.startOfFrame(atOrBefore: time) }
+    var lastInTransferCompletion: UInt64? { inner.lastInTransferCompletion }
+    var lineByteTime: Double? { inner.lineByteTime }
 }

@@ -243,6 +243,68 @@ final class ClockModelContradictionTests: XCTestCase {
         return (held, outsideWithinWander)
     }
 
+    /// The studio's plays on a loaded host (docs/timing.md, "Across an idle longer than the
+    /// window"; docs/studio.md): a −100 ppm crystal; 0.4 s after connecting, during which the host
+    /// starts reading its port 2–40 ms late (too short a window for its drift to be carried); a
+    /// 25 s idle; 2 s of prompt samples, fitted with the slow anchor across the idle, which tilts
+    /// the return leg's floor; another 25 s idle; a prompt sample. The fit's lines, carried over
+    /// the second idle, put that sample 14–26 ms out of place, beyond the jump threshold: the
+    /// window restarted as if the device had rebooted, and the drift was fitted again on the
+    /// fresh samples. Checked against the guaranteed bracket instead, the sample agrees: no
+    /// restart, no contradiction, and the truth in the bound.
+    func testAPromptSampleAfterAnIdleFollowingSlowReturnsIsNoJump() throws {
+        let ppm = -100.0
+        func device(_ host: Int64) -> Int64 { offset + host + Int64((Double(host) * ppm * 1e-6).rounded(.down)) }
+        for seed: UInt64 in [1, 2, 3] {
+            var model = ClockModel()
+            var rng = SplitMix64(seed: seed)
+            var lastReceive: Int64 = 0
+            func add(at send: Int64, slowReturn: Bool) {
+                let arrival = send + 50 + Int64(rng.next() % 100)
+                var receive = arrival + 50 + Int64(rng.next() % 50)
+                if slowReturn { receive += 2_000 + Int64(rng.next() % 38_000) }
+                receive = max(receive, lastReceive)  // one reader, in order
+                lastReceive = receive
+                model.addSample(
+                    ClockSample(
+                        hostSend: HostTime(nanoseconds: send * 1_000),
+                        hostReceive: HostTime(nanoseconds: receive * 1_000),
+                        deviceReceive: DeviceTime(microseconds: device(arrival))))
+            }
+            var t: Int64 = 0
+            for k in 0..<80 {
+                add(at: t, slowReturn: k >= 20)
+                t += 5_000
+            }
+            t += 25_000_000
+            for _ in 0..<100 {
+                add(at: t, slowReturn: false)
+                t += 20_000
+            }
+            XCTAssertEqual(model.jumps, 0)
+            XCTAssertEqual(model.contradictions, 0)
+            let resume = t + 25_000_000
+            let fitLines = model.bounds(at: HostTime(nanoseconds: resume * 1_000))
+            add(at: resume, slowReturn: false)
+            let truth = device(resume)
+            print(
+                "seed \(seed), a prompt sample after slow returns and two 25 s idles: the fit's lines put the device clock "
+                    + "\(fitLines.lowerBound.microseconds - truth)…\(fitLines.upperBound.microseconds - truth) µs from the truth; "
+                    + "jumps \(model.jumps), contradictions \(model.contradictions), drift \(model.driftPPM) ppm")
+            XCTAssertEqual(model.jumps, 0, "seed \(seed): a prompt sample the bracket allows is no jump")
+            XCTAssertEqual(model.contradictions, 0, "seed \(seed)")
+            try assertHolds(model, device: device(resume + 100), truth: resume + 100)
+            // The resynchronization's samples after it keep the bound.
+            for k in 1...7 {
+                add(at: resume + Int64(k) * 20_000, slowReturn: false)
+                let at = resume + Int64(k) * 20_000 + 100
+                try assertHolds(model, device: device(at), truth: at)
+            }
+            XCTAssertEqual(model.jumps, 0, "seed \(seed)")
+            XCTAssertEqual(model.driftPPM, ppm, accuracy: 10, "seed \(seed)")
+        }
+    }
+
     func testSamplesThatAgreeAreNeverContradictions() {
         var model = ClockModel()
         var rng = SplitMix64(seed: 9)

@@ -36,6 +36,16 @@ final class TransportFactoryTests: XCTestCase {
         XCTAssertNil(parseTCPAddress("tcp://nohost"))
         XCTAssertNil(parseTCPAddress("tcp://:5555"))
         XCTAssertNil(parseTCPAddress("/dev/pts/1"))
+        XCTAssertTrue(parseTCPAddress("rfc2217://rig:65535")! == ("rig", 65535))
+        // A port out of range or not a whole number: no address (it was taken, and the connect failed).
+        for bad in ["tcp://[::1]:99999", "tcp://rig:0", "tcp://rig:", "tcp://rig:abc", "tcp://rig:+80", "tcp://[::1", "tcp://[]:5"] {
+            XCTAssertNil(parseTCPAddress(bad), bad)
+            XCTAssertNotNil(networkAddressProblem(bad), bad)
+        }
+        XCTAssertNil(networkAddressProblem("/dev/ttyACM0"), "a device path is not a network address")
+        XCTAssertNil(networkAddressProblem("tcp://[::1]:7"))
+        XCTAssertEqual(
+            networkAddressProblem("tcp://:0"), "no host: expected tcp://HOST:PORT (an IPv6 host in brackets: tcp://[::1]:5555)")
     }
 
     func testOpensAPseudoTerminalWithTheTermiosTransport() throws {

@@ -92,6 +92,11 @@ public struct PlaybackReport: Sendable {
         /// no report of it came.
         /// It never played.
         case refusedByDevice = "refused_by_device"
+        /// The run was stopped (the user's Ctrl-C or SIGTERM ended `thrum play`) before the
+        /// event's drive was to begin: it never played, as the user asked, and no device or link
+        /// fault is behind it (``PlaybackReport/markStopped(at:)``). An event that began before
+        /// the stop keeps what the device said of it.
+        case stopped
     }
 
     public var events: [Event]
@@ -122,6 +127,22 @@ public struct PlaybackReport: Sendable {
         self.segmentCount = segmentCount
         self.startDeviceTime = startDeviceTime
         self.duration = duration
+    }
+
+    /// Marks ``OnsetStatus/stopped`` the haptic events the run stopped before, at `stop` s of
+    /// pattern time (`-infinity`: before it started): those with no onset (`not_reported`,
+    /// `not_played`) whose drive was to begin (requested time less the pre-shift) at or after
+    /// it. One due before the stop with no report stays `not_reported`: its time had come, so a
+    /// report lost on the link is as likely as an event never started. Returns how many it marked.
+    @discardableResult
+    public mutating func markStopped(at stop: Double) -> Int {
+        var marked = 0
+        for k in events.indices where events[k].type.isHaptic && [.notReported, .notPlayed].contains(events[k].status) {
+            guard events[k].onsetTime == nil, events[k].requestedTime - events[k].preShift >= stop else { continue }
+            events[k].status = .stopped
+            marked += 1
+        }
+        return marked
     }
 
     /// Events whose onset was reported.

@@ -39,15 +39,55 @@ func transportKind(forPath path: String, fileExists: (String) -> Bool, resolve: 
         ? .pseudoTerminal : .serialPort
 }
 
-/// Splits `tcp://host:port` or `rfc2217://host:port` (IPv6 hosts in brackets: `tcp://[::1]:5555`).
+/// Splits `tcp://host:port` or `rfc2217://host:port` (IPv6 hosts in brackets: `tcp://[::1]:5555`);
+/// nil when it is not one or is malformed (``networkAddressProblem(_:)`` says how).
 func parseTCPAddress(_ path: String) -> (host: String, port: Int)? {
+    guard case .success(let address)? = splitNetworkAddress(path) else { return nil }
+    return address
+}
+
+/// What is wrong with a `tcp://HOST:PORT` or `rfc2217://HOST:PORT` address (no host, no port, a
+/// port that is not a whole number from 1 to 65535), as one phrase ending in what was expected;
+/// nil when it is well formed or not a network address at all (a device path).
+public func networkAddressProblem(_ path: String) -> String? {
+    guard case .failure(let problem)? = splitNetworkAddress(path) else { return nil }
+    return problem.reason
+}
+
+/// Why a network address does not parse.
+private struct NetworkAddressProblem: Error {
+    var reason: String
+}
+
+private func splitNetworkAddress(_ path: String) -> Result<(host: String, port: Int), NetworkAddressProblem>? {
     guard let scheme = ["tcp://", "rfc2217://"].first(where: { path.hasPrefix($0) }) else { return nil }
+    let form = "expected \(scheme)HOST:PORT (an IPv6 host in brackets: \(scheme)[::1]:5555)"
     let rest = path.dropFirst(scheme.count)
-    guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]) else { return nil }
-    var host = String(rest[..<colon])
-    if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-    guard !host.isEmpty else { return nil }
-    return (host, port)
+    let host: Substring, portText: Substring
+    if rest.hasPrefix("[") {
+        // An IPv6 host: in brackets, the port after them.
+        guard let close = rest.firstIndex(of: "]") else { return .failure(NetworkAddressProblem(reason: "no closing ']': \(form)")) }
+        host = rest[rest.index(after: rest.startIndex)..<close]
+        let after = rest[rest.index(after: close)...]
+        guard after.hasPrefix(":") else { return .failure(NetworkAddressProblem(reason: "no port: \(form)")) }
+        portText = after.dropFirst()
+    } else {
+        guard let colon = rest.lastIndex(of: ":") else { return .failure(NetworkAddressProblem(reason: "no port: \(form)")) }
+        host = rest[..<colon]
+        portText = rest[rest.index(after: colon)...]
+    }
+    guard !host.isEmpty else { return .failure(NetworkAddressProblem(reason: "no host: \(form)")) }
+    let ports = 1...65_535
+    guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(portText),
+        ports.contains(port)
+    else {
+        // Named when short and printable (the whole address is the caller's to quote).
+        let printable = portText.count <= 20 && portText.allSatisfy { ($0.asciiValue ?? 0) > 0x20 && ($0.asciiValue ?? 0x7F) < 0x7F }
+        let given = portText.isEmpty ? "no port" : printable ? "port '\(portText)'" : "a port"
+        return .failure(
+            NetworkAddressProblem(reason: "\(given): expected \(scheme)HOST:PORT with PORT a whole number from 1 to 65535"))
+    }
+    return .success((String(host), port))
 }
 
 /// Opens the right transport for `path`: ``PseudoTerminalTransport`` for pseudo-terminals,
@@ -73,12 +113,12 @@ public func openTransport(path: String, baud: Int) throws(TransportError) -> any
         return try SerialPortTransport(path: path, baud: baud)
     case .tcp:
         guard let address = parseTCPAddress(path) else {
-            throw .openFailed(path: path, reason: "expected tcp://host:port")
+            throw .openFailed(path: path, reason: networkAddressProblem(path) ?? "expected tcp://host:port")
         }
         return try TCPTransport(host: address.host, port: address.port)
     case .rfc2217:
         guard let address = parseTCPAddress(path) else {
-            throw .openFailed(path: path, reason: "expected rfc2217://host:port")
+            throw .openFailed(path: path, reason: networkAddressProblem(path) ?? "expected rfc2217://host:port")
         }
         return try RFC2217Transport(host: address.host, port: address.port, baud: baud)
     }

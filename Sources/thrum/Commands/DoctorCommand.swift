@@ -84,7 +84,8 @@ enum DoctorCommand: Subcommand {
             return .fail(
                 "device.firmware", "firmware", "the port is locked by another program" + (holder.map { " (\($0))" } ?? ""),
                 fix: "close the other program, then run thrum doctor again")
-        case .hostNotFound, .openFailed where port.contains("://"):
+        case .hostNotFound,
+            .openFailed where port.contains("://"):
             return .fail(
                 "device.firmware", "firmware", error.description,
                 fix: "check that the serial bridge (ser2net) runs and serves \(port)")

@@ -39,7 +39,8 @@ enum PlayCommand: Subcommand {
           --loop N          play N passes back to back (loop end = the end of the last event), N ≤ 10⁹;
                             on the virtual device at most 3600 s of passes in all (--port for more);
                             --loop forever repeats until Ctrl-C (with --port only)
-          --loop-end S      loop length in pattern seconds, 0.01…86400 (default: the end of the last event)
+          --loop-end S      loop length in pattern seconds, up to 86400 (default: the end of the last event);
+                            a pass, S / --rate, lasts at least 0.01 s of real time
           --no-calibrate    leave the driver's calibration as it is at connect (no auto-calibration,
                             which buzzes 0.25–0.45 s, and no restore of the kept one)
           --recalibrate     run the auto-calibration at connect even when a kept one is valid
@@ -71,8 +72,8 @@ enum PlayCommand: Subcommand {
         when the stored drive for it begins. Calibration is settled as for a pattern.
 
         Ctrl-C (SIGINT), SIGTERM or SIGQUIT stops the actuator at once (STOP), reports what played
-        and exits 130, 143 or 131 (--loop forever ends this way with 0); one during the connection
-        or the calibration reports that nothing played. A device fault (watchdog stop, driver
+        and exits 130, 143 or 131 (--loop forever ends this way with 0); the events due after it are
+        `stopped`. One during the connection or the calibration reports that nothing played. A device fault (watchdog stop, driver
         fault), a device reset or disconnect, a hole in the drive that hit an event (the host
         stalled past its queued lead), or an event not started on time is said on standard error
         (and in --json `faults` and each event's status) and makes the exit status 1; a hole that
@@ -129,8 +130,9 @@ enum PlayCommand: Subcommand {
         let loop = try arguments.option(
             "loop", as: { LoopChoice(text: $0) }, expected: "a whole number from 1 to \(LoopChoice.mostPasses) or 'forever'") ?? .passes(1)
         let loopEnd = try arguments.number(
-            "loop-end", in: LoopChoice.shortestLoop...HapticPattern.maximumTime,
-            expected: "a loop length from \(LoopChoice.shortestLoop) s (one transient's burst) to \(Int(HapticPattern.maximumTime)) s (24 h)")
+            "loop-end", in: 0...HapticPattern.maximumTime,
+            expected: "a loop length in pattern seconds up to \(Int(HapticPattern.maximumTime)) s (24 h)")
+        if let loopEnd { try LoopChoice.checkLoopEnd(loopEnd, rate: rate) }
         let lenient = arguments.flag("lenient")
         var engineConfiguration = HapticEngine.Configuration()
         engineConfiguration.calibrateOnStart = !arguments.flag("no-calibrate")
@@ -262,6 +264,9 @@ enum PlayCommand: Subcommand {
             // A signal during the connection or the calibration (`--recalibrate` buzzes for up to
             // 1.2 s): nothing starts, and the report says so.
             let interruptedBeforeStart = Interrupt.requested
+            // When a signal stopped the run, in pattern seconds: the events due from then on were
+            // stopped by the user, not lost (``PlaybackReport/markStopped(at:)``).
+            var stoppedAt: Double?
             if !interruptedBeforeStart {
                 try player.start(atTime: start)
                 // The last pass plays out its whole drive (a final transient's burst runs past the period).
@@ -272,8 +277,13 @@ enum PlayCommand: Subcommand {
                 engine.stop()
                 engine.exchange(for: .milliseconds(30))
                 settings.interruptedBy = Interrupt.signalNumber
+                stoppedAt = -.infinity
             } else if passes == 0 {
                 while !Interrupt.requested && engine.isRunning { engine.run(for: 0.005) }
+                if Interrupt.requested {
+                    stoppedAt = engine.currentTime - start
+                    settings.interruptedBy = Interrupt.signalNumber
+                }
                 try? player.stop(atTime: HapticTimeImmediate)
                 engine.run(for: 0.05)
             } else {
@@ -289,6 +299,7 @@ enum PlayCommand: Subcommand {
                 progress.finish()
                 if finished { engine.run(for: 0.04) }
                 if Interrupt.requested {
+                    stoppedAt = engine.currentTime - start
                     // Silence first (any-lane STOP), then give its acknowledgement a moment.
                     engine.stop()
                     engine.exchange(for: .milliseconds(30))
@@ -299,6 +310,7 @@ enum PlayCommand: Subcommand {
             engine.waitForOnsetReports(of: player)
             let played = interruptedBeforeStart ? 0 : passes == 0 ? engine.currentTime - start : pass * Double(passes)
             var measured = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: played, since: before)
+            if let stoppedAt { measured.markStopped(at: stoppedAt) }
             target.attachTruth(to: &measured)
             report = measured
             settings.takeStatus(of: engine)
@@ -520,10 +532,18 @@ enum PlayCommand: Subcommand {
             case .mistimed:
                 let off = event.onsetTime.map { String(format: " %+.1f ms", ($0 - event.requestedTime) * 1e3) } ?? ""
                 reason = "it played\(off) from its time on this host's clock, beyond its bound (on time by the device's own clock: that clock moved, or the time it was given was off)"
+            case .stopped: continue  // asked for by the user: said once below, no problem of the run's
             case .onTime: continue
             }
             printError("event \(event.patternIndex) at \(at): \(event.status.rawValue): \(reason)")
             problems += 1
+        }
+        let stopped = report.events.filter { $0.type.isHaptic && $0.status == .stopped }
+        if let first = stopped.first {
+            let name = settings.interruptedBy.map { " (\(Interrupt.name(of: $0)))" } ?? ""
+            printError(
+                "\(counted(stopped.count, "event")) from \(String(format: "%.3f s", first.requestedTime)) on: stopped: "
+                    + "the run was stopped\(name) before \(stopped.count == 1 ? "it" : "them") (not played, as asked)")
         }
         if let signal = settings.interruptedBy {
             printError("interrupted (signal \(signal)): the actuator was stopped")
@@ -545,7 +565,23 @@ enum LoopChoice: Equatable {
     /// The shortest `--loop-end` (s): one transient's burst (two or three LRA cycles with
     /// overdrive and braking, ≈ 10 ms). A shorter loop would cut every pass's drive before its
     /// brake, and send passes faster than a serial link carries them.
+    /// It bounds a pass's real length, `--loop-end` over `--rate`: at `--rate 100` a loop end of
+    /// 0.01 pattern seconds would be a pass of 0.1 ms.
     static let shortestLoop = 0.01
+
+    /// Refuses a `--loop-end` whose pass, `loopEnd / rate` s of real time, is shorter than
+    /// ``shortestLoop``: a usage error naming the option, the rate and the least loop end it takes.
+    static func checkLoopEnd(_ loopEnd: Double, rate: Double) throws(UsageError) {
+        // A relative slack, so that 0.03 at --rate 3 (0.009999… s in floating point) is 10 ms.
+        guard loopEnd / rate < shortestLoop * (1 - 1e-9) else { return }
+        let pass = String(format: "%.6g ms", loopEnd / rate * 1e3)
+        let least = String(format: "%g", shortestLoop * rate)
+        let atRate = rate == 1 ? "" : " at --rate \(String(format: "%g", rate))"
+        throw UsageError(
+            message: "--loop-end \(String(format: "%g", loopEnd))\(atRate) makes each pass \(pass) of real time (loop end / rate); "
+                + "a pass lasts at least \(Int(shortestLoop * 1e3)) ms (one transient's burst): give --loop-end \(least) or more\(atRate)")
+    }
+
     /// The most passes `--loop N` takes (more is `--loop forever`).
     static let mostPasses = 1_000_000_000
     /// The longest looped play on the virtual device (s of pattern time): it runs in virtual

@@ -35,7 +35,7 @@ enum StudioCommand: Subcommand {
         """
 
     static func run(_ arguments: inout ArgumentList) throws -> Int32 {
-        let ports = try arguments.options("port")
+        let ports = try DeviceAddressOptions.ports(from: &arguments)
         let baud = try DeviceAddressOptions.baudRate(from: &arguments) ?? DeviceAddressOptions.defaultBaud
         let chosenProfile = try ActuatorChoice.take(from: &arguments)
         let listen = try arguments.option("listen") ?? "127.0.0.1:0"

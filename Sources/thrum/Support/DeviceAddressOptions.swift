@@ -1,5 +1,6 @@
 import ThrumCompiler
 import ThrumLink
+import ThrumPattern
 
 /// Where a command finds its device: `--port PATH` and `--baud N`, parsed here and nowhere else.
 /// A command that talks to one device uses the last `--port`; `play` takes several (one per
@@ -19,9 +20,22 @@ struct DeviceAddressOptions {
 
     /// Removes `--port` (every one) and `--baud` from `arguments`.
     static func take(from arguments: inout ArgumentList) throws(UsageError) -> DeviceAddressOptions {
-        let ports = try arguments.options("port")
+        let ports = try ports(from: &arguments)
         let baud = try baudRate(from: &arguments) ?? defaultBaud
         return DeviceAddressOptions(ports: ports, baud: baud)
+    }
+
+    /// Every `--port`, a `tcp://` or `rfc2217://` one checked as it is read: one without a host, or
+    /// without a port from 1 to 65535, is a usage error (exit 2) naming the option and what was
+    /// expected, not a failure to connect (exit 1).
+    static func ports(from arguments: inout ArgumentList) throws(UsageError) -> [String] {
+        let ports = try arguments.options("port")
+        for port in ports {
+            if let problem = networkAddressProblem(port) {
+                throw UsageError(message: "--port \(TextEscaping.quotedExcerpt(port)): \(problem)")
+            }
+        }
+        return ports
     }
 
     /// `--baud N`, a whole number within `TransportLimits.baudRates` (50 … 4 000 000): a usage

@@ -65,9 +65,8 @@ struct DeviceConnection {
                     usbSerial: identity.deviceId == 0 ? CalibrationStore.usbSerial(ofPort: target.name) : nil))
         connection.warnAboutAnUnreadableStore()
         // A round trip the device's queue does not cover in the default render chunk: said at
-        // connect, and as the link finds it later (first crossing, then growth; RoundTripWatch).
-        for warning in device.roundTripWarnings { printError("warning: \(warning.message)") }
-        device.onRoundTripWarning = { printError("warning: \($0.message)") }
+        // connect; later growth only while an engine plays (``makeEngine(configuration:)``).
+        for warning in device.roundTripWarnings where warning.atConnect { printError("warning: \(warning.message)") }
         return connection
     }
 
@@ -86,8 +85,13 @@ struct DeviceConnection {
     var status: DeviceStatus { device.status }
 
     /// An engine on this connection, run by the command's own loop (``SharedDevice/RunMode/manual``).
+    /// From here on, a round trip that grows past what dense drive needs is said as the link finds
+    /// it (first crossing, then growth: ``RoundTripWarning``); it matters only to drive, so commands
+    /// that play nothing (`flash`, `info`: their own writes lengthen the round trip) do not say it.
     func makeEngine(configuration: HapticEngine.Configuration) -> HapticEngine {
-        HapticEngine(device: device, profile: profile, configuration: configuration, runMode: .manual)
+        for warning in device.roundTripWarnings where !warning.atConnect { printError("warning: \(warning.message)") }
+        device.onRoundTripWarning = { printError("warning: \($0.message)") }
+        return HapticEngine(device: device, profile: profile, configuration: configuration, runMode: .manual)
     }
 
     /// The stored calibration of this device, if any (nil for a file that cannot be used: said

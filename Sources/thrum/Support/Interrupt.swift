@@ -17,6 +17,16 @@ enum Interrupt {
     /// The signal that arrived (SIGINT 2, SIGQUIT 3, SIGTERM 15), nil before any.
     static var signalNumber: Int32? { flag == 0 ? nil : Int32(flag) }
 
+    /// The signal's name (`SIGINT`, `SIGTERM`, `SIGQUIT`; `signal N` for another).
+    static func name(of signal: Int32) -> String {
+        switch signal {
+        case SIGINT: return "SIGINT"
+        case SIGTERM: return "SIGTERM"
+        case SIGQUIT: return "SIGQUIT"
+        default: return "signal \(signal)"
+        }
+    }
+
     static func install() {
         signal(SIGINT) { Interrupt.flag = sig_atomic_t($0) }
         signal(SIGTERM) { Interrupt.flag = sig_atomic_t($0) }

@@ -2,7 +2,7 @@ import Foundation
 import ThrumEngine
 
 /// The JUnit XML report of `thrum play --junit FILE`: one `<testsuite>` for the playback, one
-/// `<testcase>` per haptic event (a `<failure>` when it missed the expectations, or was not started
+/// `<testcase>` per haptic event (`<skipped>` when the user stopped the run before it, a `<failure>` when it missed the expectations, or was not started
 /// on time) and, with `--expect-onsets`, one test case for the onset count. `tools/junit.xsd` is
 /// its schema.
 struct JUnitReport {
@@ -23,12 +23,14 @@ struct JUnitReport {
 
     func xml() -> String {
         var cases: [String] = []
-        var failures = 0
+        var failures = 0, skipped = 0
         let failed = Dictionary(
             outcome.eventFailures.map { ($0.reportIndex, $0.message) }, uniquingKeysWith: { a, _ in a })
         for (index, event) in report.events.enumerated() where event.type.isHaptic {
-            var message = failed[index]
-            if message == nil, event.status != .onTime {
+            // Stopped by the user (Ctrl-C): not run, not failed.
+            let stopped = event.status == .stopped
+            var message = stopped ? nil : failed[index]
+            if message == nil, !stopped, event.status != .onTime {
                 message = "event \(event.patternIndex): \(event.status.rawValue)"
             }
             if message != nil { failures += 1 }
@@ -38,6 +40,10 @@ struct JUnitReport {
                     JSONOutput.seconds(event.requestedTime) * 1e3 + 0.0, event.type.rawValue)
                 + (event.pass > 0 ? " pass \(event.pass + 1)" : "")
             var body = "    <testcase name=\"\(escape(name))\" classname=\"\(escape(className))\" time=\"0\">\n"
+            if stopped {
+                skipped += 1
+                body += "      <skipped message=\"the run was stopped before it (status stopped)\"/>\n"
+            }
             if let message {
                 body +=
                     "      <failure message=\"\(escape(message))\" type=\"timing\">\(escape(details(event)))</failure>\n"
@@ -64,7 +70,7 @@ struct JUnitReport {
         xml +=
             "<testsuites name=\"thrum play\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" time=\"\(time)\">\n"
         xml +=
-            "  <testsuite name=\"\(escape(suiteName))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\" "
+            "  <testsuite name=\"\(escape(suiteName))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" "
         xml += "time=\"\(time)\" timestamp=\"\(stamp)\">\n"
         xml += "    <properties>\n"
         for (name, value) in properties {
