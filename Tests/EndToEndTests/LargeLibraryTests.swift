@@ -36,7 +36,7 @@ final class LargeLibraryTests: XCTestCase {
         let engine = try rig.engine()
         engine.run(for: 3)
         let stored = try engine.storedLibrary().image
-        var late = 0, onTime = 0, whole = 0
+        var late = 0, onTime = 0, whole = 0, hit = 0
         var waitedPast: [Double] = []
         for id: UInt16 in [697, 700, 700, 350, 1, 699] {
             let preset = try XCTUnwrap(stored.preset(id: id))
@@ -50,7 +50,11 @@ final class LargeLibraryTests: XCTestCase {
                 XCTAssertNotEqual(record.status, .notReported, "id \(id): every event reported")
                 let truth = try XCTUnwrap(rig.trueOnset(of: record), "id \(id): the chip drove it")
                 let lateness = truth - record.requestedTime
-                if lateness > 1e-3 {
+                if record.status == .driveGap {
+                    hit += 1  // a hole after its felt onset (below)
+                    if record.startedWholeButLate { whole += 1 }
+                    late += 1
+                } else if lateness > 1e-3 {
                     XCTAssertEqual(record.status, .lateTrimmed, "id \(id): started \(Int(lateness * 1e6)) µs late")
                     if record.startedWholeButLate { whole += 1 }
                     late += 1
@@ -72,6 +76,24 @@ final class LargeLibraryTests: XCTestCase {
         // event's drive after its time — 23 ms after that onset, which is `late_trimmed` already —
         // and says so with FAULT 12: a hole the device made, told, not a refusal.)
         XCTAssertEqual(engine.deviceStatus.faults.map(\.code).filter { $0 != ProtocolConstants.faultDriveDropped }, [], "no preset refused")
+        // Each such hole is placed on the preset's entry: its length, and the event it hit, whose
+        // onset was felt (`drive_gap`, counted), as the chip's trace shows (its drive stops there).
+        let dropped = engine.deviceStatus.faults.filter { $0.code == ProtocolConstants.faultDriveDropped }.count
+        let holes = engine.device.runFaults.filter(\.byDevice)
+        XCTAssertGreaterThan(dropped, 0, "the device dropped an entry of the late preset")
+        XCTAssertEqual(holes.count, dropped, "one hole for each entry dropped: \(holes)")
+        XCTAssertEqual(hit, holes.count, "the event each hole hit is drive_gap")
+        let writes = rig.device.chip.trace.registerWrites.filter { $0.register == 0x02 }
+        for hole in holes {
+            guard case .driveGap(let start, let length) = hole.kind else { XCTFail("\(hole)"); continue }
+            XCTAssertGreaterThan(length, 0.001, "the entry's length: \(hole.message)")
+            XCTAssertEqual(hole.eventsHit, 1, hole.message)
+            let middle = (start + length / 2) * 1e6
+            let level = writes.last { Double($0.time) <= middle }?.value
+            XCTAssertEqual(level, 0, "the chip's drive is off in the hole: \(hole.message)")
+            let before = writes.last { Double($0.time) <= start * 1e6 - 2_000 }?.value
+            XCTAssertNotEqual(before, 0, "it drove before the hole (the onset was felt): \(hole.message)")
+        }
         XCTAssertGreaterThan(waitedPast[0], 0.35, "the first began late: its reports were waited for past 0.35 s")
         XCTAssertLessThan(waitedPast.max() ?? 0, 1, "the wait ends with the last report: \(waitedPast)")
         XCTAssertGreaterThan(onTime, 0, "the one kept decoded (played last) began on time")

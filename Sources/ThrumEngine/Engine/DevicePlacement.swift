@@ -112,11 +112,16 @@ final class DevicePlacement {
     /// The span, in engine time, of the unmarked segment starting at device time `deviceStart`
     /// that the device dropped (FAULT 12, PROTOCOL.md §4.2): the segment as sent when it is one
     /// of the newest sent; else its start on the clock model and no length.
-    func droppedDrive(deviceStart: UInt32) -> (start: EngineTime, length: EngineDuration) {
-        if let sent = unmarkedDrive.last(where: { $0.device == deviceStart }) { return (sent.start, sent.length) }
+    /// An entry of a stored preset play is found from the play's entries and the lateness its
+    /// onset reports showed (its length known, and `mark`, the event whose drive it was).
+    func droppedDrive(deviceStart: UInt32) -> (start: EngineTime, length: EngineDuration, mark: UInt32?) {
+        if let sent = unmarkedDrive.last(where: { $0.device == deviceStart }) { return (sent.start, sent.length, nil) }
         let clock = session.link.clock
-        let host = clock.hostTime(atDevice: clock.extend(DeviceTime32(rawValue: deviceStart)) + session.latencyCorrection)
-        return (EngineTime(host), .zero)
+        let device = clock.extend(DeviceTime32(rawValue: deviceStart))
+        let host = clock.hostTime(atDevice: device + session.latencyCorrection)
+        // An entry of a stored preset (the host sent no segment): its length and its event.
+        if let entry = storedPresetDroppedDrive(deviceStart: device) { return (EngineTime(host), entry.length, entry.mark) }
+        return (EngineTime(host), .zero, nil)
     }
 
     // MARK: Mapping
@@ -419,6 +424,7 @@ final class DevicePlacement {
     /// before the shifted preset's last (FAULT 8, the next preset dropped whole), as it did to a
     /// preset played right after a late one.
     private func storedPresetStartedLate(mark: UInt32, by lateness: DeviceDuration) {
+        if let base = storedPresetBases[mark], storedPresetLateness[base] == nil { storedPresetLateness[base] = lateness }
         delayHeldPresets(behind: storedPresetBases[mark], by: lateness)
         guard let last = lastStoredPreset, mark >= last.eventBase else { return }
         lastStoredPreset = nil
@@ -507,6 +513,11 @@ final class DevicePlacement {
     var storedPresetStarts: UInt32 = 0
     /// The event base of the play each stored preset event's mark belongs to.
     var storedPresetBases: [UInt32: UInt32] = [:]
+    /// The unmarked driving entries of each stored preset play, by event base, for a FAULT 12
+    /// that names one (``storedPresetDroppedDrive(deviceStart:)``).
+    var storedPresetDrive: [UInt32: StoredPresetDrive] = [:]
+    /// How late each stored preset play began, by event base (from its first late onset report).
+    var storedPresetLateness: [UInt32: DeviceDuration] = [:]
     /// Event bases of the stored preset plays whose rest the device dropped (FAULT 11).
     private(set) var cutStoredPresetPlays: Set<UInt32> = []
 

@@ -57,6 +57,21 @@ extension SharedDevice {
         // must not start before it (``DevicePlacement/delayHeldPresets(behind:by:)``).
         let lastEntry = max(expanded.segments.map(\.start).max() ?? 0, expanded.rom.map(\.start).max() ?? 0)
         ledger.storedPresetLastEntries[base] = deviceStart + DeviceDuration.microseconds(Int64(preset.lead) + max(0, lastEntry))
+        // Its unmarked driving entries, each with the event whose drive it continues (the last
+        // marked entry before it): a FAULT 12 naming one is a hole in that event's drive.
+        var entries: [DevicePlacement.StoredPresetDrive.Entry] = []
+        var current: UInt32?
+        for s in expanded.segments.sorted(by: { $0.start < $1.start }) {
+            if s.eventID != 0 { current = s.eventID }
+            guard s.eventID == 0, s.from != 0 || s.to != 0, let event = current else { continue }
+            entries.append(.init(
+                device: deviceStart + DeviceDuration.microseconds(Int64(preset.lead) + s.start),
+                length: .microseconds(Int64(s.duration)), mark: base &+ event))
+        }
+        ledger.storedPresetDrive[base] = DevicePlacement.StoredPresetDrive(entries: entries)
+        if ledger.storedPresetDrive.count > 64, let oldest = ledger.storedPresetDrive.keys.min(by: { ($0 &- base) < ($1 &- base) }) {
+            ledger.storedPresetDrive[oldest] = nil
+        }
         for (event, time) in intended.sorted(by: { $0.key < $1.key }) {
             let mark = base &+ event
             ledger.marks[mark] = OnsetRecord(

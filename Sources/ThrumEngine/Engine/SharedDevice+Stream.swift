@@ -170,10 +170,22 @@ extension SharedDevice {
     }
 
     /// The device dropped the unmarked segment it was sent to start at device time `deviceStart`
-    /// (FAULT 12): the hole is that segment's span, as sent.
+    /// (FAULT 12): the hole is that segment's span, as sent. An entry of a stored preset (no
+    /// segment the host sent) is a hole of its length in its event's drive: an event whose onset
+    /// was felt, hit after it, is `drive_gap` (the rule for a hole in a continuous event's drive).
     func deviceDroppedDrive(startingAt deviceStart: UInt32) {
         let dropped = placement.droppedDrive(deviceStart: deviceStart)
         noteDriveGap(from: dropped.start, length: dropped.length, byDevice: true)
+        guard let mark = dropped.mark, var record = placement.marks[mark],
+            [.onTime, .lateTrimmed, .mistimed].contains(record.status)
+        else { return }
+        record.status = .driveGap
+        placement.marks[mark] = record
+        if let k = runFaults.lastIndex(where: { f in
+            if case .driveGap(let s, let l) = f.kind { s - 1e-3 <= dropped.start.seconds && dropped.start.seconds <= s + l + 1e-3 } else { false }
+        }) {
+            runFaults[k].eventsHit = (runFaults[k].eventsHit ?? 0) + 1
+        }
     }
 
     /// Sends the zero that ends the drive left playing before a gap from `t0` to `next` (at most 1 ms long).
