@@ -81,6 +81,8 @@ final class DevicePlacement {
         lastStoredPresetBase = nil
         begunStoredPresets.removeAll()
         storedPresetLastEntries.removeAll()
+        storedPresetDrive.removeAll()
+        storedPresetLateness.removeAll()
         if fresh {
             timeline = DeviceTimeline()
             timeline.timebase = frameTimebase
@@ -516,6 +518,8 @@ final class DevicePlacement {
     /// The unmarked driving entries of each stored preset play, by event base, for a FAULT 12
     /// that names one (``storedPresetDroppedDrive(deviceStart:)``).
     var storedPresetDrive: [UInt32: StoredPresetDrive] = [:]
+    /// Stored preset events a dropped entry (FAULT 12) left a hole in the drive of.
+    var storedPresetHoleMarks: Set<UInt32> = []
     /// How late each stored preset play began, by event base (from its first late onset report).
     var storedPresetLateness: [UInt32: DeviceDuration] = [:]
     /// Event bases of the stored preset plays whose rest the device dropped (FAULT 11).
@@ -790,8 +794,13 @@ final class DevicePlacement {
             record.deviceOnset = nil
             record.driveOnsetRange = nil
         }
+        // A stored preset entry of its drive the device dropped (FAULT 12) before this report came.
+        if storedPresetHoleMarks.contains(report.event), Self.felt(record.status) { record.status = .driveGap }
         settle(report.event, as: record)
     }
+
+    /// Whether an onset of this status was felt (a hole after it is a hole in its drive).
+    static func felt(_ status: PlaybackReport.OnsetStatus) -> Bool { [.onTime, .lateTrimmed, .mistimed].contains(status) }
 
     /// Records `record` as mark `id`'s outcome and gives its followers (events that share its
     /// onset, ``followerMarks``) the same onset: status, times, bracket and doubt.

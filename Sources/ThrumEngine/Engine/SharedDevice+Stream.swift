@@ -176,11 +176,12 @@ extension SharedDevice {
     func deviceDroppedDrive(startingAt deviceStart: UInt32) {
         let dropped = placement.droppedDrive(deviceStart: deviceStart)
         noteDriveGap(from: dropped.start, length: dropped.length, byDevice: true)
-        guard let mark = dropped.mark, var record = placement.marks[mark],
-            [.onTime, .lateTrimmed, .mistimed].contains(record.status)
-        else { return }
-        record.status = .driveGap
-        placement.marks[mark] = record
+        // Its onset report may come after the FAULT: the status is set when it does.
+        guard let mark = dropped.mark, placement.storedPresetHoleMarks.insert(mark).inserted else { return }
+        if var record = placement.marks[mark], DevicePlacement.felt(record.status) {
+            record.status = .driveGap
+            placement.marks[mark] = record
+        }
         if let k = runFaults.lastIndex(where: { f in
             if case .driveGap(let s, let l) = f.kind { s - 1e-3 <= dropped.start.seconds && dropped.start.seconds <= s + l + 1e-3 } else { false }
         }) {
