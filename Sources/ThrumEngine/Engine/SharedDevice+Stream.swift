@@ -165,6 +165,7 @@ extension SharedDevice {
             let lower = min(s, s2)
             runFaults[k].kind = .driveGap(start: lower, length: max(s + l, s2 + l2) - lower)
             runFaults[k].byDevice = runFaults[k].byDevice && runFaults[m].byDevice
+            if let hit = runFaults[m].eventsHit { runFaults[k].eventsHit = (runFaults[k].eventsHit ?? 0) + hit }
             runFaults.remove(at: m)
         }
     }
