@@ -13,6 +13,7 @@ enum MultiDevicePlay {
         json: Bool
     ) throws -> Int32 {
         let ports = address.ports
+        Interrupt.install()  // a stop signal from here on stops every device and reports (UserStop)
         var targets: [PlaybackTarget] = []
         defer { for target in targets { target.close() } }
         var engines: [HapticEngine] = []

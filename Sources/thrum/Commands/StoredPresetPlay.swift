@@ -37,6 +37,7 @@ enum StoredPresetPlay {
         // As `play` settles calibration: not redone while the driver holds the kept one, written
         // back (RESTORE_CALIBRATION) when a reset cleared it, run otherwise.
         var configuration = HapticEngine.Configuration()
+        Interrupt.install()  // a stop signal from here on stops the preset and reports (UserStop)
         let target: PlaybackTarget
         do {
             target = try options.target()
