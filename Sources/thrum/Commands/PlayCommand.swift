@@ -73,7 +73,8 @@ enum PlayCommand: Subcommand {
 
         Ctrl-C (SIGINT), SIGTERM or SIGQUIT stops the actuator at once (STOP), reports what played
         and exits 130, 143 or 131 (--loop forever ends this way with 0); the events due after it are
-        `stopped`. One during the connection or the calibration reports that nothing played. A device fault (watchdog stop, driver
+        `stopped` (on one device, on several --port, and for id:N). One during the connection or the
+        calibration reports that nothing played. A device fault (watchdog stop, driver
         fault), a device reset or disconnect, a hole in the drive that hit an event (the host
         stalled past its queued lead), or an event not started on time is said on standard error
         (and in --json `faults` and each event's status) and makes the exit status 1; a hole that
