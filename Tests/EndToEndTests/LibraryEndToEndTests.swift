@@ -152,6 +152,43 @@ final class LibraryEndToEndTests: XCTestCase {
         }
     }
 
+    /// `thrum play id:N` stopped by the user (Ctrl-C): what it does on the signal — note when,
+    /// any-lane STOP, the report's events due from then on marked `stopped`
+    /// (``PlaybackReport/markStopped(at:)``, as for a pattern). The metronome (eight beats over
+    /// 3.5 s) stopped after its second beat: the beats before it keep their onsets, the six after
+    /// it are `stopped` (they were `not_reported`), and the chip's truth: none of them drove it.
+    /// Virtual time.
+    func testAStoredPresetStoppedByTheUserMarksTheRestStopped() throws {
+        let (rig, engine, image) = try engineWithExampleLibrary()
+        engine.run(for: 0.5)
+        let preset = try XCTUnwrap(image.presets.first { $0.name == "metronome" })
+        let started = try engine.playStoredPreset(preset, in: image, atTime: engine.currentTime + 0.05)
+        let start = started.driveStart.seconds
+        XCTAssertEqual(started.marks.count, 8)
+        let second = try XCTUnwrap(engine.onset(ofStoredPresetMark: started.marks[1])).requestedTime
+        engine.run(until: second + 0.1)
+        let stop = engine.currentTime - start
+        engine.stop()
+        engine.exchange(for: .milliseconds(30))
+        engine.waitForStoredPresetReports(of: started, duration: 3.6)
+        var report = PlaybackReport(
+            events: try started.marks.enumerated().map { index, mark in
+                PlaybackReport.Event(id: UInt32(index + 1), type: .hapticTransient, onset: try XCTUnwrap(engine.onset(ofStoredPresetMark: mark)), relativeTo: start)
+            }, bytesSent: 0, bytesReceived: 0, segmentCount: 0, startDeviceTime: engine.deviceTime(at: started.driveStart), duration: 3.6)
+        XCTAssertEqual(report.events.suffix(6).map(\.status), Array(repeating: .notReported, count: 6), "before: told as if lost")
+        XCTAssertEqual(report.markStopped(at: stop), 6)
+        XCTAssertEqual(report.events.map(\.status), [.onTime, .onTime] + Array(repeating: .stopped, count: 6))
+        // The chip's truth: nothing drove it after the stop (STOP's latency aside).
+        let after = (start + stop + 0.01) * 1e6
+        let drive = rig.device.chip.trace.registerWrites.filter {
+            $0.register == DRV2605LRegister.rtpInput.rawValue && Double($0.time) > after && $0.value != 0
+        }
+        XCTAssertEqual(drive.map(\.time), [], "drive after the stop")
+        for mark in started.marks.prefix(2) {
+            XCTAssertNotNil(rig.trueOnset(of: try XCTUnwrap(engine.onset(ofStoredPresetMark: mark))), "the beats before the stop drove the chip")
+        }
+    }
+
     /// Stored presets started back to back all play whole and on time: the metronome (eight beats
     /// over 3.5 s), the heartbeat right behind it, and impact.light behind that. The heartbeat's
     /// PLAY_PRESET reaches the device while the metronome still feeds its entries; it waits until

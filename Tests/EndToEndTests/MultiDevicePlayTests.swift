@@ -92,4 +92,55 @@ final class MultiDevicePlayTests: XCTestCase {
         XCTAssertTrue(bad.standardError.contains("route.json:1:"), bad.standardError)
         XCTAssertTrue(bad.standardError.contains("expected an event index from 0 to 3 (at devices[1].events[1])"), bad.standardError)
     }
+
+    /// SIGTERM while two devices play the metronome (eight beats over 3.5 s): every device is
+    /// stopped, the beats due after the signal are `stopped` on each (they played on to the end:
+    /// the path ignored the signal), said per device, exit 143. The chips' truth: no stopped beat
+    /// drove either chip.
+    func testASignalStopsEveryDeviceAndTheBeatsAfterItAreStopped() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thrum-multistop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let traces = [directory.appendingPathComponent("a.csv"), directory.appendingPathComponent("b.csv")]
+        let sims = try traces.map { try SimulatorProcess(arguments: ["--trace", $0.path]) }
+        defer { sims.forEach { $0.stop() } }
+        let play = Process()
+        play.executableURL = try TestPaths.thrumBinary
+        play.arguments = ["play", TestPaths.example("metronome.ahap").path, "--no-calibrate", "--json"] + sims.flatMap { ["--port", $0.ptyPath] }
+        let output = Pipe(), errors = Pipe()
+        play.standardOutput = output
+        play.standardError = errors
+        try play.run()
+        // Once the first beat drove a chip, signal.
+        let drivingBy = Date().addingTimeInterval(10)
+        while Date() < drivingBy, !SimulatorTrace.rtpWrites(traces[0]).contains(where: { $0.value > 0 }) { usleep(20_000) }
+        usleep(200_000)
+        kill(play.processIdentifier, SIGTERM)
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        play.waitUntilExit()
+        XCTAssertEqual(play.terminationStatus, 143, err)
+        XCTAssertTrue(err.contains("interrupted (signal 15)"), err)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: out) as? [String: Any], err)
+        let devices = try XCTUnwrap(object["devices"] as? [[String: Any]])
+        sims.forEach { $0.stop() }
+        for (k, device) in devices.enumerated() {
+            XCTAssertEqual(device["interrupted_by_signal"] as? Int, 15)
+            let statuses = try XCTUnwrap(device["events"] as? [[String: Any]]).compactMap { $0["status"] as? String }
+            XCTAssertEqual(statuses.count, 8)
+            let stopped = statuses.filter { $0 == "stopped" }.count
+            XCTAssertGreaterThan(stopped, 0, "device \(k): \(statuses)")
+            XCTAssertEqual(Array(statuses.suffix(stopped)), Array(repeating: "stopped", count: stopped), "device \(k): the last ones")
+            XCTAssertTrue(err.contains("device \(k): \(stopped) events from"), err)
+            // The chip's bursts: the beats that began before the signal, none of the stopped ones.
+            var bursts = 0
+            var last: Int64?
+            for w in SimulatorTrace.rtpWrites(traces[k]) where w.value > 0 {
+                if last.map({ w.ns - $0 > 100_000_000 }) ?? true { bursts += 1 }
+                last = w.ns
+            }
+            XCTAssertGreaterThanOrEqual(bursts, statuses.filter { $0 == "on_time" }.count, "device \(k)")
+            XCTAssertLessThanOrEqual(bursts, 8 - stopped, "device \(k): a stopped beat drove the chip")
+        }
+    }
 }

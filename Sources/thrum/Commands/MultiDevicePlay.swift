@@ -13,6 +13,7 @@ enum MultiDevicePlay {
         json: Bool
     ) throws -> Int32 {
         let ports = address.ports
+        Interrupt.install()  // a stop signal from here on stops every device and reports (UserStop)
         var targets: [PlaybackTarget] = []
         defer { for target in targets { target.close() } }
         var engines: [HapticEngine] = []
@@ -37,7 +38,14 @@ enum MultiDevicePlay {
             let patterns = routes.map { r in ports.indices.map { r.pattern(for: $0, of: pattern) } } ?? [pattern]
             let playback = try GroupPlayback.begin(group, patterns: patterns, rate: rate, intensity: intensity)
             let duration = engines[0].driveDuration(of: pattern, rate: rate)
-            playback.run(timeout: duration + 5)
+            // Asked every 10 ms whether the user stopped the run (Ctrl-C, SIGTERM, SIGQUIT).
+            playback.run(timeout: duration + 5) { !Interrupt.requested }
+            let stop = UserStop.noted(now: group.currentTime, start: playback.start, settings: &settings)
+            if stop != nil {
+                // Silence every device first (any-lane STOP), then give the acknowledgements a moment.
+                group.stop()
+                for engine in engines { engine.exchange(for: .milliseconds(30)) }
+            }
             reports = engines.indices.map { k in
                 var report = engines[k].playbackReport(
                     for: playback.players[k], pattern: playback.pattern(of: k), startTime: playback.start, duration: duration, since: before[k])
@@ -47,6 +55,7 @@ enum MultiDevicePlay {
                         report.events[i].patternIndex = routes.events[k][report.events[i].patternIndex]
                     }
                 }
+                stop?.mark(&report)
                 return report
             }
             skews = playback.skews(eventIndices: routes?.events)
@@ -79,12 +88,20 @@ enum MultiDevicePlay {
             }
             for line in summary.lines(reference: "device 0") { print(line) }
         }
-        let notOnTime = reports.contains { $0.events.contains { $0.type.isHaptic && $0.status != .onTime } }
+        // Events the user stopped fail nothing: said once per device, with the signal's exit status.
+        let notOnTime = reports.contains { $0.events.contains { $0.type.isHaptic && ![.onTime, .stopped].contains($0.status) } }
         let faulted = settings.contains { !$0.faults.isEmpty } || reports.contains { $0.faults.contains(where: \.failsRun) }
         for (k, report) in reports.enumerated() {
             for fault in report.faults {
                 printError(fault.failsRun ? "device \(k): \(fault.message)" : "note: device \(k): \(fault.message); \(PlayOutput.harmlessGapNote)")
             }
+        }
+        for (k, report) in reports.enumerated() {
+            if let line = UserStop.line(report: report, settings: settings[k]) { printError("device \(k): \(line)") }
+        }
+        if let signal = settings.first?.interruptedBy {
+            printError("interrupted (signal \(signal)): the actuators were stopped")
+            return 128 + signal
         }
         return notOnTime || faulted ? 1 : 0
     }

@@ -73,7 +73,8 @@ enum PlayCommand: Subcommand {
 
         Ctrl-C (SIGINT), SIGTERM or SIGQUIT stops the actuator at once (STOP), reports what played
         and exits 130, 143 or 131 (--loop forever ends this way with 0); the events due after it are
-        `stopped`. One during the connection or the calibration reports that nothing played. A device fault (watchdog stop, driver
+        `stopped` (on one device, on several --port, and for id:N). One during the connection or the
+        calibration reports that nothing played. A device fault (watchdog stop, driver
         fault), a device reset or disconnect, a hole in the drive that hit an event (the host
         stalled past its queued lead), or an event not started on time is said on standard error
         (and in --json `faults` and each event's status) and makes the exit status 1; a hole that
@@ -266,7 +267,7 @@ enum PlayCommand: Subcommand {
             let interruptedBeforeStart = Interrupt.requested
             // When a signal stopped the run, in pattern seconds: the events due from then on were
             // stopped by the user, not lost (``PlaybackReport/markStopped(at:)``).
-            var stoppedAt: Double?
+            var stop: UserStop?
             if !interruptedBeforeStart {
                 try player.start(atTime: start)
                 // The last pass plays out its whole drive (a final transient's burst runs past the period).
@@ -276,14 +277,10 @@ enum PlayCommand: Subcommand {
             if interruptedBeforeStart {
                 engine.stop()
                 engine.exchange(for: .milliseconds(30))
-                settings.interruptedBy = Interrupt.signalNumber
-                stoppedAt = -.infinity
+                stop = UserStop.noted(now: -.infinity, start: 0, settings: &settings)
             } else if passes == 0 {
                 while !Interrupt.requested && engine.isRunning { engine.run(for: 0.005) }
-                if Interrupt.requested {
-                    stoppedAt = engine.currentTime - start
-                    settings.interruptedBy = Interrupt.signalNumber
-                }
+                stop = UserStop.noted(now: engine.currentTime, start: start, settings: &settings)
                 try? player.stop(atTime: HapticTimeImmediate)
                 engine.run(for: 0.05)
             } else {
@@ -298,19 +295,18 @@ enum PlayCommand: Subcommand {
                 }
                 progress.finish()
                 if finished { engine.run(for: 0.04) }
-                if Interrupt.requested {
-                    stoppedAt = engine.currentTime - start
+                stop = UserStop.noted(now: engine.currentTime, start: start, settings: &settings)
+                if stop != nil {
                     // Silence first (any-lane STOP), then give its acknowledgement a moment.
                     engine.stop()
                     engine.exchange(for: .milliseconds(30))
-                    settings.interruptedBy = Interrupt.signalNumber
                 }
             }
             // Wait for the last onset reports (the device sends them as segments start).
             engine.waitForOnsetReports(of: player)
             let played = interruptedBeforeStart ? 0 : passes == 0 ? engine.currentTime - start : pass * Double(passes)
             var measured = engine.playbackReport(for: player, pattern: pattern, startTime: start, duration: played, since: before)
-            if let stoppedAt { measured.markStopped(at: stoppedAt) }
+            stop?.mark(&measured)
             target.attachTruth(to: &measured)
             report = measured
             settings.takeStatus(of: engine)
@@ -538,13 +534,7 @@ enum PlayCommand: Subcommand {
             printError("event \(event.patternIndex) at \(at): \(event.status.rawValue): \(reason)")
             problems += 1
         }
-        let stopped = report.events.filter { $0.type.isHaptic && $0.status == .stopped }
-        if let first = stopped.first {
-            let name = settings.interruptedBy.map { " (\(Interrupt.name(of: $0)))" } ?? ""
-            printError(
-                "\(counted(stopped.count, "event")) from \(String(format: "%.3f s", first.requestedTime)) on: stopped: "
-                    + "the run was stopped\(name) before \(stopped.count == 1 ? "it" : "them") (not played, as asked)")
-        }
+        if let line = UserStop.line(report: report, settings: settings) { printError(line) }
         if let signal = settings.interruptedBy {
             printError("interrupted (signal \(signal)): the actuator was stopped")
             if settings.loop != .forever { return 128 + signal }

@@ -37,6 +37,7 @@ enum StoredPresetPlay {
         // As `play` settles calibration: not redone while the driver holds the kept one, written
         // back (RESTORE_CALIBRATION) when a reset cleared it, run otherwise.
         var configuration = HapticEngine.Configuration()
+        Interrupt.install()  // a stop signal from here on stops the preset and reports (UserStop)
         let target: PlaybackTarget
         do {
             target = try options.target()
@@ -81,7 +82,18 @@ enum StoredPresetPlay {
             // longer than this lead starts late, and is reported late.
             let started = try engine.playStoredPreset(preset, in: image, atTime: engine.currentTime + storedPresetLead)
             let start = started.driveStart.seconds
-            engine.run(for: start - engine.currentTime + duration + 0.05)
+            // Asked every 10 ms whether the user stopped the run (Ctrl-C, SIGTERM, SIGQUIT).
+            let end = start + duration + 0.05
+            while engine.currentTime < end && engine.isRunning && !Interrupt.requested {
+                engine.run(for: min(0.01, end - engine.currentTime))
+            }
+            let stop = UserStop.noted(now: engine.currentTime, start: start, settings: &settings)
+            if stop != nil {
+                // Silence first (any-lane STOP), then give its acknowledgement a moment; the wait
+                // below then ends at once (the engine no longer runs).
+                engine.stop()
+                engine.exchange(for: .milliseconds(30))
+            }
             // The last reports come as the last entries start, later when the preset began late.
             engine.waitForStoredPresetReports(of: started, duration: duration + 0.05)
             if engine.deviceStatus.faults.contains(where: { $0.code == ProtocolConstants.faultNoPreset }) {
@@ -100,6 +112,7 @@ enum StoredPresetPlay {
                 events: events, bytesSent: now.bytesSent - before.bytesSent, bytesReceived: now.bytesReceived - before.bytesReceived,
                 segmentCount: 0, startDeviceTime: engine.deviceTime(at: started.driveStart), duration: duration)
             measured.startHostTime = started.driveStart
+            stop?.mark(&measured)
             // A reset or a hole in the drive while it played (the engine runs on this thread).
             measured.faults = engine.device.runFaults.dropFirst(before.runFaults).map { $0.relative(to: start) }
             target.attachTruth(to: &measured)
