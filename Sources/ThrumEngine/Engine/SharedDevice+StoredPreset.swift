@@ -69,8 +69,10 @@ extension SharedDevice {
                 length: .microseconds(Int64(s.duration)), mark: base &+ event))
         }
         ledger.storedPresetDrive[base] = DevicePlacement.StoredPresetDrive(entries: entries)
-        if ledger.storedPresetDrive.count > 64, let oldest = ledger.storedPresetDrive.keys.min(by: { ($0 &- base) < ($1 &- base) }) {
+        // At most 64 plays kept: the oldest is the base furthest behind this one (bases wrap).
+        if ledger.storedPresetDrive.count > 64, let oldest = ledger.storedPresetDrive.keys.max(by: { (base &- $0) < (base &- $1) }) {
             ledger.storedPresetDrive[oldest] = nil
+            ledger.storedPresetLateness[oldest] = nil
         }
         for (event, time) in intended.sorted(by: { $0.key < $1.key }) {
             let mark = base &+ event
