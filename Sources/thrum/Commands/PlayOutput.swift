@@ -44,10 +44,11 @@ enum PlayOutput {
         var roundTripWarnings: [RoundTripWarning] = []
 
         /// What the device reported and the link found during the run: faults, earlier faults,
-        /// long round trips.
+        /// long round trips. A FAULT 12 is left out of `faults`: it is told as the hole in the
+        /// drive it opened (a `drive_gap` run fault, ``RunFault/byDevice``), by that one's rule.
         mutating func takeStatus(of engine: HapticEngine) {
             let status = engine.deviceStatus
-            faults = status.faults
+            faults = status.faults.filter { $0.knownCode != .driveDropped }
             earlierFaults = status.earlierFaults
             roundTripWarnings = engine.linkHealth.roundTripWarnings
         }
@@ -197,8 +198,7 @@ enum PlayOutput {
             "rate": settings.rate,
             "intensity": JSONOutput.orNull(settings.intensity),
             "passes": settings.loop == .forever ? "forever" as Any : passesCount(settings.loop),
-            // A FAULT 12 is in `faults` as the `drive_gap` it opened (``RunFault/byDevice``).
-            "faults": settings.faults.filter { $0.knownCode != .driveDropped }.map(faultJSON) + report.faults.map(runFaultJSON),
+            "faults": settings.faults.map(faultJSON) + report.faults.map(runFaultJSON),
             "earlier_faults": settings.earlierFaults.map(faultJSON),
             "warnings": settings.patternWarnings.map(ValidateCommand.json)
                 + settings.roundTripWarnings.map { roundTripJSON($0, start: report.startHostTime) },
